@@ -1,0 +1,245 @@
+//! The wrapped API: function ids, parameter ABI classes, enum names and the
+//! classification of calls. `FUNCTIONS`, `GL_ENUMS` and `GL_ENUM_GROUPS` are
+//! generated from the Khronos registry; [`classify`] is the one hand-written
+//! table.
+
+/// Which window-system API a function belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    Gl,
+    Glx,
+    Egl,
+}
+
+/// How a value travels in registers (System V x86-64 / AArch64): all a
+/// wrapper needs to forward it unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Abi {
+    Void,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    Ptr,
+}
+
+impl Abi {
+    /// Rust spelling of the class, for generated code.
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            Abi::Void => "()",
+            Abi::I8 => "i8",
+            Abi::U8 => "u8",
+            Abi::I16 => "i16",
+            Abi::U16 => "u16",
+            Abi::I32 => "i32",
+            Abi::U32 => "u32",
+            Abi::I64 => "i64",
+            Abi::U64 => "u64",
+            Abi::F32 => "f32",
+            Abi::F64 => "f64",
+            Abi::Ptr => "*mut ::core::ffi::c_void",
+        }
+    }
+
+    /// Decode a raw argument word (as stored in a call slot) for display.
+    /// Integers are stored zero/sign-extended to 64 bits, floats as their
+    /// IEEE bits (f32 in the low 32 bits), pointers as addresses.
+    pub fn format_word(self, word: u64) -> String {
+        match self {
+            Abi::Void => String::new(),
+            Abi::I8 => (word as i8).to_string(),
+            Abi::U8 => (word as u8).to_string(),
+            Abi::I16 => (word as i16).to_string(),
+            Abi::U16 => (word as u16).to_string(),
+            Abi::I32 => (word as i32).to_string(),
+            Abi::U32 => (word as u32).to_string(),
+            Abi::I64 => (word as i64).to_string(),
+            Abi::U64 => word.to_string(),
+            Abi::F32 => f32::from_bits(word as u32).to_string(),
+            Abi::F64 => f64::from_bits(word).to_string(),
+            Abi::Ptr => format!("{word:#x}"),
+        }
+    }
+}
+
+/// One parameter of a wrapped function.
+#[derive(Debug)]
+pub struct Param {
+    /// Parameter name from the registry (Rust keywords get a trailing `_`).
+    pub name: &'static str,
+    pub abi: Abi,
+    /// C-like spelling of the declared type, for display.
+    pub c_type: &'static str,
+    /// Registry enum group (e.g. `PrimitiveType`), empty if none.
+    pub group: &'static str,
+}
+
+/// One wrapped function. Its index in [`FUNCTIONS`] is its function id.
+#[derive(Debug)]
+pub struct Function {
+    pub name: &'static str,
+    pub api: Api,
+    pub ret: Abi,
+    pub ret_type: &'static str,
+    pub params: &'static [Param],
+}
+
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+include!(concat!(env!("OUT_DIR"), "/enums.rs"));
+
+/// Most arguments any wrapped function takes (the shared-memory slot holds this many).
+pub const MAX_ARGS: usize = 20;
+
+/// Function id of `name`, by binary search (the table is sorted by name).
+pub fn function_id(name: &str) -> Option<u32> {
+    FUNCTIONS
+        .binary_search_by(|f| f.name.cmp(name))
+        .ok()
+        .map(|i| i as u32)
+}
+
+/// The best GL name of an enum value, preferring the parameter's registry group.
+pub fn gl_enum_name(value: u32, group: &str) -> Option<&'static str> {
+    if !group.is_empty() {
+        if let Ok(g) = GL_ENUM_GROUPS.binary_search_by(|(n, _)| (*n).cmp(group)) {
+            let entries = GL_ENUM_GROUPS[g].1;
+            if let Ok(i) = entries.binary_search_by_key(&value, |(v, _)| *v) {
+                return Some(entries[i].1);
+            }
+        }
+    }
+    GL_ENUMS
+        .binary_search_by_key(&value, |(v, _)| *v)
+        .ok()
+        .map(|i| GL_ENUMS[i].1)
+}
+
+/// Value of a GL enum by name (linear: for commands typed by a user).
+pub fn gl_enum_value(name: &str) -> Option<u32> {
+    GL_ENUMS.iter().find(|(_, n)| *n == name).map(|(v, _)| *v).or_else(|| {
+        GL_ENUM_GROUPS
+            .iter()
+            .flat_map(|(_, e)| e.iter())
+            .find(|(_, n)| *n == name)
+            .map(|(v, _)| *v)
+    })
+}
+
+/// What kind of call a function is, for breakpoints and for the wrappers'
+/// generated side work. The one hand-written table keyed by name.
+pub mod class {
+    /// Draws primitives with the current program (`break draw`).
+    pub const DRAW: u32 = 1 << 0;
+    /// Dispatches compute work.
+    pub const DISPATCH: u32 = 1 << 1;
+    /// Changes the current program or pipeline (`break shader-switch`).
+    pub const SHADER_SWITCH: u32 = 1 << 2;
+    /// Ends a frame (`break frame`).
+    pub const FRAME_END: u32 = 1 << 3;
+    /// Changes the framebuffer binding.
+    pub const FRAMEBUFFER: u32 = 1 << 4;
+    /// Returns function pointers: the preload answers with its wrappers.
+    pub const GET_PROC_ADDRESS: u32 = 1 << 5;
+    /// `glGetError`: the preload may hand back an error it held for the app.
+    pub const GET_ERROR: u32 = 1 << 6;
+    /// Shader/program bookkeeping the daemon records (sources, attachments, links).
+    pub const SHADER_RECORD: u32 = 1 << 7;
+}
+
+/// Classification of a function by name (see [`class`]).
+pub fn classify(name: &str) -> u32 {
+    use class::*;
+    let draw = name.starts_with("glDraw")
+        && !name.starts_with("glDrawBuffer")
+        && !name.starts_with("glDrawPixels")
+        && !name.starts_with("glDrawTex")
+        && !name.starts_with("glDrawCommands")
+        && name != "glDrawVkImageNV";
+    let mut c = 0;
+    if draw || name.starts_with("glMultiDraw") || matches!(name, "glEnd" | "glCallList" | "glCallLists") {
+        c |= DRAW;
+    }
+    if name.starts_with("glDispatchCompute") {
+        c |= DISPATCH;
+    }
+    if matches!(
+        name,
+        "glUseProgram" | "glUseProgramObjectARB" | "glBindProgramPipeline" | "glUseProgramStages"
+            | "glBindProgramPipelineEXT" | "glUseProgramStagesEXT"
+    ) {
+        c |= SHADER_SWITCH;
+    }
+    if matches!(name, "glXSwapBuffers" | "eglSwapBuffers" | "eglSwapBuffersWithDamageKHR" | "eglSwapBuffersWithDamageEXT") {
+        c |= FRAME_END;
+    }
+    if matches!(name, "glBindFramebuffer" | "glBindFramebufferEXT" | "glBindFramebufferOES") {
+        c |= FRAMEBUFFER;
+    }
+    if matches!(name, "glXGetProcAddress" | "glXGetProcAddressARB" | "eglGetProcAddress") {
+        c |= GET_PROC_ADDRESS;
+    }
+    if name == "glGetError" {
+        c |= GET_ERROR;
+    }
+    if matches!(
+        name,
+        "glCreateShader" | "glCreateShaderObjectARB" | "glShaderSource" | "glShaderSourceARB"
+            | "glAttachShader" | "glAttachObjectARB" | "glDetachShader" | "glDetachObjectARB"
+            | "glLinkProgram" | "glLinkProgramARB" | "glCreateShaderProgramv"
+    ) {
+        c |= SHADER_RECORD;
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_sorted_unique_and_complete() {
+        assert!(FUNCTIONS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(FUNCTIONS.len() > 3000, "{} functions", FUNCTIONS.len());
+        for name in ["glDrawArrays", "glUniform1f", "glXSwapBuffers", "eglGetProcAddress", "glBegin", "glShaderSource"] {
+            assert!(function_id(name).is_some(), "{name} missing");
+        }
+        assert!(FUNCTIONS.iter().all(|f| f.params.len() <= MAX_ARGS));
+    }
+
+    #[test]
+    fn abi_classes_of_known_functions() {
+        let f = &FUNCTIONS[function_id("glUniform1f").unwrap() as usize];
+        assert_eq!(f.params[0].abi, Abi::I32);
+        assert_eq!(f.params[1].abi, Abi::F32);
+        let f = &FUNCTIONS[function_id("glShaderSource").unwrap() as usize];
+        assert_eq!(f.params.iter().map(|p| p.abi).collect::<Vec<_>>(), [Abi::U32, Abi::I32, Abi::Ptr, Abi::Ptr]);
+        let f = &FUNCTIONS[function_id("glXSwapBuffers").unwrap() as usize];
+        assert_eq!(f.params[1].abi, Abi::U64);
+    }
+
+    #[test]
+    fn enum_names_use_groups() {
+        assert_eq!(gl_enum_name(0x0004, "PrimitiveType"), Some("GL_TRIANGLES"));
+        assert_eq!(gl_enum_name(0x8B31, ""), Some("GL_VERTEX_SHADER"));
+        assert_eq!(gl_enum_value("GL_VIEWPORT"), Some(0x0BA2));
+    }
+
+    #[test]
+    fn classification() {
+        use class::*;
+        assert_eq!(classify("glDrawArrays"), DRAW);
+        assert_eq!(classify("glDrawElementsInstancedBaseVertexBaseInstance"), DRAW);
+        assert_eq!(classify("glMultiDrawArraysIndirect"), DRAW);
+        assert_eq!(classify("glDrawBuffers"), 0);
+        assert_eq!(classify("glDrawPixels"), 0);
+        assert_eq!(classify("eglSwapBuffers"), FRAME_END);
+        assert_eq!(classify("glUseProgram"), SHADER_SWITCH);
+    }
+}

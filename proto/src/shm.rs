@@ -1,0 +1,290 @@
+//! The shared-memory ABI between the preload (inside the app) and the daemon.
+//!
+//! The daemon creates a memfd of [`SHM_SIZE`] bytes (sparse: pages cost
+//! memory only once touched), writes the [`Header`], and passes the fd
+//! number to the app in [`ENV_FD`]. The preload maps it in its constructor,
+//! checks [`MAGIC`] and [`ABI_VERSION`], closes the fd and removes the
+//! variable. Layout: `Header` at offset 0, then the bulk region at
+//! [`BULK_OFFSET`].
+//!
+//! Every field says which side writes it. Fields are only ever appended;
+//! a change of meaning bumps [`ABI_VERSION`].
+//!
+//! ## The stop protocol (one [`Slot`] per app thread that called GL)
+//!
+//! 1. The preload, in a wrapper whose breakpoint bit is set, claims its
+//!    thread's slot, fills `function`, `arg_count`, `args`, `call_number`,
+//!    sets `state = STATE_STOPPED`, bumps `Header::stop_seq` and futex-wakes it.
+//! 2. The daemon (waiting on `stop_seq`) sees the stopped slot. To give a
+//!    command it writes `command` (and, for debug work, a request in the
+//!    bulk region), then increments `command_seq` and futex-wakes it.
+//! 3. The preload (waiting on `command_seq`) runs the command, writes
+//!    `status` (and replies in the bulk region), stores `done_seq =
+//!    command_seq` and futex-wakes `done_seq`.
+//! 4. `CMD_CONTINUE` / `CMD_SKIP` release the thread: the preload sets
+//!    `state = STATE_IN_CALL` (executing) and then `STATE_RUNNING`.
+//!    `CMD_FINISH` executes the call, stores `ret`, sets
+//!    `state = STATE_RETURNED`, acknowledges, and waits for the next command.
+//!
+//! Futex waits on both sides use timeouts: the preload checks that the
+//! daemon (`Header::daemon_pid`) is alive and otherwise falls back to
+//! pass-through, so the app never hangs on a dead daemon.
+
+use core::sync::atomic::{AtomicU32, AtomicU64};
+
+/// `b"GLDBGSHM"` as a little-endian word.
+pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
+/// Bumped on any incompatible change of this module.
+pub const ABI_VERSION: u32 = 1;
+
+/// Environment variable carrying the inherited memfd number.
+pub const ENV_FD: &str = "GLDBG_SHM_FD";
+
+/// Number of function ids the breakpoint bitset can hold.
+pub const MAX_FUNCTIONS: usize = 4096;
+/// Threads that can stop at once (each GL-calling thread claims one slot).
+pub const MAX_SLOTS: usize = 64;
+/// Arguments stored per call.
+pub const MAX_ARGS: usize = crate::api::MAX_ARGS;
+
+/// Offset of the bulk region from the start of the mapping.
+pub const BULK_OFFSET: usize = 64 << 10;
+/// Size of the bulk region (sparse; only touched pages use memory).
+pub const BULK_SIZE: usize = 512 << 20;
+/// Total size of the memfd.
+pub const SHM_SIZE: usize = BULK_OFFSET + BULK_SIZE;
+
+/// Where requests (daemon-written) live inside the bulk region.
+pub const BULK_REQUEST: usize = 0;
+/// Where replies (preload-written) live inside the bulk region.
+pub const BULK_REPLY: usize = 4 << 20;
+/// Where images and buffers read back by the preload start.
+pub const BULK_DATA: usize = 8 << 20;
+
+// Slot states (written by the preload).
+/// The thread is not inside a stop.
+pub const STATE_RUNNING: u32 = 0;
+/// Stopped before executing `function`; waiting for commands.
+pub const STATE_STOPPED: u32 = 1;
+/// Executing the call it had stopped at (a crash now happened inside it).
+pub const STATE_IN_CALL: u32 = 2;
+/// Executed the call (after `CMD_FINISH`); `ret` is valid; waiting for commands.
+pub const STATE_RETURNED: u32 = 3;
+
+// Commands (written by the daemon).
+/// Execute the call (with `args` as they are now) and let the thread run.
+pub const CMD_CONTINUE: u32 = 1;
+/// Do not execute the call; return 0 to the app and let the thread run.
+pub const CMD_SKIP: u32 = 2;
+/// Execute the call, store `ret`, stay stopped (`STATE_RETURNED`).
+pub const CMD_FINISH: u32 = 3;
+/// Run a fragment debug step: request [`FragmentStepRequest`] at
+/// `BULK_REQUEST`, reply [`FragmentStepReply`] at `BULK_REPLY`.
+pub const CMD_FRAGMENT_STEP: u32 = 4;
+/// Describe the current program: reply [`ProgramReply`] at `BULK_REPLY`.
+pub const CMD_QUERY_PROGRAM: u32 = 5;
+
+// Command status (written by the preload).
+pub const STATUS_OK: u32 = 0;
+/// The command is not known to this preload.
+pub const STATUS_UNKNOWN_COMMAND: u32 = 1;
+/// The stopped call is not a draw call the executor can replay.
+pub const STATUS_NOT_A_DRAW: u32 = 2;
+/// No program is current (or it is not linked).
+pub const STATUS_NO_PROGRAM: u32 = 3;
+/// A debug shader failed to compile; the driver's log is in the reply.
+pub const STATUS_COMPILE_FAILED: u32 = 4;
+/// The debug program failed to link; the driver's log is in the reply.
+pub const STATUS_LINK_FAILED: u32 = 5;
+/// Some other GL failure (framebuffer incomplete, GL error); log in the reply.
+pub const STATUS_GL_FAILED: u32 = 6;
+/// No GL context is current on the stopped thread.
+pub const STATUS_NO_CONTEXT: u32 = 7;
+
+/// `FragmentStepRequest::depth_stencil`: copy the app's depth/stencil.
+pub const DEPTH_STENCIL_COPY: u32 = 0;
+/// `FragmentStepRequest::depth_stencil`: clear depth to 1 and stencil to 0.
+pub const DEPTH_STENCIL_CLEAR: u32 = 1;
+
+/// Start of the mapping. Written by the daemon before the app starts,
+/// except where a field says otherwise.
+#[repr(C)]
+pub struct Header {
+    /// [`MAGIC`].
+    pub magic: u64,
+    /// [`ABI_VERSION`].
+    pub abi_version: u32,
+    /// `size_of::<Header>()`, to catch layout drift.
+    pub header_size: u32,
+    /// Total mapping size ([`SHM_SIZE`]).
+    pub total_size: u64,
+    /// pid of the daemon, for the preload's liveness check.
+    pub daemon_pid: u32,
+    /// Number of functions in the table the daemon was built with.
+    pub function_count: u32,
+    /// Daemon: 1 = stop every call on every thread (single-step), 0 = use bits.
+    pub step_all: AtomicU32,
+    /// Preload: bumped (and futex-woken) whenever a slot stops or returns.
+    pub stop_seq: AtomicU32,
+    /// Preload: number of draw calls made so far (all threads).
+    pub draw_count: AtomicU64,
+    /// Preload: 1 once the preload has mapped the region and accepted it.
+    pub preload_attached: AtomicU32,
+    /// Preload: pid of the process that attached.
+    pub preload_pid: AtomicU32,
+    /// Daemon: one bit per function id; a set bit sends that function's
+    /// calls to the stop path. The wrappers' fast path reads only this.
+    pub breakpoints: [AtomicU64; MAX_FUNCTIONS / 64],
+    /// Per-thread call slots.
+    pub slots: [Slot; MAX_SLOTS],
+}
+
+/// One app thread's stop state. Cache-line aligned so threads never share lines.
+#[repr(C, align(64))]
+pub struct Slot {
+    /// Preload: the owning thread's tid (0 = free), claimed by CAS.
+    pub tid: AtomicU32,
+    /// Preload: `STATE_*`.
+    pub state: AtomicU32,
+    /// Daemon: incremented after each new `command`; the preload waits on it.
+    pub command_seq: AtomicU32,
+    /// Preload: set to `command_seq` once that command is done; the daemon waits on it.
+    pub done_seq: AtomicU32,
+    /// Daemon: `CMD_*`.
+    pub command: AtomicU32,
+    /// Preload: `STATUS_*` of the last command.
+    pub status: AtomicU32,
+    /// Preload: function id of the stopped call.
+    pub function: AtomicU32,
+    /// Preload: number of valid entries in `args`.
+    pub arg_count: AtomicU32,
+    /// Preload: number of GL calls this thread made before this one (1-based call number).
+    pub call_number: AtomicU64,
+    /// Preload writes at the stop; the daemon may rewrite (`set arg`) before
+    /// `CMD_CONTINUE`/`CMD_FINISH`. Integers zero/sign-extended, f32 as bits
+    /// in the low half, f64 as bits, pointers as addresses.
+    pub args: [AtomicU64; MAX_ARGS],
+    /// Preload: return value after `CMD_FINISH` (same encoding as `args`).
+    pub ret: AtomicU64,
+    /// Preload: current EGL/GLX context handle at the stop (0 if none).
+    pub context: AtomicU64,
+}
+
+/// A string or byte range inside the bulk region.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BulkRef {
+    /// Offset from the start of the bulk region.
+    pub offset: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+
+/// One shader of a debug program: a GL stage enum (`GL_VERTEX_SHADER`, ...) and its source.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShaderRef {
+    pub gl_type: u32,
+    pub _pad: u32,
+    pub source: BulkRef,
+}
+
+/// Where a debug output of the fragment shader goes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OutputRef {
+    /// `>= 0`: the shader writes `gl_FragData[index]`; `-1`: a named `out`
+    /// variable whose location the preload chooses (free location, bound
+    /// with `glBindFragDataLocation` before linking).
+    pub frag_data_index: i32,
+    pub _pad: u32,
+    /// Name of the `out` variable (empty for `gl_FragData`).
+    pub name: BulkRef,
+}
+
+/// Maximum loop-path length passed to a debug shader.
+pub const MAX_PATH: usize = 16;
+
+/// Request of `CMD_FRAGMENT_STEP` (daemon → preload, at `BULK_REQUEST`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FragmentStepRequest {
+    /// Cache key of the debug program: equal keys mean equal sources.
+    /// The preload keeps linked programs per (app program, key).
+    pub cache_key: u64,
+    /// Number of valid entries in `shaders`.
+    pub shader_count: u32,
+    /// `DEPTH_STENCIL_COPY` or `DEPTH_STENCIL_CLEAR`.
+    pub depth_stencil: u32,
+    /// The debug program's shaders: the instrumented fragment shader plus
+    /// the app program's other stages, unchanged.
+    pub shaders: [ShaderRef; 6],
+    /// The debug value output (vec4, read back as RGBA32F).
+    pub value_output: OutputRef,
+    /// The coverage output (float; 0 = the fragment did not reach the step,
+    /// otherwise a type code), read back as R32F.
+    pub coverage_output: OutputRef,
+    /// Names of the app's own fragment outputs, `\n`-separated: the preload
+    /// gives each the location it has in the app program.
+    pub app_outputs: BulkRef,
+    /// Name of a uniform `int[]` the debug shader reads its loop path from
+    /// (empty: none).
+    pub path_uniform: BulkRef,
+    /// Number of valid entries in `path`.
+    pub path_len: u32,
+    pub _pad: u32,
+    pub path: [i32; MAX_PATH],
+}
+
+/// Reply of `CMD_FRAGMENT_STEP` (preload → daemon, at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FragmentStepReply {
+    /// The app program the draw used.
+    pub program: u32,
+    /// The app's draw framebuffer (0 = default).
+    pub framebuffer: u32,
+    /// Size of the images.
+    pub width: u32,
+    pub height: u32,
+    /// RGBA32F values, `width*height*16` bytes, rows bottom-up (GL order).
+    pub values: BulkRef,
+    /// R32F coverage/type codes, `width*height*4` bytes, rows bottom-up.
+    pub coverage: BulkRef,
+    /// Driver log (compile/link) or error text.
+    pub log: BulkRef,
+    /// 1 if the program came from the preload's cache.
+    pub cached: u32,
+    pub _pad: u32,
+    /// Nanoseconds spent building (compile+link), replaying, reading back.
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+}
+
+/// Reply of `CMD_QUERY_PROGRAM` (preload → daemon, at `BULK_REPLY`).
+///
+/// `text` holds one record per line, tab-separated:
+/// `program\tID`, `shader\tID\tGL_TYPE` (attached shaders),
+/// `attribute\tNAME\tGL_TYPE\tSIZE\tLOCATION`,
+/// `uniform\tNAME\tGL_TYPE\tSIZE\tLOCATION`,
+/// `output\tNAME\tLOCATION` (fragment outputs, where queryable),
+/// `source\tSHADER_ID\tBYTE_LEN` followed by that many bytes and a newline
+/// (the driver's copy of each attached shader's source, a fallback for
+/// sources the daemon did not record).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProgramReply {
+    pub program: u32,
+    pub _pad: u32,
+    pub text: BulkRef,
+}
+
+// Compile-time layout checks: both sides are built from this file, but a
+// stale preload must still be caught by `header_size`.
+const _: () = {
+    assert!(core::mem::size_of::<Slot>() % 64 == 0);
+    assert!(core::mem::size_of::<Header>() <= BULK_OFFSET);
+    assert!(crate::api::FUNCTIONS.len() <= MAX_FUNCTIONS);
+    assert!(core::mem::align_of::<Header>() == 64);
+};
