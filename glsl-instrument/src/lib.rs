@@ -1,0 +1,547 @@
+//! GLSL front-end and instrumenter of gldbg: parses a shader (glsl-lang,
+//! full preprocessor, spans into the original source), builds its step
+//! model, and generates debug shaders that hand out the value of an
+//! expression at one dynamic position (GLSLDevil rules, see DESIGN.md §7).
+//!
+//! **Architecture invariant:** this crate knows nothing about GL, gRPC or
+//! processes. It is pure: source text in, source text and tables out.
+//!
+//! API CONTRACT (used by debugd; do not change signatures without telling
+//! the debugd owner):
+//!
+//! ```ignore
+//! let model = ShaderModel::parse(source, Stage::Fragment)?;     // ParseError has line:column
+//! let pos = model.entry();                                        // first step of main
+//! let step = model.step(pos.step);                                // line, column, text, kind
+//! let next: Vec<Position> = model.successors(&pos, StepMode::Into); // candidates, preferred first
+//! let probe = model.instrument(&Probe { position: &pos, expr: Some("d * 2.0") })?;
+//! // probe.source: the debug fragment shader; probe.value / probe.coverage: its outputs;
+//! // probe.path_uniform + pos.iterations: the loop path to pass as uniform int[];
+//! // probe.cache_key: equal for equal sources.
+//! let ty = decode_type(coverage_texel);   // Some(ValueType) if reached
+//! let v = ty.decode(value_texel);         // Vec<f64>, components in order
+//! ```
+//!
+//! Semantics (details on the items):
+//! * Steps, per function in source order, ids dense: expression statements
+//!   and variable declarations (`Statement`), `if` conditions and `switch`
+//!   heads (`IfCondition`), `for` init / condition / increment, `while` and
+//!   `do` conditions, `return`, `break`, `continue`, `discard`. Lines and
+//!   columns are physical positions in the original source (a macro's
+//!   statements sit where the macro is used; `#line` does not renumber).
+//! * Iterations: the n-th evaluation (0-based) of a `for`/`while` condition
+//!   is iteration n, as are the body and increment after it; a `do` body
+//!   run n and the condition after it are iteration n.
+//! * The debug write happens before the step executes, once per fragment
+//!   (the first time the position is reached with the given iterations).
+//! * Coverage codes: see [`decode_type`]; a coverage-only probe writes 17.
+//!
+//! Modules: `parse` (glsl-lang front-end), `steps` (static step model and
+//! flow targets), `flow` (dynamic successors), `instrument` (debug shader),
+//! `value` (type codes).
+
+use std::collections::HashSet;
+use std::fmt;
+
+mod flow;
+mod instrument;
+mod parse;
+mod steps;
+mod value;
+
+/// Shader stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Vertex,
+    TessControl,
+    TessEval,
+    Geometry,
+    Fragment,
+    Compute,
+}
+
+impl Stage {
+    /// CLI spelling: "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute".
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex",
+            Stage::TessControl => "tess-control",
+            Stage::TessEval => "tess-eval",
+            Stage::Geometry => "geometry",
+            Stage::Fragment => "fragment",
+            Stage::Compute => "compute",
+        }
+    }
+
+    /// Parse the CLI spelling.
+    pub fn from_name(name: &str) -> Option<Stage> {
+        [
+            Stage::Vertex,
+            Stage::TessControl,
+            Stage::TessEval,
+            Stage::Geometry,
+            Stage::Fragment,
+            Stage::Compute,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+
+    /// The GL shader type enum (`GL_FRAGMENT_SHADER`, ...).
+    pub fn gl_enum(self) -> u32 {
+        match self {
+            Stage::Vertex => 0x8B31,
+            Stage::TessControl => 0x8E88,
+            Stage::TessEval => 0x8E87,
+            Stage::Geometry => 0x8DD9,
+            Stage::Fragment => 0x8B30,
+            Stage::Compute => 0x91B9,
+        }
+    }
+
+    pub fn from_gl_enum(e: u32) -> Option<Stage> {
+        [
+            Stage::Vertex,
+            Stage::TessControl,
+            Stage::TessEval,
+            Stage::Geometry,
+            Stage::Fragment,
+            Stage::Compute,
+        ]
+        .into_iter()
+        .find(|s| s.gl_enum() == e)
+    }
+}
+
+/// A shader the front-end cannot read, with the position in the original source.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ParseError {
+    /// 1-based line in the original source.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    pub message: String,
+}
+
+/// A request the instrumenter cannot satisfy.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InstrumentError {
+    #[error("expression `{expr}` does not parse: {message}")]
+    BadExpression { expr: String, message: String },
+    #[error("no step {0}")]
+    NoSuchStep(u32),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Index into [`ShaderModel::steps`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StepId(pub u32);
+
+/// What a step is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepKind {
+    /// An expression statement or a declaration with initializer.
+    Statement,
+    /// The condition of an `if` (also `?:` later).
+    IfCondition,
+    /// The init statement of a `for`.
+    LoopInit,
+    /// The condition of `for`/`while`/`do`.
+    LoopCondition,
+    /// The increment expression of a `for`.
+    LoopIncrement,
+    Return,
+    Break,
+    Continue,
+    Discard,
+}
+
+impl StepKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            StepKind::Statement => "statement",
+            StepKind::IfCondition => "if-condition",
+            StepKind::LoopInit => "loop-init",
+            StepKind::LoopCondition => "loop-condition",
+            StepKind::LoopIncrement => "loop-increment",
+            StepKind::Return => "return",
+            StepKind::Break => "break",
+            StepKind::Continue => "continue",
+            StepKind::Discard => "discard",
+        }
+    }
+}
+
+/// A variable visible at a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// GLSL type as written, e.g. "vec3", "float[4]".
+    pub ty: String,
+}
+
+/// One static step of the shader.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub id: StepId,
+    pub kind: StepKind,
+    /// Name of the function the step is in.
+    pub function: String,
+    /// 1-based position in the original source.
+    pub line: u32,
+    pub column: u32,
+    /// Short source text of the step, one line.
+    pub text: String,
+    /// Variables in scope before the step executes (locals, parameters,
+    /// globals, inputs, uniforms).
+    pub scope: Vec<Variable>,
+    /// Number of enclosing loops inside `function`.
+    pub loop_depth: u32,
+    /// User functions called by this step, in evaluation order.
+    pub calls: Vec<String>,
+}
+
+/// A dynamic position: one static step, in one call instance, at one loop iteration.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub step: StepId,
+    /// Call sites from `main` inward: each is the step containing the call
+    /// and the index of the call among that step's `calls`.
+    pub calls: Vec<(StepId, u32)>,
+    /// Iteration index (0-based) of each enclosing loop, outermost first,
+    /// across the whole call chain (loops of callers first).
+    pub iterations: Vec<u32>,
+}
+
+/// How `successors` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepMode {
+    /// Into user function calls.
+    Into,
+    /// Over calls.
+    Over,
+    /// Out of the current function.
+    Out,
+}
+
+/// Where a debug output of the instrumented shader is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OutputSlot {
+    /// A named `out` variable without a location; the executor picks a free location.
+    Named(String),
+    /// `gl_FragData[index]` (GLSL < 1.30 and ES 1.00).
+    FragData(u32),
+}
+
+/// A request: the value of `expr` (or coverage only) at `position`.
+#[derive(Clone, Debug)]
+pub struct Probe<'a> {
+    pub position: &'a Position,
+    /// `None`: only coverage is wanted.
+    pub expr: Option<&'a str>,
+}
+
+/// A generated debug shader and where its outputs are.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    pub source: String,
+    /// vec4 debug value output.
+    pub value: OutputSlot,
+    /// float coverage output: 0.0 = did not reach; else a type code (see [`decode_type`]).
+    pub coverage: OutputSlot,
+    /// Names of the shader's own user-defined outputs (kept at their app locations).
+    pub app_outputs: Vec<String>,
+    /// Name of the `uniform int[N]` holding the loop path; set it to `position.iterations`.
+    /// `None` if the position has no enclosing loops.
+    pub path_uniform: Option<String>,
+    /// Hash of everything that determines `source`.
+    pub cache_key: u64,
+}
+
+/// GLSL type of a debug value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueType {
+    pub base: BaseType,
+    /// 1..=4
+    pub components: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseType {
+    Float,
+    Int,
+    Uint,
+    Bool,
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (scalar, prefix) = match self.base {
+            BaseType::Float => ("float", ""),
+            BaseType::Int => ("int", "i"),
+            BaseType::Uint => ("uint", "u"),
+            BaseType::Bool => ("bool", "b"),
+        };
+        if self.components == 1 {
+            f.write_str(scalar)
+        } else {
+            write!(f, "{prefix}vec{}", self.components)
+        }
+    }
+}
+
+/// The type of a value from its coverage texel; `None` = not reached.
+///
+/// Codes: `4 * base + components` with base float 0, int 1, uint 2,
+/// bool 3 (float = 1 ... vec4 = 4, int = 5 ... ivec4 = 8, uint = 9 ...
+/// uvec4 = 12, bool = 13 ... bvec4 = 16). A probe without expression
+/// writes 17 ("reached, no value"), which decodes as `float` (value 0).
+/// 0 and anything else = not reached.
+///
+/// Integers are bit-exact (intBitsToFloat / uintBitsToFloat) where the
+/// shader's GLSL has them (desktop >= 330, ES >= 300, or
+/// GL_ARB_shader_bit_encoding / GL_ARB_gpu_shader5, which the debug shader
+/// enables when available from GLSL 1.30); otherwise they are converted to
+/// float and their code is the float code (they decode as `float`).
+/// Doubles are converted to float. Bools decode as 0.0 / 1.0.
+pub fn decode_type(coverage: f32) -> Option<ValueType> {
+    value::decode_type(coverage)
+}
+
+impl ValueType {
+    /// The components of a value texel, in order.
+    pub fn decode(self, texel: [f32; 4]) -> Vec<f64> {
+        value::decode(self, texel)
+    }
+}
+
+/// A parsed shader with its step model.
+///
+/// Lines and columns are those of the original source text (physical
+/// lines: `#line` directives do not renumber them; a statement produced by
+/// a macro sits where the macro is used). Step text is the step's source
+/// text on one line, or, where a macro is involved, the expansion as
+/// glsl-lang prints it (literals normalised, e.g. `1.`).
+pub struct ShaderModel {
+    source: String,
+    stage: Stage,
+    version: u32,
+    es: bool,
+    tu: glsl_lang::ast::TranslationUnit,
+    extensions: Vec<String>,
+    /// `#extension` lines hidden from glsl-lang (unknown to it), re-emitted.
+    unknown_extensions: Vec<String>,
+    /// Every identifier of the source, so generated names are unique.
+    idents: HashSet<String>,
+    /// The source's macro directives, for probe expressions.
+    macros: String,
+    model: steps::Model,
+}
+
+impl ShaderModel {
+    /// Parse `source` (a complete shader, `#version` first or defaulting to 110).
+    ///
+    /// Errors: anything glsl-lang cannot parse (e.g. `subroutine(T)`), and a
+    /// shader without a `main` that has at least one step.
+    pub fn parse(source: &str, stage: Stage) -> Result<ShaderModel, ParseError> {
+        let parsed = parse::parse_shader(source)?;
+        let mut tu = parsed.tu;
+        let model = steps::build(&mut tu, source);
+        let Some(main) = model.main else {
+            return Err(ParseError {
+                line: 1,
+                column: 1,
+                message: "no `main` function".into(),
+            });
+        };
+        if !matches!(model.functions[main].entry, steps::Target::Step { .. }) {
+            let (line, column) = match &tu.0[model.functions[main].decl].span {
+                Some(span) => parse::line_col(source, usize::from(span.start().offset)),
+                None => (1, 1),
+            };
+            return Err(ParseError {
+                line,
+                column,
+                message: "`main` has no statement to debug".into(),
+            });
+        }
+        let mut idents = HashSet::new();
+        parse::words(source, &mut idents);
+        parse::words(&parse::print_tu(&tu.0), &mut idents);
+        Ok(ShaderModel {
+            source: source.to_string(),
+            stage,
+            version: parsed.version,
+            es: parsed.es,
+            tu,
+            extensions: parsed.extensions,
+            unknown_extensions: parsed.unknown_extensions,
+            idents,
+            macros: parse::macro_lines(source),
+            model,
+        })
+    }
+
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// `#version` number (110 if absent) and whether it is ES.
+    pub fn version(&self) -> (u32, bool) {
+        (self.version, self.es)
+    }
+
+    /// The original source.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.model.steps
+    }
+
+    pub fn step(&self, id: StepId) -> &Step {
+        &self.steps()[id.0 as usize]
+    }
+
+    /// The first step of `main`.
+    pub fn entry(&self) -> Position {
+        // `parse` guarantees main has a first step.
+        let step = self
+            .model
+            .main
+            .and_then(|m| match self.model.functions[m].entry {
+                steps::Target::Step { step, .. } => Some(step),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let depth = self
+            .model
+            .steps
+            .get(step as usize)
+            .map_or(0, |s| s.loop_depth as usize);
+        Position {
+            step: StepId(step),
+            calls: Vec::new(),
+            iterations: vec![0; depth],
+        }
+    }
+
+    /// Steps whose position starts on `line`, in source order.
+    pub fn steps_on_line(&self, line: u32) -> Vec<StepId> {
+        self.model
+            .steps
+            .iter()
+            .filter(|s| s.line == line)
+            .map(|s| s.id)
+            .collect()
+    }
+
+    /// Candidate next positions after `pos`, preferred first (e.g. the
+    /// then-branch before the else-branch, the loop body before the exit).
+    /// The debugger takes the first one that some invocation reaches; if
+    /// none is reached it asks again from the last candidate. Empty: the
+    /// shader ends after `pos`.
+    ///
+    /// Loop iterations: for `for`/`while`, the n-th evaluation (0-based) of
+    /// the condition is iteration n, and so are the body and the increment
+    /// that follow it; for `do`, body n then condition n. `Into` lists the
+    /// first step of each user function the step calls (in call order),
+    /// then the normal successors; a function's end continues after its
+    /// call site (with `Into`, first into the call site's next call).
+    /// `Out` gives the continuation in the caller (nothing in `main`).
+    /// Malformed positions give no successors.
+    pub fn successors(&self, pos: &Position, mode: StepMode) -> Vec<Position> {
+        self.model.successors(pos, mode)
+    }
+
+    /// Generate the debug shader for `probe`. Only fragment shaders are
+    /// supported for now. Outputs: GLSL >= 1.30 (ES >= 3.00) gets two named
+    /// `out`s (ES: with explicit locations after the app's), and a use of
+    /// `gl_FragColor`/`gl_FragData` becomes a named output listed in
+    /// `app_outputs`; older GLSL writes `gl_FragData[k]`, `gl_FragData[k+1]`
+    /// with `gl_FragColor` rewritten to `gl_FragData[0]`.
+    ///
+    /// The app's own behaviour is kept except in one case: a `discard`
+    /// directly in `main` after the debug value was written returns from
+    /// main instead, so the fragment keeps its debug outputs (its own
+    /// outputs are then written too). A `discard` in another function still
+    /// drops the fragment with its debug outputs.
+    pub fn instrument(&self, probe: &Probe<'_>) -> Result<Instrumented, InstrumentError> {
+        instrument::instrument(self, probe)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_shaders {
+    /// A user function with a for loop and an if/else, called from main.
+    pub const LOOP_BRANCH: &str = "#version 330 core
+uniform float scale;
+in vec2 uv;
+out vec4 color;
+
+float shade(float x, int n) {
+    float acc = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (x > 0.5) {
+            acc += x * float(i);
+        } else {
+            acc -= 1.0;
+        }
+    }
+    return acc;
+}
+
+void main() {
+    float d = length(uv);
+    float s = shade(d, 4) * scale;
+    color = vec4(s, d, 0.0, 1.0);
+}
+";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<ShaderModel>();
+    }
+
+    #[test]
+    fn parse_errors_never_panic() {
+        let e = ShaderModel::parse(
+            "#version 400\nsubroutine vec4 S(vec4 c);\nsubroutine(S) vec4 f(vec4 c) { return c; }\nvoid main() {}\n",
+            Stage::Fragment,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.line, 3);
+        assert!(e.to_string().starts_with("3:"), "{e}");
+        assert!(ShaderModel::parse("float f() { return 1.0; }", Stage::Fragment).is_err());
+        assert!(ShaderModel::parse("void main() { }", Stage::Fragment).is_err());
+        // Every prefix of a real shader: an error or a model, never a panic.
+        let src = test_shaders::LOOP_BRANCH;
+        for end in (0..src.len()).step_by(7) {
+            if let Ok(m) = ShaderModel::parse(&src[..end], Stage::Fragment) {
+                let _ = m.successors(&m.entry(), StepMode::Into);
+            }
+        }
+    }
+
+    #[test]
+    fn entry_and_lines() {
+        let m = ShaderModel::parse(test_shaders::LOOP_BRANCH, Stage::Fragment).unwrap();
+        assert_eq!(m.version(), (330, false));
+        assert_eq!(m.stage(), Stage::Fragment);
+        let e = m.entry();
+        assert_eq!(m.step(e.step).line, 19);
+        assert!(e.calls.is_empty() && e.iterations.is_empty());
+        assert_eq!(m.steps_on_line(8).len(), 3); // for init, condition, increment
+        assert!(m.steps_on_line(5).is_empty());
+    }
+}

@@ -1,0 +1,133 @@
+//! Type codes carried by the coverage output, and decoding of value texels.
+//!
+//! Code = 4 * base + components, base Float = 0, Int = 1, Uint = 2, Bool = 3:
+//! float..vec4 = 1..4, int..ivec4 = 5..8, uint..uvec4 = 9..12,
+//! bool..bvec4 = 13..16. [`CODE_NO_VALUE`] (17) = reached, no value asked
+//! (a coverage-only probe); it decodes as `float` with value 0.
+//! 0 (the clear value) = not reached.
+
+use crate::{BaseType, ValueType};
+
+/// Coverage code of a probe without expression: reached, no value.
+pub(crate) const CODE_NO_VALUE: u32 = 17;
+
+const BASES: [BaseType; 4] = [
+    BaseType::Float,
+    BaseType::Int,
+    BaseType::Uint,
+    BaseType::Bool,
+];
+
+/// The coverage code of a value type.
+pub(crate) fn type_code(ty: ValueType) -> u32 {
+    let base = BASES.iter().position(|b| *b == ty.base).unwrap_or(0) as u32;
+    4 * base + u32::from(ty.components.clamp(1, 4))
+}
+
+pub(crate) fn decode_type(coverage: f32) -> Option<ValueType> {
+    if !(coverage >= 1.0 && coverage <= CODE_NO_VALUE as f32) || coverage.fract() != 0.0 {
+        return None;
+    }
+    let code = coverage as u32;
+    if code == CODE_NO_VALUE {
+        return Some(ValueType {
+            base: BaseType::Float,
+            components: 1,
+        });
+    }
+    let base = BASES[((code - 1) / 4) as usize];
+    Some(ValueType {
+        base,
+        components: ((code - 1) % 4 + 1) as u8,
+    })
+}
+
+pub(crate) fn decode(ty: ValueType, texel: [f32; 4]) -> Vec<f64> {
+    texel[..usize::from(ty.components.clamp(1, 4))]
+        .iter()
+        .map(|&x| match ty.base {
+            BaseType::Float => f64::from(x),
+            // Integers travel bit-exact through intBitsToFloat / uintBitsToFloat.
+            BaseType::Int => f64::from(x.to_bits() as i32),
+            BaseType::Uint => f64::from(x.to_bits()),
+            BaseType::Bool => {
+                if x != 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        for base in BASES {
+            for components in 1..=4 {
+                let ty = ValueType { base, components };
+                assert_eq!(decode_type(type_code(ty) as f32), Some(ty));
+            }
+        }
+        assert_eq!(decode_type(0.0), None);
+        assert_eq!(decode_type(f32::NAN), None);
+        assert_eq!(decode_type(2.5), None);
+        assert_eq!(decode_type(18.0), None);
+        assert_eq!(
+            decode_type(CODE_NO_VALUE as f32),
+            Some(ValueType {
+                base: BaseType::Float,
+                components: 1
+            })
+        );
+    }
+
+    #[test]
+    fn texels_decode() {
+        let int = ValueType {
+            base: BaseType::Int,
+            components: 2,
+        };
+        assert_eq!(
+            decode(
+                int,
+                [f32::from_bits((-3i32) as u32), f32::from_bits(7), 0.0, 0.0]
+            ),
+            vec![-3.0, 7.0]
+        );
+        let uint = ValueType {
+            base: BaseType::Uint,
+            components: 1,
+        };
+        assert_eq!(
+            decode(uint, [f32::from_bits(u32::MAX), 0.0, 0.0, 0.0]),
+            vec![4294967295.0]
+        );
+        let v3 = ValueType {
+            base: BaseType::Float,
+            components: 3,
+        };
+        assert_eq!(decode(v3, [0.5, -1.0, 2.0, 9.0]), vec![0.5, -1.0, 2.0]);
+        let b = ValueType {
+            base: BaseType::Bool,
+            components: 1,
+        };
+        assert_eq!(decode(b, [1.0, 0.0, 0.0, 0.0]), vec![1.0]);
+        // Out-of-range component counts never panic.
+        assert_eq!(
+            decode(
+                ValueType {
+                    base: BaseType::Float,
+                    components: 0
+                },
+                [1.0; 4]
+            )
+            .len(),
+            1
+        );
+    }
+}
