@@ -1,0 +1,735 @@
+//! The command language of CLI.md, parsed into [`Command`].
+//!
+//! Parsing knows nothing about the session: `break 14` is a [`BreakTarget::Line`]
+//! whether or not a shader is being debugged; the executor decides what it means
+//! (and rejects it outside shader mode).
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `continue` / `c`
+    Continue,
+    /// `step` / `s` [N]
+    Step(u64),
+    /// `next` / `n` [N]
+    Next(u64),
+    /// `finish`
+    Finish,
+    /// `break ...` / `b ...`
+    Break(BreakTarget),
+    /// `info breakpoints`
+    InfoBreakpoints,
+    /// `delete [ID]` (a shader line in shader mode); `None`: all.
+    Delete(Option<u32>),
+    /// `info call` / `where` / `bt`
+    InfoCall,
+    /// `skip`
+    Skip,
+    /// `set arg I VALUE`
+    SetArg { index: u32, value: String },
+    /// `info program`
+    InfoProgram,
+    /// `debug STAGE`
+    Debug(Stage),
+    /// `list [LINE]`; `None`: around the current step.
+    List(Option<u32>),
+    /// `print EXPR [@ ...]` / `p`
+    Print { expr: String, at: Option<At> },
+    /// `dump EXPR FILE.png|FILE.npy`
+    Dump {
+        expr: String,
+        file: PathBuf,
+        format: DumpFormat,
+    },
+    /// `end`
+    End,
+    /// `detach`
+    Detach,
+    /// `kill`
+    Kill,
+    /// `quit` / `q`
+    Quit,
+    /// `help`
+    Help,
+}
+
+/// What a `break` stops at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BreakTarget {
+    /// A GL/GLX/EGL function by name.
+    Function(String),
+    /// Any draw call.
+    Draw,
+    /// The N-th draw call (1-based).
+    DrawNumber(u64),
+    ShaderSwitch,
+    Frame,
+    GlError,
+    /// A shader source line (shader mode only).
+    Line(u32),
+}
+
+/// The invocation a `print` looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// Window coordinates, origin bottom-left.
+    Pixel {
+        x: u32,
+        y: u32,
+    },
+    Vertex(u32),
+    Primitive(u32),
+    Invocation {
+        x: u32,
+        y: u32,
+        z: u32,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFormat {
+    Png,
+    Npy,
+}
+
+/// A shader stage, spelled as on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Vertex,
+    TessControl,
+    TessEval,
+    Geometry,
+    Fragment,
+    Compute,
+}
+
+impl Stage {
+    #[cfg(test)]
+    pub const ALL: [Stage; 6] = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+        Stage::Compute,
+    ];
+
+    /// The name used in the gRPC API and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex",
+            Stage::TessControl => "tess-control",
+            Stage::TessEval => "tess-eval",
+            Stage::Geometry => "geometry",
+            Stage::Fragment => "fragment",
+            Stage::Compute => "compute",
+        }
+    }
+
+    fn parse(word: &str) -> Option<Stage> {
+        Some(match word {
+            "vertex" | "vert" | "vs" => Stage::Vertex,
+            "tess-control" | "tesc" | "tcs" => Stage::TessControl,
+            "tess-eval" | "tese" | "tes" => Stage::TessEval,
+            "geometry" | "geom" | "gs" => Stage::Geometry,
+            "fragment" | "frag" | "fs" => Stage::Fragment,
+            "compute" | "comp" | "cs" => Stage::Compute,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for At {
+    /// The `@` suffix as typed: `10,5`, `vertex 2`, `invocation 1,2,3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Pixel { x, y } => write!(f, "{x},{y}"),
+            At::Vertex(n) => write!(f, "vertex {n}"),
+            At::Primitive(n) => write!(f, "primitive {n}"),
+            At::Invocation { x, y, z } => write!(f, "invocation {x},{y},{z}"),
+        }
+    }
+}
+
+/// A syntax error, with a message meant for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError(msg.into()))
+}
+
+/// Command names offered by the REPL's completion.
+pub const COMMAND_NAMES: &[&str] = &[
+    "break", "continue", "debug", "delete", "detach", "dump", "end", "finish", "help", "info",
+    "kill", "list", "next", "print", "quit", "set", "skip", "step", "where",
+];
+
+/// Words that may follow a command, for completion.
+pub fn subcommands(command: &str) -> &'static [&'static str] {
+    match command {
+        "info" | "i" => &["breakpoints", "call", "program"],
+        "debug" => &[
+            "vertex",
+            "tess-control",
+            "tess-eval",
+            "geometry",
+            "fragment",
+            "compute",
+        ],
+        "break" | "b" => &["draw", "shader-switch", "frame", "error"],
+        "set" => &["arg"],
+        _ => &[],
+    }
+}
+
+/// One line of help per command, for `help`.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "continue | c",
+        "run to the next breakpoint, crash or exit (shader: to the next shader breakpoint)",
+    ),
+    (
+        "step | s [N]",
+        "execute the current GL call and stop at the next (shader: next step, into calls)",
+    ),
+    ("next | n [N]", "like step (shader: over calls)"),
+    ("finish", "shader: out of the current function"),
+    (
+        "break FUNC | draw [N] | shader-switch | frame | error",
+        "GL breakpoint",
+    ),
+    ("break LINE", "shader breakpoint at the first step on LINE"),
+    (
+        "info breakpoints | delete [ID]",
+        "list / remove breakpoints (shader lines in shader mode)",
+    ),
+    ("info call | where", "the current call with its arguments"),
+    ("skip", "do not execute the current call; stop at the next"),
+    ("set arg I VALUE", "change argument I of the current call"),
+    (
+        "info program",
+        "the current program's shaders, uniforms, attributes",
+    ),
+    (
+        "debug vertex|tess-control|tess-eval|geometry|fragment|compute",
+        "debug that stage of the current draw",
+    ),
+    ("list [LINE]", "shader source around the current step"),
+    (
+        "print | p EXPR [@ X,Y | @ vertex N | @ primitive N | @ invocation X,Y,Z]",
+        "value of EXPR at the current step",
+    ),
+    (
+        "dump EXPR FILE.png|FILE.npy",
+        "image (or raw floats) of EXPR over all fragments",
+    ),
+    ("end", "leave shader debugging"),
+    (
+        "detach | kill | quit",
+        "let the app run on / end it / leave",
+    ),
+];
+
+fn parse_u32(word: &str, what: &str) -> Result<u32, ParseError> {
+    word.parse()
+        .or_else(|_| err(format!("{what}: expected a number, got `{word}`")))
+}
+
+fn parse_u64(word: &str, what: &str) -> Result<u64, ParseError> {
+    word.parse()
+        .or_else(|_| err(format!("{what}: expected a number, got `{word}`")))
+}
+
+/// Optional repeat count of step/next: one word, a positive number.
+fn parse_count(name: &str, rest: &[&str]) -> Result<u64, ParseError> {
+    match rest {
+        [] => Ok(1),
+        [n] => match parse_u64(n, name)? {
+            0 => err(format!("{name}: the count must be at least 1")),
+            n => Ok(n),
+        },
+        _ => err(format!("usage: {name} [N]")),
+    }
+}
+
+fn no_args(name: &str, rest: &[&str], cmd: Command) -> Result<Command, ParseError> {
+    if rest.is_empty() {
+        Ok(cmd)
+    } else {
+        err(format!("{name} takes no arguments"))
+    }
+}
+
+/// Parse the comma-separated numbers of an `@` form ("10,5", "10, 5", "10 5").
+fn numbers(text: &str, n: usize, what: &str) -> Result<Vec<u32>, ParseError> {
+    let parts: Vec<&str> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if parts.len() != n {
+        return err(format!(
+            "{what}: expected {n} numbers separated by commas, got `{text}`"
+        ));
+    }
+    parts.iter().map(|p| parse_u32(p, what)).collect()
+}
+
+/// Parse what follows `@` in `print`.
+fn parse_at(text: &str) -> Result<At, ParseError> {
+    let text = text.trim();
+    let (word, rest) = split_word(text);
+    let single = |what: &str| -> Result<u32, ParseError> {
+        let v = numbers(rest, 1, what)?;
+        Ok(v[0])
+    };
+    match word {
+        "" => err(
+            "print: expected an invocation after `@` (X,Y | vertex N | primitive N | invocation X,Y,Z)",
+        ),
+        "vertex" => Ok(At::Vertex(single("@ vertex")?)),
+        "primitive" => Ok(At::Primitive(single("@ primitive")?)),
+        "invocation" => {
+            let v = numbers(rest, 3, "@ invocation")?;
+            Ok(At::Invocation {
+                x: v[0],
+                y: v[1],
+                z: v[2],
+            })
+        }
+        "pixel" | "fragment" => {
+            let v = numbers(rest, 2, "@ pixel")?;
+            Ok(At::Pixel { x: v[0], y: v[1] })
+        }
+        _ if word.starts_with(|c: char| c.is_ascii_digit()) => {
+            let v = numbers(text, 2, "@ X,Y")?;
+            Ok(At::Pixel { x: v[0], y: v[1] })
+        }
+        _ => err(format!(
+            "print: unknown invocation `@ {text}` (use X,Y | vertex N | primitive N | invocation X,Y,Z)"
+        )),
+    }
+}
+
+fn parse_break(rest: &[&str]) -> Result<Command, ParseError> {
+    let target = match rest {
+        [] => return err("usage: break FUNC | draw [N] | shader-switch | frame | error | LINE"),
+        ["draw"] => BreakTarget::Draw,
+        ["draw", n] => match parse_u64(n, "break draw")? {
+            0 => return err("break draw: draw calls are counted from 1"),
+            n => BreakTarget::DrawNumber(n),
+        },
+        ["shader-switch"] => BreakTarget::ShaderSwitch,
+        ["frame"] => BreakTarget::Frame,
+        ["error"] => BreakTarget::GlError,
+        [word] if word.starts_with(|c: char| c.is_ascii_digit()) => match parse_u32(word, "break")?
+        {
+            0 => return err("break: source lines are counted from 1"),
+            n => BreakTarget::Line(n),
+        },
+        [word] if word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            BreakTarget::Function(word.to_string())
+        }
+        [word] => {
+            return err(format!(
+                "break: `{word}` is not a function name or a line number"
+            ));
+        }
+        _ => return err("usage: break FUNC | draw [N] | shader-switch | frame | error | LINE"),
+    };
+    Ok(Command::Break(target))
+}
+
+fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
+    let (expr, at) = match args.rsplit_once('@') {
+        Some((expr, at)) => (expr.trim(), Some(parse_at(at)?)),
+        None => (args.trim(), None),
+    };
+    if expr.is_empty() {
+        return err(format!(
+            "usage: {name} EXPR [@ X,Y | @ vertex N | @ primitive N | @ invocation X,Y,Z]"
+        ));
+    }
+    Ok(Command::Print {
+        expr: expr.to_string(),
+        at,
+    })
+}
+
+fn parse_dump(args: &str) -> Result<Command, ParseError> {
+    let usage = "usage: dump EXPR FILE.png|FILE.npy";
+    let Some((expr, file)) = args.trim().rsplit_once(char::is_whitespace) else {
+        return err(usage);
+    };
+    let expr = expr.trim();
+    if expr.is_empty() || file.is_empty() {
+        return err(usage);
+    }
+    let lower = file.to_ascii_lowercase();
+    let format = if lower.ends_with(".png") {
+        DumpFormat::Png
+    } else if lower.ends_with(".npy") {
+        DumpFormat::Npy
+    } else {
+        return err(format!(
+            "dump: `{file}`: the file name must end in .png or .npy"
+        ));
+    };
+    Ok(Command::Dump {
+        expr: expr.to_string(),
+        file: PathBuf::from(file),
+        format,
+    })
+}
+
+/// The first whitespace-separated word of `text` and the rest, trimmed.
+fn split_word(text: &str) -> (&str, &str) {
+    let text = text.trim();
+    match text.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (text, ""),
+    }
+}
+
+/// Parse one command line. `Ok(None)` for blank lines and `#` comments.
+pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let (name, args) = split_word(line);
+    let rest: Vec<&str> = args.split_whitespace().collect();
+    let cmd = match name {
+        "continue" | "c" | "cont" => no_args(name, &rest, Command::Continue)?,
+        "step" | "s" => Command::Step(parse_count(name, &rest)?),
+        "next" | "n" => Command::Next(parse_count(name, &rest)?),
+        "finish" | "fin" => no_args(name, &rest, Command::Finish)?,
+        "break" | "b" | "br" => parse_break(&rest)?,
+        "delete" | "d" => match rest.as_slice() {
+            [] => Command::Delete(None),
+            [id] => Command::Delete(Some(parse_u32(id, "delete")?)),
+            _ => return err("usage: delete [ID]"),
+        },
+        "where" | "bt" | "backtrace" => no_args(name, &rest, Command::InfoCall)?,
+        "info" | "i" => match rest.as_slice() {
+            ["breakpoints" | "break" | "b" | "breaks"] => Command::InfoBreakpoints,
+            ["call"] => Command::InfoCall,
+            ["program" | "prog"] => Command::InfoProgram,
+            [] => return err("usage: info breakpoints | call | program"),
+            [what, ..] => {
+                return err(format!(
+                    "info: unknown subject `{what}` (breakpoints, call, program)"
+                ));
+            }
+        },
+        "skip" => no_args(name, &rest, Command::Skip)?,
+        "set" => match rest.as_slice() {
+            ["arg", index, _, ..] => {
+                let index = parse_u32(index, "set arg")?;
+                // The value is everything after the index, as typed.
+                let (_, after_arg) = split_word(args);
+                let (_, value) = split_word(after_arg);
+                Command::SetArg {
+                    index,
+                    value: value.to_string(),
+                }
+            }
+            _ => return err("usage: set arg I VALUE"),
+        },
+        "debug" => match rest.as_slice() {
+            [stage] => match Stage::parse(stage) {
+                Some(stage) => Command::Debug(stage),
+                None => {
+                    return err(format!(
+                        "debug: unknown stage `{stage}` (vertex, tess-control, tess-eval, geometry, fragment, compute)"
+                    ));
+                }
+            },
+            _ => {
+                return err("usage: debug vertex|tess-control|tess-eval|geometry|fragment|compute");
+            }
+        },
+        "list" | "l" => match rest.as_slice() {
+            [] => Command::List(None),
+            [line] => match parse_u32(line, "list")? {
+                0 => return err("list: source lines are counted from 1"),
+                n => Command::List(Some(n)),
+            },
+            _ => return err("usage: list [LINE]"),
+        },
+        "print" | "p" | "inspect" => parse_print(name, args)?,
+        "dump" => parse_dump(args)?,
+        "end" => no_args(name, &rest, Command::End)?,
+        "detach" => no_args(name, &rest, Command::Detach)?,
+        "kill" | "k" => no_args(name, &rest, Command::Kill)?,
+        "quit" | "q" | "exit" => no_args(name, &rest, Command::Quit)?,
+        "help" | "h" | "?" => Command::Help,
+        _ => return err(format!("unknown command `{name}` (try `help`)")),
+    };
+    Ok(Some(cmd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(line: &str) -> Command {
+        parse(line)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .expect("a command")
+    }
+
+    fn bad(line: &str) -> String {
+        parse(line).expect_err(line).0
+    }
+
+    #[test]
+    fn blank_and_comments() {
+        assert_eq!(parse(""), Ok(None));
+        assert_eq!(parse("   \t"), Ok(None));
+        assert_eq!(parse("# break draw"), Ok(None));
+        assert_eq!(parse("   # indented"), Ok(None));
+    }
+
+    #[test]
+    fn run_control() {
+        for s in ["continue", "c", "cont", "  c  "] {
+            assert_eq!(p(s), Command::Continue);
+        }
+        assert_eq!(p("step"), Command::Step(1));
+        assert_eq!(p("s"), Command::Step(1));
+        assert_eq!(p("step 5"), Command::Step(5));
+        assert_eq!(p("s 3"), Command::Step(3));
+        assert_eq!(p("next"), Command::Next(1));
+        assert_eq!(p("n 2"), Command::Next(2));
+        assert_eq!(p("finish"), Command::Finish);
+        assert_eq!(p("skip"), Command::Skip);
+        assert_eq!(p("end"), Command::End);
+        assert_eq!(p("detach"), Command::Detach);
+        assert_eq!(p("kill"), Command::Kill);
+        assert_eq!(p("quit"), Command::Quit);
+        assert_eq!(p("q"), Command::Quit);
+        assert_eq!(p("help"), Command::Help);
+    }
+
+    #[test]
+    fn breakpoints() {
+        assert_eq!(
+            p("break glDrawArrays"),
+            Command::Break(BreakTarget::Function("glDrawArrays".into()))
+        );
+        assert_eq!(
+            p("b eglSwapBuffers"),
+            Command::Break(BreakTarget::Function("eglSwapBuffers".into()))
+        );
+        assert_eq!(p("break draw"), Command::Break(BreakTarget::Draw));
+        assert_eq!(
+            p("break draw 3"),
+            Command::Break(BreakTarget::DrawNumber(3))
+        );
+        assert_eq!(
+            p("break shader-switch"),
+            Command::Break(BreakTarget::ShaderSwitch)
+        );
+        assert_eq!(p("break frame"), Command::Break(BreakTarget::Frame));
+        assert_eq!(p("break error"), Command::Break(BreakTarget::GlError));
+        assert_eq!(p("break 14"), Command::Break(BreakTarget::Line(14)));
+        assert_eq!(p("info breakpoints"), Command::InfoBreakpoints);
+        assert_eq!(p("info b"), Command::InfoBreakpoints);
+        assert_eq!(p("delete"), Command::Delete(None));
+        assert_eq!(p("delete 2"), Command::Delete(Some(2)));
+        assert_eq!(p("d 7"), Command::Delete(Some(7)));
+    }
+
+    #[test]
+    fn inspection() {
+        assert_eq!(p("info call"), Command::InfoCall);
+        assert_eq!(p("where"), Command::InfoCall);
+        assert_eq!(p("bt"), Command::InfoCall);
+        assert_eq!(p("info program"), Command::InfoProgram);
+        assert_eq!(
+            p("set arg 2 6"),
+            Command::SetArg {
+                index: 2,
+                value: "6".into()
+            }
+        );
+        assert_eq!(
+            p("set arg 0 GL_LINES"),
+            Command::SetArg {
+                index: 0,
+                value: "GL_LINES".into()
+            }
+        );
+        assert_eq!(
+            p("set arg 1  0.5"),
+            Command::SetArg {
+                index: 1,
+                value: "0.5".into()
+            }
+        );
+    }
+
+    #[test]
+    fn shader_commands() {
+        assert_eq!(p("debug fragment"), Command::Debug(Stage::Fragment));
+        assert_eq!(p("debug vertex"), Command::Debug(Stage::Vertex));
+        assert_eq!(p("debug tess-control"), Command::Debug(Stage::TessControl));
+        assert_eq!(p("debug tess-eval"), Command::Debug(Stage::TessEval));
+        assert_eq!(p("debug geometry"), Command::Debug(Stage::Geometry));
+        assert_eq!(p("debug compute"), Command::Debug(Stage::Compute));
+        assert_eq!(p("debug frag"), Command::Debug(Stage::Fragment));
+        for s in Stage::ALL {
+            assert_eq!(p(&format!("debug {}", s.as_str())), Command::Debug(s));
+        }
+        assert_eq!(p("list"), Command::List(None));
+        assert_eq!(p("list 20"), Command::List(Some(20)));
+        assert_eq!(p("l"), Command::List(None));
+    }
+
+    #[test]
+    fn print_forms() {
+        assert_eq!(
+            p("print v"),
+            Command::Print {
+                expr: "v".into(),
+                at: None
+            }
+        );
+        assert_eq!(
+            p("p color.rgb"),
+            Command::Print {
+                expr: "color.rgb".into(),
+                at: None
+            }
+        );
+        assert_eq!(
+            p("print a + b * 2.0"),
+            Command::Print {
+                expr: "a + b * 2.0".into(),
+                at: None
+            }
+        );
+        assert_eq!(
+            p("print v @ 10,5"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Pixel { x: 10, y: 5 })
+            }
+        );
+        assert_eq!(
+            p("print v@10,5"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Pixel { x: 10, y: 5 })
+            }
+        );
+        assert_eq!(
+            p("p v @ 10, 5"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Pixel { x: 10, y: 5 })
+            }
+        );
+        assert_eq!(
+            p("print v @ vertex 2"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Vertex(2))
+            }
+        );
+        assert_eq!(
+            p("print v @ primitive 7"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Primitive(7))
+            }
+        );
+        assert_eq!(
+            p("print v @ invocation 1,2,3"),
+            Command::Print {
+                expr: "v".into(),
+                at: Some(At::Invocation { x: 1, y: 2, z: 3 })
+            }
+        );
+        assert_eq!(
+            p("print f(x, y) @ 3,4"),
+            Command::Print {
+                expr: "f(x, y)".into(),
+                at: Some(At::Pixel { x: 3, y: 4 })
+            }
+        );
+        assert_eq!(At::Pixel { x: 10, y: 5 }.to_string(), "10,5");
+        assert_eq!(
+            At::Invocation { x: 1, y: 2, z: 3 }.to_string(),
+            "invocation 1,2,3"
+        );
+    }
+
+    #[test]
+    fn dump_forms() {
+        assert_eq!(
+            p("dump v x.png"),
+            Command::Dump {
+                expr: "v".into(),
+                file: "x.png".into(),
+                format: DumpFormat::Png
+            }
+        );
+        assert_eq!(
+            p("dump color * 2.0 /tmp/out.npy"),
+            Command::Dump {
+                expr: "color * 2.0".into(),
+                file: "/tmp/out.npy".into(),
+                format: DumpFormat::Npy
+            }
+        );
+    }
+
+    #[test]
+    fn syntax_errors() {
+        assert!(bad("frobnicate").contains("unknown command"));
+        assert!(bad("step x").contains("expected a number"));
+        assert!(bad("step 0").contains("at least 1"));
+        assert!(bad("step 1 2").contains("usage"));
+        assert!(bad("continue now").contains("takes no arguments"));
+        assert!(bad("break").contains("usage"));
+        assert!(bad("break draw x").contains("expected a number"));
+        assert!(bad("break draw 0").contains("from 1"));
+        assert!(bad("break 0").contains("from 1"));
+        assert!(bad("break gl-Draw").contains("not a function name"));
+        assert!(bad("delete x").contains("expected a number"));
+        assert!(bad("info").contains("usage"));
+        assert!(bad("info registers").contains("unknown subject"));
+        assert!(bad("set arg").contains("usage"));
+        assert!(bad("set arg 1").contains("usage"));
+        assert!(bad("set arg x 1").contains("expected a number"));
+        assert!(bad("set var x").contains("usage"));
+        assert!(bad("debug").contains("usage"));
+        assert!(bad("debug pixel").contains("unknown stage"));
+        assert!(bad("list x").contains("expected a number"));
+        assert!(bad("print").contains("usage"));
+        assert!(bad("print @ 1,2").contains("usage"));
+        assert!(bad("print v @").contains("expected an invocation"));
+        assert!(bad("print v @ 1").contains("expected 2 numbers"));
+        assert!(bad("print v @ 1,2,3").contains("expected 2 numbers"));
+        assert!(bad("print v @ vertex").contains("expected 1 numbers"));
+        assert!(bad("print v @ invocation 1,2").contains("expected 3 numbers"));
+        assert!(bad("print v @ pixel -1,2").contains("expected a number"));
+        assert!(bad("print v @ somewhere").contains("unknown invocation"));
+        assert!(bad("dump v").contains("usage"));
+        assert!(bad("dump v x.jpg").contains(".png or .npy"));
+        assert!(bad("quit now").contains("takes no arguments"));
+    }
+}

@@ -1,0 +1,577 @@
+//! Running parsed commands against the daemon: one [`Session`] per connection.
+//!
+//! The session keeps the little state the command language needs on the client
+//! side: whether a shader is being debugged (so `step`, `continue`, `break N`
+//! and `delete` go to the shader), the shader breakpoint lines, whether the app
+//! is gone. Every command yields an [`Outcome`] (rendered by `render`) or an
+//! error message meant for the user.
+
+use std::path::PathBuf;
+
+use gldbg_proto::pb;
+use tonic::Status;
+
+use crate::client::Client;
+use crate::command::{At, BreakTarget, Command, DumpFormat};
+
+/// The result value of one successful command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Launch, continue, step, skip, end, kill (and `connect`'s first look).
+    State(pb::StateReply),
+    /// `detach`: the app runs on without gldbg.
+    Detached(pb::StateReply),
+    /// `info call`, `set arg`.
+    Call(pb::CallInfo),
+    /// `break` of a GL call.
+    Breakpoint(pb::Breakpoint),
+    /// `break LINE` in shader mode: the line and all shader breakpoint lines now.
+    ShaderBreak {
+        line: u32,
+        lines: Vec<u32>,
+    },
+    /// `info breakpoints`, `delete`.
+    Breakpoints {
+        deleted: Option<Deleted>,
+        gl: Vec<pb::Breakpoint>,
+        shader: Vec<u32>,
+    },
+    /// `info program`.
+    Program(pb::ProgramInfo),
+    /// `debug STAGE` and the shader-mode step/next/finish/continue.
+    ShaderStop(pb::ShaderStop),
+    /// `list`.
+    Listing(pb::SourceListing),
+    /// `print`: the reply, the invocation asked for, the stage (for words like "fragments").
+    Print {
+        reply: pb::PrintReply,
+        at: Option<At>,
+        stage: String,
+    },
+    /// `dump`: the file written and what was in it.
+    Dump {
+        file: PathBuf,
+        width: u32,
+        height: u32,
+        ty: String,
+        reached: u64,
+        stage: String,
+    },
+    Help,
+    Quit,
+}
+
+/// What a `delete` removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    AllGl,
+    Gl(u32),
+    AllShader,
+    ShaderLine(u32),
+}
+
+/// Why the app can no longer be debugged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gone {
+    Exited,
+    Detached,
+    NotStarted,
+}
+
+/// A failed command: the message shown to the user.
+pub type Failure = String;
+
+fn status_message(s: Status) -> Failure {
+    if s.message().is_empty() {
+        format!("{:?}", s.code())
+    } else {
+        s.message().to_string()
+    }
+}
+
+/// The client side of one debugging session.
+pub struct Session {
+    client: Client,
+    /// The stage being debugged (shader mode), if any.
+    shader: Option<String>,
+    /// Shader breakpoint lines, as last reported by the daemon.
+    shader_breaks: Vec<u32>,
+    /// Why the app can no longer be debugged, once it cannot.
+    gone: Option<Gone>,
+}
+
+const NO_SHADER: &str = "no shader is being debugged (use `debug STAGE` at a draw call first)";
+
+impl Session {
+    pub fn new(client: Client) -> Session {
+        Session {
+            client,
+            shader: None,
+            shader_breaks: Vec::new(),
+            gone: None,
+        }
+    }
+
+    /// A clone of the client (for the Events stream).
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// True while the app is still there and gldbg still controls it.
+    pub fn app_alive(&self) -> bool {
+        self.gone.is_none()
+    }
+
+    /// True once the app has exited (or was killed).
+    pub fn exited(&self) -> bool {
+        self.gone == Some(Gone::Exited)
+    }
+
+    /// Take note of an event seen on the Events stream.
+    pub fn note_event(&mut self, event: &pb::Event) {
+        if let Some(pb::event::Kind::Exited(_)) = event.kind {
+            self.gone = Some(Gone::Exited);
+            self.leave_shader();
+        }
+    }
+
+    fn note_state(&mut self, reply: &pb::StateReply) {
+        match reply.state() {
+            pb::RunState::Exited => {
+                self.gone = Some(Gone::Exited);
+                self.leave_shader();
+            }
+            _ => match &reply.shader {
+                Some(stop) => self.shader = Some(stop.stage.clone()),
+                None => self.leave_shader(),
+            },
+        }
+    }
+
+    fn leave_shader(&mut self) {
+        self.shader = None;
+        self.shader_breaks.clear();
+    }
+
+    /// Start the program (run mode).
+    pub async fn launch(
+        &mut self,
+        program: &str,
+        args: &[String],
+        cwd: &str,
+    ) -> Result<Outcome, Failure> {
+        let request = pb::LaunchRequest {
+            program: program.to_string(),
+            args: args.to_vec(),
+            env: Vec::new(),
+            cwd: cwd.to_string(),
+        };
+        let reply = self
+            .client
+            .launch(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.note_state(&reply);
+        Ok(Outcome::State(reply))
+    }
+
+    /// Where the session stands (connect mode's first look).
+    pub async fn get_state(&mut self) -> Result<Outcome, Failure> {
+        let reply = self
+            .client
+            .get_state(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        if reply.state() == pb::RunState::NotStarted {
+            // Nothing to kill at the end, nothing to debug.
+            self.gone = Some(Gone::NotStarted);
+        }
+        self.note_state(&reply);
+        Ok(Outcome::State(reply))
+    }
+
+    /// End the app if gldbg still controls it (end of a batch run, `quit`).
+    pub async fn kill_if_alive(&mut self) -> Result<Option<Outcome>, Failure> {
+        if !self.app_alive() {
+            return Ok(None);
+        }
+        let state = self
+            .client
+            .get_state(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        match state.state() {
+            pb::RunState::Stopped | pb::RunState::Running => {
+                let reply = self
+                    .client
+                    .kill(pb::Empty {})
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                self.note_state(&reply);
+                self.gone = Some(Gone::Exited);
+                Ok(Some(Outcome::State(reply)))
+            }
+            _ => {
+                self.gone = Some(Gone::Exited);
+                Ok(None)
+            }
+        }
+    }
+
+    fn need_app(&self) -> Result<(), Failure> {
+        match self.gone {
+            None => Ok(()),
+            Some(Gone::Exited) => Err("the app is not running (it has exited)".into()),
+            Some(Gone::Detached) => Err("the app was detached".into()),
+            Some(Gone::NotStarted) => {
+                Err("no app has been started (the daemon has no program)".into())
+            }
+        }
+    }
+
+    fn need_shader(&self) -> Result<String, Failure> {
+        self.need_app()?;
+        self.shader.clone().ok_or_else(|| NO_SHADER.to_string())
+    }
+
+    async fn shader_step(&mut self, mode: pb::StepMode, count: u64) -> Result<Outcome, Failure> {
+        let request = pb::ShaderStepRequest {
+            mode: mode as i32,
+            count,
+        };
+        let stop = self
+            .client
+            .shader_step(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::ShaderStop(stop))
+    }
+
+    async fn state_rpc(
+        &mut self,
+        reply: Result<tonic::Response<pb::StateReply>, Status>,
+    ) -> Result<Outcome, Failure> {
+        let reply = reply.map_err(status_message)?.into_inner();
+        self.note_state(&reply);
+        Ok(Outcome::State(reply))
+    }
+
+    /// Run one command.
+    pub async fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
+        use pb::StepMode;
+        let e = pb::Empty {};
+        match cmd {
+            Command::Help => Ok(Outcome::Help),
+            Command::Quit => Ok(Outcome::Quit),
+            Command::Continue => {
+                self.need_app()?;
+                if self.shader.is_some() {
+                    let stop = self
+                        .client
+                        .shader_continue(e)
+                        .await
+                        .map_err(status_message)?
+                        .into_inner();
+                    Ok(Outcome::ShaderStop(stop))
+                } else {
+                    let r = self.client.r#continue(e).await;
+                    self.state_rpc(r).await
+                }
+            }
+            Command::Step(n) | Command::Next(n) => {
+                self.need_app()?;
+                if self.shader.is_some() {
+                    let mode = if matches!(cmd, Command::Step(_)) {
+                        StepMode::Into
+                    } else {
+                        StepMode::Over
+                    };
+                    self.shader_step(mode, *n).await
+                } else {
+                    let r = self.client.step(pb::StepRequest { count: *n }).await;
+                    self.state_rpc(r).await
+                }
+            }
+            Command::Finish => {
+                self.need_shader().map_err(|_| {
+                    "finish: only while debugging a shader (out of the current function)"
+                        .to_string()
+                })?;
+                self.shader_step(StepMode::Out, 1).await
+            }
+            Command::Skip => {
+                self.need_app()?;
+                let r = self.client.skip(e).await;
+                self.state_rpc(r).await
+            }
+            Command::Break(BreakTarget::Line(line)) => {
+                self.need_shader()
+                    .map_err(|m| format!("break {line}: {m}"))?;
+                let reply = self
+                    .client
+                    .shader_break(pb::ShaderBreakRequest { line: *line })
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                self.shader_breaks = reply.lines.clone();
+                Ok(Outcome::ShaderBreak {
+                    line: *line,
+                    lines: reply.lines,
+                })
+            }
+            Command::Break(target) => {
+                use pb::breakpoint_spec::Kind;
+                let kind = match target {
+                    BreakTarget::Function(f) => Kind::Function(f.clone()),
+                    BreakTarget::Draw => Kind::Draw(pb::Empty {}),
+                    BreakTarget::DrawNumber(n) => Kind::DrawNumber(*n),
+                    BreakTarget::ShaderSwitch => Kind::ShaderSwitch(pb::Empty {}),
+                    BreakTarget::Frame => Kind::Frame(pb::Empty {}),
+                    BreakTarget::GlError => Kind::GlError(pb::Empty {}),
+                    BreakTarget::Line(_) => unreachable!("handled above"),
+                };
+                let bp = self
+                    .client
+                    .add_breakpoint(pb::BreakpointSpec { kind: Some(kind) })
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Breakpoint(bp))
+            }
+            Command::InfoBreakpoints => {
+                let list = self
+                    .client
+                    .list_breakpoints(e)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Breakpoints {
+                    deleted: None,
+                    gl: list.breakpoints,
+                    shader: self.shader_breaks.clone(),
+                })
+            }
+            Command::Delete(id) => {
+                if self.shader.is_some() {
+                    let line = id.unwrap_or(0);
+                    let reply = self
+                        .client
+                        .shader_delete_break(pb::ShaderBreakRequest { line })
+                        .await
+                        .map_err(status_message)?
+                        .into_inner();
+                    self.shader_breaks = reply.lines;
+                    let list = self
+                        .client
+                        .list_breakpoints(e)
+                        .await
+                        .map_err(status_message)?
+                        .into_inner();
+                    let deleted = match id {
+                        Some(l) => Deleted::ShaderLine(*l),
+                        None => Deleted::AllShader,
+                    };
+                    Ok(Outcome::Breakpoints {
+                        deleted: Some(deleted),
+                        gl: list.breakpoints,
+                        shader: self.shader_breaks.clone(),
+                    })
+                } else {
+                    let list = self
+                        .client
+                        .delete_breakpoint(pb::DeleteBreakpointRequest {
+                            id: id.unwrap_or(0),
+                        })
+                        .await
+                        .map_err(status_message)?
+                        .into_inner();
+                    let deleted = match id {
+                        Some(i) => Deleted::Gl(*i),
+                        None => Deleted::AllGl,
+                    };
+                    Ok(Outcome::Breakpoints {
+                        deleted: Some(deleted),
+                        gl: list.breakpoints,
+                        shader: self.shader_breaks.clone(),
+                    })
+                }
+            }
+            Command::InfoCall => {
+                self.need_app()?;
+                let call = self
+                    .client
+                    .info_call(e)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Call(call))
+            }
+            Command::SetArg { index, value } => {
+                self.need_app()?;
+                let call = self
+                    .client
+                    .set_arg(pb::SetArgRequest {
+                        index: *index,
+                        value: value.clone(),
+                    })
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Call(call))
+            }
+            Command::InfoProgram => {
+                self.need_app()?;
+                let program = self
+                    .client
+                    .info_program(e)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Program(program))
+            }
+            Command::Debug(stage) => {
+                self.need_app()?;
+                let request = pb::DebugShaderRequest {
+                    stage: stage.as_str().to_string(),
+                    clear_depth_stencil: false,
+                };
+                let stop = self
+                    .client
+                    .debug_shader(request)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                self.shader = Some(if stop.stage.is_empty() {
+                    stage.as_str().to_string()
+                } else {
+                    stop.stage.clone()
+                });
+                self.shader_breaks.clear();
+                Ok(Outcome::ShaderStop(stop))
+            }
+            Command::List(line) => {
+                self.need_shader()?;
+                let request = pb::ShaderListRequest {
+                    line: line.unwrap_or(0),
+                    context: 0,
+                };
+                let listing = self
+                    .client
+                    .shader_list(request)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Listing(listing))
+            }
+            Command::Print { expr, at } => {
+                let stage = self.need_shader()?;
+                let request = pb::PrintRequest {
+                    expr: expr.clone(),
+                    at: at.map(invocation),
+                };
+                let reply = self
+                    .client
+                    .print(request)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::Print {
+                    reply,
+                    at: *at,
+                    stage,
+                })
+            }
+            Command::Dump { expr, file, format } => {
+                let stage = self.need_shader()?;
+                let format = match format {
+                    DumpFormat::Png => pb::DumpFormat::Png,
+                    DumpFormat::Npy => pb::DumpFormat::Npy,
+                };
+                let request = pb::DumpRequest {
+                    expr: expr.clone(),
+                    format: format as i32,
+                };
+                let reply = self
+                    .client
+                    .dump(request)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                std::fs::write(file, &reply.data)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                Ok(Outcome::Dump {
+                    file: file.clone(),
+                    width: reply.width,
+                    height: reply.height,
+                    ty: reply.r#type,
+                    reached: reply.reached,
+                    stage,
+                })
+            }
+            Command::End => {
+                self.need_shader()?;
+                let r = self.client.end_debug(e).await;
+                let out = self.state_rpc(r).await?;
+                self.leave_shader();
+                Ok(out)
+            }
+            Command::Detach => {
+                self.need_app()?;
+                let reply = self
+                    .client
+                    .detach(e)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                self.gone = Some(Gone::Detached);
+                self.leave_shader();
+                Ok(Outcome::Detached(reply))
+            }
+            Command::Kill => {
+                self.need_app()?;
+                let r = self.client.kill(e).await;
+                let out = self.state_rpc(r).await?;
+                self.gone = Some(Gone::Exited);
+                self.leave_shader();
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The wire form of an `@` invocation.
+pub fn invocation(at: At) -> pb::Invocation {
+    use pb::invocation::Kind;
+    let kind = match at {
+        At::Pixel { x, y } => Kind::Pixel(pb::Pixel { x, y }),
+        At::Vertex(n) => Kind::Vertex(n),
+        At::Primitive(n) => Kind::Primitive(n),
+        At::Invocation { x, y, z } => Kind::Invocation(pb::Workgroup { x, y, z }),
+    };
+    pb::Invocation { kind: Some(kind) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocation_forms() {
+        use pb::invocation::Kind;
+        assert_eq!(
+            invocation(At::Pixel { x: 10, y: 5 }).kind,
+            Some(Kind::Pixel(pb::Pixel { x: 10, y: 5 }))
+        );
+        assert_eq!(invocation(At::Vertex(2)).kind, Some(Kind::Vertex(2)));
+        assert_eq!(invocation(At::Primitive(3)).kind, Some(Kind::Primitive(3)));
+        assert_eq!(
+            invocation(At::Invocation { x: 1, y: 2, z: 3 }).kind,
+            Some(Kind::Invocation(pb::Workgroup { x: 1, y: 2, z: 3 }))
+        );
+    }
+}

@@ -1,0 +1,683 @@
+//! `gldbg`: the command-line debugger.
+//!
+//! `gldbg run PROGRAM` starts the daemon inside this process (serving gRPC on a
+//! Unix socket in a private temp dir), connects to it like any other client
+//! and launches the program stopped before its first GL call; `gldbg connect
+//! ADDR` talks to a running `gldbg-debugd`. Either way, commands (CLI.md) come
+//! from a script (`-x`) and then the REPL, and every result is printed as
+//! gdb-like text or as one JSON line (`--json`).
+//!
+//! Code map: `command` parses the command language, `exec` runs commands
+//! through the gRPC client (`client`), `render` turns results and events into
+//! text or JSON. This file wires them: arguments, runtime, the embedded
+//! daemon, the script/REPL loop, exit status.
+//!
+//! **Architecture invariant:** the CLI always talks gRPC, even to the daemon in
+//! its own process; it never calls daemon internals beyond starting it.
+
+mod client;
+mod command;
+mod exec;
+mod render;
+mod repl;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use gldbg_proto::pb;
+use tokio::runtime::Runtime;
+use tokio::sync::watch;
+
+use crate::client::Target;
+use crate::command::Command;
+use crate::exec::{Failure, Outcome, Session};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gldbg",
+    version,
+    about = "GLSL shader debugger for unmodified OpenGL apps"
+)]
+struct Cli {
+    #[command(subcommand)]
+    mode: Mode,
+}
+
+#[derive(Subcommand, Debug)]
+enum Mode {
+    /// Launch PROGRAM under the embedded daemon, stopped before its first GL call.
+    #[command(override_usage = "gldbg run [OPTIONS] [--] PROGRAM [ARGS]...")]
+    Run {
+        #[command(flatten)]
+        opts: Opts,
+        /// Also serve the gRPC API on ADDR (unix:PATH or HOST:PORT; TCP needs --token).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// The program to debug and its arguments (everything after PROGRAM is the program's).
+        #[arg(
+            required = true,
+            value_name = "PROGRAM",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        argv: Vec<String>,
+    },
+    /// Connect to a running gldbg-debugd at ADDR (unix:PATH or HOST:PORT).
+    Connect {
+        /// unix:PATH or HOST:PORT
+        addr: String,
+        #[command(flatten)]
+        opts: Opts,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+struct Opts {
+    /// Run the commands in FILE (one per line, '#' comments).
+    #[arg(short = 'x', long = "command", value_name = "FILE")]
+    command: Option<PathBuf>,
+    /// Exit after the commands of -x (no REPL); status 0 if every command succeeded.
+    #[arg(long)]
+    batch: bool,
+    /// One JSON object per line for every result and event.
+    #[arg(long)]
+    json: bool,
+    /// Token for the daemon (sent as `authorization: Bearer T`).
+    #[arg(long, value_name = "T")]
+    token: Option<String>,
+}
+
+/// `println!` that ignores a closed stdout (e.g. `gldbg ... | head`).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, $($arg)*);
+        let _ = out.flush();
+    }};
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gldbg: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The embedded daemon of `gldbg run`: its shutdown switch, tasks and socket dir.
+struct Embedded {
+    shutdown: watch::Sender<bool>,
+    servers: Vec<tokio::task::JoinHandle<Result<()>>>,
+    dir: PathBuf,
+}
+
+impl Embedded {
+    fn start(listen: Option<&str>, token: Option<&str>) -> Result<(Embedded, Target)> {
+        let mut extra = None;
+        if let Some(listen) = listen {
+            let addr: gldbg_debugd::ListenAddr = listen
+                .parse()
+                .with_context(|| format!("--listen {listen}: expected unix:PATH or HOST:PORT"))?;
+            if matches!(addr, gldbg_debugd::ListenAddr::Tcp(_)) && token.is_none() {
+                bail!("--listen {listen}: a TCP listener needs --token");
+            }
+            extra = Some((addr, token.map(str::to_string)));
+        }
+        let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
+        let dir = private_dir()?;
+        let socket = dir.join("gldbg.sock");
+        let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config { preload });
+        let (shutdown, rx) = watch::channel(false);
+        let mut servers = Vec::new();
+        let mut addrs = vec![(gldbg_debugd::ListenAddr::Unix(socket.clone()), None)];
+        addrs.extend(extra);
+        for (addr, token) in addrs {
+            let daemon = daemon.clone();
+            let mut rx = rx.clone();
+            let stop = async move {
+                let _ = rx.wait_for(|stop| *stop).await;
+            };
+            servers.push(tokio::spawn(async move {
+                daemon.serve(addr, token, stop).await
+            }));
+        }
+        Ok((
+            Embedded {
+                shutdown,
+                servers,
+                dir,
+            },
+            Target::Unix(socket),
+        ))
+    }
+
+    /// A serve task that already ended is an error (e.g. the address is in use).
+    fn check(&mut self) -> Result<()> {
+        for server in &mut self.servers {
+            if server.is_finished() {
+                let result = poll_now(server);
+                return match result {
+                    Some(Ok(Err(e))) => Err(e.context("the embedded daemon failed")),
+                    Some(Err(e)) => Err(anyhow::anyhow!("the embedded daemon panicked: {e}")),
+                    _ => Err(anyhow::anyhow!("the embedded daemon stopped")),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    async fn stop(mut self) {
+        let _ = self.shutdown.send(true);
+        for server in std::mem::take(&mut self.servers) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
+        }
+    }
+}
+
+impl Drop for Embedded {
+    /// The socket directory goes on every path out, errors included.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The result of a finished task, without waiting.
+fn poll_now<T>(
+    handle: &mut tokio::task::JoinHandle<T>,
+) -> Option<Result<T, tokio::task::JoinError>> {
+    use std::future::Future as _;
+    use std::task::{Context, Poll};
+    let waker = std::task::Waker::noop();
+    let mut cx = Context::from_waker(waker);
+    match std::pin::Pin::new(handle).poll(&mut cx) {
+        Poll::Ready(r) => Some(r),
+        Poll::Pending => None,
+    }
+}
+
+/// A fresh directory only this user can enter, for the daemon's socket.
+fn private_dir() -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let base = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    for attempt in 0..100u32 {
+        let dir = base.join(format!(
+            "gldbg-cli-{}-{:x}-{attempt}",
+            std::process::id(),
+            nanos
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    }
+    bail!("cannot create a private directory in {}", base.display())
+}
+
+/// Where execvp would find PROGRAM, or why it would not.
+fn check_program(program: &str) -> Result<(), Failure> {
+    let missing = || Err(format!("no such program: {program}"));
+    if program.contains('/') {
+        return if Path::new(program).is_file() {
+            Ok(())
+        } else {
+            missing()
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|dir| dir.join(program).is_file()) {
+        Ok(())
+    } else {
+        missing()
+    }
+}
+
+/// Connect, retrying while the embedded daemon is still binding its socket.
+async fn connect_embedded(embedded: &mut Embedded, target: &Target) -> Result<client::Client> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        embedded.check()?;
+        match client::connect(target, None).await {
+            Ok(c) => {
+                if embedded.servers.len() > 1 {
+                    // Give a --listen address the time to fail to bind (in use, bad host).
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    embedded.check()?;
+                }
+                return Ok(c);
+            }
+            Err(e) if tokio::time::Instant::now() >= deadline => return Err(e),
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+}
+
+/// Forward the Events stream into a channel the command loop drains.
+async fn subscribe(
+    session: &Session,
+) -> Result<(mpsc::Receiver<pb::Event>, tokio::task::JoinHandle<()>)> {
+    let mut client = session.client();
+    let mut stream = client
+        .events(pb::Empty {})
+        .await
+        .map_err(|s| anyhow::anyhow!("cannot subscribe to events: {}", s.message()))?
+        .into_inner();
+    let (tx, rx) = mpsc::channel();
+    let task = tokio::spawn(async move {
+        while let Ok(Some(event)) = stream.message().await {
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    Ok((rx, task))
+}
+
+/// What the loop does after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Go,
+    Quit,
+}
+
+/// Runs command lines and prints their results and the events in between.
+pub struct Driver {
+    rt: Runtime,
+    session: Session,
+    events: mpsc::Receiver<pb::Event>,
+    json: bool,
+    /// Echo commands (`(gldbg) cmd`) in text mode, for scripts.
+    echo: bool,
+    all_ok: bool,
+    /// Text mode: the last result already said the app exited / crashed,
+    /// or already gave this message as its error (a warning event repeats it).
+    exit_shown: bool,
+    crash_shown: bool,
+    error_shown: Option<String>,
+    /// The Events stream has told of the app's exit.
+    exit_event_seen: bool,
+}
+
+impl Driver {
+    fn print_result(&mut self, cmd: &str, result: &Result<Outcome, Failure>) {
+        if let Ok(Outcome::State(r)) = result {
+            if r.state() == pb::RunState::Exited {
+                self.exit_shown = true;
+            }
+            if r.crash.is_some() {
+                self.crash_shown = true;
+            }
+        }
+        self.error_shown = result.as_ref().err().cloned();
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            let _ = writeln!(out, "{}", render::result_json(cmd, result));
+        } else {
+            let text = render::result_text(result);
+            if !text.is_empty() {
+                let _ = writeln!(out, "{text}");
+            }
+        }
+        let _ = out.flush();
+    }
+
+    /// Print the events that arrived so far.
+    pub fn drain_events(&mut self) {
+        self.drain_events_until(None);
+    }
+
+    /// Print events; with a deadline, wait for an `exited` event until then.
+    fn drain_events_until(&mut self, deadline: Option<std::time::Instant>) {
+        loop {
+            let event = match deadline {
+                Some(d) => self
+                    .events
+                    .recv_timeout(d.saturating_duration_since(std::time::Instant::now()))
+                    .ok(),
+                None => self.events.try_recv().ok(),
+            };
+            let Some(event) = event else { break };
+            let exited = matches!(event.kind, Some(pb::event::Kind::Exited(_)));
+            self.exit_event_seen |= exited;
+            self.session.note_event(&event);
+            let mut out = std::io::stdout().lock();
+            if self.json {
+                if let Some(v) = render::event_json(&event) {
+                    let _ = writeln!(out, "{v}");
+                }
+            } else {
+                use pb::event::Kind;
+                let repeat = match &event.kind {
+                    Some(Kind::Exited(_)) => std::mem::take(&mut self.exit_shown),
+                    Some(Kind::Crashed(_)) => std::mem::take(&mut self.crash_shown),
+                    Some(Kind::Warning(w)) => self.error_shown.as_ref() == Some(w),
+                    _ => false,
+                };
+                if !repeat && let Some(t) = render::event_text(&event) {
+                    let _ = writeln!(out, "{t}");
+                }
+            }
+            let _ = out.flush();
+            if exited && deadline.is_some() {
+                // The rest, if any, without waiting.
+                return self.drain_events_until(None);
+            }
+        }
+    }
+
+    /// Parse and run one line; print its result.
+    pub fn run_line(&mut self, line: &str) -> Flow {
+        let cmd_text = line.trim();
+        let parsed = command::parse(cmd_text);
+        if matches!(parsed, Ok(None)) {
+            return Flow::Go;
+        }
+        self.drain_events();
+        if self.echo && !self.json {
+            say!("(gldbg) {cmd_text}");
+        }
+        let result = match parsed {
+            Ok(Some(cmd)) => self.execute(&cmd),
+            Ok(None) => unreachable!(),
+            Err(e) => Err(e.0),
+        };
+        if result.is_err() {
+            self.all_ok = false;
+        }
+        self.print_result(cmd_text, &result);
+        self.drain_events();
+        if matches!(result, Ok(Outcome::Quit)) {
+            Flow::Quit
+        } else {
+            Flow::Go
+        }
+    }
+
+    fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
+        let session = &mut self.session;
+        self.rt.block_on(session.execute(cmd))
+    }
+
+    /// End of the session: kill an app gldbg still controls, show the last events.
+    fn finish(&mut self) {
+        let result = self.rt.block_on(self.session.kill_if_alive());
+        let mut killed = false;
+        match result {
+            Ok(Some(outcome)) => {
+                killed = true;
+                if !self.json {
+                    // Say it, so a user is not surprised the app is gone.
+                    say!("Killed the app.");
+                }
+                if let Outcome::State(r) = &outcome
+                    && r.state() == pb::RunState::Exited
+                {
+                    self.exit_shown = true;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("gldbg: cannot kill the app: {e}");
+                self.all_ok = false;
+            }
+        }
+        // The app's last events (its exit) may come shortly after its end.
+        let wait = killed || (self.session.exited() && !self.exit_event_seen);
+        let deadline = wait.then(|| std::time::Instant::now() + Duration::from_secs(1));
+        self.drain_events_until(deadline);
+    }
+}
+
+/// The first command of the session, as shown in its result line.
+fn first_cmd(mode: &Mode) -> String {
+    match mode {
+        Mode::Run { argv, .. } => launch_cmd(argv),
+        Mode::Connect { addr, .. } => format!("connect {addr}"),
+    }
+}
+
+/// A session ready for commands.
+struct Connected {
+    /// The daemon in this process (`run`), if any.
+    embedded: Option<Embedded>,
+    session: Session,
+    events: mpsc::Receiver<pb::Event>,
+    events_task: tokio::task::JoinHandle<()>,
+}
+
+/// Start the embedded daemon (run) or reach the remote one (connect), and subscribe to events.
+fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
+    let _guard = rt.enter();
+    let (embedded, client) = match mode {
+        Mode::Run { opts, listen, .. } => {
+            let (mut embedded, target) = Embedded::start(listen.as_deref(), opts.token.as_deref())?;
+            let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
+            (Some(embedded), client)
+        }
+        Mode::Connect { addr, opts } => {
+            let target = Target::parse(addr)?;
+            (
+                None,
+                rt.block_on(client::connect(&target, opts.token.as_deref()))?,
+            )
+        }
+    };
+    let session = Session::new(client);
+    let (events, events_task) = rt.block_on(subscribe(&session))?;
+    Ok(Connected {
+        embedded,
+        session,
+        events,
+        events_task,
+    })
+}
+
+fn real_main(cli: Cli) -> Result<ExitCode> {
+    let opts = match &cli.mode {
+        Mode::Run { opts, .. } | Mode::Connect { opts, .. } => opts.clone(),
+    };
+    let fail = |msg: String| {
+        if opts.json {
+            say!(
+                "{}",
+                render::result_json(&first_cmd(&cli.mode), &Err(msg.clone()))
+            );
+        }
+        eprintln!("gldbg: {msg}");
+        Ok(ExitCode::FAILURE)
+    };
+    // The script first: a typo in its name should not cost a launch.
+    let script = match &opts.command {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
+        },
+        None => None,
+    };
+    if let Mode::Run { argv, .. } = &cli.mode
+        && let Err(msg) = check_program(&argv[0])
+    {
+        return fail(msg);
+    }
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let Connected {
+        embedded,
+        session,
+        events,
+        events_task,
+    } = match setup(&rt, &cli.mode) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("{e:#}")),
+    };
+    let mut driver = Driver {
+        rt,
+        session,
+        events,
+        json: opts.json,
+        echo: false,
+        all_ok: true,
+        exit_shown: false,
+        crash_shown: false,
+        error_shown: None,
+        exit_event_seen: false,
+    };
+
+    // The first result line: the launch (run) or where the session stands (connect).
+    let started = match &cli.mode {
+        Mode::Run { argv, .. } => {
+            let (program, args) = argv.split_first().expect("clap requires PROGRAM");
+            let cwd = std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            let result = driver
+                .rt
+                .block_on(driver.session.launch(program, args, &cwd));
+            match &result {
+                Err(msg) => {
+                    let _ = fail(msg.clone());
+                    false
+                }
+                Ok(_) => {
+                    driver.print_result(&first_cmd(&cli.mode), &result);
+                    true
+                }
+            }
+        }
+        Mode::Connect { .. } => {
+            let result = driver.rt.block_on(driver.session.get_state());
+            driver.print_result(&first_cmd(&cli.mode), &result);
+            result.is_ok()
+        }
+    };
+
+    if started {
+        let mut flow = Flow::Go;
+        if let Some(text) = &script {
+            driver.echo = true;
+            for line in text.lines() {
+                flow = driver.run_line(line);
+                if flow == Flow::Quit {
+                    break;
+                }
+            }
+            driver.echo = false;
+        }
+        if !opts.batch && flow == Flow::Go {
+            repl::run(&mut driver);
+        }
+    } else {
+        driver.all_ok = false;
+    }
+    driver.finish();
+    let Driver {
+        rt,
+        session,
+        all_ok,
+        ..
+    } = driver;
+    // Close our connections first: a graceful shutdown waits for them.
+    events_task.abort();
+    drop(session);
+    if let Some(e) = embedded {
+        rt.block_on(e.stop());
+    }
+    let code = if !started || (opts.batch && !all_ok) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    };
+    // The runtime may hold tasks blocked on the daemon's threads: do not wait for them.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    Ok(code)
+}
+
+/// `run PROGRAM ARGS`, the `cmd` of the launch's result line.
+fn launch_cmd(command: &[String]) -> String {
+    let mut s = "run".to_string();
+    for a in command {
+        s.push(' ');
+        s.push_str(a);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_lookup_like_execvp() {
+        assert_eq!(
+            check_program("./no-such-app-here"),
+            Err("no such program: ./no-such-app-here".into())
+        );
+        assert_eq!(
+            check_program("no-such-app-on-path-xyz"),
+            Err("no such program: no-such-app-on-path-xyz".into())
+        );
+        assert_eq!(check_program("/bin/sh"), Ok(()));
+        assert_eq!(check_program("sh"), Ok(()));
+    }
+
+    #[test]
+    fn first_result_names_the_command() {
+        assert_eq!(
+            launch_cmd(&["./app".into(), "--frames".into(), "2".into()]),
+            "run ./app --frames 2"
+        );
+        let cli = Cli::parse_from(["gldbg", "connect", "unix:/tmp/s", "--json"]);
+        assert_eq!(first_cmd(&cli.mode), "connect unix:/tmp/s");
+    }
+
+    #[test]
+    fn arguments() {
+        let cli = Cli::parse_from([
+            "gldbg", "run", "--batch", "-x", "s.gldbg", "--", "./app", "--json", "-v",
+        ]);
+        let Mode::Run { opts, argv, listen } = cli.mode else {
+            panic!("run")
+        };
+        assert!(opts.batch && !opts.json);
+        assert_eq!(opts.command, Some(PathBuf::from("s.gldbg")));
+        assert_eq!(listen, None);
+        assert_eq!(argv, ["./app", "--json", "-v"]);
+        // Without `--`, everything after the program is the program's.
+        let cli = Cli::parse_from(["gldbg", "run", "--json", "./app", "--batch"]);
+        let Mode::Run { opts, argv, .. } = cli.mode else {
+            panic!("run")
+        };
+        assert!(opts.json && !opts.batch);
+        assert_eq!(argv, ["./app", "--batch"]);
+        let cli = Cli::parse_from([
+            "gldbg",
+            "connect",
+            "127.0.0.1:4000",
+            "--token",
+            "t",
+            "--batch",
+        ]);
+        let Mode::Connect { addr, opts } = cli.mode else {
+            panic!("connect")
+        };
+        assert_eq!(addr, "127.0.0.1:4000");
+        assert_eq!(opts.token.as_deref(), Some("t"));
+        assert!(opts.batch);
+    }
+}

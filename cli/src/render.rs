@@ -1,0 +1,1297 @@
+//! Rendering command results and events: gdb-like text, or JSON lines (CLI.md).
+//!
+//! Text is for people and may change; the JSON keys are the contract scripts
+//! and tests rely on (CLI.md "JSON lines").
+
+use std::fmt::Write as _;
+
+use gldbg_proto::pb;
+use serde_json::{Map, Value, json};
+
+use crate::command::{At, HELP};
+use crate::exec::{Deleted, Failure, Outcome};
+
+type Obj = Map<String, Value>;
+
+// ---------------------------------------------------------------- numbers
+
+/// How the components of a GLSL type are best shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scalar {
+    Bool,
+    Int,
+    Float,
+    Double,
+}
+
+fn scalar_of(ty: &str) -> Scalar {
+    let ty = ty.trim();
+    if ty.starts_with("bool") || ty.starts_with("bvec") {
+        Scalar::Bool
+    } else if ty.starts_with("int")
+        || ty.starts_with("uint")
+        || ty.starts_with("ivec")
+        || ty.starts_with("uvec")
+    {
+        Scalar::Int
+    } else if ty.starts_with("double") || ty.starts_with("dvec") || ty.starts_with("dmat") {
+        Scalar::Double
+    } else {
+        Scalar::Float
+    }
+}
+
+/// One component as text: floats in their shortest single-precision form.
+fn component_text(v: f64, s: Scalar) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    match s {
+        Scalar::Bool => (v != 0.0).to_string(),
+        Scalar::Int if v.fract() == 0.0 => format!("{}", v as i64),
+        Scalar::Double | Scalar::Int => format!("{v}"),
+        Scalar::Float => format!("{}", v as f32),
+    }
+}
+
+/// One component as JSON: a number (floats rounded to the shortest decimal of
+/// their f32, so 0.1f reads 0.1), `null` for NaN and infinities.
+fn component_json(v: f64, s: Scalar) -> Value {
+    if !v.is_finite() {
+        return Value::Null;
+    }
+    match s {
+        Scalar::Bool | Scalar::Int if v.fract() == 0.0 => json!(v as i64),
+        Scalar::Float => {
+            let short: f64 = format!("{}", v as f32).parse().unwrap_or(v);
+            json!(short)
+        }
+        _ => json!(v),
+    }
+}
+
+fn components_text(values: &[f64], ty: &str) -> String {
+    let s = scalar_of(ty);
+    let parts: Vec<String> = values.iter().map(|v| component_text(*v, s)).collect();
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("({})", parts.join(", "))
+    }
+}
+
+fn components_json(values: &[f64], ty: &str) -> Value {
+    let s = scalar_of(ty);
+    Value::Array(values.iter().map(|v| component_json(*v, s)).collect())
+}
+
+// ---------------------------------------------------------------- pieces
+
+/// `#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234]`
+pub fn call_line(call: &pb::CallInfo) -> String {
+    let args: Vec<String> = call
+        .args
+        .iter()
+        .map(|a| format!("{}={}", a.name, a.value))
+        .collect();
+    let mut s = format!("#{} {}({})", call.call, call.function, args.join(", "));
+    if !call.returned.is_empty() {
+        let _ = write!(s, " = {}", call.returned);
+    }
+    let _ = write!(s, " [thread {}]", call.thread);
+    s
+}
+
+fn call_brief_json(call: &pb::CallInfo) -> Value {
+    let mut o = Obj::new();
+    o.insert("function".into(), json!(call.function));
+    o.insert("call".into(), json!(call.call));
+    o.insert("thread".into(), json!(call.thread));
+    if call.draw != 0 {
+        o.insert("draw".into(), json!(call.draw));
+    }
+    Value::Object(o)
+}
+
+fn args_json(call: &pb::CallInfo) -> Value {
+    Value::Array(
+        call.args
+            .iter()
+            .map(|a| {
+                let mut o = Obj::new();
+                o.insert("name".into(), json!(a.name));
+                o.insert("type".into(), json!(a.r#type));
+                o.insert("value".into(), json!(a.value));
+                o.insert("raw".into(), json!(a.raw));
+                if !a.contents.is_empty() {
+                    o.insert("contents".into(), json!(a.contents));
+                }
+                Value::Object(o)
+            })
+            .collect(),
+    )
+}
+
+fn exit_text(exit: &pb::Exit) -> String {
+    let desc = &exit.description;
+    match (exit.code, exit.signal) {
+        (Some(code), _) => format!("Program exited with code {code}."),
+        (None, Some(sig)) if desc.is_empty() => format!("Program terminated by signal {sig}."),
+        (None, Some(sig)) => format!("Program terminated by signal {sig} ({desc})."),
+        (None, None) if desc.is_empty() => "Program exited.".to_string(),
+        (None, None) => format!("Program exited ({desc})."),
+    }
+}
+
+fn exit_json(exit: &pb::Exit) -> Obj {
+    let mut o = Obj::new();
+    if let Some(code) = exit.code {
+        o.insert("code".into(), json!(code));
+    }
+    if let Some(sig) = exit.signal {
+        o.insert("signal".into(), json!(sig));
+    }
+    if !exit.description.is_empty() {
+        o.insert("description".into(), json!(exit.description));
+    }
+    o
+}
+
+fn crash_text(crash: &pb::Crash) -> String {
+    let mut s = format!(
+        "Program crashed: {} (signal {}) at address {:#x} [thread {}]",
+        if crash.signal_name.is_empty() {
+            "signal"
+        } else {
+            &crash.signal_name
+        },
+        crash.signal,
+        crash.fault_address,
+        crash.thread
+    );
+    if let Some(call) = &crash.call {
+        let where_ = if crash.in_call {
+            "in"
+        } else {
+            "after the last GL call seen,"
+        };
+        let _ = write!(s, "\n  {where_} {}", call_line(call));
+    }
+    s
+}
+
+fn crash_json(crash: &pb::Crash) -> Obj {
+    let mut o = Obj::new();
+    o.insert("signal".into(), json!(crash.signal));
+    o.insert("signal_name".into(), json!(crash.signal_name));
+    o.insert("fault_address".into(), json!(crash.fault_address));
+    o.insert("thread".into(), json!(crash.thread));
+    o.insert("in_call".into(), json!(crash.in_call));
+    if let Some(call) = &crash.call {
+        let mut c = match call_brief_json(call) {
+            Value::Object(c) => c,
+            _ => unreachable!(),
+        };
+        c.insert("args".into(), args_json(call));
+        o.insert("call".into(), Value::Object(c));
+    }
+    if !crash.registers.is_empty() {
+        let regs: std::collections::BTreeMap<_, _> = crash.registers.iter().collect();
+        o.insert("registers".into(), json!(regs));
+    }
+    o
+}
+
+fn state_name(state: pb::RunState) -> &'static str {
+    match state {
+        pb::RunState::Unspecified => "unknown",
+        pb::RunState::NotStarted => "not-started",
+        pb::RunState::Running => "running",
+        pb::RunState::Stopped => "stopped",
+        pb::RunState::Exited => "exited",
+    }
+}
+
+fn noun(stage: &str) -> &'static str {
+    match stage {
+        "fragment" => "fragments",
+        "vertex" => "vertices",
+        _ => "invocations",
+    }
+}
+
+fn shader_stop_text(stop: &pb::ShaderStop) -> String {
+    let stage = if stop.stage.is_empty() {
+        "shader"
+    } else {
+        &stop.stage
+    };
+    let mut s = format!("{stage} shader: ");
+    if stop.finished {
+        s.push_str("finished (end of main)");
+    } else {
+        let _ = write!(s, "line {}:{}", stop.line, stop.column);
+        if !stop.function.is_empty() {
+            let _ = write!(s, " in {}()", stop.function);
+        }
+        if !stop.text.is_empty() {
+            let _ = write!(s, ": {}", stop.text);
+        }
+    }
+    let mut extras = vec![format!("reached by {} {}", stop.reached, noun(&stop.stage))];
+    match stop.iterations.as_slice() {
+        [] => {}
+        [i] => extras.push(format!("loop iteration {i}")),
+        its => extras.push(format!(
+            "loop iterations {}",
+            its.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+    if stop.breakpoint_line != 0 {
+        extras.push(format!("breakpoint at line {}", stop.breakpoint_line));
+    }
+    let _ = write!(s, "  [{}]", extras.join(", "));
+    s
+}
+
+/// The keys a shader stop adds to a result line.
+fn shader_stop_json(o: &mut Obj, stop: &pb::ShaderStop) {
+    o.insert("stage".into(), json!(stop.stage));
+    o.insert("line".into(), json!(stop.line));
+    o.insert("column".into(), json!(stop.column));
+    o.insert("step".into(), json!(stop.step));
+    o.insert("function".into(), json!(stop.function));
+    o.insert("text".into(), json!(stop.text));
+    o.insert("kind".into(), json!(stop.kind));
+    o.insert("reached".into(), json!(stop.reached));
+    o.insert("finished".into(), json!(stop.finished));
+    o.insert("iterations".into(), json!(stop.iterations));
+    o.insert("calls".into(), json!(stop.calls));
+    if stop.breakpoint_line != 0 {
+        o.insert("breakpoint_line".into(), json!(stop.breakpoint_line));
+    }
+}
+
+fn state_text(reply: &pb::StateReply) -> String {
+    let mut lines = Vec::new();
+    if let Some(crash) = &reply.crash {
+        lines.push(crash_text(crash));
+    }
+    match reply.state() {
+        pb::RunState::Stopped => match &reply.stop {
+            Some(call) => {
+                let mut s = format!("Stopped at {}", call_line(call));
+                let mut extras = Vec::new();
+                if call.draw != 0 {
+                    extras.push(format!("draw {}", call.draw));
+                }
+                if reply.breakpoint_id != 0 {
+                    extras.push(format!("breakpoint {}", reply.breakpoint_id));
+                }
+                if !extras.is_empty() {
+                    let _ = write!(s, " ({})", extras.join(", "));
+                }
+                lines.push(s);
+            }
+            None => lines.push("Stopped.".into()),
+        },
+        pb::RunState::Exited => lines.push(
+            reply
+                .exit
+                .as_ref()
+                .map(exit_text)
+                .unwrap_or_else(|| "Program exited.".into()),
+        ),
+        pb::RunState::Running => lines.push("The app is running.".into()),
+        pb::RunState::NotStarted => lines.push("No app has been started.".into()),
+        pb::RunState::Unspecified => lines.push("State unknown.".into()),
+    }
+    if let Some(stop) = &reply.shader {
+        lines.push(shader_stop_text(stop));
+    }
+    lines.join("\n")
+}
+
+fn state_json(o: &mut Obj, reply: &pb::StateReply) {
+    o.insert("state".into(), json!(state_name(reply.state())));
+    if let Some(call) = &reply.stop
+        && reply.state() == pb::RunState::Stopped
+    {
+        o.insert("stopped".into(), call_brief_json(call));
+    }
+    if reply.breakpoint_id != 0 {
+        o.insert("breakpoint".into(), json!(reply.breakpoint_id));
+    }
+    if let Some(exit) = &reply.exit
+        && reply.state() == pb::RunState::Exited
+    {
+        o.insert("exited".into(), Value::Object(exit_json(exit)));
+    }
+    if let Some(crash) = &reply.crash {
+        o.insert("crashed".into(), Value::Object(crash_json(crash)));
+    }
+    if let Some(stop) = &reply.shader {
+        let mut s = Obj::new();
+        shader_stop_json(&mut s, stop);
+        o.insert("shader".into(), Value::Object(s));
+    }
+}
+
+fn call_text(call: &pb::CallInfo) -> String {
+    let mut s = call_line(call);
+    if call.draw != 0 {
+        let _ = write!(s, " (draw {})", call.draw);
+    }
+    let name_w = call.args.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    let type_w = call.args.iter().map(|a| a.r#type.len()).max().unwrap_or(0);
+    for a in &call.args {
+        let _ = write!(
+            s,
+            "\n  {:name_w$}  {:type_w$}  = {}",
+            a.name, a.r#type, a.value
+        );
+        if !a.contents.is_empty() {
+            for line in a.contents.lines() {
+                let _ = write!(s, "\n      | {line}");
+            }
+        }
+    }
+    if !call.returned.is_empty() {
+        let _ = write!(s, "\n  returned {}", call.returned);
+    }
+    s
+}
+
+fn breakpoints_text(deleted: &Option<Deleted>, gl: &[pb::Breakpoint], shader: &[u32]) -> String {
+    let mut lines = Vec::new();
+    match deleted {
+        Some(Deleted::AllGl) => lines.push("Deleted all breakpoints.".to_string()),
+        Some(Deleted::Gl(id)) => lines.push(format!("Deleted breakpoint {id}.")),
+        Some(Deleted::AllShader) => lines.push("Deleted all shader breakpoints.".to_string()),
+        Some(Deleted::ShaderLine(l)) => {
+            lines.push(format!("Deleted the shader breakpoint at line {l}."))
+        }
+        None => {}
+    }
+    if deleted.is_none() {
+        if gl.is_empty() {
+            lines.push("No breakpoints.".into());
+        } else {
+            let w = gl
+                .iter()
+                .map(|b| b.description.len())
+                .max()
+                .unwrap_or(0)
+                .max(4);
+            lines.push(format!("Num  {:w$}  Hits", "What"));
+            for b in gl {
+                lines.push(format!("{:<4} {:w$}  {}", b.id, b.description, b.hits));
+            }
+        }
+        if !shader.is_empty() {
+            lines.push(format!("Shader breakpoints at lines {}.", join_u32(shader)));
+        }
+    }
+    lines.join("\n")
+}
+
+fn join_u32(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn breakpoint_json(b: &pb::Breakpoint) -> Value {
+    json!({"id": b.id, "description": b.description, "hits": b.hits})
+}
+
+fn variable_text(v: &pb::Variable) -> String {
+    let mut s = if v.r#type.is_empty() {
+        v.name.clone()
+    } else {
+        format!("{} {}", v.r#type, v.name)
+    };
+    if v.size > 1 {
+        let _ = write!(s, "[{}]", v.size);
+    }
+    if v.location >= 0 {
+        let _ = write!(s, " (location {})", v.location);
+    }
+    if !v.value.is_empty() {
+        let _ = write!(s, " = {}", v.value);
+    }
+    s
+}
+
+fn variables_json(vars: &[pb::Variable]) -> Value {
+    Value::Array(
+        vars.iter()
+            .map(|v| {
+                json!({"name": v.name, "type": v.r#type, "size": v.size, "location": v.location, "value": v.value})
+            })
+            .collect(),
+    )
+}
+
+fn program_text(p: &pb::ProgramInfo) -> String {
+    let mut s = format!("Program {}", p.program);
+    if p.shaders.is_empty() {
+        s.push_str("\n  (no shaders)");
+    }
+    for sh in &p.shaders {
+        let _ = write!(s, "\n  {} shader {}", sh.stage, sh.id);
+        if !sh.version.is_empty() {
+            let _ = write!(s, ", #version {}", sh.version);
+        }
+        if !sh.recorded {
+            s.push_str(" (source queried from the driver)");
+        }
+    }
+    for (title, vars) in [
+        ("Uniforms", &p.uniforms),
+        ("Attributes", &p.attributes),
+        ("Outputs", &p.outputs),
+    ] {
+        if !vars.is_empty() {
+            let _ = write!(s, "\n{title}:");
+            for v in vars {
+                let _ = write!(s, "\n  {}", variable_text(v));
+            }
+        }
+    }
+    s
+}
+
+fn listing_text(listing: &pb::SourceListing) -> String {
+    listing
+        .lines
+        .iter()
+        .map(|l| {
+            let marker = match (l.current, l.breakpoint) {
+                (true, true) => "=*",
+                (true, false) => "=>",
+                (false, true) => " *",
+                (false, false) => "  ",
+            };
+            format!("{marker}{:>5}  {}", l.line, l.text)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn at_of(reply: &pb::PrintReply, asked: Option<At>) -> Option<At> {
+    use pb::invocation::Kind;
+    match reply.at.as_ref().and_then(|i| i.kind.as_ref()) {
+        Some(Kind::Pixel(p)) => Some(At::Pixel { x: p.x, y: p.y }),
+        Some(Kind::Vertex(n)) => Some(At::Vertex(*n)),
+        Some(Kind::Primitive(n)) => Some(At::Primitive(*n)),
+        Some(Kind::Invocation(w)) => Some(At::Invocation {
+            x: w.x,
+            y: w.y,
+            z: w.z,
+        }),
+        None => asked,
+    }
+}
+
+fn at_json(at: At) -> Value {
+    match at {
+        At::Pixel { x, y } => json!({"x": x, "y": y}),
+        At::Vertex(n) => json!({"vertex": n}),
+        At::Primitive(n) => json!({"primitive": n}),
+        At::Invocation { x, y, z } => json!({"x": x, "y": y, "z": z}),
+    }
+}
+
+fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
+    let ty = &reply.r#type;
+    match (at_of(reply, asked), &reply.summary) {
+        (Some(at), _) => {
+            if reply.reached {
+                format!(
+                    "{} = {} ({ty}) @ {at}",
+                    reply.expr,
+                    components_text(&reply.value, ty)
+                )
+            } else {
+                format!("{} @ {at}: not reached at this step", reply.expr)
+            }
+        }
+        (None, Some(sum)) => {
+            let mut s = format!(
+                "{} ({ty}): {} of {} {} reached",
+                reply.expr,
+                sum.count,
+                sum.total,
+                noun(stage)
+            );
+            if sum.count > 0 {
+                let _ = write!(
+                    s,
+                    "; min {}, max {}",
+                    components_text(&sum.min, ty),
+                    components_text(&sum.max, ty)
+                );
+            }
+            let _ = write!(s, "; NaN {}, Inf {}", sum.nan, sum.inf);
+            s
+        }
+        (None, None) => format!(
+            "{} = {} ({ty})",
+            reply.expr,
+            components_text(&reply.value, ty)
+        ),
+    }
+}
+
+fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
+    let ty = &reply.r#type;
+    o.insert("expr".into(), json!(reply.expr));
+    o.insert("type".into(), json!(ty));
+    match at_of(reply, asked) {
+        Some(at) => {
+            o.insert("invocation".into(), at_json(at));
+            o.insert("reached".into(), json!(reply.reached));
+            if reply.reached {
+                o.insert("value".into(), components_json(&reply.value, ty));
+            }
+        }
+        None => {
+            if let Some(sum) = &reply.summary {
+                o.insert(
+                    "summary".into(),
+                    json!({
+                        "count": sum.count,
+                        "min": components_json(&sum.min, ty),
+                        "max": components_json(&sum.max, ty),
+                        "nan": sum.nan,
+                        "inf": sum.inf,
+                        "total": sum.total,
+                    }),
+                );
+            } else {
+                o.insert("value".into(), components_json(&reply.value, ty));
+            }
+        }
+    }
+}
+
+fn help_text() -> String {
+    const W: usize = 32;
+    HELP.iter()
+        .map(|(c, m)| {
+            if c.len() <= W {
+                format!("  {c:W$}  {m}")
+            } else {
+                format!("  {c}\n  {:W$}  {m}", "")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ---------------------------------------------------------------- results
+
+/// The text of a command result (no trailing newline; may be empty).
+pub fn result_text(result: &Result<Outcome, Failure>) -> String {
+    let outcome = match result {
+        Ok(o) => o,
+        Err(msg) => return format!("Error: {msg}"),
+    };
+    match outcome {
+        Outcome::State(reply) => state_text(reply),
+        Outcome::Detached(_) => "Detached: the app runs on without gldbg.".into(),
+        Outcome::Call(call) => call_text(call),
+        Outcome::Breakpoint(b) => format!("Breakpoint {}: {}", b.id, b.description),
+        Outcome::ShaderBreak { line, lines } => {
+            format!(
+                "Shader breakpoint at line {line} (all: lines {}).",
+                join_u32(lines)
+            )
+        }
+        Outcome::Breakpoints {
+            deleted,
+            gl,
+            shader,
+        } => breakpoints_text(deleted, gl, shader),
+        Outcome::Program(p) => program_text(p),
+        Outcome::ShaderStop(stop) => shader_stop_text(stop),
+        Outcome::Listing(l) => listing_text(l),
+        Outcome::Print { reply, at, stage } => print_text(reply, *at, stage),
+        Outcome::Dump {
+            file,
+            width,
+            height,
+            ty,
+            reached,
+            stage,
+        } => format!(
+            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached).",
+            file.display(),
+            noun(stage)
+        ),
+        Outcome::Help => help_text(),
+        Outcome::Quit => String::new(),
+    }
+}
+
+/// The JSON line of a command result: `cmd`, `ok`, `error` or the outcome's keys.
+pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
+    let mut o = Obj::new();
+    o.insert("cmd".into(), json!(cmd));
+    let outcome = match result {
+        Ok(outcome) => {
+            o.insert("ok".into(), json!(true));
+            outcome
+        }
+        Err(msg) => {
+            o.insert("ok".into(), json!(false));
+            o.insert("error".into(), json!(msg));
+            return Value::Object(o);
+        }
+    };
+    match outcome {
+        Outcome::State(reply) | Outcome::Detached(reply) => state_json(&mut o, reply),
+        Outcome::Call(call) => {
+            o.insert("function".into(), json!(call.function));
+            o.insert("call".into(), json!(call.call));
+            o.insert("thread".into(), json!(call.thread));
+            if call.draw != 0 {
+                o.insert("draw".into(), json!(call.draw));
+            }
+            o.insert("args".into(), args_json(call));
+            if !call.returned.is_empty() {
+                o.insert("returned".into(), json!(call.returned));
+            }
+            o.insert("stopped".into(), call_brief_json(call));
+        }
+        Outcome::Breakpoint(b) => {
+            o.insert("breakpoint".into(), breakpoint_json(b));
+        }
+        Outcome::ShaderBreak { line, lines } => {
+            o.insert("line".into(), json!(line));
+            o.insert("shader_breakpoints".into(), json!(lines));
+        }
+        Outcome::Breakpoints {
+            deleted,
+            gl,
+            shader,
+        } => {
+            match deleted {
+                Some(Deleted::AllGl | Deleted::AllShader) => {
+                    o.insert("deleted".into(), json!("all"));
+                }
+                Some(Deleted::Gl(id)) => {
+                    o.insert("deleted".into(), json!(id));
+                }
+                Some(Deleted::ShaderLine(l)) => {
+                    o.insert("deleted".into(), json!(l));
+                }
+                None => {}
+            }
+            o.insert(
+                "breakpoints".into(),
+                Value::Array(gl.iter().map(breakpoint_json).collect()),
+            );
+            o.insert("shader_breakpoints".into(), json!(shader));
+        }
+        Outcome::Program(p) => {
+            o.insert("program".into(), json!(p.program));
+            o.insert(
+                "shaders".into(),
+                Value::Array(
+                    p.shaders
+                        .iter()
+                        .map(|s| {
+                            json!({"stage": s.stage, "id": s.id, "version": s.version,
+                                   "source": s.source, "recorded": s.recorded})
+                        })
+                        .collect(),
+                ),
+            );
+            o.insert("uniforms".into(), variables_json(&p.uniforms));
+            o.insert("attributes".into(), variables_json(&p.attributes));
+            o.insert("outputs".into(), variables_json(&p.outputs));
+        }
+        Outcome::ShaderStop(stop) => shader_stop_json(&mut o, stop),
+        Outcome::Listing(l) => {
+            o.insert(
+                "lines".into(),
+                Value::Array(
+                    l.lines
+                        .iter()
+                        .map(|l| {
+                            json!({"line": l.line, "text": l.text, "current": l.current,
+                                   "breakpoint": l.breakpoint})
+                        })
+                        .collect(),
+                ),
+            );
+        }
+        Outcome::Print { reply, at, .. } => print_json(&mut o, reply, *at),
+        Outcome::Dump {
+            file,
+            width,
+            height,
+            ty,
+            reached,
+            ..
+        } => {
+            o.insert("file".into(), json!(file.display().to_string()));
+            o.insert("width".into(), json!(width));
+            o.insert("height".into(), json!(height));
+            o.insert("type".into(), json!(ty));
+            o.insert("reached".into(), json!(reached));
+        }
+        Outcome::Help => {
+            o.insert(
+                "commands".into(),
+                Value::Array(
+                    HELP.iter()
+                        .map(|(c, m)| json!({"command": c, "help": m}))
+                        .collect(),
+                ),
+            );
+        }
+        Outcome::Quit => {}
+    }
+    Value::Object(o)
+}
+
+// ---------------------------------------------------------------- events
+
+/// The text of an event worth showing between commands (`None`: not shown).
+pub fn event_text(event: &pb::Event) -> Option<String> {
+    use pb::event::Kind;
+    match event.kind.as_ref()? {
+        Kind::Crashed(c) => Some(crash_text(c)),
+        Kind::Exited(e) => Some(exit_text(e)),
+        Kind::Warning(w) => Some(format!("warning: {w}")),
+        Kind::Output(text) => Some(text.trim_end_matches('\n').to_string()),
+        Kind::Stopped(_) | Kind::Running(_) => None,
+    }
+}
+
+/// The JSON line of an event worth showing (`None`: not shown).
+pub fn event_json(event: &pb::Event) -> Option<Value> {
+    use pb::event::Kind;
+    let (name, fields) = match event.kind.as_ref()? {
+        Kind::Crashed(c) => ("crashed", crash_json(c)),
+        Kind::Exited(e) => ("exited", exit_json(e)),
+        Kind::Warning(w) => {
+            let mut o = Obj::new();
+            o.insert("message".into(), json!(w));
+            ("warning", o)
+        }
+        Kind::Output(text) => {
+            let mut o = Obj::new();
+            o.insert("text".into(), json!(text));
+            ("output", o)
+        }
+        Kind::Stopped(_) | Kind::Running(_) => return None,
+    };
+    let mut o = Obj::new();
+    o.insert("event".into(), json!(name));
+    o.insert("seq".into(), json!(event.seq));
+    o.extend(fields);
+    Some(Value::Object(o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn arg(name: &str, ty: &str, value: &str) -> pb::Argument {
+        pb::Argument {
+            name: name.into(),
+            r#type: ty.into(),
+            raw: 0,
+            value: value.into(),
+            contents: String::new(),
+        }
+    }
+
+    fn draw_call() -> pb::CallInfo {
+        pb::CallInfo {
+            function: "glDrawArrays".into(),
+            function_id: 7,
+            call: 12,
+            thread: 1234,
+            args: vec![
+                arg("mode", "GLenum", "GL_TRIANGLES"),
+                arg("first", "GLint", "0"),
+                arg("count", "GLsizei", "6"),
+            ],
+            draw: 1,
+            returned: String::new(),
+        }
+    }
+
+    fn stopped() -> pb::StateReply {
+        pb::StateReply {
+            state: pb::RunState::Stopped as i32,
+            stop: Some(draw_call()),
+            breakpoint_id: 2,
+            ..Default::default()
+        }
+    }
+
+    fn shader_stop() -> pb::ShaderStop {
+        pb::ShaderStop {
+            stage: "fragment".into(),
+            step: 7,
+            line: 14,
+            column: 5,
+            function: "shade".into(),
+            text: "for (int i = 0; i < 4; ++i)".into(),
+            kind: "loop-condition".into(),
+            iterations: vec![],
+            calls: vec!["main".into(), "shade".into()],
+            reached: 4096,
+            finished: false,
+            breakpoint_line: 0,
+        }
+    }
+
+    fn j(cmd: &str, r: Result<Outcome, Failure>) -> Value {
+        result_json(cmd, &r)
+    }
+
+    #[test]
+    fn error_line() {
+        let v = j("frob", Err("unknown command `frob`".into()));
+        assert_eq!(
+            v,
+            json!({"cmd": "frob", "ok": false, "error": "unknown command `frob`"})
+        );
+        assert_eq!(result_text(&Err("boom".into())), "Error: boom");
+    }
+
+    #[test]
+    fn stopped_state() {
+        let v = j("c", Ok(Outcome::State(stopped())));
+        assert_eq!(
+            v,
+            json!({"cmd": "c", "ok": true, "state": "stopped",
+                   "stopped": {"function": "glDrawArrays", "call": 12, "thread": 1234, "draw": 1},
+                   "breakpoint": 2})
+        );
+        assert_eq!(
+            result_text(&Ok(Outcome::State(stopped()))),
+            "Stopped at #12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234] (draw 1, breakpoint 2)"
+        );
+    }
+
+    #[test]
+    fn exited_and_crashed_state() {
+        let exited = pb::StateReply {
+            state: pb::RunState::Exited as i32,
+            exit: Some(pb::Exit {
+                code: Some(0),
+                signal: None,
+                description: String::new(),
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            j("continue", Ok(Outcome::State(exited.clone()))),
+            json!({"cmd": "continue", "ok": true, "state": "exited", "exited": {"code": 0}})
+        );
+        assert_eq!(
+            result_text(&Ok(Outcome::State(exited))),
+            "Program exited with code 0."
+        );
+
+        let crash = pb::Crash {
+            signal: 11,
+            signal_name: "SIGSEGV".into(),
+            fault_address: 0,
+            thread: 1234,
+            registers: Default::default(),
+            call: Some(draw_call()),
+            in_call: true,
+        };
+        let crashed = pb::StateReply {
+            state: pb::RunState::Exited as i32,
+            exit: Some(pb::Exit {
+                code: None,
+                signal: Some(11),
+                description: String::new(),
+            }),
+            crash: Some(crash.clone()),
+            ..Default::default()
+        };
+        let v = j("c", Ok(Outcome::State(crashed.clone())));
+        assert_eq!(v["exited"], json!({"signal": 11}));
+        assert_eq!(v["crashed"]["signal"], json!(11));
+        assert_eq!(v["crashed"]["signal_name"], json!("SIGSEGV"));
+        assert_eq!(v["crashed"]["fault_address"], json!(0));
+        assert_eq!(v["crashed"]["in_call"], json!(true));
+        assert_eq!(v["crashed"]["call"]["function"], json!("glDrawArrays"));
+        assert_eq!(v["crashed"]["call"]["call"], json!(12));
+        let t = result_text(&Ok(Outcome::State(crashed)));
+        assert!(t.starts_with("Program crashed: SIGSEGV (signal 11) at address 0x0 [thread 1234]\n  in #12 glDrawArrays("));
+        assert!(t.ends_with("Program terminated by signal 11."));
+
+        let ev = pb::Event {
+            seq: 9,
+            kind: Some(pb::event::Kind::Crashed(crash)),
+        };
+        let e = event_json(&ev).unwrap();
+        assert_eq!(e["event"], json!("crashed"));
+        assert_eq!(e["seq"], json!(9));
+        assert_eq!(e["signal_name"], json!("SIGSEGV"));
+        assert_eq!(e["call"]["function"], json!("glDrawArrays"));
+    }
+
+    #[test]
+    fn events() {
+        let exited = pb::Event {
+            seq: 3,
+            kind: Some(pb::event::Kind::Exited(pb::Exit {
+                code: Some(2),
+                signal: None,
+                description: String::new(),
+            })),
+        };
+        assert_eq!(
+            event_json(&exited).unwrap(),
+            json!({"event": "exited", "seq": 3, "code": 2})
+        );
+        assert_eq!(event_text(&exited).unwrap(), "Program exited with code 2.");
+        let warning = pb::Event {
+            seq: 4,
+            kind: Some(pb::event::Kind::Warning("saved /tmp/x.frag".into())),
+        };
+        assert_eq!(
+            event_json(&warning).unwrap(),
+            json!({"event": "warning", "seq": 4, "message": "saved /tmp/x.frag"})
+        );
+        assert_eq!(event_text(&warning).unwrap(), "warning: saved /tmp/x.frag");
+        let stopped = pb::Event {
+            seq: 5,
+            kind: Some(pb::event::Kind::Stopped(draw_call())),
+        };
+        assert!(event_json(&stopped).is_none());
+        assert!(event_text(&stopped).is_none());
+    }
+
+    #[test]
+    fn info_call() {
+        let mut call = draw_call();
+        call.args[0].contents = "void main() {}".into();
+        let v = j("info call", Ok(Outcome::Call(call.clone())));
+        assert_eq!(v["function"], json!("glDrawArrays"));
+        assert_eq!(v["call"], json!(12));
+        assert_eq!(v["thread"], json!(1234));
+        assert_eq!(v["draw"], json!(1));
+        assert_eq!(
+            v["args"][0],
+            json!({"name": "mode", "type": "GLenum", "value": "GL_TRIANGLES", "raw": 0, "contents": "void main() {}"})
+        );
+        assert_eq!(
+            v["args"][1],
+            json!({"name": "first", "type": "GLint", "value": "0", "raw": 0})
+        );
+        assert_eq!(v["stopped"]["function"], json!("glDrawArrays"));
+        let t = result_text(&Ok(Outcome::Call(call)));
+        assert!(t.starts_with(
+            "#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234] (draw 1)\n"
+        ));
+        assert!(t.contains("\n  mode   GLenum   = GL_TRIANGLES"));
+        assert!(t.contains("\n      | void main() {}"));
+    }
+
+    #[test]
+    fn breakpoints() {
+        let b = pb::Breakpoint {
+            id: 1,
+            description: "glDrawArrays".into(),
+            hits: 0,
+        };
+        assert_eq!(
+            j("break glDrawArrays", Ok(Outcome::Breakpoint(b.clone()))),
+            json!({"cmd": "break glDrawArrays", "ok": true,
+                   "breakpoint": {"id": 1, "description": "glDrawArrays", "hits": 0}})
+        );
+        assert_eq!(
+            result_text(&Ok(Outcome::Breakpoint(b.clone()))),
+            "Breakpoint 1: glDrawArrays"
+        );
+        let list = Outcome::Breakpoints {
+            deleted: None,
+            gl: vec![b],
+            shader: vec![14],
+        };
+        assert_eq!(
+            j("info breakpoints", Ok(list.clone())),
+            json!({"cmd": "info breakpoints", "ok": true,
+                   "breakpoints": [{"id": 1, "description": "glDrawArrays", "hits": 0}],
+                   "shader_breakpoints": [14]})
+        );
+        assert_eq!(
+            result_text(&Ok(list)),
+            "Num  What          Hits\n1    glDrawArrays  0\nShader breakpoints at lines 14."
+        );
+        let del = Outcome::Breakpoints {
+            deleted: Some(Deleted::Gl(1)),
+            gl: vec![],
+            shader: vec![],
+        };
+        assert_eq!(j("delete 1", Ok(del.clone()))["deleted"], json!(1));
+        assert_eq!(result_text(&Ok(del)), "Deleted breakpoint 1.");
+        let sb = Outcome::ShaderBreak {
+            line: 14,
+            lines: vec![14, 20],
+        };
+        assert_eq!(
+            j("break 14", Ok(sb.clone())),
+            json!({"cmd": "break 14", "ok": true, "line": 14, "shader_breakpoints": [14, 20]})
+        );
+        assert_eq!(
+            result_text(&Ok(sb)),
+            "Shader breakpoint at line 14 (all: lines 14, 20)."
+        );
+    }
+
+    #[test]
+    fn shader_stops() {
+        let v = j("debug fragment", Ok(Outcome::ShaderStop(shader_stop())));
+        assert_eq!(
+            v,
+            json!({"cmd": "debug fragment", "ok": true, "stage": "fragment", "line": 14, "column": 5,
+                   "step": 7, "function": "shade", "text": "for (int i = 0; i < 4; ++i)",
+                   "kind": "loop-condition", "reached": 4096, "finished": false, "iterations": [],
+                   "calls": ["main", "shade"]})
+        );
+        assert_eq!(
+            result_text(&Ok(Outcome::ShaderStop(shader_stop()))),
+            "fragment shader: line 14:5 in shade(): for (int i = 0; i < 4; ++i)  [reached by 4096 fragments]"
+        );
+        let mut s = shader_stop();
+        s.iterations = vec![2];
+        s.breakpoint_line = 14;
+        assert_eq!(
+            result_text(&Ok(Outcome::ShaderStop(s.clone()))),
+            "fragment shader: line 14:5 in shade(): for (int i = 0; i < 4; ++i)  \
+             [reached by 4096 fragments, loop iteration 2, breakpoint at line 14]"
+        );
+        assert_eq!(
+            j("c", Ok(Outcome::ShaderStop(s)))["breakpoint_line"],
+            json!(14)
+        );
+        let done = pb::ShaderStop {
+            stage: "fragment".into(),
+            finished: true,
+            reached: 10,
+            ..Default::default()
+        };
+        assert_eq!(
+            result_text(&Ok(Outcome::ShaderStop(done))),
+            "fragment shader: finished (end of main)  [reached by 10 fragments]"
+        );
+    }
+
+    #[test]
+    fn prints() {
+        let one = pb::PrintReply {
+            expr: "v".into(),
+            r#type: "float".into(),
+            value: vec![31.5],
+            reached: true,
+            at: Some(crate::exec::invocation(At::Pixel { x: 10, y: 5 })),
+            summary: None,
+        };
+        let out = Outcome::Print {
+            reply: one.clone(),
+            at: Some(At::Pixel { x: 10, y: 5 }),
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            j("print v @ 10,5", Ok(out.clone())),
+            json!({"cmd": "print v @ 10,5", "ok": true, "expr": "v", "type": "float",
+                   "invocation": {"x": 10, "y": 5}, "reached": true, "value": [31.5]})
+        );
+        assert_eq!(result_text(&Ok(out)), "v = 31.5 (float) @ 10,5");
+
+        // f32 values print in their shortest form; NaN is null in JSON.
+        let vec = pb::PrintReply {
+            expr: "c".into(),
+            r#type: "vec3".into(),
+            value: vec![0.1f32 as f64, 1.0, f64::NAN],
+            reached: true,
+            at: None,
+            summary: None,
+        };
+        let out = Outcome::Print {
+            reply: vec,
+            at: Some(At::Vertex(2)),
+            stage: "vertex".into(),
+        };
+        let v = j("p c @ vertex 2", Ok(out.clone()));
+        assert_eq!(v["value"], json!([0.1, 1.0, null]));
+        assert_eq!(v["invocation"], json!({"vertex": 2}));
+        assert_eq!(result_text(&Ok(out)), "c = (0.1, 1, NaN) (vec3) @ vertex 2");
+
+        let ints = pb::PrintReply {
+            expr: "i".into(),
+            r#type: "int".into(),
+            value: vec![3.0],
+            reached: true,
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply: ints,
+            at: Some(At::Invocation { x: 1, y: 2, z: 3 }),
+            stage: "compute".into(),
+        };
+        assert_eq!(
+            j("p i @ invocation 1,2,3", Ok(out.clone()))["value"],
+            json!([3])
+        );
+        assert_eq!(
+            j("p i @ invocation 1,2,3", Ok(out.clone()))["invocation"],
+            json!({"x": 1, "y": 2, "z": 3})
+        );
+        assert_eq!(result_text(&Ok(out)), "i = 3 (int) @ invocation 1,2,3");
+
+        let missed = pb::PrintReply {
+            expr: "v".into(),
+            r#type: "float".into(),
+            reached: false,
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply: missed,
+            at: Some(At::Pixel { x: 0, y: 0 }),
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            j("print v @ 0,0", Ok(out.clone())),
+            json!({"cmd": "print v @ 0,0", "ok": true, "expr": "v", "type": "float",
+                   "invocation": {"x": 0, "y": 0}, "reached": false})
+        );
+        assert_eq!(result_text(&Ok(out)), "v @ 0,0: not reached at this step");
+
+        let sum = pb::PrintReply {
+            expr: "v".into(),
+            r#type: "vec2".into(),
+            summary: Some(pb::Summary {
+                count: 4096,
+                min: vec![0.0, 0.5],
+                max: vec![1.0, 31.5],
+                nan: 0,
+                inf: 1,
+                total: 5000,
+            }),
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply: sum,
+            at: None,
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            j("print v", Ok(out.clone())),
+            json!({"cmd": "print v", "ok": true, "expr": "v", "type": "vec2",
+                   "summary": {"count": 4096, "min": [0.0, 0.5], "max": [1.0, 31.5], "nan": 0, "inf": 1, "total": 5000}})
+        );
+        assert_eq!(
+            result_text(&Ok(out)),
+            "v (vec2): 4096 of 5000 fragments reached; min (0, 0.5), max (1, 31.5); NaN 0, Inf 1"
+        );
+    }
+
+    #[test]
+    fn program_listing_dump() {
+        let p = pb::ProgramInfo {
+            program: 3,
+            shaders: vec![pb::ShaderInfo {
+                stage: "fragment".into(),
+                id: 2,
+                version: "330 core".into(),
+                source: "void main(){}".into(),
+                recorded: true,
+            }],
+            uniforms: vec![pb::Variable {
+                name: "t".into(),
+                r#type: "float".into(),
+                size: 1,
+                location: 0,
+                value: "1.5".into(),
+            }],
+            attributes: vec![pb::Variable {
+                name: "pos".into(),
+                r#type: "vec2".into(),
+                size: 1,
+                location: 0,
+                value: String::new(),
+            }],
+            outputs: vec![],
+        };
+        let v = j("info program", Ok(Outcome::Program(p.clone())));
+        assert_eq!(v["program"], json!(3));
+        assert_eq!(
+            v["shaders"],
+            json!([{"stage": "fragment", "id": 2, "version": "330 core", "source": "void main(){}", "recorded": true}])
+        );
+        assert_eq!(
+            v["uniforms"],
+            json!([{"name": "t", "type": "float", "size": 1, "location": 0, "value": "1.5"}])
+        );
+        assert_eq!(v["attributes"][0]["name"], json!("pos"));
+        assert_eq!(v["outputs"], json!([]));
+        assert_eq!(
+            result_text(&Ok(Outcome::Program(p))),
+            "Program 3\n  fragment shader 2, #version 330 core\nUniforms:\n  float t (location 0) = 1.5\nAttributes:\n  vec2 pos (location 0)"
+        );
+
+        let listing = pb::SourceListing {
+            lines: vec![
+                pb::SourceLine {
+                    line: 13,
+                    text: "float acc = 0.0;".into(),
+                    current: false,
+                    breakpoint: false,
+                },
+                pb::SourceLine {
+                    line: 14,
+                    text: "for (;;)".into(),
+                    current: true,
+                    breakpoint: true,
+                },
+            ],
+        };
+        assert_eq!(
+            result_text(&Ok(Outcome::Listing(listing.clone()))),
+            "     13  float acc = 0.0;\n=*   14  for (;;)"
+        );
+        assert_eq!(
+            j("list", Ok(Outcome::Listing(listing)))["lines"][1],
+            json!({"line": 14, "text": "for (;;)", "current": true, "breakpoint": true})
+        );
+
+        let dump = Outcome::Dump {
+            file: PathBuf::from("x.png"),
+            width: 64,
+            height: 32,
+            ty: "float".into(),
+            reached: 100,
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            j("dump v x.png", Ok(dump.clone())),
+            json!({"cmd": "dump v x.png", "ok": true, "file": "x.png", "width": 64, "height": 32,
+                   "type": "float", "reached": 100})
+        );
+        assert_eq!(
+            result_text(&Ok(dump)),
+            "Wrote x.png (64x32, float, 100 fragments reached)."
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Human-readable call arguments: GL enum names for `GLenum` parameters,
+//! booleans, bitfields in hex, numbers, floats and pointers.
+
+use gldbg_proto::api::{self, Abi, Function, Param};
+use gldbg_proto::pb;
+
+/// Format one argument word of `param`.
+pub fn format_arg(param: &Param, word: u64) -> String {
+    let ty = param.c_type.trim();
+    match param.abi {
+        Abi::Ptr => {
+            if word == 0 {
+                "NULL".to_string()
+            } else {
+                format!("{word:#x}")
+            }
+        }
+        _ if ty == "GLenum" => {
+            let v = word as u32;
+            match api::gl_enum_name(v, param.group) {
+                Some(name) if !(v == 0 && param.group.is_empty()) => name.to_string(),
+                _ => format!("{v:#x}"),
+            }
+        }
+        _ if ty == "EGLenum" => format!("{:#x}", word as u32),
+        _ if ty == "GLboolean" => match word as u8 {
+            0 => "GL_FALSE".to_string(),
+            1 => "GL_TRUE".to_string(),
+            v => v.to_string(),
+        },
+        _ if ty == "GLbitfield" => format!("{:#x}", word as u32),
+        abi => abi.format_word(word),
+    }
+}
+
+/// Format a return value of `function` (after the call was executed).
+pub fn format_ret(function: &Function, word: u64) -> String {
+    let ty = function.ret_type.trim();
+    match function.ret {
+        Abi::Void => String::new(),
+        Abi::Ptr if word == 0 => "NULL".to_string(),
+        _ if ty == "GLenum" => api::gl_enum_name(word as u32, "").map(str::to_string).unwrap_or_else(|| format!("{:#x}", word as u32)),
+        _ if ty == "GLboolean" => if word as u8 != 0 { "GL_TRUE".into() } else { "GL_FALSE".into() },
+        abi => abi.format_word(word),
+    }
+}
+
+/// All arguments of a call, named and formatted. `contents(i)` supplies
+/// what lies behind pointer argument `i` when the caller knows it.
+pub fn format_args(function: &Function, args: &[u64], contents: impl Fn(usize) -> Option<String>) -> Vec<pb::Argument> {
+    function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let raw = args.get(i).copied().unwrap_or(0);
+            pb::Argument {
+                name: p.name.trim_end_matches('_').to_string(),
+                r#type: p.c_type.to_string(),
+                raw,
+                value: format_arg(p, raw),
+                contents: contents(i).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// Parse a value typed by the user for argument `param` into a raw word:
+/// a GL enum name, `true`/`false`, a float (for float parameters), an
+/// integer (decimal or 0x hex, negative allowed).
+pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.starts_with("GL_") || t.starts_with("EGL_") || t.starts_with("GLX_") {
+        return api::gl_enum_value(t).map(u64::from).ok_or_else(|| format!("unknown enum {t}"));
+    }
+    match t {
+        "true" | "GL_TRUE" => return Ok(1),
+        "false" | "GL_FALSE" => return Ok(0),
+        "NULL" => return Ok(0),
+        _ => {}
+    }
+    match param.abi {
+        Abi::F32 => t.parse::<f32>().map(|f| u64::from(f.to_bits())).map_err(|e| format!("{t}: {e}")),
+        Abi::F64 => t.parse::<f64>().map(f64::to_bits).map_err(|e| format!("{t}: {e}")),
+        abi => {
+            let v: i128 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                i128::from_str_radix(h, 16).map_err(|e| format!("{t}: {e}"))?
+            } else {
+                t.parse::<i128>().map_err(|e| format!("{t}: {e}"))?
+            };
+            Ok(match abi {
+                Abi::I8 => v as i8 as i64 as u64,
+                Abi::I16 => v as i16 as i64 as u64,
+                Abi::I32 => v as i32 as i64 as u64,
+                Abi::U8 => v as u8 as u64,
+                Abi::U16 => v as u16 as u64,
+                Abi::U32 => v as u32 as u64,
+                _ => v as u64,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(name: &str) -> &'static Function {
+        &api::FUNCTIONS[api::function_id(name).unwrap() as usize]
+    }
+
+    #[test]
+    fn formats_draw_arrays() {
+        let f = func("glDrawArrays");
+        let args = format_args(f, &[0x0004, 0, 3], |_| None);
+        assert_eq!(args.len(), 3);
+        assert_eq!(args[0].name, "mode");
+        assert_eq!(args[0].value, "GL_TRIANGLES");
+        assert_eq!(args[1].value, "0");
+        assert_eq!(args[2].value, "3");
+    }
+
+    #[test]
+    fn formats_floats_pointers_and_bools() {
+        let f = func("glClearColor");
+        let args = format_args(f, &[u64::from(0.5f32.to_bits()), 0, u64::from(1.0f32.to_bits()), 0], |_| None);
+        assert_eq!(args[0].value, "0.5");
+        assert_eq!(args[2].value, "1");
+        let f = func("glShaderSource");
+        let args = format_args(f, &[3, 1, 0x1000, 0], |i| (i == 2).then(|| "void main(){}".to_string()));
+        assert_eq!(args[2].value, "0x1000");
+        assert_eq!(args[2].contents, "void main(){}");
+        assert_eq!(args[3].value, "NULL");
+        let f = func("glDepthMask");
+        assert_eq!(format_args(f, &[1], |_| None)[0].value, "GL_TRUE");
+        let f = func("glUniform1i");
+        assert_eq!(format_args(f, &[0, (-2i64) as u64], |_| None)[1].value, "-2");
+    }
+
+    #[test]
+    fn parses_args() {
+        let f = func("glDrawArrays");
+        assert_eq!(parse_arg(&f.params[0], "GL_LINES").unwrap(), 1);
+        assert_eq!(parse_arg(&f.params[2], "0x10").unwrap(), 16);
+        assert_eq!(parse_arg(&f.params[1], "-1").unwrap(), u64::from(u32::MAX) | 0xffff_ffff_0000_0000);
+        let f = func("glClearColor");
+        assert_eq!(parse_arg(&f.params[0], "0.25").unwrap(), u64::from(0.25f32.to_bits()));
+        assert!(parse_arg(&f.params[0], "GL_NOPE").is_err());
+    }
+}

@@ -1,0 +1,223 @@
+//! Fields of per-fragment values: summary statistics, PNG and NPY encoding.
+//!
+//! A [`Field`] is in GL order (row 0 = bottom). Both encoders write rows
+//! top-down (image convention): PNG row 0 and NPY `[0, :, :]` are the top
+//! row of the framebuffer, so the value at window pixel (x, y) is at
+//! `[height - 1 - y, x]`.
+
+/// Per-fragment values of one expression at one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub width: u32,
+    pub height: u32,
+    /// Components of the value type (1..=4).
+    pub components: usize,
+    /// Per pixel, rows bottom-up: `Some(components)` if the fragment reached the step.
+    pub values: Vec<Option<[f64; 4]>>,
+}
+
+/// Statistics over the reached fragments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stats {
+    pub count: u64,
+    /// Per component, over finite values (NaN when no finite value).
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
+    /// Fragments with at least one NaN / infinite component.
+    pub nan: u64,
+    pub inf: u64,
+}
+
+impl Field {
+    pub fn at(&self, x: u32, y: u32) -> Option<&[f64; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        self.values[(y * self.width + x) as usize].as_ref()
+    }
+
+    pub fn stats(&self) -> Stats {
+        let n = self.components.clamp(1, 4);
+        let mut s = Stats { count: 0, min: vec![f64::INFINITY; n], max: vec![f64::NEG_INFINITY; n], nan: 0, inf: 0 };
+        for v in self.values.iter().flatten() {
+            s.count += 1;
+            let comps = &v[..n];
+            if comps.iter().any(|c| c.is_nan()) {
+                s.nan += 1;
+            }
+            if comps.iter().any(|c| c.is_infinite()) {
+                s.inf += 1;
+            }
+            for (i, c) in comps.iter().enumerate() {
+                if c.is_finite() {
+                    s.min[i] = s.min[i].min(*c);
+                    s.max[i] = s.max[i].max(*c);
+                }
+            }
+        }
+        for i in 0..n {
+            if s.min[i] > s.max[i] {
+                s.min[i] = f64::NAN;
+                s.max[i] = f64::NAN;
+            }
+        }
+        s
+    }
+
+    /// RGBA8 PNG: each component normalised over min..max of the reached
+    /// fragments (a scalar is drawn grey), alpha 255; fragments that did not
+    /// reach the step are a magenta / dark-grey checkerboard.
+    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+        let st = self.stats();
+        let n = self.components.clamp(1, 4);
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut rgba = vec![0u8; w * h * 4];
+        let norm = |i: usize, v: f64| -> u8 {
+            let (lo, hi) = (st.min[i], st.max[i]);
+            if !v.is_finite() || lo.is_nan() {
+                return if v == f64::INFINITY { 255 } else { 0 };
+            }
+            if hi > lo {
+                (((v - lo) / (hi - lo)) * 255.0).round().clamp(0.0, 255.0) as u8
+            } else if v != 0.0 {
+                255
+            } else {
+                0
+            }
+        };
+        for row in 0..h {
+            let gl_row = h - 1 - row;
+            for x in 0..w {
+                let o = (row * w + x) * 4;
+                let px = match &self.values[gl_row * w + x] {
+                    Some(v) => {
+                        if n == 1 {
+                            let g = norm(0, v[0]);
+                            [g, g, g, 255]
+                        } else {
+                            let mut p = [0, 0, 0, 255];
+                            for (i, item) in p.iter_mut().enumerate().take(n.min(3)) {
+                                *item = norm(i, v[i]);
+                            }
+                            p
+                        }
+                    }
+                    None => {
+                        if ((x / 8) + (gl_row / 8)) % 2 == 0 {
+                            [255, 0, 255, 255]
+                        } else {
+                            [64, 64, 64, 255]
+                        }
+                    }
+                };
+                rgba[o..o + 4].copy_from_slice(&px);
+            }
+        }
+        let mut out = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut out, self.width, self.height);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut wr = enc.write_header().map_err(|e| e.to_string())?;
+            wr.write_image_data(&rgba).map_err(|e| e.to_string())?;
+            wr.finish().map_err(|e| e.to_string())?;
+        }
+        Ok(out)
+    }
+
+    /// NPY (version 1.0): little-endian float32, shape (height, width, 4),
+    /// rows top-down, NaN in all four components where the fragment did not
+    /// reach the step, 0 in components beyond the value's type.
+    pub fn to_npy(&self) -> Vec<u8> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({h}, {w}, 4), }}");
+        let mut header = dict.into_bytes();
+        let unpadded = 10 + header.len() + 1;
+        let pad = (64 - unpadded % 64) % 64;
+        header.extend(std::iter::repeat_n(b' ', pad));
+        header.push(b'\n');
+        let mut out = Vec::with_capacity(10 + header.len() + w * h * 16);
+        out.extend_from_slice(b"\x93NUMPY\x01\x00");
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(&header);
+        let n = self.components.clamp(1, 4);
+        for row in 0..h {
+            let gl_row = h - 1 - row;
+            for x in 0..w {
+                let px = match &self.values[gl_row * w + x] {
+                    Some(v) => {
+                        let mut p = [0f32; 4];
+                        for i in 0..n {
+                            p[i] = v[i] as f32;
+                        }
+                        p
+                    }
+                    None => [f32::NAN; 4],
+                };
+                for c in px {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field() -> Field {
+        // 2x2, bottom row reached with 0 and 2; top-left reached with 1; top-right not.
+        Field {
+            width: 2,
+            height: 2,
+            components: 1,
+            values: vec![Some([0.0; 4]), Some([2.0, 0.0, 0.0, 0.0]), Some([1.0, 0.0, 0.0, 0.0]), None],
+        }
+    }
+
+    #[test]
+    fn stats() {
+        let mut f = field();
+        let s = f.stats();
+        assert_eq!(s.count, 3);
+        assert_eq!((s.min[0], s.max[0], s.nan, s.inf), (0.0, 2.0, 0, 0));
+        f.values[3] = Some([f64::NAN, 0.0, 0.0, 0.0]);
+        f.values[0] = Some([f64::INFINITY, 0.0, 0.0, 0.0]);
+        let s = f.stats();
+        assert_eq!((s.count, s.nan, s.inf, s.min[0], s.max[0]), (4, 1, 1, 1.0, 2.0));
+    }
+
+    #[test]
+    fn png_roundtrip() {
+        let bytes = field().to_png().unwrap();
+        let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut r = dec.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (2, 2));
+        // Top row (GL row 1): x=0 value 1 -> 128 grey, x=1 uncovered -> checker.
+        assert_eq!(&buf[0..4], &[128, 128, 128, 255]);
+        assert_eq!(&buf[4..8], &[255, 0, 255, 255]);
+        // Bottom row: 0 -> black, 2 -> white.
+        assert_eq!(&buf[8..12], &[0, 0, 0, 255]);
+        assert_eq!(&buf[12..16], &[255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn npy_layout() {
+        let b = field().to_npy();
+        assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
+        let hl = u16::from_le_bytes([b[8], b[9]]) as usize;
+        assert_eq!((10 + hl) % 64, 0);
+        let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
+        assert!(header.contains("'shape': (2, 2, 4)"));
+        assert!(header.ends_with('\n'));
+        let data: Vec<f32> = b[10 + hl..].chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(data.len(), 16);
+        assert_eq!(data[0], 1.0); // top-left
+        assert!(data[4].is_nan()); // top-right uncovered
+        assert_eq!(data[12], 2.0); // bottom-right
+    }
+}

@@ -1,0 +1,763 @@
+//! Launching the app under ptrace and the tracer thread.
+//!
+//! [`spawn`] starts one dedicated OS thread (the tracer: the kernel accepts
+//! ptrace requests only from the thread that attached). That thread forks
+//! the app, seizes it (`PTRACE_SEIZE` with `TRACECLONE | TRACEEXEC`, no
+//! `EXITKILL`: if the daemon dies the app lives on), lets it exec, and then
+//! runs the wait loop: it restarts every stop (forwarding signals), follows
+//! new threads, turns an uncaught fatal signal into a [`CrashReport`] and
+//! reports the exit. It talks to the rest of the daemon over channels only:
+//! [`TraceCommand`]s in, [`TraceEvent`]s out.
+//!
+//! The tracee dying under us (`ESRCH`) is a normal outcome, never a panic.
+
+use std::collections::BTreeSet;
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::RawFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::ptrace;
+use nix::sys::signal::{self, Signal};
+use nix::unistd::Pid;
+
+/// The fd number the shared-memory memfd gets in the app.
+pub const CHILD_SHM_FD: RawFd = 900;
+
+/// Why a launch failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("no such program: {0}")]
+    NotFound(String),
+    #[error("not executable: {0}")]
+    NotExecutable(String),
+    #[error("bad launch argument: {0}")]
+    BadArgument(String),
+    #[error("cannot start {program}: {stage} failed: {errno}")]
+    Exec { program: String, stage: &'static str, errno: Errno },
+    #[error("ptrace setup failed: {0}")]
+    Trace(String),
+}
+
+/// Find the program to run: a name without `/` is searched in `path_var`
+/// (like execvp); a path is taken relative to `cwd`. It must be a regular,
+/// executable file.
+pub fn resolve_program(program: &str, path_var: Option<&OsStr>, cwd: &Path) -> Result<PathBuf, LaunchError> {
+    fn executable(p: &Path) -> Result<bool, ()> {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => Ok(m.permissions().mode() & 0o111 != 0),
+            Ok(_) => Ok(false),
+            Err(_) => Err(()),
+        }
+    }
+    if program.is_empty() {
+        return Err(LaunchError::NotFound(String::new()));
+    }
+    if program.contains('/') {
+        let p = cwd.join(program);
+        return match executable(&p) {
+            Ok(true) => Ok(p),
+            Ok(false) => Err(LaunchError::NotExecutable(program.to_string())),
+            Err(()) => Err(LaunchError::NotFound(program.to_string())),
+        };
+    }
+    let path_var = path_var.map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
+    let mut found_not_exec = false;
+    for dir in std::env::split_paths(&path_var) {
+        let dir = if dir.as_os_str().is_empty() { cwd.to_path_buf() } else { cwd.join(dir) };
+        let p = dir.join(program);
+        match executable(&p) {
+            Ok(true) => return Ok(p),
+            Ok(false) => found_not_exec = true,
+            Err(()) => {}
+        }
+    }
+    if found_not_exec {
+        Err(LaunchError::NotExecutable(program.to_string()))
+    } else {
+        Err(LaunchError::NotFound(program.to_string()))
+    }
+}
+
+/// Everything the child needs, prepared before the fork.
+#[derive(Debug, Clone)]
+pub struct LaunchSpec {
+    /// Resolved program path.
+    pub program: PathBuf,
+    /// argv, argv[0] included.
+    pub argv: Vec<OsString>,
+    /// The complete environment of the child.
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: Option<PathBuf>,
+    /// The memfd to hand to the child at [`CHILD_SHM_FD`].
+    pub shm_fd: RawFd,
+}
+
+/// Build the child's environment: `base` (the daemon's), then `extra`
+/// (KEY=VALUE) over it, then `LD_PRELOAD` with the preload prepended and
+/// the shared-memory fd variable.
+pub fn child_env(
+    base: impl IntoIterator<Item = (OsString, OsString)>,
+    extra: &[String],
+    preload: &Path,
+    shm_env: &str,
+    shm_fd: RawFd,
+) -> Result<Vec<(OsString, OsString)>, LaunchError> {
+    let mut env: Vec<(OsString, OsString)> = base.into_iter().collect();
+    let set = |k: OsString, v: OsString, env: &mut Vec<(OsString, OsString)>| {
+        if let Some(e) = env.iter_mut().find(|(ek, _)| *ek == k) {
+            e.1 = v;
+        } else {
+            env.push((k, v));
+        }
+    };
+    for kv in extra {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(LaunchError::BadArgument(format!("environment entry without '=': {kv}")));
+        };
+        if k.is_empty() {
+            return Err(LaunchError::BadArgument(format!("environment entry without a name: {kv}")));
+        }
+        set(k.into(), v.into(), &mut env);
+    }
+    let mut preload_val = preload.as_os_str().to_os_string();
+    if let Some((_, old)) = env.iter().find(|(k, _)| k == "LD_PRELOAD") {
+        if !old.is_empty() {
+            preload_val.push(":");
+            preload_val.push(old);
+        }
+    }
+    set("LD_PRELOAD".into(), preload_val, &mut env);
+    set(shm_env.into(), shm_fd.to_string().into(), &mut env);
+    Ok(env)
+}
+
+/// A decoded `waitpid` status of a tracee (decoded once, here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitEvent {
+    /// The thread (or process) exited with a code.
+    Exited { code: i32 },
+    /// A signal ended it.
+    Killed { signal: i32, core: bool },
+    /// Signal-delivery stop: `signal` is about to be delivered.
+    SignalStop { signal: i32 },
+    /// Group stop (job control) of a seized tracee.
+    GroupStop { signal: i32 },
+    /// A `PTRACE_EVENT_*` stop (clone, exec, interrupt/new-thread stop).
+    Event { event: i32, signal: i32 },
+    Continued,
+    Unknown(i32),
+}
+
+/// Decode a raw `waitpid` status.
+pub fn decode_status(status: i32) -> WaitEvent {
+    if libc::WIFEXITED(status) {
+        WaitEvent::Exited { code: libc::WEXITSTATUS(status) }
+    } else if libc::WIFSIGNALED(status) {
+        WaitEvent::Killed { signal: libc::WTERMSIG(status), core: libc::WCOREDUMP(status) }
+    } else if libc::WIFSTOPPED(status) {
+        let signal = libc::WSTOPSIG(status);
+        let event = (status >> 16) & 0xffff;
+        if event == 0 {
+            WaitEvent::SignalStop { signal }
+        } else if event == libc::PTRACE_EVENT_STOP
+            && matches!(signal, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU)
+        {
+            WaitEvent::GroupStop { signal }
+        } else {
+            WaitEvent::Event { event, signal }
+        }
+    } else if libc::WIFCONTINUED(status) {
+        WaitEvent::Continued
+    } else {
+        WaitEvent::Unknown(status)
+    }
+}
+
+/// Signals whose default action kills the process with a core dump: a crash.
+pub fn is_crash_signal(signal: i32) -> bool {
+    matches!(
+        signal,
+        libc::SIGSEGV
+            | libc::SIGBUS
+            | libc::SIGILL
+            | libc::SIGFPE
+            | libc::SIGABRT
+            | libc::SIGSYS
+            | libc::SIGTRAP
+            | libc::SIGQUIT
+            | libc::SIGXCPU
+            | libc::SIGXFSZ
+    )
+}
+
+/// Whether `signal` is in the `SigCgt:` mask of a `/proc/PID/status` text
+/// (the process has a handler for it).
+pub fn signal_caught(status_text: &str, signal: i32) -> bool {
+    status_text
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|mask| signal >= 1 && signal <= 64 && mask & (1u64 << (signal - 1)) != 0)
+}
+
+/// Name of a signal ("SIGSEGV").
+pub fn signal_name(signal: i32) -> String {
+    Signal::try_from(signal).map(|s| s.as_str().to_string()).unwrap_or_else(|_| format!("SIG{signal}"))
+}
+
+/// A fatal signal caught on its way to the app.
+#[derive(Debug, Clone)]
+pub struct CrashReport {
+    pub signal: i32,
+    pub tid: u32,
+    pub fault_address: u64,
+    pub registers: Vec<(String, u64)>,
+}
+
+/// What the tracer reports.
+#[derive(Debug, Clone)]
+pub enum TraceEvent {
+    /// The process ended (the leader's exit status).
+    Exited { code: Option<i32>, signal: Option<i32> },
+    /// An uncaught fatal signal is being delivered (the exit follows).
+    Crashed(CrashReport),
+    /// The tracer let the process go (detach): no more events.
+    Detached,
+    /// Something the user should know.
+    Warning(String),
+}
+
+/// Requests to the tracer thread.
+#[derive(Debug)]
+pub enum TraceCommand {
+    /// SIGKILL the process.
+    Kill,
+    /// Detach from every thread; the reply says when done.
+    Detach(Sender<Result<(), String>>),
+}
+
+/// Handle of a launched, traced process.
+pub struct Tracer {
+    pub pid: u32,
+    commands: Sender<TraceCommand>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Tracer {
+    /// Kill the app (SIGKILL); the exit comes as an event.
+    pub fn kill(&self) {
+        if self.commands.send(TraceCommand::Kill).is_err() {
+            // Tracer gone: the process is gone too, or detached.
+        }
+    }
+
+    /// Detach from the app, letting it run on untraced.
+    pub fn detach(&self) -> Result<(), String> {
+        let (tx, rx) = mpsc::channel();
+        self.commands.send(TraceCommand::Detach(tx)).map_err(|_| "the tracer has ended".to_string())?;
+        rx.recv_timeout(Duration::from_secs(10)).map_err(|_| "the tracer did not answer".to_string())?
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        // The thread ends by itself when the process ends; never join here
+        // (a live app keeps it running).
+        drop(self.thread.take());
+    }
+}
+
+/// Start the tracer thread, which forks, seizes and execs the app. Returns
+/// once the exec succeeded (or failed).
+pub fn spawn(spec: LaunchSpec, events: Sender<TraceEvent>) -> Result<Tracer, LaunchError> {
+    let (cmd_tx, cmd_rx) = mpsc::channel();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("gldbg-tracer".into())
+        .spawn(move || match start_child(&spec) {
+            Ok(pid) => {
+                let _ = ready_tx.send(Ok(pid));
+                TraceLoop::new(pid, events, cmd_rx).run();
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+            }
+        })
+        .map_err(|e| LaunchError::Trace(format!("cannot start the tracer thread: {e}")))?;
+    let pid = ready_rx
+        .recv()
+        .map_err(|_| LaunchError::Trace("the tracer thread ended".into()))??;
+    Ok(Tracer { pid: pid.as_raw() as u32, commands: cmd_tx, thread: Some(thread) })
+}
+
+fn cstring(s: &OsStr) -> Result<CString, LaunchError> {
+    CString::new(s.as_bytes()).map_err(|_| LaunchError::BadArgument(format!("NUL byte in {s:?}")))
+}
+
+/// Raw `waitpid` with `__WALL`; `Ok(None)` with WNOHANG and nothing to report.
+fn wait_raw(pid: i32, nohang: bool) -> Result<Option<(i32, WaitEvent)>, Errno> {
+    let mut status = 0;
+    let flags = libc::__WALL | if nohang { libc::WNOHANG } else { 0 };
+    loop {
+        // SAFETY: waitpid only writes the status int we pass.
+        let r = unsafe { libc::waitpid(pid, &mut status, flags) };
+        if r < 0 {
+            let e = Errno::last();
+            if e == Errno::EINTR {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        return Ok(Some((r, decode_status(status))));
+    }
+}
+
+/// Fork, stop, seize, exec. Runs on the tracer thread.
+fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
+    let program_name = spec.program.display().to_string();
+    // Everything the child touches is prepared before the fork (no allocation after it).
+    let prog = cstring(spec.program.as_os_str())?;
+    let argv: Vec<CString> = spec.argv.iter().map(|a| cstring(a)).collect::<Result<_, _>>()?;
+    let envp: Vec<CString> = spec
+        .env
+        .iter()
+        .map(|(k, v)| {
+            let mut kv = k.clone().into_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            CString::new(kv).map_err(|_| LaunchError::BadArgument(format!("NUL byte in environment {k:?}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let cwd = spec.cwd.as_ref().map(|c| cstring(c.as_os_str())).transpose()?;
+    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_ptrs.push(std::ptr::null());
+    let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|a| a.as_ptr()).collect();
+    envp_ptrs.push(std::ptr::null());
+    let shm_fd = spec.shm_fd;
+
+    let mut pipe_fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two fds into the array.
+    if unsafe { libc::pipe2(pipe_fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(LaunchError::Exec { program: program_name, stage: "pipe", errno: Errno::last() });
+    }
+    let (err_r, err_w) = (pipe_fds[0], pipe_fds[1]);
+
+    // SAFETY: the child only calls async-signal-safe functions (chdir, dup2,
+    // fcntl, raise, execve, write, _exit) on data prepared above.
+    let fork = unsafe { nix::unistd::fork() };
+    match fork {
+        Err(e) => {
+            // SAFETY: closing our own pipe fds.
+            unsafe {
+                libc::close(err_r);
+                libc::close(err_w);
+            }
+            Err(LaunchError::Exec { program: program_name, stage: "fork", errno: e })
+        }
+        Ok(nix::unistd::ForkResult::Child) => {
+            // SAFETY: see the fork above; raw libc calls only, then _exit.
+            unsafe {
+                let fail = |stage: u8| -> ! {
+                    let errno = *libc::__errno_location();
+                    let mut buf = [0u8; 5];
+                    buf[0] = stage;
+                    buf[1..].copy_from_slice(&errno.to_ne_bytes());
+                    libc::write(err_w, buf.as_ptr().cast(), buf.len());
+                    libc::_exit(127)
+                };
+                libc::close(err_r);
+                if let Some(c) = &cwd {
+                    if libc::chdir(c.as_ptr()) != 0 {
+                        fail(1);
+                    }
+                }
+                if shm_fd != CHILD_SHM_FD && libc::dup2(shm_fd, CHILD_SHM_FD) < 0 {
+                    fail(2);
+                }
+                if libc::fcntl(CHILD_SHM_FD, libc::F_SETFD, 0) != 0 {
+                    fail(2);
+                }
+                libc::raise(libc::SIGSTOP);
+                libc::execve(prog.as_ptr(), argv_ptrs.as_ptr(), envp_ptrs.as_ptr());
+                fail(3);
+            }
+        }
+        Ok(nix::unistd::ForkResult::Parent { child }) => {
+            // SAFETY: closing our copy of the write end.
+            unsafe { libc::close(err_w) };
+            let result = seize_and_exec(child, err_r, &program_name);
+            // SAFETY: closing our read end.
+            unsafe { libc::close(err_r) };
+            result.map(|()| child)
+        }
+    }
+}
+
+fn read_exec_error(err_r: RawFd, program: &str) -> Option<LaunchError> {
+    let mut buf = [0u8; 5];
+    // SAFETY: reading into a local buffer.
+    let n = unsafe { libc::read(err_r, buf.as_mut_ptr().cast(), buf.len()) };
+    if n != 5 {
+        return None;
+    }
+    let errno = Errno::from_raw(i32::from_ne_bytes([buf[1], buf[2], buf[3], buf[4]]));
+    let stage = match buf[0] {
+        1 => "chdir",
+        2 => "passing the shared memory",
+        _ => "exec",
+    };
+    Some(LaunchError::Exec { program: program.to_string(), stage, errno })
+}
+
+fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchError> {
+    // Wait for the child's own SIGSTOP (or its early death).
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes the status int.
+        let r = unsafe { libc::waitpid(child.as_raw(), &mut status, libc::WUNTRACED) };
+        if r < 0 {
+            if Errno::last() == Errno::EINTR {
+                continue;
+            }
+            return Err(LaunchError::Trace(format!("waitpid: {}", Errno::last())));
+        }
+        match decode_status(status) {
+            WaitEvent::SignalStop { .. } | WaitEvent::GroupStop { .. } | WaitEvent::Event { .. } => break,
+            WaitEvent::Exited { .. } | WaitEvent::Killed { .. } => {
+                return Err(read_exec_error(err_r, program)
+                    .unwrap_or_else(|| LaunchError::Trace("the child died before exec".into())));
+            }
+            _ => continue,
+        }
+    }
+    let opts = ptrace::Options::PTRACE_O_TRACECLONE | ptrace::Options::PTRACE_O_TRACEEXEC;
+    if let Err(e) = ptrace::seize(child, opts) {
+        let _ = signal::kill(child, Signal::SIGKILL);
+        return Err(LaunchError::Trace(format!("PTRACE_SEIZE: {e}")));
+    }
+    let _ = signal::kill(child, Signal::SIGCONT);
+    // Run until the exec event (success) or the child's exit (failure).
+    loop {
+        let ev = match wait_raw(child.as_raw(), false) {
+            Ok(Some((_, ev))) => ev,
+            Ok(None) => continue,
+            Err(e) => return Err(LaunchError::Trace(format!("waitpid: {e}"))),
+        };
+        match ev {
+            WaitEvent::Event { event, .. } if event == libc::PTRACE_EVENT_EXEC => {
+                let _ = ptrace::cont(child, None);
+                return Ok(());
+            }
+            WaitEvent::Exited { .. } | WaitEvent::Killed { .. } => {
+                return Err(read_exec_error(err_r, program)
+                    .unwrap_or_else(|| LaunchError::Trace("the child died before exec".into())));
+            }
+            WaitEvent::SignalStop { signal } => {
+                // SIGCONT (ours) and anything else: deliver, except a second SIGSTOP.
+                let sig = if signal == libc::SIGSTOP { None } else { Signal::try_from(signal).ok() };
+                let _ = ptrace::cont(child, sig);
+            }
+            _ => {
+                let _ = ptrace::cont(child, None);
+            }
+        }
+    }
+}
+
+struct TraceLoop {
+    pid: Pid,
+    tids: BTreeSet<i32>,
+    events: Sender<TraceEvent>,
+    commands: Receiver<TraceCommand>,
+}
+
+impl TraceLoop {
+    fn new(pid: Pid, events: Sender<TraceEvent>, commands: Receiver<TraceCommand>) -> Self {
+        TraceLoop { pid, tids: BTreeSet::from([pid.as_raw()]), events, commands }
+    }
+
+    fn send(&self, ev: TraceEvent) {
+        // The session may be gone; the loop still has to keep the app running.
+        let _ = self.events.send(ev);
+    }
+
+    fn run(mut self) {
+        loop {
+            let mut progressed = false;
+            let tids: Vec<i32> = self.tids.iter().copied().collect();
+            for tid in tids {
+                match wait_raw(tid, true) {
+                    Ok(Some((tid, ev))) => {
+                        progressed = true;
+                        if self.handle(tid, ev) {
+                            return;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(Errno::ECHILD) => {
+                        self.tids.remove(&tid);
+                        if tid == self.pid.as_raw() {
+                            self.send(TraceEvent::Exited { code: None, signal: None });
+                            return;
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+            if progressed {
+                while let Ok(cmd) = self.commands.try_recv() {
+                    if self.command(cmd) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            match self.commands.recv_timeout(Duration::from_millis(3)) {
+                Ok(cmd) => {
+                    if self.command(cmd) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                // Session gone: keep serving the app until it ends.
+                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_millis(3)),
+            }
+        }
+    }
+
+    /// Handle one stop or exit; true when the loop is over.
+    fn handle(&mut self, tid: i32, ev: WaitEvent) -> bool {
+        let t = Pid::from_raw(tid);
+        match ev {
+            WaitEvent::Exited { code } => {
+                self.tids.remove(&tid);
+                if tid == self.pid.as_raw() {
+                    self.send(TraceEvent::Exited { code: Some(code), signal: None });
+                    return true;
+                }
+            }
+            WaitEvent::Killed { signal, .. } => {
+                self.tids.remove(&tid);
+                if tid == self.pid.as_raw() {
+                    self.send(TraceEvent::Exited { code: None, signal: Some(signal) });
+                    return true;
+                }
+            }
+            WaitEvent::SignalStop { signal } => {
+                if is_crash_signal(signal) && !self.caught(tid, signal) {
+                    let report = self.crash_report(t, signal);
+                    self.send(TraceEvent::Crashed(report));
+                }
+                let _ = ptrace::cont(t, Signal::try_from(signal).ok());
+            }
+            WaitEvent::GroupStop { .. } => {
+                // Job-control stops are not kept: the debugger controls the app.
+                let _ = ptrace::cont(t, None);
+            }
+            WaitEvent::Event { event, .. } => {
+                if event == libc::PTRACE_EVENT_CLONE {
+                    if let Ok(new) = ptrace::getevent(t) {
+                        self.tids.insert(new as i32);
+                    }
+                }
+                let _ = ptrace::cont(t, None);
+            }
+            WaitEvent::Continued | WaitEvent::Unknown(_) => {}
+        }
+        false
+    }
+
+    fn caught(&self, tid: i32, signal: i32) -> bool {
+        let path = format!("/proc/{}/task/{tid}/status", self.pid.as_raw());
+        std::fs::read_to_string(path).map(|s| signal_caught(&s, signal)).unwrap_or(false)
+    }
+
+    fn crash_report(&self, t: Pid, signal: i32) -> CrashReport {
+        let fault_address = ptrace::getsiginfo(t)
+            // SAFETY: si_addr is valid to read for the fault signals; for others it reads the union's bytes.
+            .map(|si| unsafe { si.si_addr() } as u64)
+            .unwrap_or(0);
+        CrashReport { signal, tid: t.as_raw() as u32, fault_address, registers: registers(t) }
+    }
+
+    /// Handle a command; true when the loop is over.
+    fn command(&mut self, cmd: TraceCommand) -> bool {
+        match cmd {
+            TraceCommand::Kill => {
+                let _ = signal::kill(self.pid, Signal::SIGKILL);
+                false
+            }
+            TraceCommand::Detach(reply) => {
+                let r = self.detach_all();
+                let ok = r.is_ok();
+                let _ = reply.send(r);
+                if ok {
+                    self.send(TraceEvent::Detached);
+                }
+                ok
+            }
+        }
+    }
+
+    fn detach_all(&mut self) -> Result<(), String> {
+        let tids: Vec<i32> = self.tids.iter().copied().collect();
+        for tid in tids {
+            let t = Pid::from_raw(tid);
+            if ptrace::interrupt(t).is_err() {
+                self.tids.remove(&tid);
+                continue;
+            }
+            // Wait for that thread's stop; pass a pending signal on at detach.
+            loop {
+                match wait_raw(tid, false) {
+                    Ok(Some((_, WaitEvent::Exited { .. } | WaitEvent::Killed { .. }))) | Err(_) => {
+                        self.tids.remove(&tid);
+                        break;
+                    }
+                    Ok(Some((_, WaitEvent::SignalStop { signal }))) => {
+                        let _ = ptrace::detach(t, Signal::try_from(signal).ok());
+                        self.tids.remove(&tid);
+                        break;
+                    }
+                    Ok(Some((_, WaitEvent::Event { event, .. }))) => {
+                        if event == libc::PTRACE_EVENT_CLONE {
+                            if let Ok(new) = ptrace::getevent(t) {
+                                self.tids.insert(new as i32);
+                            }
+                            let _ = ptrace::cont(t, None);
+                            let _ = ptrace::interrupt(t);
+                            continue;
+                        }
+                        let _ = ptrace::detach(t, None);
+                        self.tids.remove(&tid);
+                        break;
+                    }
+                    Ok(Some((_, WaitEvent::GroupStop { .. }))) => {
+                        let _ = ptrace::detach(t, None);
+                        self.tids.remove(&tid);
+                        break;
+                    }
+                    Ok(_) => continue,
+                }
+            }
+        }
+        // Threads born during the detach.
+        if !self.tids.is_empty() {
+            return self.detach_all();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn registers(t: Pid) -> Vec<(String, u64)> {
+    let Ok(r) = ptrace::getregs(t) else { return Vec::new() };
+    [
+        ("rip", r.rip),
+        ("rsp", r.rsp),
+        ("rbp", r.rbp),
+        ("rax", r.rax),
+        ("rbx", r.rbx),
+        ("rcx", r.rcx),
+        ("rdx", r.rdx),
+        ("rsi", r.rsi),
+        ("rdi", r.rdi),
+        ("r8", r.r8),
+        ("r9", r.r9),
+        ("r10", r.r10),
+        ("r11", r.r11),
+        ("r12", r.r12),
+        ("r13", r.r13),
+        ("r14", r.r14),
+        ("r15", r.r15),
+        ("eflags", r.eflags),
+        ("fs_base", r.fs_base),
+        ("gs_base", r.gs_base),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), v))
+    .collect()
+}
+
+#[cfg(target_arch = "aarch64")]
+fn registers(t: Pid) -> Vec<(String, u64)> {
+    let Ok(r) = ptrace::getregs(t) else { return Vec::new() };
+    let mut v: Vec<(String, u64)> = r.regs.iter().enumerate().map(|(i, x)| (format!("x{i}"), *x)).collect();
+    v.push(("sp".into(), r.sp));
+    v.push(("pc".into(), r.pc));
+    v.push(("pstate".into(), r.pstate));
+    v
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn registers(_t: Pid) -> Vec<(String, u64)> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_wait_statuses() {
+        assert_eq!(decode_status(3 << 8), WaitEvent::Exited { code: 3 });
+        assert_eq!(decode_status(libc::SIGSEGV | 0x80), WaitEvent::Killed { signal: libc::SIGSEGV, core: true });
+        assert_eq!(decode_status((libc::SIGSEGV << 8) | 0x7f), WaitEvent::SignalStop { signal: libc::SIGSEGV });
+        assert_eq!(
+            decode_status((libc::PTRACE_EVENT_STOP << 16) | (libc::SIGSTOP << 8) | 0x7f),
+            WaitEvent::GroupStop { signal: libc::SIGSTOP }
+        );
+        assert_eq!(
+            decode_status((libc::PTRACE_EVENT_CLONE << 16) | (libc::SIGTRAP << 8) | 0x7f),
+            WaitEvent::Event { event: libc::PTRACE_EVENT_CLONE, signal: libc::SIGTRAP }
+        );
+        assert_eq!(decode_status(0xffff), WaitEvent::Continued);
+    }
+
+    #[test]
+    fn sigcgt_mask() {
+        let s = "Name:\tapp\nSigCgt:\t0000000000000400\n";
+        assert!(signal_caught(s, libc::SIGSEGV)); // 11 -> bit 10
+        assert!(!signal_caught(s, libc::SIGBUS));
+        assert!(!signal_caught("", libc::SIGSEGV));
+    }
+
+    #[test]
+    fn resolves_programs() {
+        let dir = std::env::temp_dir().join(format!("gldbg-resolve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("app");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let plain = dir.join("data");
+        std::fs::write(&plain, "x").unwrap();
+        let path = std::env::join_paths(["/nonexistent", dir.to_str().unwrap()]).unwrap();
+        assert_eq!(resolve_program("app", Some(&path), Path::new("/")).unwrap(), exe);
+        assert!(matches!(resolve_program("nope", Some(&path), Path::new("/")), Err(LaunchError::NotFound(_))));
+        assert!(matches!(resolve_program("./data", None, &dir), Err(LaunchError::NotExecutable(_))));
+        assert_eq!(resolve_program("./app", None, &dir).unwrap(), dir.join("./app"));
+        assert!(matches!(resolve_program("/no/such", None, &dir), Err(LaunchError::NotFound(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn child_environment() {
+        let base = vec![("LD_PRELOAD".into(), "/x.so".into()), ("A".into(), "1".into())];
+        let env = child_env(base, &["A=2".into(), "B=3".into()], Path::new("/p.so"), "GLDBG_SHM_FD", 900).unwrap();
+        let get = |k: &str| env.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.to_str().unwrap().to_string());
+        assert_eq!(get("LD_PRELOAD").unwrap(), "/p.so:/x.so");
+        assert_eq!(get("A").unwrap(), "2");
+        assert_eq!(get("B").unwrap(), "3");
+        assert_eq!(get("GLDBG_SHM_FD").unwrap(), "900");
+        assert!(child_env(Vec::new(), &["noeq".into()], Path::new("/p.so"), "X", 1).is_err());
+    }
+}

@@ -1,0 +1,243 @@
+//! The gldbg daemon: launches an OpenGL app under ptrace with the preload
+//! library, talks to the preload over an inherited memfd (futex wake-ups),
+//! keeps one debugging session (GL stops, breakpoints, recorded shader
+//! sources, shader debugging through instrumented replays) and serves it
+//! as the gRPC `Debugger` service (plus health and reflection).
+//!
+//! Modules: [`launch`] (fork/seize/exec and the tracer thread), [`shm`]
+//! (the daemon side of the shared memory), [`session`] (state and stop
+//! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
+//! edge), with [`format`], [`image`], [`program`], [`remote`] as helpers.
+//!
+//! **Architecture invariants:**
+//! * ptrace requests come only from the one tracer thread of a launch; the
+//!   rest of the daemon talks to it over channels.
+//! * No RPC waits for a running app except the ones that resume it
+//!   (Launch, Continue, Step, Skip) and Kill/Detach; everything else fails
+//!   with FAILED_PRECONDITION at once.
+//! * The app outlives the daemon: no `PTRACE_O_EXITKILL`; the preload falls
+//!   back to pass-through when the daemon is gone.
+//! * `tonic::Status` appears only in [`service`]; library code returns
+//!   [`error::Error`]; `anyhow` only at the serve/binary edge.
+
+pub mod error;
+pub mod format;
+pub mod image;
+pub mod launch;
+pub mod program;
+pub mod remote;
+pub mod service;
+pub mod session;
+pub mod shader;
+pub mod shm;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use gldbg_proto::pb;
+use tonic::transport::Server;
+
+pub use session::{LaunchOptions, Session};
+
+/// Daemon configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Path of `libgldbg_preload.so`.
+    pub preload: PathBuf,
+}
+
+/// Name of the preload library.
+pub const PRELOAD_NAME: &str = "libgldbg_preload.so";
+
+/// Find the preload library: beside the current executable, then
+/// `../lib/gldbg/`, then `../lib/` (installed layouts). For test
+/// executables in `target/debug/deps`, the parent directory is tried too.
+pub fn find_preload() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot find the current executable")?;
+    let dir = exe.parent().context("the executable has no directory")?;
+    let mut candidates = vec![dir.join(PRELOAD_NAME), dir.join("../lib/gldbg").join(PRELOAD_NAME), dir.join("../lib").join(PRELOAD_NAME)];
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        candidates.push(dir.join("..").join(PRELOAD_NAME));
+    }
+    for c in &candidates {
+        if c.is_file() {
+            return Ok(c.canonicalize().unwrap_or_else(|_| c.clone()));
+        }
+    }
+    bail!(
+        "cannot find {PRELOAD_NAME}; looked in: {}",
+        candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// Where the daemon listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListenAddr {
+    /// `unix:PATH`
+    Unix(PathBuf),
+    /// `HOST:PORT`
+    Tcp(SocketAddr),
+}
+
+impl FromStr for ListenAddr {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        if let Some(p) = s.strip_prefix("unix:") {
+            if p.is_empty() {
+                bail!("empty Unix socket path in {s:?}");
+            }
+            return Ok(ListenAddr::Unix(PathBuf::from(p)));
+        }
+        if let Ok(a) = s.parse::<SocketAddr>() {
+            return Ok(ListenAddr::Tcp(a));
+        }
+        // HOST:PORT with a host name (e.g. localhost:5000).
+        use std::net::ToSocketAddrs;
+        match s.to_socket_addrs() {
+            Ok(mut it) => it.next().map(ListenAddr::Tcp).with_context(|| format!("{s:?} resolves to no address")),
+            Err(e) => bail!("bad listen address {s:?} (want unix:PATH or HOST:PORT): {e}"),
+        }
+    }
+}
+
+impl std::fmt::Display for ListenAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ListenAddr::Unix(p) => write!(f, "unix:{}", p.display()),
+            ListenAddr::Tcp(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+/// One debugging session behind a gRPC server; cheap to clone.
+#[derive(Clone)]
+pub struct Daemon {
+    session: Arc<Session>,
+}
+
+impl Daemon {
+    pub fn new(config: Config) -> Daemon {
+        Daemon { session: Session::new(config) }
+    }
+
+    /// The session (for in-process use, e.g. launching before serving).
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    /// Serve the Debugger service (+ grpc.health.v1 + reflection) on addr until shutdown.
+    /// Unix sockets are created mode 0600. With a token, every request must carry
+    /// metadata `authorization: Bearer <token>` (else UNAUTHENTICATED). TCP requires a token.
+    pub async fn serve(
+        &self,
+        addr: ListenAddr,
+        token: Option<String>,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        if matches!(addr, ListenAddr::Tcp(_)) && token.as_deref().is_none_or(str::is_empty) {
+            bail!("listening on TCP needs a token (--token)");
+        }
+        let (down_tx, down_rx) = tokio::sync::watch::channel(false);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = down_tx.send(true);
+        };
+        let svc = service::Service::new(self.session.clone(), down_rx);
+        let (health, health_svc) = tonic_health::server::health_reporter();
+        health.set_serving::<pb::debugger_server::DebuggerServer<service::Service>>().await;
+        let reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .build_v1()
+            .context("building the reflection service")?;
+        let expected = token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}"));
+        let check = move |req: tonic::Request<()>| -> Result<tonic::Request<()>, tonic::Status> {
+            let Some(want) = &expected else { return Ok(req) };
+            match req.metadata().get("authorization").and_then(|v| v.to_str().ok()) {
+                Some(got) if constant_time_eq(got.as_bytes(), want.as_bytes()) => Ok(req),
+                _ => Err(tonic::Status::unauthenticated("missing or wrong token (authorization: Bearer TOKEN)")),
+            }
+        };
+        let router = Server::builder()
+            .layer(tonic::service::InterceptorLayer::new(check))
+            .add_service(pb::debugger_server::DebuggerServer::new(svc).max_decoding_message_size(64 << 20).max_encoding_message_size(1 << 30))
+            .add_service(health_svc)
+            .add_service(reflection);
+        match addr {
+            ListenAddr::Tcp(a) => {
+                router.serve_with_shutdown(a, shutdown).await.with_context(|| format!("serving on {a}"))?;
+            }
+            ListenAddr::Unix(path) => {
+                if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                    use std::os::unix::fs::FileTypeExt;
+                    if meta.file_type().is_socket() {
+                        std::fs::remove_file(&path).with_context(|| format!("removing the stale socket {}", path.display()))?;
+                    } else {
+                        bail!("{} exists and is not a socket", path.display());
+                    }
+                }
+                // Created with mode 0600: umask 0177 around bind (no window where others may connect).
+                let listener = {
+                    let _umask = UmaskGuard::set(0o177);
+                    tokio::net::UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))?
+                };
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                        .with_context(|| format!("chmod 0600 {}", path.display()))?;
+                }
+                let incoming = tokio_stream::wrappers::UnixListenerStream::new(listener);
+                let r = router.serve_with_incoming_shutdown(incoming, shutdown).await;
+                let _ = std::fs::remove_file(&path);
+                r.with_context(|| format!("serving on {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Sets the process umask and restores it on drop.
+struct UmaskGuard(rustix::fs::Mode);
+
+impl UmaskGuard {
+    fn set(mask: u32) -> Self {
+        UmaskGuard(rustix::process::umask(rustix::fs::Mode::from_raw_mode(mask)))
+    }
+}
+
+impl Drop for UmaskGuard {
+    fn drop(&mut self) {
+        rustix::process::umask(self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_listen_addrs() {
+        assert_eq!("unix:/tmp/x.sock".parse::<ListenAddr>().unwrap(), ListenAddr::Unix("/tmp/x.sock".into()));
+        assert_eq!("127.0.0.1:5000".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp("127.0.0.1:5000".parse().unwrap()));
+        assert_eq!("[::1]:7".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp("[::1]:7".parse().unwrap()));
+        assert!(matches!("localhost:5000".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp(a) if a.port() == 5000));
+        assert!("unix:".parse::<ListenAddr>().is_err());
+        assert!("nonsense".parse::<ListenAddr>().is_err());
+        assert_eq!(ListenAddr::Unix("/a".into()).to_string(), "unix:/a");
+    }
+
+    #[test]
+    fn token_compare() {
+        assert!(constant_time_eq(b"Bearer x", b"Bearer x"));
+        assert!(!constant_time_eq(b"Bearer x", b"Bearer y"));
+        assert!(!constant_time_eq(b"Bearer", b"Bearer x"));
+    }
+}

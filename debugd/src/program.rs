@@ -1,0 +1,262 @@
+//! What the daemon knows about shaders and programs: sources recorded from
+//! the app's own calls (`glShaderSource`, attach/detach, snapshots at
+//! `glLinkProgram`), the preload's `CMD_QUERY_PROGRAM` reply text, and small
+//! helpers (stage names, `#version`, GLSL type names).
+
+use std::collections::HashMap;
+
+use glsl_instrument::Stage;
+use gldbg_proto::api;
+
+/// One shader as recorded from the app's calls.
+#[derive(Clone, Debug, Default)]
+pub struct RecordedShader {
+    pub gl_type: u32,
+    pub source: Option<String>,
+}
+
+/// One stage of a linked program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageSource {
+    pub id: u32,
+    pub gl_type: u32,
+    pub source: String,
+    /// True when recorded from the app's calls, false when queried from the driver.
+    pub recorded: bool,
+}
+
+/// Shader bookkeeping of one session (object names of all contexts share
+/// one namespace here: good enough for apps with one share group).
+#[derive(Clone, Debug, Default)]
+pub struct Recorded {
+    pub shaders: HashMap<u32, RecordedShader>,
+    pub attached: HashMap<u32, Vec<u32>>,
+    /// Stages of each program as they were at its last `glLinkProgram`.
+    pub linked: HashMap<u32, Vec<StageSource>>,
+}
+
+impl Recorded {
+    pub fn create_shader(&mut self, id: u32, gl_type: u32) {
+        self.shaders.insert(id, RecordedShader { gl_type, source: None });
+    }
+
+    pub fn shader_source(&mut self, id: u32, source: String) {
+        self.shaders.entry(id).or_default().source = Some(source);
+    }
+
+    pub fn attach(&mut self, program: u32, shader: u32) {
+        let v = self.attached.entry(program).or_default();
+        if !v.contains(&shader) {
+            v.push(shader);
+        }
+    }
+
+    pub fn detach(&mut self, program: u32, shader: u32) {
+        if let Some(v) = self.attached.get_mut(&program) {
+            v.retain(|s| *s != shader);
+        }
+    }
+
+    /// Snapshot the attached shaders' sources (at `glLinkProgram`).
+    pub fn link(&mut self, program: u32) {
+        let stages: Vec<StageSource> = self
+            .attached
+            .get(&program)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| {
+                let s = self.shaders.get(id)?;
+                Some(StageSource { id: *id, gl_type: s.gl_type, source: s.source.clone()?, recorded: true })
+            })
+            .collect();
+        self.linked.insert(program, stages);
+    }
+
+    /// A separable program made by `glCreateShaderProgramv`.
+    pub fn shader_program(&mut self, program: u32, gl_type: u32, source: String) {
+        self.linked.insert(program, vec![StageSource { id: 0, gl_type, source, recorded: true }]);
+    }
+}
+
+/// The preload's description of the current program (`CMD_QUERY_PROGRAM`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramText {
+    pub program: u32,
+    /// Attached shaders: (id, GL type).
+    pub shaders: Vec<(u32, u32)>,
+    /// (name, GL type, size, location)
+    pub attributes: Vec<(String, u32, i32, i32)>,
+    pub uniforms: Vec<(String, u32, i32, i32)>,
+    /// (name, location)
+    pub outputs: Vec<(String, i32)>,
+    /// The driver's copy of attached shaders' sources.
+    pub sources: HashMap<u32, String>,
+}
+
+/// Parse the tab-separated record text of a `ProgramReply`.
+pub fn parse_program_text(text: &[u8]) -> ProgramText {
+    let mut p = ProgramText::default();
+    let mut at = 0;
+    while at < text.len() {
+        let end = text[at..].iter().position(|&b| b == b'\n').map_or(text.len(), |e| at + e);
+        let line = String::from_utf8_lossy(&text[at..end]).into_owned();
+        at = end + 1;
+        let f: Vec<&str> = line.split('\t').collect();
+        let num = |i: usize| f.get(i).and_then(|s| s.trim().parse::<i64>().ok()).unwrap_or(0);
+        match f[0] {
+            "program" => p.program = num(1) as u32,
+            "shader" => p.shaders.push((num(1) as u32, num(2) as u32)),
+            "attribute" | "uniform" => {
+                let v = (f.get(1).unwrap_or(&"").to_string(), num(2) as u32, num(3) as i32, num(4) as i32);
+                if f[0] == "attribute" { p.attributes.push(v) } else { p.uniforms.push(v) }
+            }
+            "output" => p.outputs.push((f.get(1).unwrap_or(&"").to_string(), num(2) as i32)),
+            "source" => {
+                let id = num(1) as u32;
+                let len = num(2).max(0) as usize;
+                let stop = (at + len).min(text.len());
+                p.sources.insert(id, String::from_utf8_lossy(&text[at..stop]).into_owned());
+                at = stop + 1;
+            }
+            _ => {}
+        }
+    }
+    p
+}
+
+/// CLI name of a GL shader type ("fragment"), or the enum name.
+pub fn stage_name(gl_type: u32) -> String {
+    Stage::from_gl_enum(gl_type)
+        .map(|s| s.name().to_string())
+        .unwrap_or_else(|| api::gl_enum_name(gl_type, "").unwrap_or("unknown").to_string())
+}
+
+/// The text after `#version` ("330 core"), empty if none.
+pub fn glsl_version(source: &str) -> String {
+    source
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix('#').map(str::trim_start).and_then(|l| l.strip_prefix("version")))
+        .map(|v| v.split("//").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// GLSL spelling of a uniform/attribute type enum (`GL_FLOAT_VEC3` → `vec3`).
+pub fn glsl_type_name(gl_type: u32) -> String {
+    let Some(name) = api::gl_enum_name(gl_type, "UniformType").or_else(|| api::gl_enum_name(gl_type, "")) else {
+        return format!("{gl_type:#x}");
+    };
+    let n = name.strip_prefix("GL_").unwrap_or(name);
+    let fixed = match n {
+        "FLOAT" => Some("float"),
+        "DOUBLE" => Some("double"),
+        "INT" => Some("int"),
+        "UNSIGNED_INT" => Some("uint"),
+        "BOOL" => Some("bool"),
+        _ => None,
+    };
+    if let Some(f) = fixed {
+        return f.to_string();
+    }
+    let vec = |prefix: &str, rest: &str| rest.strip_prefix("VEC").map(|d| format!("{prefix}vec{d}"));
+    if let Some(r) = n.strip_prefix("FLOAT_").and_then(|r| vec("", r)) {
+        return r;
+    }
+    if let Some(r) = n.strip_prefix("DOUBLE_").and_then(|r| vec("d", r)) {
+        return r;
+    }
+    if let Some(r) = n.strip_prefix("UNSIGNED_INT_").and_then(|r| vec("u", r)) {
+        return r;
+    }
+    if let Some(r) = n.strip_prefix("INT_").and_then(|r| vec("i", r)) {
+        return r;
+    }
+    if let Some(r) = n.strip_prefix("BOOL_").and_then(|r| vec("b", r)) {
+        return r;
+    }
+    if let Some(m) = n.strip_prefix("FLOAT_MAT") {
+        return format!("mat{}", m.to_lowercase());
+    }
+    if let Some(m) = n.strip_prefix("DOUBLE_MAT") {
+        return format!("dmat{}", m.to_lowercase());
+    }
+    // Samplers and images: GL_SAMPLER_2D_SHADOW -> sampler2DShadow.
+    for (prefix, glsl) in [
+        ("UNSIGNED_INT_SAMPLER_", "usampler"),
+        ("INT_SAMPLER_", "isampler"),
+        ("SAMPLER_", "sampler"),
+        ("UNSIGNED_INT_IMAGE_", "uimage"),
+        ("INT_IMAGE_", "iimage"),
+        ("IMAGE_", "image"),
+    ] {
+        if let Some(rest) = n.strip_prefix(prefix) {
+            let mut out = glsl.to_string();
+            for part in rest.split('_') {
+                match part {
+                    "1D" | "2D" | "3D" => out.push_str(part),
+                    "CUBE" => out.push_str("Cube"),
+                    "RECT" => out.push_str("Rect"),
+                    "ARRAY" => out.push_str("Array"),
+                    "SHADOW" => out.push_str("Shadow"),
+                    "BUFFER" => out.push_str("Buffer"),
+                    "MULTISAMPLE" => out.push_str("MS"),
+                    p => out.push_str(&p.to_lowercase()),
+                }
+            }
+            return out;
+        }
+    }
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_program_text() {
+        let src = "#version 330 core\nvoid main(){}\n";
+        let text = format!(
+            "program\t3\nshader\t1\t35633\nshader\t2\t35632\nuniform\tu_r\t5126\t1\t0\nattribute\tpos\t35665\t1\t0\noutput\tcolor\t0\nsource\t2\t{}\n{}\nsource\t1\t0\n\n",
+            src.len(),
+            src
+        );
+        let p = parse_program_text(text.as_bytes());
+        assert_eq!(p.program, 3);
+        assert_eq!(p.shaders, vec![(1, 35633), (2, 35632)]);
+        assert_eq!(p.uniforms, vec![("u_r".to_string(), 5126, 1, 0)]);
+        assert_eq!(p.attributes[0].0, "pos");
+        assert_eq!(p.outputs, vec![("color".to_string(), 0)]);
+        assert_eq!(p.sources[&2], src);
+        assert_eq!(p.sources[&1], "");
+    }
+
+    #[test]
+    fn versions_and_types() {
+        assert_eq!(glsl_version("// hi\n#version 330 core\nvoid main(){}"), "330 core");
+        assert_eq!(glsl_version("  #  version 100\n"), "100");
+        assert_eq!(glsl_version("void main(){}"), "");
+        assert_eq!(glsl_type_name(0x1406), "float");
+        assert_eq!(glsl_type_name(0x8B52), "vec4");
+        assert_eq!(glsl_type_name(0x8B5E), "sampler2D");
+        assert_eq!(glsl_type_name(0x8B5C), "mat4");
+        assert_eq!(stage_name(0x8B30), "fragment");
+    }
+
+    #[test]
+    fn records_links() {
+        let mut r = Recorded::default();
+        r.create_shader(1, 0x8B31);
+        r.create_shader(2, 0x8B30);
+        r.shader_source(1, "v".into());
+        r.shader_source(2, "f".into());
+        r.attach(5, 1);
+        r.attach(5, 2);
+        r.link(5);
+        r.detach(5, 1);
+        r.shader_source(2, "changed".into());
+        assert_eq!(r.linked[&5].len(), 2);
+        assert_eq!(r.linked[&5][1].source, "f");
+        assert_eq!(r.attached[&5], vec![2]);
+    }
+}

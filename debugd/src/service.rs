@@ -1,0 +1,235 @@
+//! The gRPC edge: thin tonic handlers that convert requests, call the
+//! session (blocking work in `spawn_blocking`) and convert back. This is
+//! the only place that knows `tonic::Status`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use gldbg_proto::pb;
+use glsl_instrument::StepMode;
+use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status};
+
+use crate::error::Error;
+use crate::session::{BreakKind, LaunchOptions, Session};
+
+impl From<Error> for Status {
+    fn from(e: Error) -> Status {
+        match e {
+            Error::InvalidArgument(m) => Status::invalid_argument(m),
+            Error::NotFound(m) => Status::not_found(m),
+            Error::FailedPrecondition(m) => Status::failed_precondition(m),
+            Error::Unimplemented(m) => Status::unimplemented(m),
+            Error::Internal(m) => Status::internal(m),
+        }
+    }
+}
+
+/// The `Debugger` service over one session.
+#[derive(Clone)]
+pub struct Service {
+    session: Arc<Session>,
+    /// Becomes true when the server shuts down: event streams end then, so
+    /// a graceful shutdown does not wait for subscribers.
+    shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Service {
+    pub fn new(session: Arc<Session>, shutdown: tokio::sync::watch::Receiver<bool>) -> Self {
+        Service { session, shutdown }
+    }
+
+    /// Run `f` on the blocking pool.
+    async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Session) -> Result<T, Error> + Send + 'static,
+    ) -> Result<Response<T>, Status> {
+        let s = self.session.clone();
+        match tokio::task::spawn_blocking(move || f(&s)).await {
+            Ok(Ok(v)) => Ok(Response::new(v)),
+            Ok(Err(e)) => Err(e.into()),
+            Err(e) => Err(Status::internal(format!("the request handler failed: {e}"))),
+        }
+    }
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send + 'static>>;
+
+#[tonic::async_trait]
+impl pb::debugger_server::Debugger for Service {
+    async fn launch(&self, req: Request<pb::LaunchRequest>) -> Result<Response<pb::StateReply>, Status> {
+        let r = req.into_inner();
+        if r.program.is_empty() {
+            return Err(Status::invalid_argument("no program given"));
+        }
+        let opts = LaunchOptions {
+            program: r.program,
+            args: r.args,
+            env: r.env,
+            cwd: (!r.cwd.is_empty()).then(|| r.cwd.into()),
+        };
+        let s = self.session.clone();
+        match tokio::task::spawn_blocking(move || s.launch(opts)).await {
+            Ok(Ok(v)) => Ok(Response::new(v)),
+            Ok(Err(e)) => Err(e.into()),
+            Err(e) => Err(Status::internal(format!("launch failed: {e}"))),
+        }
+    }
+
+    async fn get_state(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        Ok(Response::new(self.session.get_state()))
+    }
+
+    async fn r#continue(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.continue_()).await
+    }
+
+    async fn step(&self, req: Request<pb::StepRequest>) -> Result<Response<pb::StateReply>, Status> {
+        let n = req.into_inner().count;
+        self.run(move |s| s.step(n)).await
+    }
+
+    async fn skip(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.skip()).await
+    }
+
+    async fn set_arg(&self, req: Request<pb::SetArgRequest>) -> Result<Response<pb::CallInfo>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| s.set_arg(r.index, &r.value)).await
+    }
+
+    async fn add_breakpoint(&self, req: Request<pb::BreakpointSpec>) -> Result<Response<pb::Breakpoint>, Status> {
+        use pb::breakpoint_spec::Kind;
+        let kind = match req.into_inner().kind {
+            Some(Kind::Function(name)) => match gldbg_proto::api::function_id(name.trim()) {
+                Some(id) => BreakKind::Function(id),
+                None => return Err(Status::invalid_argument(format!("unknown GL/GLX/EGL function: {name}"))),
+            },
+            Some(Kind::Draw(_)) => BreakKind::Draw,
+            Some(Kind::DrawNumber(0)) => return Err(Status::invalid_argument("draw numbers count from 1")),
+            Some(Kind::DrawNumber(n)) => BreakKind::DrawNumber(n),
+            Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
+            Some(Kind::Frame(_)) => BreakKind::Frame,
+            Some(Kind::GlError(_)) => return Err(Status::unimplemented("`break error` is not implemented yet")),
+            None => return Err(Status::invalid_argument("no breakpoint kind given")),
+        };
+        Ok(Response::new(self.session.add_breakpoint(kind)))
+    }
+
+    async fn delete_breakpoint(
+        &self,
+        req: Request<pb::DeleteBreakpointRequest>,
+    ) -> Result<Response<pb::BreakpointList>, Status> {
+        let id = req.into_inner().id;
+        self.run(move |s| s.delete_breakpoint(id)).await
+    }
+
+    async fn list_breakpoints(&self, _: Request<pb::Empty>) -> Result<Response<pb::BreakpointList>, Status> {
+        Ok(Response::new(self.session.list_breakpoints()))
+    }
+
+    async fn info_call(&self, _: Request<pb::Empty>) -> Result<Response<pb::CallInfo>, Status> {
+        self.run(|s| s.info_call()).await
+    }
+
+    async fn info_program(&self, _: Request<pb::Empty>) -> Result<Response<pb::ProgramInfo>, Status> {
+        self.run(|s| s.info_program()).await
+    }
+
+    async fn detach(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.detach()).await
+    }
+
+    async fn kill(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.kill()).await
+    }
+
+    async fn debug_shader(&self, req: Request<pb::DebugShaderRequest>) -> Result<Response<pb::ShaderStop>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| s.debug_shader(r.stage.trim(), r.clear_depth_stencil)).await
+    }
+
+    async fn shader_step(&self, req: Request<pb::ShaderStepRequest>) -> Result<Response<pb::ShaderStop>, Status> {
+        let r = req.into_inner();
+        let mode = match pb::StepMode::try_from(r.mode) {
+            Ok(pb::StepMode::Into) => StepMode::Into,
+            Ok(pb::StepMode::Over) => StepMode::Over,
+            Ok(pb::StepMode::Out) => StepMode::Out,
+            Err(_) => return Err(Status::invalid_argument(format!("unknown step mode {}", r.mode))),
+        };
+        self.run(move |s| s.shader_step(mode, r.count)).await
+    }
+
+    async fn shader_break(&self, req: Request<pb::ShaderBreakRequest>) -> Result<Response<pb::ShaderBreakpoints>, Status> {
+        let line = req.into_inner().line;
+        if line == 0 {
+            return Err(Status::invalid_argument("shader lines count from 1"));
+        }
+        self.run(move |s| s.shader_break(line)).await
+    }
+
+    async fn shader_delete_break(
+        &self,
+        req: Request<pb::ShaderBreakRequest>,
+    ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
+        let line = req.into_inner().line;
+        self.run(move |s| s.shader_delete_break(line)).await
+    }
+
+    async fn shader_continue(&self, _: Request<pb::Empty>) -> Result<Response<pb::ShaderStop>, Status> {
+        self.run(|s| s.shader_continue()).await
+    }
+
+    async fn shader_list(&self, req: Request<pb::ShaderListRequest>) -> Result<Response<pb::SourceListing>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| s.shader_list(r.line, r.context)).await
+    }
+
+    async fn print(&self, req: Request<pb::PrintRequest>) -> Result<Response<pb::PrintReply>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| s.print(&r.expr, r.at)).await
+    }
+
+    async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
+        let r = req.into_inner();
+        let npy = r.format == pb::DumpFormat::Npy as i32;
+        self.run(move |s| s.dump(&r.expr, npy)).await
+    }
+
+    async fn end_debug(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.end_debug()).await
+    }
+
+    type EventsStream = EventStream;
+
+    async fn events(&self, _: Request<pb::Empty>) -> Result<Response<Self::EventsStream>, Status> {
+        let rx = self.session.subscribe();
+        let mut events = BroadcastStream::new(rx).map(|r| match r {
+            Ok(ev) => Ok(ev),
+            Err(tokio_stream::wrappers::errors::BroadcastStreamRecvError::Lagged(n)) => Ok(pb::Event {
+                kind: Some(pb::event::Kind::Warning(format!("{n} events were dropped (the client reads too slowly)"))),
+                seq: 0,
+            }),
+        });
+        let (tx, out) = tokio::sync::mpsc::channel(64);
+        let mut shutdown = self.shutdown.clone();
+        if *shutdown.borrow_and_update() {
+            return Err(Status::unavailable("the server is shutting down"));
+        }
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    ev = events.next() => match ev {
+                        Some(ev) => if tx.send(ev).await.is_err() { return },
+                        None => return,
+                    },
+                    _ = tx.closed() => return,
+                    // Only `true` is ever sent: any change (or the sender gone) is the shutdown.
+                    _ = shutdown.changed() => return,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
+    }
+}

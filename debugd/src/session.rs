@@ -1,0 +1,1207 @@
+//! One debugging session: the launched app, its shared memory and tracer,
+//! breakpoints, the current stop, recorded shaders and shader debugging.
+//!
+//! Threads: the tracer thread (see [`crate::launch`]) reports exits and
+//! crashes over a channel to the session's event thread; the stop watcher
+//! waits on `Header::stop_seq` and turns stopped slots into session stops
+//! (recording shader calls and continuing internal stops itself). RPC
+//! handlers call the blocking methods here from `spawn_blocking`.
+//!
+//! Locks: `debug` (shader debugging; held across probes) is always taken
+//! before `control` (held briefly, never across a shared-memory command
+//! that waits on the app, except the short ones of a stopped slot).
+//! A request that needs a stopped app while it runs fails at once with
+//! `FailedPrecondition`; only Continue/Step/Skip/Launch wait for the app.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
+use gldbg_proto::api::{self, FUNCTIONS, class};
+use gldbg_proto::pb;
+use gldbg_proto::shm::{self as abi, BulkRef, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef};
+use tokio::sync::broadcast;
+
+use crate::Config;
+use crate::error::{Error, Result};
+use crate::format;
+use crate::launch::{self, TraceEvent, Tracer};
+use crate::program::{self, ProgramText, Recorded, StageSource};
+use crate::remote::Remote;
+use crate::shader::{ProbeResult, ProbeRunner, ShaderDebug};
+use crate::shm::{SharedMemory, StoppedCall};
+
+/// Timeout of short shared-memory commands (continue, finish, query).
+const CMD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Timeout of a debug replay (compile, link, draw, read back on a slow driver).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long Launch waits for the preload to attach before answering RUNNING.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(20);
+
+fn classes() -> &'static [u32] {
+    static C: OnceLock<Vec<u32>> = OnceLock::new();
+    C.get_or_init(|| FUNCTIONS.iter().map(|f| api::classify(f.name)).collect())
+}
+
+fn class_of(id: u32) -> u32 {
+    classes().get(id as usize).copied().unwrap_or(0)
+}
+
+fn function_name(id: u32) -> &'static str {
+    FUNCTIONS.get(id as usize).map_or("?", |f| f.name)
+}
+
+/// What a breakpoint stops at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BreakKind {
+    Function(u32),
+    Draw,
+    DrawNumber(u64),
+    ShaderSwitch,
+    Frame,
+}
+
+impl BreakKind {
+    fn describe(self) -> String {
+        match self {
+            BreakKind::Function(id) => function_name(id).to_string(),
+            BreakKind::Draw => "draw".into(),
+            BreakKind::DrawNumber(n) => format!("draw {n}"),
+            BreakKind::ShaderSwitch => "shader-switch".into(),
+            BreakKind::Frame => "frame".into(),
+        }
+    }
+
+    /// Whether a call of `function` needs its bit for this breakpoint.
+    fn covers(self, function: u32) -> bool {
+        match self {
+            BreakKind::Function(id) => id == function,
+            BreakKind::Draw | BreakKind::DrawNumber(_) => class_of(function) & class::DRAW != 0,
+            BreakKind::ShaderSwitch => class_of(function) & class::SHADER_SWITCH != 0,
+            BreakKind::Frame => class_of(function) & class::FRAME_END != 0,
+        }
+    }
+
+    fn matches(self, stop: &Stop) -> bool {
+        match self {
+            BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n,
+            k => k.covers(stop.function),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Breakpoint {
+    id: u32,
+    kind: BreakKind,
+    hits: u64,
+}
+
+/// A call the app is stopped at.
+#[derive(Clone, Debug)]
+struct Stop {
+    serial: u64,
+    slot: usize,
+    tid: u32,
+    function: u32,
+    call_number: u64,
+    args: Vec<u64>,
+    ret: Option<u64>,
+    draw: u64,
+    breakpoint_id: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunState {
+    NotStarted,
+    Running,
+    Stopped,
+    Exited,
+}
+
+/// The launched process.
+struct Launched {
+    id: u64,
+    pid: u32,
+    shm: Arc<SharedMemory>,
+    tracer: Tracer,
+}
+
+struct Control {
+    state: RunState,
+    launched: Option<Launched>,
+    launch_counter: u64,
+    current: Option<Stop>,
+    pending: VecDeque<Stop>,
+    /// Per slot: the (tid, call number) of the stop already taken by the watcher.
+    claimed: HashMap<usize, (u32, u64)>,
+    /// Every call stops (stepping) rather than only breakpoints.
+    stepping: bool,
+    breakpoints: Vec<Breakpoint>,
+    next_breakpoint: u32,
+    exit: Option<pb::Exit>,
+    crash: Option<pb::Crash>,
+    /// The last call seen on each thread (for crash reports).
+    last_call: HashMap<u32, Stop>,
+    recorded: Recorded,
+    stop_serial: u64,
+    /// The current shader stop, when debugging a shader.
+    shader_stop: Option<pb::ShaderStop>,
+}
+
+/// A launch request in domain terms.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOptions {
+    pub program: String,
+    pub args: Vec<String>,
+    /// KEY=VALUE entries added to the daemon's environment.
+    pub env: Vec<String>,
+    pub cwd: Option<PathBuf>,
+}
+
+/// The session (one per daemon).
+pub struct Session {
+    config: Config,
+    control: Mutex<Control>,
+    changed: Condvar,
+    debug: Mutex<Option<ShaderDebug>>,
+    events: broadcast::Sender<pb::Event>,
+    event_seq: AtomicU64,
+    /// Counter of debug shaders saved after a driver rejected them.
+    rejected: AtomicU64,
+}
+
+impl Session {
+    pub fn new(config: Config) -> Arc<Session> {
+        let (events, _) = broadcast::channel(1024);
+        Arc::new(Session {
+            config,
+            control: Mutex::new(Control {
+                state: RunState::NotStarted,
+                launched: None,
+                launch_counter: 0,
+                current: None,
+                pending: VecDeque::new(),
+                claimed: HashMap::new(),
+                stepping: false,
+                breakpoints: Vec::new(),
+                next_breakpoint: 1,
+                exit: None,
+                crash: None,
+                last_call: HashMap::new(),
+                recorded: Recorded::default(),
+                stop_serial: 0,
+                shader_stop: None,
+            }),
+            changed: Condvar::new(),
+            debug: Mutex::new(None),
+            events,
+            event_seq: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+        })
+    }
+
+    fn control(&self) -> MutexGuard<'_, Control> {
+        self.control.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn debug_lock(&self) -> MutexGuard<'_, Option<ShaderDebug>> {
+        self.debug.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Subscribe to session events.
+    pub fn subscribe(&self) -> broadcast::Receiver<pb::Event> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, kind: pb::event::Kind) {
+        let seq = self.event_seq.fetch_add(1, Ordering::Relaxed) + 1;
+        // No subscriber is fine.
+        let _ = self.events.send(pb::Event { kind: Some(kind), seq });
+    }
+
+    // ----- launch -----
+
+    /// Launch the program stopped at its first GL call; returns at that stop (or the exit).
+    pub fn launch(self: &Arc<Self>, opts: LaunchOptions) -> Result<pb::StateReply> {
+        {
+            let c = self.control();
+            if matches!(c.state, RunState::Running | RunState::Stopped) {
+                return Err(Error::FailedPrecondition("a program is already running (kill or detach it first)".into()));
+            }
+        }
+        *self.debug_lock() = None;
+        let cwd = match &opts.cwd {
+            Some(c) => c.clone(),
+            None => std::env::current_dir().map_err(|e| Error::Internal(format!("current directory: {e}")))?,
+        };
+        let path_var: Option<OsString> = opts
+            .env
+            .iter()
+            .rev()
+            .find_map(|kv| kv.strip_prefix("PATH=").map(OsString::from))
+            .or_else(|| std::env::var_os("PATH"));
+        let program = launch::resolve_program(&opts.program, path_var.as_deref(), &cwd)?;
+        if !self.config.preload.is_file() {
+            return Err(Error::FailedPrecondition(format!("the preload library is missing: {}", self.config.preload.display())));
+        }
+        let shm = Arc::new(SharedMemory::create()?);
+        let env = launch::child_env(std::env::vars_os(), &opts.env, &self.config.preload, abi::ENV_FD, launch::CHILD_SHM_FD)?;
+        let mut argv = vec![OsString::from(&opts.program)];
+        argv.extend(opts.args.iter().map(OsString::from));
+        let spec = launch::LaunchSpec { program, argv, env, cwd: opts.cwd.clone(), shm_fd: shm.raw_fd() };
+
+        let (tx, rx) = mpsc::channel();
+        let id;
+        {
+            let mut c = self.control();
+            c.stepping = true;
+            apply_bits(&c, &shm);
+            shm.set_step_all(true);
+            let tracer = launch::spawn(spec, tx)?;
+            c.launch_counter += 1;
+            id = c.launch_counter;
+            c.launched = Some(Launched { id, pid: tracer.pid, shm: shm.clone(), tracer });
+            c.state = RunState::Running;
+            c.current = None;
+            c.pending.clear();
+            c.claimed.clear();
+            c.exit = None;
+            c.crash = None;
+            c.last_call.clear();
+            c.recorded = Recorded::default();
+            c.shader_stop = None;
+            for b in &mut c.breakpoints {
+                b.hits = 0;
+            }
+        }
+        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        let me = self.clone();
+        std::thread::Builder::new()
+            .name("gldbg-events".into())
+            .spawn(move || me.event_thread(id, rx))
+            .map_err(|e| Error::Internal(format!("thread: {e}")))?;
+        let me = self.clone();
+        let shm2 = shm.clone();
+        std::thread::Builder::new()
+            .name("gldbg-stops".into())
+            .spawn(move || me.watch_stops(id, shm2))
+            .map_err(|e| Error::Internal(format!("thread: {e}")))?;
+        // Wait for the first stop; give up waiting (answer RUNNING) if the preload never attaches.
+        let start = Instant::now();
+        let mut c = self.control();
+        loop {
+            if c.state != RunState::Running {
+                return Ok(self.state_reply(&c));
+            }
+            if start.elapsed() > ATTACH_TIMEOUT && shm.header().preload_attached.load(Ordering::Acquire) == 0 {
+                drop(c);
+                self.emit(pb::event::Kind::Warning(format!(
+                    "the preload did not attach to {} within {}s (statically linked, or it cleared LD_PRELOAD?); the app runs untraced by GL stops",
+                    opts.program,
+                    ATTACH_TIMEOUT.as_secs()
+                )));
+                let c = self.control();
+                return Ok(self.state_reply(&c));
+            }
+            c = self.changed.wait_timeout(c, Duration::from_millis(200)).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Exits and crashes from the tracer.
+    fn event_thread(self: Arc<Self>, id: u64, rx: mpsc::Receiver<TraceEvent>) {
+        while let Ok(ev) = rx.recv() {
+            match ev {
+                TraceEvent::Exited { code, signal } => {
+                    let description = match (code, signal) {
+                        (Some(c), _) => format!("exited with code {c}"),
+                        (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
+                        (None, None) => "exited".to_string(),
+                    };
+                    let exit = pb::Exit { code, signal, description };
+                    self.finish_launch(id, exit.clone());
+                    self.emit(pb::event::Kind::Exited(exit));
+                    return;
+                }
+                TraceEvent::Detached => {
+                    let exit = pb::Exit { code: None, signal: None, description: "detached".into() };
+                    self.finish_launch(id, exit.clone());
+                    self.emit(pb::event::Kind::Exited(exit));
+                    return;
+                }
+                TraceEvent::Crashed(report) => {
+                    let crash = {
+                        let mut c = self.control();
+                        if c.launched.as_ref().is_none_or(|l| l.id != id) {
+                            continue;
+                        }
+                        let crash = crash_info(&c, &report);
+                        c.crash = Some(crash.clone());
+                        crash
+                    };
+                    self.emit(pb::event::Kind::Crashed(crash));
+                }
+                TraceEvent::Warning(w) => self.emit(pb::event::Kind::Warning(w)),
+            }
+        }
+    }
+
+    fn finish_launch(&self, id: u64, exit: pb::Exit) {
+        let mut c = self.control();
+        if c.launched.as_ref().is_some_and(|l| l.id == id) {
+            c.state = RunState::Exited;
+            c.exit = Some(exit);
+            c.current = None;
+            c.pending.clear();
+            c.shader_stop = None;
+            c.launched = None;
+        }
+        self.changed.notify_all();
+    }
+
+    // ----- stops -----
+
+    /// The stop watcher: turns stopped slots into session stops.
+    fn watch_stops(self: Arc<Self>, id: u64, shm: Arc<SharedMemory>) {
+        let mut seen = shm.header().stop_seq.load(Ordering::Acquire).wrapping_sub(1);
+        loop {
+            {
+                let c = self.control();
+                if c.launched.as_ref().is_none_or(|l| l.id != id) {
+                    return;
+                }
+            }
+            let now = shm.wait_stop_seq(seen, Duration::from_millis(100));
+            if now == seen {
+                continue;
+            }
+            seen = now;
+            for call in shm.stopped() {
+                if call.state != abi::STATE_STOPPED {
+                    continue;
+                }
+                {
+                    let mut c = self.control();
+                    if c.claimed.get(&call.slot) == Some(&(call.tid, call.call_number)) {
+                        continue;
+                    }
+                    c.claimed.insert(call.slot, (call.tid, call.call_number));
+                }
+                self.new_stop(id, &shm, call);
+            }
+        }
+    }
+
+    fn new_stop(&self, id: u64, shm: &SharedMemory, call: StoppedCall) {
+        let pid = {
+            let c = self.control();
+            match &c.launched {
+                Some(l) if l.id == id => l.pid,
+                _ => return,
+            }
+        };
+        let mut ret = None;
+        if class_of(call.function) & class::SHADER_RECORD != 0 {
+            match self.record(pid, shm, &call) {
+                Ok(r) => ret = r,
+                Err(e) => self.emit(pb::event::Kind::Warning(format!(
+                    "could not record {} (call {}): {e}",
+                    function_name(call.function),
+                    call.call_number
+                ))),
+            }
+        }
+        let draw = if class_of(call.function) & class::DRAW != 0 { shm.draw_count() } else { 0 };
+        let mut c = self.control();
+        if c.launched.as_ref().is_none_or(|l| l.id != id) {
+            return;
+        }
+        c.stop_serial += 1;
+        let mut stop = Stop {
+            serial: c.stop_serial,
+            slot: call.slot,
+            tid: call.tid,
+            function: call.function,
+            call_number: call.call_number,
+            args: call.args.clone(),
+            ret,
+            draw,
+            breakpoint_id: 0,
+        };
+        let mut hit = 0;
+        for b in &mut c.breakpoints {
+            if b.kind.matches(&stop) {
+                b.hits += 1;
+                if hit == 0 {
+                    hit = b.id;
+                }
+            }
+        }
+        stop.breakpoint_id = hit;
+        c.last_call.insert(stop.tid, stop.clone());
+        if hit != 0 || c.stepping {
+            c.pending.push_back(stop);
+            if c.state == RunState::Running && c.current.is_none() {
+                if let Some(s) = self.promote(&mut c) {
+                    drop(c);
+                    self.emit(pb::event::Kind::Stopped(s));
+                    self.changed.notify_all();
+                    return;
+                }
+            }
+            self.changed.notify_all();
+        } else {
+            drop(c);
+            if let Err(e) = shm.command(call.slot, abi::CMD_CONTINUE, CMD_TIMEOUT) {
+                self.emit(pb::event::Kind::Warning(format!("could not continue {}: {e}", function_name(call.function))));
+            }
+        }
+    }
+
+    /// Make the next pending stop current; returns its call info.
+    fn promote(&self, c: &mut Control) -> Option<pb::CallInfo> {
+        let s = c.pending.pop_front()?;
+        c.state = RunState::Stopped;
+        let info = call_info(&s, None);
+        c.current = Some(s);
+        Some(info)
+    }
+
+    /// Record a shader call's effect; may execute it (CMD_FINISH) to learn its result.
+    fn record(&self, pid: u32, shm: &SharedMemory, call: &StoppedCall) -> Result<Option<u64>> {
+        let name = function_name(call.function);
+        let a = |i: usize| call.args.get(i).copied().unwrap_or(0);
+        let remote = Remote::new(pid);
+        let mem = |e: nix::errno::Errno| Error::Internal(format!("reading the app's memory: {e}"));
+        match name {
+            "glCreateShader" | "glCreateShaderObjectARB" => {
+                let ret = self.finish(shm, call.slot)?;
+                self.control().recorded.create_shader(ret as u32, a(0) as u32);
+                Ok(Some(ret))
+            }
+            "glShaderSource" | "glShaderSourceARB" => {
+                let src = remote.shader_source(a(1) as i32, a(2), a(3)).map_err(mem)?;
+                self.control().recorded.shader_source(a(0) as u32, src);
+                Ok(None)
+            }
+            "glAttachShader" | "glAttachObjectARB" => {
+                self.control().recorded.attach(a(0) as u32, a(1) as u32);
+                Ok(None)
+            }
+            "glDetachShader" | "glDetachObjectARB" => {
+                self.control().recorded.detach(a(0) as u32, a(1) as u32);
+                Ok(None)
+            }
+            "glLinkProgram" | "glLinkProgramARB" => {
+                self.control().recorded.link(a(0) as u32);
+                Ok(None)
+            }
+            "glCreateShaderProgramv" => {
+                let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
+                let ret = self.finish(shm, call.slot)?;
+                self.control().recorded.shader_program(ret as u32, a(0) as u32, src);
+                Ok(Some(ret))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn finish(&self, shm: &SharedMemory, slot: usize) -> Result<u64> {
+        let st = shm.command(slot, abi::CMD_FINISH, CMD_TIMEOUT)?;
+        if st != abi::STATUS_OK {
+            return Err(Error::Internal(format!("CMD_FINISH failed with status {st}")));
+        }
+        Ok(shm.header().slots[slot].ret.load(Ordering::Acquire))
+    }
+
+    // ----- state -----
+
+    fn state_reply(&self, c: &Control) -> pb::StateReply {
+        let state = match c.state {
+            RunState::NotStarted => pb::RunState::NotStarted,
+            RunState::Running => pb::RunState::Running,
+            RunState::Stopped => pb::RunState::Stopped,
+            RunState::Exited => pb::RunState::Exited,
+        };
+        pb::StateReply {
+            state: state as i32,
+            stop: c.current.as_ref().filter(|_| c.state == RunState::Stopped).map(|s| call_info(s, None)),
+            exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
+            breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
+            shader: c.shader_stop.clone(),
+            crash: c.crash.clone(),
+        }
+    }
+
+    pub fn get_state(&self) -> pb::StateReply {
+        let c = self.control();
+        self.state_reply(&c)
+    }
+
+    /// The current stop, its shared memory and pid; FailedPrecondition unless stopped.
+    fn stopped(&self) -> Result<(Stop, Arc<SharedMemory>, u32)> {
+        let c = self.control();
+        stopped_in(&c)
+    }
+
+    // ----- resuming -----
+
+    fn wait_not_running(&self) -> pb::StateReply {
+        let mut c = self.control();
+        loop {
+            if c.state != RunState::Running {
+                return self.state_reply(&c);
+            }
+            c = self.changed.wait(c).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Let the current call go with `cmd` (continue or skip) and wait for the next stop or the exit.
+    fn resume(&self, cmd: u32, step: bool) -> Result<pb::StateReply> {
+        let mut dbg = self.debug_lock();
+        let (slot, shm, released) = {
+            let mut c = self.control();
+            let (stop, shm, _) = stopped_in(&c)?;
+            if cmd == abi::CMD_SKIP && stop.ret.is_some() {
+                return Err(Error::FailedPrecondition(format!("{} was already executed; it cannot be skipped", function_name(stop.function))));
+            }
+            *dbg = None;
+            c.shader_stop = None;
+            c.stepping = step;
+            shm.set_step_all(step);
+            if !step {
+                apply_bits(&c, &shm);
+            }
+            // Stops of other threads that only stepping made visible go too.
+            let mut released = Vec::new();
+            if !step {
+                let keep: VecDeque<Stop> = c.pending.drain(..).filter(|p| {
+                    if p.breakpoint_id != 0 {
+                        true
+                    } else {
+                        released.push(p.slot);
+                        false
+                    }
+                }).collect();
+                c.pending = keep;
+            }
+            c.current = None;
+            c.state = RunState::Running;
+            (stop.slot, shm, released)
+        };
+        drop(dbg);
+        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        let st = shm.command(slot, cmd, CMD_TIMEOUT);
+        for s in released {
+            let _ = shm.command(s, abi::CMD_CONTINUE, CMD_TIMEOUT);
+        }
+        {
+            let mut c = self.control();
+            if c.state == RunState::Running && c.current.is_none() {
+                if let Some(info) = self.promote(&mut c) {
+                    drop(c);
+                    self.emit(pb::event::Kind::Stopped(info));
+                }
+            }
+        }
+        if let Err(e) = st {
+            return Err(Error::Internal(format!("the app did not take the command: {e}")));
+        }
+        Ok(self.wait_not_running())
+    }
+
+    pub fn continue_(&self) -> Result<pb::StateReply> {
+        self.resume(abi::CMD_CONTINUE, false)
+    }
+
+    pub fn step(&self, count: u64) -> Result<pb::StateReply> {
+        let mut r = self.resume(abi::CMD_CONTINUE, true)?;
+        for _ in 1..count.max(1) {
+            if r.state != pb::RunState::Stopped as i32 {
+                break;
+            }
+            r = self.resume(abi::CMD_CONTINUE, true)?;
+        }
+        Ok(r)
+    }
+
+    pub fn skip(&self) -> Result<pb::StateReply> {
+        let step = self.control().stepping;
+        self.resume(abi::CMD_SKIP, step)
+    }
+
+    pub fn kill(&self) -> Result<pb::StateReply> {
+        {
+            let c = self.control();
+            match &c.launched {
+                Some(l) => l.tracer.kill(),
+                None => return Err(Error::not_launched()),
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut c = self.control();
+        while c.launched.is_some() && Instant::now() < deadline {
+            c = self.changed.wait_timeout(c, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        drop(c);
+        *self.debug_lock() = None;
+        Ok(self.get_state())
+    }
+
+    pub fn detach(&self) -> Result<pb::StateReply> {
+        *self.debug_lock() = None;
+        let (shm, slots) = {
+            let mut c = self.control();
+            let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+            let shm = l.shm.clone();
+            c.stepping = false;
+            shm.set_step_all(false);
+            for id in 0..FUNCTIONS.len() as u32 {
+                shm.set_breakpoint(id, false);
+            }
+            let mut slots: Vec<usize> = c.pending.drain(..).map(|s| s.slot).collect();
+            slots.extend(c.current.take().map(|s| s.slot));
+            c.state = RunState::Running;
+            (shm, slots)
+        };
+        for s in slots {
+            let _ = shm.command(s, abi::CMD_CONTINUE, CMD_TIMEOUT);
+        }
+        let r = {
+            let c = self.control();
+            match &c.launched {
+                Some(l) => l.tracer.detach(),
+                None => Ok(()),
+            }
+        };
+        r.map_err(Error::Internal)?;
+        Ok(self.wait_not_running())
+    }
+
+    // ----- breakpoints -----
+
+    pub fn add_breakpoint(&self, kind: BreakKind) -> pb::Breakpoint {
+        let mut c = self.control();
+        let id = c.next_breakpoint;
+        c.next_breakpoint += 1;
+        c.breakpoints.push(Breakpoint { id, kind, hits: 0 });
+        if let Some(l) = &c.launched {
+            if !c.stepping {
+                apply_bits(&c, &l.shm);
+            }
+        }
+        pb::Breakpoint { id, description: kind.describe(), hits: 0 }
+    }
+
+    pub fn delete_breakpoint(&self, id: u32) -> Result<pb::BreakpointList> {
+        let mut c = self.control();
+        if id == 0 {
+            c.breakpoints.clear();
+        } else if c.breakpoints.iter().any(|b| b.id == id) {
+            c.breakpoints.retain(|b| b.id != id);
+        } else {
+            return Err(Error::InvalidArgument(format!("no breakpoint {id}")));
+        }
+        if let Some(l) = &c.launched {
+            if !c.stepping {
+                apply_bits(&c, &l.shm);
+            }
+        }
+        Ok(breakpoint_list(&c))
+    }
+
+    pub fn list_breakpoints(&self) -> pb::BreakpointList {
+        breakpoint_list(&self.control())
+    }
+
+    // ----- GL-level inspection -----
+
+    pub fn info_call(&self) -> Result<pb::CallInfo> {
+        let (stop, _, pid) = self.stopped()?;
+        Ok(call_info(&stop, Some(Remote::new(pid))))
+    }
+
+    pub fn set_arg(&self, index: u32, value: &str) -> Result<pb::CallInfo> {
+        let mut c = self.control();
+        let (stop, shm, pid) = stopped_in(&c)?;
+        if stop.ret.is_some() {
+            return Err(Error::FailedPrecondition("the call was already executed".into()));
+        }
+        let f = &FUNCTIONS[stop.function as usize];
+        let Some(param) = f.params.get(index as usize) else {
+            return Err(Error::InvalidArgument(format!("{} has {} arguments (0-based index {index})", f.name, f.params.len())));
+        };
+        let word = format::parse_arg(param, value).map_err(Error::InvalidArgument)?;
+        shm.set_arg(stop.slot, index as usize, word);
+        let cur = c.current.as_mut().expect("stopped");
+        if let Some(a) = cur.args.get_mut(index as usize) {
+            *a = word;
+        }
+        let cur = cur.clone();
+        Ok(call_info(&cur, Some(Remote::new(pid))))
+    }
+
+    /// Ask the preload for the current program and combine with recorded sources.
+    fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>)> {
+        let (stop, shm, _) = self.stopped()?;
+        let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
+        match st {
+            abi::STATUS_OK => {}
+            abi::STATUS_NO_PROGRAM => return Err(Error::FailedPrecondition("no program is current".into())),
+            abi::STATUS_NO_CONTEXT => return Err(Error::FailedPrecondition("no GL context is current on the stopped thread".into())),
+            s => return Err(Error::Internal(format!("querying the program failed (status {s})"))),
+        }
+        let reply: ProgramReply = shm.read_struct(abi::BULK_REPLY);
+        let text = program::parse_program_text(&shm.read_bytes(reply.text));
+        let c = self.control();
+        let stages = match c.recorded.linked.get(&text.program) {
+            Some(linked) if !linked.is_empty() => linked.clone(),
+            _ => text
+                .shaders
+                .iter()
+                .map(|(id, ty)| {
+                    let rec = c.recorded.shaders.get(id).and_then(|s| s.source.clone());
+                    StageSource {
+                        id: *id,
+                        gl_type: *ty,
+                        recorded: rec.is_some(),
+                        source: rec.or_else(|| text.sources.get(id).cloned()).unwrap_or_default(),
+                    }
+                })
+                .collect(),
+        };
+        Ok((text, stages))
+    }
+
+    pub fn info_program(&self) -> Result<pb::ProgramInfo> {
+        let _dbg = self.debug_lock();
+        let (text, stages) = self.query_program()?;
+        let var = |(name, ty, size, loc): &(String, u32, i32, i32)| pb::Variable {
+            name: name.clone(),
+            r#type: program::glsl_type_name(*ty),
+            size: *size,
+            location: *loc,
+            value: String::new(),
+        };
+        Ok(pb::ProgramInfo {
+            program: text.program,
+            shaders: stages
+                .iter()
+                .map(|s| pb::ShaderInfo {
+                    stage: program::stage_name(s.gl_type),
+                    id: s.id,
+                    version: program::glsl_version(&s.source),
+                    source: s.source.clone(),
+                    recorded: s.recorded,
+                })
+                .collect(),
+            uniforms: text.uniforms.iter().map(var).collect(),
+            attributes: text.attributes.iter().map(var).collect(),
+            outputs: text
+                .outputs
+                .iter()
+                .map(|(n, l)| pb::Variable { name: n.clone(), r#type: String::new(), size: 1, location: *l, value: String::new() })
+                .collect(),
+        })
+    }
+
+    // ----- shader debugging -----
+
+    pub fn debug_shader(&self, stage: &str, clear_depth_stencil: bool) -> Result<pb::ShaderStop> {
+        let stage = Stage::from_name(stage).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
+            ))
+        })?;
+        if stage != Stage::Fragment {
+            return Err(Error::Unimplemented(format!(
+                "debugging the {} stage is not implemented yet; only `debug fragment` is",
+                stage.name()
+            )));
+        }
+        let mut dbg = self.debug_lock();
+        let (stop, shm, _) = self.stopped()?;
+        if class_of(stop.function) & class::DRAW == 0 {
+            return Err(Error::FailedPrecondition(format!(
+                "not stopped at a draw call (stopped at {}); use `break draw` and `continue`",
+                function_name(stop.function)
+            )));
+        }
+        let (_, stages) = self.query_program()?;
+        let Some(frag) = stages.iter().find(|s| s.gl_type == Stage::Fragment.gl_enum()) else {
+            return Err(Error::FailedPrecondition("the current program has no fragment shader".into()));
+        };
+        if frag.source.is_empty() {
+            return Err(Error::FailedPrecondition("the fragment shader's source is unknown".into()));
+        }
+        let model = ShaderModel::parse(&frag.source, Stage::Fragment)
+            .map_err(|e| Error::InvalidArgument(format!("fragment shader {e}")))?;
+        let others: Vec<StageSource> = stages.iter().filter(|s| s.gl_type != Stage::Fragment.gl_enum()).cloned().collect();
+        let depth_stencil = if clear_depth_stencil { abi::DEPTH_STENCIL_CLEAR } else { abi::DEPTH_STENCIL_COPY };
+        let mut runner = FragmentRunner { session: self, shm: &shm, slot: stop.slot, others: &others, depth_stencil };
+        let mut d = ShaderDebug::start(model, stop.serial, &mut runner)?;
+        d.others = others;
+        d.depth_stencil = depth_stencil;
+        let s = d.stop();
+        *dbg = Some(d);
+        self.control().shader_stop = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Run `f` on the active shader debug state with a probe runner for the current stop.
+    fn with_debug<T>(&self, f: impl FnOnce(&mut ShaderDebug, &mut dyn ProbeRunner) -> Result<T>) -> Result<T> {
+        let mut dbg = self.debug_lock();
+        let Some(d) = dbg.as_mut() else {
+            return Err(Error::FailedPrecondition("not debugging a shader (use `debug fragment` at a draw call)".into()));
+        };
+        let (stop, shm, _) = self.stopped()?;
+        if stop.serial != d.stop_serial {
+            *dbg = None;
+            self.control().shader_stop = None;
+            return Err(Error::FailedPrecondition("the app moved on from the draw call that was being debugged".into()));
+        }
+        let others = d.others.clone();
+        let mut runner =
+            FragmentRunner { session: self, shm: &shm, slot: stop.slot, others: &others, depth_stencil: d.depth_stencil };
+        let r = f(d, &mut runner);
+        let s = d.stop();
+        self.control().shader_stop = Some(s);
+        r
+    }
+
+    pub fn shader_step(&self, mode: StepMode, count: u64) -> Result<pb::ShaderStop> {
+        self.with_debug(|d, r| {
+            for _ in 0..count.max(1) {
+                if !d.step_once(mode, r)? {
+                    break;
+                }
+            }
+            Ok(d.stop())
+        })
+    }
+
+    pub fn shader_continue(&self) -> Result<pb::ShaderStop> {
+        self.with_debug(|d, r| {
+            d.continue_to_breakpoint(r)?;
+            Ok(d.stop())
+        })
+    }
+
+    pub fn shader_break(&self, line: u32) -> Result<pb::ShaderBreakpoints> {
+        self.with_debug(|d, _| {
+            d.add_breakpoint(line)?;
+            Ok(pb::ShaderBreakpoints { lines: d.breakpoints.iter().copied().collect() })
+        })
+    }
+
+    pub fn shader_delete_break(&self, line: u32) -> Result<pb::ShaderBreakpoints> {
+        self.with_debug(|d, _| {
+            if line == 0 {
+                d.breakpoints.clear();
+            } else if !d.breakpoints.remove(&line) {
+                return Err(Error::InvalidArgument(format!("no shader breakpoint on line {line}")));
+            }
+            Ok(pb::ShaderBreakpoints { lines: d.breakpoints.iter().copied().collect() })
+        })
+    }
+
+    pub fn shader_list(&self, line: u32, context: u32) -> Result<pb::SourceListing> {
+        self.with_debug(|d, _| Ok(d.listing(line, context)))
+    }
+
+    pub fn print(&self, expr: &str, at: Option<pb::Invocation>) -> Result<pb::PrintReply> {
+        if expr.trim().is_empty() {
+            return Err(Error::InvalidArgument("print needs an expression".into()));
+        }
+        let pixel = match at.as_ref().and_then(|a| a.kind.clone()) {
+            None => None,
+            Some(pb::invocation::Kind::Pixel(p)) => Some((p.x, p.y)),
+            Some(_) => {
+                return Err(Error::InvalidArgument(
+                    "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
+                ));
+            }
+        };
+        self.with_debug(|d, r| {
+            let pos = d.pos.clone();
+            let res = d.probe(&pos, Some(expr), r)?;
+            let (field, ty) = res.field();
+            match pixel {
+                Some((x, y)) => {
+                    if x >= field.width || y >= field.height {
+                        return Err(Error::InvalidArgument(format!(
+                            "pixel ({x},{y}) is outside the {}x{} framebuffer",
+                            field.width, field.height
+                        )));
+                    }
+                    let v = field.at(x, y);
+                    Ok(pb::PrintReply {
+                        expr: expr.to_string(),
+                        r#type: ty,
+                        value: v.map(|v| v[..field.components].to_vec()).unwrap_or_default(),
+                        reached: v.is_some(),
+                        at,
+                        summary: None,
+                    })
+                }
+                None => {
+                    let st = field.stats();
+                    let entry = d.model.entry();
+                    let total = d.probe(&entry, None, r)?.reached();
+                    Ok(pb::PrintReply {
+                        expr: expr.to_string(),
+                        r#type: ty,
+                        value: Vec::new(),
+                        reached: st.count > 0,
+                        at: None,
+                        summary: Some(pb::Summary { count: st.count, min: st.min, max: st.max, nan: st.nan, inf: st.inf, total }),
+                    })
+                }
+            }
+        })
+    }
+
+    pub fn dump(&self, expr: &str, npy: bool) -> Result<pb::DumpReply> {
+        if expr.trim().is_empty() {
+            return Err(Error::InvalidArgument("dump needs an expression".into()));
+        }
+        self.with_debug(|d, r| {
+            let pos = d.pos.clone();
+            let res = d.probe(&pos, Some(expr), r)?;
+            let (field, ty) = res.field();
+            let data = if npy { field.to_npy() } else { field.to_png().map_err(Error::Internal)? };
+            Ok(pb::DumpReply { width: field.width, height: field.height, r#type: ty, data, reached: field.stats().count })
+        })
+    }
+
+    pub fn end_debug(&self) -> Result<pb::StateReply> {
+        let mut dbg = self.debug_lock();
+        if dbg.is_none() {
+            return Err(Error::FailedPrecondition("not debugging a shader".into()));
+        }
+        *dbg = None;
+        let mut c = self.control();
+        c.shader_stop = None;
+        Ok(self.state_reply(&c))
+    }
+
+    /// Save a rejected debug shader and its log; returns the error for the RPC.
+    fn rejected_shader(&self, what: &str, source: &str, log: &str) -> Error {
+        let n = self.rejected.fetch_add(1, Ordering::Relaxed) + 1;
+        let dir = std::env::temp_dir().join(format!("gldbg-{}", std::process::id()));
+        let src_path = dir.join(format!("debug-{n}.frag"));
+        let log_path = dir.join(format!("debug-{n}.log"));
+        let saved = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&src_path, source))
+            .and_then(|()| std::fs::write(&log_path, log));
+        let head: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
+        let msg = match saved {
+            Ok(()) => format!(
+                "the driver rejected the debug shader ({what}): {}; generated source saved to {}, driver log to {}",
+                head.join(" | "),
+                src_path.display(),
+                log_path.display()
+            ),
+            Err(e) => format!(
+                "the driver rejected the debug shader ({what}): {}; could not save it to {}: {e}",
+                head.join(" | "),
+                dir.display()
+            ),
+        };
+        self.emit(pb::event::Kind::Warning(msg.clone()));
+        Error::Internal(msg)
+    }
+}
+
+/// Sends `CMD_FRAGMENT_STEP` for one instrumented shader and reads the result.
+struct FragmentRunner<'a> {
+    session: &'a Session,
+    shm: &'a SharedMemory,
+    slot: usize,
+    others: &'a [StageSource],
+    depth_stencil: u32,
+}
+
+fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> OutputRef {
+    match slot {
+        OutputSlot::Named(n) => OutputRef { frag_data_index: -1, _pad: 0, name: w.push(n.as_bytes()) },
+        OutputSlot::FragData(i) => OutputRef { frag_data_index: *i as i32, _pad: 0, name: BulkRef::default() },
+    }
+}
+
+impl ProbeRunner for FragmentRunner<'_> {
+    fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+        if path.len() > abi::MAX_PATH {
+            return Err(Error::Unimplemented(format!("loops nested deeper than {} levels", abi::MAX_PATH)));
+        }
+        if self.others.len() + 1 > 6 {
+            return Err(Error::Internal("too many shader stages".into()));
+        }
+        let mut req = FragmentStepRequest {
+            cache_key: inst.cache_key,
+            shader_count: 0,
+            depth_stencil: self.depth_stencil,
+            ..Default::default()
+        };
+        let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;
+        {
+            let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
+            let mut n = 0;
+            req.shaders[n] = ShaderRef { gl_type: Stage::Fragment.gl_enum(), _pad: 0, source: w.push(inst.source.as_bytes()) };
+            n += 1;
+            for s in self.others {
+                req.shaders[n] = ShaderRef { gl_type: s.gl_type, _pad: 0, source: w.push(s.source.as_bytes()) };
+                n += 1;
+            }
+            req.shader_count = n as u32;
+            req.value_output = output_ref(&mut w, &inst.value);
+            req.coverage_output = output_ref(&mut w, &inst.coverage);
+            req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
+            if let Some(u) = &inst.path_uniform {
+                req.path_uniform = w.push(u.as_bytes());
+                req.path_len = path.len() as u32;
+                for (i, it) in path.iter().enumerate() {
+                    req.path[i] = *it as i32;
+                }
+            }
+        }
+        self.shm.write_struct(abi::BULK_REQUEST, &req);
+        let st = self.shm.command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
+        let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
+        let log = || String::from_utf8_lossy(&self.shm.read_bytes(reply.log)).into_owned();
+        match st {
+            abi::STATUS_OK => {}
+            abi::STATUS_COMPILE_FAILED => return Err(self.session.rejected_shader("compile", &inst.source, &log())),
+            abi::STATUS_LINK_FAILED => return Err(self.session.rejected_shader("link", &inst.source, &log())),
+            abi::STATUS_NOT_A_DRAW => return Err(Error::FailedPrecondition("not stopped at a draw call the debugger can replay".into())),
+            abi::STATUS_NO_PROGRAM => return Err(Error::FailedPrecondition("no program is current at this draw".into())),
+            abi::STATUS_NO_CONTEXT => return Err(Error::FailedPrecondition("no GL context is current on the stopped thread".into())),
+            abi::STATUS_UNKNOWN_COMMAND => return Err(Error::Internal("the preload does not know CMD_FRAGMENT_STEP".into())),
+            s => return Err(Error::Internal(format!("the debug replay failed (status {s}): {}", log()))),
+        }
+        let (w, h) = (reply.width, reply.height);
+        let values = self.shm.read_f32s(reply.values);
+        let coverage = self.shm.read_f32s(reply.coverage);
+        let n = (w as usize) * (h as usize);
+        if values.len() < n * 4 || coverage.len() < n {
+            return Err(Error::Internal(format!(
+                "the debug replay returned {} values and {} coverage texels for {w}x{h}",
+                values.len(),
+                coverage.len()
+            )));
+        }
+        Ok(ProbeResult { width: w, height: h, values, coverage })
+    }
+}
+
+fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
+    match c.state {
+        RunState::Stopped => {}
+        RunState::Running => {
+            return Err(Error::FailedPrecondition("the app is running; it must be stopped at a GL call".into()));
+        }
+        RunState::NotStarted => return Err(Error::not_launched()),
+        RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
+    }
+    let (Some(stop), Some(l)) = (&c.current, &c.launched) else {
+        return Err(Error::FailedPrecondition("the app is not stopped".into()));
+    };
+    Ok((stop.clone(), l.shm.clone(), l.pid))
+}
+
+/// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
+fn apply_bits(c: &Control, shm: &SharedMemory) {
+    for id in 0..FUNCTIONS.len() as u32 {
+        let on = class_of(id) & class::SHADER_RECORD != 0 || c.breakpoints.iter().any(|b| b.kind.covers(id));
+        shm.set_breakpoint(id, on);
+    }
+}
+
+fn breakpoint_list(c: &Control) -> pb::BreakpointList {
+    pb::BreakpointList {
+        breakpoints: c
+            .breakpoints
+            .iter()
+            .map(|b| pb::Breakpoint { id: b.id, description: b.kind.describe(), hits: b.hits })
+            .collect(),
+    }
+}
+
+/// Call info of a stop; with `remote`, pointer contents where known (shader sources).
+fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
+    let Some(f) = FUNCTIONS.get(s.function as usize) else {
+        return pb::CallInfo { function: format!("#{}", s.function), function_id: s.function, ..Default::default() };
+    };
+    let contents = |i: usize| -> Option<String> {
+        let r = remote?;
+        let a = |k: usize| s.args.get(k).copied().unwrap_or(0);
+        match (f.name, i) {
+            ("glShaderSource" | "glShaderSourceARB", 2) => r.shader_source(a(1) as i32, a(2), a(3)).ok(),
+            ("glCreateShaderProgramv", 2) => r.shader_source(a(1) as i32, a(2), 0).ok(),
+            _ => {
+                let p = f.params.get(i)?;
+                let ty = p.c_type.trim();
+                let is_string = matches!(ty, "const GLchar *" | "const char *" | "const GLcharARB *" | "const GLubyte *");
+                if is_string && a(i) != 0 {
+                    r.read_cstr_max(a(i), 4096).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+                } else {
+                    None
+                }
+            }
+        }
+    };
+    pb::CallInfo {
+        function: f.name.to_string(),
+        function_id: s.function,
+        call: s.call_number,
+        thread: s.tid,
+        args: format::format_args(f, &s.args, contents),
+        draw: s.draw,
+        returned: s.ret.map(|r| format::format_ret(f, r)).unwrap_or_default(),
+    }
+}
+
+/// Crash report with the call in flight on the crashing thread.
+fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
+    let mut call = None;
+    let mut in_call = false;
+    if let Some(l) = &c.launched {
+        for slot in l.shm.header().slots.iter() {
+            if slot.tid.load(Ordering::Acquire) == r.tid && slot.state.load(Ordering::Acquire) == abi::STATE_IN_CALL {
+                let n = (slot.arg_count.load(Ordering::Relaxed) as usize).min(abi::MAX_ARGS);
+                let s = Stop {
+                    serial: 0,
+                    slot: 0,
+                    tid: r.tid,
+                    function: slot.function.load(Ordering::Relaxed),
+                    call_number: slot.call_number.load(Ordering::Relaxed),
+                    args: (0..n).map(|i| slot.args[i].load(Ordering::Relaxed)).collect(),
+                    ret: None,
+                    draw: 0,
+                    breakpoint_id: 0,
+                };
+                call = Some(call_info(&s, None));
+                in_call = true;
+            }
+        }
+    }
+    if call.is_none() {
+        call = c.last_call.get(&r.tid).map(|s| call_info(s, None));
+    }
+    pb::Crash {
+        signal: r.signal,
+        signal_name: launch::signal_name(r.signal),
+        fault_address: r.fault_address,
+        thread: r.tid,
+        registers: r.registers.iter().cloned().collect(),
+        call,
+        in_call,
+    }
+}
+
+pub use glsl_instrument::StepMode as ShaderStepMode;

@@ -1,0 +1,467 @@
+//! The daemon side of the shared memory (`gldbg_proto::shm` is the contract).
+//!
+//! [`SharedMemory::create`] makes a memfd (close-on-exec; the launcher
+//! `dup2`s it into the child and names it in `GLDBG_SHM_FD`), sizes it to
+//! `SHM_SIZE` (sparse), maps it and writes the header. The preload in the app
+//! maps the same pages; the two sides talk through atomics in the header and
+//! the per-thread slots, and wake each other with *shared* futexes.
+//!
+//! Breakpoints: the daemon keeps the user's bits here and writes them into
+//! the shared bitset. Single-stepping (`set_step_all(true)`) sets every
+//! shared word to `!0` (the preload's fast path reads only the bitset, never
+//! `step_all`), and `set_step_all(false)` writes the user's bits back.
+//!
+//! All bulk offsets (`bulk_writer`, `write_struct`, `read_struct`,
+//! `BulkRef::offset`) are relative to the start of the bulk region.
+
+use gldbg_proto::shm::{self, BulkRef, Header, Slot};
+use rustix::thread::futex;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering::{Acquire, Relaxed, Release}};
+use std::time::{Duration, Instant};
+
+/// Errors of the shared-memory peer.
+#[derive(Debug, thiserror::Error)]
+pub enum ShmError {
+    /// The app did not acknowledge a command in time.
+    #[error("timeout")]
+    Timeout,
+    /// Creating or mapping the memfd failed, or a bad slot index.
+    #[error("{0}")]
+    Os(String),
+}
+
+/// A call a thread of the app is stopped at (slot state STOPPED or RETURNED).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoppedCall {
+    pub slot: usize,
+    pub tid: u32,
+    pub state: u32,
+    pub function: u32,
+    pub call_number: u64,
+    pub args: Vec<u64>,
+    pub ret: u64,
+    pub context: u64,
+}
+
+/// What the daemon remembers about breakpoints (the shared bitset may hold
+/// all ones while stepping).
+struct Bits {
+    user: [u64; shm::MAX_FUNCTIONS / 64],
+    step_all: bool,
+}
+
+/// The memfd and its mapping, daemon side.
+pub struct SharedMemory {
+    fd: OwnedFd,
+    base: NonNull<u8>,
+    bits: Mutex<Bits>,
+}
+
+// SAFETY: the mapping lives as long as `self`; everything the two sides share
+// is accessed through atomics, and bulk bytes are only touched while the
+// protocol gives this side the turn.
+unsafe impl Send for SharedMemory {}
+// SAFETY: as above; `&self` methods only use atomics, the mutex, or bulk copies.
+unsafe impl Sync for SharedMemory {}
+
+impl Drop for SharedMemory {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping of SHM_SIZE bytes; no reference outlives `self`.
+        let _ = unsafe { rustix::mm::munmap(self.base.as_ptr().cast(), shm::SHM_SIZE) };
+    }
+}
+
+fn os(what: &str, e: impl std::fmt::Display) -> ShmError {
+    ShmError::Os(format!("{what}: {e}"))
+}
+
+fn wake(word: &AtomicU32) {
+    let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
+}
+
+/// Futex-wait while `word == val`, at most until `deadline`; returns false on timeout.
+fn wait_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
+    loop {
+        if word.load(Acquire) != val {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        let left = (deadline - now).min(Duration::from_millis(100));
+        let ts = rustix::time::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: left.subsec_nanos() as i64 };
+        let _ = futex::wait(word, futex::Flags::empty(), val, Some(&ts));
+    }
+}
+
+impl SharedMemory {
+    /// memfd (MFD_CLOEXEC), sized `SHM_SIZE`, mapped, header written.
+    pub fn create() -> Result<Self, ShmError> {
+        let fd = rustix::fs::memfd_create("gldbg", rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| os("memfd_create", e))?;
+        rustix::fs::ftruncate(&fd, shm::SHM_SIZE as u64).map_err(|e| os("ftruncate", e))?;
+        // SAFETY: a fresh shared mapping of our own memfd at a kernel-chosen address.
+        let p = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                shm::SHM_SIZE,
+                rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+                rustix::mm::MapFlags::SHARED,
+                &fd,
+                0,
+            )
+        }
+        .map_err(|e| os("mmap", e))?;
+        let base = NonNull::new(p.cast::<u8>()).ok_or_else(|| ShmError::Os("mmap returned null".into()))?;
+        let h = base.as_ptr().cast::<Header>();
+        // SAFETY: the mapping is fresh, zero-filled, page-aligned and not shared yet
+        // (no child has the fd), so plain writes to the header are unobserved.
+        unsafe {
+            (*h).magic = shm::MAGIC;
+            (*h).abi_version = shm::ABI_VERSION;
+            (*h).header_size = size_of::<Header>() as u32;
+            (*h).total_size = shm::SHM_SIZE as u64;
+            (*h).daemon_pid = std::process::id();
+            (*h).function_count = gldbg_proto::api::FUNCTIONS.len() as u32;
+        }
+        Ok(SharedMemory { fd, base, bits: Mutex::new(Bits { user: [0; shm::MAX_FUNCTIONS / 64], step_all: false }) })
+    }
+
+    /// The memfd (close-on-exec; the launcher dup2s it into the child).
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// The shared header.
+    pub fn header(&self) -> &Header {
+        // SAFETY: the header lies at the start of the live mapping; all shared fields are atomics.
+        unsafe { &*self.base.as_ptr().cast::<Header>() }
+    }
+
+    fn slot(&self, slot: usize) -> Option<&Slot> {
+        self.header().slots.get(slot)
+    }
+
+    fn publish_bits(&self, bits: &Bits) {
+        for (w, &user) in self.header().breakpoints.iter().zip(bits.user.iter()) {
+            w.store(if bits.step_all { !0 } else { user }, Release);
+        }
+    }
+
+    /// Set or clear the breakpoint bit of a function.
+    pub fn set_breakpoint(&self, function_id: u32, on: bool) {
+        let id = function_id as usize;
+        if id >= shm::MAX_FUNCTIONS {
+            return;
+        }
+        let mut b = self.bits.lock().unwrap_or_else(|e| e.into_inner());
+        if on {
+            b.user[id / 64] |= 1 << (id % 64);
+        } else {
+            b.user[id / 64] &= !(1 << (id % 64));
+        }
+        self.publish_bits(&b);
+    }
+
+    /// Clear every breakpoint bit.
+    pub fn clear_breakpoints(&self) {
+        let mut b = self.bits.lock().unwrap_or_else(|e| e.into_inner());
+        b.user = [0; shm::MAX_FUNCTIONS / 64];
+        self.publish_bits(&b);
+    }
+
+    /// Stop every call on every thread (all bits set) or go back to the user's bits.
+    pub fn set_step_all(&self, on: bool) {
+        let mut b = self.bits.lock().unwrap_or_else(|e| e.into_inner());
+        b.step_all = on;
+        self.header().step_all.store(on as u32, Release);
+        self.publish_bits(&b);
+    }
+
+    /// Futex-wait until `Header::stop_seq != seen` (or timeout); returns the current value.
+    pub fn wait_stop_seq(&self, seen: u32, timeout: Duration) -> u32 {
+        let word = &self.header().stop_seq;
+        wait_while(word, seen, Instant::now() + timeout);
+        word.load(Acquire)
+    }
+
+    /// Slots with state STOPPED or RETURNED.
+    pub fn stopped(&self) -> Vec<StoppedCall> {
+        let mut out = Vec::new();
+        for (i, s) in self.header().slots.iter().enumerate() {
+            let tid = s.tid.load(Acquire);
+            let state = s.state.load(Acquire);
+            if tid == 0 || !(state == shm::STATE_STOPPED || state == shm::STATE_RETURNED) {
+                continue;
+            }
+            let n = (s.arg_count.load(Relaxed) as usize).min(shm::MAX_ARGS);
+            out.push(StoppedCall {
+                slot: i,
+                tid,
+                state,
+                function: s.function.load(Relaxed),
+                call_number: s.call_number.load(Relaxed),
+                args: s.args[..n].iter().map(|a| a.load(Relaxed)).collect(),
+                ret: s.ret.load(Relaxed),
+                context: s.context.load(Relaxed),
+            });
+        }
+        out
+    }
+
+    /// Write `cmd` to a slot, bump `command_seq`, wake the thread and wait for
+    /// its acknowledgement (`done_seq`); returns the command's status.
+    pub fn command(&self, slot: usize, cmd: u32, timeout: Duration) -> Result<u32, ShmError> {
+        let s = self.slot(slot).ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
+        s.command.store(cmd, Relaxed);
+        // Release: the command word and any bulk request are visible before the new sequence.
+        let seq = s.command_seq.fetch_add(1, Release).wrapping_add(1);
+        wake(&s.command_seq);
+        let deadline = Instant::now() + timeout;
+        loop {
+            let done = s.done_seq.load(Acquire);
+            if done == seq {
+                return Ok(s.status.load(Relaxed));
+            }
+            if !wait_while(&s.done_seq, done, deadline) {
+                return Err(ShmError::Timeout);
+            }
+        }
+    }
+
+    /// Rewrite an argument word of a stopped call (before CONTINUE/FINISH).
+    pub fn set_arg(&self, slot: usize, index: usize, word: u64) {
+        if let Some(a) = self.slot(slot).and_then(|s| s.args.get(index)) {
+            a.store(word, Release);
+        }
+    }
+
+    /// Overwrite `Header::daemon_pid` (the pid the preload watches for
+    /// liveness). Only before the app starts: tests use it to check the
+    /// preload's fallback to pass-through when its daemon is gone.
+    pub fn set_daemon_pid(&self, pid: u32) {
+        // SAFETY: a plain field of our own mapping, written before any app maps it.
+        unsafe { (*self.base.as_ptr().cast::<Header>()).daemon_pid = pid };
+    }
+
+    /// Draw calls the app made so far.
+    pub fn draw_count(&self) -> u64 {
+        self.header().draw_count.load(Relaxed)
+    }
+
+    fn bulk(&self) -> *mut u8 {
+        // SAFETY: BULK_OFFSET lies inside the SHM_SIZE mapping.
+        unsafe { self.base.as_ptr().add(shm::BULK_OFFSET) }
+    }
+
+    fn in_bulk(offset: usize, len: usize) -> bool {
+        offset.checked_add(len).is_some_and(|end| end <= shm::BULK_SIZE)
+    }
+
+    /// A writer appending bytes from `start` (bulk offset).
+    pub fn bulk_writer(&self, start: usize) -> BulkWriter<'_> {
+        BulkWriter { shm: self, pos: start }
+    }
+
+    /// Write a `#[repr(C)]` value at a bulk offset. Panics when out of bounds.
+    pub fn write_struct<T: Copy>(&self, offset: usize, value: &T) {
+        assert!(Self::in_bulk(offset, size_of::<T>()), "bulk write out of bounds");
+        // SAFETY: in bounds (asserted); unaligned write of plain data while the app waits for a command.
+        unsafe { self.bulk().add(offset).cast::<T>().write_unaligned(*value) }
+    }
+
+    /// Read a `#[repr(C)]` value (plain integers and floats only) at a bulk offset.
+    /// Panics when out of bounds.
+    pub fn read_struct<T: Copy>(&self, offset: usize) -> T {
+        assert!(Self::in_bulk(offset, size_of::<T>()), "bulk read out of bounds");
+        // SAFETY: in bounds (asserted); the reply types are plain data valid for any bits.
+        unsafe { self.bulk().add(offset).cast::<T>().read_unaligned() }
+    }
+
+    /// Copy the bytes of a `BulkRef` (empty if it points outside the bulk region).
+    pub fn read_bytes(&self, r: BulkRef) -> Vec<u8> {
+        if !Self::in_bulk(r.offset as usize, r.len as usize) {
+            return Vec::new();
+        }
+        // SAFETY: in bounds (checked); the preload finished writing before acknowledging.
+        unsafe { std::slice::from_raw_parts(self.bulk().add(r.offset as usize), r.len as usize) }.to_vec()
+    }
+
+    /// The bytes of a `BulkRef` as native-endian `f32`s.
+    pub fn read_f32s(&self, r: BulkRef) -> Vec<f32> {
+        if !Self::in_bulk(r.offset as usize, r.len as usize) {
+            return Vec::new();
+        }
+        let mut v = vec![0f32; r.len as usize / 4];
+        // SAFETY: in bounds (checked); `v` holds len/4 floats; byte copy, any bits are valid f32.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.bulk().add(r.offset as usize), v.as_mut_ptr().cast::<u8>(), v.len() * 4)
+        };
+        v
+    }
+
+    fn write_bytes(&self, offset: usize, bytes: &[u8]) {
+        assert!(Self::in_bulk(offset, bytes.len()), "bulk write out of bounds");
+        // SAFETY: in bounds (asserted).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.bulk().add(offset), bytes.len()) }
+    }
+}
+
+/// Appends byte strings to the bulk region, each 8-byte aligned.
+pub struct BulkWriter<'a> {
+    shm: &'a SharedMemory,
+    pos: usize,
+}
+
+impl BulkWriter<'_> {
+    /// Copy `bytes` at the current position; returns where they went.
+    pub fn push(&mut self, bytes: &[u8]) -> BulkRef {
+        let off = self.pos;
+        self.shm.write_bytes(off, bytes);
+        self.pos = (off + bytes.len() + 7) & !7;
+        BulkRef { offset: off as u32, len: bytes.len() as u32 }
+    }
+
+    /// The next free bulk offset.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn create_writes_the_header() {
+        let m = SharedMemory::create().unwrap();
+        let h = m.header();
+        assert_eq!(h.magic, shm::MAGIC);
+        assert_eq!(h.abi_version, shm::ABI_VERSION);
+        assert_eq!(h.header_size as usize, size_of::<Header>());
+        assert_eq!(h.daemon_pid, std::process::id());
+        assert_eq!(h.function_count as usize, gldbg_proto::api::FUNCTIONS.len());
+        assert!(m.raw_fd() >= 0);
+        let st = rustix::fs::fstat(&m.fd).unwrap();
+        assert_eq!(st.st_size as usize, shm::SHM_SIZE);
+    }
+
+    #[test]
+    fn breakpoints_and_step_all() {
+        let m = SharedMemory::create().unwrap();
+        let w = |i: usize| m.header().breakpoints[i].load(Relaxed);
+        m.set_breakpoint(3, true);
+        m.set_breakpoint(130, true);
+        assert_eq!(w(0), 1 << 3);
+        assert_eq!(w(2), 1 << 2);
+        m.set_step_all(true);
+        assert!((0..shm::MAX_FUNCTIONS / 64).all(|i| w(i) == !0));
+        assert_eq!(m.header().step_all.load(Relaxed), 1);
+        m.set_breakpoint(3, false);
+        assert_eq!(w(0), !0, "stepping still stops everywhere");
+        m.set_step_all(false);
+        assert_eq!(w(0), 0);
+        assert_eq!(w(2), 1 << 2);
+        m.clear_breakpoints();
+        assert!((0..shm::MAX_FUNCTIONS / 64).all(|i| w(i) == 0));
+    }
+
+    #[test]
+    fn bulk_round_trip() {
+        let m = SharedMemory::create().unwrap();
+        let mut w = m.bulk_writer(100);
+        let a = w.push(b"hello");
+        let b = w.push(b"world!");
+        assert_eq!(a, BulkRef { offset: 100, len: 5 });
+        assert_eq!(b.offset, 112);
+        assert_eq!(m.read_bytes(a), b"hello");
+        assert_eq!(m.read_bytes(b), b"world!");
+        m.write_struct(shm::BULK_REPLY, &BulkRef { offset: 7, len: 9 });
+        assert_eq!(m.read_struct::<BulkRef>(shm::BULK_REPLY), BulkRef { offset: 7, len: 9 });
+        let f = [1.5f32, -2.0];
+        let r = m.bulk_writer(shm::BULK_DATA).push(&f.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<_>>());
+        assert_eq!(m.read_f32s(r), f);
+        assert!(m.read_bytes(BulkRef { offset: u32::MAX, len: 10 }).is_empty());
+    }
+
+    #[test]
+    fn command_without_peer_times_out() {
+        let m = SharedMemory::create().unwrap();
+        let t = Instant::now();
+        assert!(matches!(m.command(0, shm::CMD_CONTINUE, Duration::from_millis(50)), Err(ShmError::Timeout)));
+        assert!(t.elapsed() < Duration::from_secs(2));
+        assert!(m.command(shm::MAX_SLOTS, shm::CMD_CONTINUE, Duration::from_millis(50)).is_err());
+    }
+
+    /// A thread of this process plays the preload on slot 5.
+    fn fake_preload(m: Arc<SharedMemory>) -> std::thread::JoinHandle<Vec<u32>> {
+        std::thread::spawn(move || {
+            let h = m.header();
+            let s = &h.slots[5];
+            s.tid.store(4242, Relaxed);
+            let mut seen = s.command_seq.load(Acquire);
+            s.function.store(7, Relaxed);
+            s.arg_count.store(2, Relaxed);
+            s.args[0].store(10, Relaxed);
+            s.args[1].store(20, Relaxed);
+            s.call_number.store(99, Relaxed);
+            s.state.store(shm::STATE_STOPPED, Release);
+            h.stop_seq.fetch_add(1, Release);
+            wake(&h.stop_seq);
+            let mut got = Vec::new();
+            loop {
+                wait_while(&s.command_seq, seen, Instant::now() + Duration::from_secs(10));
+                seen = s.command_seq.load(Acquire);
+                let cmd = s.command.load(Acquire);
+                got.push(cmd);
+                let ack = |st: u32| {
+                    s.status.store(st, Relaxed);
+                    s.done_seq.store(seen, Release);
+                    wake(&s.done_seq);
+                };
+                match cmd {
+                    shm::CMD_FINISH => {
+                        let sum = s.args[0].load(Relaxed) + s.args[1].load(Relaxed);
+                        s.ret.store(sum, Relaxed);
+                        s.state.store(shm::STATE_RETURNED, Release);
+                        h.stop_seq.fetch_add(1, Release);
+                        wake(&h.stop_seq);
+                        ack(shm::STATUS_OK);
+                    }
+                    shm::CMD_CONTINUE => {
+                        s.state.store(shm::STATE_RUNNING, Release);
+                        ack(shm::STATUS_OK);
+                        return got;
+                    }
+                    _ => ack(shm::STATUS_UNKNOWN_COMMAND),
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn command_handshake_with_a_peer_thread() {
+        let m = Arc::new(SharedMemory::create().unwrap());
+        let seen = m.header().stop_seq.load(Acquire);
+        let peer = fake_preload(m.clone());
+        let now = m.wait_stop_seq(seen, Duration::from_secs(10));
+        assert_ne!(now, seen);
+        let stops = m.stopped();
+        assert_eq!(stops.len(), 1);
+        let c = &stops[0];
+        assert_eq!((c.slot, c.tid, c.state, c.function, c.call_number), (5, 4242, shm::STATE_STOPPED, 7, 99));
+        assert_eq!(c.args, [10, 20]);
+        m.set_arg(5, 1, 32);
+        assert_eq!(m.command(5, 77, Duration::from_secs(10)).unwrap(), shm::STATUS_UNKNOWN_COMMAND);
+        assert_eq!(m.command(5, shm::CMD_FINISH, Duration::from_secs(10)).unwrap(), shm::STATUS_OK);
+        let c = &m.stopped()[0];
+        assert_eq!((c.state, c.ret), (shm::STATE_RETURNED, 42));
+        assert_eq!(m.command(5, shm::CMD_CONTINUE, Duration::from_secs(10)).unwrap(), shm::STATUS_OK);
+        assert!(m.stopped().is_empty());
+        assert_eq!(peer.join().unwrap(), [77, shm::CMD_FINISH, shm::CMD_CONTINUE]);
+    }
+}

@@ -1,0 +1,736 @@
+//! The in-context executor: GL work the daemon asks for while an app thread
+//! is stopped in a wrapper, run on that thread with the app's context current.
+//!
+//! * [`query_program`]: describe the current program (`ProgramReply`).
+//! * [`fragment_step`]: build (or reuse) a debug program from the daemon's
+//!   finished sources, replay the stopped draw into a private FBO of the
+//!   draw's size, read values and coverage straight into the shared mapping
+//!   (`FragmentStepReply`).
+//!
+//! Every state touched is captured first and restored after ([`Saved`]); the
+//! app's pending GL errors are held back for it (`hooks::hold_error`) and our
+//! own errors are drained. No object of ours stays bound; the debug programs
+//! stay alive (unbound) in a small cache keyed by (context, app program,
+//! cache key).
+
+use crate::gl;
+use crate::generated::{CLASS, invoke};
+use gldbg_proto::api::{FUNCTIONS, class};
+use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, ProgramReply};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The bulk region of the shared mapping.
+struct Bulk {
+    base: *mut u8,
+}
+
+impl Bulk {
+    fn get() -> Option<Bulk> {
+        crate::session::bulk_base().map(|base| Bulk { base })
+    }
+    fn check(off: usize, len: usize) -> bool {
+        off.checked_add(len).is_some_and(|end| end <= shm::BULK_SIZE)
+    }
+    fn read<T: Copy + Default>(&self, off: usize) -> T {
+        if !Self::check(off, size_of::<T>()) {
+            return T::default();
+        }
+        // SAFETY: in bounds (checked); `T` is a plain #[repr(C)] Copy struct; unaligned read.
+        unsafe { self.base.add(off).cast::<T>().read_unaligned() }
+    }
+    fn write<T: Copy>(&self, off: usize, v: &T) {
+        if Self::check(off, size_of::<T>()) {
+            // SAFETY: in bounds (checked); the daemon does not touch the reply while a command runs.
+            unsafe { self.base.add(off).cast::<T>().write_unaligned(*v) }
+        }
+    }
+    fn bytes(&self, r: BulkRef) -> &[u8] {
+        if !Self::check(r.offset as usize, r.len as usize) {
+            return &[];
+        }
+        // SAFETY: in bounds (checked); the daemon wrote the request before the command.
+        unsafe { core::slice::from_raw_parts(self.base.add(r.offset as usize), r.len as usize) }
+    }
+    fn str(&self, r: BulkRef) -> String {
+        String::from_utf8_lossy(self.bytes(r)).into_owned()
+    }
+    /// Mutable view of `len` bytes at `off` (None if out of bounds).
+    #[allow(clippy::mut_from_ref)]
+    fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
+        // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
+        Self::check(off, len).then(|| unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
+    }
+    /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
+    fn put(&self, off: usize, data: &[u8]) -> BulkRef {
+        match self.slice_mut(off, data.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(data);
+                BulkRef { offset: off as u32, len: data.len() as u32 }
+            }
+            None => BulkRef::default(),
+        }
+    }
+}
+
+fn align8(x: usize) -> usize {
+    (x + 7) & !7
+}
+
+/// Hold the app's pending GL errors for it (the app sees them later).
+fn hold_app_errors() {
+    for _ in 0..16 {
+        let e = gl::get_error();
+        if e == 0 {
+            break;
+        }
+        crate::hooks::hold_error(e);
+    }
+}
+
+/// Drain our own GL errors; returns the first.
+fn drain_own_errors() -> u32 {
+    let mut first = 0;
+    for _ in 0..16 {
+        let e = gl::get_error();
+        if e == 0 {
+            break;
+        }
+        if first == 0 {
+            first = e;
+        }
+    }
+    first
+}
+
+fn has_context() -> bool {
+    crate::hooks::current_context() != 0 || gl::has_version()
+}
+
+/// `CMD_QUERY_PROGRAM`: write a `ProgramReply` at `BULK_REPLY`.
+pub fn query_program() -> u32 {
+    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    let reply_off = shm::BULK_REPLY;
+    let text_off = align8(reply_off + size_of::<ProgramReply>());
+    if !has_context() {
+        bulk.write(reply_off, &ProgramReply::default());
+        return shm::STATUS_NO_CONTEXT;
+    }
+    hold_app_errors();
+    let prog = gl::get_i(gl::CURRENT_PROGRAM) as u32;
+    let mut text = Vec::new();
+    let status = if prog == 0 {
+        shm::STATUS_NO_PROGRAM
+    } else {
+        describe_program(prog, &mut text);
+        shm::STATUS_OK
+    };
+    drain_own_errors();
+    let r = bulk.put(text_off, &text);
+    bulk.write(reply_off, &ProgramReply { program: prog, _pad: 0, text: r });
+    status
+}
+
+fn describe_program(prog: u32, text: &mut Vec<u8>) {
+    use std::io::Write as _;
+    let _ = writeln!(text, "program\t{prog}");
+    let shaders = gl::attached_shaders(prog);
+    for &s in &shaders {
+        let _ = writeln!(text, "shader\t{s}\t{}", gl::get_shader_i(s, gl::SHADER_TYPE));
+    }
+    let n = gl::get_program_i(prog, gl::ACTIVE_ATTRIBUTES).max(0) as u32;
+    let max = gl::get_program_i(prog, gl::ACTIVE_ATTRIBUTE_MAX_LENGTH).max(0) as usize;
+    for i in 0..n {
+        let (name, size, ty) = gl::active_variable(prog, i, true, max);
+        let loc = gl::attrib_location(prog, &name);
+        let _ = writeln!(text, "attribute\t{name}\t{ty}\t{size}\t{loc}");
+    }
+    let n = gl::get_program_i(prog, gl::ACTIVE_UNIFORMS).max(0) as u32;
+    let max = gl::get_program_i(prog, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
+    for i in 0..n {
+        let (name, size, ty) = gl::active_variable(prog, i, false, max);
+        let loc = gl::uniform_location(prog, &name);
+        let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}");
+    }
+    if program_interface_query() {
+        let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64) as u32;
+        for i in 0..n {
+            let name = gl::program_resource_name(prog, gl::PROGRAM_OUTPUT, i);
+            let loc = gl::program_resource_location(prog, gl::PROGRAM_OUTPUT, &name);
+            let _ = writeln!(text, "output\t{name}\t{loc}");
+        }
+    }
+    for &s in &shaders {
+        let src = gl::shader_source_of(s);
+        let _ = writeln!(text, "source\t{s}\t{}", src.len());
+        text.extend_from_slice(&src);
+        text.push(b'\n');
+    }
+}
+
+/// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
+fn program_interface_query() -> bool {
+    let (major, minor) = (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION));
+    let available = gldbg_proto::api::function_id("glGetProgramInterfaceiv")
+        .is_some_and(crate::resolve::available);
+    available && (major, minor) >= if is_es() { (3, 1) } else { (4, 3) }
+}
+
+fn is_es() -> bool {
+    let v = {
+        // SAFETY: a real GL entry point on the stopped app thread; returns a static string or null.
+        let p = unsafe { crate::generated::real::glGetString(gl::VERSION) };
+        if p.is_null() {
+            return false;
+        }
+        // SAFETY: GL returns a NUL-terminated string.
+        unsafe { core::ffi::CStr::from_ptr(p.cast()) }.to_bytes().to_vec()
+    };
+    v.starts_with(b"OpenGL ES")
+}
+
+/// The GL state a fragment step changes, captured before and restored after.
+struct Saved {
+    program: u32,
+    draw_fb: u32,
+    read_fb: u32,
+    renderbuffer: u32,
+    scissor: bool,
+    discard: bool,
+    blend: Vec<bool>,
+    color_masks: Vec<[u8; 4]>,
+    depth_mask: u8,
+    stencil_mask: (u32, u32),
+    pack_buffer: u32,
+    pack: [(u32, i32); 5],
+    clamp_read: i32,
+    /// The app's transform feedback was active and running: paused for the
+    /// replay (nothing of ours is captured), resumed after.
+    feedback_running: bool,
+}
+
+const PACK_PARAMS: [u32; 5] = [gl::PACK_ALIGNMENT, gl::PACK_ROW_LENGTH, gl::PACK_SKIP_ROWS, gl::PACK_SKIP_PIXELS, gl::PACK_SWAP_BYTES];
+
+impl Saved {
+    fn capture(draw_buffers: u32) -> Saved {
+        Saved {
+            program: gl::get_i(gl::CURRENT_PROGRAM) as u32,
+            draw_fb: gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32,
+            read_fb: gl::get_i(gl::READ_FRAMEBUFFER_BINDING) as u32,
+            renderbuffer: gl::get_i(gl::RENDERBUFFER_BINDING) as u32,
+            scissor: gl::is_enabled(gl::SCISSOR_TEST),
+            discard: gl::is_enabled(gl::RASTERIZER_DISCARD),
+            blend: (0..draw_buffers).map(|i| gl::is_enabledi(gl::BLEND, i)).collect(),
+            color_masks: (0..draw_buffers).map(|i| gl::get_b4_indexed(gl::COLOR_WRITEMASK, i)).collect(),
+            depth_mask: gl::get_b(gl::DEPTH_WRITEMASK),
+            stencil_mask: (gl::get_i(gl::STENCIL_WRITEMASK) as u32, gl::get_i(gl::STENCIL_BACK_WRITEMASK) as u32),
+            pack_buffer: gl::get_i(gl::PIXEL_PACK_BUFFER_BINDING) as u32,
+            pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
+            clamp_read: gl::get_i(gl::CLAMP_READ_COLOR),
+            feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
+        }
+    }
+
+    /// Suspend what must not see our work (before binding anything of ours).
+    fn suspend(&self) {
+        if self.feedback_running {
+            gl::pause_transform_feedback(true);
+        }
+    }
+
+    fn restore(&self) {
+        gl::use_program(self.program);
+        gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, self.draw_fb);
+        gl::bind_framebuffer(gl::READ_FRAMEBUFFER, self.read_fb);
+        gl::bind_renderbuffer(self.renderbuffer);
+        gl::set_enabled(gl::SCISSOR_TEST, self.scissor);
+        gl::set_enabled(gl::RASTERIZER_DISCARD, self.discard);
+        for (i, &b) in self.blend.iter().enumerate() {
+            gl::set_enabledi(gl::BLEND, i as u32, b);
+        }
+        for (i, &m) in self.color_masks.iter().enumerate() {
+            gl::color_maski(i as u32, m);
+        }
+        gl::depth_mask(self.depth_mask);
+        gl::stencil_mask_separate(0x0404, self.stencil_mask.0);
+        gl::stencil_mask_separate(0x0405, self.stencil_mask.1);
+        gl::bind_buffer(gl::PIXEL_PACK_BUFFER, self.pack_buffer);
+        for (p, v) in self.pack {
+            gl::pixel_store(p, v);
+        }
+        if self.clamp_read != 0 {
+            gl::clamp_color(gl::CLAMP_READ_COLOR, self.clamp_read as u32);
+        }
+        // Last: resuming requires the app's program to be current again.
+        if self.feedback_running {
+            gl::pause_transform_feedback(false);
+        }
+    }
+}
+
+/// A linked debug program and where its two debug outputs went.
+#[derive(Clone, Copy)]
+struct DebugProgram {
+    context: u64,
+    app_program: u32,
+    key: u64,
+    program: u32,
+    value_loc: u32,
+    coverage_loc: u32,
+}
+
+static CACHE: Mutex<Vec<DebugProgram>> = Mutex::new(Vec::new());
+const CACHE_MAX: usize = 32;
+
+/// A failed step: status and a log for the reply.
+type Failure = (u32, String);
+
+/// `CMD_FRAGMENT_STEP` for the stopped call `id` with `args`.
+pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
+    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    let reply_off = shm::BULK_REPLY;
+    let log_off = align8(reply_off + size_of::<FragmentStepReply>());
+    let fail = |status: u32, log: &str, mut reply: FragmentStepReply| {
+        reply.log = bulk.put(log_off, log.as_bytes());
+        bulk.write(reply_off, &reply);
+        status
+    };
+    let name = FUNCTIONS[id as usize].name;
+    if CLASS[id as usize] & class::DRAW == 0 || name == "glEnd" {
+        return fail(shm::STATUS_NOT_A_DRAW, &format!("{name} is not a draw call that can be replayed"), Default::default());
+    }
+    if !has_context() {
+        return fail(shm::STATUS_NO_CONTEXT, "no GL context is current on the stopped thread", Default::default());
+    }
+    let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
+    hold_app_errors();
+    let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
+    let saved = Saved::capture(max_db);
+    saved.suspend();
+    let mut reply = FragmentStepReply {
+        program: saved.program,
+        framebuffer: saved.draw_fb,
+        ..Default::default()
+    };
+    let result = step(&bulk, id, args, &req, &saved, max_db, &mut reply);
+    saved.restore();
+    drain_own_errors();
+    match result {
+        Ok(()) => {
+            reply.log = BulkRef::default();
+            bulk.write(reply_off, &reply);
+            shm::STATUS_OK
+        }
+        Err((status, log)) => fail(status, &log, reply),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn step(
+    bulk: &Bulk,
+    id: u32,
+    args: &[u64],
+    req: &FragmentStepRequest,
+    saved: &Saved,
+    max_db: u32,
+    reply: &mut FragmentStepReply,
+) -> Result<(), Failure> {
+    let app = saved.program;
+    if app == 0 {
+        let pipeline = gl::get_i(gl::PROGRAM_PIPELINE_BINDING);
+        let why = if pipeline != 0 { "the draw uses a program pipeline (not supported yet)" } else { "no program is current" };
+        return Err((shm::STATUS_NO_PROGRAM, why.into()));
+    }
+    if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
+        return Err((shm::STATUS_NO_PROGRAM, format!("program {app} is not linked")));
+    }
+
+    // Build or reuse the debug program.
+    let t0 = Instant::now();
+    let context = crate::hooks::current_context();
+    let cached = CACHE
+        .lock()
+        .map(|c| c.iter().find(|d| d.context == context && d.app_program == app && d.key == req.cache_key).copied())
+        .unwrap_or(None);
+    // A context handle can be reused after the app destroys its context:
+    // trust a cached program only if it still has our value output.
+    let value_name = bulk.str(req.value_output.name);
+    let still_ours = |d: &DebugProgram| {
+        gl::is_program(d.program)
+            && (req.value_output.frag_data_index >= 0
+                || gl::frag_data_location(d.program, &value_name) == d.value_loc as i32)
+    };
+    let dbg = match cached {
+        Some(d) if req.cache_key != 0 && still_ours(&d) => {
+            reply.cached = 1;
+            d
+        }
+        _ => {
+            let d = build_program(bulk, app, req, max_db)?;
+            let d = DebugProgram { context, key: req.cache_key, ..d };
+            if let Ok(mut c) = CACHE.lock() {
+                if let Some(old) = c.iter().position(|e| e.context == context && e.app_program == app && e.key == req.cache_key) {
+                    if still_ours(&c[old]) {
+                        gl::delete_program(c[old].program);
+                    }
+                    c.remove(old);
+                }
+                if c.len() >= CACHE_MAX {
+                    let old = c.remove(0);
+                    if old.context == context {
+                        gl::delete_program(old.program);
+                    }
+                }
+                c.push(d);
+            }
+            d
+        }
+    };
+    gl::use_program(dbg.program);
+    copy_uniforms(app, dbg.program);
+    let path_name = bulk.str(req.path_uniform);
+    if !path_name.is_empty() && req.path_len > 0 {
+        let loc = gl::uniform_location(dbg.program, &path_name);
+        if loc >= 0 {
+            gl::uniform_1iv(loc, &req.path[..(req.path_len as usize).min(shm::MAX_PATH)]);
+        }
+    }
+    reply.build_ns = t0.elapsed().as_nanos() as u64;
+
+    // The draw's size and depth/stencil layout.
+    let (w, h) = framebuffer_size(saved.draw_fb);
+    if w <= 0 || h <= 0 {
+        return Err((shm::STATUS_GL_FAILED, format!("cannot tell the draw framebuffer's size ({w}x{h})")));
+    }
+    let need = (w as usize) * (h as usize) * 20;
+    if shm::BULK_DATA + need > shm::BULK_SIZE {
+        return Err((shm::STATUS_GL_FAILED, format!("{w}x{h} does not fit in the shared memory")));
+    }
+    reply.width = w as u32;
+    reply.height = h as u32;
+    let ds = depth_stencil_format(saved.draw_fb);
+
+    // Private FBO: value and coverage at their output locations, depth/stencil like the app's.
+    let fbo = gl::gen_framebuffer();
+    let value_rb = gl::gen_renderbuffer();
+    let coverage_rb = gl::gen_renderbuffer();
+    let ds_rb = if ds.is_some() { gl::gen_renderbuffer() } else { 0 };
+    let result = (|| {
+        gl::bind_framebuffer(gl::FRAMEBUFFER, fbo);
+        for (rb, fmt, att) in [
+            (value_rb, gl::RGBA32F, gl::COLOR_ATTACHMENT0 + dbg.value_loc),
+            (coverage_rb, gl::R32F, gl::COLOR_ATTACHMENT0 + dbg.coverage_loc),
+        ] {
+            gl::bind_renderbuffer(rb);
+            gl::renderbuffer_storage(fmt, w, h);
+            gl::framebuffer_renderbuffer(gl::DRAW_FRAMEBUFFER, att, rb);
+        }
+        if let Some((fmt, att)) = ds {
+            gl::bind_renderbuffer(ds_rb);
+            gl::renderbuffer_storage(fmt, w, h);
+            gl::framebuffer_renderbuffer(gl::DRAW_FRAMEBUFFER, att, ds_rb);
+        }
+        let n = dbg.value_loc.max(dbg.coverage_loc) + 1;
+        let bufs: Vec<u32> = (0..n)
+            .map(|i| if i == dbg.value_loc || i == dbg.coverage_loc { gl::COLOR_ATTACHMENT0 + i } else { gl::NONE })
+            .collect();
+        gl::draw_buffers(&bufs);
+        let status = gl::check_framebuffer_status(gl::DRAW_FRAMEBUFFER);
+        if status != gl::FRAMEBUFFER_COMPLETE {
+            return Err((shm::STATUS_GL_FAILED, format!("debug framebuffer incomplete ({status:#x})")));
+        }
+        // Clears: no scissor, no discard, all masks open.
+        gl::set_enabled(gl::SCISSOR_TEST, false);
+        gl::set_enabled(gl::RASTERIZER_DISCARD, false);
+        for i in [dbg.value_loc, dbg.coverage_loc] {
+            gl::color_maski(i, [1, 1, 1, 1]);
+            gl::set_enabledi(gl::BLEND, i, false);
+            gl::clear_buffer_fv(gl::COLOR, i as i32, [0.0; 4]);
+        }
+        if let Some((_, att)) = ds {
+            gl::depth_mask(gl::TRUE);
+            gl::stencil_mask_separate(0x0408, !0);
+            match att {
+                gl::DEPTH_STENCIL_ATTACHMENT => gl::clear_buffer_fi(1.0, 0),
+                gl::DEPTH_ATTACHMENT => gl::clear_buffer_depth(1.0),
+                _ => gl::clear_buffer_stencil(0),
+            }
+            if req.depth_stencil == shm::DEPTH_STENCIL_COPY {
+                drain_own_errors();
+                gl::bind_framebuffer(gl::READ_FRAMEBUFFER, saved.draw_fb);
+                gl::blit_framebuffer(w, h, gl::DEPTH_BUFFER_BIT | gl::STENCIL_BUFFER_BIT);
+                if drain_own_errors() != 0 {
+                    // Formats differ: keep the cleared depth/stencil.
+                    match att {
+                        gl::DEPTH_STENCIL_ATTACHMENT => gl::clear_buffer_fi(1.0, 0),
+                        gl::DEPTH_ATTACHMENT => gl::clear_buffer_depth(1.0),
+                        _ => gl::clear_buffer_stencil(0),
+                    }
+                }
+                gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
+            }
+            gl::depth_mask(saved.depth_mask);
+            gl::stencil_mask_separate(0x0404, saved.stencil_mask.0);
+            gl::stencil_mask_separate(0x0405, saved.stencil_mask.1);
+        }
+        // The replay runs with the app's scissor and discard state.
+        gl::set_enabled(gl::SCISSOR_TEST, saved.scissor);
+        gl::set_enabled(gl::RASTERIZER_DISCARD, saved.discard);
+        drain_own_errors();
+
+        let t1 = Instant::now();
+        // SAFETY: the stopped call's own arguments (its pointers are still
+        // valid: the app thread is inside this very call).
+        unsafe { invoke(id, args) };
+        let replay_error = drain_own_errors();
+        reply.replay_ns = t1.elapsed().as_nanos() as u64;
+        if replay_error != 0 {
+            return Err((shm::STATUS_GL_FAILED, format!("replaying the draw with the debug program raised GL error {replay_error:#x}")));
+        }
+
+        let t2 = Instant::now();
+        gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
+        gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
+        for (p, v) in PACK_PARAMS.iter().zip([1, 0, 0, 0, 0]) {
+            gl::pixel_store(*p, v);
+        }
+        if saved.clamp_read != 0 {
+            gl::clamp_color(gl::CLAMP_READ_COLOR, gl::FALSE as u32);
+        }
+        let npix = (w as usize) * (h as usize);
+        let values_off = shm::BULK_DATA;
+        let coverage_off = values_off + npix * 16;
+        let dst = bulk.slice_mut(values_off, npix * 16).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+        gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
+        gl::read_pixels_f32(w, h, gl::RGBA, dst);
+        let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+        gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
+        gl::read_pixels_f32(w, h, gl::RED, dst);
+        let read_error = drain_own_errors();
+        reply.readback_ns = t2.elapsed().as_nanos() as u64;
+        if read_error != 0 {
+            return Err((shm::STATUS_GL_FAILED, format!("reading the debug images back raised GL error {read_error:#x}")));
+        }
+        reply.values = BulkRef { offset: values_off as u32, len: (npix * 16) as u32 };
+        reply.coverage = BulkRef { offset: coverage_off as u32, len: (npix * 4) as u32 };
+        Ok(())
+    })();
+    // Unbind ours before deleting (restore rebinds the app's objects after).
+    gl::bind_framebuffer(gl::FRAMEBUFFER, saved.draw_fb);
+    gl::bind_renderbuffer(saved.renderbuffer);
+    gl::delete_framebuffer(fbo);
+    for rb in [value_rb, coverage_rb, ds_rb] {
+        if rb != 0 {
+            gl::delete_renderbuffer(rb);
+        }
+    }
+    result
+}
+
+/// Compile, bind locations and link the debug program of a request.
+fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) -> Result<DebugProgram, Failure> {
+    let prog = gl::create_program();
+    let mut shaders = Vec::new();
+    let cleanup = |prog: u32, shaders: &[u32], delete_program: bool| {
+        for &s in shaders {
+            gl::detach_shader(prog, s);
+            gl::delete_shader(s);
+        }
+        if delete_program {
+            gl::delete_program(prog);
+        }
+    };
+    for sr in &req.shaders[..(req.shader_count as usize).min(req.shaders.len())] {
+        let s = gl::create_shader(sr.gl_type);
+        gl::shader_source(s, bulk.bytes(sr.source));
+        gl::compile_shader(s);
+        shaders.push(s);
+        gl::attach_shader(prog, s);
+        if gl::get_shader_i(s, gl::COMPILE_STATUS) == 0 {
+            let log = gl::shader_info_log(s);
+            cleanup(prog, &shaders, true);
+            return Err((shm::STATUS_COMPILE_FAILED, format!("{} shader: {log}", stage_name(sr.gl_type))));
+        }
+    }
+    // The app's attribute locations.
+    let n = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTES).max(0) as u32;
+    let max = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTE_MAX_LENGTH).max(0) as usize;
+    for i in 0..n {
+        let (name, _, _) = gl::active_variable(app, i, true, max);
+        if name.starts_with("gl_") {
+            continue;
+        }
+        let loc = gl::attrib_location(app, &name);
+        if loc >= 0 {
+            gl::bind_attrib_location(prog, loc as u32, &name);
+        }
+    }
+    // The app's outputs keep their locations; the debug outputs take free ones.
+    let mut used = Vec::new();
+    for name in bulk.str(req.app_outputs).split('\n').map(str::trim).filter(|s| !s.is_empty()) {
+        let loc = gl::frag_data_location(app, name);
+        if loc >= 0 {
+            gl::bind_frag_data_location(prog, loc as u32, name);
+            used.push(loc as u32);
+        }
+    }
+    let value_name = bulk.str(req.value_output.name);
+    let coverage_name = bulk.str(req.coverage_output.name);
+    let mut choose = |out: &shm::OutputRef, name: &str| -> Result<u32, Failure> {
+        if out.frag_data_index >= 0 {
+            used.push(out.frag_data_index as u32);
+            return Ok(out.frag_data_index as u32);
+        }
+        let loc = (0..max_db)
+            .find(|l| !used.contains(l))
+            .ok_or((shm::STATUS_GL_FAILED, format!("no free fragment output location for {name}")))?;
+        used.push(loc);
+        gl::bind_frag_data_location(prog, loc, name);
+        Ok(loc)
+    };
+    let chosen = choose(&req.value_output, &value_name).and_then(|v| Ok((v, choose(&req.coverage_output, &coverage_name)?)));
+    let (mut value_loc, mut coverage_loc) = match chosen {
+        Ok(x) => x,
+        Err(e) => {
+            cleanup(prog, &shaders, true);
+            return Err(e);
+        }
+    };
+    gl::link_program(prog);
+    if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
+        let log = gl::program_info_log(prog);
+        cleanup(prog, &shaders, true);
+        return Err((shm::STATUS_LINK_FAILED, log));
+    }
+    cleanup(prog, &shaders, false);
+    // Explicit layout locations in the shader win over our bindings: ask.
+    if req.value_output.frag_data_index < 0 {
+        let l = gl::frag_data_location(prog, &value_name);
+        if l >= 0 {
+            value_loc = l as u32;
+        }
+    }
+    if req.coverage_output.frag_data_index < 0 {
+        let l = gl::frag_data_location(prog, &coverage_name);
+        if l >= 0 {
+            coverage_loc = l as u32;
+        }
+    }
+    if value_loc == coverage_loc || value_loc >= max_db || coverage_loc >= max_db {
+        gl::delete_program(prog);
+        return Err((shm::STATUS_LINK_FAILED, format!("debug outputs at unusable locations (value {value_loc}, coverage {coverage_loc})")));
+    }
+    // Uniform block bindings by name.
+    let blocks = gl::get_program_i(app, gl::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
+    for b in 0..blocks {
+        let name = gl::uniform_block_name(app, b);
+        let binding = gl::uniform_block_param(app, b, gl::UNIFORM_BLOCK_BINDING);
+        let idx = gl::uniform_block_index(prog, &name);
+        if idx != u32::MAX {
+            gl::uniform_block_binding(prog, idx, binding.max(0) as u32);
+        }
+    }
+    Ok(DebugProgram { context: 0, app_program: app, key: req.cache_key, program: prog, value_loc, coverage_loc })
+}
+
+fn stage_name(ty: u32) -> &'static str {
+    match ty {
+        gl::VERTEX_SHADER => "vertex",
+        gl::FRAGMENT_SHADER => "fragment",
+        0x8DD9 => "geometry",
+        0x8E88 => "tessellation control",
+        0x8E87 => "tessellation evaluation",
+        0x91B9 => "compute",
+        _ => "unknown",
+    }
+}
+
+/// Copy every default-block uniform value of `app` into `dbg` (current program).
+fn copy_uniforms(app: u32, dbg: u32) {
+    let n = gl::get_program_i(app, gl::ACTIVE_UNIFORMS).max(0) as u32;
+    let max = gl::get_program_i(app, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
+    for i in 0..n {
+        if gl::active_uniform_param(app, i, gl::UNIFORM_BLOCK_INDEX) != -1 {
+            continue;
+        }
+        let (name, size, ty) = gl::active_variable(app, i, false, max);
+        if name.starts_with("gl_") {
+            continue;
+        }
+        let (kind, _, _) = gl::uniform_shape(ty);
+        let base = name.strip_suffix("[0]").unwrap_or(&name);
+        for e in 0..size.max(1) {
+            let elem = if size > 1 || name.ends_with("[0]") { format!("{base}[{e}]") } else { name.clone() };
+            let (src, dst) = (gl::uniform_location(app, &elem), gl::uniform_location(dbg, &elem));
+            if src < 0 || dst < 0 {
+                continue;
+            }
+            let v = gl::get_uniform(app, src, kind);
+            gl::set_uniform(dst, ty, &v);
+        }
+    }
+}
+
+/// Width and height of the draw framebuffer.
+fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
+    let viewport = || {
+        let v = gl::get_i4(gl::VIEWPORT);
+        (v[0] + v[2], v[1] + v[3])
+    };
+    if draw_fb == 0 {
+        return gl::window_size().unwrap_or_else(viewport);
+    }
+    let mut atts: Vec<u32> = (0..8).map(|i| gl::COLOR_ATTACHMENT0 + i).collect();
+    atts.extend([gl::DEPTH_ATTACHMENT, gl::STENCIL_ATTACHMENT]);
+    for att in atts {
+        let ty = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32;
+        let name = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
+        match ty {
+            gl::RENDERBUFFER => {
+                gl::bind_renderbuffer(name);
+                let (w, h) = (gl::get_renderbuffer_param(gl::RENDERBUFFER_WIDTH), gl::get_renderbuffer_param(gl::RENDERBUFFER_HEIGHT));
+                if w > 0 && h > 0 {
+                    return (w, h);
+                }
+            }
+            gl::TEXTURE => {
+                let level = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
+                let dsa = gldbg_proto::api::function_id("glGetTextureLevelParameteriv").is_some_and(crate::resolve::available);
+                if dsa {
+                    let (w, h) = (
+                        gl::texture_level_param(name, level, gl::TEXTURE_WIDTH),
+                        gl::texture_level_param(name, level, gl::TEXTURE_HEIGHT),
+                    );
+                    if w > 0 && h > 0 {
+                        return (w, h);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    viewport()
+}
+
+/// Depth/stencil layout of the draw framebuffer, mirrored by the debug FBO:
+/// (renderbuffer format, attachment point), or `None` when it has neither
+/// (then no depth or stencil test can fail, as in the app).
+fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
+    let (datt, satt) = if draw_fb == 0 { (gl::DEPTH, gl::STENCIL) } else { (gl::DEPTH_ATTACHMENT, gl::STENCIL_ATTACHMENT) };
+    let q = |att: u32, pname: u32| gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, pname);
+    let present = |att: u32| q(att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32 != gl::NONE;
+    let depth = if present(datt) { q(datt, gl::FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE) } else { 0 };
+    let float_depth = depth > 0 && q(datt, gl::FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE) as u32 == gl::FLOAT;
+    let stencil = if present(satt) { q(satt, gl::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE) } else { 0 };
+    drain_own_errors();
+    match (depth, stencil > 0) {
+        (0, false) => None,
+        (0, true) => Some((gl::STENCIL_INDEX8, gl::STENCIL_ATTACHMENT)),
+        (_, true) if float_depth => Some((gl::DEPTH32F_STENCIL8, gl::DEPTH_STENCIL_ATTACHMENT)),
+        (_, true) => Some((gl::DEPTH24_STENCIL8, gl::DEPTH_STENCIL_ATTACHMENT)),
+        (_, false) if float_depth => Some((gl::DEPTH_COMPONENT32F, gl::DEPTH_ATTACHMENT)),
+        (d, false) if d <= 16 => Some((gl::DEPTH_COMPONENT16, gl::DEPTH_ATTACHMENT)),
+        (d, false) if d <= 24 => Some((gl::DEPTH_COMPONENT24, gl::DEPTH_ATTACHMENT)),
+        (_, false) => Some((gl::DEPTH_COMPONENT32, gl::DEPTH_ATTACHMENT)),
+    }
+}

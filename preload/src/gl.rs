@@ -1,0 +1,646 @@
+//! GL constants and small safe wrappers over the real GL functions, for the
+//! executor.
+//!
+//! Every function here calls the *real* function (never our wrappers), on the
+//! app thread that is stopped inside a wrapper, with the app's context
+//! current. Out-pointers always point at local buffers of the size the query
+//! writes. A GL error from a wrong enum is harmless: the executor drains and
+//! discards its own errors.
+
+#![allow(missing_docs)]
+
+use crate::generated::real;
+use core::ffi::c_void;
+
+pub const NONE: u32 = 0;
+pub const FALSE: u8 = 0;
+pub const TRUE: u8 = 1;
+pub const DEPTH_BUFFER_BIT: u32 = 0x0100;
+pub const STENCIL_BUFFER_BIT: u32 = 0x0400;
+pub const BLEND: u32 = 0x0BE2;
+pub const SCISSOR_TEST: u32 = 0x0C11;
+pub const RASTERIZER_DISCARD: u32 = 0x8C89;
+pub const COLOR_WRITEMASK: u32 = 0x0C23;
+pub const DEPTH_WRITEMASK: u32 = 0x0B72;
+pub const STENCIL_WRITEMASK: u32 = 0x0B98;
+pub const STENCIL_BACK_WRITEMASK: u32 = 0x8CA5;
+pub const VIEWPORT: u32 = 0x0BA2;
+pub const VERSION: u32 = 0x1F02;
+pub const MAX_DRAW_BUFFERS: u32 = 0x8824;
+pub const CURRENT_PROGRAM: u32 = 0x8B8D;
+pub const PROGRAM_PIPELINE_BINDING: u32 = 0x825A;
+pub const DRAW_FRAMEBUFFER_BINDING: u32 = 0x8CA6;
+pub const READ_FRAMEBUFFER_BINDING: u32 = 0x8CAA;
+pub const RENDERBUFFER_BINDING: u32 = 0x8CA7;
+pub const PIXEL_PACK_BUFFER: u32 = 0x88EB;
+pub const PIXEL_PACK_BUFFER_BINDING: u32 = 0x88ED;
+pub const PACK_SWAP_BYTES: u32 = 0x0D00;
+pub const PACK_ROW_LENGTH: u32 = 0x0D02;
+pub const PACK_SKIP_ROWS: u32 = 0x0D03;
+pub const PACK_SKIP_PIXELS: u32 = 0x0D04;
+pub const PACK_ALIGNMENT: u32 = 0x0D05;
+pub const CLAMP_READ_COLOR: u32 = 0x891C;
+pub const FRAMEBUFFER: u32 = 0x8D40;
+pub const READ_FRAMEBUFFER: u32 = 0x8CA8;
+pub const DRAW_FRAMEBUFFER: u32 = 0x8CA9;
+pub const RENDERBUFFER: u32 = 0x8D41;
+pub const TEXTURE: u32 = 0x1702;
+pub const FRAMEBUFFER_COMPLETE: u32 = 0x8CD5;
+pub const COLOR_ATTACHMENT0: u32 = 0x8CE0;
+pub const DEPTH_ATTACHMENT: u32 = 0x8D00;
+pub const STENCIL_ATTACHMENT: u32 = 0x8D20;
+pub const DEPTH_STENCIL_ATTACHMENT: u32 = 0x821A;
+pub const DEPTH: u32 = 0x1801;
+pub const STENCIL: u32 = 0x1802;
+pub const COLOR: u32 = 0x1800;
+pub const DEPTH_STENCIL: u32 = 0x84F9;
+pub const FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE: u32 = 0x8CD0;
+pub const FRAMEBUFFER_ATTACHMENT_OBJECT_NAME: u32 = 0x8CD1;
+pub const FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL: u32 = 0x8CD2;
+pub const FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE: u32 = 0x8211;
+pub const FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE: u32 = 0x8216;
+pub const FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE: u32 = 0x8217;
+pub const RENDERBUFFER_WIDTH: u32 = 0x8D42;
+pub const RENDERBUFFER_HEIGHT: u32 = 0x8D43;
+pub const TEXTURE_WIDTH: u32 = 0x1000;
+pub const TEXTURE_HEIGHT: u32 = 0x1001;
+pub const RGBA32F: u32 = 0x8814;
+pub const R32F: u32 = 0x822E;
+pub const DEPTH24_STENCIL8: u32 = 0x88F0;
+pub const DEPTH32F_STENCIL8: u32 = 0x8CAD;
+pub const DEPTH_COMPONENT16: u32 = 0x81A5;
+pub const DEPTH_COMPONENT24: u32 = 0x81A6;
+pub const DEPTH_COMPONENT32: u32 = 0x81A7;
+pub const DEPTH_COMPONENT32F: u32 = 0x8CAC;
+pub const STENCIL_INDEX8: u32 = 0x8D48;
+pub const FLOAT: u32 = 0x1406;
+pub const RGBA: u32 = 0x1908;
+pub const RED: u32 = 0x1903;
+pub const NEAREST: u32 = 0x2600;
+pub const FRAGMENT_SHADER: u32 = 0x8B30;
+pub const VERTEX_SHADER: u32 = 0x8B31;
+pub const COMPILE_STATUS: u32 = 0x8B81;
+pub const LINK_STATUS: u32 = 0x8B82;
+pub const INFO_LOG_LENGTH: u32 = 0x8B84;
+pub const ATTACHED_SHADERS: u32 = 0x8B85;
+pub const ACTIVE_UNIFORMS: u32 = 0x8B86;
+pub const ACTIVE_UNIFORM_MAX_LENGTH: u32 = 0x8B87;
+pub const SHADER_SOURCE_LENGTH: u32 = 0x8B88;
+pub const ACTIVE_ATTRIBUTES: u32 = 0x8B89;
+pub const ACTIVE_ATTRIBUTE_MAX_LENGTH: u32 = 0x8B8A;
+pub const SHADER_TYPE: u32 = 0x8B4F;
+pub const ACTIVE_UNIFORM_BLOCKS: u32 = 0x8A36;
+pub const UNIFORM_BLOCK_BINDING: u32 = 0x8A3F;
+pub const UNIFORM_BLOCK_INDEX: u32 = 0x8A3A;
+pub const PROGRAM_OUTPUT: u32 = 0x92E4;
+pub const ACTIVE_RESOURCES: u32 = 0x92F5;
+pub const MAJOR_VERSION: u32 = 0x821B;
+pub const TRANSFORM_FEEDBACK_ACTIVE: u32 = 0x8E24;
+pub const TRANSFORM_FEEDBACK_PAUSED: u32 = 0x8E23;
+pub const MINOR_VERSION: u32 = 0x821C;
+
+pub const GLX_WIDTH: i32 = 0x801D;
+pub const GLX_HEIGHT: i32 = 0x801E;
+pub const EGL_WIDTH: i32 = 0x3057;
+pub const EGL_HEIGHT: i32 = 0x3056;
+pub const EGL_DRAW: i32 = 0x3059;
+
+#[inline]
+fn p<T>(x: &mut T) -> *mut c_void {
+    (x as *mut T).cast()
+}
+
+// SAFETY (for every `unsafe` block below unless it says otherwise): a real
+// GL entry point called on the stopped app thread with its context current;
+// out-pointers point at live local buffers at least as large as the query's
+// result; in-pointers point at live data of the length passed.
+
+pub fn get_error() -> u32 {
+    // SAFETY: see the module comment.
+    unsafe { real::glGetError() }
+}
+pub fn get_i(pname: u32) -> i32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment (4 ints cover every query used here).
+    unsafe { real::glGetIntegerv(pname, p(&mut v)) };
+    v[0]
+}
+pub fn get_i4(pname: u32) -> [i32; 4] {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetIntegerv(pname, p(&mut v)) };
+    v
+}
+pub fn get_b(pname: u32) -> u8 {
+    let mut v = [0u8; 16];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBooleanv(pname, p(&mut v)) };
+    v[0]
+}
+pub fn get_b4_indexed(pname: u32, i: u32) -> [u8; 4] {
+    let mut v = [0u8; 16];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBooleani_v(pname, i, p(&mut v)) };
+    [v[0], v[1], v[2], v[3]]
+}
+pub fn is_enabled(cap: u32) -> bool {
+    // SAFETY: see the module comment.
+    unsafe { real::glIsEnabled(cap) != 0 }
+}
+pub fn is_enabledi(cap: u32, i: u32) -> bool {
+    // SAFETY: see the module comment.
+    unsafe { real::glIsEnabledi(cap, i) != 0 }
+}
+pub fn set_enabled(cap: u32, on: bool) {
+    // SAFETY: see the module comment.
+    unsafe {
+        if on { real::glEnable(cap) } else { real::glDisable(cap) }
+    }
+}
+pub fn set_enabledi(cap: u32, i: u32, on: bool) {
+    // SAFETY: see the module comment.
+    unsafe {
+        if on { real::glEnablei(cap, i) } else { real::glDisablei(cap, i) }
+    }
+}
+pub fn has_version() -> bool {
+    // SAFETY: see the module comment; glGetString returns a static string or null.
+    unsafe { !real::glGetString(VERSION).is_null() }
+}
+pub fn color_maski(i: u32, m: [u8; 4]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glColorMaski(i, m[0], m[1], m[2], m[3]) }
+}
+pub fn depth_mask(on: u8) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDepthMask(on) }
+}
+pub fn stencil_mask_separate(face: u32, mask: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glStencilMaskSeparate(face, mask) }
+}
+pub fn pixel_store(pname: u32, v: i32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glPixelStorei(pname, v) }
+}
+pub fn clamp_color(target: u32, v: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glClampColor(target, v) }
+}
+/// Pause (`true`) or resume the active transform feedback.
+pub fn pause_transform_feedback(pause: bool) {
+    // SAFETY: see the module comment.
+    unsafe {
+        if pause { real::glPauseTransformFeedback() } else { real::glResumeTransformFeedback() }
+    }
+}
+pub fn bind_buffer(target: u32, b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindBuffer(target, b) }
+}
+pub fn use_program(prog: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glUseProgram(prog) }
+}
+pub fn bind_framebuffer(target: u32, fb: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindFramebuffer(target, fb) }
+}
+pub fn bind_renderbuffer(rb: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindRenderbuffer(RENDERBUFFER, rb) }
+}
+pub fn gen_framebuffer() -> u32 {
+    let mut v = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenFramebuffers(1, p(&mut v)) };
+    v
+}
+pub fn delete_framebuffer(mut fb: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteFramebuffers(1, p(&mut fb)) }
+}
+pub fn gen_renderbuffer() -> u32 {
+    let mut v = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenRenderbuffers(1, p(&mut v)) };
+    v
+}
+pub fn delete_renderbuffer(mut rb: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteRenderbuffers(1, p(&mut rb)) }
+}
+pub fn renderbuffer_storage(format: u32, w: i32, h: i32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glRenderbufferStorage(RENDERBUFFER, format, w, h) }
+}
+pub fn get_renderbuffer_param(pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetRenderbufferParameteriv(RENDERBUFFER, pname, p(&mut v)) };
+    v
+}
+pub fn framebuffer_renderbuffer(target: u32, attachment: u32, rb: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glFramebufferRenderbuffer(target, attachment, RENDERBUFFER, rb) }
+}
+pub fn check_framebuffer_status(target: u32) -> u32 {
+    // SAFETY: see the module comment.
+    unsafe { real::glCheckFramebufferStatus(target) }
+}
+pub fn fb_attachment_param(target: u32, attachment: u32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetFramebufferAttachmentParameteriv(target, attachment, pname, p(&mut v)) };
+    v
+}
+pub fn texture_level_param(tex: u32, level: i32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment (DSA query; the caller checks availability).
+    unsafe { real::glGetTextureLevelParameteriv(tex, level, pname, p(&mut v)) };
+    v
+}
+pub fn draw_buffers(bufs: &[u32]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDrawBuffers(bufs.len() as i32, bufs.as_ptr() as *mut c_void) }
+}
+pub fn read_buffer(b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glReadBuffer(b) }
+}
+pub fn clear_buffer_fv(buffer: u32, drawbuffer: i32, v: [f32; 4]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glClearBufferfv(buffer, drawbuffer, v.as_ptr() as *mut c_void) }
+}
+pub fn clear_buffer_fi(depth: f32, stencil: i32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glClearBufferfi(DEPTH_STENCIL, 0, depth, stencil) }
+}
+pub fn clear_buffer_depth(depth: f32) {
+    clear_buffer_fv(DEPTH, 0, [depth, 0.0, 0.0, 0.0]);
+}
+pub fn clear_buffer_stencil(stencil: i32) {
+    let v = [stencil, 0, 0, 0];
+    // SAFETY: see the module comment.
+    unsafe { real::glClearBufferiv(STENCIL, 0, v.as_ptr() as *mut c_void) }
+}
+#[allow(clippy::too_many_arguments)]
+pub fn blit_framebuffer(w: i32, h: i32, mask: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, mask, NEAREST) }
+}
+/// `glReadPixels` into `dst`, which must hold `w*h*components*4` bytes.
+pub fn read_pixels_f32(w: i32, h: i32, format: u32, dst: &mut [u8]) {
+    let comps = if format == RGBA { 4 } else { 1 };
+    assert!(dst.len() >= (w as usize) * (h as usize) * comps * 4);
+    // SAFETY: see the module comment; `dst` is large enough (asserted) and pack state is tight.
+    unsafe { real::glReadPixels(0, 0, w, h, format, FLOAT, dst.as_mut_ptr().cast()) }
+}
+
+// Shaders and programs.
+pub fn create_program() -> u32 {
+    // SAFETY: see the module comment.
+    unsafe { real::glCreateProgram() }
+}
+pub fn is_program(p: u32) -> bool {
+    // SAFETY: see the module comment.
+    unsafe { real::glIsProgram(p) != 0 }
+}
+pub fn delete_program(p: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteProgram(p) }
+}
+pub fn create_shader(ty: u32) -> u32 {
+    // SAFETY: see the module comment.
+    unsafe { real::glCreateShader(ty) }
+}
+pub fn delete_shader(s: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteShader(s) }
+}
+pub fn shader_source(s: u32, src: &[u8]) {
+    let mut ptr = src.as_ptr();
+    let mut len = src.len() as i32;
+    // SAFETY: see the module comment; one string of `len` bytes.
+    unsafe { real::glShaderSource(s, 1, p(&mut ptr), p(&mut len)) }
+}
+pub fn compile_shader(s: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glCompileShader(s) }
+}
+pub fn attach_shader(prog: u32, s: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glAttachShader(prog, s) }
+}
+pub fn detach_shader(prog: u32, s: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDetachShader(prog, s) }
+}
+pub fn link_program(prog: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glLinkProgram(prog) }
+}
+pub fn get_shader_i(s: u32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetShaderiv(s, pname, p(&mut v)) };
+    v
+}
+pub fn get_program_i(prog: u32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramiv(prog, pname, p(&mut v)) };
+    v
+}
+pub fn shader_info_log(s: u32) -> String {
+    let n = get_shader_i(s, INFO_LOG_LENGTH).clamp(0, 1 << 20) as usize;
+    let mut buf = vec![0u8; n + 1];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds n+1 bytes.
+    unsafe { real::glGetShaderInfoLog(s, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(n)]).into_owned()
+}
+pub fn program_info_log(prog: u32) -> String {
+    let n = get_program_i(prog, INFO_LOG_LENGTH).clamp(0, 1 << 20) as usize;
+    let mut buf = vec![0u8; n + 1];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds n+1 bytes.
+    unsafe { real::glGetProgramInfoLog(prog, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(n)]).into_owned()
+}
+pub fn attached_shaders(prog: u32) -> Vec<u32> {
+    let n = get_program_i(prog, ATTACHED_SHADERS).clamp(0, 64) as usize;
+    let mut v = vec![0u32; n.max(1)];
+    let mut count = 0i32;
+    // SAFETY: see the module comment; room for n names.
+    unsafe { real::glGetAttachedShaders(prog, n as i32, p(&mut count), v.as_mut_ptr().cast()) };
+    v.truncate((count.max(0) as usize).min(n));
+    v
+}
+pub fn shader_source_of(s: u32) -> Vec<u8> {
+    let n = get_shader_i(s, SHADER_SOURCE_LENGTH).clamp(0, 64 << 20) as usize;
+    let mut buf = vec![0u8; n + 1];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds n+1 bytes.
+    unsafe { real::glGetShaderSource(s, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    buf.truncate((len.max(0) as usize).min(n));
+    buf
+}
+
+/// Name, size and type of an active attribute (`attrib = true`) or uniform.
+pub fn active_variable(prog: u32, index: u32, attrib: bool, max_len: usize) -> (String, i32, u32) {
+    let mut buf = vec![0u8; max_len.clamp(1, 4096) + 1];
+    let (mut len, mut size, mut ty) = (0i32, 0i32, 0u32);
+    // SAFETY: see the module comment; `buf` holds buf.len() bytes.
+    unsafe {
+        if attrib {
+            real::glGetActiveAttrib(prog, index, buf.len() as i32, p(&mut len), p(&mut size), p(&mut ty), buf.as_mut_ptr().cast())
+        } else {
+            real::glGetActiveUniform(prog, index, buf.len() as i32, p(&mut len), p(&mut size), p(&mut ty), buf.as_mut_ptr().cast())
+        }
+    };
+    buf.truncate((len.max(0) as usize).min(buf.len() - 1));
+    (String::from_utf8_lossy(&buf).into_owned(), size, ty)
+}
+
+/// NUL-terminated copy for GL name parameters.
+fn cname(name: &str) -> Vec<u8> {
+    let mut v = Vec::with_capacity(name.len() + 1);
+    v.extend_from_slice(name.as_bytes());
+    v.push(0);
+    v
+}
+pub fn attrib_location(prog: u32, name: &str) -> i32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetAttribLocation(prog, c.as_mut_ptr().cast()) }
+}
+pub fn bind_attrib_location(prog: u32, loc: u32, name: &str) {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glBindAttribLocation(prog, loc, c.as_mut_ptr().cast()) }
+}
+pub fn frag_data_location(prog: u32, name: &str) -> i32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetFragDataLocation(prog, c.as_mut_ptr().cast()) }
+}
+pub fn bind_frag_data_location(prog: u32, loc: u32, name: &str) {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glBindFragDataLocation(prog, loc, c.as_mut_ptr().cast()) }
+}
+pub fn uniform_location(prog: u32, name: &str) -> i32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetUniformLocation(prog, c.as_mut_ptr().cast()) }
+}
+pub fn uniform_block_index(prog: u32, name: &str) -> u32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetUniformBlockIndex(prog, c.as_mut_ptr().cast()) }
+}
+pub fn uniform_block_name(prog: u32, index: u32) -> String {
+    let mut buf = [0u8; 512];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds 512 bytes.
+    unsafe { real::glGetActiveUniformBlockName(prog, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
+}
+pub fn uniform_block_param(prog: u32, index: u32, pname: u32) -> i32 {
+    let mut v = [0i32; 64];
+    // SAFETY: see the module comment (single-valued pnames only).
+    unsafe { real::glGetActiveUniformBlockiv(prog, index, pname, p(&mut v)) };
+    v[0]
+}
+pub fn uniform_block_binding(prog: u32, index: u32, binding: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glUniformBlockBinding(prog, index, binding) }
+}
+pub fn active_uniform_param(prog: u32, index: u32, pname: u32) -> i32 {
+    let mut idx = index;
+    let mut v = 0i32;
+    // SAFETY: see the module comment; one index, one result.
+    unsafe { real::glGetActiveUniformsiv(prog, 1, p(&mut idx), pname, p(&mut v)) };
+    v
+}
+pub fn program_interface_i(prog: u32, interface: u32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramInterfaceiv(prog, interface, pname, p(&mut v)) };
+    v
+}
+pub fn program_resource_name(prog: u32, interface: u32, index: u32) -> String {
+    let mut buf = [0u8; 512];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds 512 bytes.
+    unsafe { real::glGetProgramResourceName(prog, interface, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
+}
+pub fn program_resource_location(prog: u32, interface: u32, name: &str) -> i32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetProgramResourceLocation(prog, interface, c.as_mut_ptr().cast()) }
+}
+
+/// Raw uniform value of `prog` at `loc`, read as the given base kind into 16 words.
+pub fn get_uniform(prog: u32, loc: i32, kind: UniformKind) -> [u64; 16] {
+    let mut v = [0u64; 16];
+    // SAFETY: see the module comment; 16 words hold a dmat4.
+    unsafe {
+        match kind {
+            UniformKind::Float => real::glGetUniformfv(prog, loc, p(&mut v)),
+            UniformKind::Int => real::glGetUniformiv(prog, loc, p(&mut v)),
+            UniformKind::Uint => real::glGetUniformuiv(prog, loc, p(&mut v)),
+            UniformKind::Double => real::glGetUniformdv(prog, loc, p(&mut v)),
+        }
+    }
+    v
+}
+
+/// Scalar kind of a uniform's components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UniformKind {
+    Float,
+    Int,
+    Uint,
+    Double,
+}
+
+/// (kind, columns, rows) of a uniform type; samplers, images and unknown
+/// opaque types are one `int`.
+pub fn uniform_shape(ty: u32) -> (UniformKind, u32, u32) {
+    use UniformKind::*;
+    match ty {
+        0x1406 => (Float, 1, 1),
+        0x8B50 => (Float, 1, 2),
+        0x8B51 => (Float, 1, 3),
+        0x8B52 => (Float, 1, 4),
+        0x1404 | 0x8B56 => (Int, 1, 1),
+        0x8B53 | 0x8B57 => (Int, 1, 2),
+        0x8B54 | 0x8B58 => (Int, 1, 3),
+        0x8B55 | 0x8B59 => (Int, 1, 4),
+        0x1405 => (Uint, 1, 1),
+        0x8DC6 => (Uint, 1, 2),
+        0x8DC7 => (Uint, 1, 3),
+        0x8DC8 => (Uint, 1, 4),
+        0x140A => (Double, 1, 1),
+        0x8FFC => (Double, 1, 2),
+        0x8FFD => (Double, 1, 3),
+        0x8FFE => (Double, 1, 4),
+        0x8B5A => (Float, 2, 2),
+        0x8B5B => (Float, 3, 3),
+        0x8B5C => (Float, 4, 4),
+        0x8B65 => (Float, 2, 3),
+        0x8B66 => (Float, 2, 4),
+        0x8B67 => (Float, 3, 2),
+        0x8B68 => (Float, 3, 4),
+        0x8B69 => (Float, 4, 2),
+        0x8B6A => (Float, 4, 3),
+        0x8F46 => (Double, 2, 2),
+        0x8F47 => (Double, 3, 3),
+        0x8F48 => (Double, 4, 4),
+        0x8F49 => (Double, 2, 3),
+        0x8F4A => (Double, 2, 4),
+        0x8F4B => (Double, 3, 2),
+        0x8F4C => (Double, 3, 4),
+        0x8F4D => (Double, 4, 2),
+        0x8F4E => (Double, 4, 3),
+        _ => (Int, 1, 1),
+    }
+}
+
+/// Set one uniform (one array element) of the *current* program from raw words
+/// as read by [`get_uniform`].
+pub fn set_uniform(loc: i32, ty: u32, v: &[u64; 16]) {
+    use UniformKind::*;
+    let (kind, cols, rows) = uniform_shape(ty);
+    let ptr = v.as_ptr() as *mut c_void;
+    // SAFETY: see the module comment; `v` holds at least cols*rows components of `kind`.
+    unsafe {
+        match (kind, cols, rows) {
+            (Float, 1, 1) => real::glUniform1fv(loc, 1, ptr),
+            (Float, 1, 2) => real::glUniform2fv(loc, 1, ptr),
+            (Float, 1, 3) => real::glUniform3fv(loc, 1, ptr),
+            (Float, 1, 4) => real::glUniform4fv(loc, 1, ptr),
+            (Int, 1, 1) => real::glUniform1iv(loc, 1, ptr),
+            (Int, 1, 2) => real::glUniform2iv(loc, 1, ptr),
+            (Int, 1, 3) => real::glUniform3iv(loc, 1, ptr),
+            (Int, 1, 4) => real::glUniform4iv(loc, 1, ptr),
+            (Uint, 1, 1) => real::glUniform1uiv(loc, 1, ptr),
+            (Uint, 1, 2) => real::glUniform2uiv(loc, 1, ptr),
+            (Uint, 1, 3) => real::glUniform3uiv(loc, 1, ptr),
+            (Uint, 1, 4) => real::glUniform4uiv(loc, 1, ptr),
+            (Double, 1, 1) => real::glUniform1dv(loc, 1, ptr),
+            (Double, 1, 2) => real::glUniform2dv(loc, 1, ptr),
+            (Double, 1, 3) => real::glUniform3dv(loc, 1, ptr),
+            (Double, 1, 4) => real::glUniform4dv(loc, 1, ptr),
+            (Float, 2, 2) => real::glUniformMatrix2fv(loc, 1, FALSE, ptr),
+            (Float, 3, 3) => real::glUniformMatrix3fv(loc, 1, FALSE, ptr),
+            (Float, 4, 4) => real::glUniformMatrix4fv(loc, 1, FALSE, ptr),
+            (Float, 2, 3) => real::glUniformMatrix2x3fv(loc, 1, FALSE, ptr),
+            (Float, 2, 4) => real::glUniformMatrix2x4fv(loc, 1, FALSE, ptr),
+            (Float, 3, 2) => real::glUniformMatrix3x2fv(loc, 1, FALSE, ptr),
+            (Float, 3, 4) => real::glUniformMatrix3x4fv(loc, 1, FALSE, ptr),
+            (Float, 4, 2) => real::glUniformMatrix4x2fv(loc, 1, FALSE, ptr),
+            (Float, 4, 3) => real::glUniformMatrix4x3fv(loc, 1, FALSE, ptr),
+            (Double, 2, 2) => real::glUniformMatrix2dv(loc, 1, FALSE, ptr),
+            (Double, 3, 3) => real::glUniformMatrix3dv(loc, 1, FALSE, ptr),
+            (Double, 4, 4) => real::glUniformMatrix4dv(loc, 1, FALSE, ptr),
+            (Double, 2, 3) => real::glUniformMatrix2x3dv(loc, 1, FALSE, ptr),
+            (Double, 2, 4) => real::glUniformMatrix2x4dv(loc, 1, FALSE, ptr),
+            (Double, 3, 2) => real::glUniformMatrix3x2dv(loc, 1, FALSE, ptr),
+            (Double, 3, 4) => real::glUniformMatrix3x4dv(loc, 1, FALSE, ptr),
+            (Double, 4, 2) => real::glUniformMatrix4x2dv(loc, 1, FALSE, ptr),
+            (Double, 4, 3) => real::glUniformMatrix4x3dv(loc, 1, FALSE, ptr),
+            _ => {}
+        }
+    }
+}
+pub fn uniform_1iv(loc: i32, v: &[i32]) {
+    // SAFETY: see the module comment; `v.len()` ints.
+    unsafe { real::glUniform1iv(loc, v.len() as i32, v.as_ptr() as *mut c_void) }
+}
+
+/// Size of the default framebuffer from the window system (GLX or EGL,
+/// whichever has a current context; only already loaded libraries are asked).
+pub fn window_size() -> Option<(i32, i32)> {
+    use crate::resolve::ptr_noload;
+    use gldbg_proto::api::function_id;
+    let loaded = |n: &str| function_id(n).and_then(ptr_noload).is_some();
+    if loaded("glXGetCurrentContext") && loaded("glXQueryDrawable") {
+        // SAFETY: GLX is loaded; the current display/drawable belong to this thread's context.
+        unsafe {
+            if !real::glXGetCurrentContext().is_null() {
+                let dpy = real::glXGetCurrentDisplay();
+                let draw = real::glXGetCurrentDrawable();
+                if !dpy.is_null() && draw != 0 {
+                    let (mut w, mut h) = (0u32, 0u32);
+                    real::glXQueryDrawable(dpy, draw, GLX_WIDTH, p(&mut w));
+                    real::glXQueryDrawable(dpy, draw, GLX_HEIGHT, p(&mut h));
+                    if w > 0 && h > 0 {
+                        return Some((w as i32, h as i32));
+                    }
+                }
+            }
+        }
+    }
+    if loaded("eglGetCurrentContext") && loaded("eglQuerySurface") {
+        // SAFETY: EGL is loaded; the current display/surface belong to this thread's context.
+        unsafe {
+            if !real::eglGetCurrentContext().is_null() {
+                let dpy = real::eglGetCurrentDisplay();
+                let surf = real::eglGetCurrentSurface(EGL_DRAW);
+                if !dpy.is_null() && !surf.is_null() {
+                    let (mut w, mut h) = (0i32, 0i32);
+                    real::eglQuerySurface(dpy, surf, EGL_WIDTH, p(&mut w));
+                    real::eglQuerySurface(dpy, surf, EGL_HEIGHT, p(&mut h));
+                    if w > 0 && h > 0 {
+                        return Some((w, h));
+                    }
+                }
+            }
+        }
+    }
+    None
+}

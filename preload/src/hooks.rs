@@ -1,0 +1,104 @@
+//! The hand-written hooks behind the generated wrappers of the
+//! `GET_PROC_ADDRESS` and `GET_ERROR` functions, and the app's held-back GL
+//! errors.
+//!
+//! * GetProcAddress (`glXGetProcAddress[ARB]`, `eglGetProcAddress`): call the
+//!   real one; for a name we export and a non-null answer, remember the real
+//!   pointer and return our wrapper instead.
+//! * `glGetError`: the executor drains the app's pending errors before its
+//!   own GL work and parks them here; the app's next `glGetError` calls get
+//!   them first, then the real ones.
+
+use crate::generated::{CLASS, WRAPPERS, invoke};
+use core::cell::Cell;
+use core::ffi::{CStr, c_char};
+use gldbg_proto::api::{self, class};
+
+/// Errors held for the app, oldest first (GL keeps one flag per error kind,
+/// so a few entries are enough).
+const HELD: usize = 8;
+
+thread_local! {
+    static ERRORS: Cell<[u32; HELD]> = const { Cell::new([0; HELD]) };
+    static ERROR_COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Run the hook of a hooked function with its argument words.
+pub fn call(id: u32, args: &[u64]) -> u64 {
+    let c = CLASS[id as usize];
+    if c & class::GET_ERROR != 0 {
+        if let Some(e) = pop_error() {
+            return e as u64;
+        }
+        // SAFETY: glGetError takes no arguments.
+        return unsafe { invoke(id, &[]) };
+    }
+    if c & class::GET_PROC_ADDRESS != 0 {
+        return get_proc_address(id, args.first().copied().unwrap_or(0));
+    }
+    // SAFETY: not a hooked function: forward the app's own arguments.
+    unsafe { invoke(id, args) }
+}
+
+fn get_proc_address(id: u32, name_word: u64) -> u64 {
+    // SAFETY: the app's own argument to the real GetProcAddress.
+    let real = unsafe { invoke(id, &[name_word]) };
+    if real == 0 || name_word == 0 {
+        return real;
+    }
+    // SAFETY: GetProcAddress takes a NUL-terminated name (the app's contract).
+    let name = unsafe { CStr::from_ptr(name_word as usize as *const c_char) };
+    let Ok(name) = name.to_str() else { return real };
+    match api::function_id(name) {
+        Some(fid) => {
+            crate::resolve::learn(fid, real as usize as *mut core::ffi::c_void);
+            WRAPPERS[fid as usize].0 as usize as u64
+        }
+        None => real,
+    }
+}
+
+/// Park one of the app's pending GL errors for its next `glGetError`.
+pub fn hold_error(e: u32) {
+    let n = ERROR_COUNT.with(|c| c.get());
+    if n < HELD {
+        ERRORS.with(|c| {
+            let mut a = c.get();
+            a[n] = e;
+            c.set(a);
+        });
+        ERROR_COUNT.with(|c| c.set(n + 1));
+    }
+}
+
+fn pop_error() -> Option<u32> {
+    let n = ERROR_COUNT.with(|c| c.get());
+    if n == 0 {
+        return None;
+    }
+    let first = ERRORS.with(|c| {
+        let mut a = c.get();
+        let first = a[0];
+        a.copy_within(1.., 0);
+        c.set(a);
+        first
+    });
+    ERROR_COUNT.with(|c| c.set(n - 1));
+    Some(first)
+}
+
+/// The current GLX or EGL context of this thread (0 if none), asking only
+/// window-system libraries that are already loaded.
+pub fn current_context() -> u64 {
+    for name in ["glXGetCurrentContext", "eglGetCurrentContext"] {
+        let Some(id) = api::function_id(name) else { continue };
+        if crate::resolve::ptr_noload(id).is_some() {
+            // SAFETY: no arguments; the function is loaded.
+            let c = unsafe { invoke(id, &[]) };
+            if c != 0 {
+                return c;
+            }
+        }
+    }
+    0
+}

@@ -1,0 +1,183 @@
+//! Real function pointers, resolved lazily, one atomic slot per function id.
+//!
+//! Order (DESIGN.md §3): a pointer learnt from a real GetProcAddress call of
+//! the app; `dlsym(RTLD_NEXT)`; the handles of GL libraries the app
+//! `dlopen`ed through us; an already loaded GL library of the function's API;
+//! a `RTLD_DEEPBIND` load of that library; the real
+//! `eglGetProcAddress`/`glXGetProcAddressARB`. A function nobody provides
+//! resolves to a stub that returns 0 (as a missing GL entry point would be
+//! harmless to call), logged once on stderr.
+//!
+//! Races are benign: two threads may resolve the same id; both store a valid
+//! pointer.
+
+use crate::generated::FUNCTION_COUNT;
+use core::ffi::{CStr, c_char, c_void};
+use core::ptr::null_mut;
+use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
+use gldbg_proto::api::FUNCTIONS;
+
+/// A code address in a static table (`Sync` because it is never written).
+#[derive(Clone, Copy)]
+pub struct Addr(pub *const ());
+// SAFETY: an immutable code address; sharing it between threads is harmless.
+unsafe impl Sync for Addr {}
+
+/// Real function pointers by function id (null = not resolved yet).
+static PTRS: [AtomicPtr<c_void>; FUNCTION_COUNT] = [const { AtomicPtr::new(null_mut()) }; FUNCTION_COUNT];
+
+/// The real function of `id` (resolved on first use; never null).
+#[inline(always)]
+pub fn ptr(id: u32) -> *mut c_void {
+    let p = PTRS[id as usize].load(Relaxed);
+    if !p.is_null() { p } else { resolve_slow(id) }
+}
+
+/// Whether `id` resolves to a real function (the zero stub does not count).
+pub fn available(id: u32) -> bool {
+    ptr(id) != missing_addr()
+}
+
+/// Remember a pointer the app's GetProcAddress call returned for `id`.
+pub fn learn(id: u32, p: *mut c_void) {
+    let slot = &PTRS[id as usize];
+    let cur = slot.load(Relaxed);
+    if !p.is_null() && (cur.is_null() || cur == missing_addr()) {
+        slot.store(p, Relaxed);
+    }
+}
+
+/// Resolve `id` without loading any library (for probing which window
+/// system is in use); `None` if no loaded object provides it.
+pub fn ptr_noload(id: u32) -> Option<*mut c_void> {
+    let p = PTRS[id as usize].load(Relaxed);
+    if !p.is_null() {
+        return (p != missing_addr()).then_some(p);
+    }
+    let name = FUNCTIONS[id as usize].name;
+    let p = find_loaded(name)?;
+    PTRS[id as usize].store(p, Relaxed);
+    Some(p)
+}
+
+#[cold]
+#[inline(never)]
+fn resolve_slow(id: u32) -> *mut c_void {
+    let name = FUNCTIONS[id as usize].name;
+    let p = find_loaded(name)
+        .or_else(|| find_by_loading(name))
+        .or_else(|| find_by_get_proc_address(id, name))
+        .unwrap_or_else(|| {
+            crate::log(format_args!("no real function found for {name}; calls return 0"));
+            missing_addr()
+        });
+    PTRS[id as usize].store(p, Relaxed);
+    p
+}
+
+/// NUL-terminated copy of a name on the stack.
+struct CName([u8; 128]);
+impl CName {
+    fn new(name: &str) -> Option<CName> {
+        let mut b = [0u8; 128];
+        if name.len() >= b.len() {
+            return None;
+        }
+        b[..name.len()].copy_from_slice(name.as_bytes());
+        Some(CName(b))
+    }
+    fn as_ptr(&self) -> *const c_char {
+        self.0.as_ptr().cast()
+    }
+}
+
+/// `dlsym` on a handle; `None` for null results.
+fn sym(handle: *mut c_void, name: &str) -> Option<*mut c_void> {
+    let c = CName::new(name)?;
+    // SAFETY: `c` is NUL-terminated; `handle` is RTLD_NEXT or a live dlopen handle.
+    let p = unsafe { libc::dlsym(handle, c.as_ptr()) };
+    (!p.is_null()).then_some(p)
+}
+
+/// Candidate real libraries for a function, by its name prefix.
+fn libraries(name: &str) -> &'static [&'static CStr] {
+    if name.starts_with("egl") {
+        &[c"libEGL.so.1"]
+    } else if name.starts_with("glX") {
+        &[c"libGLX.so.0", c"libGL.so.1"]
+    } else {
+        &[c"libOpenGL.so.0", c"libGL.so.1", c"libGLESv2.so.2", c"libGLESv1_CM.so.1"]
+    }
+}
+
+fn find_loaded(name: &str) -> Option<*mut c_void> {
+    if let Some(p) = sym(libc::RTLD_NEXT, name) {
+        return Some(p);
+    }
+    for h in crate::loader::app_handles() {
+        if let Some(p) = sym(h, name) {
+            return Some(p);
+        }
+    }
+    for lib in libraries(name) {
+        let h = crate::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_NOLOAD);
+        if !h.is_null() && let Some(p) = sym(h, name) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn find_by_loading(name: &str) -> Option<*mut c_void> {
+    for lib in libraries(name) {
+        let h = crate::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND);
+        if !h.is_null() && let Some(p) = sym(h, name) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn find_by_get_proc_address(id: u32, name: &str) -> Option<*mut c_void> {
+    let c = CName::new(name)?;
+    let candidates: &[&str] = if name.starts_with("egl") {
+        &["eglGetProcAddress"]
+    } else {
+        &["glXGetProcAddressARB", "eglGetProcAddress"]
+    };
+    for gpa in candidates {
+        let Some(gid) = gldbg_proto::api::function_id(gpa) else { continue };
+        if gid == id {
+            return None;
+        }
+        // Only a GetProcAddress that is already loaded or loadable (no recursion into this one).
+        let Some(f) = find_loaded(gpa).or_else(|| find_by_loading(gpa)) else { continue };
+        // SAFETY: `f` is the real GetProcAddress: `void *(*)(const char *)`; `c` is NUL-terminated.
+        let p = unsafe {
+            let f: unsafe extern "C" fn(*const c_char) -> *mut c_void = core::mem::transmute(f);
+            f(c.as_ptr())
+        };
+        if !p.is_null() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// The stub every unresolvable function points to: returns 0 in the integer
+/// and the floating-point return registers, ignores its arguments.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+extern "C" fn missing_stub() {
+    core::arch::naked_asm!("xor eax, eax", "xor edx, edx", "xorps xmm0, xmm0", "ret");
+}
+
+#[cfg(target_arch = "aarch64")]
+#[unsafe(naked)]
+extern "C" fn missing_stub() {
+    core::arch::naked_asm!("mov x0, #0", "mov x1, #0", "fmov d0, xzr", "ret");
+}
+
+fn missing_addr() -> *mut c_void {
+    missing_stub as *const () as *mut c_void
+}

@@ -1,0 +1,136 @@
+//! The session: the shared mapping from the daemon, attached once in the
+//! library constructor.
+//!
+//! [`HEADER`] always points at a valid [`Header`]: a static all-zero one
+//! (no breakpoints: pure pass-through) until a session is mapped, and again
+//! after a fallback to pass-through. The mapping itself is never unmapped, so
+//! references into it stay valid for the life of the process.
+
+use core::ffi::c_char;
+use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering::{Acquire, Relaxed, Release}};
+use gldbg_proto::shm::{self, Header};
+
+/// The all-zero header used when no session is attached.
+// SAFETY (of the zeroed value): `Header` is atomics, integers and arrays of them; all-zero is valid.
+static ZERO_HEADER: Header = unsafe { core::mem::zeroed() };
+
+/// The header the wrappers read (the zero header or the shared mapping).
+static HEADER: AtomicPtr<Header> = AtomicPtr::new(&ZERO_HEADER as *const Header as *mut Header);
+
+/// Start of the shared mapping (null when none was ever mapped).
+static MAPPING: AtomicPtr<u8> = AtomicPtr::new(core::ptr::null_mut());
+
+/// 1 while a session is attached (the slow path checks this).
+static ATTACHED: AtomicU8 = AtomicU8::new(0);
+
+/// The current header (zero header when detached).
+#[inline(always)]
+pub fn header() -> &'static Header {
+    // SAFETY: HEADER always points at ZERO_HEADER or at the never-unmapped mapping.
+    unsafe { &*HEADER.load(Relaxed) }
+}
+
+/// The shared header if a session is attached.
+pub fn session() -> Option<&'static Header> {
+    if ATTACHED.load(Acquire) == 1 { Some(header()) } else { None }
+}
+
+/// Count one draw call (`Header::draw_count`).
+#[inline(always)]
+pub fn count_draw() {
+    header().draw_count.fetch_add(1, Relaxed);
+}
+
+/// Base of the bulk region (only while a session is attached).
+pub fn bulk_base() -> Option<*mut u8> {
+    let m = MAPPING.load(Acquire);
+    // SAFETY: the mapping is SHM_SIZE bytes; BULK_OFFSET is inside it.
+    (!m.is_null()).then(|| unsafe { m.add(shm::BULK_OFFSET) })
+}
+
+/// Switch to pass-through for good (daemon gone): breakpoints and
+/// single-stepping are ignored from now on.
+pub fn detach() {
+    if ATTACHED.swap(0, Release) == 1 {
+        HEADER.store(&ZERO_HEADER as *const Header as *mut Header, Release);
+        crate::log(format_args!("the debugger is gone; continuing without it"));
+    }
+}
+
+/// Map the session named by `GLDBG_SHM_FD`, if any (constructor; single-threaded).
+pub fn attach_from_env() {
+    // SAFETY: getenv with a NUL-terminated name; the constructor runs before any other thread.
+    let v = unsafe { libc::getenv(c"GLDBG_SHM_FD".as_ptr()) };
+    if v.is_null() {
+        return;
+    }
+    // SAFETY: getenv returned a NUL-terminated string.
+    let text = unsafe { core::ffi::CStr::from_ptr(v) };
+    let fd: Option<i32> = text.to_str().ok().and_then(|s| s.trim().parse().ok()).filter(|&fd| fd >= 0);
+    // SAFETY: constructor, single-threaded; the name is NUL-terminated. Children must run pass-through.
+    unsafe { libc::unsetenv(c"GLDBG_SHM_FD".as_ptr() as *const c_char) };
+    let Some(fd) = fd else {
+        crate::log(format_args!("GLDBG_SHM_FD is not a file descriptor; running without the debugger"));
+        return;
+    };
+    let mapped = map(fd);
+    // SAFETY: the fd was handed to us for this purpose only; nobody else uses it.
+    unsafe { libc::close(fd) };
+    let Some(base) = mapped else { return };
+    // SAFETY: the mapping is SHM_SIZE bytes, page-aligned; Header sits at offset 0.
+    let h = unsafe { &*(base as *const Header) };
+    let fcount = gldbg_proto::api::FUNCTIONS.len() as u32;
+    if h.magic != shm::MAGIC
+        || h.abi_version != shm::ABI_VERSION
+        || h.header_size as usize != core::mem::size_of::<Header>()
+        || (h.total_size as usize) < shm::SHM_SIZE
+        || h.function_count != fcount
+    {
+        crate::log(format_args!(
+            "shared memory does not match this preload (magic {:#x}, ABI {}, header {} bytes, {} functions; want ABI {}, {} bytes, {} functions); running without the debugger",
+            h.magic, h.abi_version, h.header_size, h.function_count, shm::ABI_VERSION,
+            core::mem::size_of::<Header>(), fcount
+        ));
+        // SAFETY: our own mapping, no references into it escape.
+        unsafe { libc::munmap(base.cast(), shm::SHM_SIZE) };
+        return;
+    }
+    // A child forked without exec shares the mapping but is not the process
+    // the daemon traces: it runs pass-through.
+    // SAFETY: registering a plain extern "C" handler; it only stores atomics.
+    unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
+    h.preload_pid.store(std::process::id(), Relaxed);
+    h.preload_attached.store(1, Release);
+    MAPPING.store(base, Release);
+    HEADER.store(base as *mut Header, Release);
+    ATTACHED.store(1, Release);
+}
+
+/// `pthread_atfork` child handler: the forked child runs pass-through.
+extern "C" fn forget_in_child() {
+    ATTACHED.store(0, Release);
+    HEADER.store(&ZERO_HEADER as *const Header as *mut Header, Release);
+}
+
+fn map(fd: i32) -> Option<*mut u8> {
+    // SAFETY: fd is open (inherited for us) for the duration of this call.
+    let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
+    // SAFETY: a fresh shared mapping chosen by the kernel; nothing else is at that address.
+    let r = unsafe {
+        rustix::mm::mmap(
+            core::ptr::null_mut(),
+            shm::SHM_SIZE,
+            rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
+            rustix::mm::MapFlags::SHARED,
+            bfd,
+            0,
+        )
+    };
+    match r {
+        Ok(p) => Some(p.cast()),
+        Err(e) => {
+            crate::log(format_args!("cannot map the debugger's shared memory (fd {fd}): {e}; running without the debugger"));
+            None
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The fast path test and the stop protocol (`gldbg_proto::shm` module docs).
+//!
+//! Fast path, every wrapped call: bump a per-thread call counter (a
+//! const-initialised `thread_local!` `Cell`: it gives `Slot::call_number`),
+//! one relaxed load of the header pointer, one relaxed load of the
+//! breakpoint word and one bit test. No lock, no syscall, no allocation.
+//!
+//! Single-stepping (`Header::step_all`) costs the fast path nothing: the
+//! daemon implements it by setting every breakpoint word to `!0` while
+//! stepping and restoring the user's bits afterwards, so the wrappers never
+//! read `step_all`.
+//!
+//! Slow path ([`slow`]): claim this thread's slot, publish the call, wait for
+//! commands on a shared futex with a 100 ms timeout, checking on each timeout
+//! that the daemon lives (it dead: pass-through for good).
+
+use crate::generated::{CLASS, invoke};
+use core::cell::Cell;
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::sync::atomic::{AtomicU32};
+use gldbg_proto::api::class;
+use gldbg_proto::shm::{self, Header, Slot};
+use rustix::thread::futex;
+
+thread_local! {
+    /// GL calls made by this thread (this call included).
+    static CALLS: Cell<u64> = const { Cell::new(0) };
+    /// Set while this thread is inside a stop (nested wrapper calls made by
+    /// the driver or the executor never stop again).
+    static IN_STOP: Cell<bool> = const { Cell::new(false) };
+    /// Index of this thread's claimed slot (`u32::MAX`: none yet).
+    static SLOT: Cell<u32> = const { Cell::new(u32::MAX) };
+    /// Frees the slot when the thread exits.
+    static SLOT_GUARD: SlotGuard = const { SlotGuard };
+}
+
+struct SlotGuard;
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        let idx = SLOT.try_with(|s| s.get()).unwrap_or(u32::MAX);
+        if let (Some(h), true) = (crate::session::session(), (idx as usize) < shm::MAX_SLOTS) {
+            let s = &h.slots[idx as usize];
+            s.state.store(shm::STATE_RUNNING, Relaxed);
+            s.tid.store(0, Release);
+        }
+    }
+}
+
+/// Count one call of this thread (fast path).
+#[inline(always)]
+pub fn count_call() {
+    CALLS.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+/// Whether function `id`'s breakpoint bit is set (fast path).
+#[inline(always)]
+pub fn hit(id: u32) -> bool {
+    let word = crate::session::header().breakpoints[(id >> 6) as usize].load(Relaxed);
+    (word >> (id & 63)) & 1 != 0
+}
+
+/// Execute the real call (or the hook standing in for it).
+fn execute(id: u32, args: &[u64]) -> u64 {
+    if CLASS[id as usize] & (class::GET_PROC_ADDRESS | class::GET_ERROR) != 0 {
+        crate::hooks::call(id, args)
+    } else {
+        // SAFETY: `args` are the app's own arguments of this call (possibly
+        // edited by the debugger user, who takes responsibility for them).
+        unsafe { invoke(id, args) }
+    }
+}
+
+/// The slow path of every wrapper: stop if a session is attached, then
+/// execute the call as the daemon commands. Returns the call's result word.
+#[inline(never)]
+#[cold]
+pub fn slow(id: u32, args: &mut [u64]) -> u64 {
+    let Some(h) = crate::session::session() else { return execute(id, args) };
+    if IN_STOP.with(|f| f.replace(true)) {
+        return execute(id, args);
+    }
+    let r = match claim_slot(h) {
+        Some(slot) => stop(h, slot, id, args),
+        None => execute(id, args),
+    };
+    IN_STOP.with(|f| f.set(false));
+    r
+}
+
+fn claim_slot(h: &'static Header) -> Option<&'static Slot> {
+    let idx = SLOT.with(|s| s.get());
+    if (idx as usize) < shm::MAX_SLOTS {
+        return Some(&h.slots[idx as usize]);
+    }
+    let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+    for (i, s) in h.slots.iter().enumerate() {
+        if s.tid.compare_exchange(0, tid, Acquire, Relaxed).is_ok() {
+            SLOT.with(|c| c.set(i as u32));
+            // Register the exit-time release (lazy TLS destructor).
+            SLOT_GUARD.with(|_| {});
+            return Some(s);
+        }
+    }
+    static WARNED: AtomicU32 = AtomicU32::new(0);
+    if WARNED.swap(1, Relaxed) == 0 {
+        crate::log(format_args!("all {} call slots are taken; this thread runs without stops", shm::MAX_SLOTS));
+    }
+    None
+}
+
+fn wake(word: &AtomicU32) {
+    let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
+}
+
+fn ack(slot: &Slot, seq: u32, status: u32) {
+    slot.status.store(status, Relaxed);
+    slot.done_seq.store(seq, Release);
+    wake(&slot.done_seq);
+}
+
+fn bump_stop_seq(h: &Header) {
+    h.stop_seq.fetch_add(1, Release);
+    wake(&h.stop_seq);
+}
+
+/// Whether the daemon process is gone (no such process, or a zombie).
+fn daemon_dead(pid: u32) -> bool {
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else { return false };
+    match rustix::process::test_kill_process(p) {
+        Err(rustix::io::Errno::SRCH) => true,
+        _ => {
+            let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
+            match stat.iter().rposition(|&c| c == b')') {
+                Some(i) => matches!(stat.get(i + 2), Some(b'Z') | Some(b'X')),
+                None => stat.is_empty(),
+            }
+        }
+    }
+}
+
+fn read_args(slot: &Slot, args: &mut [u64]) {
+    for (i, a) in args.iter_mut().enumerate() {
+        *a = slot.args[i].load(Relaxed);
+    }
+}
+
+fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
+    let mut seen = slot.command_seq.load(Acquire);
+    slot.function.store(id, Relaxed);
+    slot.arg_count.store(args.len() as u32, Relaxed);
+    for (i, a) in args.iter().enumerate() {
+        slot.args[i].store(*a, Relaxed);
+    }
+    slot.ret.store(0, Relaxed);
+    slot.call_number.store(CALLS.with(|c| c.get()), Relaxed);
+    slot.context.store(crate::hooks::current_context(), Relaxed);
+    slot.state.store(shm::STATE_STOPPED, Release);
+    bump_stop_seq(h);
+
+    let timeout = rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
+    let mut ret = 0u64;
+    let mut returned = false;
+    loop {
+        let cur = slot.command_seq.load(Acquire);
+        if cur == seen {
+            match futex::wait(&slot.command_seq, futex::Flags::empty(), seen, Some(&timeout)) {
+                Err(rustix::io::Errno::TIMEDOUT) if daemon_dead(h.daemon_pid) => {
+                    crate::session::detach();
+                    slot.state.store(shm::STATE_RUNNING, Release);
+                    return if returned { ret } else { execute(id, args) };
+                }
+                _ => continue,
+            }
+        }
+        seen = cur;
+        let cmd = slot.command.load(Acquire);
+        match cmd {
+            shm::CMD_CONTINUE => {
+                if returned {
+                    slot.state.store(shm::STATE_RUNNING, Release);
+                    ack(slot, seen, shm::STATUS_OK);
+                    return ret;
+                }
+                read_args(slot, args);
+                slot.state.store(shm::STATE_IN_CALL, Release);
+                // Acknowledged before executing: the call may block for long
+                // (swap, finish); a crash inside it shows as STATE_IN_CALL.
+                ack(slot, seen, shm::STATUS_OK);
+                let r = execute(id, args);
+                slot.state.store(shm::STATE_RUNNING, Release);
+                return r;
+            }
+            shm::CMD_SKIP => {
+                slot.state.store(shm::STATE_RUNNING, Release);
+                ack(slot, seen, shm::STATUS_OK);
+                return if returned { ret } else { 0 };
+            }
+            shm::CMD_FINISH => {
+                if !returned {
+                    read_args(slot, args);
+                    slot.state.store(shm::STATE_IN_CALL, Release);
+                    ret = execute(id, args);
+                    returned = true;
+                    slot.ret.store(ret, Relaxed);
+                }
+                slot.state.store(shm::STATE_RETURNED, Release);
+                bump_stop_seq(h);
+                ack(slot, seen, shm::STATUS_OK);
+            }
+            shm::CMD_FRAGMENT_STEP => {
+                read_args(slot, args);
+                let st = crate::exec::fragment_step(id, args);
+                ack(slot, seen, st);
+            }
+            shm::CMD_QUERY_PROGRAM => {
+                let st = crate::exec::query_program();
+                ack(slot, seen, st);
+            }
+            _ => ack(slot, seen, shm::STATUS_UNKNOWN_COMMAND),
+        }
+    }
+}

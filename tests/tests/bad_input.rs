@@ -1,0 +1,201 @@
+//! Must show 5: bad input. A missing program; `debug fragment` when the app is
+//! not at a draw call; a shader glsl-lang cannot parse; a debug shader the
+//! driver rejects; an app that crashes with SIGSEGV inside a GL call.
+
+use std::process::Command;
+
+use gldbg_tests::*;
+
+#[track_caller]
+fn assert_exited_0(out: &Output, r: &Value) {
+    assert_eq!(r["state"], "exited", "{r}\n{}", out.transcript());
+    assert_eq!(r["exited"]["code"], 0, "the app goes on and exits with 0: {r}\n{}", out.transcript());
+}
+
+#[test]
+fn missing_program_is_a_clear_error_with_exit_1() {
+    require_workspace();
+    let dir = TempDir::new("missing");
+    let missing = dir.join("no-such-app");
+    let script = dir.join("script.gldbg");
+    std::fs::write(&script, "continue\n").unwrap();
+    for json in [false, true] {
+        let mut cmd = Command::new(gldbg());
+        cmd.args(["run", "--batch"]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.arg("-x").arg(&script).arg("--").arg(&missing);
+        let out = run_command(cmd);
+        assert_eq!(out.status.code(), Some(1), "exit status 1:\n{}", out.transcript());
+        let all = format!("{}\n{}", out.stdout, out.stderr);
+        assert!(all.contains(missing.to_str().unwrap()), "the message names the program:\n{all}");
+        let lower = all.to_lowercase();
+        assert!(
+            lower.contains("no such") || lower.contains("not found") || lower.contains("does not exist"),
+            "the message says what is wrong:\n{all}"
+        );
+        assert!(!lower.contains("panicked"), "no panic:\n{all}");
+    }
+}
+
+#[test]
+fn debug_fragment_when_not_at_a_draw_leaves_the_session_unchanged() {
+    require_workspace();
+    let dir = TempDir::new("not-at-draw");
+    // Once at the app's first GL call, once at a glBufferData (not a draw).
+    let script = "\
+info call
+debug fragment
+info call
+break glBufferData
+continue
+info call
+debug fragment
+info call
+print v
+step
+info call
+delete
+continue
+";
+    let out = Session::new(egl_shade(), script).run(&dir);
+    assert_eq!(out.status.code(), Some(1), "a command failed, so --batch exits 1:\n{}", out.transcript());
+
+    for n in 0..2 {
+        let err = out.result_n("debug fragment", n);
+        assert_eq!(err["ok"], false, "{err}");
+        assert!(!err["error"].as_str().unwrap_or("").is_empty(), "{err}");
+        let before = out.ok_n("info call", 2 * n);
+        let after = out.ok_n("info call", 2 * n + 1);
+        assert_eq!(before["function"], after["function"], "still at the same call");
+        assert_eq!(before["call"], after["call"], "still at the same call");
+        assert_eq!(before["args"], after["args"], "still at the same call");
+    }
+    assert_eq!(out.ok_n("info call", 2)["function"], "glBufferData");
+    // Not debugging a shader: `print` fails, `step` is the GL-level step.
+    assert_eq!(out.result("print v")["ok"], false);
+    let step = out.ok("step");
+    assert_eq!(step["state"], "stopped", "{step}");
+    let next_call = out.ok_n("info call", 4);
+    assert_ne!(next_call["call"], out.ok_n("info call", 3)["call"], "step moved on by one call");
+    assert_exited_0(&out, out.ok_n("continue", 1));
+}
+
+#[test]
+fn shader_glsl_lang_cannot_parse_gives_line_column_and_the_app_goes_on() {
+    require_workspace();
+    let dir = TempDir::new("subroutine");
+    let path = dir.join("frame.raw");
+    let script = "break draw\ncontinue\ndebug fragment\ninfo call\ndelete\ncontinue\n";
+    let out = Session::new(egl_shade(), script)
+        .args(["--subroutine", "--frames", "2", "--out", path.to_str().unwrap()])
+        .run(&dir);
+    assert_eq!(out.ok("continue")["stopped"]["function"], "glDrawArrays");
+    let err = out.failed("debug fragment");
+    let positions = line_columns(&err);
+    assert!(
+        positions.iter().any(|&(l, c)| l == lines::SUBROUTINE && c >= 1),
+        "the error gives line:column of the `subroutine(ShadeFn)` syntax (line 3): {err}"
+    );
+    // The session is unchanged and the app goes on to a normal exit.
+    assert_eq!(out.ok("info call")["function"], "glDrawArrays");
+    assert_exited_0(&out, out.ok_n("continue", 1));
+    assert_eq!(read_frame(&path).len(), (W * H * 4) as usize);
+}
+
+#[test]
+fn debug_shader_rejected_by_the_driver_is_saved_and_the_app_goes_on() {
+    require_workspace();
+    let dir = TempDir::new("rejected");
+    let path = dir.join("frame.raw");
+    let native = dir.join("native.raw");
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment\nbreak {}\ncontinue\n\
+         print vec2(1.0) + vec3(1.0)\n\
+         print v @ 20,20\nend\ndelete\ncontinue\n",
+        lines::RETURN
+    );
+    let out = Session::new(egl_shade(), &script)
+        .args(["--out", path.to_str().unwrap()])
+        .run(&dir);
+    let err = out.failed("print vec2(1.0) + vec3(1.0)");
+    let files: Vec<_> = paths_in(&err).into_iter().filter(|p| p.is_file()).collect();
+    assert!(files.len() >= 2, "the error names the generated source and the driver log, files that exist: {err}");
+    let texts: Vec<String> = files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("#version") && t.contains("void main")),
+        "one file holds the generated shader: {files:?}"
+    );
+    assert!(
+        texts.iter().any(|t| !t.contains("void main") && !t.trim().is_empty()),
+        "one file holds the driver's log: {files:?}"
+    );
+    // The session goes on: the shader is still being debugged...
+    let v = out.ok("print v @ 20,20");
+    assert_close(scalar(v), shade(20, 20, gain(0)).v as f64, 1e-5, "v @ 20,20");
+    // ...and the app runs to its normal end with its normal frame.
+    assert_exited_0(&out, out.ok_n("continue", 2));
+    run_native(&egl_shade(), &["--out", native.to_str().unwrap()], &[]);
+    assert!(read_frame(&path) == read_frame(&native), "frame differs from a native run");
+    for f in &files {
+        let _ = std::fs::remove_file(f);
+        if let Some(parent) = f.parent() {
+            let _ = std::fs::remove_dir(parent); // only if empty
+        }
+    }
+}
+
+#[test]
+fn sigsegv_in_a_gl_call_is_reported_and_the_daemon_stays_up() {
+    require_workspace();
+    let dir = TempDir::new("crash");
+    let script = "\
+break glBufferData
+continue
+continue
+info call
+continue
+info breakpoints
+info call
+";
+    let out = Session::new(egl_shade(), script).args(["--crash", "--frames", "1"]).run(&dir);
+    assert!(out.status.code().is_some(), "gldbg itself did not die of a signal:\n{}", out.transcript());
+
+    // The first glBufferData uploads the quad; the second is the bogus one.
+    let bogus = out.ok_n("continue", 1);
+    assert_eq!(bogus["stopped"]["function"], "glBufferData", "{bogus}");
+    let call = out.ok_n("info call", 0);
+    let size = call["args"].as_array().unwrap().iter().find(|a| a["name"] == "size").cloned();
+    assert_eq!(size.map(|a| a["raw"].clone()), Some(serde_json::json!(1 << 20)), "{call}");
+
+    // Continuing into the crash: a crash report with the signal and the call in flight.
+    let crash = out.result_n("continue", 2);
+    let report = if crash.get("crashed").is_some() {
+        crash["crashed"].clone()
+    } else {
+        out.events()
+            .into_iter()
+            .find(|e| e["event"] == "crashed")
+            .cloned()
+            .unwrap_or_else(|| panic!("no crash report:\n{}", out.transcript()))
+    };
+    assert_eq!(report["signal"], 11, "{report}");
+    assert_eq!(report["signal_name"], "SIGSEGV", "{report}");
+    assert_eq!(report["call"]["function"], "glBufferData", "the GL call in flight: {report}");
+    assert_eq!(report["in_call"], true, "the crash happened inside glBufferData: {report}");
+    let fault = report["fault_address"].as_u64().unwrap_or(0);
+    assert!(
+        (16..16 + (1 << 20)).contains(&fault),
+        "the fault address lies in the bogus source range [0x10, 0x10 + 1 MiB): {fault:#x}"
+    );
+    let crashed_events: Vec<_> = out.events().into_iter().filter(|e| e["event"] == "crashed").collect();
+    assert!(!crashed_events.is_empty(), "a `crashed` event:\n{}", out.transcript());
+    assert_eq!(crashed_events[0]["call"]["function"], "glBufferData");
+
+    // The daemon stays up and answers.
+    let bps = out.ok("info breakpoints");
+    assert_eq!(bps["breakpoints"][0]["description"].as_str().map(|d| d.contains("glBufferData")), Some(true), "{bps}");
+    // A command that needs a live app fails cleanly.
+    assert_eq!(out.result_n("info call", 1)["ok"], false);
+}
