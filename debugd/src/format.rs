@@ -39,15 +39,27 @@ pub fn format_ret(function: &Function, word: u64) -> String {
     match function.ret {
         Abi::Void => String::new(),
         Abi::Ptr if word == 0 => "NULL".to_string(),
-        _ if ty == "GLenum" => api::gl_enum_name(word as u32, "").map(str::to_string).unwrap_or_else(|| format!("{:#x}", word as u32)),
-        _ if ty == "GLboolean" => if word as u8 != 0 { "GL_TRUE".into() } else { "GL_FALSE".into() },
+        _ if ty == "GLenum" => api::gl_enum_name(word as u32, "")
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{:#x}", word as u32)),
+        _ if ty == "GLboolean" => {
+            if word as u8 != 0 {
+                "GL_TRUE".into()
+            } else {
+                "GL_FALSE".into()
+            }
+        }
         abi => abi.format_word(word),
     }
 }
 
 /// All arguments of a call, named and formatted. `contents(i)` supplies
 /// what lies behind pointer argument `i` when the caller knows it.
-pub fn format_args(function: &Function, args: &[u64], contents: impl Fn(usize) -> Option<String>) -> Vec<pb::Argument> {
+pub fn format_args(
+    function: &Function,
+    args: &[u64],
+    contents: impl Fn(usize) -> Option<String>,
+) -> Vec<pb::Argument> {
     function
         .params
         .iter()
@@ -71,7 +83,9 @@ pub fn format_args(function: &Function, args: &[u64], contents: impl Fn(usize) -
 pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
     let t = text.trim();
     if t.starts_with("GL_") || t.starts_with("EGL_") || t.starts_with("GLX_") {
-        return api::gl_enum_value(t).map(u64::from).ok_or_else(|| format!("unknown enum {t}"));
+        return api::gl_enum_value(t)
+            .map(u64::from)
+            .ok_or_else(|| format!("unknown enum {t}"));
     }
     match t {
         "true" | "GL_TRUE" => return Ok(1),
@@ -80,8 +94,14 @@ pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
         _ => {}
     }
     match param.abi {
-        Abi::F32 => t.parse::<f32>().map(|f| u64::from(f.to_bits())).map_err(|e| format!("{t}: {e}")),
-        Abi::F64 => t.parse::<f64>().map(f64::to_bits).map_err(|e| format!("{t}: {e}")),
+        Abi::F32 => t
+            .parse::<f32>()
+            .map(|f| u64::from(f.to_bits()))
+            .map_err(|e| format!("{t}: {e}")),
+        Abi::F64 => t
+            .parse::<f64>()
+            .map(f64::to_bits)
+            .map_err(|e| format!("{t}: {e}")),
         abi => {
             let v: i128 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
                 i128::from_str_radix(h, 16).map_err(|e| format!("{t}: {e}"))?
@@ -123,18 +143,32 @@ mod tests {
     #[test]
     fn formats_floats_pointers_and_bools() {
         let f = func("glClearColor");
-        let args = format_args(f, &[u64::from(0.5f32.to_bits()), 0, u64::from(1.0f32.to_bits()), 0], |_| None);
+        let args = format_args(
+            f,
+            &[
+                u64::from(0.5f32.to_bits()),
+                0,
+                u64::from(1.0f32.to_bits()),
+                0,
+            ],
+            |_| None,
+        );
         assert_eq!(args[0].value, "0.5");
         assert_eq!(args[2].value, "1");
         let f = func("glShaderSource");
-        let args = format_args(f, &[3, 1, 0x1000, 0], |i| (i == 2).then(|| "void main(){}".to_string()));
+        let args = format_args(f, &[3, 1, 0x1000, 0], |i| {
+            (i == 2).then(|| "void main(){}".to_string())
+        });
         assert_eq!(args[2].value, "0x1000");
         assert_eq!(args[2].contents, "void main(){}");
         assert_eq!(args[3].value, "NULL");
         let f = func("glDepthMask");
         assert_eq!(format_args(f, &[1], |_| None)[0].value, "GL_TRUE");
         let f = func("glUniform1i");
-        assert_eq!(format_args(f, &[0, (-2i64) as u64], |_| None)[1].value, "-2");
+        assert_eq!(
+            format_args(f, &[0, (-2i64) as u64], |_| None)[1].value,
+            "-2"
+        );
     }
 
     #[test]
@@ -142,9 +176,15 @@ mod tests {
         let f = func("glDrawArrays");
         assert_eq!(parse_arg(&f.params[0], "GL_LINES").unwrap(), 1);
         assert_eq!(parse_arg(&f.params[2], "0x10").unwrap(), 16);
-        assert_eq!(parse_arg(&f.params[1], "-1").unwrap(), u64::from(u32::MAX) | 0xffff_ffff_0000_0000);
+        assert_eq!(
+            parse_arg(&f.params[1], "-1").unwrap(),
+            u64::from(u32::MAX) | 0xffff_ffff_0000_0000
+        );
         let f = func("glClearColor");
-        assert_eq!(parse_arg(&f.params[0], "0.25").unwrap(), u64::from(0.25f32.to_bits()));
+        assert_eq!(
+            parse_arg(&f.params[0], "0.25").unwrap(),
+            u64::from(0.25f32.to_bits())
+        );
         assert!(parse_arg(&f.params[0], "GL_NOPE").is_err());
     }
 }

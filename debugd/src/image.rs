@@ -5,6 +5,10 @@
 //! row of the framebuffer, so the value at window pixel (x, y) is at
 //! `[height - 1 - y, x]`.
 
+/// Checkerboard colours of uncovered fragments in PNG dumps (odd channels).
+pub const CHECKER_MAGENTA: [u8; 4] = [255, 0, 255, 255];
+pub const CHECKER_GREY: [u8; 4] = [64, 64, 64, 255];
+
 /// Per-fragment values of one expression at one step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
@@ -38,7 +42,13 @@ impl Field {
 
     pub fn stats(&self) -> Stats {
         let n = self.components.clamp(1, 4);
-        let mut s = Stats { count: 0, min: vec![f64::INFINITY; n], max: vec![f64::NEG_INFINITY; n], nan: 0, inf: 0 };
+        let mut s = Stats {
+            count: 0,
+            min: vec![f64::INFINITY; n],
+            max: vec![f64::NEG_INFINITY; n],
+            nan: 0,
+            inf: 0,
+        };
         for v in self.values.iter().flatten() {
             s.count += 1;
             let comps = &v[..n];
@@ -67,6 +77,9 @@ impl Field {
     /// RGBA8 PNG: each component normalised over min..max of the reached
     /// fragments (a scalar is drawn grey), alpha 255; fragments that did not
     /// reach the step are a magenta / dark-grey checkerboard.
+    ///
+    /// A covered pixel whose colour would equal a checker colour exactly gets
+    /// its green channel moved by one, so uncovered is always told apart.
     pub fn to_png(&self) -> Result<Vec<u8>, String> {
         let st = self.stats();
         let n = self.components.clamp(1, 4);
@@ -74,16 +87,16 @@ impl Field {
         let mut rgba = vec![0u8; w * h * 4];
         let norm = |i: usize, v: f64| -> u8 {
             let (lo, hi) = (st.min[i], st.max[i]);
-            if !v.is_finite() || lo.is_nan() {
-                return if v == f64::INFINITY { 255 } else { 0 };
-            }
-            if hi > lo {
-                (((v - lo) / (hi - lo)) * 255.0).round().clamp(0.0, 255.0) as u8
+            let t = if !v.is_finite() || lo.is_nan() {
+                if v == f64::INFINITY { 1.0 } else { 0.0 }
+            } else if hi > lo {
+                ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
             } else if v != 0.0 {
-                255
+                1.0
             } else {
-                0
-            }
+                0.0
+            };
+            (t * 255.0).round() as u8
         };
         for row in 0..h {
             let gl_row = h - 1 - row;
@@ -91,7 +104,7 @@ impl Field {
                 let o = (row * w + x) * 4;
                 let px = match &self.values[gl_row * w + x] {
                     Some(v) => {
-                        if n == 1 {
+                        let mut p = if n == 1 {
                             let g = norm(0, v[0]);
                             [g, g, g, 255]
                         } else {
@@ -100,13 +113,17 @@ impl Field {
                                 *item = norm(i, v[i]);
                             }
                             p
+                        };
+                        if p == CHECKER_MAGENTA || p == CHECKER_GREY {
+                            p[1] ^= 1;
                         }
+                        p
                     }
                     None => {
                         if ((x / 8) + (gl_row / 8)) % 2 == 0 {
-                            [255, 0, 255, 255]
+                            CHECKER_MAGENTA
                         } else {
-                            [64, 64, 64, 255]
+                            CHECKER_GREY
                         }
                     }
                 };
@@ -173,7 +190,12 @@ mod tests {
             width: 2,
             height: 2,
             components: 1,
-            values: vec![Some([0.0; 4]), Some([2.0, 0.0, 0.0, 0.0]), Some([1.0, 0.0, 0.0, 0.0]), None],
+            values: vec![
+                Some([0.0; 4]),
+                Some([2.0, 0.0, 0.0, 0.0]),
+                Some([1.0, 0.0, 0.0, 0.0]),
+                None,
+            ],
         }
     }
 
@@ -186,7 +208,10 @@ mod tests {
         f.values[3] = Some([f64::NAN, 0.0, 0.0, 0.0]);
         f.values[0] = Some([f64::INFINITY, 0.0, 0.0, 0.0]);
         let s = f.stats();
-        assert_eq!((s.count, s.nan, s.inf, s.min[0], s.max[0]), (4, 1, 1, 1.0, 2.0));
+        assert_eq!(
+            (s.count, s.nan, s.inf, s.min[0], s.max[0]),
+            (4, 1, 1, 1.0, 2.0)
+        );
     }
 
     #[test]
@@ -199,10 +224,43 @@ mod tests {
         assert_eq!((info.width, info.height), (2, 2));
         // Top row (GL row 1): x=0 value 1 -> 128 grey, x=1 uncovered -> checker.
         assert_eq!(&buf[0..4], &[128, 128, 128, 255]);
-        assert_eq!(&buf[4..8], &[255, 0, 255, 255]);
+        assert_eq!(&buf[4..8], &CHECKER_MAGENTA);
         // Bottom row: 0 -> black, 2 -> white.
         assert_eq!(&buf[8..12], &[0, 0, 0, 255]);
         assert_eq!(&buf[12..16], &[255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn values_never_take_checker_colours() {
+        // vec3 values at (max, min, max) and a grey level at 64 of 255.
+        let f = Field {
+            width: 2,
+            height: 1,
+            components: 3,
+            values: vec![Some([1.0, 0.0, 1.0, 0.0]), Some([0.0, 1.0, 0.0, 0.0])],
+        };
+        let g = Field {
+            width: 3,
+            height: 1,
+            components: 1,
+            values: vec![
+                Some([0.0; 4]),
+                Some([64.0, 0.0, 0.0, 0.0]),
+                Some([255.0, 0.0, 0.0, 0.0]),
+            ],
+        };
+        for field in [f, g] {
+            let bytes = field.to_png().unwrap();
+            let mut r = png::Decoder::new(std::io::Cursor::new(bytes))
+                .read_info()
+                .unwrap();
+            let mut buf = vec![0; r.output_buffer_size().unwrap()];
+            r.next_frame(&mut buf).unwrap();
+            for px in buf.chunks(4) {
+                assert_ne!(px, CHECKER_MAGENTA);
+                assert_ne!(px, CHECKER_GREY);
+            }
+        }
     }
 
     #[test]
@@ -214,7 +272,10 @@ mod tests {
         let header = std::str::from_utf8(&b[10..10 + hl]).unwrap();
         assert!(header.contains("'shape': (2, 2, 4)"));
         assert!(header.ends_with('\n'));
-        let data: Vec<f32> = b[10 + hl..].chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let data: Vec<f32> = b[10 + hl..]
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(data.len(), 16);
         assert_eq!(data[0], 1.0); // top-left
         assert!(data[4].is_nan()); // top-right uncovered

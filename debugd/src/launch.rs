@@ -39,7 +39,11 @@ pub enum LaunchError {
     #[error("bad launch argument: {0}")]
     BadArgument(String),
     #[error("cannot start {program}: {stage} failed: {errno}")]
-    Exec { program: String, stage: &'static str, errno: Errno },
+    Exec {
+        program: String,
+        stage: &'static str,
+        errno: Errno,
+    },
     #[error("ptrace setup failed: {0}")]
     Trace(String),
 }
@@ -47,7 +51,11 @@ pub enum LaunchError {
 /// Find the program to run: a name without `/` is searched in `path_var`
 /// (like execvp); a path is taken relative to `cwd`. It must be a regular,
 /// executable file.
-pub fn resolve_program(program: &str, path_var: Option<&OsStr>, cwd: &Path) -> Result<PathBuf, LaunchError> {
+pub fn resolve_program(
+    program: &str,
+    path_var: Option<&OsStr>,
+    cwd: &Path,
+) -> Result<PathBuf, LaunchError> {
     fn executable(p: &Path) -> Result<bool, ()> {
         match std::fs::metadata(p) {
             Ok(m) if m.is_file() => Ok(m.permissions().mode() & 0o111 != 0),
@@ -66,10 +74,16 @@ pub fn resolve_program(program: &str, path_var: Option<&OsStr>, cwd: &Path) -> R
             Err(()) => Err(LaunchError::NotFound(program.to_string())),
         };
     }
-    let path_var = path_var.map(OsStr::to_os_string).unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
+    let path_var = path_var
+        .map(OsStr::to_os_string)
+        .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
     let mut found_not_exec = false;
     for dir in std::env::split_paths(&path_var) {
-        let dir = if dir.as_os_str().is_empty() { cwd.to_path_buf() } else { cwd.join(dir) };
+        let dir = if dir.as_os_str().is_empty() {
+            cwd.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
         let p = dir.join(program);
         match executable(&p) {
             Ok(true) => return Ok(p),
@@ -96,6 +110,8 @@ pub struct LaunchSpec {
     pub cwd: Option<PathBuf>,
     /// The memfd to hand to the child at [`CHILD_SHM_FD`].
     pub shm_fd: RawFd,
+    /// The preload library (to find the GL call in flight at a crash).
+    pub preload: PathBuf,
 }
 
 /// Build the child's environment: `base` (the daemon's), then `extra`
@@ -118,19 +134,23 @@ pub fn child_env(
     };
     for kv in extra {
         let Some((k, v)) = kv.split_once('=') else {
-            return Err(LaunchError::BadArgument(format!("environment entry without '=': {kv}")));
+            return Err(LaunchError::BadArgument(format!(
+                "environment entry without '=': {kv}"
+            )));
         };
         if k.is_empty() {
-            return Err(LaunchError::BadArgument(format!("environment entry without a name: {kv}")));
+            return Err(LaunchError::BadArgument(format!(
+                "environment entry without a name: {kv}"
+            )));
         }
         set(k.into(), v.into(), &mut env);
     }
     let mut preload_val = preload.as_os_str().to_os_string();
-    if let Some((_, old)) = env.iter().find(|(k, _)| k == "LD_PRELOAD") {
-        if !old.is_empty() {
-            preload_val.push(":");
-            preload_val.push(old);
-        }
+    if let Some((_, old)) = env.iter().find(|(k, _)| k == "LD_PRELOAD")
+        && !old.is_empty()
+    {
+        preload_val.push(":");
+        preload_val.push(old);
     }
     set("LD_PRELOAD".into(), preload_val, &mut env);
     set(shm_env.into(), shm_fd.to_string().into(), &mut env);
@@ -141,15 +161,27 @@ pub fn child_env(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitEvent {
     /// The thread (or process) exited with a code.
-    Exited { code: i32 },
+    Exited {
+        code: i32,
+    },
     /// A signal ended it.
-    Killed { signal: i32, core: bool },
+    Killed {
+        signal: i32,
+        core: bool,
+    },
     /// Signal-delivery stop: `signal` is about to be delivered.
-    SignalStop { signal: i32 },
+    SignalStop {
+        signal: i32,
+    },
     /// Group stop (job control) of a seized tracee.
-    GroupStop { signal: i32 },
+    GroupStop {
+        signal: i32,
+    },
     /// A `PTRACE_EVENT_*` stop (clone, exec, interrupt/new-thread stop).
-    Event { event: i32, signal: i32 },
+    Event {
+        event: i32,
+        signal: i32,
+    },
     Continued,
     Unknown(i32),
 }
@@ -157,16 +189,24 @@ pub enum WaitEvent {
 /// Decode a raw `waitpid` status.
 pub fn decode_status(status: i32) -> WaitEvent {
     if libc::WIFEXITED(status) {
-        WaitEvent::Exited { code: libc::WEXITSTATUS(status) }
+        WaitEvent::Exited {
+            code: libc::WEXITSTATUS(status),
+        }
     } else if libc::WIFSIGNALED(status) {
-        WaitEvent::Killed { signal: libc::WTERMSIG(status), core: libc::WCOREDUMP(status) }
+        WaitEvent::Killed {
+            signal: libc::WTERMSIG(status),
+            core: libc::WCOREDUMP(status),
+        }
     } else if libc::WIFSTOPPED(status) {
         let signal = libc::WSTOPSIG(status);
         let event = (status >> 16) & 0xffff;
         if event == 0 {
             WaitEvent::SignalStop { signal }
         } else if event == libc::PTRACE_EVENT_STOP
-            && matches!(signal, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU)
+            && matches!(
+                signal,
+                libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU
+            )
         {
             WaitEvent::GroupStop { signal }
         } else {
@@ -203,12 +243,14 @@ pub fn signal_caught(status_text: &str, signal: i32) -> bool {
         .lines()
         .find_map(|l| l.strip_prefix("SigCgt:"))
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .is_some_and(|mask| signal >= 1 && signal <= 64 && mask & (1u64 << (signal - 1)) != 0)
+        .is_some_and(|mask| (1..=64).contains(&signal) && mask & (1u64 << (signal - 1)) != 0)
 }
 
 /// Name of a signal ("SIGSEGV").
 pub fn signal_name(signal: i32) -> String {
-    Signal::try_from(signal).map(|s| s.as_str().to_string()).unwrap_or_else(|_| format!("SIG{signal}"))
+    Signal::try_from(signal)
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_else(|_| format!("SIG{signal}"))
 }
 
 /// A fatal signal caught on its way to the app.
@@ -218,13 +260,18 @@ pub struct CrashReport {
     pub tid: u32,
     pub fault_address: u64,
     pub registers: Vec<(String, u64)>,
+    /// The GL/GLX/EGL wrapper found on the crashing thread's stack.
+    pub in_flight: Option<String>,
 }
 
 /// What the tracer reports.
 #[derive(Debug, Clone)]
 pub enum TraceEvent {
     /// The process ended (the leader's exit status).
-    Exited { code: Option<i32>, signal: Option<i32> },
+    Exited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// An uncaught fatal signal is being delivered (the exit follows).
     Crashed(CrashReport),
     /// The tracer let the process go (detach): no more events.
@@ -260,8 +307,11 @@ impl Tracer {
     /// Detach from the app, letting it run on untraced.
     pub fn detach(&self) -> Result<(), String> {
         let (tx, rx) = mpsc::channel();
-        self.commands.send(TraceCommand::Detach(tx)).map_err(|_| "the tracer has ended".to_string())?;
-        rx.recv_timeout(Duration::from_secs(10)).map_err(|_| "the tracer did not answer".to_string())?
+        self.commands
+            .send(TraceCommand::Detach(tx))
+            .map_err(|_| "the tracer has ended".to_string())?;
+        rx.recv_timeout(Duration::from_secs(10))
+            .map_err(|_| "the tracer did not answer".to_string())?
     }
 }
 
@@ -283,7 +333,7 @@ pub fn spawn(spec: LaunchSpec, events: Sender<TraceEvent>) -> Result<Tracer, Lau
         .spawn(move || match start_child(&spec) {
             Ok(pid) => {
                 let _ = ready_tx.send(Ok(pid));
-                TraceLoop::new(pid, events, cmd_rx).run();
+                TraceLoop::new(pid, events, cmd_rx, spec.preload.clone()).run();
             }
             Err(e) => {
                 let _ = ready_tx.send(Err(e));
@@ -293,7 +343,11 @@ pub fn spawn(spec: LaunchSpec, events: Sender<TraceEvent>) -> Result<Tracer, Lau
     let pid = ready_rx
         .recv()
         .map_err(|_| LaunchError::Trace("the tracer thread ended".into()))??;
-    Ok(Tracer { pid: pid.as_raw() as u32, commands: cmd_tx, thread: Some(thread) })
+    Ok(Tracer {
+        pid: pid.as_raw() as u32,
+        commands: cmd_tx,
+        thread: Some(thread),
+    })
 }
 
 fn cstring(s: &OsStr) -> Result<CString, LaunchError> {
@@ -326,7 +380,11 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     let program_name = spec.program.display().to_string();
     // Everything the child touches is prepared before the fork (no allocation after it).
     let prog = cstring(spec.program.as_os_str())?;
-    let argv: Vec<CString> = spec.argv.iter().map(|a| cstring(a)).collect::<Result<_, _>>()?;
+    let argv: Vec<CString> = spec
+        .argv
+        .iter()
+        .map(|a| cstring(a))
+        .collect::<Result<_, _>>()?;
     let envp: Vec<CString> = spec
         .env
         .iter()
@@ -334,10 +392,15 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
             let mut kv = k.clone().into_vec();
             kv.push(b'=');
             kv.extend_from_slice(v.as_bytes());
-            CString::new(kv).map_err(|_| LaunchError::BadArgument(format!("NUL byte in environment {k:?}")))
+            CString::new(kv)
+                .map_err(|_| LaunchError::BadArgument(format!("NUL byte in environment {k:?}")))
         })
         .collect::<Result<_, _>>()?;
-    let cwd = spec.cwd.as_ref().map(|c| cstring(c.as_os_str())).transpose()?;
+    let cwd = spec
+        .cwd
+        .as_ref()
+        .map(|c| cstring(c.as_os_str()))
+        .transpose()?;
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
     let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|a| a.as_ptr()).collect();
@@ -347,7 +410,11 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     let mut pipe_fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two fds into the array.
     if unsafe { libc::pipe2(pipe_fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(LaunchError::Exec { program: program_name, stage: "pipe", errno: Errno::last() });
+        return Err(LaunchError::Exec {
+            program: program_name,
+            stage: "pipe",
+            errno: Errno::last(),
+        });
     }
     let (err_r, err_w) = (pipe_fds[0], pipe_fds[1]);
 
@@ -361,7 +428,11 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
                 libc::close(err_r);
                 libc::close(err_w);
             }
-            Err(LaunchError::Exec { program: program_name, stage: "fork", errno: e })
+            Err(LaunchError::Exec {
+                program: program_name,
+                stage: "fork",
+                errno: e,
+            })
         }
         Ok(nix::unistd::ForkResult::Child) => {
             // SAFETY: see the fork above; raw libc calls only, then _exit.
@@ -375,10 +446,10 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
                     libc::_exit(127)
                 };
                 libc::close(err_r);
-                if let Some(c) = &cwd {
-                    if libc::chdir(c.as_ptr()) != 0 {
-                        fail(1);
-                    }
+                if let Some(c) = &cwd
+                    && libc::chdir(c.as_ptr()) != 0
+                {
+                    fail(1);
                 }
                 if shm_fd != CHILD_SHM_FD && libc::dup2(shm_fd, CHILD_SHM_FD) < 0 {
                     fail(2);
@@ -415,7 +486,11 @@ fn read_exec_error(err_r: RawFd, program: &str) -> Option<LaunchError> {
         2 => "passing the shared memory",
         _ => "exec",
     };
-    Some(LaunchError::Exec { program: program.to_string(), stage, errno })
+    Some(LaunchError::Exec {
+        program: program.to_string(),
+        stage,
+        errno,
+    })
 }
 
 fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchError> {
@@ -431,7 +506,9 @@ fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchE
             return Err(LaunchError::Trace(format!("waitpid: {}", Errno::last())));
         }
         match decode_status(status) {
-            WaitEvent::SignalStop { .. } | WaitEvent::GroupStop { .. } | WaitEvent::Event { .. } => break,
+            WaitEvent::SignalStop { .. }
+            | WaitEvent::GroupStop { .. }
+            | WaitEvent::Event { .. } => break,
             WaitEvent::Exited { .. } | WaitEvent::Killed { .. } => {
                 return Err(read_exec_error(err_r, program)
                     .unwrap_or_else(|| LaunchError::Trace("the child died before exec".into())));
@@ -463,7 +540,11 @@ fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchE
             }
             WaitEvent::SignalStop { signal } => {
                 // SIGCONT (ours) and anything else: deliver, except a second SIGSTOP.
-                let sig = if signal == libc::SIGSTOP { None } else { Signal::try_from(signal).ok() };
+                let sig = if signal == libc::SIGSTOP {
+                    None
+                } else {
+                    Signal::try_from(signal).ok()
+                };
                 let _ = ptrace::cont(child, sig);
             }
             _ => {
@@ -475,14 +556,26 @@ fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchE
 
 struct TraceLoop {
     pid: Pid,
+    preload: PathBuf,
     tids: BTreeSet<i32>,
     events: Sender<TraceEvent>,
     commands: Receiver<TraceCommand>,
 }
 
 impl TraceLoop {
-    fn new(pid: Pid, events: Sender<TraceEvent>, commands: Receiver<TraceCommand>) -> Self {
-        TraceLoop { pid, tids: BTreeSet::from([pid.as_raw()]), events, commands }
+    fn new(
+        pid: Pid,
+        events: Sender<TraceEvent>,
+        commands: Receiver<TraceCommand>,
+        preload: PathBuf,
+    ) -> Self {
+        TraceLoop {
+            pid,
+            preload,
+            tids: BTreeSet::from([pid.as_raw()]),
+            events,
+            commands,
+        }
     }
 
     fn send(&self, ev: TraceEvent) {
@@ -506,7 +599,10 @@ impl TraceLoop {
                     Err(Errno::ECHILD) => {
                         self.tids.remove(&tid);
                         if tid == self.pid.as_raw() {
-                            self.send(TraceEvent::Exited { code: None, signal: None });
+                            self.send(TraceEvent::Exited {
+                                code: None,
+                                signal: None,
+                            });
                             return;
                         }
                     }
@@ -541,14 +637,20 @@ impl TraceLoop {
             WaitEvent::Exited { code } => {
                 self.tids.remove(&tid);
                 if tid == self.pid.as_raw() {
-                    self.send(TraceEvent::Exited { code: Some(code), signal: None });
+                    self.send(TraceEvent::Exited {
+                        code: Some(code),
+                        signal: None,
+                    });
                     return true;
                 }
             }
             WaitEvent::Killed { signal, .. } => {
                 self.tids.remove(&tid);
                 if tid == self.pid.as_raw() {
-                    self.send(TraceEvent::Exited { code: None, signal: Some(signal) });
+                    self.send(TraceEvent::Exited {
+                        code: None,
+                        signal: Some(signal),
+                    });
                     return true;
                 }
             }
@@ -564,10 +666,10 @@ impl TraceLoop {
                 let _ = ptrace::cont(t, None);
             }
             WaitEvent::Event { event, .. } => {
-                if event == libc::PTRACE_EVENT_CLONE {
-                    if let Ok(new) = ptrace::getevent(t) {
-                        self.tids.insert(new as i32);
-                    }
+                if event == libc::PTRACE_EVENT_CLONE
+                    && let Ok(new) = ptrace::getevent(t)
+                {
+                    self.tids.insert(new as i32);
                 }
                 let _ = ptrace::cont(t, None);
             }
@@ -578,7 +680,9 @@ impl TraceLoop {
 
     fn caught(&self, tid: i32, signal: i32) -> bool {
         let path = format!("/proc/{}/task/{tid}/status", self.pid.as_raw());
-        std::fs::read_to_string(path).map(|s| signal_caught(&s, signal)).unwrap_or(false)
+        std::fs::read_to_string(path)
+            .map(|s| signal_caught(&s, signal))
+            .unwrap_or(false)
     }
 
     fn crash_report(&self, t: Pid, signal: i32) -> CrashReport {
@@ -586,7 +690,21 @@ impl TraceLoop {
             // SAFETY: si_addr is valid to read for the fault signals; for others it reads the union's bytes.
             .map(|si| unsafe { si.si_addr() } as u64)
             .unwrap_or(0);
-        CrashReport { signal, tid: t.as_raw() as u32, fault_address, registers: registers(t) }
+        let registers = registers(t);
+        let sp = registers
+            .iter()
+            .find(|(n, _)| n == "rsp" || n == "sp")
+            .map(|(_, v)| *v);
+        let in_flight = sp.and_then(|sp| {
+            crate::inflight::call_in_flight(self.pid.as_raw() as u32, sp, &self.preload)
+        });
+        CrashReport {
+            signal,
+            tid: t.as_raw() as u32,
+            fault_address,
+            registers,
+            in_flight,
+        }
     }
 
     /// Handle a command; true when the loop is over.
@@ -660,7 +778,9 @@ impl TraceLoop {
 
 #[cfg(target_arch = "x86_64")]
 fn registers(t: Pid) -> Vec<(String, u64)> {
-    let Ok(r) = ptrace::getregs(t) else { return Vec::new() };
+    let Ok(r) = ptrace::getregs(t) else {
+        return Vec::new();
+    };
     [
         ("rip", r.rip),
         ("rsp", r.rsp),
@@ -690,8 +810,15 @@ fn registers(t: Pid) -> Vec<(String, u64)> {
 
 #[cfg(target_arch = "aarch64")]
 fn registers(t: Pid) -> Vec<(String, u64)> {
-    let Ok(r) = ptrace::getregs(t) else { return Vec::new() };
-    let mut v: Vec<(String, u64)> = r.regs.iter().enumerate().map(|(i, x)| (format!("x{i}"), *x)).collect();
+    let Ok(r) = ptrace::getregs(t) else {
+        return Vec::new();
+    };
+    let mut v: Vec<(String, u64)> = r
+        .regs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (format!("x{i}"), *x))
+        .collect();
     v.push(("sp".into(), r.sp));
     v.push(("pc".into(), r.pc));
     v.push(("pstate".into(), r.pstate));
@@ -710,15 +837,31 @@ mod tests {
     #[test]
     fn decodes_wait_statuses() {
         assert_eq!(decode_status(3 << 8), WaitEvent::Exited { code: 3 });
-        assert_eq!(decode_status(libc::SIGSEGV | 0x80), WaitEvent::Killed { signal: libc::SIGSEGV, core: true });
-        assert_eq!(decode_status((libc::SIGSEGV << 8) | 0x7f), WaitEvent::SignalStop { signal: libc::SIGSEGV });
+        assert_eq!(
+            decode_status(libc::SIGSEGV | 0x80),
+            WaitEvent::Killed {
+                signal: libc::SIGSEGV,
+                core: true
+            }
+        );
+        assert_eq!(
+            decode_status((libc::SIGSEGV << 8) | 0x7f),
+            WaitEvent::SignalStop {
+                signal: libc::SIGSEGV
+            }
+        );
         assert_eq!(
             decode_status((libc::PTRACE_EVENT_STOP << 16) | (libc::SIGSTOP << 8) | 0x7f),
-            WaitEvent::GroupStop { signal: libc::SIGSTOP }
+            WaitEvent::GroupStop {
+                signal: libc::SIGSTOP
+            }
         );
         assert_eq!(
             decode_status((libc::PTRACE_EVENT_CLONE << 16) | (libc::SIGTRAP << 8) | 0x7f),
-            WaitEvent::Event { event: libc::PTRACE_EVENT_CLONE, signal: libc::SIGTRAP }
+            WaitEvent::Event {
+                event: libc::PTRACE_EVENT_CLONE,
+                signal: libc::SIGTRAP
+            }
         );
         assert_eq!(decode_status(0xffff), WaitEvent::Continued);
     }
@@ -741,19 +884,48 @@ mod tests {
         let plain = dir.join("data");
         std::fs::write(&plain, "x").unwrap();
         let path = std::env::join_paths(["/nonexistent", dir.to_str().unwrap()]).unwrap();
-        assert_eq!(resolve_program("app", Some(&path), Path::new("/")).unwrap(), exe);
-        assert!(matches!(resolve_program("nope", Some(&path), Path::new("/")), Err(LaunchError::NotFound(_))));
-        assert!(matches!(resolve_program("./data", None, &dir), Err(LaunchError::NotExecutable(_))));
-        assert_eq!(resolve_program("./app", None, &dir).unwrap(), dir.join("./app"));
-        assert!(matches!(resolve_program("/no/such", None, &dir), Err(LaunchError::NotFound(_))));
+        assert_eq!(
+            resolve_program("app", Some(&path), Path::new("/")).unwrap(),
+            exe
+        );
+        assert!(matches!(
+            resolve_program("nope", Some(&path), Path::new("/")),
+            Err(LaunchError::NotFound(_))
+        ));
+        assert!(matches!(
+            resolve_program("./data", None, &dir),
+            Err(LaunchError::NotExecutable(_))
+        ));
+        assert_eq!(
+            resolve_program("./app", None, &dir).unwrap(),
+            dir.join("./app")
+        );
+        assert!(matches!(
+            resolve_program("/no/such", None, &dir),
+            Err(LaunchError::NotFound(_))
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn child_environment() {
-        let base = vec![("LD_PRELOAD".into(), "/x.so".into()), ("A".into(), "1".into())];
-        let env = child_env(base, &["A=2".into(), "B=3".into()], Path::new("/p.so"), "GLDBG_SHM_FD", 900).unwrap();
-        let get = |k: &str| env.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.to_str().unwrap().to_string());
+        let base = vec![
+            ("LD_PRELOAD".into(), "/x.so".into()),
+            ("A".into(), "1".into()),
+        ];
+        let env = child_env(
+            base,
+            &["A=2".into(), "B=3".into()],
+            Path::new("/p.so"),
+            "GLDBG_SHM_FD",
+            900,
+        )
+        .unwrap();
+        let get = |k: &str| {
+            env.iter()
+                .find(|(ek, _)| ek == k)
+                .map(|(_, v)| v.to_str().unwrap().to_string())
+        };
         assert_eq!(get("LD_PRELOAD").unwrap(), "/p.so:/x.so");
         assert_eq!(get("A").unwrap(), "2");
         assert_eq!(get("B").unwrap(), "3");

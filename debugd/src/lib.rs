@@ -23,6 +23,7 @@
 pub mod error;
 pub mod format;
 pub mod image;
+pub mod inflight;
 pub mod launch;
 pub mod program;
 pub mod remote;

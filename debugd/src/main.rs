@@ -9,7 +9,11 @@ use clap::Parser;
 use gldbg_debugd::{Config, Daemon, LaunchOptions, ListenAddr, find_preload};
 
 #[derive(Parser, Debug)]
-#[command(name = "gldbg-debugd", version, about = "The gldbg daemon: serves the gldbg gRPC API")]
+#[command(
+    name = "gldbg-debugd",
+    version,
+    about = "The gldbg daemon: serves the gldbg gRPC API"
+)]
 struct Args {
     /// Where to listen: unix:PATH or HOST:PORT (TCP needs --token).
     #[arg(long)]
@@ -25,8 +29,18 @@ struct Args {
     program: Vec<String>,
 }
 
-fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+fn main() {
+    if let Err(e) = run(Args::parse()) {
+        eprintln!("gldbg-debugd: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    if matches!(args.listen, ListenAddr::Tcp(_)) && args.token.as_deref().is_none_or(str::is_empty)
+    {
+        anyhow::bail!("listening on TCP ({}) needs a token (--token)", args.listen);
+    }
     let preload = match args.preload {
         Some(p) => p,
         None => find_preload()?,
@@ -38,23 +52,31 @@ fn main() -> anyhow::Result<()> {
     rt.block_on(async move {
         let daemon = Daemon::new(Config { preload });
         if let Some((program, rest)) = args.program.split_first() {
-            let opts = LaunchOptions { program: program.clone(), args: rest.to_vec(), ..Default::default() };
+            let opts = LaunchOptions {
+                program: program.clone(),
+                args: rest.to_vec(),
+                ..Default::default()
+            };
             let session = daemon.session().clone();
             let state = tokio::task::spawn_blocking(move || session.launch(opts))
                 .await
                 .context("launch task")?
                 .with_context(|| format!("launching {program}"))?;
-            eprintln!("gldbg-debugd: launched {program}: {:?}", gldbg_proto::pb::RunState::try_from(state.state));
+            eprintln!(
+                "gldbg-debugd: launched {program}: {:?}",
+                gldbg_proto::pb::RunState::try_from(state.state)
+            );
         }
         eprintln!("gldbg-debugd: listening on {}", args.listen);
         let shutdown = async {
-            let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
-                }
-            };
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(_) => {
+                        let _ = tokio::signal::ctrl_c().await;
+                        return;
+                    }
+                };
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}

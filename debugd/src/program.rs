@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use glsl_instrument::Stage;
 use gldbg_proto::api;
+use glsl_instrument::Stage;
 
 /// One shader as recorded from the app's calls.
 #[derive(Clone, Debug, Default)]
@@ -37,7 +37,13 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn create_shader(&mut self, id: u32, gl_type: u32) {
-        self.shaders.insert(id, RecordedShader { gl_type, source: None });
+        self.shaders.insert(
+            id,
+            RecordedShader {
+                gl_type,
+                source: None,
+            },
+        );
     }
 
     pub fn shader_source(&mut self, id: u32, source: String) {
@@ -66,7 +72,12 @@ impl Recorded {
             .flatten()
             .filter_map(|id| {
                 let s = self.shaders.get(id)?;
-                Some(StageSource { id: *id, gl_type: s.gl_type, source: s.source.clone()?, recorded: true })
+                Some(StageSource {
+                    id: *id,
+                    gl_type: s.gl_type,
+                    source: s.source.clone()?,
+                    recorded: true,
+                })
             })
             .collect();
         self.linked.insert(program, stages);
@@ -74,7 +85,15 @@ impl Recorded {
 
     /// A separable program made by `glCreateShaderProgramv`.
     pub fn shader_program(&mut self, program: u32, gl_type: u32, source: String) {
-        self.linked.insert(program, vec![StageSource { id: 0, gl_type, source, recorded: true }]);
+        self.linked.insert(
+            program,
+            vec![StageSource {
+                id: 0,
+                gl_type,
+                source,
+                recorded: true,
+            }],
+        );
     }
 }
 
@@ -98,24 +117,43 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
     let mut p = ProgramText::default();
     let mut at = 0;
     while at < text.len() {
-        let end = text[at..].iter().position(|&b| b == b'\n').map_or(text.len(), |e| at + e);
+        let end = text[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |e| at + e);
         let line = String::from_utf8_lossy(&text[at..end]).into_owned();
         at = end + 1;
         let f: Vec<&str> = line.split('\t').collect();
-        let num = |i: usize| f.get(i).and_then(|s| s.trim().parse::<i64>().ok()).unwrap_or(0);
+        let num = |i: usize| {
+            f.get(i)
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .unwrap_or(0)
+        };
         match f[0] {
             "program" => p.program = num(1) as u32,
             "shader" => p.shaders.push((num(1) as u32, num(2) as u32)),
             "attribute" | "uniform" => {
-                let v = (f.get(1).unwrap_or(&"").to_string(), num(2) as u32, num(3) as i32, num(4) as i32);
-                if f[0] == "attribute" { p.attributes.push(v) } else { p.uniforms.push(v) }
+                let v = (
+                    f.get(1).unwrap_or(&"").to_string(),
+                    num(2) as u32,
+                    num(3) as i32,
+                    num(4) as i32,
+                );
+                if f[0] == "attribute" {
+                    p.attributes.push(v)
+                } else {
+                    p.uniforms.push(v)
+                }
             }
-            "output" => p.outputs.push((f.get(1).unwrap_or(&"").to_string(), num(2) as i32)),
+            "output" => p
+                .outputs
+                .push((f.get(1).unwrap_or(&"").to_string(), num(2) as i32)),
             "source" => {
                 let id = num(1) as u32;
                 let len = num(2).max(0) as usize;
                 let stop = (at + len).min(text.len());
-                p.sources.insert(id, String::from_utf8_lossy(&text[at..stop]).into_owned());
+                p.sources
+                    .insert(id, String::from_utf8_lossy(&text[at..stop]).into_owned());
                 at = stop + 1;
             }
             _ => {}
@@ -128,7 +166,11 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
 pub fn stage_name(gl_type: u32) -> String {
     Stage::from_gl_enum(gl_type)
         .map(|s| s.name().to_string())
-        .unwrap_or_else(|| api::gl_enum_name(gl_type, "").unwrap_or("unknown").to_string())
+        .unwrap_or_else(|| {
+            api::gl_enum_name(gl_type, "")
+                .unwrap_or("unknown")
+                .to_string()
+        })
 }
 
 /// The text after `#version` ("330 core"), empty if none.
@@ -136,14 +178,27 @@ pub fn glsl_version(source: &str) -> String {
     source
         .lines()
         .map(str::trim)
-        .find_map(|l| l.strip_prefix('#').map(str::trim_start).and_then(|l| l.strip_prefix("version")))
-        .map(|v| v.split("//").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "))
+        .find_map(|l| {
+            l.strip_prefix('#')
+                .map(str::trim_start)
+                .and_then(|l| l.strip_prefix("version"))
+        })
+        .map(|v| {
+            v.split("//")
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_default()
 }
 
 /// GLSL spelling of a uniform/attribute type enum (`GL_FLOAT_VEC3` → `vec3`).
 pub fn glsl_type_name(gl_type: u32) -> String {
-    let Some(name) = api::gl_enum_name(gl_type, "UniformType").or_else(|| api::gl_enum_name(gl_type, "")) else {
+    let Some(name) =
+        api::gl_enum_name(gl_type, "UniformType").or_else(|| api::gl_enum_name(gl_type, ""))
+    else {
         return format!("{gl_type:#x}");
     };
     let n = name.strip_prefix("GL_").unwrap_or(name);
@@ -158,7 +213,8 @@ pub fn glsl_type_name(gl_type: u32) -> String {
     if let Some(f) = fixed {
         return f.to_string();
     }
-    let vec = |prefix: &str, rest: &str| rest.strip_prefix("VEC").map(|d| format!("{prefix}vec{d}"));
+    let vec =
+        |prefix: &str, rest: &str| rest.strip_prefix("VEC").map(|d| format!("{prefix}vec{d}"));
     if let Some(r) = n.strip_prefix("FLOAT_").and_then(|r| vec("", r)) {
         return r;
     }
@@ -233,7 +289,10 @@ mod tests {
 
     #[test]
     fn versions_and_types() {
-        assert_eq!(glsl_version("// hi\n#version 330 core\nvoid main(){}"), "330 core");
+        assert_eq!(
+            glsl_version("// hi\n#version 330 core\nvoid main(){}"),
+            "330 core"
+        );
         assert_eq!(glsl_version("  #  version 100\n"), "100");
         assert_eq!(glsl_version("void main(){}"), "");
         assert_eq!(glsl_type_name(0x1406), "float");

@@ -19,7 +19,9 @@ pub struct Remote {
 
 impl Remote {
     pub fn new(pid: u32) -> Self {
-        Remote { pid: Pid::from_raw(pid as i32) }
+        Remote {
+            pid: Pid::from_raw(pid as i32),
+        }
     }
 
     /// Read exactly `len` bytes at `addr`.
@@ -40,7 +42,10 @@ impl Remote {
         if addr == 0 {
             return Err(Errno::EFAULT);
         }
-        let remote = [RemoteIoVec { base: addr as usize, len: buf.len() }];
+        let remote = [RemoteIoVec {
+            base: addr as usize,
+            len: buf.len(),
+        }];
         let mut local = [IoSliceMut::new(buf)];
         process_vm_readv(self.pid, &mut local, &remote)
     }
@@ -75,12 +80,16 @@ impl Remote {
 
     pub fn read_u64s(&self, addr: u64, count: usize) -> Result<Vec<u64>, Errno> {
         let b = self.read(addr, count * 8)?;
-        Ok(b.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))).collect())
+        Ok(b.chunks_exact(8)
+            .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect())
     }
 
     pub fn read_i32s(&self, addr: u64, count: usize) -> Result<Vec<i32>, Errno> {
         let b = self.read(addr, count * 4)?;
-        Ok(b.chunks_exact(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap_or([0; 4]))).collect())
+        Ok(b.chunks_exact(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().unwrap_or([0; 4])))
+            .collect())
     }
 
     /// The concatenated source of `glShaderSource(shader, count, strings, lengths)`:
@@ -91,7 +100,11 @@ impl Remote {
         }
         let count = count as usize;
         let ptrs = self.read_u64s(strings, count)?;
-        let lens = if lengths != 0 { Some(self.read_i32s(lengths, count)?) } else { None };
+        let lens = if lengths != 0 {
+            Some(self.read_i32s(lengths, count)?)
+        } else {
+            None
+        };
         let mut src = Vec::new();
         for (i, p) in ptrs.iter().enumerate() {
             match lens.as_ref().map(|l| l[i]) {
@@ -115,7 +128,9 @@ mod tests {
         let b = b"void main(){}".to_vec();
         let ptrs: [u64; 2] = [a.as_ptr() as u64, b.as_ptr() as u64];
         let lens: [i32; 2] = [-1, b.len() as i32];
-        let s = r.shader_source(2, ptrs.as_ptr() as u64, lens.as_ptr() as u64).unwrap();
+        let s = r
+            .shader_source(2, ptrs.as_ptr() as u64, lens.as_ptr() as u64)
+            .unwrap();
         assert_eq!(s, "#version 330\nvoid main(){}");
         assert_eq!(r.read_cstr(a.as_ptr() as u64).unwrap(), b"#version 330\n");
         assert!(r.read(0, 4).is_err());

@@ -58,7 +58,10 @@ type EventStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send +
 
 #[tonic::async_trait]
 impl pb::debugger_server::Debugger for Service {
-    async fn launch(&self, req: Request<pb::LaunchRequest>) -> Result<Response<pb::StateReply>, Status> {
+    async fn launch(
+        &self,
+        req: Request<pb::LaunchRequest>,
+    ) -> Result<Response<pb::StateReply>, Status> {
         let r = req.into_inner();
         if r.program.is_empty() {
             return Err(Status::invalid_argument("no program given"));
@@ -85,7 +88,10 @@ impl pb::debugger_server::Debugger for Service {
         self.run(|s| s.continue_()).await
     }
 
-    async fn step(&self, req: Request<pb::StepRequest>) -> Result<Response<pb::StateReply>, Status> {
+    async fn step(
+        &self,
+        req: Request<pb::StepRequest>,
+    ) -> Result<Response<pb::StateReply>, Status> {
         let n = req.into_inner().count;
         self.run(move |s| s.step(n)).await
     }
@@ -94,24 +100,40 @@ impl pb::debugger_server::Debugger for Service {
         self.run(|s| s.skip()).await
     }
 
-    async fn set_arg(&self, req: Request<pb::SetArgRequest>) -> Result<Response<pb::CallInfo>, Status> {
+    async fn set_arg(
+        &self,
+        req: Request<pb::SetArgRequest>,
+    ) -> Result<Response<pb::CallInfo>, Status> {
         let r = req.into_inner();
         self.run(move |s| s.set_arg(r.index, &r.value)).await
     }
 
-    async fn add_breakpoint(&self, req: Request<pb::BreakpointSpec>) -> Result<Response<pb::Breakpoint>, Status> {
+    async fn add_breakpoint(
+        &self,
+        req: Request<pb::BreakpointSpec>,
+    ) -> Result<Response<pb::Breakpoint>, Status> {
         use pb::breakpoint_spec::Kind;
         let kind = match req.into_inner().kind {
             Some(Kind::Function(name)) => match gldbg_proto::api::function_id(name.trim()) {
                 Some(id) => BreakKind::Function(id),
-                None => return Err(Status::invalid_argument(format!("unknown GL/GLX/EGL function: {name}"))),
+                None => {
+                    return Err(Status::invalid_argument(format!(
+                        "unknown GL/GLX/EGL function: {name}"
+                    )));
+                }
             },
             Some(Kind::Draw(_)) => BreakKind::Draw,
-            Some(Kind::DrawNumber(0)) => return Err(Status::invalid_argument("draw numbers count from 1")),
+            Some(Kind::DrawNumber(0)) => {
+                return Err(Status::invalid_argument("draw numbers count from 1"));
+            }
             Some(Kind::DrawNumber(n)) => BreakKind::DrawNumber(n),
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
             Some(Kind::Frame(_)) => BreakKind::Frame,
-            Some(Kind::GlError(_)) => return Err(Status::unimplemented("`break error` is not implemented yet")),
+            Some(Kind::GlError(_)) => {
+                return Err(Status::unimplemented(
+                    "`break error` is not implemented yet",
+                ));
+            }
             None => return Err(Status::invalid_argument("no breakpoint kind given")),
         };
         Ok(Response::new(self.session.add_breakpoint(kind)))
@@ -125,7 +147,10 @@ impl pb::debugger_server::Debugger for Service {
         self.run(move |s| s.delete_breakpoint(id)).await
     }
 
-    async fn list_breakpoints(&self, _: Request<pb::Empty>) -> Result<Response<pb::BreakpointList>, Status> {
+    async fn list_breakpoints(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::BreakpointList>, Status> {
         Ok(Response::new(self.session.list_breakpoints()))
     }
 
@@ -133,7 +158,10 @@ impl pb::debugger_server::Debugger for Service {
         self.run(|s| s.info_call()).await
     }
 
-    async fn info_program(&self, _: Request<pb::Empty>) -> Result<Response<pb::ProgramInfo>, Status> {
+    async fn info_program(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::ProgramInfo>, Status> {
         self.run(|s| s.info_program()).await
     }
 
@@ -145,23 +173,38 @@ impl pb::debugger_server::Debugger for Service {
         self.run(|s| s.kill()).await
     }
 
-    async fn debug_shader(&self, req: Request<pb::DebugShaderRequest>) -> Result<Response<pb::ShaderStop>, Status> {
+    async fn debug_shader(
+        &self,
+        req: Request<pb::DebugShaderRequest>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.debug_shader(r.stage.trim(), r.clear_depth_stencil)).await
+        self.run(move |s| s.debug_shader(r.stage.trim(), r.clear_depth_stencil))
+            .await
     }
 
-    async fn shader_step(&self, req: Request<pb::ShaderStepRequest>) -> Result<Response<pb::ShaderStop>, Status> {
+    async fn shader_step(
+        &self,
+        req: Request<pb::ShaderStepRequest>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
         let r = req.into_inner();
         let mode = match pb::StepMode::try_from(r.mode) {
             Ok(pb::StepMode::Into) => StepMode::Into,
             Ok(pb::StepMode::Over) => StepMode::Over,
             Ok(pb::StepMode::Out) => StepMode::Out,
-            Err(_) => return Err(Status::invalid_argument(format!("unknown step mode {}", r.mode))),
+            Err(_) => {
+                return Err(Status::invalid_argument(format!(
+                    "unknown step mode {}",
+                    r.mode
+                )));
+            }
         };
         self.run(move |s| s.shader_step(mode, r.count)).await
     }
 
-    async fn shader_break(&self, req: Request<pb::ShaderBreakRequest>) -> Result<Response<pb::ShaderBreakpoints>, Status> {
+    async fn shader_break(
+        &self,
+        req: Request<pb::ShaderBreakRequest>,
+    ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         let line = req.into_inner().line;
         if line == 0 {
             return Err(Status::invalid_argument("shader lines count from 1"));
@@ -177,16 +220,25 @@ impl pb::debugger_server::Debugger for Service {
         self.run(move |s| s.shader_delete_break(line)).await
     }
 
-    async fn shader_continue(&self, _: Request<pb::Empty>) -> Result<Response<pb::ShaderStop>, Status> {
+    async fn shader_continue(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
         self.run(|s| s.shader_continue()).await
     }
 
-    async fn shader_list(&self, req: Request<pb::ShaderListRequest>) -> Result<Response<pb::SourceListing>, Status> {
+    async fn shader_list(
+        &self,
+        req: Request<pb::ShaderListRequest>,
+    ) -> Result<Response<pb::SourceListing>, Status> {
         let r = req.into_inner();
         self.run(move |s| s.shader_list(r.line, r.context)).await
     }
 
-    async fn print(&self, req: Request<pb::PrintRequest>) -> Result<Response<pb::PrintReply>, Status> {
+    async fn print(
+        &self,
+        req: Request<pb::PrintRequest>,
+    ) -> Result<Response<pb::PrintReply>, Status> {
         let r = req.into_inner();
         self.run(move |s| s.print(&r.expr, r.at)).await
     }
@@ -207,10 +259,14 @@ impl pb::debugger_server::Debugger for Service {
         let rx = self.session.subscribe();
         let mut events = BroadcastStream::new(rx).map(|r| match r {
             Ok(ev) => Ok(ev),
-            Err(tokio_stream::wrappers::errors::BroadcastStreamRecvError::Lagged(n)) => Ok(pb::Event {
-                kind: Some(pb::event::Kind::Warning(format!("{n} events were dropped (the client reads too slowly)"))),
-                seq: 0,
-            }),
+            Err(tokio_stream::wrappers::errors::BroadcastStreamRecvError::Lagged(n)) => {
+                Ok(pb::Event {
+                    kind: Some(pb::event::Kind::Warning(format!(
+                        "{n} events were dropped (the client reads too slowly)"
+                    ))),
+                    seq: 0,
+                })
+            }
         });
         let (tx, out) = tokio::sync::mpsc::channel(64);
         let mut shutdown = self.shutdown.clone();
@@ -230,6 +286,8 @@ impl pb::debugger_server::Debugger for Service {
                 }
             }
         });
-        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))))
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(out),
+        )))
     }
 }

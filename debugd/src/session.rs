@@ -21,10 +21,13 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
 use gldbg_proto::api::{self, FUNCTIONS, class};
 use gldbg_proto::pb;
-use gldbg_proto::shm::{self as abi, BulkRef, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef};
+use gldbg_proto::shm::{
+    self as abi, BulkRef, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply,
+    ShaderRef,
+};
+use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
 use tokio::sync::broadcast;
 
 use crate::Config;
@@ -222,7 +225,10 @@ impl Session {
     fn emit(&self, kind: pb::event::Kind) {
         let seq = self.event_seq.fetch_add(1, Ordering::Relaxed) + 1;
         // No subscriber is fine.
-        let _ = self.events.send(pb::Event { kind: Some(kind), seq });
+        let _ = self.events.send(pb::Event {
+            kind: Some(kind),
+            seq,
+        });
     }
 
     // ----- launch -----
@@ -232,13 +238,16 @@ impl Session {
         {
             let c = self.control();
             if matches!(c.state, RunState::Running | RunState::Stopped) {
-                return Err(Error::FailedPrecondition("a program is already running (kill or detach it first)".into()));
+                return Err(Error::FailedPrecondition(
+                    "a program is already running (kill or detach it first)".into(),
+                ));
             }
         }
         *self.debug_lock() = None;
         let cwd = match &opts.cwd {
             Some(c) => c.clone(),
-            None => std::env::current_dir().map_err(|e| Error::Internal(format!("current directory: {e}")))?,
+            None => std::env::current_dir()
+                .map_err(|e| Error::Internal(format!("current directory: {e}")))?,
         };
         let path_var: Option<OsString> = opts
             .env
@@ -248,13 +257,29 @@ impl Session {
             .or_else(|| std::env::var_os("PATH"));
         let program = launch::resolve_program(&opts.program, path_var.as_deref(), &cwd)?;
         if !self.config.preload.is_file() {
-            return Err(Error::FailedPrecondition(format!("the preload library is missing: {}", self.config.preload.display())));
+            return Err(Error::FailedPrecondition(format!(
+                "the preload library is missing: {}",
+                self.config.preload.display()
+            )));
         }
         let shm = Arc::new(SharedMemory::create()?);
-        let env = launch::child_env(std::env::vars_os(), &opts.env, &self.config.preload, abi::ENV_FD, launch::CHILD_SHM_FD)?;
+        let env = launch::child_env(
+            std::env::vars_os(),
+            &opts.env,
+            &self.config.preload,
+            abi::ENV_FD,
+            launch::CHILD_SHM_FD,
+        )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
-        let spec = launch::LaunchSpec { program, argv, env, cwd: opts.cwd.clone(), shm_fd: shm.raw_fd() };
+        let spec = launch::LaunchSpec {
+            program,
+            argv,
+            env,
+            cwd: opts.cwd.clone(),
+            shm_fd: shm.raw_fd(),
+            preload: self.config.preload.clone(),
+        };
 
         let (tx, rx) = mpsc::channel();
         let id;
@@ -266,7 +291,12 @@ impl Session {
             let tracer = launch::spawn(spec, tx)?;
             c.launch_counter += 1;
             id = c.launch_counter;
-            c.launched = Some(Launched { id, pid: tracer.pid, shm: shm.clone(), tracer });
+            c.launched = Some(Launched {
+                id,
+                pid: tracer.pid,
+                shm: shm.clone(),
+                tracer,
+            });
             c.state = RunState::Running;
             c.current = None;
             c.pending.clear();
@@ -299,7 +329,9 @@ impl Session {
             if c.state != RunState::Running {
                 return Ok(self.state_reply(&c));
             }
-            if start.elapsed() > ATTACH_TIMEOUT && shm.header().preload_attached.load(Ordering::Acquire) == 0 {
+            if start.elapsed() > ATTACH_TIMEOUT
+                && shm.header().preload_attached.load(Ordering::Acquire) == 0
+            {
                 drop(c);
                 self.emit(pb::event::Kind::Warning(format!(
                     "the preload did not attach to {} within {}s (statically linked, or it cleared LD_PRELOAD?); the app runs untraced by GL stops",
@@ -309,7 +341,11 @@ impl Session {
                 let c = self.control();
                 return Ok(self.state_reply(&c));
             }
-            c = self.changed.wait_timeout(c, Duration::from_millis(200)).unwrap_or_else(|p| p.into_inner()).0;
+            c = self
+                .changed
+                .wait_timeout(c, Duration::from_millis(200))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 
@@ -323,13 +359,21 @@ impl Session {
                         (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
                         (None, None) => "exited".to_string(),
                     };
-                    let exit = pb::Exit { code, signal, description };
+                    let exit = pb::Exit {
+                        code,
+                        signal,
+                        description,
+                    };
                     self.finish_launch(id, exit.clone());
                     self.emit(pb::event::Kind::Exited(exit));
                     return;
                 }
                 TraceEvent::Detached => {
-                    let exit = pb::Exit { code: None, signal: None, description: "detached".into() };
+                    let exit = pb::Exit {
+                        code: None,
+                        signal: None,
+                        description: "detached".into(),
+                    };
                     self.finish_launch(id, exit.clone());
                     self.emit(pb::event::Kind::Exited(exit));
                     return;
@@ -349,6 +393,14 @@ impl Session {
                 TraceEvent::Warning(w) => self.emit(pb::event::Kind::Warning(w)),
             }
         }
+        // The tracer thread is gone without a word (it panicked): never leave the session RUNNING.
+        let exit = pb::Exit {
+            code: None,
+            signal: None,
+            description: "lost track of the app (the tracer thread ended)".into(),
+        };
+        self.finish_launch(id, exit.clone());
+        self.emit(pb::event::Kind::Exited(exit));
     }
 
     fn finish_launch(&self, id: u64, exit: pb::Exit) {
@@ -368,7 +420,11 @@ impl Session {
 
     /// The stop watcher: turns stopped slots into session stops.
     fn watch_stops(self: Arc<Self>, id: u64, shm: Arc<SharedMemory>) {
-        let mut seen = shm.header().stop_seq.load(Ordering::Acquire).wrapping_sub(1);
+        let mut seen = shm
+            .header()
+            .stop_seq
+            .load(Ordering::Acquire)
+            .wrapping_sub(1);
         loop {
             {
                 let c = self.control();
@@ -416,7 +472,11 @@ impl Session {
                 ))),
             }
         }
-        let draw = if class_of(call.function) & class::DRAW != 0 { shm.draw_count() } else { 0 };
+        let draw = if class_of(call.function) & class::DRAW != 0 {
+            shm.draw_count()
+        } else {
+            0
+        };
         let mut c = self.control();
         if c.launched.as_ref().is_none_or(|l| l.id != id) {
             return;
@@ -446,19 +506,23 @@ impl Session {
         c.last_call.insert(stop.tid, stop.clone());
         if hit != 0 || c.stepping {
             c.pending.push_back(stop);
-            if c.state == RunState::Running && c.current.is_none() {
-                if let Some(s) = self.promote(&mut c) {
-                    drop(c);
-                    self.emit(pb::event::Kind::Stopped(s));
-                    self.changed.notify_all();
-                    return;
-                }
+            if c.state == RunState::Running
+                && c.current.is_none()
+                && let Some(s) = self.promote(&mut c)
+            {
+                drop(c);
+                self.emit(pb::event::Kind::Stopped(s));
+                self.changed.notify_all();
+                return;
             }
             self.changed.notify_all();
         } else {
             drop(c);
             if let Err(e) = shm.command(call.slot, abi::CMD_CONTINUE, CMD_TIMEOUT) {
-                self.emit(pb::event::Kind::Warning(format!("could not continue {}: {e}", function_name(call.function))));
+                self.emit(pb::event::Kind::Warning(format!(
+                    "could not continue {}: {e}",
+                    function_name(call.function)
+                )));
             }
         }
     }
@@ -481,7 +545,9 @@ impl Session {
         match name {
             "glCreateShader" | "glCreateShaderObjectARB" => {
                 let ret = self.finish(shm, call.slot)?;
-                self.control().recorded.create_shader(ret as u32, a(0) as u32);
+                self.control()
+                    .recorded
+                    .create_shader(ret as u32, a(0) as u32);
                 Ok(Some(ret))
             }
             "glShaderSource" | "glShaderSourceARB" => {
@@ -504,7 +570,9 @@ impl Session {
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call.slot)?;
-                self.control().recorded.shader_program(ret as u32, a(0) as u32, src);
+                self.control()
+                    .recorded
+                    .shader_program(ret as u32, a(0) as u32, src);
                 Ok(Some(ret))
             }
             _ => Ok(None),
@@ -514,7 +582,9 @@ impl Session {
     fn finish(&self, shm: &SharedMemory, slot: usize) -> Result<u64> {
         let st = shm.command(slot, abi::CMD_FINISH, CMD_TIMEOUT)?;
         if st != abi::STATUS_OK {
-            return Err(Error::Internal(format!("CMD_FINISH failed with status {st}")));
+            return Err(Error::Internal(format!(
+                "CMD_FINISH failed with status {st}"
+            )));
         }
         Ok(shm.header().slots[slot].ret.load(Ordering::Acquire))
     }
@@ -530,7 +600,11 @@ impl Session {
         };
         pb::StateReply {
             state: state as i32,
-            stop: c.current.as_ref().filter(|_| c.state == RunState::Stopped).map(|s| call_info(s, None)),
+            stop: c
+                .current
+                .as_ref()
+                .filter(|_| c.state == RunState::Stopped)
+                .map(|s| call_info(s, None)),
             exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
             shader: c.shader_stop.clone(),
@@ -568,7 +642,10 @@ impl Session {
             let mut c = self.control();
             let (stop, shm, _) = stopped_in(&c)?;
             if cmd == abi::CMD_SKIP && stop.ret.is_some() {
-                return Err(Error::FailedPrecondition(format!("{} was already executed; it cannot be skipped", function_name(stop.function))));
+                return Err(Error::FailedPrecondition(format!(
+                    "{} was already executed; it cannot be skipped",
+                    function_name(stop.function)
+                )));
             }
             *dbg = None;
             c.shader_stop = None;
@@ -580,14 +657,18 @@ impl Session {
             // Stops of other threads that only stepping made visible go too.
             let mut released = Vec::new();
             if !step {
-                let keep: VecDeque<Stop> = c.pending.drain(..).filter(|p| {
-                    if p.breakpoint_id != 0 {
-                        true
-                    } else {
-                        released.push(p.slot);
-                        false
-                    }
-                }).collect();
+                let keep: VecDeque<Stop> = c
+                    .pending
+                    .drain(..)
+                    .filter(|p| {
+                        if p.breakpoint_id != 0 {
+                            true
+                        } else {
+                            released.push(p.slot);
+                            false
+                        }
+                    })
+                    .collect();
                 c.pending = keep;
             }
             c.current = None;
@@ -602,15 +683,18 @@ impl Session {
         }
         {
             let mut c = self.control();
-            if c.state == RunState::Running && c.current.is_none() {
-                if let Some(info) = self.promote(&mut c) {
-                    drop(c);
-                    self.emit(pb::event::Kind::Stopped(info));
-                }
+            if c.state == RunState::Running
+                && c.current.is_none()
+                && let Some(info) = self.promote(&mut c)
+            {
+                drop(c);
+                self.emit(pb::event::Kind::Stopped(info));
             }
         }
         if let Err(e) = st {
-            return Err(Error::Internal(format!("the app did not take the command: {e}")));
+            return Err(Error::Internal(format!(
+                "the app did not take the command: {e}"
+            )));
         }
         Ok(self.wait_not_running())
     }
@@ -630,9 +714,9 @@ impl Session {
         Ok(r)
     }
 
+    /// Do not execute the current call (the app sees 0 returned) and stop at the next call.
     pub fn skip(&self) -> Result<pb::StateReply> {
-        let step = self.control().stepping;
-        self.resume(abi::CMD_SKIP, step)
+        self.resume(abi::CMD_SKIP, true)
     }
 
     pub fn kill(&self) -> Result<pb::StateReply> {
@@ -646,7 +730,11 @@ impl Session {
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut c = self.control();
         while c.launched.is_some() && Instant::now() < deadline {
-            c = self.changed.wait_timeout(c, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+            c = self
+                .changed
+                .wait_timeout(c, Duration::from_millis(100))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
         drop(c);
         *self.debug_lock() = None;
@@ -657,7 +745,9 @@ impl Session {
         *self.debug_lock() = None;
         let (shm, slots) = {
             let mut c = self.control();
-            let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+            let Some(l) = &c.launched else {
+                return Err(Error::not_launched());
+            };
             let shm = l.shm.clone();
             c.stepping = false;
             shm.set_step_all(false);
@@ -690,12 +780,16 @@ impl Session {
         let id = c.next_breakpoint;
         c.next_breakpoint += 1;
         c.breakpoints.push(Breakpoint { id, kind, hits: 0 });
-        if let Some(l) = &c.launched {
-            if !c.stepping {
-                apply_bits(&c, &l.shm);
-            }
+        if let Some(l) = &c.launched
+            && !c.stepping
+        {
+            apply_bits(&c, &l.shm);
         }
-        pb::Breakpoint { id, description: kind.describe(), hits: 0 }
+        pb::Breakpoint {
+            id,
+            description: kind.describe(),
+            hits: 0,
+        }
     }
 
     pub fn delete_breakpoint(&self, id: u32) -> Result<pb::BreakpointList> {
@@ -707,10 +801,10 @@ impl Session {
         } else {
             return Err(Error::InvalidArgument(format!("no breakpoint {id}")));
         }
-        if let Some(l) = &c.launched {
-            if !c.stepping {
-                apply_bits(&c, &l.shm);
-            }
+        if let Some(l) = &c.launched
+            && !c.stepping
+        {
+            apply_bits(&c, &l.shm);
         }
         Ok(breakpoint_list(&c))
     }
@@ -730,11 +824,17 @@ impl Session {
         let mut c = self.control();
         let (stop, shm, pid) = stopped_in(&c)?;
         if stop.ret.is_some() {
-            return Err(Error::FailedPrecondition("the call was already executed".into()));
+            return Err(Error::FailedPrecondition(
+                "the call was already executed".into(),
+            ));
         }
         let f = &FUNCTIONS[stop.function as usize];
         let Some(param) = f.params.get(index as usize) else {
-            return Err(Error::InvalidArgument(format!("{} has {} arguments (0-based index {index})", f.name, f.params.len())));
+            return Err(Error::InvalidArgument(format!(
+                "{} has {} arguments (0-based index {index})",
+                f.name,
+                f.params.len()
+            )));
         };
         let word = format::parse_arg(param, value).map_err(Error::InvalidArgument)?;
         shm.set_arg(stop.slot, index as usize, word);
@@ -752,9 +852,19 @@ impl Session {
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
         match st {
             abi::STATUS_OK => {}
-            abi::STATUS_NO_PROGRAM => return Err(Error::FailedPrecondition("no program is current".into())),
-            abi::STATUS_NO_CONTEXT => return Err(Error::FailedPrecondition("no GL context is current on the stopped thread".into())),
-            s => return Err(Error::Internal(format!("querying the program failed (status {s})"))),
+            abi::STATUS_NO_PROGRAM => {
+                return Err(Error::FailedPrecondition("no program is current".into()));
+            }
+            abi::STATUS_NO_CONTEXT => {
+                return Err(Error::FailedPrecondition(
+                    "no GL context is current on the stopped thread".into(),
+                ));
+            }
+            s => {
+                return Err(Error::Internal(format!(
+                    "querying the program failed (status {s})"
+                )));
+            }
         }
         let reply: ProgramReply = shm.read_struct(abi::BULK_REPLY);
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
@@ -770,7 +880,9 @@ impl Session {
                         id: *id,
                         gl_type: *ty,
                         recorded: rec.is_some(),
-                        source: rec.or_else(|| text.sources.get(id).cloned()).unwrap_or_default(),
+                        source: rec
+                            .or_else(|| text.sources.get(id).cloned())
+                            .unwrap_or_default(),
                     }
                 })
                 .collect(),
@@ -805,7 +917,13 @@ impl Session {
             outputs: text
                 .outputs
                 .iter()
-                .map(|(n, l)| pb::Variable { name: n.clone(), r#type: String::new(), size: 1, location: *l, value: String::new() })
+                .map(|(n, l)| pb::Variable {
+                    name: n.clone(),
+                    r#type: String::new(),
+                    size: 1,
+                    location: *l,
+                    value: String::new(),
+                })
                 .collect(),
         })
     }
@@ -833,17 +951,38 @@ impl Session {
             )));
         }
         let (_, stages) = self.query_program()?;
-        let Some(frag) = stages.iter().find(|s| s.gl_type == Stage::Fragment.gl_enum()) else {
-            return Err(Error::FailedPrecondition("the current program has no fragment shader".into()));
+        let Some(frag) = stages
+            .iter()
+            .find(|s| s.gl_type == Stage::Fragment.gl_enum())
+        else {
+            return Err(Error::FailedPrecondition(
+                "the current program has no fragment shader".into(),
+            ));
         };
         if frag.source.is_empty() {
-            return Err(Error::FailedPrecondition("the fragment shader's source is unknown".into()));
+            return Err(Error::FailedPrecondition(
+                "the fragment shader's source is unknown".into(),
+            ));
         }
         let model = ShaderModel::parse(&frag.source, Stage::Fragment)
             .map_err(|e| Error::InvalidArgument(format!("fragment shader {e}")))?;
-        let others: Vec<StageSource> = stages.iter().filter(|s| s.gl_type != Stage::Fragment.gl_enum()).cloned().collect();
-        let depth_stencil = if clear_depth_stencil { abi::DEPTH_STENCIL_CLEAR } else { abi::DEPTH_STENCIL_COPY };
-        let mut runner = FragmentRunner { session: self, shm: &shm, slot: stop.slot, others: &others, depth_stencil };
+        let others: Vec<StageSource> = stages
+            .iter()
+            .filter(|s| s.gl_type != Stage::Fragment.gl_enum())
+            .cloned()
+            .collect();
+        let depth_stencil = if clear_depth_stencil {
+            abi::DEPTH_STENCIL_CLEAR
+        } else {
+            abi::DEPTH_STENCIL_COPY
+        };
+        let mut runner = FragmentRunner {
+            session: self,
+            shm: &shm,
+            slot: stop.slot,
+            others: &others,
+            depth_stencil,
+        };
         let mut d = ShaderDebug::start(model, stop.serial, &mut runner)?;
         d.others = others;
         d.depth_stencil = depth_stencil;
@@ -854,20 +993,32 @@ impl Session {
     }
 
     /// Run `f` on the active shader debug state with a probe runner for the current stop.
-    fn with_debug<T>(&self, f: impl FnOnce(&mut ShaderDebug, &mut dyn ProbeRunner) -> Result<T>) -> Result<T> {
+    fn with_debug<T>(
+        &self,
+        f: impl FnOnce(&mut ShaderDebug, &mut dyn ProbeRunner) -> Result<T>,
+    ) -> Result<T> {
         let mut dbg = self.debug_lock();
         let Some(d) = dbg.as_mut() else {
-            return Err(Error::FailedPrecondition("not debugging a shader (use `debug fragment` at a draw call)".into()));
+            return Err(Error::FailedPrecondition(
+                "not debugging a shader (use `debug fragment` at a draw call)".into(),
+            ));
         };
         let (stop, shm, _) = self.stopped()?;
         if stop.serial != d.stop_serial {
             *dbg = None;
             self.control().shader_stop = None;
-            return Err(Error::FailedPrecondition("the app moved on from the draw call that was being debugged".into()));
+            return Err(Error::FailedPrecondition(
+                "the app moved on from the draw call that was being debugged".into(),
+            ));
         }
         let others = d.others.clone();
-        let mut runner =
-            FragmentRunner { session: self, shm: &shm, slot: stop.slot, others: &others, depth_stencil: d.depth_stencil };
+        let mut runner = FragmentRunner {
+            session: self,
+            shm: &shm,
+            slot: stop.slot,
+            others: &others,
+            depth_stencil: d.depth_stencil,
+        };
         let r = f(d, &mut runner);
         let s = d.stop();
         self.control().shader_stop = Some(s);
@@ -895,7 +1046,9 @@ impl Session {
     pub fn shader_break(&self, line: u32) -> Result<pb::ShaderBreakpoints> {
         self.with_debug(|d, _| {
             d.add_breakpoint(line)?;
-            Ok(pb::ShaderBreakpoints { lines: d.breakpoints.iter().copied().collect() })
+            Ok(pb::ShaderBreakpoints {
+                lines: d.breakpoints.iter().copied().collect(),
+            })
         })
     }
 
@@ -904,9 +1057,13 @@ impl Session {
             if line == 0 {
                 d.breakpoints.clear();
             } else if !d.breakpoints.remove(&line) {
-                return Err(Error::InvalidArgument(format!("no shader breakpoint on line {line}")));
+                return Err(Error::InvalidArgument(format!(
+                    "no shader breakpoint on line {line}"
+                )));
             }
-            Ok(pb::ShaderBreakpoints { lines: d.breakpoints.iter().copied().collect() })
+            Ok(pb::ShaderBreakpoints {
+                lines: d.breakpoints.iter().copied().collect(),
+            })
         })
     }
 
@@ -918,7 +1075,7 @@ impl Session {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("print needs an expression".into()));
         }
-        let pixel = match at.as_ref().and_then(|a| a.kind.clone()) {
+        let pixel = match at.as_ref().and_then(|a| a.kind) {
             None => None,
             Some(pb::invocation::Kind::Pixel(p)) => Some((p.x, p.y)),
             Some(_) => {
@@ -943,7 +1100,9 @@ impl Session {
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
-                        value: v.map(|v| v[..field.components].to_vec()).unwrap_or_default(),
+                        value: v
+                            .map(|v| v[..field.components].to_vec())
+                            .unwrap_or_default(),
                         reached: v.is_some(),
                         at,
                         summary: None,
@@ -959,7 +1118,14 @@ impl Session {
                         value: Vec::new(),
                         reached: st.count > 0,
                         at: None,
-                        summary: Some(pb::Summary { count: st.count, min: st.min, max: st.max, nan: st.nan, inf: st.inf, total }),
+                        summary: Some(pb::Summary {
+                            count: st.count,
+                            min: st.min,
+                            max: st.max,
+                            nan: st.nan,
+                            inf: st.inf,
+                            total,
+                        }),
                     })
                 }
             }
@@ -974,8 +1140,18 @@ impl Session {
             let pos = d.pos.clone();
             let res = d.probe(&pos, Some(expr), r)?;
             let (field, ty) = res.field();
-            let data = if npy { field.to_npy() } else { field.to_png().map_err(Error::Internal)? };
-            Ok(pb::DumpReply { width: field.width, height: field.height, r#type: ty, data, reached: field.stats().count })
+            let data = if npy {
+                field.to_npy()
+            } else {
+                field.to_png().map_err(Error::Internal)?
+            };
+            Ok(pb::DumpReply {
+                width: field.width,
+                height: field.height,
+                r#type: ty,
+                data,
+                reached: field.stats().count,
+            })
         })
     }
 
@@ -999,7 +1175,18 @@ impl Session {
         let saved = std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&src_path, source))
             .and_then(|()| std::fs::write(&log_path, log));
-        let head: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
+        let mut head: Vec<&str> = log
+            .lines()
+            .filter(|l| l.to_lowercase().contains("error"))
+            .take(3)
+            .collect();
+        if head.is_empty() {
+            head = log
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(3)
+                .collect();
+        }
         let msg = match saved {
             Ok(()) => format!(
                 "the driver rejected the debug shader ({what}): {}; generated source saved to {}, driver log to {}",
@@ -1029,15 +1216,26 @@ struct FragmentRunner<'a> {
 
 fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> OutputRef {
     match slot {
-        OutputSlot::Named(n) => OutputRef { frag_data_index: -1, _pad: 0, name: w.push(n.as_bytes()) },
-        OutputSlot::FragData(i) => OutputRef { frag_data_index: *i as i32, _pad: 0, name: BulkRef::default() },
+        OutputSlot::Named(n) => OutputRef {
+            frag_data_index: -1,
+            _pad: 0,
+            name: w.push(n.as_bytes()),
+        },
+        OutputSlot::FragData(i) => OutputRef {
+            frag_data_index: *i as i32,
+            _pad: 0,
+            name: BulkRef::default(),
+        },
     }
 }
 
 impl ProbeRunner for FragmentRunner<'_> {
     fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
         if path.len() > abi::MAX_PATH {
-            return Err(Error::Unimplemented(format!("loops nested deeper than {} levels", abi::MAX_PATH)));
+            return Err(Error::Unimplemented(format!(
+                "loops nested deeper than {} levels",
+                abi::MAX_PATH
+            )));
         }
         if self.others.len() + 1 > 6 {
             return Err(Error::Internal("too many shader stages".into()));
@@ -1052,10 +1250,18 @@ impl ProbeRunner for FragmentRunner<'_> {
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             let mut n = 0;
-            req.shaders[n] = ShaderRef { gl_type: Stage::Fragment.gl_enum(), _pad: 0, source: w.push(inst.source.as_bytes()) };
+            req.shaders[n] = ShaderRef {
+                gl_type: Stage::Fragment.gl_enum(),
+                _pad: 0,
+                source: w.push(inst.source.as_bytes()),
+            };
             n += 1;
             for s in self.others {
-                req.shaders[n] = ShaderRef { gl_type: s.gl_type, _pad: 0, source: w.push(s.source.as_bytes()) };
+                req.shaders[n] = ShaderRef {
+                    gl_type: s.gl_type,
+                    _pad: 0,
+                    source: w.push(s.source.as_bytes()),
+                };
                 n += 1;
             }
             req.shader_count = n as u32;
@@ -1071,18 +1277,47 @@ impl ProbeRunner for FragmentRunner<'_> {
             }
         }
         self.shm.write_struct(abi::BULK_REQUEST, &req);
-        let st = self.shm.command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
+        let st = self
+            .shm
+            .command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
         let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
         let log = || String::from_utf8_lossy(&self.shm.read_bytes(reply.log)).into_owned();
         match st {
             abi::STATUS_OK => {}
-            abi::STATUS_COMPILE_FAILED => return Err(self.session.rejected_shader("compile", &inst.source, &log())),
-            abi::STATUS_LINK_FAILED => return Err(self.session.rejected_shader("link", &inst.source, &log())),
-            abi::STATUS_NOT_A_DRAW => return Err(Error::FailedPrecondition("not stopped at a draw call the debugger can replay".into())),
-            abi::STATUS_NO_PROGRAM => return Err(Error::FailedPrecondition("no program is current at this draw".into())),
-            abi::STATUS_NO_CONTEXT => return Err(Error::FailedPrecondition("no GL context is current on the stopped thread".into())),
-            abi::STATUS_UNKNOWN_COMMAND => return Err(Error::Internal("the preload does not know CMD_FRAGMENT_STEP".into())),
-            s => return Err(Error::Internal(format!("the debug replay failed (status {s}): {}", log()))),
+            abi::STATUS_COMPILE_FAILED => {
+                return Err(self
+                    .session
+                    .rejected_shader("compile", &inst.source, &log()));
+            }
+            abi::STATUS_LINK_FAILED => {
+                return Err(self.session.rejected_shader("link", &inst.source, &log()));
+            }
+            abi::STATUS_NOT_A_DRAW => {
+                return Err(Error::FailedPrecondition(
+                    "not stopped at a draw call the debugger can replay".into(),
+                ));
+            }
+            abi::STATUS_NO_PROGRAM => {
+                return Err(Error::FailedPrecondition(
+                    "no program is current at this draw".into(),
+                ));
+            }
+            abi::STATUS_NO_CONTEXT => {
+                return Err(Error::FailedPrecondition(
+                    "no GL context is current on the stopped thread".into(),
+                ));
+            }
+            abi::STATUS_UNKNOWN_COMMAND => {
+                return Err(Error::Internal(
+                    "the preload does not know CMD_FRAGMENT_STEP".into(),
+                ));
+            }
+            s => {
+                return Err(Error::Internal(format!(
+                    "the debug replay failed (status {s}): {}",
+                    log()
+                )));
+            }
         }
         let (w, h) = (reply.width, reply.height);
         let values = self.shm.read_f32s(reply.values);
@@ -1095,7 +1330,12 @@ impl ProbeRunner for FragmentRunner<'_> {
                 coverage.len()
             )));
         }
-        Ok(ProbeResult { width: w, height: h, values, coverage })
+        Ok(ProbeResult {
+            width: w,
+            height: h,
+            values,
+            coverage,
+        })
     }
 }
 
@@ -1103,7 +1343,9 @@ fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
     match c.state {
         RunState::Stopped => {}
         RunState::Running => {
-            return Err(Error::FailedPrecondition("the app is running; it must be stopped at a GL call".into()));
+            return Err(Error::FailedPrecondition(
+                "the app is running; it must be stopped at a GL call".into(),
+            ));
         }
         RunState::NotStarted => return Err(Error::not_launched()),
         RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
@@ -1117,7 +1359,8 @@ fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
 /// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
 fn apply_bits(c: &Control, shm: &SharedMemory) {
     for id in 0..FUNCTIONS.len() as u32 {
-        let on = class_of(id) & class::SHADER_RECORD != 0 || c.breakpoints.iter().any(|b| b.kind.covers(id));
+        let on = class_of(id) & class::SHADER_RECORD != 0
+            || c.breakpoints.iter().any(|b| b.kind.covers(id));
         shm.set_breakpoint(id, on);
     }
 }
@@ -1127,7 +1370,11 @@ fn breakpoint_list(c: &Control) -> pb::BreakpointList {
         breakpoints: c
             .breakpoints
             .iter()
-            .map(|b| pb::Breakpoint { id: b.id, description: b.kind.describe(), hits: b.hits })
+            .map(|b| pb::Breakpoint {
+                id: b.id,
+                description: b.kind.describe(),
+                hits: b.hits,
+            })
             .collect(),
     }
 }
@@ -1135,20 +1382,31 @@ fn breakpoint_list(c: &Control) -> pb::BreakpointList {
 /// Call info of a stop; with `remote`, pointer contents where known (shader sources).
 fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
     let Some(f) = FUNCTIONS.get(s.function as usize) else {
-        return pb::CallInfo { function: format!("#{}", s.function), function_id: s.function, ..Default::default() };
+        return pb::CallInfo {
+            function: format!("#{}", s.function),
+            function_id: s.function,
+            ..Default::default()
+        };
     };
     let contents = |i: usize| -> Option<String> {
         let r = remote?;
         let a = |k: usize| s.args.get(k).copied().unwrap_or(0);
         match (f.name, i) {
-            ("glShaderSource" | "glShaderSourceARB", 2) => r.shader_source(a(1) as i32, a(2), a(3)).ok(),
+            ("glShaderSource" | "glShaderSourceARB", 2) => {
+                r.shader_source(a(1) as i32, a(2), a(3)).ok()
+            }
             ("glCreateShaderProgramv", 2) => r.shader_source(a(1) as i32, a(2), 0).ok(),
             _ => {
                 let p = f.params.get(i)?;
                 let ty = p.c_type.trim();
-                let is_string = matches!(ty, "const GLchar *" | "const char *" | "const GLcharARB *" | "const GLubyte *");
+                let is_string = matches!(
+                    ty,
+                    "const GLchar *" | "const char *" | "const GLcharARB *" | "const GLubyte *"
+                );
                 if is_string && a(i) != 0 {
-                    r.read_cstr_max(a(i), 4096).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+                    r.read_cstr_max(a(i), 4096)
+                        .ok()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
                 } else {
                     None
                 }
@@ -1172,7 +1430,9 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
     let mut in_call = false;
     if let Some(l) = &c.launched {
         for slot in l.shm.header().slots.iter() {
-            if slot.tid.load(Ordering::Acquire) == r.tid && slot.state.load(Ordering::Acquire) == abi::STATE_IN_CALL {
+            if slot.tid.load(Ordering::Acquire) == r.tid
+                && slot.state.load(Ordering::Acquire) == abi::STATE_IN_CALL
+            {
                 let n = (slot.arg_count.load(Ordering::Relaxed) as usize).min(abi::MAX_ARGS);
                 let s = Stop {
                     serial: 0,
@@ -1180,7 +1440,9 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     tid: r.tid,
                     function: slot.function.load(Ordering::Relaxed),
                     call_number: slot.call_number.load(Ordering::Relaxed),
-                    args: (0..n).map(|i| slot.args[i].load(Ordering::Relaxed)).collect(),
+                    args: (0..n)
+                        .map(|i| slot.args[i].load(Ordering::Relaxed))
+                        .collect(),
                     ret: None,
                     draw: 0,
                     breakpoint_id: 0,
@@ -1189,6 +1451,18 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                 in_call = true;
             }
         }
+    }
+    if call.is_none()
+        && let Some(id) = r.in_flight.as_deref().and_then(api::function_id)
+    {
+        // Found on the stack: the function is known, its arguments are not.
+        call = Some(pb::CallInfo {
+            function: function_name(id).to_string(),
+            function_id: id,
+            thread: r.tid,
+            ..Default::default()
+        });
+        in_call = true;
     }
     if call.is_none() {
         call = c.last_call.get(&r.tid).map(|s| call_info(s, None));

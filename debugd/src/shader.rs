@@ -8,8 +8,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use glsl_instrument::{InstrumentError, Instrumented, Position, Probe, ShaderModel, StepMode, decode_type};
 use gldbg_proto::pb;
+use glsl_instrument::{
+    InstrumentError, Instrumented, Position, Probe, ShaderModel, StepMode, decode_type,
+};
 
 use crate::error::{Error, Result};
 use crate::image::Field;
@@ -33,7 +35,10 @@ pub struct ProbeResult {
 
 impl ProbeResult {
     pub fn reached(&self) -> u64 {
-        self.coverage.iter().filter(|c| decode_type(**c).is_some()).count() as u64
+        self.coverage
+            .iter()
+            .filter(|c| decode_type(**c).is_some())
+            .count() as u64
     }
 
     /// Decode into a field of values; also the GLSL type name (of the first reached fragment).
@@ -50,7 +55,8 @@ impl ProbeResult {
                         ty_name = ty.to_string();
                         comps = ty.components.clamp(1, 4) as usize;
                     }
-                    let t = [0, 1, 2, 3].map(|c| self.values.get(i * 4 + c).copied().unwrap_or(0.0));
+                    let t =
+                        [0, 1, 2, 3].map(|c| self.values.get(i * 4 + c).copied().unwrap_or(0.0));
                     let dec = ty.decode(t);
                     let mut v = [0f64; 4];
                     for (d, s) in v.iter_mut().zip(dec.iter()) {
@@ -61,7 +67,15 @@ impl ProbeResult {
                 None => values.push(None),
             }
         }
-        (Field { width: self.width, height: self.height, components: comps, values }, ty_name)
+        (
+            Field {
+                width: self.width,
+                height: self.height,
+                components: comps,
+                values,
+            },
+            ty_name,
+        )
     }
 }
 
@@ -97,7 +111,11 @@ fn instrument_error(e: InstrumentError) -> Error {
 
 impl ShaderDebug {
     /// Start at the entry of `main`; probes the entry's coverage.
-    pub fn start(model: ShaderModel, stop_serial: u64, runner: &mut dyn ProbeRunner) -> Result<ShaderDebug> {
+    pub fn start(
+        model: ShaderModel,
+        stop_serial: u64,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<ShaderDebug> {
         let pos = model.entry();
         let mut d = ShaderDebug {
             model,
@@ -116,12 +134,23 @@ impl ShaderDebug {
     }
 
     /// One probe, from the cache when the same (position, expression) was run before.
-    pub fn probe(&mut self, pos: &Position, expr: Option<&str>, runner: &mut dyn ProbeRunner) -> Result<Arc<ProbeResult>> {
+    pub fn probe(
+        &mut self,
+        pos: &Position,
+        expr: Option<&str>,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Arc<ProbeResult>> {
         let key = (pos.clone(), expr.map(str::to_string));
         if let Some(r) = self.cache.get(&key) {
             return Ok(r.clone());
         }
-        let inst = self.model.instrument(&Probe { position: pos, expr }).map_err(instrument_error)?;
+        let inst = self
+            .model
+            .instrument(&Probe {
+                position: pos,
+                expr,
+            })
+            .map_err(instrument_error)?;
         let r = Arc::new(runner.run(&inst, &pos.iterations)?);
         self.cache.insert(key, r.clone());
         Ok(r)
@@ -137,7 +166,9 @@ impl ShaderDebug {
         self.breakpoint_hit = 0;
         let mut cands = self.model.successors(&self.pos, mode);
         for _ in 0..MAX_UNREACHED_ROUNDS {
-            let Some(last) = cands.last().cloned() else { break };
+            let Some(last) = cands.last().cloned() else {
+                break;
+            };
             for c in &cands {
                 let n = self.probe(c, None, runner)?.reached();
                 if n > 0 {
@@ -179,7 +210,9 @@ impl ShaderDebug {
                 return Ok(l);
             }
         }
-        Err(Error::InvalidArgument(format!("no shader step on or after line {line}")))
+        Err(Error::InvalidArgument(format!(
+            "no shader step on or after line {line}"
+        )))
     }
 
     pub fn stop(&self) -> pb::ShaderStop {

@@ -1,0 +1,779 @@
+//! The piglit corpus of gldbg: every GLSL shader of piglit's `.shader_test`
+//! files and of its glslparsertest files, read the way piglit's own runners
+//! read them, and the checks glsl-instrument must pass on them (parse,
+//! equivalence on the driver, throughput). The `gldbg-corpus` binary is the
+//! front; the functions here are shared with its test target.
+//!
+//! Corpus rules:
+//! * `.shader_test`: sections `[vertex shader]`, `[vertex shader
+//!   passthrough]` (shader_runner's built-in pass-through source),
+//!   `[tessellation control shader]`, `[tessellation evaluation shader]`,
+//!   `[geometry shader]`, `[fragment shader]`, `[compute shader]`; a section
+//!   ends at the next line starting with `[` (as in shader_runner). A shader
+//!   whose text has no `#version` directive gets `#version N[ es]` from the
+//!   test's `[require]` line `GLSL >= X.YZ` / `GLSL ES >= X.YZ` prepended,
+//!   as shader_runner does. Tests whose `[test]` section expects a `link
+//!   error` are excluded (their shaders may be invalid on purpose) and
+//!   counted apart.
+//! * glslparsertest files (`.vert .frag .geom .tesc .tese .comp` with a
+//!   `[config]` block): only `expect_result: pass`; the version rule uses
+//!   `glsl_version`.
+//! * Shaders are deduplicated by (stage, final source).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use glsl_instrument::{ShaderModel, Stage};
+
+
+/// Where Debian's piglit package installs its tests (`dpkg -L piglit`).
+pub const DEFAULT_PIGLIT: &str = "/usr/lib/x86_64-linux-gnu/piglit";
+
+/// The piglit directory: `$GLDBG_PIGLIT_DIR` or [`DEFAULT_PIGLIT`].
+pub fn piglit_dir() -> PathBuf {
+    std::env::var_os("GLDBG_PIGLIT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_PIGLIT))
+}
+
+pub const STAGES: [Stage; 6] = [
+    Stage::Vertex,
+    Stage::TessControl,
+    Stage::TessEval,
+    Stage::Geometry,
+    Stage::Fragment,
+    Stage::Compute,
+];
+
+/// shader_runner's `[vertex shader passthrough]` source.
+pub const PASSTHROUGH_VS: &str = "#if __VERSION__ >= 130\nin vec4 piglit_vertex;\n#else\nattribute vec4 piglit_vertex;\n#endif\nvoid main() { gl_Position = piglit_vertex; }\n";
+
+/// A `GLSL >= X.YZ` requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlslVersion {
+    /// e.g. 150, 300.
+    pub num: u32,
+    pub es: bool,
+}
+
+impl GlslVersion {
+    /// `"1.50"`, `"4.0"`, `"3.00 es"`, `"1.00"` (ES) → version.
+    pub fn parse(text: &str, es: bool) -> Option<GlslVersion> {
+        let mut words = text.split_whitespace();
+        let v = words.next()?;
+        let es = es || words.next().is_some_and(|w| w.eq_ignore_ascii_case("es"));
+        let (major, minor) = v.split_once('.').unwrap_or((v, "0"));
+        let major: u32 = major.parse().ok()?;
+        let minor_num: u32 = minor.parse().ok()?;
+        let minor = if minor.len() == 1 { minor_num * 10 } else { minor_num };
+        let num = major * 100 + minor;
+        // GLSL 1.00, 3.00, 3.10 and 3.20 exist only as GLSL ES.
+        Some(GlslVersion {
+            num,
+            es: es || matches!(num, 100 | 300 | 310 | 320),
+        })
+    }
+
+    /// The directive shader_runner prepends.
+    pub fn directive(self) -> String {
+        if self.es && self.num != 100 {
+            format!("#version {} es\n", self.num)
+        } else {
+            format!("#version {}\n", self.num)
+        }
+    }
+}
+
+/// Whether `src` has a `#version` directive (at a line start).
+pub fn has_version(src: &str) -> bool {
+    src.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|r| r.trim_start().starts_with("version"))
+    })
+}
+
+/// The version rule: no `#version` → the requirement's directive first.
+pub fn apply_version(src: &str, req: Option<GlslVersion>) -> String {
+    match req {
+        Some(v) if v.num != 0 && !has_version(src) => format!("{}{src}", v.directive()),
+        _ => src.to_string(),
+    }
+}
+
+/// The stage of a section header (`[fragment shader]` ...), if it is a GLSL shader.
+pub fn section_stage(header: &str) -> Option<(Stage, bool)> {
+    let h = header.trim();
+    let name = h.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let (stage_name, rest) = [
+        ("vertex shader", Stage::Vertex),
+        ("tessellation control shader", Stage::TessControl),
+        ("tessellation evaluation shader", Stage::TessEval),
+        ("geometry shader", Stage::Geometry),
+        ("fragment shader", Stage::Fragment),
+        ("compute shader", Stage::Compute),
+    ]
+    .into_iter()
+    .find_map(|(n, s)| name.strip_prefix(n).map(|r| ((n, s), r.trim())))?;
+    let _ = stage_name.0;
+    match rest {
+        "" => Some((stage_name.1, false)),
+        "passthrough" if stage_name.1 == Stage::Vertex => Some((Stage::Vertex, true)),
+        // "spirv", "specializations", "file", ...: not GLSL source here.
+        _ => None,
+    }
+}
+
+/// One shader section of a `.shader_test`.
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub stage: Stage,
+    /// The text as written (or the pass-through source).
+    pub raw: String,
+    /// 1-based line of the section header in the test file.
+    pub header_line: usize,
+    /// Byte range of the section body in the test file (empty for pass-through).
+    pub body: std::ops::Range<usize>,
+    pub passthrough: bool,
+}
+
+/// What a `.shader_test` file holds.
+#[derive(Clone, Debug)]
+pub struct ShaderTest {
+    pub require: Option<GlslVersion>,
+    pub sections: Vec<Section>,
+    /// The `[test]` section expects a link (or compile) error.
+    pub expects_error: bool,
+    /// `[require]` names extensions or other requirements (kept for reports).
+    pub require_lines: Vec<String>,
+}
+
+impl ShaderTest {
+    pub fn parse(text: &str) -> ShaderTest {
+        let mut t = ShaderTest {
+            require: None,
+            sections: Vec::new(),
+            expects_error: false,
+            require_lines: Vec::new(),
+        };
+        #[derive(PartialEq)]
+        enum In {
+            Other,
+            Require,
+            Shader,
+            Test,
+        }
+        let mut state = In::Other;
+        let mut offset = 0;
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let start = offset;
+            offset += line.len();
+            if line.starts_with('[') {
+                if let Some(last) = t.sections.last_mut()
+                    && state == In::Shader
+                {
+                    last.body.end = start;
+                    last.raw = text[last.body.clone()].to_string();
+                }
+                state = In::Other;
+                let header = line.trim();
+                if header == "[require]" {
+                    state = In::Require;
+                } else if header == "[test]" {
+                    state = In::Test;
+                } else if let Some((stage, passthrough)) = section_stage(header) {
+                    t.sections.push(Section {
+                        stage,
+                        raw: if passthrough {
+                            PASSTHROUGH_VS.to_string()
+                        } else {
+                            String::new()
+                        },
+                        header_line: i + 1,
+                        body: offset..offset,
+                        passthrough,
+                    });
+                    if !passthrough {
+                        state = In::Shader;
+                    }
+                }
+                continue;
+            }
+            match state {
+                In::Require => {
+                    let l = line.trim();
+                    if l.is_empty() || l.starts_with('#') {
+                        continue;
+                    }
+                    t.require_lines.push(l.to_string());
+                    let (es, rest) = if let Some(r) = l.strip_prefix("GLSL ES") {
+                        (true, r)
+                    } else if let Some(r) = l.strip_prefix("GLSL") {
+                        (false, r)
+                    } else {
+                        continue;
+                    };
+                    let rest = rest.trim_start();
+                    let rest = rest
+                        .strip_prefix(">=")
+                        .or_else(|| rest.strip_prefix('>'))
+                        .or_else(|| rest.strip_prefix("=="))
+                        .unwrap_or(rest);
+                    if let Some(v) = GlslVersion::parse(rest, es) {
+                        t.require = Some(v);
+                    }
+                }
+                In::Test => {
+                    let l = line.trim_start();
+                    if !l.starts_with('#') && l.contains("link error") {
+                        t.expects_error = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(last) = t.sections.last_mut()
+            && state == In::Shader
+        {
+            last.body.end = text.len();
+            last.raw = text[last.body.clone()].to_string();
+        }
+        t
+    }
+}
+
+/// The `[config]` block of a glslparsertest file.
+#[derive(Clone, Debug, Default)]
+pub struct ParserTestConfig {
+    pub expect_pass: bool,
+    pub glsl_version: Option<GlslVersion>,
+    pub extensions: Vec<String>,
+}
+
+impl ParserTestConfig {
+    pub fn parse(text: &str) -> Option<ParserTestConfig> {
+        let start = text.find("[config]")?;
+        let end = text[start..].find("[end config]").map_or(text.len(), |e| start + e);
+        let mut c = ParserTestConfig::default();
+        let mut seen_result = false;
+        for line in text[start..end].lines() {
+            let l = line
+                .trim()
+                .trim_start_matches("//")
+                .trim_start_matches("/*")
+                .trim_start_matches('*')
+                .trim();
+            let Some((key, value)) = l.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            match key.trim() {
+                "expect_result" => {
+                    seen_result = true;
+                    c.expect_pass = value == "pass";
+                }
+                "glsl_version" => c.glsl_version = GlslVersion::parse(value, false),
+                "require_extensions" => {
+                    c.extensions = value.split_whitespace().map(str::to_string).collect()
+                }
+                _ => {}
+            }
+        }
+        seen_result.then_some(c)
+    }
+}
+
+pub fn stage_of_extension(path: &Path) -> Option<Stage> {
+    match path.extension()?.to_str()? {
+        "vert" => Some(Stage::Vertex),
+        "tesc" => Some(Stage::TessControl),
+        "tese" => Some(Stage::TessEval),
+        "geom" => Some(Stage::Geometry),
+        "frag" => Some(Stage::Fragment),
+        "comp" => Some(Stage::Compute),
+        _ => None,
+    }
+}
+
+/// Every file under `dir`, sorted (deterministic order).
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => out.push(p),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Where a corpus shader comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    ShaderTest,
+    ParserTest,
+}
+
+/// One unique shader of the corpus.
+#[derive(Clone, Debug)]
+pub struct CorpusShader {
+    pub stage: Stage,
+    /// The source as the driver gets it (version rule applied).
+    pub source: String,
+    pub origin: Origin,
+    /// First file it was found in, and the header line of its section (0 for
+    /// glslparsertest files).
+    pub path: PathBuf,
+    pub line: usize,
+    /// How many test files / sections carry this exact source.
+    pub copies: usize,
+}
+
+impl CorpusShader {
+    pub fn location(&self) -> String {
+        if self.line > 0 {
+            format!("{}:{}", self.path.display(), self.line)
+        } else {
+            self.path.display().to_string()
+        }
+    }
+}
+
+/// The whole corpus plus what was left out.
+#[derive(Debug, Default)]
+pub struct Corpus {
+    pub shaders: Vec<CorpusShader>,
+    pub shader_test_files: usize,
+    /// `.shader_test` files expecting a link error (their shaders are not counted).
+    pub expect_error_files: usize,
+    pub expect_error_shaders: usize,
+    pub parser_test_files: usize,
+    pub parser_test_expect_fail: usize,
+    /// Sections (not unique) read from `.shader_test` files.
+    pub sections: usize,
+}
+
+impl Corpus {
+    /// Read the corpus under `piglit` (both `tests/` and `generated_tests/`).
+    pub fn load(piglit: &Path) -> Corpus {
+        let mut c = Corpus::default();
+        let mut index: HashMap<(Stage, String), usize> = HashMap::new();
+        let mut add = |c: &mut Corpus, s: CorpusShader| {
+            match index.get(&(s.stage, s.source.clone())) {
+                Some(&i) => c.shaders[i].copies += 1,
+                None => {
+                    index.insert((s.stage, s.source.clone()), c.shaders.len());
+                    c.shaders.push(s);
+                }
+            }
+        };
+        for path in walk(piglit) {
+            let is_shader_test = path.extension().is_some_and(|e| e == "shader_test");
+            let stage = stage_of_extension(&path);
+            if !is_shader_test && stage.is_none() {
+                continue;
+            }
+            let Ok(bytes) = fs::read(&path) else { continue };
+            let text = String::from_utf8_lossy(&bytes);
+            if is_shader_test {
+                c.shader_test_files += 1;
+                let t = ShaderTest::parse(&text);
+                if t.expects_error {
+                    c.expect_error_files += 1;
+                    c.expect_error_shaders += t.sections.len();
+                    continue;
+                }
+                for s in t.sections {
+                    c.sections += 1;
+                    add(
+                        &mut c,
+                        CorpusShader {
+                            stage: s.stage,
+                            source: apply_version(&s.raw, t.require),
+                            origin: Origin::ShaderTest,
+                            path: path.clone(),
+                            line: s.header_line,
+                            copies: 1,
+                        },
+                    );
+                }
+            } else if let (Some(stage), Some(cfg)) = (stage, ParserTestConfig::parse(&text)) {
+                c.parser_test_files += 1;
+                if !cfg.expect_pass {
+                    c.parser_test_expect_fail += 1;
+                    continue;
+                }
+                add(
+                    &mut c,
+                    CorpusShader {
+                        stage,
+                        source: apply_version(&text, cfg.glsl_version),
+                        origin: Origin::ParserTest,
+                        path: path.clone(),
+                        line: 0,
+                        copies: 1,
+                    },
+                );
+            }
+        }
+        c
+    }
+
+    /// Every `n`-th shader (a deterministic slice), starting at `offset`.
+    pub fn every(&self, n: usize, offset: usize) -> Vec<&CorpusShader> {
+        self.shaders
+            .iter()
+            .skip(offset)
+            .step_by(n.max(1))
+            .collect()
+    }
+}
+
+/// What parsing one shader gave.
+#[derive(Clone, Debug)]
+pub enum ParseOutcome {
+    Ok { steps: usize },
+    /// `ShaderModel::parse` returned an error.
+    Error { line: u32, column: u32, message: String },
+    /// Something panicked (a bug in glsl-instrument or glsl-lang).
+    Panic(String),
+}
+
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic".into()
+    }
+}
+
+/// Silence the default panic hook (panics are caught and counted).
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
+}
+
+/// Parse one shader, catching panics.
+pub fn parse_outcome(source: &str, stage: Stage) -> ParseOutcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        ShaderModel::parse(source, stage).map(|m| m.steps().len())
+    })) {
+        Ok(Ok(steps)) => ParseOutcome::Ok { steps },
+        Ok(Err(e)) => ParseOutcome::Error {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        },
+        Err(p) => ParseOutcome::Panic(panic_message(&*p)),
+    }
+}
+
+/// A failure cause: the message with names, numbers and quoted text
+/// replaced, so equal causes group together.
+pub fn normalise(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut chars = message.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '`' {
+            // Quoted text → the same quote with an ellipsis.
+            let close = c;
+            let mut quoted = String::new();
+            for d in chars.by_ref() {
+                if d == close {
+                    break;
+                }
+                quoted.push(d);
+            }
+            // Keep short keyword-like tokens (they name the construct).
+            if quoted.len() <= 12 && quoted.chars().all(|x| !x.is_ascii_digit()) {
+                out.push(close);
+                out.push_str(&quoted);
+                out.push(close);
+            } else {
+                out.push(close);
+                out.push('…');
+                out.push(close);
+            }
+        } else if c.is_ascii_digit() {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == '.') {
+                chars.next();
+            }
+            out.push('N');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The cause of a failed outcome (`None` for success).
+pub fn cause(o: &ParseOutcome) -> Option<String> {
+    match o {
+        ParseOutcome::Ok { .. } => None,
+        ParseOutcome::Error { message, .. } => Some(normalise(message)),
+        ParseOutcome::Panic(m) => Some(format!("panic: {}", normalise(m))),
+    }
+}
+
+/// Per-stage parse figures.
+#[derive(Clone, Debug, Default)]
+pub struct StageFigures {
+    pub total: usize,
+    pub ok: usize,
+    pub steps: usize,
+}
+
+/// One failure.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub shader: usize,
+    pub location: String,
+    pub stage: Stage,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// The figures of a parse run.
+#[derive(Debug, Default)]
+pub struct ParseReport {
+    pub by_stage: BTreeMap<&'static str, StageFigures>,
+    pub by_origin: BTreeMap<&'static str, StageFigures>,
+    /// cause → failures.
+    pub causes: BTreeMap<String, Vec<Failure>>,
+    pub seconds: f64,
+    pub bytes: usize,
+}
+
+impl ParseReport {
+    pub fn total(&self) -> StageFigures {
+        let mut t = StageFigures::default();
+        for f in self.by_stage.values() {
+            t.total += f.total;
+            t.ok += f.ok;
+            t.steps += f.steps;
+        }
+        t
+    }
+
+    pub fn failures(&self) -> impl Iterator<Item = &Failure> {
+        self.causes.values().flatten()
+    }
+
+    /// Causes sorted by count, most frequent first.
+    pub fn sorted_causes(&self) -> Vec<(&String, &Vec<Failure>)> {
+        let mut v: Vec<_> = self.causes.iter().collect();
+        v.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+        v
+    }
+}
+
+/// Parse every shader of `shaders`.
+pub fn run_parse(shaders: &[&CorpusShader]) -> ParseReport {
+    let mut r = ParseReport::default();
+    for s in STAGES {
+        r.by_stage.insert(s.name(), StageFigures::default());
+    }
+    let start = Instant::now();
+    for (i, s) in shaders.iter().enumerate() {
+        r.bytes += s.source.len();
+        let o = parse_outcome(&s.source, s.stage);
+        let origin = match s.origin {
+            Origin::ShaderTest => "shader_test",
+            Origin::ParserTest => "glslparsertest",
+        };
+        for fig in [
+            r.by_stage.get_mut(s.stage.name()).unwrap(),
+            r.by_origin.entry(origin).or_default(),
+        ] {
+            fig.total += 1;
+            if let ParseOutcome::Ok { steps } = o {
+                fig.ok += 1;
+                fig.steps += steps;
+            }
+        }
+        if let Some(c) = cause(&o) {
+            let (line, column, message) = match o {
+                ParseOutcome::Error {
+                    line,
+                    column,
+                    message,
+                } => (line, column, message),
+                ParseOutcome::Panic(m) => (0, 0, format!("panic: {m}")),
+                ParseOutcome::Ok { .. } => unreachable!(),
+            };
+            r.causes.entry(c).or_default().push(Failure {
+                shader: i,
+                location: s.location(),
+                stage: s.stage,
+                line,
+                column,
+                message,
+            });
+        }
+    }
+    r.seconds = start.elapsed().as_secs_f64();
+    r
+}
+
+pub fn rate(f: &StageFigures) -> f64 {
+    if f.total == 0 {
+        100.0
+    } else {
+        100.0 * f.ok as f64 / f.total as f64
+    }
+}
+
+/// Evenly spread step indices: at most `max` of `n`.
+pub fn spread(n: usize, max: usize) -> Vec<usize> {
+    if n <= max {
+        (0..n).collect()
+    } else {
+        let mut v: Vec<usize> = (0..max).map(|i| i * (n - 1) / (max - 1).max(1)).collect();
+        v.dedup();
+        v
+    }
+}
+
+/// The driver check of shaders the front-end fails on: does Mesa compile
+/// it? Runs piglit's `glslparsertest FILE pass VERSION` on a temporary file.
+/// `Some(true)`: Mesa compiles it (a real front-end failure), `Some(false)`:
+/// Mesa rejects it or lacks what it needs, `None`: could not run.
+pub fn driver_compiles(piglit: &Path, stage: Stage, source: &str, tmp: &Path) -> Option<bool> {
+    let ext = match stage {
+        Stage::Vertex => "vert",
+        Stage::TessControl => "tesc",
+        Stage::TessEval => "tese",
+        Stage::Geometry => "geom",
+        Stage::Fragment => "frag",
+        Stage::Compute => "comp",
+    };
+    let version = version_of(source);
+    let file = tmp.join(format!("check.{ext}"));
+    fs::write(&file, source).ok()?;
+    let bin = if version.es {
+        match version.num {
+            100 => "glslparsertest_gles2",
+            _ => "glslparsertest",
+        }
+    } else {
+        "glslparsertest"
+    };
+    let vs = format!("{}.{:02}", version.num / 100, version.num % 100);
+    let vs = if version.es && version.num != 100 {
+        format!("{vs} es")
+    } else {
+        vs
+    };
+    let out = std::process::Command::new("timeout")
+        .arg("20")
+        .arg(piglit.join("bin").join(bin))
+        .arg(&file)
+        .arg("pass")
+        .arg(&vs)
+        .env("PIGLIT_PLATFORM", "surfaceless_egl")
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.contains("\"result\": \"pass\"") {
+        Some(true)
+    } else if text.contains("\"result\": \"fail\"") || text.contains("\"result\": \"skip\"") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The `#version` of a source (110 if none).
+pub fn version_of(source: &str) -> GlslVersion {
+    for l in source.lines() {
+        if let Some(r) = l.trim_start().strip_prefix('#')
+            && let Some(r) = r.trim_start().strip_prefix("version")
+        {
+            let mut w = r.split_whitespace();
+            let num = w.next().and_then(|n| n.parse().ok()).unwrap_or(110);
+            let es = num == 100 || w.next() == Some("es");
+            return GlslVersion { num, es };
+        }
+    }
+    GlslVersion {
+        num: 110,
+        es: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(GlslVersion::parse("1.50", false).unwrap().num, 150);
+        assert_eq!(GlslVersion::parse("4.0", false).unwrap().num, 400);
+        let es = GlslVersion::parse("3.00", true).unwrap();
+        assert_eq!(es.directive(), "#version 300 es\n");
+        assert_eq!(GlslVersion::parse("1.00", true).unwrap().directive(), "#version 100\n");
+        assert_eq!(GlslVersion::parse("3.10 es", false).unwrap().directive(), "#version 310 es\n");
+        assert_eq!(
+            apply_version("void main(){}\n", GlslVersion::parse("1.30", false)),
+            "#version 130\nvoid main(){}\n"
+        );
+        assert_eq!(
+            apply_version("// c\n#version 140\nvoid main(){}\n", GlslVersion::parse("1.30", false)),
+            "// c\n#version 140\nvoid main(){}\n"
+        );
+    }
+
+    #[test]
+    fn shader_test_sections() {
+        let t = ShaderTest::parse(
+            "# comment\n[require]\nGLSL >= 1.30\nGL_ARB_foo\n\n[vertex shader passthrough]\n[fragment shader]\nvoid main() {\n gl_FragColor = vec4(1);\n}\n\n[test]\ndraw rect -1 -1 2 2\n",
+        );
+        assert_eq!(t.require, Some(GlslVersion { num: 130, es: false }));
+        assert_eq!(t.sections.len(), 2);
+        assert!(t.sections[0].passthrough);
+        assert_eq!(t.sections[1].stage, Stage::Fragment);
+        assert_eq!(t.sections[1].header_line, 7);
+        assert_eq!(t.sections[1].raw, "void main() {\n gl_FragColor = vec4(1);\n}\n\n");
+        assert!(!t.expects_error);
+        let t = ShaderTest::parse("[require]\nGLSL ES >= 3.00\n[compute shader]\nvoid main(){}\n[test]\nlink error\n");
+        assert!(t.expects_error);
+        assert_eq!(t.require.unwrap().directive(), "#version 300 es\n");
+    }
+
+    #[test]
+    fn parser_test_config() {
+        let c = ParserTestConfig::parse(
+            "/* [config]\n * expect_result: pass\n * glsl_version: 3.10 es\n * require_extensions: GL_A GL_B\n * [end config]\n */\n",
+        )
+        .unwrap();
+        assert!(c.expect_pass);
+        assert_eq!(c.glsl_version.unwrap().directive(), "#version 310 es\n");
+        assert_eq!(c.extensions.len(), 2);
+        let c = ParserTestConfig::parse("// [config]\n// expect_result: fail\n// glsl_version: 1.10\n// [end config]\n").unwrap();
+        assert!(!c.expect_pass);
+    }
+
+    #[test]
+    fn causes_group() {
+        assert_eq!(
+            normalise("unexpected token \"foo_bar_baz_1\" at 3:4"),
+            "unexpected token \"…\" at N:N"
+        );
+        assert_eq!(spread(3, 50), vec![0, 1, 2]);
+        let s = spread(1000, 50);
+        assert_eq!((s.len(), s[0], s[49]), (50, 0, 999));
+    }
+}

@@ -1,0 +1,272 @@
+//! `gldbg-corpus`: glsl-instrument over piglit's shaders.
+//!
+//! ```text
+//! gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
+//! gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
+//! gldbg-corpus bench [--every N] [--max-steps K] [--json]
+//! ```
+//! `$GLDBG_PIGLIT_DIR` overrides the piglit directory (default: Debian's).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use gldbg_corpus::*;
+use serde_json::json;
+
+struct Args {
+    rest: Vec<String>,
+}
+
+impl Args {
+    fn flag(&mut self, name: &str) -> bool {
+        match self.rest.iter().position(|a| a == name) {
+            Some(i) => {
+                self.rest.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+    fn value(&mut self, name: &str) -> Option<String> {
+        let i = self.rest.iter().position(|a| a == name)?;
+        self.rest.remove(i);
+        (i < self.rest.len()).then(|| self.rest.remove(i))
+    }
+    fn num(&mut self, name: &str, default: usize) -> Result<usize, String> {
+        match self.value(name) {
+            Some(v) => v.parse().map_err(|_| format!("{name}: not a number: {v}")),
+            None => Ok(default),
+        }
+    }
+    fn done(&self) -> Result<(), String> {
+        match self.rest.first() {
+            Some(a) => Err(format!("unknown argument: {a}")),
+            None => Ok(()),
+        }
+    }
+}
+
+const USAGE: &str = "usage: gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
+       gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
+       gldbg-corpus bench [--every N] [--offset K] [--max-steps K] [--json]";
+
+fn main() -> ExitCode {
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.is_empty() || argv[0] == "--help" || argv[0] == "-h" {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let cmd = argv.remove(0);
+    let mut args = Args { rest: argv };
+    let r = match cmd.as_str() {
+        "parse" => parse(&mut args),
+        "equiv" => equiv_cmd(&mut args),
+        "bench" => bench(&mut args),
+        _ => Err(format!("unknown command `{cmd}`\n{USAGE}")),
+    };
+    match r {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gldbg-corpus: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load() -> Result<Corpus, String> {
+    let dir = piglit_dir();
+    if !dir.is_dir() {
+        return Err(format!(
+            "no piglit at {} (install Debian's `piglit` or set GLDBG_PIGLIT_DIR)",
+            dir.display()
+        ));
+    }
+    Ok(Corpus::load(&dir))
+}
+
+fn parse(args: &mut Args) -> Result<ExitCode, String> {
+    let every = args.num("--every", 1)?;
+    let offset = args.num("--offset", 0)?;
+    let as_json = args.flag("--json");
+    let driver_check = args.flag("--driver-check");
+    let write = args.value("--write-failures").map(PathBuf::from);
+    args.done()?;
+    let corpus = load()?;
+    let shaders = corpus.every(every, offset);
+    quiet_panics();
+    let report = run_parse(&shaders);
+
+    // Which failures does Mesa compile? Those it rejects are not counted.
+    let mut driver: BTreeMap<usize, Option<bool>> = BTreeMap::new();
+    if driver_check {
+        let tmp = std::env::temp_dir().join(format!("gldbg-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+        for f in report.failures() {
+            let s = shaders[f.shader];
+            driver.insert(f.shader, driver_compiles(&piglit_dir(), s.stage, &s.source, &tmp));
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let rejected = |i: usize| driver.get(&i) == Some(&Some(false));
+    if let Some(dir) = &write {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        for (n, f) in report.failures().enumerate() {
+            let s = shaders[f.shader];
+            let name = format!("{n:05}-{}.glsl", s.stage.name());
+            let text = format!(
+                "// {}\n// {}:{}: {}\n{}",
+                f.location, f.line, f.column, f.message, s.source
+            );
+            std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
+        }
+    }
+
+    // Figures that leave out what the driver rejects.
+    let mut by_stage = report.by_stage.clone();
+    let mut excluded = 0;
+    for f in report.failures() {
+        if rejected(f.shader) {
+            excluded += 1;
+            let fig = by_stage.get_mut(f.stage.name()).unwrap();
+            fig.total -= 1;
+        }
+    }
+    let total = report.total();
+    let counted_total: usize = by_stage.values().map(|f| f.total).sum();
+    let counted_ok: usize = by_stage.values().map(|f| f.ok).sum();
+
+    if as_json {
+        let stages: serde_json::Map<String, serde_json::Value> = by_stage
+            .iter()
+            .map(|(k, f)| {
+                (
+                    k.to_string(),
+                    json!({"total": f.total, "ok": f.ok, "rate": rate(f), "steps": f.steps}),
+                )
+            })
+            .collect();
+        let origins: serde_json::Map<String, serde_json::Value> = report
+            .by_origin
+            .iter()
+            .map(|(k, f)| {
+                (
+                    k.to_string(),
+                    json!({"total": f.total, "ok": f.ok, "rate": rate(f)}),
+                )
+            })
+            .collect();
+        let causes: Vec<serde_json::Value> = report
+            .sorted_causes()
+            .iter()
+            .map(|(c, fs)| {
+                let mesa_rejects = fs.iter().filter(|f| rejected(f.shader)).count();
+                json!({
+                    "cause": c,
+                    "count": fs.len(),
+                    "driver_rejects": if driver_check { json!(mesa_rejects) } else { json!(null) },
+                    "example": format!("{} ({}:{})", fs[0].location, fs[0].line, fs[0].column),
+                    "shaders": fs.iter().map(|f| json!({
+                        "at": f.location, "stage": f.stage.name(), "line": f.line,
+                        "column": f.column, "message": f.message,
+                        "driver_compiles": driver.get(&f.shader).copied().flatten(),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let v = json!({
+            "piglit": piglit_dir(),
+            "every": every, "offset": offset,
+            "shader_test_files": corpus.shader_test_files,
+            "shader_test_sections": corpus.sections,
+            "expect_link_error_files": corpus.expect_error_files,
+            "expect_link_error_sections": corpus.expect_error_shaders,
+            "glslparsertest_files": corpus.parser_test_files,
+            "glslparsertest_expect_fail": corpus.parser_test_expect_fail,
+            "unique_shaders": corpus.shaders.len(),
+            "parsed": shaders.len(),
+            "ok": total.ok,
+            "rate": rate(&total),
+            "driver_check": driver_check,
+            "driver_rejects_excluded": excluded,
+            "counted_total": counted_total,
+            "counted_rate": if counted_total == 0 { 100.0 } else { 100.0 * counted_ok as f64 / counted_total as f64 },
+            "by_stage": stages,
+            "by_origin": origins,
+            "causes": causes,
+            "seconds": report.seconds,
+            "bytes": report.bytes,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        println!(
+            "piglit {}: {} .shader_test files ({} sections; {} files expecting a link error left out, {} sections), {} glslparsertest files ({} expect_result: fail left out); {} unique shaders",
+            piglit_dir().display(),
+            corpus.shader_test_files,
+            corpus.sections,
+            corpus.expect_error_files,
+            corpus.expect_error_shaders,
+            corpus.parser_test_files,
+            corpus.parser_test_expect_fail,
+            corpus.shaders.len()
+        );
+        println!(
+            "parsed {} shaders (every {every}, offset {offset}) in {:.1} s ({:.0} µs/KB)",
+            shaders.len(),
+            report.seconds,
+            report.seconds * 1e6 / (report.bytes as f64 / 1024.0).max(1e-9)
+        );
+        println!("{:<14} {:>7} {:>7} {:>8}", "stage", "total", "ok", "rate");
+        for (k, f) in &by_stage {
+            println!("{:<14} {:>7} {:>7} {:>7.2}%", k, f.total, f.ok, rate(f));
+        }
+        for (k, f) in &report.by_origin {
+            println!("{:<14} {:>7} {:>7} {:>7.2}%", k, f.total, f.ok, rate(f));
+        }
+        println!(
+            "{:<14} {:>7} {:>7} {:>7.2}%",
+            "all",
+            counted_total,
+            counted_ok,
+            if counted_total == 0 {
+                100.0
+            } else {
+                100.0 * counted_ok as f64 / counted_total as f64
+            }
+        );
+        if driver_check {
+            println!("({excluded} failing shaders that Mesa rejects too are left out of the figures above)");
+        }
+        println!("failures by cause ({}):", total.total - total.ok);
+        for (c, fs) in report.sorted_causes() {
+            let mesa = if driver_check {
+                format!(
+                    " [Mesa rejects {}]",
+                    fs.iter().filter(|f| rejected(f.shader)).count()
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "{:>6}  {c}{mesa}\n        e.g. {} ({}:{})",
+                fs.len(),
+                fs[0].location,
+                fs[0].line,
+                fs[0].column
+            );
+        }
+    }
+    Ok(if counted_ok == counted_total {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn equiv_cmd(_args: &mut Args) -> Result<ExitCode, String> {
+    Err("equiv: not built yet".into())
+}
+
+fn bench(_args: &mut Args) -> Result<ExitCode, String> {
+    Err("bench: not built yet".into())
+}
