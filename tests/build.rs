@@ -45,7 +45,11 @@ fn main() {
             cmd.arg(format!("-l{lib}"));
         }
         run(cmd, name);
-        println!("cargo:rustc-env=GLDBG_APP_{}={}", name.to_uppercase(), exe.display());
+        println!(
+            "cargo:rustc-env=GLDBG_APP_{}={}",
+            name.to_uppercase(),
+            exe.display()
+        );
         if let Some(dir) = &apps_dir {
             let dest = dir.join(name);
             // Replace rather than overwrite: a running copy must not be modified in place.

@@ -834,9 +834,14 @@ pub(crate) fn instrument(
             } else {
                 0
             });
+    // Before GLSL 1.30, EXT_gpu_shader4's `varying out` user outputs cannot
+    // be mixed with gl_FragData either: the debug outputs are named too.
+    let legacy_named = !modern && !app_outputs.is_empty();
+    let named = modern || legacy_named;
+    let out_kw = if legacy_named { "varying out" } else { "out" };
     let mut out_decls = String::new();
     let (value_slot, coverage_slot, legacy_k);
-    if modern {
+    if named {
         // ES 3 needs explicit locations once there is more than one output.
         let layout = |loc: i32| {
             if es {
@@ -850,20 +855,20 @@ pub(crate) fn instrument(
             max_location = 0;
         }
         if uses_frag_color && !es {
-            out_decls.push_str(&format!("out vec4 {frag_color_name};\n"));
+            out_decls.push_str(&format!("{out_kw} vec4 {frag_color_name};\n"));
             app_outputs.push(frag_color_name.clone());
         }
         if frag_data_len > 0 && !es {
-            out_decls.push_str(&format!("out vec4 {frag_data_name}[{frag_data_len}];\n"));
+            out_decls.push_str(&format!("{out_kw} vec4 {frag_data_name}[{frag_data_len}];\n"));
             app_outputs.push(frag_data_name.clone());
         }
         let p = if es { "highp " } else { "" };
         out_decls.push_str(&format!(
-            "{}out {p}vec4 {out_value};\n",
+            "{}{out_kw} {p}vec4 {out_value};\n",
             layout(max_location + 1)
         ));
         out_decls.push_str(&format!(
-            "{}out {p}float {out_coverage};\n",
+            "{}{out_kw} {p}float {out_coverage};\n",
             layout(max_location + 2)
         ));
         value_slot = OutputSlot::Named(out_value.clone());
@@ -885,7 +890,7 @@ pub(crate) fn instrument(
                     let ast::ExprData::Variable(v) = &e.content else {
                         return;
                     };
-                    match (v.as_str(), modern) {
+                    match (v.as_str(), named) {
                         ("gl_FragColor", true) => *e = var(&frag_color_name),
                         ("gl_FragColor", false) => *e = index(var("gl_FragData"), 0),
                         ("gl_FragData", true) => *e = var(&frag_data_name),
@@ -952,7 +957,7 @@ pub(crate) fn instrument(
         new_main.push_str(&format!("    {c} = 0;\n"));
     }
     new_main.push_str(&format!("    {main_name}();\n"));
-    if modern {
+    if named {
         new_main.push_str(&format!(
             "    {out_value} = {value_var};\n    {out_coverage} = {coverage_var};\n}}\n"
         ));

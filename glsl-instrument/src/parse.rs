@@ -54,19 +54,283 @@ fn hide_unknown_extensions(src: &str) -> (String, Vec<String>, Vec<String>) {
                 if !line.contains(": disable") && !line.contains(":disable") {
                     names.push(n.to_string());
                 }
-                for c in line.chars() {
-                    // Same byte length, so every offset still matches `src`.
-                    if c == '\n' || c == '\r' {
-                        out.push(c);
-                    } else {
-                        out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-                    }
-                }
+                // Same byte length, so every offset still matches `src`.
+                // (Their macro stays undefined: glsl-lang's preprocessor
+                // refuses `#define GL_...`.)
+                let body = line.trim_end_matches(['\n', '\r']);
+                out.extend(std::iter::repeat_n(' ', body.len()));
+                out.push_str(&line[body.len()..]);
             }
             _ => out.push_str(line),
         }
     }
     (out, lines, names)
+}
+
+/// Built-in type names glsl-lang gates by `#version` (or does not know,
+/// like the int64 types of GL_ARB_gpu_shader_int64): a shader that gets
+/// them from an extension or from GLSL ES (`atomic_uint` in 3.10 es,
+/// `dvec3` with GL_ARB_gpu_shader_fp64 in 1.50, ...) would fail. Those the
+/// source uses are declared as type names in the parse context, so they
+/// parse as (and print back as) named types. Vulkan-only names
+/// (`texture2D`, `sampler`, ...) are left out: they are ordinary
+/// identifiers or built-in functions in OpenGL GLSL.
+const GATED_TYPE_NAMES: &[&str] = &[
+    "double", "uint", "atomic_uint", "uvec2", "uvec3", "uvec4", "dvec2", "dvec3", "dvec4",
+    "mat2x2", "mat2x3", "mat2x4", "mat3x2", "mat3x3", "mat3x4", "mat4x2", "mat4x3", "mat4x4",
+    "dmat2", "dmat3", "dmat4", "dmat2x2", "dmat2x3", "dmat2x4", "dmat3x2", "dmat3x3", "dmat3x4",
+    "dmat4x2", "dmat4x3", "dmat4x4", "sampler1DArray", "sampler1DArrayShadow", "isampler1D",
+    "isampler1DArray", "usampler1D", "usampler1DArray", "sampler2DArray", "sampler2DArrayShadow",
+    "isampler2D", "isampler2DArray", "usampler2D", "usampler2DArray", "sampler2DRect",
+    "sampler2DRectShadow", "isampler2DRect", "usampler2DRect", "sampler2DMS", "isampler2DMS",
+    "usampler2DMS", "sampler2DMSArray", "isampler2DMSArray", "usampler2DMSArray", "isampler3D",
+    "usampler3D", "samplerCubeShadow", "isamplerCube", "usamplerCube", "samplerCubeArray",
+    "samplerCubeArrayShadow", "isamplerCubeArray", "usamplerCubeArray", "samplerBuffer",
+    "isamplerBuffer", "usamplerBuffer", "image1D", "iimage1D", "uimage1D", "image1DArray",
+    "iimage1DArray", "uimage1DArray", "image2D", "iimage2D", "uimage2D", "image2DArray",
+    "iimage2DArray", "uimage2DArray", "image2DRect", "iimage2DRect", "uimage2DRect", "image2DMS",
+    "iimage2DMS", "uimage2DMS", "image2DMSArray", "iimage2DMSArray", "uimage2DMSArray", "image3D",
+    "iimage3D", "uimage3D", "imageCube", "iimageCube", "uimageCube", "imageCubeArray",
+    "iimageCubeArray", "uimageCubeArray", "imageBuffer", "iimageBuffer", "uimageBuffer",
+    "samplerExternalOES", "int64_t", "uint64_t", "i64vec2", "i64vec3", "i64vec4", "u64vec2",
+    "u64vec3", "u64vec4",
+    // Compatibility-profile built-in structs.
+    "gl_DepthRangeParameters", "gl_PointParameters", "gl_MaterialParameters",
+    "gl_LightSourceParameters", "gl_LightModelParameters", "gl_LightModelProducts",
+    "gl_LightProducts", "gl_FogParameters",
+];
+
+/// Integer literals glsl-lang's lexer rejects although GLSL accepts them:
+/// hexadecimal/octal/decimal literals above `i32::MAX` without `u` (GLSL
+/// takes the bit pattern), and the 64-bit literals of
+/// GL_ARB_gpu_shader_int64 (`0l`, `5ul`). Each is replaced, outside
+/// preprocessor conditions, by an identifier of the same byte length
+/// (so every offset still matches the original source); after parsing the
+/// identifier is renamed to the literal's text, which the printer writes
+/// back verbatim. Returns the edited source and placeholder → literal.
+fn hide_wide_literals(
+    src: &str,
+    used: &HashSet<String>,
+) -> (String, std::collections::HashMap<String, String>, Vec<String>) {
+    use std::collections::HashMap;
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut map: HashMap<String, String> = HashMap::new();
+    let mut by_literal: HashMap<String, String> = HashMap::new();
+    let mut next_per_len: HashMap<usize, usize> = HashMap::new();
+    let mut types: Vec<String> = Vec::new();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == '_' as u8;
+    let mut i = 0;
+    let mut line_start = true;
+    // Inside a directive whose numbers must stay (#if, #line, #version...).
+    let mut skip_line = false;
+    let mut last = 0; // start of the not yet copied text
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            // A continued directive line stays in its mode.
+            let continued = i > 0 && b[i - 1] == b'\\';
+            if !continued {
+                skip_line = false;
+            }
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if line_start && c == b'#' {
+            let rest = src[i + 1..].trim_start_matches([' ', '\t']);
+            skip_line = !rest.starts_with("define");
+            line_start = false;
+            i += 1;
+            continue;
+        }
+        if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        // EXT_gpu_shader4's `unsigned int` (glsl-lang reserves `unsigned`):
+        // a same-length placeholder type name.
+        if c == b'u'
+            && !skip_line
+            && (i == 0 || !ident(b[i - 1]))
+            && src[i..].starts_with("unsigned")
+            && let Some(len) = unsigned_int_len(&src[i..])
+        {
+            let text = &src[i..i + len];
+            if let Some(name) = fresh_placeholder(text, &mut by_literal, &mut next_per_len, used) {
+                map.insert(name.clone(), "unsigned int".to_string());
+                types.push(name.clone());
+                out.push_str(&src[last..i]);
+                out.push_str(&name);
+                i += len;
+                last = i;
+                continue;
+            }
+        }
+        if c.is_ascii_digit() && (i == 0 || !(ident(b[i - 1]) || b[i - 1] == b'.')) {
+            let start = i;
+            while i < b.len() && (ident(b[i]) || b[i] == b'.') {
+                i += 1;
+            }
+            let text = &src[start..i];
+            if !skip_line
+                && wide_literal(text)
+                && let Some(name) =
+                    fresh_placeholder(text, &mut by_literal, &mut next_per_len, used)
+            {
+                map.insert(name.clone(), text.to_string());
+                out.push_str(&src[last..start]);
+                out.push_str(&name);
+                last = i;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&src[last.min(src.len())..]);
+    (out, map, types)
+}
+
+/// Length of `unsigned<blanks>int` at the start of `s` (followed by a non-identifier).
+fn unsigned_int_len(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix("unsigned")?;
+    let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    if blanks == 0 {
+        return None;
+    }
+    let after = rest[blanks..].strip_prefix("int")?;
+    if after
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
+        return None;
+    }
+    Some(8 + blanks + 3)
+}
+
+/// The placeholder identifier for `text` (same byte length, unused in the source).
+fn fresh_placeholder(
+    text: &str,
+    by_text: &mut std::collections::HashMap<String, String>,
+    next_per_len: &mut std::collections::HashMap<usize, usize>,
+    used: &HashSet<String>,
+) -> Option<String> {
+    if let Some(name) = by_text.get(text) {
+        return Some(name.clone());
+    }
+    let n = next_per_len.entry(text.len()).or_insert(0);
+    loop {
+        if candidate_exhausted(text.len(), *n) {
+            return None;
+        }
+        let candidate = placeholder(text.len(), *n);
+        *n += 1;
+        if let Some(c) = candidate
+            && !used.contains(&c)
+        {
+            by_text.insert(text.to_string(), c.clone());
+            return Some(c);
+        }
+    }
+}
+
+const PLACEHOLDER_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/// The `n`-th identifier of byte length `len`: `_` then base-62 digits.
+fn placeholder(len: usize, n: usize) -> Option<String> {
+    if len < 2 {
+        return None;
+    }
+    let mut s = vec![b'_'; len];
+    let mut k = n;
+    for slot in s.iter_mut().skip(1).rev() {
+        *slot = PLACEHOLDER_CHARS[k % PLACEHOLDER_CHARS.len()];
+        k /= PLACEHOLDER_CHARS.len();
+    }
+    if k > 0 {
+        return None;
+    }
+    // `__` is reserved; a leading `_` plus a digit is fine.
+    Some(String::from_utf8(s).unwrap())
+}
+
+fn candidate_exhausted(len: usize, n: usize) -> bool {
+    len < 2 || (len - 1 < 6 && n >= PLACEHOLDER_CHARS.len().pow((len - 1) as u32)) || n > 100_000
+}
+
+/// Whether an integer literal token is valid GLSL that glsl-lang rejects.
+fn wide_literal(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let hex = lower.strip_prefix("0x");
+    if hex.is_none() && (lower.contains('.') || lower.contains('e') || lower.ends_with('f')) {
+        return false;
+    }
+    let body = hex.unwrap_or(&lower);
+    let digits = body.trim_end_matches(['u', 'l']);
+    let suffix = &body[digits.len()..];
+    if digits.is_empty() {
+        return false;
+    }
+    if suffix.contains('l') {
+        return matches!(suffix, "l" | "ul" | "lu");
+    }
+    if !suffix.is_empty() {
+        return false;
+    }
+    let radix = if hex.is_some() {
+        16
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        8
+    } else {
+        10
+    };
+    u64::from_str_radix(digits, radix).is_ok_and(|v| v > i32::MAX as u64 && v <= u32::MAX as u64)
+}
+
+/// Rename the placeholder identifiers of [`hide_wide_literals`] back to
+/// the literal text.
+fn restore_wide_literals(
+    tu: &mut ast::TranslationUnit,
+    map: &std::collections::HashMap<String, String>,
+) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    struct Restore<'a>(&'a std::collections::HashMap<String, String>);
+    impl VisitorMut for Restore<'_> {
+        fn visit_expr(&mut self, e: &mut ast::Expr) -> Visit {
+            if let ast::ExprData::Variable(id) = &mut e.content
+                && let Some(lit) = self.0.get(id.0.as_str())
+            {
+                id.content = ast::IdentifierData::from(lit.as_str());
+            }
+            Visit::Children
+        }
+        fn visit_type_specifier_non_array(
+            &mut self,
+            t: &mut ast::TypeSpecifierNonArray,
+        ) -> Visit {
+            if let ast::TypeSpecifierNonArrayData::TypeName(n) = &mut t.content
+                && let Some(text) = self.0.get(n.0.as_str())
+            {
+                n.content = ast::TypeNameData::from(text.as_str());
+            }
+            Visit::Children
+        }
+    }
+    tu.visit_mut(&mut Restore(map));
 }
 
 /// 1-based (line, column) of a byte offset of `src`; columns count characters.
@@ -90,13 +354,29 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
         ..ParseOptions::default()
     };
     let (edited, unknown_extensions, unknown_names) = hide_unknown_extensions(src);
+    let mut used = HashSet::new();
+    words(src, &mut used);
+    let (edited, literals, placeholder_types) = hide_wide_literals(&edited, &used);
     let result = catch_unwind(AssertUnwindSafe(|| {
+        let ctx = ParseContext::new();
+        for name in GATED_TYPE_NAMES {
+            if used.contains(*name) {
+                ctx.add_type_name(ast::IdentifierData::from(*name).into());
+            }
+        }
+        for name in &placeholder_types {
+            ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
+        }
         match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&edited)
             .opts(&opts)
+            .context(&ctx)
             .parse()
         {
             Ok((mut tu, _ctx, lexer)) => {
                 lexer.into_directives().inject(&mut tu);
+                if !literals.is_empty() {
+                    restore_wide_literals(&mut tu, &literals);
+                }
                 Ok(tu)
             }
             Err(err) => {
@@ -369,6 +649,7 @@ mod tests {
             vec!["#extension GL_FOO_bar : require".to_string()]
         );
         assert_eq!(p.extensions, vec!["GL_FOO_bar".to_string()]);
+
     }
 
     #[test]
@@ -401,6 +682,31 @@ mod tests {
         assert_eq!(expr_text(&e), "r * (2. * 3.14159) + 2.");
         let err = parse_expr("r +* K", &[], &macros).unwrap_err();
         assert!(err.contains("at column 4"), "{err}");
+    }
+
+    #[test]
+    fn gated_type_names_and_wide_literals() {
+        // atomic_uint is core in ES 3.10; dvec3 comes from an extension in 1.50.
+        let p = parse_shader("#version 310 es\nlayout(binding = 0) uniform atomic_uint a;\nvoid main() { atomicCounterIncrement(a); }\n").unwrap();
+        assert!(print_tu(&p.tu.0).contains("uniform atomic_uint a"));
+        let src = "#version 150\n#extension GL_ARB_gpu_shader_int64 : require\n#define BIG 0xffffffff\n#if 0\n#endif\nvoid main() {\n  int a = 0xe40fe410;\n  int64_t b = 20l + int64_t(BIG);\n  uint64_t c = 0ul; // 0xffffffffffl\n  i64vec2 d = i64vec2(3000000000l);\n  int e = 017777777777 + 020000000000;\n}\n";
+        let p = parse_shader(src).unwrap();
+        let printed = print_tu(&p.tu.0);
+        for lit in ["0xe40fe410", "20l", "0ul", "3000000000l", "0xffffffff", "020000000000"] {
+            assert!(printed.contains(lit), "{lit} missing in {printed}");
+        }
+        assert!(printed.contains("i64vec2 d"), "{printed}");
+        assert!(!printed.contains("_a"), "{printed}");
+        // Every offset is kept: an error after the literals is where it is.
+        let e = parse_shader("void main() {\n  int a = 0xe40fe410; x = ;\n}").err().unwrap();
+        assert_eq!((e.line, e.column), (2, 27));
+        let p = parse_shader("#version 120\n#extension GL_EXT_gpu_shader4 : require\nflat varying unsigned  int x;\nuniform gl_PointParameters pp;\nvoid main() { unsigned int y = x; gl_FragColor = vec4(y); }\n").unwrap();
+        let printed = print_tu(&p.tu.0);
+        assert!(printed.contains("unsigned int x") && printed.contains("unsigned int y"), "{printed}");
+        assert!(!wide_literal("0x7fffffff"));
+        assert!(wide_literal("2147483648"));
+        assert!(!wide_literal("1.0lf"));
+        assert!(!wide_literal("4294967296"));
     }
 
     #[test]

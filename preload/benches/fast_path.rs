@@ -14,7 +14,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn run(app: &PathBuf, preload: Option<&PathBuf>, shm: Option<&daemon_shm::SharedMemory>) -> (f64, f64) {
+fn run(app: &PathBuf, preload: Option<&PathBuf>, shm: Option<&daemon_shm::SharedMemory>) -> Ns {
     let mut c = Command::new(app);
     c.env("MESA_SHADER_CACHE_DISABLE", "true");
     if let Some(p) = preload {
@@ -40,6 +40,11 @@ fn run(app: &PathBuf, preload: Option<&PathBuf>, shm: Option<&daemon_shm::Shared
     (nums[0], nums[1])
 }
 
+/// ns/call of (glUniform1f, glIsEnabled).
+type Ns = (f64, f64);
+/// One round: native, preload without session, preload with session.
+type Round = (Ns, Ns, Ns);
+
 fn main() {
     let exe = std::env::current_exe().unwrap();
     let preload = exe.parent().unwrap().parent().unwrap().join("libgldbg_preload.so");
@@ -53,7 +58,7 @@ fn main() {
         m.set_breakpoint(gldbg_proto::api::function_id(name).unwrap(), true);
     }
     println!("{:<32} {:>16} {:>16}", "", "glUniform1f ns", "glIsEnabled ns");
-    let mut rows = Vec::new();
+    let mut rows: Vec<Round> = Vec::new();
     for round in 0..3 {
         let native = run(&app, None, None);
         let bare = run(&app, Some(&preload), None);
@@ -63,7 +68,7 @@ fn main() {
         }
         rows.push((native, bare, session));
     }
-    let avg = |f: &dyn Fn(&((f64, f64), (f64, f64), (f64, f64))) -> (f64, f64)| {
+    let avg = |f: &dyn Fn(&Round) -> Ns| {
         let n = rows.len() as f64;
         rows.iter().map(f).fold((0.0, 0.0), |a, b| (a.0 + b.0 / n, a.1 + b.1 / n))
     };

@@ -7,11 +7,17 @@
 //!   draw's size, read values and coverage straight into the shared mapping
 //!   (`FragmentStepReply`).
 //!
-//! Every state touched is captured first and restored after ([`Saved`]); the
+//! Every state touched is captured first and restored after (`Saved`); the
 //! app's pending GL errors are held back for it (`hooks::hold_error`) and our
 //! own errors are drained. No object of ours stays bound; the debug programs
 //! stay alive (unbound) in a small cache keyed by (context, app program,
-//! cache key).
+//! cache key). Running transform feedback is paused for the replay; the
+//! app's subroutine selections, which `glUseProgram` resets, are put back.
+//!
+//! Known limits (FIXME): the replay repeats the draw's side effects on
+//! app-visible memory (SSBO and image stores, atomic counters) and adds its
+//! samples to an active occlusion/primitive query; program pipelines and GL
+//! ES contexts (no `glBindFragDataLocation`) are not supported yet.
 
 use crate::gl;
 use crate::generated::{CLASS, invoke};
@@ -207,6 +213,9 @@ struct Saved {
     /// The app's transform feedback was active and running: paused for the
     /// replay (nothing of ours is captured), resumed after.
     feedback_running: bool,
+    /// The app program's subroutine selections per stage (GL 4.0+):
+    /// `glUseProgram` resets them, so they are put back after restoring it.
+    subroutines: Vec<(u32, Vec<u32>)>,
 }
 
 const PACK_PARAMS: [u32; 5] = [gl::PACK_ALIGNMENT, gl::PACK_ROW_LENGTH, gl::PACK_SKIP_ROWS, gl::PACK_SKIP_PIXELS, gl::PACK_SWAP_BYTES];
@@ -228,6 +237,7 @@ impl Saved {
             pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
             clamp_read: gl::get_i(gl::CLAMP_READ_COLOR),
             feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
+            subroutines: capture_subroutines(),
         }
     }
 
@@ -240,6 +250,9 @@ impl Saved {
 
     fn restore(&self) {
         gl::use_program(self.program);
+        for (stage, indices) in &self.subroutines {
+            gl::uniform_subroutines(*stage, indices);
+        }
         gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, self.draw_fb);
         gl::bind_framebuffer(gl::READ_FRAMEBUFFER, self.read_fb);
         gl::bind_renderbuffer(self.renderbuffer);
@@ -264,6 +277,57 @@ impl Saved {
         // Last: resuming requires the app's program to be current again.
         if self.feedback_running {
             gl::pause_transform_feedback(false);
+        }
+    }
+}
+
+/// Whether the context is desktop GL of at least `major.minor`.
+fn gl_at_least(major: i32, minor: i32) -> bool {
+    !is_es() && (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION)) >= (major, minor)
+}
+
+/// The current program's subroutine selections, per stage that has any.
+fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
+    let prog = gl::get_i(gl::CURRENT_PROGRAM) as u32;
+    if prog == 0 || !gl_at_least(4, 0) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for stage in gl::DRAW_STAGES {
+        let n = gl::program_stage_i(prog, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS).clamp(0, 1024);
+        if n > 0 {
+            out.push((stage, (0..n).map(|loc| gl::uniform_subroutine(stage, loc)).collect()));
+        }
+    }
+    out
+}
+
+/// Give the debug program (current) the app's subroutine selections, by
+/// uniform and function names. A stage where some location cannot be
+/// matched keeps the driver's defaults.
+fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
+    for (stage, app_indices) in saved {
+        let stage = *stage;
+        let n = gl::program_stage_i(dbg, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS).clamp(0, 1024) as usize;
+        if n == 0 {
+            continue;
+        }
+        let mut indices: Vec<Option<u32>> = vec![None; n];
+        let uniforms = gl::program_stage_i(app, stage, gl::ACTIVE_SUBROUTINE_UNIFORMS).max(0) as u32;
+        for u in 0..uniforms {
+            let name = gl::active_subroutine_uniform_name(app, stage, u);
+            let (src, dst) = (gl::subroutine_uniform_location(app, stage, &name), gl::subroutine_uniform_location(dbg, stage, &name));
+            let Some(&selected) = usize::try_from(src).ok().and_then(|l| app_indices.get(l)) else { continue };
+            let function = gl::active_subroutine_name(app, stage, selected);
+            let index = gl::subroutine_index(dbg, stage, &function);
+            if let Some(slot) = usize::try_from(dst).ok().and_then(|l| indices.get_mut(l))
+                && index != u32::MAX
+            {
+                *slot = Some(index);
+            }
+        }
+        if let Some(all) = indices.into_iter().collect::<Option<Vec<u32>>>() {
+            gl::uniform_subroutines(stage, &all);
         }
     }
 }
@@ -388,6 +452,7 @@ fn step(
     };
     gl::use_program(dbg.program);
     copy_uniforms(app, dbg.program);
+    copy_subroutines(app, dbg.program, &saved.subroutines);
     let path_name = bulk.str(req.path_uniform);
     if !path_name.is_empty() && req.path_len > 0 {
         let loc = gl::uniform_location(dbg.program, &path_name);
@@ -628,6 +693,18 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
         let idx = gl::uniform_block_index(prog, &name);
         if idx != u32::MAX {
             gl::uniform_block_binding(prog, idx, binding.max(0) as u32);
+        }
+    }
+    // Shader storage block bindings by name (GL 4.3+).
+    if program_interface_query() {
+        let n = gl::program_interface_i(app, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES).clamp(0, 256) as u32;
+        for b in 0..n {
+            let name = gl::program_resource_name(app, gl::SHADER_STORAGE_BLOCK, b);
+            let binding = gl::program_resource_i(app, gl::SHADER_STORAGE_BLOCK, b, gl::BUFFER_BINDING);
+            let idx = gl::program_resource_index(prog, gl::SHADER_STORAGE_BLOCK, &name);
+            if idx != u32::MAX {
+                gl::shader_storage_block_binding(prog, idx, binding.max(0) as u32);
+            }
         }
     }
     Ok(DebugProgram { context: 0, app_program: app, key: req.cache_key, program: prog, value_loc, coverage_loc })

@@ -96,6 +96,12 @@ pub const PROGRAM_OUTPUT: u32 = 0x92E4;
 pub const ACTIVE_RESOURCES: u32 = 0x92F5;
 pub const MAJOR_VERSION: u32 = 0x821B;
 pub const TRANSFORM_FEEDBACK_ACTIVE: u32 = 0x8E24;
+pub const ACTIVE_SUBROUTINE_UNIFORMS: u32 = 0x8DE6;
+pub const ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS: u32 = 0x8E47;
+pub const SHADER_STORAGE_BLOCK: u32 = 0x92E6;
+pub const BUFFER_BINDING: u32 = 0x9302;
+/// The stages that can have subroutine uniforms in a draw's program.
+pub const DRAW_STAGES: [u32; 5] = [0x8B31, 0x8E88, 0x8E87, 0x8DD9, 0x8B30];
 pub const TRANSFORM_FEEDBACK_PAUSED: u32 = 0x8E23;
 pub const MINOR_VERSION: u32 = 0x821C;
 
@@ -643,4 +649,66 @@ pub fn window_size() -> Option<(i32, i32)> {
         }
     }
     None
+}
+
+// Subroutines (GL 4.0) and storage blocks (GL 4.3).
+pub fn program_stage_i(prog: u32, stage: u32, pname: u32) -> i32 {
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramStageiv(prog, stage, pname, p(&mut v)) };
+    v
+}
+/// The subroutine index selected at `loc` of `stage` in the *current* program.
+pub fn uniform_subroutine(stage: u32, loc: i32) -> u32 {
+    let mut v = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetUniformSubroutineuiv(stage, loc, p(&mut v)) };
+    v
+}
+/// Select the subroutines of every location of `stage` in the current program.
+pub fn uniform_subroutines(stage: u32, indices: &[u32]) {
+    // SAFETY: see the module comment; `indices.len()` values.
+    unsafe { real::glUniformSubroutinesuiv(stage, indices.len() as i32, indices.as_ptr() as *mut c_void) }
+}
+pub fn active_subroutine_uniform_name(prog: u32, stage: u32, index: u32) -> String {
+    let mut buf = [0u8; 256];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds 256 bytes.
+    unsafe { real::glGetActiveSubroutineUniformName(prog, stage, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
+}
+pub fn active_subroutine_name(prog: u32, stage: u32, index: u32) -> String {
+    let mut buf = [0u8; 256];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; `buf` holds 256 bytes.
+    unsafe { real::glGetActiveSubroutineName(prog, stage, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
+}
+pub fn subroutine_uniform_location(prog: u32, stage: u32, name: &str) -> i32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetSubroutineUniformLocation(prog, stage, c.as_mut_ptr().cast()) }
+}
+pub fn subroutine_index(prog: u32, stage: u32, name: &str) -> u32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetSubroutineIndex(prog, stage, c.as_mut_ptr().cast()) }
+}
+pub fn program_resource_index(prog: u32, interface: u32, name: &str) -> u32 {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glGetProgramResourceIndex(prog, interface, c.as_mut_ptr().cast()) }
+}
+/// One integer property of a program resource.
+pub fn program_resource_i(prog: u32, interface: u32, index: u32, prop: u32) -> i32 {
+    let mut props = [prop];
+    let mut v = [0i32; 4];
+    let mut len = 0i32;
+    // SAFETY: see the module comment; one property, room for 4 values.
+    unsafe { real::glGetProgramResourceiv(prog, interface, index, 1, p(&mut props), 4, p(&mut len), p(&mut v)) };
+    v[0]
+}
+pub fn shader_storage_block_binding(prog: u32, index: u32, binding: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glShaderStorageBlockBinding(prog, index, binding) }
 }

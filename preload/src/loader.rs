@@ -146,8 +146,8 @@ extern "C" fn dlopen_gl(filename: *const c_char, flags: c_int) -> *mut c_void {
 }
 
 /// The exported `dlopen`: reads the caller's return address, asks
-/// [`dlopen_filter`], then tail-jumps to the real `dlopen` (stack untouched,
-/// so it sees the app's caller) or to [`dlopen_gl`].
+/// `dlopen_filter`, then tail-jumps to the real `dlopen` (stack untouched,
+/// so it sees the app's caller) or to `dlopen_gl`.
 ///
 /// # Safety
 /// `dlopen`'s contract: `filename` is null or a NUL-terminated string.

@@ -1,13 +1,13 @@
 //! The session: the shared mapping from the daemon, attached once in the
 //! library constructor.
 //!
-//! [`HEADER`] always points at a valid [`Header`]: a static all-zero one
+//! `HEADER` always points at a valid [`Header`]: a static all-zero one
 //! (no breakpoints: pure pass-through) until a session is mapped, and again
 //! after a fallback to pass-through. The mapping itself is never unmapped, so
 //! references into it stay valid for the life of the process.
 
 use core::ffi::c_char;
-use core::sync::atomic::{AtomicPtr, AtomicU8, Ordering::{Acquire, Relaxed, Release}};
+use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering::{Acquire, Relaxed, Release}};
 use gldbg_proto::shm::{self, Header};
 
 /// The all-zero header used when no session is attached.
@@ -19,6 +19,15 @@ static HEADER: AtomicPtr<Header> = AtomicPtr::new(&ZERO_HEADER as *const Header 
 
 /// Start of the shared mapping (null when none was ever mapped).
 static MAPPING: AtomicPtr<u8> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Start time (`/proc/<pid>/stat` field 22) of the daemon when we attached
+/// (0: unknown), to tell a dead daemon from a new process with its pid.
+static DAEMON_START: AtomicU64 = AtomicU64::new(0);
+
+/// The daemon's start time recorded at attach (0 if unknown).
+pub fn daemon_start_time() -> u64 {
+    DAEMON_START.load(Relaxed)
+}
 
 /// 1 while a session is attached (the slow path checks this).
 static ATTACHED: AtomicU8 = AtomicU8::new(0);
@@ -99,6 +108,9 @@ pub fn attach_from_env() {
     // the daemon traces: it runs pass-through.
     // SAFETY: registering a plain extern "C" handler; it only stores atomics.
     unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
+    if let Some((_, start)) = crate::stop::proc_stat(h.daemon_pid) {
+        DAEMON_START.store(start, Relaxed);
+    }
     h.preload_pid.store(std::process::id(), Relaxed);
     h.preload_attached.store(1, Release);
     MAPPING.store(base, Release);

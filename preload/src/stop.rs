@@ -12,12 +12,16 @@
 //!
 //! Slow path ([`slow`]): claim this thread's slot, publish the call, wait for
 //! commands on a shared futex with a 100 ms timeout, checking on each timeout
-//! that the daemon lives (it dead: pass-through for good).
+//! that the daemon lives (if it is gone: pass-through for good).
+//!
+//! `CMD_CONTINUE` is acknowledged once the slot says `STATE_IN_CALL`, before
+//! the call runs: a call may block for long (swap, finish, a lock of the
+//! app), and a crash inside it is then seen as a crash in that call.
 
 use crate::generated::{CLASS, invoke};
 use core::cell::Cell;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use core::sync::atomic::{AtomicU32};
+use core::sync::atomic::AtomicU32;
 use gldbg_proto::api::class;
 use gldbg_proto::shm::{self, Header, Slot};
 use rustix::thread::futex;
@@ -123,18 +127,31 @@ fn bump_stop_seq(h: &Header) {
     wake(&h.stop_seq);
 }
 
-/// Whether the daemon process is gone (no such process, or a zombie).
+/// `(state, start time)` of a process from `/proc/<pid>/stat` (None if unreadable).
+pub(crate) fn proc_stat(pid: u32) -> Option<(u8, u64)> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.iter().rposition(|&c| c == b')')? + 1..];
+    let rest = std::str::from_utf8(rest).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = *fields.next()?.as_bytes().first()?;
+    // Field 22 (starttime); `fields` now starts at field 4.
+    let start = fields.nth(18)?.parse().ok()?;
+    Some((state, start))
+}
+
+/// Whether the daemon process is gone: no such process, a zombie, or its
+/// pid now belongs to a process started at another time (pid reuse).
 fn daemon_dead(pid: u32) -> bool {
     let Some(p) = rustix::process::Pid::from_raw(pid as i32) else { return false };
-    match rustix::process::test_kill_process(p) {
-        Err(rustix::io::Errno::SRCH) => true,
-        _ => {
-            let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
-            match stat.iter().rposition(|&c| c == b')') {
-                Some(i) => matches!(stat.get(i + 2), Some(b'Z') | Some(b'X')),
-                None => stat.is_empty(),
-            }
+    if let Err(rustix::io::Errno::SRCH) = rustix::process::test_kill_process(p) {
+        return true;
+    }
+    match proc_stat(pid) {
+        Some((state, start)) => {
+            let known = crate::session::daemon_start_time();
+            state == b'Z' || state == b'X' || (known != 0 && start != known)
         }
+        None => false,
     }
 }
 
@@ -218,5 +235,32 @@ fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u
             }
             _ => ack(slot, seen, shm::STATUS_UNKNOWN_COMMAND),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_of_self_and_liveness() {
+        let me = std::process::id();
+        let (state, start) = proc_stat(me).unwrap();
+        assert!(matches!(state, b'R' | b'S'), "{}", state as char);
+        assert!(start > 0);
+        assert_eq!(proc_stat(me).unwrap().1, start);
+        assert!(!daemon_dead(me));
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let pid = gone.id();
+        gone.wait().unwrap();
+        assert!(daemon_dead(pid));
+        // A zombie (exited, not reaped) is dead too.
+        let mut zombie = std::process::Command::new("true").spawn().unwrap();
+        let t = std::time::Instant::now();
+        while proc_stat(zombie.id()).is_some_and(|(s, _)| s != b'Z') && t.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(daemon_dead(zombie.id()));
+        zombie.wait().unwrap();
     }
 }

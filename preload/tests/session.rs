@@ -324,18 +324,17 @@ struct Xvfb {
 
 impl Xvfb {
     fn start() -> Option<Xvfb> {
-        let n = 150 + std::process::id() % 100;
-        let child = Command::new("Xvfb")
-            .args([format!(":{n}").as_str(), "-screen", "0", "320x240x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
+        use std::io::BufRead as _;
+        // -displayfd 1: Xvfb picks a free display and prints its number when ready.
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
-        let sock = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-        let start = Instant::now();
-        while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take()?).read_line(&mut line).ok()?;
+        let n: u32 = line.trim().parse().ok()?;
         Some(Xvfb { child, display: format!(":{n}") })
     }
 }
@@ -455,6 +454,50 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
     for c in &stops {
         assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
     }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), plain);
+}
+
+const SUBROUTINE_DEBUG_FS: &str = "#version 400 core
+subroutine vec4 colorFn();
+subroutine(colorFn) vec4 red() { return vec4(1.0, 0.0, 0.0, 1.0); }
+subroutine(colorFn) vec4 blue() { return vec4(0.0, 0.0, 1.0, 1.0); }
+subroutine uniform colorFn pick;
+out vec4 frag;
+out vec4 dbg_value;
+out float dbg_cov;
+void main() { frag = pick(); dbg_value = pick(); dbg_cov = 1.0; }
+";
+
+const SUBROUTINE_VS: &str = "#version 400 core
+layout(location = 0) in vec2 pos;
+void main() { gl_Position = vec4(pos, 0.0, 1.0); }
+";
+
+/// glUseProgram resets subroutine selections: the step gives the debug
+/// program the app's selection, and puts the app's back afterwards (the
+/// app's second draw relies on it).
+#[test]
+fn subroutine_selection_survives_a_step() {
+    let app = build_app("subroutine", &["-lEGL"]);
+    let plain = command_for(app.clone(), None, false).output().unwrap();
+    assert!(plain.status.success());
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    assert!(plain.ends_with("right 0,0,255\n"), "{plain}");
+
+    let m = SharedMemory::create().unwrap();
+    let draw = function_id("glDrawArrays").unwrap();
+    m.set_breakpoint(draw, true);
+    let child = command_for(app, Some(&m), true).spawn().unwrap();
+    let c = wait_stop(&m, draw);
+    let (st, r, log) = fragment_step(&m, c.slot, 11, SUBROUTINE_DEBUG_FS, SUBROUTINE_VS, abi::DEPTH_STENCIL_COPY);
+    assert_eq!(st, abi::STATUS_OK, "{log}");
+    let i = 8 * 32 + 8;
+    assert_eq!(m.read_f32s(r.coverage)[i], 1.0);
+    assert_eq!(&m.read_f32s(r.values)[i * 4..i * 4 + 4], [0.0, 0.0, 1.0, 1.0], "the debug program runs the app's subroutine");
+    m.clear_breakpoints();
+    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain);

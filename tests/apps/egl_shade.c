@@ -12,6 +12,9 @@
  * --crash: after the first draw, glBufferData with a bogus data pointer
  *          ((void *)16, 1 MiB): the driver faults inside the call (SIGSEGV).
  * --subroutine: use SHADE_FS_SUBROUTINE (#version 400, subroutine(T)).
+ * --gl-error: raise GL_INVALID_ENUM (glEnable(0x1234)) before the first draw
+ *          and check after it that glGetError still reports it (exit 4 if not):
+ *          a debugger must leave the app's error state alone.
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -43,6 +46,7 @@ typedef ptrdiff_t GLsizeiptr;
 typedef ptrdiff_t GLintptr;
 
 #define GL_NO_ERROR 0
+#define GL_INVALID_ENUM 0x0500
 #define GL_TRIANGLES 0x0004
 #define GL_LESS 0x0201
 #define GL_DEPTH_TEST 0x0B71
@@ -197,15 +201,16 @@ static GLuint compile(GLenum type, const char *src) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 3, crash = 0, subroutine = 0;
+    int frames = 3, crash = 0, subroutine = 0, gl_error = 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--crash")) crash = 1;
         else if (!strcmp(argv[i], "--subroutine")) subroutine = 1;
+        else if (!strcmp(argv[i], "--gl-error")) gl_error = 1;
         else {
-            fprintf(stderr, "usage: egl_shade [--frames N] [--out FILE] [--crash] [--subroutine]\n");
+            fprintf(stderr, "usage: egl_shade [--frames N] [--out FILE] [--crash] [--subroutine] [--gl-error]\n");
             return 2;
         }
     }
@@ -285,7 +290,16 @@ int main(int argc, char **argv) {
             GLuint index = gl.GetSubroutineIndex(prog, GL_FRAGMENT_SHADER, "shadeA");
             gl.UniformSubroutinesuiv(GL_FRAGMENT_SHADER, 1, &index);
         }
+        if (gl_error && frame == 0) gl.Enable(0x1234); /* GL_INVALID_ENUM */
         gl.DrawArrays(GL_TRIANGLES, 0, 6);
+        if (gl_error && frame == 0) {
+            GLenum e = gl.GetError();
+            if (e != GL_INVALID_ENUM) {
+                fprintf(stderr, "egl_shade: expected GL_INVALID_ENUM after the first draw, got 0x%04x\n", e);
+                return 4;
+            }
+            printf("egl_shade: GL_INVALID_ENUM kept\n");
+        }
         if (crash) {
             fprintf(stderr, "egl_shade: calling glBufferData with a bogus pointer\n");
             fflush(stderr);

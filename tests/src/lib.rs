@@ -66,14 +66,25 @@ pub fn require_workspace() {
     preload();
 }
 
+/// A test app: where build.rs built it, else its copy in `target/<profile>/apps/`
+/// (for test executables moved to another machine together with that folder).
+fn app(built_at: &str, name: &str) -> PathBuf {
+    let path = PathBuf::from(built_at);
+    if path.exists() {
+        return path;
+    }
+    let copy = target_dir().join("apps").join(name);
+    if copy.exists() { copy } else { path }
+}
+
 /// The EGL surfaceless test app (built by build.rs).
 pub fn egl_shade() -> PathBuf {
-    PathBuf::from(env!("GLDBG_APP_EGL_SHADE"))
+    app(env!("GLDBG_APP_EGL_SHADE"), "egl_shade")
 }
 
 /// The GLX test app (built by build.rs); needs a display (see [`Xvfb`]).
 pub fn glx_shade() -> PathBuf {
-    PathBuf::from(env!("GLDBG_APP_GLX_SHADE"))
+    app(env!("GLDBG_APP_GLX_SHADE"), "glx_shade")
 }
 
 // ---------------------------------------------------------------------------
@@ -88,12 +99,8 @@ pub struct TempDir(PathBuf);
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "gldbg-tests-{}-{}-{}",
-            std::process::id(),
-            n,
-            tag
-        ));
+        let path =
+            std::env::temp_dir().join(format!("gldbg-tests-{}-{}-{}", std::process::id(), n, tag));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).expect("create temp dir");
         TempDir(path)
@@ -130,7 +137,15 @@ impl Xvfb {
     /// display number it picked from its stdout.
     pub fn start() -> Xvfb {
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "640x480x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -145,7 +160,10 @@ impl Xvfb {
             let _ = child.wait();
             panic!("Xvfb did not report a display number (got {line:?})");
         }
-        Xvfb { display: format!(":{number}"), child }
+        Xvfb {
+            display: format!(":{number}"),
+            child,
+        }
     }
 
     /// The value for `DISPLAY`.
@@ -186,7 +204,9 @@ pub struct Output {
 
 /// Runs `cmd` to its end (killing it after [`SESSION_LIMIT`]), capturing output.
 pub fn run_command(mut cmd: Command) -> Output {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
@@ -226,17 +246,28 @@ pub fn run_command(mut cmd: Command) -> Output {
             _ => bad.push(l.to_string()),
         }
     }
-    let output = Output { status, stdout, stderr, lines };
+    let output = Output {
+        status,
+        stdout,
+        stderr,
+        lines,
+    };
     if killed {
-        panic!("killed after {SESSION_LIMIT:?} (hang?):\n{}", output.transcript());
+        panic!(
+            "killed after {SESSION_LIMIT:?} (hang?):\n{}",
+            output.transcript()
+        );
     }
     if !bad.is_empty() {
-        panic!("stdout lines that are not JSON objects: {bad:?}\n{}", output.transcript());
+        panic!(
+            "stdout lines that are not JSON objects: {bad:?}\n{}",
+            output.transcript()
+        );
     }
     output
 }
 
-/// Where the JSON result lines of a scripted session are.
+/// Reading a scripted session's JSON lines.
 impl Output {
     /// Everything, for failure messages.
     pub fn transcript(&self) -> String {
@@ -248,7 +279,10 @@ impl Output {
 
     /// Command results: lines with a `"cmd"` key.
     pub fn results(&self) -> Vec<&Value> {
-        self.lines.iter().filter(|v| v.get("cmd").is_some()).collect()
+        self.lines
+            .iter()
+            .filter(|v| v.get("cmd").is_some())
+            .collect()
     }
 
     /// Events: lines with an `"event"` key (and no `"cmd"`).
@@ -265,9 +299,7 @@ impl Output {
             .into_iter()
             .filter(|v| v["cmd"].as_str().map(str::trim) == Some(cmd.trim()))
             .nth(n)
-            .unwrap_or_else(|| {
-                panic!("no result #{n} for command {cmd:?}:\n{}", self.transcript())
-            })
+            .unwrap_or_else(|| panic!("no result #{n} for command {cmd:?}:\n{}", self.transcript()))
     }
 
     /// The first result of the command typed exactly as `cmd`.
@@ -293,20 +325,15 @@ impl Output {
     pub fn failed(&self, cmd: &str) -> String {
         let v = self.result(cmd);
         if v["ok"] != Value::Bool(false) {
-            panic!("command {cmd:?} should have failed: {v}\n{}", self.transcript());
+            panic!(
+                "command {cmd:?} should have failed: {v}\n{}",
+                self.transcript()
+            );
         }
         v["error"]
             .as_str()
             .unwrap_or_else(|| panic!("failed {cmd:?} has no \"error\" string: {v}"))
             .to_string()
-    }
-
-    /// All lines (results and events) that mention `needle` anywhere in their JSON.
-    pub fn lines_mentioning(&self, needle: &str) -> Vec<&Value> {
-        self.lines
-            .iter()
-            .filter(|v| v.to_string().contains(needle))
-            .collect()
     }
 }
 
@@ -348,7 +375,8 @@ impl Session {
     }
 
     pub fn args<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, args: I) -> Session {
-        self.args.extend(args.into_iter().map(|s| s.as_ref().to_string()));
+        self.args
+            .extend(args.into_iter().map(|s| s.as_ref().to_string()));
         self
     }
 
@@ -452,7 +480,9 @@ pub fn line_columns(message: &str) -> Vec<(u32, u32)> {
 /// punctuation stripped).
 pub fn paths_in(message: &str) -> Vec<PathBuf> {
     message
-        .split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`' || c == '(' || c == ')')
+        .split(|c: char| {
+            c.is_whitespace() || c == '\'' || c == '"' || c == '`' || c == '(' || c == ')'
+        })
         .filter(|w| w.starts_with('/'))
         .map(|w| w.trim_end_matches([',', ';', ':', '.', ')', ']']))
         .map(PathBuf::from)
@@ -500,7 +530,9 @@ pub fn shader_source(name: &str) -> String {
         .unwrap_or_else(|| panic!("{name} not in shade_common.h"));
     let mut src = String::new();
     for line in SHADE_COMMON_H[start..].lines().skip(1) {
-        let (Some(a), Some(b)) = (line.find('"'), line.rfind('"')) else { break };
+        let (Some(a), Some(b)) = (line.find('"'), line.rfind('"')) else {
+            break;
+        };
         if b > a {
             src.push_str(&line[a + 1..b].replace("\\n", "\n"));
         }
@@ -560,7 +592,14 @@ pub fn shade(x: u32, y: u32, gain: f32) -> Shade {
         }
     }
     let v = acc * 0.5;
-    Shade { p, acc_at, t, takes_if, acc, v }
+    Shade {
+        p,
+        acc_at,
+        t,
+        takes_if,
+        acc,
+        v,
+    }
 }
 
 /// The colour the app writes for window pixel (x, y) in frame `frame`, as RGBA8
@@ -572,7 +611,12 @@ pub fn frame_pixel(x: u32, y: u32, frame: u32) -> [u8; 4] {
     let s = shade(x, y, gain(frame));
     let fract = s.v - s.v.floor();
     let unorm = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
-    [unorm(fract), unorm(s.p[0] / 64.0), unorm(s.p[1] / 48.0), 255]
+    [
+        unorm(fract),
+        unorm(s.p[0] / 64.0),
+        unorm(s.p[1] / 48.0),
+        255,
+    ]
 }
 
 /// (min, max) of `v` over covered fragments.
@@ -594,7 +638,12 @@ pub fn v_range(frame: u32) -> (f32, f32) {
 /// Reads an app's `--out` file: W*H RGBA8 pixels, rows bottom-up.
 pub fn read_frame(path: &Path) -> Vec<u8> {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    assert_eq!(data.len(), (W * H * 4) as usize, "{} has the wrong size", path.display());
+    assert_eq!(
+        data.len(),
+        (W * H * 4) as usize,
+        "{} has the wrong size",
+        path.display()
+    );
     data
 }
 
@@ -612,8 +661,111 @@ pub fn run_native(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Output
         cmd.env(k, v);
     }
     let out = run_command(cmd);
-    assert!(out.status.success(), "{} failed natively:\n{}", program.display(), out.transcript());
+    assert!(
+        out.status.success(),
+        "{} failed natively:\n{}",
+        program.display(),
+        out.transcript()
+    );
     out
+}
+
+// ---------------------------------------------------------------------------
+// Image files written by `dump`
+
+/// A decoded PNG as RGBA8, rows top-down.
+pub struct Rgba8Image {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<[u8; 4]>,
+}
+
+impl Rgba8Image {
+    /// The pixel at window coordinates (x, y), origin bottom-left.
+    pub fn at_window(&self, x: u32, y: u32) -> [u8; 4] {
+        self.pixels[((self.height - 1 - y) * self.width + x) as usize]
+    }
+}
+
+/// Decodes an 8-bit PNG of any colour type into RGBA8.
+pub fn decode_png(path: &Path) -> Rgba8Image {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder
+        .read_info()
+        .unwrap_or_else(|e| panic!("{} is not a PNG: {e}", path.display()));
+    let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut buf).expect("PNG frame");
+    assert_eq!(
+        info.bit_depth,
+        png::BitDepth::Eight,
+        "{}: 8-bit expected",
+        path.display()
+    );
+    let n = (info.width * info.height) as usize;
+    let pixels = (0..n)
+        .map(|i| match info.color_type {
+            png::ColorType::Rgba => [buf[i * 4], buf[i * 4 + 1], buf[i * 4 + 2], buf[i * 4 + 3]],
+            png::ColorType::Rgb => [buf[i * 3], buf[i * 3 + 1], buf[i * 3 + 2], 255],
+            png::ColorType::Grayscale => [buf[i], buf[i], buf[i], 255],
+            png::ColorType::GrayscaleAlpha => [buf[i * 2], buf[i * 2], buf[i * 2], buf[i * 2 + 1]],
+            png::ColorType::Indexed => unreachable!("EXPAND turns palettes into RGB(A)"),
+        })
+        .collect();
+    Rgba8Image {
+        width: info.width,
+        height: info.height,
+        pixels,
+    }
+}
+
+/// A float32 `.npy` file: its shape and data (C order).
+pub struct Npy {
+    pub shape: Vec<usize>,
+    pub data: Vec<f32>,
+}
+
+/// Reads a little-endian float32 `.npy` (version 1 or 2).
+pub fn read_npy(path: &Path) -> Npy {
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    assert!(
+        b.starts_with(b"\x93NUMPY"),
+        "{}: not an .npy file",
+        path.display()
+    );
+    let (header_len, start) = match b[6] {
+        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10),
+        _ => (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12),
+    };
+    let header = std::str::from_utf8(&b[start..start + header_len]).expect("npy header");
+    assert!(
+        header.contains("'descr': '<f4'"),
+        "float32 expected: {header}"
+    );
+    assert!(
+        header.contains("'fortran_order': False"),
+        "C order expected: {header}"
+    );
+    let shape_start = header.find("'shape': (").expect("shape") + "'shape': (".len();
+    let shape_end = shape_start + header[shape_start..].find(')').unwrap();
+    let shape: Vec<usize> = header[shape_start..shape_end]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let data: Vec<f32> = b[start + header_len..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(
+        data.len(),
+        shape.iter().product::<usize>(),
+        "{}: data size",
+        path.display()
+    );
+    Npy { shape, data }
 }
 
 #[cfg(test)]
@@ -658,81 +810,10 @@ mod tests {
         assert_eq!(line_columns("at 0:3:1"), vec![(0, 3), (3, 1)]);
         assert_eq!(
             paths_in("saved /tmp/a/b.frag and '/tmp/a/log.txt'."),
-            vec![PathBuf::from("/tmp/a/b.frag"), PathBuf::from("/tmp/a/log.txt")]
+            vec![
+                PathBuf::from("/tmp/a/b.frag"),
+                PathBuf::from("/tmp/a/log.txt")
+            ]
         );
     }
-}
-
-// ---------------------------------------------------------------------------
-// Image files written by `dump`
-
-/// A decoded PNG as RGBA8, rows top-down.
-pub struct Rgba8Image {
-    pub width: u32,
-    pub height: u32,
-    pub pixels: Vec<[u8; 4]>,
-}
-
-impl Rgba8Image {
-    /// The pixel at window coordinates (x, y), origin bottom-left.
-    pub fn at_window(&self, x: u32, y: u32) -> [u8; 4] {
-        self.pixels[((self.height - 1 - y) * self.width + x) as usize]
-    }
-}
-
-/// Decodes an 8-bit PNG of any colour type into RGBA8.
-pub fn decode_png(path: &Path) -> Rgba8Image {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
-    decoder.set_transformations(png::Transformations::EXPAND);
-    let mut reader = decoder
-        .read_info()
-        .unwrap_or_else(|e| panic!("{} is not a PNG: {e}", path.display()));
-    let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
-    let info = reader.next_frame(&mut buf).expect("PNG frame");
-    assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}: 8-bit expected", path.display());
-    let n = (info.width * info.height) as usize;
-    let pixels = (0..n)
-        .map(|i| match info.color_type {
-            png::ColorType::Rgba => [buf[i * 4], buf[i * 4 + 1], buf[i * 4 + 2], buf[i * 4 + 3]],
-            png::ColorType::Rgb => [buf[i * 3], buf[i * 3 + 1], buf[i * 3 + 2], 255],
-            png::ColorType::Grayscale => [buf[i], buf[i], buf[i], 255],
-            png::ColorType::GrayscaleAlpha => [buf[i * 2], buf[i * 2], buf[i * 2], buf[i * 2 + 1]],
-            png::ColorType::Indexed => unreachable!("EXPAND turns palettes into RGB(A)"),
-        })
-        .collect();
-    Rgba8Image { width: info.width, height: info.height, pixels }
-}
-
-/// A float32 `.npy` file: its shape and data (C order).
-pub struct Npy {
-    pub shape: Vec<usize>,
-    pub data: Vec<f32>,
-}
-
-/// Reads a little-endian float32 `.npy` (version 1 or 2).
-pub fn read_npy(path: &Path) -> Npy {
-    let b = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    assert!(b.starts_with(b"\x93NUMPY"), "{}: not an .npy file", path.display());
-    let (header_len, start) = match b[6] {
-        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10),
-        _ => (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12),
-    };
-    let header = std::str::from_utf8(&b[start..start + header_len]).expect("npy header");
-    assert!(header.contains("'descr': '<f4'"), "float32 expected: {header}");
-    assert!(header.contains("'fortran_order': False"), "C order expected: {header}");
-    let shape_start = header.find("'shape': (").expect("shape") + "'shape': (".len();
-    let shape_end = shape_start + header[shape_start..].find(')').unwrap();
-    let shape: Vec<usize> = header[shape_start..shape_end]
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let data: Vec<f32> = b[start + header_len..]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    assert_eq!(data.len(), shape.iter().product::<usize>(), "{}: data size", path.display());
-    Npy { shape, data }
 }

@@ -9,7 +9,12 @@ use gldbg_tests::*;
 #[track_caller]
 fn assert_exited_0(out: &Output, r: &Value) {
     assert_eq!(r["state"], "exited", "{r}\n{}", out.transcript());
-    assert_eq!(r["exited"]["code"], 0, "the app goes on and exits with 0: {r}\n{}", out.transcript());
+    assert_eq!(
+        r["exited"]["code"],
+        0,
+        "the app goes on and exits with 0: {r}\n{}",
+        out.transcript()
+    );
 }
 
 #[test]
@@ -27,12 +32,22 @@ fn missing_program_is_a_clear_error_with_exit_1() {
         }
         cmd.arg("-x").arg(&script).arg("--").arg(&missing);
         let out = run_command(cmd);
-        assert_eq!(out.status.code(), Some(1), "exit status 1:\n{}", out.transcript());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "exit status 1:\n{}",
+            out.transcript()
+        );
         let all = format!("{}\n{}", out.stdout, out.stderr);
-        assert!(all.contains(missing.to_str().unwrap()), "the message names the program:\n{all}");
+        assert!(
+            all.contains(missing.to_str().unwrap()),
+            "the message names the program:\n{all}"
+        );
         let lower = all.to_lowercase();
         assert!(
-            lower.contains("no such") || lower.contains("not found") || lower.contains("does not exist"),
+            lower.contains("no such")
+                || lower.contains("not found")
+                || lower.contains("does not exist"),
             "the message says what is wrong:\n{all}"
         );
         assert!(!lower.contains("panicked"), "no panic:\n{all}");
@@ -60,7 +75,12 @@ delete
 continue
 ";
     let out = Session::new(egl_shade(), script).run(&dir);
-    assert_eq!(out.status.code(), Some(1), "a command failed, so --batch exits 1:\n{}", out.transcript());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a command failed, so --batch exits 1:\n{}",
+        out.transcript()
+    );
 
     for n in 0..2 {
         let err = out.result_n("debug fragment", n);
@@ -68,7 +88,10 @@ continue
         assert!(!err["error"].as_str().unwrap_or("").is_empty(), "{err}");
         let before = out.ok_n("info call", 2 * n);
         let after = out.ok_n("info call", 2 * n + 1);
-        assert_eq!(before["function"], after["function"], "still at the same call");
+        assert_eq!(
+            before["function"], after["function"],
+            "still at the same call"
+        );
         assert_eq!(before["call"], after["call"], "still at the same call");
         assert_eq!(before["args"], after["args"], "still at the same call");
     }
@@ -78,7 +101,11 @@ continue
     let step = out.ok("step");
     assert_eq!(step["state"], "stopped", "{step}");
     let next_call = out.ok_n("info call", 4);
-    assert_ne!(next_call["call"], out.ok_n("info call", 3)["call"], "step moved on by one call");
+    assert_ne!(
+        next_call["call"],
+        out.ok_n("info call", 3)["call"],
+        "step moved on by one call"
+    );
     assert_exited_0(&out, out.ok_n("continue", 1));
 }
 
@@ -89,13 +116,21 @@ fn shader_glsl_lang_cannot_parse_gives_line_column_and_the_app_goes_on() {
     let path = dir.join("frame.raw");
     let script = "break draw\ncontinue\ndebug fragment\ninfo call\ndelete\ncontinue\n";
     let out = Session::new(egl_shade(), script)
-        .args(["--subroutine", "--frames", "2", "--out", path.to_str().unwrap()])
+        .args([
+            "--subroutine",
+            "--frames",
+            "2",
+            "--out",
+            path.to_str().unwrap(),
+        ])
         .run(&dir);
     assert_eq!(out.ok("continue")["stopped"]["function"], "glDrawArrays");
     let err = out.failed("debug fragment");
     let positions = line_columns(&err);
     assert!(
-        positions.iter().any(|&(l, c)| l == lines::SUBROUTINE && c >= 1),
+        positions
+            .iter()
+            .any(|&(l, c)| l == lines::SUBROUTINE && c >= 1),
         "the error gives line:column of the `subroutine(ShadeFn)` syntax (line 3): {err}"
     );
     // The session is unchanged and the app goes on to a normal exit.
@@ -121,23 +156,41 @@ fn debug_shader_rejected_by_the_driver_is_saved_and_the_app_goes_on() {
         .run(&dir);
     let err = out.failed("print vec2(1.0) + vec3(1.0)");
     let files: Vec<_> = paths_in(&err).into_iter().filter(|p| p.is_file()).collect();
-    assert!(files.len() >= 2, "the error names the generated source and the driver log, files that exist: {err}");
-    let texts: Vec<String> = files.iter().map(|p| std::fs::read_to_string(p).unwrap_or_default()).collect();
     assert!(
-        texts.iter().any(|t| t.contains("#version") && t.contains("void main")),
+        files.len() >= 2,
+        "the error names the generated source and the driver log, files that exist: {err}"
+    );
+    let texts: Vec<String> = files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("#version") && t.contains("void main")),
         "one file holds the generated shader: {files:?}"
     );
     assert!(
-        texts.iter().any(|t| !t.contains("void main") && !t.trim().is_empty()),
+        texts
+            .iter()
+            .any(|t| !t.contains("void main") && !t.trim().is_empty()),
         "one file holds the driver's log: {files:?}"
     );
     // The session goes on: the shader is still being debugged...
     let v = out.ok("print v @ 20,20");
-    assert_close(scalar(v), shade(20, 20, gain(0)).v as f64, 1e-5, "v @ 20,20");
+    assert_close(
+        scalar(v),
+        shade(20, 20, gain(0)).v as f64,
+        1e-5,
+        "v @ 20,20",
+    );
     // ...and the app runs to its normal end with its normal frame.
     assert_exited_0(&out, out.ok_n("continue", 2));
     run_native(&egl_shade(), &["--out", native.to_str().unwrap()], &[]);
-    assert!(read_frame(&path) == read_frame(&native), "frame differs from a native run");
+    assert!(
+        read_frame(&path) == read_frame(&native),
+        "frame differs from a native run"
+    );
     for f in &files {
         let _ = std::fs::remove_file(f);
         if let Some(parent) = f.parent() {
@@ -159,15 +212,30 @@ continue
 info breakpoints
 info call
 ";
-    let out = Session::new(egl_shade(), script).args(["--crash", "--frames", "1"]).run(&dir);
-    assert!(out.status.code().is_some(), "gldbg itself did not die of a signal:\n{}", out.transcript());
+    let out = Session::new(egl_shade(), script)
+        .args(["--crash", "--frames", "1"])
+        .run(&dir);
+    assert!(
+        out.status.code().is_some(),
+        "gldbg itself did not die of a signal:\n{}",
+        out.transcript()
+    );
 
     // The first glBufferData uploads the quad; the second is the bogus one.
     let bogus = out.ok_n("continue", 1);
     assert_eq!(bogus["stopped"]["function"], "glBufferData", "{bogus}");
     let call = out.ok_n("info call", 0);
-    let size = call["args"].as_array().unwrap().iter().find(|a| a["name"] == "size").cloned();
-    assert_eq!(size.map(|a| a["raw"].clone()), Some(serde_json::json!(1 << 20)), "{call}");
+    let size = call["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "size")
+        .cloned();
+    assert_eq!(
+        size.map(|a| a["raw"].clone()),
+        Some(serde_json::json!(1 << 20)),
+        "{call}"
+    );
 
     // Continuing into the crash: a crash report with the signal and the call in flight.
     let crash = out.result_n("continue", 2);
@@ -182,20 +250,114 @@ info call
     };
     assert_eq!(report["signal"], 11, "{report}");
     assert_eq!(report["signal_name"], "SIGSEGV", "{report}");
-    assert_eq!(report["call"]["function"], "glBufferData", "the GL call in flight: {report}");
-    assert_eq!(report["in_call"], true, "the crash happened inside glBufferData: {report}");
+    assert_eq!(
+        report["call"]["function"], "glBufferData",
+        "the GL call in flight: {report}"
+    );
+    assert_eq!(
+        report["in_call"], true,
+        "the crash happened inside glBufferData: {report}"
+    );
     let fault = report["fault_address"].as_u64().unwrap_or(0);
     assert!(
         (16..16 + (1 << 20)).contains(&fault),
         "the fault address lies in the bogus source range [0x10, 0x10 + 1 MiB): {fault:#x}"
     );
-    let crashed_events: Vec<_> = out.events().into_iter().filter(|e| e["event"] == "crashed").collect();
-    assert!(!crashed_events.is_empty(), "a `crashed` event:\n{}", out.transcript());
+    let crashed_events: Vec<_> = out
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "crashed")
+        .collect();
+    assert!(
+        !crashed_events.is_empty(),
+        "a `crashed` event:\n{}",
+        out.transcript()
+    );
     assert_eq!(crashed_events[0]["call"]["function"], "glBufferData");
 
     // The daemon stays up and answers.
     let bps = out.ok("info breakpoints");
-    assert_eq!(bps["breakpoints"][0]["description"].as_str().map(|d| d.contains("glBufferData")), Some(true), "{bps}");
+    assert_eq!(
+        bps["breakpoints"][0]["description"]
+            .as_str()
+            .map(|d| d.contains("glBufferData")),
+        Some(true),
+        "{bps}"
+    );
     // A command that needs a live app fails cleanly.
     assert_eq!(out.result_n("info call", 1)["ok"], false);
+}
+
+#[test]
+fn bad_commands_fail_cleanly_and_the_session_goes_on() {
+    require_workspace();
+    let dir = TempDir::new("bad-commands");
+    let script = format!(
+        "frobnicate\nbreak draw\ncontinue\nprint v\ndebug fragment\nbreak 999\nbreak 0\n\
+         break {ret}\ncontinue\nprint v @ 1000,1000\nprint v @ 64,48\nprint v @ x\n\
+         print v @ 20,20\nend\ndelete\ncontinue\n",
+        ret = lines::RETURN
+    );
+    let out = Session::new(egl_shade(), &script).run(&dir);
+    assert_eq!(out.status.code(), Some(1), "{}", out.transcript());
+    for cmd in [
+        "frobnicate",
+        "print v",
+        "break 999",
+        "break 0",
+        "print v @ 1000,1000",
+        "print v @ 64,48",
+        "print v @ x",
+    ] {
+        let err = out.failed(cmd);
+        assert!(
+            !err.is_empty() && !err.to_lowercase().contains("panic"),
+            "{cmd}: {err}"
+        );
+    }
+    assert!(
+        out.failed("print v @ 64,48").contains("64x48"),
+        "names the framebuffer size"
+    );
+    assert_close(
+        scalar(out.ok("print v @ 20,20")),
+        shade(20, 20, gain(0)).v as f64,
+        1e-5,
+        "v @ 20,20",
+    );
+    assert_exited_0(&out, out.ok_n("continue", 2));
+}
+
+#[test]
+fn programs_that_cannot_start_or_fail_are_reported() {
+    require_workspace();
+    let dir = TempDir::new("cannot-start");
+    let script = dir.join("c.gldbg");
+    std::fs::write(&script, "continue\n").unwrap();
+    // Not an executable: exit 1 with the reason.
+    let not_exe = dir.join("not-an-executable");
+    std::fs::write(&not_exe, "hello\n").unwrap();
+    let mut cmd = Command::new(gldbg());
+    cmd.args(["run", "--batch", "--json", "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(&not_exe);
+    let out = run_command(cmd);
+    assert_eq!(out.status.code(), Some(1), "{}", out.transcript());
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(all.contains(not_exe.to_str().unwrap()), "{all}");
+    // An app that exits with status 2 before any GL call (bad arguments).
+    let out = Session::new(egl_shade(), "continue\n")
+        .args(["--no-such-option"])
+        .run(&dir);
+    let exit = out
+        .lines
+        .iter()
+        .find(|v| v.get("exited").is_some() || v["event"] == "exited")
+        .unwrap_or_else(|| panic!("no exit reported:\n{}", out.transcript()));
+    let code = exit
+        .get("exited")
+        .map(|e| e["code"].clone())
+        .unwrap_or_else(|| exit["code"].clone());
+    assert_eq!(code, 2, "{exit}");
 }

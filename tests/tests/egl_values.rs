@@ -15,7 +15,10 @@ const TOL: f64 = 1e-5;
 fn check_print(out: &Output, cmd: &str, n: usize, want: &[f64], ty: &str) {
     let r = out.ok_n(cmd, n);
     assert_eq!(r["type"], ty, "{cmd}: {r}");
-    assert_eq!(r["reached"], true, "{cmd}: the pixel should reach this step: {r}");
+    assert_eq!(
+        r["reached"], true,
+        "{cmd}: the pixel should reach this step: {r}"
+    );
     let got = values(r);
     assert_eq!(got.len(), want.len(), "{cmd}: {r}");
     for (g, w) in got.iter().zip(want) {
@@ -31,7 +34,8 @@ fn check_print(out: &Output, cmd: &str, n: usize, want: &[f64], ty: &str) {
 fn locals_after_the_loop_match_the_cpu() {
     require_workspace();
     let dir = TempDir::new("egl-values");
-    let mut script = String::from("break draw\ncontinue\ninfo call\ninfo program\ndebug fragment\n");
+    let mut script =
+        String::from("break draw\ncontinue\ninfo call\ninfo program\ndebug fragment\n");
     script += &format!("break {}\ncontinue\n", lines::RETURN);
     for &(x, y) in PIXELS {
         script += &format!("print v @ {x},{y}\nprint acc @ {x},{y}\nprint p @ {x},{y}\n");
@@ -52,22 +56,40 @@ fn locals_after_the_loop_match_the_cpu() {
 
     // The program's shaders, as the app gave them to glShaderSource.
     let program = out.ok("info program");
-    let shaders = program["shaders"].as_array().unwrap_or_else(|| panic!("{program}"));
+    let shaders = program["shaders"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{program}"));
     let fragment = shaders
         .iter()
         .find(|s| s["stage"] == "fragment")
         .unwrap_or_else(|| panic!("no fragment shader: {program}"));
-    assert_eq!(fragment["source"], shader_source("SHADE_FS").as_str(), "{fragment}");
+    assert_eq!(
+        fragment["source"],
+        shader_source("SHADE_FS").as_str(),
+        "{fragment}"
+    );
     let vertex = shaders.iter().find(|s| s["stage"] == "vertex").unwrap();
-    assert_eq!(vertex["source"], shader_source("SHADE_VS").as_str(), "{vertex}");
+    assert_eq!(
+        vertex["source"],
+        shader_source("SHADE_VS").as_str(),
+        "{vertex}"
+    );
     let uniforms = program["uniforms"].as_array().unwrap();
-    assert!(uniforms.iter().any(|u| u["name"] == "u_gain" && u["type"] == "float"), "{program}");
+    assert!(
+        uniforms
+            .iter()
+            .any(|u| u["name"] == "u_gain" && u["type"] == "float"),
+        "{program}"
+    );
 
     // `debug fragment` stops at the first step of main.
     let first = out.ok("debug fragment");
     assert_eq!(first["stage"], "fragment", "{first}");
     assert_eq!(first["function"], "main", "{first}");
-    assert_eq!(first["line"], 18, "first step is `vec2 p = gl_FragCoord.xy;`: {first}");
+    assert_eq!(
+        first["line"], 18,
+        "first step is `vec2 p = gl_FragCoord.xy;`: {first}"
+    );
     assert_eq!(first["reached"], COVERED, "{first}");
 
     // `continue` runs to the shader breakpoint at `return v;` in shade().
@@ -82,9 +104,27 @@ fn locals_after_the_loop_match_the_cpu() {
     let gain = gain(0);
     for &(x, y) in PIXELS {
         let s = shade(x, y, gain);
-        check_print(&out, &format!("print v @ {x},{y}"), 0, &[s.v as f64], "float");
-        check_print(&out, &format!("print acc @ {x},{y}"), 0, &[s.acc as f64], "float");
-        check_print(&out, &format!("print p @ {x},{y}"), 0, &[s.p[0] as f64, s.p[1] as f64], "vec2");
+        check_print(
+            &out,
+            &format!("print v @ {x},{y}"),
+            0,
+            &[s.v as f64],
+            "float",
+        );
+        check_print(
+            &out,
+            &format!("print acc @ {x},{y}"),
+            0,
+            &[s.acc as f64],
+            "float",
+        );
+        check_print(
+            &out,
+            &format!("print p @ {x},{y}"),
+            0,
+            &[s.p[0] as f64, s.p[1] as f64],
+            "vec2",
+        );
         let r = out.ok(&format!("print v @ {x},{y}"));
         assert_eq!(r["invocation"], serde_json::json!({"x": x, "y": y}), "{r}");
     }
@@ -105,7 +145,10 @@ fn loop_locals_per_iteration_match_the_cpu() {
         &[(40, 30), (50, 13), (33, 24)],
         &[(50, 13), (55, 35)],
     ];
-    let mut script = format!("break draw\ncontinue\ndebug fragment\nbreak {}\n", lines::ACC_ADD);
+    let mut script = format!(
+        "break draw\ncontinue\ndebug fragment\nbreak {}\n",
+        lines::ACC_ADD
+    );
     for pixels in pixels_per_iteration {
         script += "continue\n";
         for &(x, y) in pixels {
@@ -129,7 +172,11 @@ fn loop_locals_per_iteration_match_the_cpu() {
     for (iteration, pixels) in pixels_per_iteration.iter().enumerate() {
         let n = next("continue");
         let stop = out.ok_n("continue", n);
-        assert_eq!(stop["line"], lines::ACC_ADD, "iteration {iteration}: {stop}");
+        assert_eq!(
+            stop["line"],
+            lines::ACC_ADD,
+            "iteration {iteration}: {stop}"
+        );
         assert_eq!(stop["function"], "shade", "{stop}");
         assert_eq!(
             stop["iterations"],
@@ -141,7 +188,10 @@ fn loop_locals_per_iteration_match_the_cpu() {
             .filter(|&x| x as f32 + 0.5 > 16.0 * iteration as f32)
             .count()
             * 24;
-        assert_eq!(stop["reached"], want_reached, "iteration {iteration}: {stop}");
+        assert_eq!(
+            stop["reached"], want_reached,
+            "iteration {iteration}: {stop}"
+        );
 
         for &(x, y) in pixels.iter() {
             let s = shade(x, y, gain);
@@ -150,17 +200,40 @@ fn loop_locals_per_iteration_match_the_cpu() {
             let cmd_acc = format!("print acc @ {x},{y}");
             let cmd_t = format!("print t @ {x},{y}");
             check_print(&out, &cmd_i, next(&cmd_i), &[iteration as f64], "int");
-            check_print(&out, &cmd_acc, next(&cmd_acc), &[s.acc_at[iteration] as f64], "float");
-            check_print(&out, &cmd_t, next(&cmd_t), &[s.t[iteration] as f64], "float");
+            check_print(
+                &out,
+                &cmd_acc,
+                next(&cmd_acc),
+                &[s.acc_at[iteration] as f64],
+                "float",
+            );
+            check_print(
+                &out,
+                &cmd_t,
+                next(&cmd_t),
+                &[s.t[iteration] as f64],
+                "float",
+            );
         }
         let cmd = "print acc @ 20,20";
         let r = out.ok_n(cmd, next(cmd));
         if iteration < 2 {
             assert_eq!(r["reached"], true, "{r}");
-            assert_close(scalar(r), shade(20, 20, gain).acc_at[iteration] as f64, TOL, cmd);
+            assert_close(
+                scalar(r),
+                shade(20, 20, gain).acc_at[iteration] as f64,
+                TOL,
+                cmd,
+            );
         } else {
-            assert_eq!(r["reached"], false, "(20,20) takes the else branch in iteration {iteration}: {r}");
-            assert!(r.get("value").is_none() || r["value"].as_array().is_some_and(|a| a.is_empty()), "{r}");
+            assert_eq!(
+                r["reached"], false,
+                "(20,20) takes the else branch in iteration {iteration}: {r}"
+            );
+            assert!(
+                r.get("value").is_none() || r["value"].as_array().is_some_and(|a| a.is_empty()),
+                "{r}"
+            );
         }
         // Summary of the loop counter: every reaching fragment has i == iteration.
         let r = out.ok_n("print i", next("print i"));
@@ -182,11 +255,25 @@ fn break_at_the_nth_draw_sees_that_frames_uniform() {
         "break draw 2\ncontinue\ninfo breakpoints\ndebug fragment\nbreak {}\ncontinue\nprint v @ 40,30\nprint acc @ 55,35\n",
         lines::RETURN
     );
-    let out = Session::new(egl_shade(), &script).args(["--frames", "3"]).run(&dir);
+    let out = Session::new(egl_shade(), &script)
+        .args(["--frames", "3"])
+        .run(&dir);
     let stop = out.ok("continue");
     assert_eq!(stop["stopped"]["function"], "glDrawArrays", "{stop}");
     assert_eq!(stop["stopped"]["draw"], 2, "{stop}");
     // u_gain of frame 1 is 0.015.
-    check_print(&out, "print v @ 40,30", 0, &[shade(40, 30, gain(1)).v as f64], "float");
-    check_print(&out, "print acc @ 55,35", 0, &[shade(55, 35, gain(1)).acc as f64], "float");
+    check_print(
+        &out,
+        "print v @ 40,30",
+        0,
+        &[shade(40, 30, gain(1)).v as f64],
+        "float",
+    );
+    check_print(
+        &out,
+        "print acc @ 55,35",
+        0,
+        &[shade(55, 35, gain(1)).acc as f64],
+        "float",
+    );
 }

@@ -6,7 +6,11 @@ use gldbg_tests::*;
 
 fn native_frame(dir: &TempDir) -> Vec<u8> {
     let path = dir.join("native.raw");
-    run_native(&egl_shade(), &["--frames", "3", "--out", path.to_str().unwrap()], &[]);
+    run_native(
+        &egl_shade(),
+        &["--frames", "3", "--out", path.to_str().unwrap()],
+        &[],
+    );
     read_frame(&path)
 }
 
@@ -14,7 +18,12 @@ fn native_frame(dir: &TempDir) -> Vec<u8> {
 fn assert_exited_0(out: &Output, cmd: &str, n: usize) {
     let r = out.ok_n(cmd, n);
     assert_eq!(r["state"], "exited", "{r}\n{}", out.transcript());
-    assert_eq!(r["exited"]["code"], 0, "the app exits with 0: {r}\n{}", out.transcript());
+    assert_eq!(
+        r["exited"]["code"],
+        0,
+        "the app exits with 0: {r}\n{}",
+        out.transcript()
+    );
 }
 
 #[track_caller]
@@ -98,10 +107,19 @@ continue
     );
     // One step on: back in main at `frag = ...;`, where s holds shade()'s result.
     assert_eq!(out.ok("step")["line"], lines::FRAG);
-    assert_close(scalar(out.ok("print s @ 20,20")), shade(20, 20, gain(0)).v as f64, 1e-5, "s @ 20,20");
+    assert_close(
+        scalar(out.ok("print s @ 20,20")),
+        shade(20, 20, gain(0)).v as f64,
+        1e-5,
+        "s @ 20,20",
+    );
     assert_eq!(out.ok("print s")["summary"]["count"], COVERED);
     out.ok("end");
-    assert_eq!(out.ok_n("continue", 2)["stopped"]["draw"], 2, "continue after `end` runs the app");
+    assert_eq!(
+        out.ok_n("continue", 2)["stopped"]["draw"],
+        2,
+        "continue after `end` runs the app"
+    );
     assert_eq!(out.ok_n("continue", 3)["stopped"]["draw"], 3);
     assert_close(
         scalar(out.ok("print acc @ 40,30")),
@@ -118,7 +136,43 @@ continue
     out.ok(&format!("dump v {}", dump.display()));
     assert!(dump.exists());
     assert_exited_0(&out, "continue", 6);
-    assert!(out.status.success(), "every command succeeded:\n{}", out.transcript());
+    assert!(
+        out.status.success(),
+        "every command succeeded:\n{}",
+        out.transcript()
+    );
 
-    assert_same_frame(&native, &read_frame(&path), "native vs after debug sessions");
+    assert_same_frame(
+        &native,
+        &read_frame(&path),
+        "native vs after debug sessions",
+    );
+}
+
+/// The app's GL error state survives a debug session at the draw: the app
+/// raised GL_INVALID_ENUM before the draw and reads it back after (it exits
+/// with 4 if the debugger swallowed or replaced it).
+#[test]
+fn gl_error_state_survives_a_debug_session() {
+    require_workspace();
+    let dir = TempDir::new("ident-error");
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment\nbreak {}\ncontinue\nprint v @ 20,20\nprint v\nend\ndelete\ncontinue\n",
+        lines::RETURN
+    );
+    let out = Session::new(egl_shade(), &script)
+        .args(["--gl-error"])
+        .run(&dir);
+    assert_close(
+        scalar(out.ok("print v @ 20,20")),
+        shade(20, 20, gain(0)).v as f64,
+        1e-5,
+        "v @ 20,20",
+    );
+    assert_exited_0(&out, "continue", 2);
+    assert!(
+        out.stdout.contains("GL_INVALID_ENUM kept"),
+        "{}",
+        out.transcript()
+    );
 }

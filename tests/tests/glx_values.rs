@@ -61,5 +61,8 @@ fn glx_app_under_xvfb() {
     assert_eq!(end["state"], "exited", "{end}");
     assert_eq!(end["exited"]["code"], 0, "{end}\n{}", out.transcript());
     assert!(out.status.success(), "{}", out.transcript());
-    assert!(read_frame(&native) == read_frame(&debugged), "GLX frame differs after debugging");
+    assert!(
+        read_frame(&native) == read_frame(&debugged),
+        "GLX frame differs after debugging"
+    );
 }

@@ -13,7 +13,10 @@ fn check_frame_against_reference(frame: &[u8], frame_index: u32, what: &str) {
                 for c in 0..4 {
                     let d = (got[c] as i32 - want[c] as i32).abs();
                     worst = worst.max(d);
-                    assert!(d <= 1, "{what}: pixel ({x},{y}) is {got:?}, CPU reference {want:?}");
+                    assert!(
+                        d <= 1,
+                        "{what}: pixel ({x},{y}) is {got:?}, CPU reference {want:?}"
+                    );
                 }
             } else {
                 assert_eq!(got, CLEAR_RGBA8, "{what}: uncovered pixel ({x},{y})");
@@ -30,10 +33,19 @@ fn egl_shade_renders_the_reference_frame() {
         let out = dir.join(&format!("egl-{frames}.raw"));
         let run = run_native(
             &egl_shade(),
-            &["--frames", &frames.to_string(), "--out", out.to_str().unwrap()],
+            &[
+                "--frames",
+                &frames.to_string(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
             &[],
         );
-        assert!(run.stdout.contains(&format!("{frames} frames")), "{}", run.transcript());
+        assert!(
+            run.stdout.contains(&format!("{frames} frames")),
+            "{}",
+            run.transcript()
+        );
         check_frame_against_reference(&read_frame(&out), frames - 1, "egl_shade");
     }
 }
@@ -59,7 +71,12 @@ fn egl_shade_crash_variant_segfaults() {
     cmd.args(["--crash", "--frames", "1"]);
     let out = run_command(cmd);
     use std::os::unix::process::ExitStatusExt;
-    assert_eq!(out.status.signal(), Some(11), "expected SIGSEGV:\n{}", out.transcript());
+    assert_eq!(
+        out.status.signal(),
+        Some(11),
+        "expected SIGSEGV:\n{}",
+        out.transcript()
+    );
     assert!(out.stderr.contains("glBufferData"), "{}", out.transcript());
 }
 
@@ -69,7 +86,11 @@ fn glx_shade_renders_the_same_frame_under_xvfb() {
     let xvfb = Xvfb::start();
     let glx = dir.join("glx.raw");
     let egl = dir.join("egl.raw");
-    run_native(&glx_shade(), &["--out", glx.to_str().unwrap()], &[("DISPLAY", xvfb.display())]);
+    run_native(
+        &glx_shade(),
+        &["--out", glx.to_str().unwrap()],
+        &[("DISPLAY", xvfb.display())],
+    );
     run_native(&egl_shade(), &["--out", egl.to_str().unwrap()], &[]);
     let glx = read_frame(&glx);
     check_frame_against_reference(&glx, 2, "glx_shade");
@@ -103,13 +124,31 @@ fn egl_shade_reaches_gl_only_through_eglgetprocaddress() {
     let syms = imports(&egl_shade());
     assert!(syms.iter().any(|s| s == "eglGetProcAddress"), "{syms:?}");
     let gl: Vec<_> = syms.iter().filter(|s| s.starts_with("gl")).collect();
-    assert!(gl.is_empty(), "egl_shade links GL functions directly: {gl:?}");
+    assert!(
+        gl.is_empty(),
+        "egl_shade links GL functions directly: {gl:?}"
+    );
 }
 
 #[test]
 fn glx_shade_links_gl_directly() {
     let syms = imports(&glx_shade());
-    for f in ["glDrawArrays", "glShaderSource", "glXSwapBuffers", "glXMakeCurrent"] {
+    for f in [
+        "glDrawArrays",
+        "glShaderSource",
+        "glXSwapBuffers",
+        "glXMakeCurrent",
+    ] {
         assert!(syms.iter().any(|s| s == f), "{f} not imported: {syms:?}");
     }
+}
+
+#[test]
+fn egl_shade_gl_error_variant_sees_its_error() {
+    let out = run_native(&egl_shade(), &["--gl-error", "--frames", "1"], &[]);
+    assert!(
+        out.stdout.contains("GL_INVALID_ENUM kept"),
+        "{}",
+        out.transcript()
+    );
 }

@@ -61,15 +61,30 @@ fn connect_to_a_standalone_daemon() {
     let socket = dir.join("gldbg.sock");
     let frame = dir.join("frame.raw");
     let native = dir.join("native.raw");
-    let _daemon = start_daemon(&socket, "s3cret", &egl_shade(), &["--out", frame.to_str().unwrap()]);
+    let _daemon = start_daemon(
+        &socket,
+        "s3cret",
+        &egl_shade(),
+        &["--out", frame.to_str().unwrap()],
+    );
 
     // Without the token: refused, and the session is untouched.
     let probe = dir.join("probe.gldbg");
     std::fs::write(&probe, "info call\n").unwrap();
     let refused = connect(&socket, None, &probe);
-    assert_eq!(refused.status.code(), Some(1), "no token, no session:\n{}", refused.transcript());
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "no token, no session:\n{}",
+        refused.transcript()
+    );
     let wrong = connect(&socket, Some("wrong"), &probe);
-    assert_eq!(wrong.status.code(), Some(1), "wrong token:\n{}", wrong.transcript());
+    assert_eq!(
+        wrong.status.code(),
+        Some(1),
+        "wrong token:\n{}",
+        wrong.transcript()
+    );
 
     let script = dir.join("session.gldbg");
     std::fs::write(
@@ -81,7 +96,12 @@ fn connect_to_a_standalone_daemon() {
     )
     .unwrap();
     let out = connect(&socket, Some("s3cret"), &script);
-    assert_eq!(out.ok("continue")["stopped"]["function"], "glDrawArrays", "{}", out.transcript());
+    assert_eq!(
+        out.ok("continue")["stopped"]["function"],
+        "glDrawArrays",
+        "{}",
+        out.transcript()
+    );
     assert_close(
         scalar(out.ok("print v @ 40,30")),
         shade(40, 30, gain(0)).v as f64,
@@ -95,5 +115,8 @@ fn connect_to_a_standalone_daemon() {
     assert!(out.status.success(), "{}", out.transcript());
 
     run_native(&egl_shade(), &["--out", native.to_str().unwrap()], &[]);
-    assert!(read_frame(&frame) == read_frame(&native), "frame differs from a native run");
+    assert!(
+        read_frame(&frame) == read_frame(&native),
+        "frame differs from a native run"
+    );
 }

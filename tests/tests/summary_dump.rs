@@ -44,11 +44,24 @@ fn summary_and_dumps() {
         let r = out.ok(cmd);
         assert_eq!(r["type"], "float", "{r}");
         let s = &r["summary"];
-        assert_eq!(s["count"], COVERED, "{cmd}: every covered fragment reaches `return v;`: {r}");
+        assert_eq!(
+            s["count"], COVERED,
+            "{cmd}: every covered fragment reaches `return v;`: {r}"
+        );
         assert_eq!(s["nan"], 0, "{r}");
         assert_eq!(s["inf"], 0, "{r}");
-        assert_close(s["min"][0].as_f64().unwrap(), lo as f64, 1e-5, &format!("{cmd} min"));
-        assert_close(s["max"][0].as_f64().unwrap(), hi as f64, 1e-5, &format!("{cmd} max"));
+        assert_close(
+            s["min"][0].as_f64().unwrap(),
+            lo as f64,
+            1e-5,
+            &format!("{cmd} min"),
+        );
+        assert_close(
+            s["max"][0].as_f64().unwrap(),
+            hi as f64,
+            1e-5,
+            &format!("{cmd} max"),
+        );
         if let Some(total) = s.get("total") {
             assert_eq!(*total, COVERED, "fragments covered by the draw: {r}");
         }
@@ -79,7 +92,11 @@ fn summary_and_dumps() {
         }
     }
     // Uncovered fragments: a checkerboard of exactly two colours...
-    assert_eq!(uncovered_colours.len(), 2, "checkerboard colours: {uncovered_colours:?}");
+    assert_eq!(
+        uncovered_colours.len(),
+        2,
+        "checkerboard colours: {uncovered_colours:?}"
+    );
     let (a, b) = (img.at_window(0, 0), img.at_window(0, H - 1));
     let row: HashSet<_> = (0..W).map(|x| img.at_window(x, 0)).collect();
     let col: HashSet<_> = (0..H).map(|y| img.at_window(0, y)).collect();
@@ -92,7 +109,10 @@ fn summary_and_dumps() {
         "covered fragments drawn in the checkerboard's colours {shared:?}: uncovered is not distinct"
     );
     // Covered fragments: v normalised over min..max (monotonic, full range).
-    assert!(covered_colours.len() > 16, "the image shows the values, not a flat colour");
+    assert!(
+        covered_colours.len() > 16,
+        "the image shows the values, not a flat colour"
+    );
     let grey = |c: [u8; 4]| c[0] as f64;
     for y in 0..H {
         for x in 0..W {
@@ -112,9 +132,17 @@ fn summary_and_dumps() {
     // --- PNG of a vec2: per component (red = p.x, green = p.y)
     let img = decode_png(&p_png);
     let c = img.at_window(16, 12);
-    assert_eq!((c[0], c[1]), (0, 0), "min of each component maps to 0: {c:?}");
+    assert_eq!(
+        (c[0], c[1]),
+        (0, 0),
+        "min of each component maps to 0: {c:?}"
+    );
     let c = img.at_window(55, 35);
-    assert_eq!((c[0], c[1]), (255, 255), "max of each component maps to 255: {c:?}");
+    assert_eq!(
+        (c[0], c[1]),
+        (255, 255),
+        "max of each component maps to 255: {c:?}"
+    );
     let c = img.at_window(55, 12);
     assert_eq!((c[0], c[1]), (255, 0), "{c:?}");
 
@@ -126,9 +154,17 @@ fn summary_and_dumps() {
             let i = (((H - 1 - y) * W + x) * 4) as usize;
             let v = npy.data[i];
             if covered(x, y) {
-                assert_close(v as f64, shade(x, y, gain(0)).v as f64, 1e-5, &format!("npy ({x},{y})"));
+                assert_close(
+                    v as f64,
+                    shade(x, y, gain(0)).v as f64,
+                    1e-5,
+                    &format!("npy ({x},{y})"),
+                );
             } else {
-                assert!(v.is_nan(), "uncovered ({x},{y}) is NaN in the .npy, got {v}");
+                assert!(
+                    v.is_nan(),
+                    "uncovered ({x},{y}) is NaN in the .npy, got {v}"
+                );
             }
         }
     }
@@ -156,7 +192,11 @@ fn uncovered_is_distinct_from_any_value() {
         out.ok(&out
             .results()
             .iter()
-            .find(|r| r["cmd"].as_str().is_some_and(|c| c.ends_with(&path.display().to_string())))
+            .find(|r| {
+                r["cmd"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with(&path.display().to_string()))
+            })
             .map(|r| r["cmd"].as_str().unwrap().to_string())
             .unwrap());
         let img = decode_png(path);

@@ -28,6 +28,8 @@ use std::time::Instant;
 
 use glsl_instrument::{ShaderModel, Stage};
 
+pub mod equiv;
+
 
 /// Where Debian's piglit package installs its tests (`dpkg -L piglit`).
 pub const DEFAULT_PIGLIT: &str = "/usr/lib/x86_64-linux-gnu/piglit";
@@ -101,6 +103,19 @@ pub fn apply_version(src: &str, req: Option<GlslVersion>) -> String {
     match req {
         Some(v) if v.num != 0 && !has_version(src) => format!("{}{src}", v.directive()),
         _ => src.to_string(),
+    }
+}
+
+/// The source shader_runner compiles for `section` of the test `text`:
+/// it prepends the `[require]` version unless `"#version "` occurs
+/// anywhere from the section's start to the end of the file (piglit runs
+/// `strstr` on its whole remaining buffer, so a later shader's `#version`
+/// counts too; the shader then compiles as GLSL 1.10).
+pub fn runner_source(text: &str, section: &Section, require: Option<GlslVersion>) -> String {
+    let follows = !section.passthrough && text[section.body.start..].contains("#version ");
+    match require {
+        Some(v) if v.num != 0 && !follows => format!("{}{}", v.directive(), section.raw),
+        _ => section.raw.clone(),
     }
 }
 
@@ -393,13 +408,13 @@ impl Corpus {
                     c.expect_error_shaders += t.sections.len();
                     continue;
                 }
-                for s in t.sections {
+                for s in &t.sections {
                     c.sections += 1;
                     add(
                         &mut c,
                         CorpusShader {
                             stage: s.stage,
-                            source: apply_version(&s.raw, t.require),
+                            source: runner_source(&text, s, t.require),
                             origin: Origin::ShaderTest,
                             path: path.clone(),
                             line: s.header_line,
@@ -443,6 +458,9 @@ impl Corpus {
 #[derive(Clone, Debug)]
 pub enum ParseOutcome {
     Ok { steps: usize },
+    /// glsl-lang parsed it, but there is nothing to step through: no
+    /// `main` (a shader linked with others) or an empty `main`.
+    NothingToDebug(String),
     /// `ShaderModel::parse` returned an error.
     Error { line: u32, column: u32, message: String },
     /// Something panicked (a bug in glsl-instrument or glsl-lang).
@@ -464,12 +482,19 @@ pub fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
+/// `ShaderModel::parse`'s messages for shaders that parse but have no step.
+pub const NO_MAIN: &str = "no `main` function";
+pub const EMPTY_MAIN: &str = "`main` has no statement to debug";
+
 /// Parse one shader, catching panics.
 pub fn parse_outcome(source: &str, stage: Stage) -> ParseOutcome {
     match catch_unwind(AssertUnwindSafe(|| {
         ShaderModel::parse(source, stage).map(|m| m.steps().len())
     })) {
         Ok(Ok(steps)) => ParseOutcome::Ok { steps },
+        Ok(Err(e)) if e.message == NO_MAIN || e.message == EMPTY_MAIN => {
+            ParseOutcome::NothingToDebug(e.message)
+        }
         Ok(Err(e)) => ParseOutcome::Error {
             line: e.line,
             column: e.column,
@@ -520,7 +545,7 @@ pub fn normalise(message: &str) -> String {
 /// The cause of a failed outcome (`None` for success).
 pub fn cause(o: &ParseOutcome) -> Option<String> {
     match o {
-        ParseOutcome::Ok { .. } => None,
+        ParseOutcome::Ok { .. } | ParseOutcome::NothingToDebug(_) => None,
         ParseOutcome::Error { message, .. } => Some(normalise(message)),
         ParseOutcome::Panic(m) => Some(format!("panic: {}", normalise(m))),
     }
@@ -530,7 +555,10 @@ pub fn cause(o: &ParseOutcome) -> Option<String> {
 #[derive(Clone, Debug, Default)]
 pub struct StageFigures {
     pub total: usize,
+    /// Parsed by the front-end (including `no_main`).
     pub ok: usize,
+    /// Parsed, but no `main` or an empty one (nothing to debug alone).
+    pub no_main: usize,
     pub steps: usize,
 }
 
@@ -552,6 +580,8 @@ pub struct ParseReport {
     pub by_origin: BTreeMap<&'static str, StageFigures>,
     /// cause → failures.
     pub causes: BTreeMap<String, Vec<Failure>>,
+    /// Example of each nothing-to-debug message.
+    pub no_main_examples: BTreeMap<String, String>,
     pub seconds: f64,
     pub bytes: usize,
 }
@@ -562,6 +592,7 @@ impl ParseReport {
         for f in self.by_stage.values() {
             t.total += f.total;
             t.ok += f.ok;
+            t.no_main += f.no_main;
             t.steps += f.steps;
         }
         t
@@ -598,10 +629,22 @@ pub fn run_parse(shaders: &[&CorpusShader]) -> ParseReport {
             r.by_origin.entry(origin).or_default(),
         ] {
             fig.total += 1;
-            if let ParseOutcome::Ok { steps } = o {
-                fig.ok += 1;
-                fig.steps += steps;
+            match &o {
+                ParseOutcome::Ok { steps } => {
+                    fig.ok += 1;
+                    fig.steps += steps;
+                }
+                ParseOutcome::NothingToDebug(_) => {
+                    fig.ok += 1;
+                    fig.no_main += 1;
+                }
+                _ => {}
             }
+        }
+        if let ParseOutcome::NothingToDebug(m) = &o {
+            r.no_main_examples
+                .entry(m.clone())
+                .or_insert_with(|| s.location());
         }
         if let Some(c) = cause(&o) {
             let (line, column, message) = match o {
@@ -611,7 +654,7 @@ pub fn run_parse(shaders: &[&CorpusShader]) -> ParseReport {
                     message,
                 } => (line, column, message),
                 ParseOutcome::Panic(m) => (0, 0, format!("panic: {m}")),
-                ParseOutcome::Ok { .. } => unreachable!(),
+                ParseOutcome::Ok { .. } | ParseOutcome::NothingToDebug(_) => unreachable!(),
             };
             r.causes.entry(c).or_default().push(Failure {
                 shader: i,
@@ -776,4 +819,69 @@ mod tests {
         let s = spread(1000, 50);
         assert_eq!((s.len(), s[0], s[49]), (50, 0, 999));
     }
+}
+
+/// Throughput figures.
+#[derive(Debug, Default)]
+pub struct Bench {
+    /// Seconds per instrument call (one per (shader, step)), sorted.
+    pub samples: Vec<f64>,
+    pub parse_us_per_kb: f64,
+    pub bytes: usize,
+    pub unsupported: usize,
+    pub errors: usize,
+    pub by_stage: BTreeMap<&'static str, usize>,
+}
+
+impl Bench {
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.samples.is_empty() {
+            return 0.0;
+        }
+        let i = ((self.samples.len() - 1) as f64 * q).round() as usize;
+        self.samples[i]
+    }
+}
+
+/// Parse each shader (timed), then instrument it at up to `max_steps`
+/// evenly spread positions of its `step` path (timed each), probing the
+/// innermost scalar/vector variable in scope (coverage only if none).
+pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
+    use glsl_instrument::Probe;
+    let mut b = Bench::default();
+    let mut parse_secs = 0.0;
+    for s in shaders {
+        let t0 = Instant::now();
+        let model = catch_unwind(AssertUnwindSafe(|| ShaderModel::parse(&s.source, s.stage)));
+        parse_secs += t0.elapsed().as_secs_f64();
+        b.bytes += s.source.len();
+        let Ok(Ok(model)) = model else { continue };
+        let positions = equiv::walk(&model, 1000);
+        for i in spread(positions.len(), max_steps) {
+            let pos = &positions[i];
+            let expr = equiv::scope_expr(&model, pos);
+            let probe = Probe {
+                position: pos,
+                expr: expr.as_deref(),
+            };
+            let t0 = Instant::now();
+            let r = catch_unwind(AssertUnwindSafe(|| model.instrument(&probe)));
+            let dt = t0.elapsed().as_secs_f64();
+            match r {
+                Ok(Ok(_)) => {
+                    b.samples.push(dt);
+                    *b.by_stage.entry(s.stage.name()).or_default() += 1;
+                }
+                Ok(Err(glsl_instrument::InstrumentError::Unsupported(m)))
+                    if m.contains("shaders is not supported yet") =>
+                {
+                    b.unsupported += 1
+                }
+                _ => b.errors += 1,
+            }
+        }
+    }
+    b.samples.sort_by(|a, c| a.total_cmp(c));
+    b.parse_us_per_kb = parse_secs * 1e6 / (b.bytes as f64 / 1024.0).max(1e-9);
+    b
 }

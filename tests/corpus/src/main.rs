@@ -142,7 +142,7 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
             .map(|(k, f)| {
                 (
                     k.to_string(),
-                    json!({"total": f.total, "ok": f.ok, "rate": rate(f), "steps": f.steps}),
+                    json!({"total": f.total, "ok": f.ok, "rate": rate(f), "no_main": f.no_main, "steps": f.steps}),
                 )
             })
             .collect();
@@ -194,6 +194,8 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
             "by_stage": stages,
             "by_origin": origins,
             "causes": causes,
+            "no_main": total.no_main,
+            "no_main_examples": report.no_main_examples,
             "seconds": report.seconds,
             "bytes": report.bytes,
         });
@@ -216,12 +218,20 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
             report.seconds,
             report.seconds * 1e6 / (report.bytes as f64 / 1024.0).max(1e-9)
         );
-        println!("{:<14} {:>7} {:>7} {:>8}", "stage", "total", "ok", "rate");
-        for (k, f) in &by_stage {
-            println!("{:<14} {:>7} {:>7} {:>7.2}%", k, f.total, f.ok, rate(f));
-        }
-        for (k, f) in &report.by_origin {
-            println!("{:<14} {:>7} {:>7} {:>7.2}%", k, f.total, f.ok, rate(f));
+        println!(
+            "{:<14} {:>7} {:>7} {:>8} {:>8} {:>8}",
+            "stage", "total", "ok", "rate", "no-main", "steps"
+        );
+        for (k, f) in by_stage.iter().chain(&report.by_origin) {
+            println!(
+                "{:<14} {:>7} {:>7} {:>7.2}% {:>8} {:>8}",
+                k,
+                f.total,
+                f.ok,
+                rate(f),
+                f.no_main,
+                f.steps
+            );
         }
         println!(
             "{:<14} {:>7} {:>7} {:>7.2}%",
@@ -237,6 +247,16 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
         if driver_check {
             println!("({excluded} failing shaders that Mesa rejects too are left out of the figures above)");
         }
+        println!(
+            "(ok includes {} shaders that parse but have nothing to step: {})",
+            total.no_main,
+            report
+                .no_main_examples
+                .iter()
+                .map(|(m, at)| format!("{m}, e.g. {at}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
         println!("failures by cause ({}):", total.total - total.ok);
         for (c, fs) in report.sorted_causes() {
             let mesa = if driver_check {
@@ -263,10 +283,116 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
     })
 }
 
-fn equiv_cmd(_args: &mut Args) -> Result<ExitCode, String> {
-    Err("equiv: not built yet".into())
+fn equiv_cmd(args: &mut Args) -> Result<ExitCode, String> {
+    let limit = args.num("--limit", 300)?;
+    let every = args.num("--every", 1)?;
+    let offset = args.num("--offset", 0)?;
+    let steps = args.num("--steps", 2)?;
+    let timeout = args.num("--timeout", 30)?;
+    let jobs = args.num("--jobs", 2)?;
+    let as_json = args.flag("--json");
+    let keep = args.value("--keep").map(PathBuf::from);
+    args.done()?;
+    let piglit = piglit_dir();
+    if let Some(k) = &keep {
+        std::fs::create_dir_all(k).map_err(|e| e.to_string())?;
+    }
+    let all = equiv::candidates(&piglit);
+    let tests: Vec<PathBuf> = all
+        .iter()
+        .skip(offset)
+        .step_by(every.max(1))
+        .take(limit)
+        .cloned()
+        .collect();
+    quiet_panics();
+    let start = std::time::Instant::now();
+    let r = equiv::run_equiv(
+        &piglit,
+        &tests,
+        steps,
+        std::time::Duration::from_secs(timeout as u64),
+        jobs,
+        keep.as_deref(),
+    );
+    let secs = start.elapsed().as_secs_f64();
+    if as_json {
+        let v = json!({
+            "candidates": all.len(), "every": every, "offset": offset, "tests": r.tests,
+            "steps_per_test": steps, "skipped": r.skipped, "ran_tests": r.ran_tests,
+            "variants": r.variants, "passed": r.passed,
+            "failures": r.failures.iter().map(|(c, (n, ex))| json!({"cause": c, "count": n, "example": ex})).collect::<Vec<_>>(),
+            "seconds": secs,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        println!(
+            "{} candidate tests (hand-written, one [fragment shader]); checked {} (every {every}, offset {offset}) in {secs:.0} s",
+            all.len(),
+            r.tests
+        );
+        println!("skipped:");
+        for (why, n) in &r.skipped {
+            println!("{n:>6}  {why}");
+        }
+        println!(
+            "ran {} tests, {} instrumented variants: {} pass, {} not",
+            r.ran_tests,
+            r.variants,
+            r.passed,
+            r.variants - r.passed
+        );
+        for (c, (n, ex)) in &r.failures {
+            println!("{n:>6}  {c}\n        e.g. {ex}");
+        }
+    }
+    Ok(if r.passed == r.variants {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-fn bench(_args: &mut Args) -> Result<ExitCode, String> {
-    Err("bench: not built yet".into())
+fn bench(args: &mut Args) -> Result<ExitCode, String> {
+    let every = args.num("--every", 10)?;
+    let offset = args.num("--offset", 0)?;
+    let max_steps = args.num("--max-steps", 50)?;
+    let as_json = args.flag("--json");
+    args.done()?;
+    let corpus = load()?;
+    let shaders = corpus.every(every, offset);
+    quiet_panics();
+    let b = run_bench(&shaders, max_steps);
+    let ms = |d: f64| d * 1e3;
+    if as_json {
+        let v = json!({
+            "shaders": shaders.len(), "every": every, "offset": offset, "max_steps": max_steps,
+            "parse_us_per_kb": b.parse_us_per_kb, "parse_kb": b.bytes as f64 / 1024.0,
+            "instrument_samples": b.samples.len(),
+            "instrument_median_ms": ms(b.quantile(0.5)), "instrument_p99_ms": ms(b.quantile(0.99)),
+            "instrument_max_ms": ms(b.quantile(1.0)),
+            "unsupported": b.unsupported, "errors": b.errors, "by_stage": b.by_stage,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        println!(
+            "{} shaders (every {every}, offset {offset}); parse: {:.0} µs per KB over {:.0} KB",
+            shaders.len(),
+            b.parse_us_per_kb,
+            b.bytes as f64 / 1024.0
+        );
+        println!(
+            "instrument per (shader, step), {} samples (at most {max_steps} steps per shader): median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            b.samples.len(),
+            ms(b.quantile(0.5)),
+            ms(b.quantile(0.99)),
+            ms(b.quantile(1.0))
+        );
+        println!("instrumented steps by stage: {:?}", b.by_stage);
+        println!(
+            "not instrumented: {} unsupported (stage), {} errors",
+            b.unsupported, b.errors
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
