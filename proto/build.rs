@@ -45,11 +45,10 @@ fn extensions_of(xml: &str, api_name: &str) -> Vec<String> {
             let end = head[start..].find('"')? + start;
             Some(head[start..end].to_string())
         };
-        if let (Some(name), Some(supported)) = (attr("name"), attr("supported")) {
-            if supported.split('|').any(|s| s == api_name) {
+        if let (Some(name), Some(supported)) = (attr("name"), attr("supported"))
+            && supported.split('|').any(|s| s == api_name) {
                 names.push(name);
             }
-        }
     }
     names
 }

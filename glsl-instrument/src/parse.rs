@@ -30,11 +30,24 @@ pub(crate) struct Parsed {
 /// Blank out `#extension` lines naming extensions missing from glsl-lang's
 /// registry (it fails on them even with `enable`), keeping every byte
 /// offset. Returns the edited source and the removed lines.
-fn hide_unknown_extensions(src: &str) -> (String, Vec<String>, Vec<String>) {
+///
+/// A driver defines the macro of each extension it supports, and the
+/// shader compiled there, so `#ifdef GL_X` must hold for the extensions it
+/// enables. glsl-lang's preprocessor refuses `#define GL_...`, so the name
+/// is renamed: the blanked line becomes `#define _pqr 1` with `_pqr` a
+/// placeholder of the same length, used for every other occurrence of
+/// the name; `renames` (placeholder → name) restores it in the tree.
+fn hide_unknown_extensions(
+    src: &str,
+    used: &HashSet<String>,
+    renames: &mut std::collections::HashMap<String, String>,
+) -> (String, Vec<String>, Vec<String>) {
     use glsl_lang_pp::exts::{DEFAULT_REGISTRY, names::ExtNameAtom};
     let mut out = String::with_capacity(src.len());
     let mut lines = Vec::new();
     let mut names = Vec::new();
+    let mut by_text = std::collections::HashMap::new();
+    let mut next_per_len = std::collections::HashMap::new();
     for line in src.split_inclusive('\n') {
         let t = line.trim_start();
         let name = t
@@ -51,20 +64,52 @@ fn hide_unknown_extensions(src: &str) -> (String, Vec<String>, Vec<String>) {
         match name {
             Some(n) if n != "all" && DEFAULT_REGISTRY.get(&ExtNameAtom::from(n)).is_none() => {
                 lines.push(line.trim_end().to_string());
-                if !line.contains(": disable") && !line.contains(":disable") {
+                let enabled = !line.contains(": disable") && !line.contains(":disable");
+                let mut define = String::new();
+                if enabled && !names.iter().any(|x| x == n) {
+                    if let Some(p) = fresh_placeholder(n, &mut by_text, &mut next_per_len, used) {
+                        define = format!("#define {p} 1");
+                        renames.insert(p, n.to_string());
+                    }
+                }
+                if enabled {
                     names.push(n.to_string());
                 }
                 // Same byte length, so every offset still matches `src`.
-                // (Their macro stays undefined: glsl-lang's preprocessor
-                // refuses `#define GL_...`.)
                 let body = line.trim_end_matches(['\n', '\r']);
-                out.extend(std::iter::repeat_n(' ', body.len()));
+                let fill = if define.len() <= body.len() { define.as_str() } else { "" };
+                out.push_str(fill);
+                out.extend(std::iter::repeat_n(' ', body.len() - fill.len()));
                 out.push_str(&line[body.len()..]);
             }
             _ => out.push_str(line),
         }
     }
+    for (p, n) in renames.iter() {
+        out = replace_word(&out, n, p);
+    }
     (out, lines, names)
+}
+
+/// `text` with every whole-word `from` replaced by `to` (same length).
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut from_i = 0;
+    while let Some(k) = text[from_i..].find(from) {
+        let i = from_i + k;
+        let j = i + from.len();
+        if (i == 0 || !word(b[i - 1])) && (j == b.len() || !word(b[j])) {
+            out.push_str(&text[last..i]);
+            out.push_str(to);
+            last = j;
+        }
+        from_i = j;
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// Built-in type names glsl-lang gates by `#version` (or does not know,
@@ -353,10 +398,14 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
         default_version: 110,
         ..ParseOptions::default()
     };
-    let (edited, unknown_extensions, unknown_names) = hide_unknown_extensions(src);
     let mut used = HashSet::new();
     words(src, &mut used);
-    let (edited, literals, placeholder_types) = hide_wide_literals(&edited, &used);
+    let mut renames = std::collections::HashMap::new();
+    let (edited, unknown_extensions, unknown_names) =
+        hide_unknown_extensions(src, &used, &mut renames);
+    used.extend(renames.keys().cloned());
+    let (edited, mut literals, placeholder_types) = hide_wide_literals(&edited, &used);
+    literals.extend(renames);
     let result = catch_unwind(AssertUnwindSafe(|| {
         let ctx = ParseContext::new();
         for name in GATED_TYPE_NAMES {
@@ -649,6 +698,14 @@ mod tests {
             vec!["#extension GL_FOO_bar : require".to_string()]
         );
         assert_eq!(p.extensions, vec!["GL_FOO_bar".to_string()]);
+        // ... and their macro is defined, as by a driver that has them.
+        let src = "#version 110\n#extension GL_AMD_foo : require\n#if !defined GL_AMD_foo || GL_AMD_foo != 1\n#error no\n#endif\nvoid main(){ x = ; }\n";
+        let e = parse_shader(src).err().unwrap();
+        assert_eq!((e.line, e.column), (6, 18), "{e}");
+        let p = parse_shader("#version 110\n#extension GL_AMD_foo : enable\n#ifdef GL_AMD_foo\nvoid main(){ }\n#endif\n").unwrap();
+        let printed = print_tu(&p.tu.0);
+        assert!(printed.contains("void main"), "{printed}");
+        assert!(!printed.contains("#define"), "{printed}");
 
     }
 

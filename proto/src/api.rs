@@ -107,14 +107,13 @@ pub fn function_id(name: &str) -> Option<u32> {
 
 /// The best GL name of an enum value, preferring the parameter's registry group.
 pub fn gl_enum_name(value: u32, group: &str) -> Option<&'static str> {
-    if !group.is_empty() {
-        if let Ok(g) = GL_ENUM_GROUPS.binary_search_by(|(n, _)| (*n).cmp(group)) {
+    if !group.is_empty()
+        && let Ok(g) = GL_ENUM_GROUPS.binary_search_by(|(n, _)| (*n).cmp(group)) {
             let entries = GL_ENUM_GROUPS[g].1;
             if let Ok(i) = entries.binary_search_by_key(&value, |(v, _)| *v) {
                 return Some(entries[i].1);
             }
         }
-    }
     GL_ENUMS
         .binary_search_by_key(&value, |(v, _)| *v)
         .ok()

@@ -158,7 +158,7 @@ pub struct Slot {
     pub function: AtomicU32,
     /// Preload: number of valid entries in `args`.
     pub arg_count: AtomicU32,
-    /// Preload: number of GL calls this thread made before this one (1-based call number).
+    /// Preload: 1-based number of this call among the GL calls of its thread.
     pub call_number: AtomicU64,
     /// Preload writes at the stop; the daemon may rewrite (`set arg`) before
     /// `CMD_CONTINUE`/`CMD_FINISH`. Integers zero/sign-extended, f32 as bits
@@ -283,7 +283,7 @@ pub struct ProgramReply {
 // Compile-time layout checks: both sides are built from this file, but a
 // stale preload must still be caught by `header_size`.
 const _: () = {
-    assert!(core::mem::size_of::<Slot>() % 64 == 0);
+    assert!(core::mem::size_of::<Slot>().is_multiple_of(64));
     assert!(core::mem::size_of::<Header>() <= BULK_OFFSET);
     assert!(crate::api::FUNCTIONS.len() <= MAX_FUNCTIONS);
     assert!(core::mem::align_of::<Header>() == 64);

@@ -12,7 +12,7 @@
 //!   ends at the next line starting with `[` (as in shader_runner). A shader
 //!   whose text has no `#version` directive gets `#version N[ es]` from the
 //!   test's `[require]` line `GLSL >= X.YZ` / `GLSL ES >= X.YZ` prepended,
-//!   as shader_runner does. Tests whose `[test]` section expects a `link
+//!   as shader_runner does (its exact rule: [`runner_source`]). Tests whose `[test]` section expects a `link
 //!   error` are excluded (their shaders may be invalid on purpose) and
 //!   counted apart.
 //! * glslparsertest files (`.vert .frag .geom .tesc .tese .comp` with a
@@ -530,6 +530,15 @@ pub fn normalise(message: &str) -> String {
                 out.push('…');
                 out.push(close);
             }
+        } else if c == 'G'
+            && !out.ends_with(|x: char| x.is_ascii_alphanumeric() || x == '_')
+            && chars.clone().take(2).collect::<String>() == "L_"
+        {
+            // Extension and other GL names: `GL_…`.
+            while chars.peek().is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_') {
+                chars.next();
+            }
+            out.push_str("GL_…");
         } else if c.is_ascii_digit() {
             while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == '.') {
                 chars.next();
@@ -814,6 +823,10 @@ mod tests {
         assert_eq!(
             normalise("unexpected token \"foo_bar_baz_1\" at 3:4"),
             "unexpected token \"…\" at N:N"
+        );
+        assert_eq!(
+            normalise("'#error' : GL_ARB_foo is not defined"),
+            "'#error' : GL_… is not defined"
         );
         assert_eq!(spread(3, 50), vec![0, 1, 2]);
         let s = spread(1000, 50);
