@@ -534,6 +534,37 @@ mod tests {
     }
 
     #[test]
+    fn calls_resolve_like_glsl() {
+        // A definition after the call does not redirect it: `abs` here is the built-in.
+        let m = ShaderModel::parse(
+            "void main() {\n  gl_FragColor = abs(vec4(0.0, -1.0, 0.0, 1.0));\n}\nvec4 abs(vec4 u) { return vec4(1.0, 0.0, 0.0, 1.0); }\n",
+            Stage::Fragment,
+        )
+        .unwrap();
+        assert!(m.step(m.entry().step).calls.is_empty());
+        // ... unless a prototype comes first.
+        let m = ShaderModel::parse(
+            "vec4 abs(vec4 u);\nvoid main() {\n  gl_FragColor = abs(vec4(0.0));\n}\nvec4 abs(vec4 u) { return vec4(1.0, 0.0, 0.0, 1.0); }\n",
+            Stage::Fragment,
+        )
+        .unwrap();
+        assert_eq!(m.step(m.entry().step).calls, vec!["abs".to_string()]);
+        // Overloads by implicit conversion: foo(int, int, int) picks the
+        // candidate with the most exact arguments.
+        let m = ShaderModel::parse(
+            "#version 150\nout vec4 r;\nvoid foo(float x, int y, float z) { r = vec4(1.0); }\nvoid foo(float x, int y, int z) { r = vec4(0.5); }\nvoid main() {\n  int a = 0;\n  foo(a, a, a);\n}\n",
+            Stage::Fragment,
+        )
+        .unwrap();
+        let call = m.steps().iter().find(|s| s.line == 7).unwrap();
+        let next = m.successors(
+            &Position { step: call.id, calls: vec![], iterations: vec![] },
+            StepMode::Into,
+        );
+        assert_eq!(m.step(next[0].step).line, 4, "{next:?}");
+    }
+
+    #[test]
     fn entry_and_lines() {
         let m = ShaderModel::parse(test_shaders::LOOP_BRANCH, Stage::Fragment).unwrap();
         assert_eq!(m.version(), (330, false));

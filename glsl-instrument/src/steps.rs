@@ -74,6 +74,9 @@ pub(crate) struct FunctionInfo {
     pub params: Vec<String>,
     /// First step, or `Return` for a function without steps.
     pub entry: Target,
+    /// Index of its first declaration (prototype or definition): a call
+    /// in a function defined before it goes to the built-in of that name.
+    pub declared_at: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -526,11 +529,22 @@ pub(crate) fn build(tu: &mut ast::TranslationUnit, src: &str) -> Model {
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &decl.content {
             let name = def.prototype.name.0.to_string();
             let idx = b.model.functions.len();
+            let params = parameter_types(&def.prototype);
+            // The first prototype of the same signature, if it comes first.
+            let declared_at = tu.0[..i]
+                .iter()
+                .position(|d| {
+                    matches!(&d.content, ast::ExternalDeclarationData::Declaration(dd)
+                        if matches!(&dd.content, ast::DeclarationData::FunctionPrototype(p)
+                            if p.name.0 == def.prototype.name.0 && parameter_types(p) == params))
+                })
+                .unwrap_or(i);
             b.model.functions.push(FunctionInfo {
                 name: name.clone(),
                 decl: i,
-                params: parameter_types(&def.prototype),
+                params,
                 entry: Target::Return,
+                declared_at,
             });
             b.by_name.entry(name.clone()).or_default().push(idx);
             b.model.function_names.insert(name.clone());
@@ -619,14 +633,24 @@ impl Builder<'_> {
         let mut calls = Vec::new();
         let mut call_targets = Vec::new();
         let (by_name, functions, scope) = (&self.by_name, &self.model.functions, &self.scope);
+        // Only functions declared before the calling function are visible
+        // (GLSL has no forward references; a later definition of a
+        // built-in's name does not redirect earlier calls).
+        let here = functions[self.func].decl;
         step_exprs(stmt, part, &mut |e| {
             walk_expr(e, &mut |c| {
                 if let Some((name, _)) = call_name(c)
-                    && let Some(cands) = by_name.get(name)
+                    && let Some(all) = by_name.get(name)
+                    && let cands = all
+                        .iter()
+                        .copied()
+                        .filter(|&f| functions[f].declared_at < here)
+                        .collect::<Vec<_>>()
+                    && !cands.is_empty()
                     && let ast::ExprData::FunCall(_, args) = &c.content
                 {
                     calls.push(name.to_string());
-                    call_targets.push(resolve_overload(cands, functions, args, scope));
+                    call_targets.push(resolve_overload(&cands, functions, args, scope));
                 }
             })
         });
@@ -1073,18 +1097,59 @@ fn resolve_overload(
         .collect();
     if same_count.len() > 1 {
         let types: Vec<Option<String>> = args.iter().map(|a| infer_type(a, scope)).collect();
-        let matches = |f: usize| {
-            functions[f]
-                .params
-                .iter()
-                .zip(&types)
-                .all(|(p, t)| t.as_ref().is_none_or(|t| t == p))
+        // Exact matches first; else the candidate reachable by implicit
+        // conversions with the most exact arguments (GLSL 4.00 /
+        // GL_ARB_gpu_shader5 resolution, simplified).
+        let score = |f: usize| -> Option<usize> {
+            let mut exact = 0;
+            for (p, t) in functions[f].params.iter().zip(&types) {
+                match t {
+                    None => {}
+                    Some(t) if t == p => exact += 1,
+                    Some(t) if implicitly_converts(t, p) => {}
+                    Some(_) => return None,
+                }
+            }
+            Some(exact)
         };
-        if let Some(f) = same_count.iter().copied().find(|&f| matches(f)) {
+        let mut best: Option<(usize, usize)> = None;
+        for f in same_count.iter().copied() {
+            if let Some(e) = score(f)
+                && best.is_none_or(|(_, b)| e > b)
+            {
+                best = Some((f, e));
+            }
+        }
+        if let Some((f, _)) = best {
             return Some(f);
         }
     }
     same_count.first().or(cands.first()).copied()
+}
+
+/// GLSL's implicit conversions (int → uint → float → double, per vector size).
+fn implicitly_converts(from: &str, to: &str) -> bool {
+    let split = |t: &str| -> Option<(u8, String)> {
+        let rank = |b: &str| match b {
+            "int" | "ivec" => Some(0u8),
+            "uint" | "uvec" => Some(1),
+            "float" | "vec" | "mat" => Some(2),
+            "double" | "dvec" | "dmat" => Some(3),
+            _ => None,
+        };
+        let base_end = t.find(|c: char| c.is_ascii_digit()).unwrap_or(t.len());
+        let (base, size) = t.split_at(base_end);
+        let kind = match base {
+            "mat" | "dmat" => "m",
+            "int" | "uint" | "float" | "double" => "s",
+            _ => "v",
+        };
+        Some((rank(base)?, format!("{kind}{size}")))
+    };
+    match (split(from), split(to)) {
+        (Some((rf, sf)), Some((rt, st))) => sf == st && rf < rt && !(rf == 2 && sf.starts_with('m') && rt != 3),
+        _ => false,
+    }
 }
 
 fn loop_body(s: &mut ast::Statement) -> Option<&mut ast::Statement> {
