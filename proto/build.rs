@@ -175,7 +175,44 @@ fn escape(name: &str) -> String {
     }
 }
 
+/// The `len` attribute of every `<param>` of every `<command>` in a registry
+/// XML, keyed by the command's full name (gl_generator's `Binding` drops it).
+fn param_lens(xml: &[u8]) -> BTreeMap<String, Vec<String>> {
+    let xml = std::str::from_utf8(xml).expect("registry XML is UTF-8");
+    let mut out = BTreeMap::new();
+    for chunk in xml.split("<command").skip(1) {
+        if !chunk.starts_with('>') && !chunk.starts_with(' ') {
+            continue; // <commands>
+        }
+        let body = &chunk[..chunk.find("</command>").unwrap_or(chunk.len())];
+        let name_of = |s: &str| -> Option<String> {
+            let a = s.find("<name>")? + 6;
+            let b = s[a..].find("</name>")? + a;
+            Some(s[a..b].to_string())
+        };
+        let Some(proto_end) = body.find("</proto>") else { continue };
+        let Some(name) = name_of(&body[..proto_end]) else { continue };
+        let mut lens = Vec::new();
+        for p in body.split("<param").skip(1) {
+            let head = &p[..p.find('>').unwrap_or(p.len())];
+            let len = head
+                .find("len=\"")
+                .and_then(|i| head[i + 5..].find('"').map(|j| head[i + 5..i + 5 + j].to_string()))
+                .unwrap_or_default();
+            lens.push(len);
+        }
+        out.entry(name).or_insert(lens);
+    }
+    out
+}
+
 fn generate_tables() -> (String, String) {
+    let mut lens = param_lens(khronos_api::GL_XML);
+    for x in [khronos_api::GLX_XML, khronos_api::EGL_XML] {
+        for (k, v) in param_lens(x) {
+            lens.entry(k).or_insert(v);
+        }
+    }
     let gl = registry(Api::Gl, (4, 6), khronos_api::GL_XML, "gl");
     let gles2 = registry(Api::Gles2, (3, 2), khronos_api::GL_XML, "gles2");
     let gles1 = registry(Api::Gles1, (1, 0), khronos_api::GL_XML, "gles1");
@@ -208,14 +245,16 @@ fn generate_tables() -> (String, String) {
             c_spelling(&cmd.proto.ty)
         )
         .unwrap();
-        for p in &cmd.params {
+        let cmd_lens = lens.get(name.as_str()).filter(|l| l.len() == cmd.params.len());
+        for (i, p) in cmd.params.iter().enumerate() {
             write!(
                 f,
-                "Param {{ name: {:?}, abi: Abi::{}, c_type: {:?}, group: {:?} }},",
+                "Param {{ name: {:?}, abi: Abi::{}, c_type: {:?}, group: {:?}, len: {:?} }},",
                 escape(&p.ident),
                 abi_class(&p.ty),
                 c_spelling(&p.ty),
-                p.group.as_deref().unwrap_or("")
+                p.group.as_deref().unwrap_or(""),
+                cmd_lens.map_or("", |l| l[i].as_str())
             )
             .unwrap();
         }

@@ -28,8 +28,16 @@ pub enum Command {
     InfoCall,
     /// `skip`
     Skip,
-    /// `set arg I VALUE`
-    SetArg { index: u32, value: String },
+    /// `set arg I VALUE`, or `set arg I[K] VALUE` (element K of the array argument I points at)
+    SetArg {
+        index: u32,
+        element: Option<u32>,
+        value: String,
+    },
+    /// `info state [NAME]`
+    InfoState(Option<String>),
+    /// `pause` (also Ctrl-C in the REPL while the app runs)
+    Pause,
     /// `info program`
     InfoProgram,
     /// `debug STAGE`
@@ -173,13 +181,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
 /// Command names offered by the REPL's completion.
 pub const COMMAND_NAMES: &[&str] = &[
     "break", "continue", "debug", "delete", "detach", "dump", "end", "finish", "help", "info",
-    "kill", "list", "next", "print", "quit", "set", "skip", "step", "where",
+    "kill", "list", "next", "pause", "print", "quit", "set", "skip", "step", "where",
 ];
 
 /// Words that may follow a command, for completion.
 pub fn subcommands(command: &str) -> &'static [&'static str] {
     match command {
-        "info" | "i" => &["breakpoints", "call", "program"],
+        "info" | "i" => &["breakpoints", "call", "program", "state"],
         "debug" => &[
             "vertex",
             "tess-control",
@@ -218,6 +226,12 @@ pub const HELP: &[(&str, &str)] = &[
     ("info call | where", "the current call with its arguments"),
     ("skip", "do not execute the current call; stop at the next"),
     ("set arg I VALUE", "change argument I of the current call"),
+    (
+        "set arg I[K] VALUE",
+        "change element K of the array argument I points at (in the app's memory)",
+    ),
+    ("info state [NAME]", "GL state values (common ones, or one, e.g. GL_VIEWPORT)"),
+    ("pause", "stop the running app wherever it is (also Ctrl-C)"),
     (
         "info program",
         "the current program's shaders, uniforms, attributes",
@@ -426,26 +440,38 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             ["breakpoints" | "break" | "b" | "breaks"] => Command::InfoBreakpoints,
             ["call"] => Command::InfoCall,
             ["program" | "prog"] => Command::InfoProgram,
-            [] => return err("usage: info breakpoints | call | program"),
+            ["state"] => Command::InfoState(None),
+            ["state", name] => Command::InfoState(Some(name.to_string())),
+            [] => return err("usage: info breakpoints | call | program | state [NAME]"),
             [what, ..] => {
                 return err(format!(
-                    "info: unknown subject `{what}` (breakpoints, call, program)"
+                    "info: unknown subject `{what}` (breakpoints, call, program, state)"
                 ));
             }
         },
         "skip" => no_args(name, &rest, Command::Skip)?,
+        "pause" => no_args(name, &rest, Command::Pause)?,
         "set" => match rest.as_slice() {
             ["arg", index, _, ..] => {
-                let index = parse_u32(index, "set arg")?;
+                let (index, element) = match index.split_once('[') {
+                    Some((i, k)) => {
+                        let Some(k) = k.strip_suffix(']') else {
+                            return err("usage: set arg I[K] VALUE");
+                        };
+                        (parse_u32(i, "set arg")?, Some(parse_u32(k, "set arg I[K]")?))
+                    }
+                    None => (parse_u32(index, "set arg")?, None),
+                };
                 // The value is everything after the index, as typed.
                 let (_, after_arg) = split_word(args);
                 let (_, value) = split_word(after_arg);
                 Command::SetArg {
                     index,
+                    element,
                     value: value.to_string(),
                 }
             }
-            _ => return err("usage: set arg I VALUE"),
+            _ => return err("usage: set arg I VALUE | set arg I[K] VALUE"),
         },
         "debug" => match rest.as_slice() {
             [stage] => match Stage::parse(stage) {
@@ -562,6 +588,7 @@ mod tests {
             p("set arg 2 6"),
             Command::SetArg {
                 index: 2,
+                element: None,
                 value: "6".into()
             }
         );
@@ -569,6 +596,7 @@ mod tests {
             p("set arg 0 GL_LINES"),
             Command::SetArg {
                 index: 0,
+                element: None,
                 value: "GL_LINES".into()
             }
         );
@@ -576,9 +604,22 @@ mod tests {
             p("set arg 1  0.5"),
             Command::SetArg {
                 index: 1,
+                element: None,
                 value: "0.5".into()
             }
         );
+        assert_eq!(
+            p("set arg 2[3] -0.25"),
+            Command::SetArg {
+                index: 2,
+                element: Some(3),
+                value: "-0.25".into()
+            }
+        );
+        assert!(parse("set arg 2[x 1").is_err());
+        assert_eq!(p("info state"), Command::InfoState(None));
+        assert_eq!(p("info state GL_VIEWPORT"), Command::InfoState(Some("GL_VIEWPORT".into())));
+        assert_eq!(p("pause"), Command::Pause);
     }
 
     #[test]

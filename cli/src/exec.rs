@@ -38,6 +38,8 @@ pub enum Outcome {
     },
     /// `info program`.
     Program(pb::ProgramInfo),
+    /// `info state`.
+    GlState(pb::GlState),
     /// `debug STAGE` and the shader-mode step/next/finish/continue.
     ShaderStop(pb::ShaderStop),
     /// `list`.
@@ -154,17 +156,21 @@ impl Session {
     }
 
     /// Start the program (run mode).
+    /// `interactive`: the REPL runs on a terminal; the app gets its own
+    /// process group so Ctrl-C reaches only gldbg (which pauses the app).
     pub async fn launch(
         &mut self,
         program: &str,
         args: &[String],
         cwd: &str,
+        interactive: bool,
     ) -> Result<Outcome, Failure> {
         let request = pb::LaunchRequest {
             program: program.to_string(),
             args: args.to_vec(),
             env: Vec::new(),
             cwd: cwd.to_string(),
+            own_process_group: interactive,
         };
         let reply = self
             .client
@@ -411,18 +417,36 @@ impl Session {
                     .into_inner();
                 Ok(Outcome::Call(call))
             }
-            Command::SetArg { index, value } => {
+            Command::SetArg { index, element, value } => {
                 self.need_app()?;
                 let call = self
                     .client
                     .set_arg(pb::SetArgRequest {
                         index: *index,
                         value: value.clone(),
+                        element: *element,
                     })
                     .await
                     .map_err(status_message)?
                     .into_inner();
                 Ok(Outcome::Call(call))
+            }
+            Command::InfoState(name) => {
+                self.need_app()?;
+                let state = self
+                    .client
+                    .info_state(pb::InfoStateRequest {
+                        name: name.clone().unwrap_or_default(),
+                    })
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                Ok(Outcome::GlState(state))
+            }
+            Command::Pause => {
+                self.need_app()?;
+                let r = self.client.pause(e).await;
+                self.state_rpc(r).await
             }
             Command::InfoProgram => {
                 self.need_app()?;

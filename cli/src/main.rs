@@ -406,8 +406,29 @@ impl Driver {
     }
 
     fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
+        use std::io::IsTerminal;
+        let resumes = matches!(cmd, Command::Continue | Command::Step(_) | Command::Next(_));
         let session = &mut self.session;
-        self.rt.block_on(session.execute(cmd))
+        if !(resumes && std::io::stdin().is_terminal()) {
+            return self.rt.block_on(session.execute(cmd));
+        }
+        // Interactive: Ctrl-C while the app runs pauses it (the Pause RPC);
+        // the resuming RPC then returns with the app stopped.
+        let mut client = session.client();
+        self.rt.block_on(async move {
+            let run = session.execute(cmd);
+            tokio::pin!(run);
+            loop {
+                tokio::select! {
+                    r = &mut run => return r,
+                    Ok(()) = tokio::signal::ctrl_c() => {
+                        if let Err(e) = client.pause(pb::Empty {}).await {
+                            eprintln!("gldbg: pause: {}", e.message());
+                        }
+                    }
+                }
+            }
+        })
     }
 
     /// End of the session: kill an app gldbg still controls, show the last events.
@@ -546,9 +567,11 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
             let cwd = std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
+            use std::io::IsTerminal;
+            let interactive = !opts.batch && std::io::stdin().is_terminal();
             let result = driver
                 .rt
-                .block_on(driver.session.launch(program, args, &cwd));
+                .block_on(driver.session.launch(program, args, &cwd, interactive));
             match &result {
                 Err(msg) => {
                     let _ = fail(msg.clone());

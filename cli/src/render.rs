@@ -92,6 +92,9 @@ fn components_json(values: &[f64], ty: &str) -> Value {
 
 /// `#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234]`
 pub fn call_line(call: &pb::CallInfo) -> String {
+    if call.paused {
+        return format!("pause, outside GL: pc {:#x} [thread {}]", call.pc, call.thread);
+    }
     let args: Vec<String> = call
         .args
         .iter()
@@ -100,6 +103,9 @@ pub fn call_line(call: &pb::CallInfo) -> String {
     let mut s = format!("#{} {}({})", call.call, call.function, args.join(", "));
     if !call.returned.is_empty() {
         let _ = write!(s, " = {}", call.returned);
+    }
+    if !call.error.is_empty() {
+        let _ = write!(s, " raised {}", call.error);
     }
     let _ = write!(s, " [thread {}]", call.thread);
     s
@@ -112,6 +118,16 @@ fn call_brief_json(call: &pb::CallInfo) -> Value {
     o.insert("thread".into(), json!(call.thread));
     if call.draw != 0 {
         o.insert("draw".into(), json!(call.draw));
+    }
+    if !call.error.is_empty() {
+        o.insert("error".into(), json!(call.error));
+    }
+    if call.paused {
+        o.insert("paused".into(), json!(true));
+        o.insert("pc".into(), json!(call.pc));
+    }
+    if call.pid != 0 {
+        o.insert("pid".into(), json!(call.pid));
     }
     Value::Object(o)
 }
@@ -180,6 +196,12 @@ fn crash_text(crash: &pb::Crash) -> String {
         };
         let _ = write!(s, "\n  {where_} {}", call_line(call));
     }
+    if !crash.stopped_calls_seen.is_empty() {
+        let _ = write!(s, "\n  last calls gldbg stopped at on that thread (not every call):");
+        for c in &crash.stopped_calls_seen {
+            let _ = write!(s, "\n    {}", call_line(c));
+        }
+    }
     s
 }
 
@@ -197,6 +219,15 @@ fn crash_json(crash: &pb::Crash) -> Obj {
         };
         c.insert("args".into(), args_json(call));
         o.insert("call".into(), Value::Object(c));
+    }
+    if crash.pid != 0 {
+        o.insert("pid".into(), json!(crash.pid));
+    }
+    if !crash.stopped_calls_seen.is_empty() {
+        o.insert(
+            "stopped_calls_seen".into(),
+            Value::Array(crash.stopped_calls_seen.iter().map(call_brief_json).collect()),
+        );
     }
     if !crash.registers.is_empty() {
         let regs: std::collections::BTreeMap<_, _> = crash.registers.iter().collect();
@@ -343,6 +374,32 @@ fn state_json(o: &mut Obj, reply: &pb::StateReply) {
     }
 }
 
+/// `info state`: one line per value; enum-valued state by name.
+fn gl_state_text(st: &pb::GlState) -> String {
+    let w = st.values.iter().map(|v| v.name.len()).max().unwrap_or(0);
+    st.values
+        .iter()
+        .map(|v| {
+            let value = if !v.error.is_empty() {
+                format!("<{}>", v.error)
+            } else if gldbg_debugd::glstate::value_is_enum(&v.name) {
+                v.values
+                    .iter()
+                    .map(|x| {
+                        gldbg_proto::api::gl_enum_name(*x as u32, "")
+                            .map_or_else(|| x.to_string(), str::to_string)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                v.values.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+            };
+            format!("{:w$} = {value}", v.name)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn call_text(call: &pb::CallInfo) -> String {
     let mut s = call_line(call);
     if call.draw != 0 {
@@ -364,6 +421,9 @@ fn call_text(call: &pb::CallInfo) -> String {
     }
     if !call.returned.is_empty() {
         let _ = write!(s, "\n  returned {}", call.returned);
+    }
+    if !call.error.is_empty() {
+        let _ = write!(s, "\n  raised {} (the app still gets it from glGetError)", call.error);
     }
     s
 }
@@ -619,6 +679,7 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             shader,
         } => breakpoints_text(deleted, gl, shader),
         Outcome::Program(p) => program_text(p),
+        Outcome::GlState(st) => gl_state_text(st),
         Outcome::ShaderStop(stop) => shader_stop_text(stop),
         Outcome::Listing(l) => listing_text(l),
         Outcome::Print { reply, at, stage } => print_text(reply, *at, stage),
@@ -667,6 +728,9 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             if !call.returned.is_empty() {
                 o.insert("returned".into(), json!(call.returned));
             }
+            if !call.error.is_empty() {
+                o.insert("gl_error".into(), json!(call.error));
+            }
             o.insert("stopped".into(), call_brief_json(call));
         }
         Outcome::Breakpoint(b) => {
@@ -698,6 +762,21 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
                 Value::Array(gl.iter().map(breakpoint_json).collect()),
             );
             o.insert("shader_breakpoints".into(), json!(shader));
+        }
+        Outcome::GlState(st) => {
+            let mut m = Obj::new();
+            let mut errors = Obj::new();
+            for v in &st.values {
+                if v.error.is_empty() {
+                    m.insert(v.name.clone(), json!(v.values));
+                } else {
+                    errors.insert(v.name.clone(), json!(v.error));
+                }
+            }
+            o.insert("state".into(), Value::Object(m));
+            if !errors.is_empty() {
+                o.insert("state_errors".into(), Value::Object(errors));
+            }
         }
         Outcome::Program(p) => {
             o.insert("program".into(), json!(p.program));
@@ -829,7 +908,44 @@ mod tests {
             ],
             draw: 1,
             returned: String::new(),
+            ..Default::default()
         }
+    }
+
+    #[test]
+    fn gl_state_error_stops_and_pauses() {
+        let st = pb::GlState {
+            values: vec![
+                pb::GlStateValue { name: "GL_VIEWPORT".into(), values: vec![0.0, 0.0, 64.0, 48.0], error: String::new() },
+                pb::GlStateValue { name: "GL_BLEND_SRC_RGB".into(), values: vec![1.0], error: String::new() },
+                pb::GlStateValue { name: "GL_TEXTURE_2D".into(), values: vec![], error: "GL_INVALID_ENUM".into() },
+            ],
+        };
+        let v = j("info state", Ok(Outcome::GlState(st.clone())));
+        assert_eq!(v["state"]["GL_VIEWPORT"], json!([0.0, 0.0, 64.0, 48.0]));
+        assert_eq!(v["state_errors"]["GL_TEXTURE_2D"], "GL_INVALID_ENUM");
+        let t = result_text(&Ok(Outcome::GlState(st)));
+        assert!(t.contains("GL_VIEWPORT      = 0 0 64 48"), "{t}");
+        assert!(t.contains("GL_BLEND_SRC_RGB = GL_ONE"), "{t}");
+        assert!(t.contains("<GL_INVALID_ENUM>"), "{t}");
+
+        let mut r = stopped();
+        r.stop.as_mut().unwrap().error = "GL_INVALID_ENUM".into();
+        let v = j("c", Ok(Outcome::State(r.clone())));
+        assert_eq!(v["stopped"]["error"], "GL_INVALID_ENUM");
+        assert!(result_text(&Ok(Outcome::State(r))).contains("raised GL_INVALID_ENUM"));
+
+        let paused = pb::StateReply {
+            state: pb::RunState::Stopped as i32,
+            stop: Some(pb::CallInfo { paused: true, thread: 77, pc: 0x401000, pid: 77, ..Default::default() }),
+            ..Default::default()
+        };
+        let v = j("pause", Ok(Outcome::State(paused.clone())));
+        assert_eq!(v["stopped"]["paused"], true);
+        assert_eq!(v["stopped"]["thread"], 77);
+        assert_eq!(v["stopped"]["pc"], 0x401000);
+        let t = result_text(&Ok(Outcome::State(paused)));
+        assert!(t.contains("pause, outside GL: pc 0x401000 [thread 77]"), "{t}");
     }
 
     fn stopped() -> pb::StateReply {
@@ -915,6 +1031,8 @@ mod tests {
             registers: Default::default(),
             call: Some(draw_call()),
             in_call: true,
+            stopped_calls_seen: vec![draw_call()],
+            pid: 1234,
         };
         let crashed = pb::StateReply {
             state: pb::RunState::Exited as i32,
@@ -947,6 +1065,12 @@ mod tests {
         assert_eq!(e["seq"], json!(9));
         assert_eq!(e["signal_name"], json!("SIGSEGV"));
         assert_eq!(e["call"]["function"], json!("glDrawArrays"));
+        assert_eq!(e["stopped_calls_seen"][0]["function"], json!("glDrawArrays"));
+        assert!(crash_text(ev.kind.as_ref().map(|k| match k {
+            pb::event::Kind::Crashed(c) => c,
+            _ => unreachable!(),
+        }).unwrap())
+        .contains("last calls gldbg stopped at on that thread (not every call):\n    #12 glDrawArrays("));
     }
 
     #[test]

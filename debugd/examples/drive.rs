@@ -221,7 +221,8 @@ async fn main() -> anyhow::Result<()> {
                     "{:?}",
                     c.set_arg(pb::SetArgRequest {
                         index: i.parse()?,
-                        value: v.into()
+                        value: v.into(),
+                        element: None,
                     })
                     .await
                 )

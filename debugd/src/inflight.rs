@@ -156,7 +156,12 @@ pub fn call_in_flight(pid: u32, sp: u64, preload: &Path) -> Option<String> {
         if !exec.iter().any(|(a, b)| *a <= addr && addr < *b) {
             continue;
         }
-        if let Some(s) = symbol_at(&symbols, base, addr) {
+        // A return address lies after a call instruction, never at the
+        // wrapper's first byte: that is a function pointer the app keeps on
+        // its stack (`eglGetProcAddress` hands out wrapper addresses).
+        if let Some(s) = symbol_at(&symbols, base, addr)
+            && addr - base != s.value
+        {
             return Some(s.name.clone());
         }
     }

@@ -2,11 +2,15 @@
 //!
 //! [`spawn`] starts one dedicated OS thread (the tracer: the kernel accepts
 //! ptrace requests only from the thread that attached). That thread forks
-//! the app, seizes it (`PTRACE_SEIZE` with `TRACECLONE | TRACEEXEC`, no
-//! `EXITKILL`: if the daemon dies the app lives on), lets it exec, and then
-//! runs the wait loop: it restarts every stop (forwarding signals), follows
-//! new threads, turns an uncaught fatal signal into a [`CrashReport`] and
-//! reports the exit. It talks to the rest of the daemon over channels only:
+//! the app, seizes it (`PTRACE_SEIZE` with `TRACECLONE | TRACEEXEC |
+//! TRACEFORK | TRACEVFORK`, no `EXITKILL`: if the daemon dies the app lives
+//! on), lets it exec, and then runs the wait loop: it restarts every stop
+//! (forwarding signals), follows new threads and child processes (an app
+//! started by a launcher script), turns an uncaught fatal signal into a
+//! [`CrashReport`] and reports the exit of the launched process. `Pause`
+//! interrupts every thread (`PTRACE_INTERRUPT`, which works because the
+//! app was seized) and holds them until `Resume`; `Kill` kills every
+//! traced process. It talks to the rest of the daemon over channels only:
 //! [`TraceCommand`]s in, [`TraceEvent`]s out.
 //!
 //! The tracee dying under us (`ESRCH`) is a normal outcome, never a panic.
@@ -108,21 +112,24 @@ pub struct LaunchSpec {
     /// The complete environment of the child.
     pub env: Vec<(OsString, OsString)>,
     pub cwd: Option<PathBuf>,
-    /// The memfd to hand to the child at [`CHILD_SHM_FD`].
-    pub shm_fd: RawFd,
+    /// A memfd to hand to the child at [`CHILD_SHM_FD`] (None: the child
+    /// opens the shared memory by path, `GLDBG_SHM`).
+    pub shm_fd: Option<RawFd>,
     /// The preload library (to find the GL call in flight at a crash).
     pub preload: PathBuf,
+    /// `setpgid(0, 0)` in the child before exec.
+    pub own_process_group: bool,
 }
 
 /// Build the child's environment: `base` (the daemon's), then `extra`
 /// (KEY=VALUE) over it, then `LD_PRELOAD` with the preload prepended and
-/// the shared-memory fd variable.
+/// the shared-memory variable `shm_env=shm_value`.
 pub fn child_env(
     base: impl IntoIterator<Item = (OsString, OsString)>,
     extra: &[String],
     preload: &Path,
     shm_env: &str,
-    shm_fd: RawFd,
+    shm_value: &str,
 ) -> Result<Vec<(OsString, OsString)>, LaunchError> {
     let mut env: Vec<(OsString, OsString)> = base.into_iter().collect();
     let set = |k: OsString, v: OsString, env: &mut Vec<(OsString, OsString)>| {
@@ -153,7 +160,7 @@ pub fn child_env(
         preload_val.push(old);
     }
     set("LD_PRELOAD".into(), preload_val, &mut env);
-    set(shm_env.into(), shm_fd.to_string().into(), &mut env);
+    set(shm_env.into(), shm_value.into(), &mut env);
     Ok(env)
 }
 
@@ -258,6 +265,8 @@ pub fn signal_name(signal: i32) -> String {
 pub struct CrashReport {
     pub signal: i32,
     pub tid: u32,
+    /// Process (thread group) of the crashing thread.
+    pub pid: u32,
     pub fault_address: u64,
     pub registers: Vec<(String, u64)>,
     /// The GL/GLX/EGL wrapper found on the crashing thread's stack.
@@ -280,13 +289,27 @@ pub enum TraceEvent {
     Warning(String),
 }
 
+/// Where `pause` stopped the app: the thread reported and its instruction pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PauseReport {
+    pub tid: u32,
+    pub pc: u64,
+    /// Threads held stopped.
+    pub threads: usize,
+}
+
 /// Requests to the tracer thread.
 #[derive(Debug)]
 pub enum TraceCommand {
-    /// SIGKILL the process.
+    /// SIGKILL every traced process.
     Kill,
     /// Detach from every thread; the reply says when done.
     Detach(Sender<Result<(), String>>),
+    /// Stop every thread (PTRACE_INTERRUPT) and hold it; report the thread
+    /// `prefer` (a tid, usually the GL process's main thread) if traced.
+    Pause { prefer: u32, reply: Sender<Result<PauseReport, String>> },
+    /// Restart every held thread.
+    Resume(Sender<()>),
 }
 
 /// Handle of a launched, traced process.
@@ -302,6 +325,26 @@ impl Tracer {
         if self.commands.send(TraceCommand::Kill).is_err() {
             // Tracer gone: the process is gone too, or detached.
         }
+    }
+
+    /// Stop every thread of the app where it is.
+    pub fn pause(&self, prefer: u32) -> Result<PauseReport, String> {
+        let (tx, rx) = mpsc::channel();
+        self.commands
+            .send(TraceCommand::Pause { prefer, reply: tx })
+            .map_err(|_| "the tracer has ended".to_string())?;
+        rx.recv_timeout(Duration::from_secs(10))
+            .map_err(|_| "the tracer did not answer".to_string())?
+    }
+
+    /// Restart the threads `pause` held.
+    pub fn resume(&self) -> Result<(), String> {
+        let (tx, rx) = mpsc::channel();
+        self.commands
+            .send(TraceCommand::Resume(tx))
+            .map_err(|_| "the tracer has ended".to_string())?;
+        rx.recv_timeout(Duration::from_secs(10))
+            .map_err(|_| "the tracer did not answer".to_string())
     }
 
     /// Detach from the app, letting it run on untraced.
@@ -406,6 +449,7 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     let mut envp_ptrs: Vec<*const libc::c_char> = envp.iter().map(|a| a.as_ptr()).collect();
     envp_ptrs.push(std::ptr::null());
     let shm_fd = spec.shm_fd;
+    let own_group = spec.own_process_group;
 
     let mut pipe_fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two fds into the array.
@@ -451,11 +495,16 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
                 {
                     fail(1);
                 }
-                if shm_fd != CHILD_SHM_FD && libc::dup2(shm_fd, CHILD_SHM_FD) < 0 {
-                    fail(2);
+                if let Some(shm_fd) = shm_fd {
+                    if shm_fd != CHILD_SHM_FD && libc::dup2(shm_fd, CHILD_SHM_FD) < 0 {
+                        fail(2);
+                    }
+                    if libc::fcntl(CHILD_SHM_FD, libc::F_SETFD, 0) != 0 {
+                        fail(2);
+                    }
                 }
-                if libc::fcntl(CHILD_SHM_FD, libc::F_SETFD, 0) != 0 {
-                    fail(2);
+                if own_group {
+                    libc::setpgid(0, 0);
                 }
                 libc::raise(libc::SIGSTOP);
                 libc::execve(prog.as_ptr(), argv_ptrs.as_ptr(), envp_ptrs.as_ptr());
@@ -516,7 +565,14 @@ fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchE
             _ => continue,
         }
     }
-    let opts = ptrace::Options::PTRACE_O_TRACECLONE | ptrace::Options::PTRACE_O_TRACEEXEC;
+    // Forks are followed too: an app started by a launcher script that does
+    // not `exec` it is a child of the shell, and must be traced (crashes,
+    // pause, kill). Which process gets GL stops is decided by the preload
+    // (the first one to call GL claims the session).
+    let opts = ptrace::Options::PTRACE_O_TRACECLONE
+        | ptrace::Options::PTRACE_O_TRACEEXEC
+        | ptrace::Options::PTRACE_O_TRACEFORK
+        | ptrace::Options::PTRACE_O_TRACEVFORK;
     if let Err(e) = ptrace::seize(child, opts) {
         let _ = signal::kill(child, Signal::SIGKILL);
         return Err(LaunchError::Trace(format!("PTRACE_SEIZE: {e}")));
@@ -558,6 +614,10 @@ struct TraceLoop {
     pid: Pid,
     preload: PathBuf,
     tids: BTreeSet<i32>,
+    /// Threads held in a ptrace stop by `pause`, with the signal to deliver at resume.
+    held: std::collections::BTreeMap<i32, Option<Signal>>,
+    /// True between Pause and Resume: new threads are held too.
+    paused: bool,
     events: Sender<TraceEvent>,
     commands: Receiver<TraceCommand>,
 }
@@ -573,6 +633,8 @@ impl TraceLoop {
             pid,
             preload,
             tids: BTreeSet::from([pid.as_raw()]),
+            held: Default::default(),
+            paused: false,
             events,
             commands,
         }
@@ -661,17 +723,27 @@ impl TraceLoop {
                 }
                 let _ = ptrace::cont(t, Signal::try_from(signal).ok());
             }
+            WaitEvent::GroupStop { .. } if self.paused => {
+                self.held.insert(tid, None);
+            }
             WaitEvent::GroupStop { .. } => {
                 // Job-control stops are not kept: the debugger controls the app.
                 let _ = ptrace::cont(t, None);
             }
             WaitEvent::Event { event, .. } => {
-                if event == libc::PTRACE_EVENT_CLONE
-                    && let Ok(new) = ptrace::getevent(t)
+                if matches!(
+                    event,
+                    libc::PTRACE_EVENT_CLONE | libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK
+                ) && let Ok(new) = ptrace::getevent(t)
                 {
                     self.tids.insert(new as i32);
                 }
-                let _ = ptrace::cont(t, None);
+                if self.paused && event == libc::PTRACE_EVENT_STOP {
+                    // A thread born (or interrupted) while paused stays stopped.
+                    self.held.insert(tid, None);
+                } else {
+                    let _ = ptrace::cont(t, None);
+                }
             }
             WaitEvent::Continued | WaitEvent::Unknown(_) => {}
         }
@@ -698,9 +770,14 @@ impl TraceLoop {
         let in_flight = sp.and_then(|sp| {
             crate::inflight::call_in_flight(self.pid.as_raw() as u32, sp, &self.preload)
         });
+        let pid = std::fs::read_to_string(format!("/proc/{}/status", t.as_raw()))
+            .ok()
+            .and_then(|st| st.lines().find_map(|l| l.strip_prefix("Tgid:")).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or(self.pid.as_raw() as u32);
         CrashReport {
             signal,
             tid: t.as_raw() as u32,
+            pid,
             fault_address,
             registers,
             in_flight,
@@ -711,7 +788,21 @@ impl TraceLoop {
     fn command(&mut self, cmd: TraceCommand) -> bool {
         match cmd {
             TraceCommand::Kill => {
+                // Every traced process (a launcher script's child app too).
+                for &tid in &self.tids {
+                    let _ = signal::kill(Pid::from_raw(tid), Signal::SIGKILL);
+                }
                 let _ = signal::kill(self.pid, Signal::SIGKILL);
+                false
+            }
+            TraceCommand::Pause { prefer, reply } => {
+                let r = self.pause_all(prefer as i32);
+                let _ = reply.send(r);
+                false
+            }
+            TraceCommand::Resume(reply) => {
+                self.resume_all();
+                let _ = reply.send(());
                 false
             }
             TraceCommand::Detach(reply) => {
@@ -726,7 +817,89 @@ impl TraceLoop {
         }
     }
 
+    /// PTRACE_INTERRUPT every thread and wait until each is in a ptrace
+    /// stop; they stay held until [`Self::resume_all`].
+    fn pause_all(&mut self, prefer: i32) -> Result<PauseReport, String> {
+        self.paused = true;
+        let mut todo: Vec<i32> = self.tids.iter().copied().filter(|t| !self.held.contains_key(t)).collect();
+        while let Some(tid) = todo.pop() {
+            let t = Pid::from_raw(tid);
+            if ptrace::interrupt(t).is_err() {
+                continue;
+            }
+            loop {
+                match wait_raw(tid, false) {
+                    Ok(Some((_, ev @ (WaitEvent::Exited { .. } | WaitEvent::Killed { .. })))) => {
+                        if self.handle(tid, ev) {
+                            self.paused = false;
+                            return Err("the app exited".into());
+                        }
+                        break;
+                    }
+                    Err(_) => {
+                        self.tids.remove(&tid);
+                        break;
+                    }
+                    Ok(Some((_, WaitEvent::SignalStop { signal }))) => {
+                        if is_crash_signal(signal) && !self.caught(tid, signal) {
+                            let report = self.crash_report(t, signal);
+                            self.send(TraceEvent::Crashed(report));
+                        }
+                        // Stopped for a signal: deliver it at resume.
+                        self.held.insert(tid, Signal::try_from(signal).ok());
+                        break;
+                    }
+                    Ok(Some((
+                        _,
+                        WaitEvent::Event {
+                            event: libc::PTRACE_EVENT_CLONE | libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK,
+                            ..
+                        },
+                    ))) => {
+                        if let Ok(new) = ptrace::getevent(t) {
+                            self.tids.insert(new as i32);
+                            todo.push(new as i32);
+                        }
+                        // Hold it here: the event stop is a ptrace stop.
+                        self.held.insert(tid, None);
+                        break;
+                    }
+                    Ok(Some((_, WaitEvent::Event { .. } | WaitEvent::GroupStop { .. }))) => {
+                        self.held.insert(tid, None);
+                        break;
+                    }
+                    Ok(_) => continue,
+                }
+            }
+        }
+        let tid = if self.held.contains_key(&prefer) {
+            prefer
+        } else if self.held.contains_key(&self.pid.as_raw()) {
+            self.pid.as_raw()
+        } else {
+            *self.held.keys().next().ok_or("no thread could be stopped")?
+        };
+        let pc = registers(Pid::from_raw(tid))
+            .into_iter()
+            .find(|(n, _)| n == "rip" || n == "pc")
+            .map_or(0, |(_, v)| v);
+        Ok(PauseReport { tid: tid as u32, pc, threads: self.held.len() })
+    }
+
+    fn resume_all(&mut self) {
+        self.paused = false;
+        for (tid, sig) in std::mem::take(&mut self.held) {
+            let _ = ptrace::cont(Pid::from_raw(tid), sig);
+        }
+    }
+
     fn detach_all(&mut self) -> Result<(), String> {
+        self.paused = false;
+        for (tid, sig) in std::mem::take(&mut self.held) {
+            // Already in a ptrace stop: detach at once.
+            let _ = ptrace::detach(Pid::from_raw(tid), sig);
+            self.tids.remove(&tid);
+        }
         let tids: Vec<i32> = self.tids.iter().copied().collect();
         for tid in tids {
             let t = Pid::from_raw(tid);
@@ -747,7 +920,10 @@ impl TraceLoop {
                         break;
                     }
                     Ok(Some((_, WaitEvent::Event { event, .. }))) => {
-                        if event == libc::PTRACE_EVENT_CLONE {
+                        if matches!(
+                            event,
+                            libc::PTRACE_EVENT_CLONE | libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK
+                        ) {
                             if let Ok(new) = ptrace::getevent(t) {
                                 self.tids.insert(new as i32);
                             }
@@ -918,7 +1094,7 @@ mod tests {
             &["A=2".into(), "B=3".into()],
             Path::new("/p.so"),
             "GLDBG_SHM_FD",
-            900,
+            "900",
         )
         .unwrap();
         let get = |k: &str| {
@@ -930,6 +1106,6 @@ mod tests {
         assert_eq!(get("A").unwrap(), "2");
         assert_eq!(get("B").unwrap(), "3");
         assert_eq!(get("GLDBG_SHM_FD").unwrap(), "900");
-        assert!(child_env(Vec::new(), &["noeq".into()], Path::new("/p.so"), "X", 1).is_err());
+        assert!(child_env(Vec::new(), &["noeq".into()], Path::new("/p.so"), "X", "1").is_err());
     }
 }

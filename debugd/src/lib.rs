@@ -7,14 +7,37 @@
 //! Modules: [`launch`] (fork/seize/exec and the tracer thread), [`shm`]
 //! (the daemon side of the shared memory), [`session`] (state and stop
 //! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
-//! edge), with [`format`], [`image`], [`program`], [`remote`] as helpers.
+//! edge), with [`format`], [`image`], [`program`], [`remote`],
+//! [`pointee`] (what pointer arguments point at, from the registry's `len`),
+//! [`glstate`] (the `info state` table) and [`inflight`] as helpers.
+//!
+//! GL-level control (issue 3):
+//! * Breakpoints: a function, any draw, the N-th draw (`Header::draw_count`),
+//!   shader switch, frame end, and `error`: while an error breakpoint exists
+//!   the daemon sets `Header::check_errors` and every bit; the preload asks
+//!   the real `glGetError` after each GL call, keeps the error for the app
+//!   and stops *after* the call (`Slot::error`; `CallInfo::error`).
+//! * Stops are per thread (one slot per GL thread; a stop names its thread
+//!   and process); other threads run on until they stop themselves and
+//!   queue behind the current stop.
+//! * `pause`: the tracer PTRACE_INTERRUPTs every thread and holds them; the
+//!   session is STOPPED with a `paused` CallInfo (thread, pc) and no GL
+//!   call; `continue`/`step` resume every thread.
+//! * Launcher scripts: the app finds the shared memory by path
+//!   (`GLDBG_SHM=/proc/<daemon>/fd/<n>`), kept across `exec`; the first
+//!   process that calls GL claims the session, every other process (the
+//!   shell, the app's own children) runs pass-through. The tracer follows
+//!   forks, so an app the script forks is traced too (crashes, pause, kill);
+//!   reads and writes of app memory go to the claiming process.
+//! * Crash reports carry the last calls (up to 8) of the crashing thread
+//!   that went through the stop path — only calls gldbg saw, not every call.
 //!
 //! **Architecture invariants:**
 //! * ptrace requests come only from the one tracer thread of a launch; the
 //!   rest of the daemon talks to it over channels.
 //! * No RPC waits for a running app except the ones that resume it
-//!   (Launch, Continue, Step, Skip) and Kill/Detach; everything else fails
-//!   with FAILED_PRECONDITION at once.
+//!   (Launch, Continue, Step, Skip) and Kill/Detach/Pause; everything else
+//!   fails with FAILED_PRECONDITION at once.
 //! * The app outlives the daemon: no `PTRACE_O_EXITKILL`; the preload falls
 //!   back to pass-through when the daemon is gone.
 //! * `tonic::Status` appears only in [`service`]; library code returns
@@ -22,9 +45,11 @@
 
 pub mod error;
 pub mod format;
+pub mod glstate;
 pub mod image;
 pub mod inflight;
 pub mod launch;
+pub mod pointee;
 pub mod program;
 pub mod remote;
 pub mod service;

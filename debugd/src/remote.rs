@@ -78,6 +78,25 @@ impl Remote {
         Ok(out)
     }
 
+    /// Write `data` at `addr` (process_vm_writev), all of it or an error.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno> {
+        use nix::sys::uio::process_vm_writev;
+        if addr == 0 {
+            return Err(Errno::EFAULT);
+        }
+        let mut done = 0;
+        while done < data.len() {
+            let remote = [RemoteIoVec { base: addr as usize + done, len: data.len() - done }];
+            let local = [std::io::IoSlice::new(&data[done..])];
+            let n = process_vm_writev(self.pid, &local, &remote)?;
+            if n == 0 {
+                return Err(Errno::EFAULT);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
     pub fn read_u64s(&self, addr: u64, count: usize) -> Result<Vec<u64>, Errno> {
         let b = self.read(addr, count * 8)?;
         Ok(b.chunks_exact(8)
@@ -134,5 +153,8 @@ mod tests {
         assert_eq!(s, "#version 330\nvoid main(){}");
         assert_eq!(r.read_cstr(a.as_ptr() as u64).unwrap(), b"#version 330\n");
         assert!(r.read(0, 4).is_err());
+        let mut target = [0u8; 4];
+        r.write(target.as_mut_ptr() as u64, &[1, 2, 3, 4]).unwrap();
+        assert_eq!(std::hint::black_box(target), [1, 2, 3, 4]);
     }
 }

@@ -71,6 +71,7 @@ impl pb::debugger_server::Debugger for Service {
             args: r.args,
             env: r.env,
             cwd: (!r.cwd.is_empty()).then(|| r.cwd.into()),
+            own_process_group: r.own_process_group,
         };
         let s = self.session.clone();
         match tokio::task::spawn_blocking(move || s.launch(opts)).await {
@@ -96,6 +97,18 @@ impl pb::debugger_server::Debugger for Service {
         self.run(move |s| s.step(n)).await
     }
 
+    async fn pause(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
+        self.run(|s| s.pause()).await
+    }
+
+    async fn info_state(
+        &self,
+        req: Request<pb::InfoStateRequest>,
+    ) -> Result<Response<pb::GlState>, Status> {
+        let name = req.into_inner().name;
+        self.run(move |s| s.info_state(&name)).await
+    }
+
     async fn skip(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
         self.run(|s| s.skip()).await
     }
@@ -105,7 +118,7 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::SetArgRequest>,
     ) -> Result<Response<pb::CallInfo>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.set_arg(r.index, &r.value)).await
+        self.run(move |s| s.set_arg(r.index, r.element, &r.value)).await
     }
 
     async fn add_breakpoint(
@@ -129,11 +142,7 @@ impl pb::debugger_server::Debugger for Service {
             Some(Kind::DrawNumber(n)) => BreakKind::DrawNumber(n),
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
             Some(Kind::Frame(_)) => BreakKind::Frame,
-            Some(Kind::GlError(_)) => {
-                return Err(Status::unimplemented(
-                    "`break error` is not implemented yet",
-                ));
-            }
+            Some(Kind::GlError(_)) => BreakKind::GlError,
             None => return Err(Status::invalid_argument("no breakpoint kind given")),
         };
         Ok(Response::new(self.session.add_breakpoint(kind)))

@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::format;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
+use crate::{glstate, pointee};
 use crate::remote::Remote;
 use crate::shader::{ProbeResult, ProbeRunner, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
@@ -67,6 +68,8 @@ pub enum BreakKind {
     DrawNumber(u64),
     ShaderSwitch,
     Frame,
+    /// Any GL call that raised a GL error (checked after each call while it exists).
+    GlError,
 }
 
 impl BreakKind {
@@ -77,6 +80,7 @@ impl BreakKind {
             BreakKind::DrawNumber(n) => format!("draw {n}"),
             BreakKind::ShaderSwitch => "shader-switch".into(),
             BreakKind::Frame => "frame".into(),
+            BreakKind::GlError => "error".into(),
         }
     }
 
@@ -87,13 +91,17 @@ impl BreakKind {
             BreakKind::Draw | BreakKind::DrawNumber(_) => class_of(function) & class::DRAW != 0,
             BreakKind::ShaderSwitch => class_of(function) & class::SHADER_SWITCH != 0,
             BreakKind::Frame => class_of(function) & class::FRAME_END != 0,
+            // No bit: the preload checks every call while `check_errors` is set.
+            BreakKind::GlError => false,
         }
     }
 
     fn matches(self, stop: &Stop) -> bool {
         match self {
-            BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n,
-            k => k.covers(stop.function),
+            BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n && stop.error == 0,
+            BreakKind::GlError => stop.error != 0,
+            // Other breakpoints stop before the call, never again after it.
+            k => k.covers(stop.function) && stop.error == 0,
         }
     }
 }
@@ -117,7 +125,14 @@ struct Stop {
     ret: Option<u64>,
     draw: u64,
     breakpoint_id: u32,
+    /// The GL error the call raised (an error-breakpoint stop after the call), else 0.
+    error: u32,
+    /// Process id of the thread.
+    pid: u32,
 }
+
+/// Calls remembered per thread for crash reports.
+const RECENT_CALLS: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RunState {
@@ -141,16 +156,19 @@ struct Control {
     launch_counter: u64,
     current: Option<Stop>,
     pending: VecDeque<Stop>,
-    /// Per slot: the (tid, call number) of the stop already taken by the watcher.
-    claimed: HashMap<usize, (u32, u64)>,
+    /// Per slot: the (tid, call number, error) of the stop already taken by the watcher.
+    claimed: HashMap<usize, (u32, u64, u32)>,
     /// Every call stops (stepping) rather than only breakpoints.
     stepping: bool,
     breakpoints: Vec<Breakpoint>,
     next_breakpoint: u32,
     exit: Option<pb::Exit>,
     crash: Option<pb::Crash>,
-    /// The last call seen on each thread (for crash reports).
-    last_call: HashMap<u32, Stop>,
+    /// The last calls that went through the stop path on each thread
+    /// (at most `RECENT_CALLS`, oldest first; for crash reports).
+    recent: HashMap<u32, VecDeque<Stop>>,
+    /// Set while `pause` holds the app outside a GL call.
+    paused: Option<pb::CallInfo>,
     recorded: Recorded,
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
@@ -165,6 +183,9 @@ pub struct LaunchOptions {
     /// KEY=VALUE entries added to the daemon's environment.
     pub env: Vec<String>,
     pub cwd: Option<PathBuf>,
+    /// Start the app in its own process group (an interactive client's
+    /// Ctrl-C then reaches only the client, which pauses the app).
+    pub own_process_group: bool,
 }
 
 /// The session (one per daemon).
@@ -196,7 +217,8 @@ impl Session {
                 next_breakpoint: 1,
                 exit: None,
                 crash: None,
-                last_call: HashMap::new(),
+                recent: HashMap::new(),
+                paused: None,
                 recorded: Recorded::default(),
                 stop_serial: 0,
                 shader_stop: None,
@@ -263,12 +285,15 @@ impl Session {
             )));
         }
         let shm = Arc::new(SharedMemory::create()?);
+        // By path, not by inherited fd: it reaches the app through a
+        // launcher script's exec (see `gldbg_proto::shm::ENV_PATH`).
+        let shm_path = format!("/proc/{}/fd/{}", std::process::id(), shm.raw_fd());
         let env = launch::child_env(
             std::env::vars_os(),
             &opts.env,
             &self.config.preload,
-            abi::ENV_FD,
-            launch::CHILD_SHM_FD,
+            abi::ENV_PATH,
+            &shm_path,
         )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
@@ -277,7 +302,8 @@ impl Session {
             argv,
             env,
             cwd: opts.cwd.clone(),
-            shm_fd: shm.raw_fd(),
+            shm_fd: None,
+            own_process_group: opts.own_process_group,
             preload: self.config.preload.clone(),
         };
 
@@ -303,7 +329,8 @@ impl Session {
             c.claimed.clear();
             c.exit = None;
             c.crash = None;
-            c.last_call.clear();
+            c.recent.clear();
+            c.paused = None;
             c.recorded = Recorded::default();
             c.shader_stop = None;
             for b in &mut c.breakpoints {
@@ -411,6 +438,7 @@ impl Session {
             c.current = None;
             c.pending.clear();
             c.shader_stop = None;
+            c.paused = None;
             c.launched = None;
         }
         self.changed.notify_all();
@@ -443,10 +471,11 @@ impl Session {
                 }
                 {
                     let mut c = self.control();
-                    if c.claimed.get(&call.slot) == Some(&(call.tid, call.call_number)) {
+                    let key = (call.tid, call.call_number, call.error);
+                    if c.claimed.get(&call.slot) == Some(&key) {
                         continue;
                     }
-                    c.claimed.insert(call.slot, (call.tid, call.call_number));
+                    c.claimed.insert(call.slot, key);
                 }
                 self.new_stop(id, &shm, call);
             }
@@ -457,12 +486,15 @@ impl Session {
         let pid = {
             let c = self.control();
             match &c.launched {
-                Some(l) if l.id == id => l.pid,
+                Some(l) if l.id == id => app_pid(l),
                 _ => return,
             }
         };
         let mut ret = None;
-        if class_of(call.function) & class::SHADER_RECORD != 0 {
+        if call.error != 0 {
+            // Stopped after the call: it was executed.
+            ret = Some(call.ret);
+        } else if class_of(call.function) & class::SHADER_RECORD != 0 {
             match self.record(pid, shm, &call) {
                 Ok(r) => ret = r,
                 Err(e) => self.emit(pb::event::Kind::Warning(format!(
@@ -473,6 +505,7 @@ impl Session {
             }
         }
         let draw = if class_of(call.function) & class::DRAW != 0 {
+            // The draw count is bumped before the call's stop; after it for an error stop too.
             shm.draw_count()
         } else {
             0
@@ -492,6 +525,8 @@ impl Session {
             ret,
             draw,
             breakpoint_id: 0,
+            error: call.error,
+            pid,
         };
         let mut hit = 0;
         for b in &mut c.breakpoints {
@@ -503,7 +538,11 @@ impl Session {
             }
         }
         stop.breakpoint_id = hit;
-        c.last_call.insert(stop.tid, stop.clone());
+        let recent = c.recent.entry(stop.tid).or_default();
+        if recent.len() == RECENT_CALLS {
+            recent.pop_front();
+        }
+        recent.push_back(stop.clone());
         if hit != 0 || c.stepping {
             c.pending.push_back(stop);
             if c.state == RunState::Running
@@ -604,7 +643,8 @@ impl Session {
                 .current
                 .as_ref()
                 .filter(|_| c.state == RunState::Stopped)
-                .map(|s| call_info(s, None)),
+                .map(|s| call_info(s, None))
+                .or_else(|| c.paused.clone().filter(|_| c.state == RunState::Stopped)),
             exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
             shader: c.shader_stop.clone(),
@@ -637,6 +677,9 @@ impl Session {
 
     /// Let the current call go with `cmd` (continue or skip) and wait for the next stop or the exit.
     fn resume(&self, cmd: u32, step: bool) -> Result<pb::StateReply> {
+        if let Some(r) = self.resume_paused(cmd, step)? {
+            return Ok(r);
+        }
         let mut dbg = self.debug_lock();
         let (slot, shm, released) = {
             let mut c = self.control();
@@ -699,6 +742,92 @@ impl Session {
         Ok(self.wait_not_running())
     }
 
+    /// Resume an app held by `pause` (every thread); None if it is not paused.
+    fn resume_paused(&self, cmd: u32, step: bool) -> Result<Option<pb::StateReply>> {
+        {
+            let mut c = self.control();
+            if c.paused.is_none() || c.state != RunState::Stopped {
+                return Ok(None);
+            }
+            if cmd == abi::CMD_SKIP {
+                return Err(Error::FailedPrecondition(
+                    "the app is paused outside a GL call: there is no call to skip (`continue` or `step` resumes it)".into(),
+                ));
+            }
+            let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+            let shm = l.shm.clone();
+            l.tracer.resume().map_err(Error::Internal)?;
+            c.paused = None;
+            c.stepping = step;
+            shm.set_step_all(step);
+            if !step {
+                apply_bits(&c, &shm);
+            }
+            c.state = RunState::Running;
+        }
+        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        {
+            let mut c = self.control();
+            if c.state == RunState::Running
+                && c.current.is_none()
+                && let Some(info) = self.promote(&mut c)
+            {
+                drop(c);
+                self.emit(pb::event::Kind::Stopped(info));
+            }
+        }
+        Ok(Some(self.wait_not_running()))
+    }
+
+    /// Stop a running app wherever it is: every thread is held in a ptrace
+    /// stop (PTRACE_INTERRUPT); the state becomes STOPPED with a `paused`
+    /// CallInfo naming a thread (the GL process's main thread when it is
+    /// traced) and its instruction pointer. `continue`/`step` resume.
+    pub fn pause(&self) -> Result<pb::StateReply> {
+        let mut c = self.control();
+        match c.state {
+            RunState::Running => {}
+            RunState::Stopped => {
+                return Err(Error::FailedPrecondition("the app is already stopped".into()));
+            }
+            RunState::NotStarted => return Err(Error::not_launched()),
+            RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
+        }
+        let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+        let pid = app_pid(l);
+        // The tracer never takes this lock; holding it keeps stops from being promoted meanwhile.
+        let report = l.tracer.pause(pid).map_err(Error::Internal)?;
+        if c.current.is_some() || !c.pending.is_empty() {
+            // A GL stop came first: report it, with the threads running again
+            // (a stopped GL thread must be able to take commands).
+            let _ = l.tracer.resume();
+            if c.current.is_none()
+                && let Some(info) = self.promote(&mut c)
+            {
+                let r = self.state_reply(&c);
+                drop(c);
+                self.emit(pb::event::Kind::Stopped(info));
+                self.changed.notify_all();
+                return Ok(r);
+            }
+            return Ok(self.state_reply(&c));
+        }
+        let info = pb::CallInfo {
+            paused: true,
+            thread: report.tid,
+            pc: report.pc,
+            pid,
+            ..Default::default()
+        };
+        c.paused = Some(info.clone());
+        c.state = RunState::Stopped;
+        let r = self.state_reply(&c);
+        drop(c);
+        self.changed.notify_all();
+        self.emit(pb::event::Kind::Stopped(info));
+        Ok(r)
+    }
+
     pub fn continue_(&self) -> Result<pb::StateReply> {
         self.resume(abi::CMD_CONTINUE, false)
     }
@@ -749,8 +878,14 @@ impl Session {
                 return Err(Error::not_launched());
             };
             let shm = l.shm.clone();
+            if c.paused.is_some() {
+                // Held threads must run to take the CONTINUE commands below.
+                l.tracer.resume().map_err(Error::Internal)?;
+                c.paused = None;
+            }
             c.stepping = false;
             shm.set_step_all(false);
+            shm.set_check_errors(false);
             for id in 0..FUNCTIONS.len() as u32 {
                 shm.set_breakpoint(id, false);
             }
@@ -820,7 +955,10 @@ impl Session {
         Ok(call_info(&stop, Some(Remote::new(pid))))
     }
 
-    pub fn set_arg(&self, index: u32, value: &str) -> Result<pb::CallInfo> {
+    /// `set arg I VALUE`, or with `element` K, `set arg I[K] VALUE`: write
+    /// element K of the array argument I points at, in the app's memory
+    /// (process_vm_writev), typed by the pointee of the parameter.
+    pub fn set_arg(&self, index: u32, element: Option<u32>, value: &str) -> Result<pb::CallInfo> {
         let mut c = self.control();
         let (stop, shm, pid) = stopped_in(&c)?;
         if stop.ret.is_some() {
@@ -836,6 +974,32 @@ impl Session {
                 f.params.len()
             )));
         };
+        if let Some(k) = element {
+            let Some(elem) = pointee::elem_of(param) else {
+                return Err(Error::InvalidArgument(format!(
+                    "argument {index} of {} ({} {}) is not a pointer to numbers",
+                    f.name,
+                    param.c_type,
+                    param.name
+                )));
+            };
+            let addr = stop.args.get(index as usize).copied().unwrap_or(0);
+            if addr == 0 {
+                return Err(Error::InvalidArgument(format!("argument {index} is NULL")));
+            }
+            if let Some(n) = pointee::element_count(f, index as usize, &stop.args)
+                && k as usize >= n
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "element {k} is out of range: argument {index} points at {n} elements"
+                )));
+            }
+            let bytes = elem.parse(value).map_err(Error::InvalidArgument)?;
+            Remote::new(pid)
+                .write(addr + u64::from(k) * elem.size() as u64, &bytes)
+                .map_err(|e| Error::Internal(format!("writing the app's memory: {e}")))?;
+            return Ok(call_info(&stop, Some(Remote::new(pid))));
+        }
         let word = format::parse_arg(param, value).map_err(Error::InvalidArgument)?;
         shm.set_arg(stop.slot, index as usize, word);
         let cur = c.current.as_mut().expect("stopped");
@@ -844,6 +1008,63 @@ impl Session {
         }
         let cur = cur.clone();
         Ok(call_info(&cur, Some(Remote::new(pid))))
+    }
+
+    /// `info state [NAME]`: GL state read on the stopped thread (one name,
+    /// or the common table of [`glstate::COMMON`]).
+    pub fn info_state(&self, name: &str) -> Result<pb::GlState> {
+        use gldbg_proto::shm::{StateQuery, StateRequest, StateValue};
+        let _dbg = self.debug_lock();
+        let (stop, shm, _) = self.stopped()?;
+        let queries: Vec<(glstate::StateName, u32)> = if name.trim().is_empty() {
+            glstate::COMMON
+                .iter()
+                .filter_map(|e| Some((*e, api::gl_enum_value(e.name)?)))
+                .collect()
+        } else {
+            vec![glstate::lookup(name).ok_or_else(|| {
+                Error::InvalidArgument(format!("{} is not a GL enum name", name.trim()))
+            })?]
+        };
+        let first = (abi::BULK_REQUEST + size_of::<StateRequest>() + 7) & !7;
+        for (i, (e, value)) in queries.iter().enumerate() {
+            shm.write_struct(
+                first + i * size_of::<StateQuery>(),
+                &StateQuery { name: *value, kind: e.kind, count: e.count, _pad: 0 },
+            );
+        }
+        shm.write_struct(abi::BULK_REQUEST, &StateRequest { count: queries.len() as u32, _pad: 0 });
+        match shm.command(stop.slot, abi::CMD_QUERY_STATE, CMD_TIMEOUT)? {
+            abi::STATUS_OK => {}
+            abi::STATUS_NO_CONTEXT => {
+                return Err(Error::FailedPrecondition(
+                    "no GL context is current on the stopped thread".into(),
+                ));
+            }
+            abi::STATUS_UNKNOWN_COMMAND => {
+                return Err(Error::Internal("the preload does not know CMD_QUERY_STATE".into()));
+            }
+            st => return Err(Error::Internal(format!("reading GL state failed (status {st})"))),
+        }
+        let values = queries
+            .iter()
+            .enumerate()
+            .map(|(i, (e, _))| {
+                let v: StateValue = shm.read_struct(abi::BULK_REPLY + i * size_of::<StateValue>());
+                let n = (v.count as usize).min(v.values.len());
+                pb::GlStateValue {
+                    name: e.name.to_string(),
+                    values: if v.error == 0 { v.values[..n].to_vec() } else { Vec::new() },
+                    error: if v.error == 0 {
+                        String::new()
+                    } else {
+                        api::gl_enum_name(v.error, "ErrorCode")
+                            .map_or_else(|| format!("{:#x}", v.error), str::to_string)
+                    },
+                }
+            })
+            .collect();
+        Ok(pb::GlState { values })
     }
 
     /// Ask the preload for the current program and combine with recorded sources.
@@ -1350,10 +1571,26 @@ fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
         RunState::NotStarted => return Err(Error::not_launched()),
         RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
     }
+    if let Some(p) = &c.paused {
+        return Err(Error::FailedPrecondition(format!(
+            "the app is paused outside a GL call (thread {} at {:#x}); `continue` or `step` resumes it",
+            p.thread, p.pc
+        )));
+    }
     let (Some(stop), Some(l)) = (&c.current, &c.launched) else {
         return Err(Error::FailedPrecondition("the app is not stopped".into()));
     };
-    Ok((stop.clone(), l.shm.clone(), l.pid))
+    Ok((stop.clone(), l.shm.clone(), stop.pid))
+}
+
+/// The process that owns the GL session: the one whose preload claimed it
+/// (an app started by a launcher script is not the launched process), else
+/// the launched one.
+fn app_pid(l: &Launched) -> u32 {
+    match l.shm.header().preload_pid.load(Ordering::Acquire) {
+        0 => l.pid,
+        p => p,
+    }
 }
 
 /// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
@@ -1363,6 +1600,7 @@ fn apply_bits(c: &Control, shm: &SharedMemory) {
             || c.breakpoints.iter().any(|b| b.kind.covers(id));
         shm.set_breakpoint(id, on);
     }
+    shm.set_check_errors(c.breakpoints.iter().any(|b| b.kind == BreakKind::GlError));
 }
 
 fn breakpoint_list(c: &Control) -> pb::BreakpointList {
@@ -1388,6 +1626,7 @@ fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
             ..Default::default()
         };
     };
+    let executed = s.ret.is_some();
     let contents = |i: usize| -> Option<String> {
         let r = remote?;
         let a = |k: usize| s.args.get(k).copied().unwrap_or(0);
@@ -1408,7 +1647,7 @@ fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
                         .ok()
                         .map(|b| String::from_utf8_lossy(&b).into_owned())
                 } else {
-                    None
+                    pointee::describe(f, i, &s.args, executed, &|addr, len| r.read(addr, len).ok())
                 }
             }
         }
@@ -1421,6 +1660,18 @@ fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
         args: format::format_args(f, &s.args, contents),
         draw: s.draw,
         returned: s.ret.map(|r| format::format_ret(f, r)).unwrap_or_default(),
+        error: gl_error_name(s.error),
+        paused: false,
+        pc: 0,
+        pid: s.pid,
+    }
+}
+
+/// The name of a GL error code ("" for 0).
+fn gl_error_name(e: u32) -> String {
+    match e {
+        0 => String::new(),
+        e => api::gl_enum_name(e, "ErrorCode").map_or_else(|| format!("{e:#x}"), str::to_string),
     }
 }
 
@@ -1446,6 +1697,8 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     ret: None,
                     draw: 0,
                     breakpoint_id: 0,
+                    error: 0,
+                    pid: r.pid,
                 };
                 call = Some(call_info(&s, None));
                 in_call = true;
@@ -1464,8 +1717,9 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
         });
         in_call = true;
     }
+    let recent = c.recent.get(&r.tid);
     if call.is_none() {
-        call = c.last_call.get(&r.tid).map(|s| call_info(s, None));
+        call = recent.and_then(|q| q.back()).map(|s| call_info(s, None));
     }
     pb::Crash {
         signal: r.signal,
@@ -1475,7 +1729,53 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
         registers: r.registers.iter().cloned().collect(),
         call,
         in_call,
+        stopped_calls_seen: recent
+            .map(|q| q.iter().map(|s| call_info(s, None)).collect())
+            .unwrap_or_default(),
+        pid: r.pid,
     }
 }
 
 pub use glsl_instrument::StepMode as ShaderStepMode;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop(name: &str, draw: u64, error: u32) -> Stop {
+        Stop {
+            serial: 1,
+            slot: 0,
+            tid: 1,
+            function: api::function_id(name).unwrap(),
+            call_number: 1,
+            args: Vec::new(),
+            ret: None,
+            draw,
+            breakpoint_id: 0,
+            error,
+            pid: 1,
+        }
+    }
+
+    #[test]
+    fn breakpoint_kinds_match_their_stops() {
+        let id = |n: &str| api::function_id(n).unwrap();
+        assert!(BreakKind::Frame.covers(id("eglSwapBuffers")));
+        assert!(BreakKind::Frame.covers(id("glXSwapBuffers")));
+        assert!(!BreakKind::Frame.covers(id("glFlush")));
+        assert!(BreakKind::ShaderSwitch.covers(id("glUseProgram")));
+        assert!(BreakKind::Draw.covers(id("glDrawElements")));
+        assert!(!BreakKind::GlError.covers(id("glEnable")), "error breakpoints need no bits");
+        assert!(BreakKind::GlError.matches(&stop("glEnable", 0, 0x500)));
+        assert!(!BreakKind::GlError.matches(&stop("glEnable", 0, 0)));
+        assert!(BreakKind::DrawNumber(2).matches(&stop("glDrawArrays", 2, 0)));
+        assert!(!BreakKind::DrawNumber(2).matches(&stop("glDrawArrays", 3, 0)));
+        // A stop after the call (error) never counts again for a stop-before breakpoint.
+        assert!(!BreakKind::Draw.matches(&stop("glDrawArrays", 2, 0x502)));
+        assert!(!BreakKind::Function(id("glEnable")).matches(&stop("glEnable", 0, 0x500)));
+        assert_eq!(BreakKind::GlError.describe(), "error");
+        assert_eq!(gl_error_name(0x502), "GL_INVALID_OPERATION");
+        assert_eq!(gl_error_name(0), "");
+    }
+}

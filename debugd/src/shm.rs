@@ -44,6 +44,8 @@ pub struct StoppedCall {
     pub args: Vec<u64>,
     pub ret: u64,
     pub context: u64,
+    /// The GL error of an error-breakpoint stop after the call (0: a stop before the call).
+    pub error: u32,
 }
 
 /// What the daemon remembers about breakpoints (the shared bitset may hold
@@ -51,6 +53,8 @@ pub struct StoppedCall {
 struct Bits {
     user: [u64; shm::MAX_FUNCTIONS / 64],
     step_all: bool,
+    /// An error breakpoint exists: every call takes the slow path.
+    check_errors: bool,
 }
 
 /// The memfd and its mapping, daemon side.
@@ -127,7 +131,7 @@ impl SharedMemory {
             (*h).daemon_pid = std::process::id();
             (*h).function_count = gldbg_proto::api::FUNCTIONS.len() as u32;
         }
-        Ok(SharedMemory { fd, base, bits: Mutex::new(Bits { user: [0; shm::MAX_FUNCTIONS / 64], step_all: false }) })
+        Ok(SharedMemory { fd, base, bits: Mutex::new(Bits { user: [0; shm::MAX_FUNCTIONS / 64], step_all: false, check_errors: false }) })
     }
 
     /// The memfd (close-on-exec; the launcher dup2s it into the child).
@@ -146,9 +150,25 @@ impl SharedMemory {
     }
 
     fn publish_bits(&self, bits: &Bits) {
-        for (w, &user) in self.header().breakpoints.iter().zip(bits.user.iter()) {
-            w.store(if bits.step_all { !0 } else { user }, Release);
+        let h = self.header();
+        let stop = |user: u64| if bits.step_all { !0 } else { user };
+        // Stop bits first: a wrapper that sees a new breakpoint word must find them current.
+        for (w, &user) in h.stop_bits.iter().zip(bits.user.iter()) {
+            w.store(stop(user), Release);
         }
+        h.check_errors.store(bits.check_errors as u32, Release);
+        for (w, &user) in h.breakpoints.iter().zip(bits.user.iter()) {
+            w.store(if bits.check_errors { !0 } else { stop(user) }, Release);
+        }
+    }
+
+    /// Check every GL call for a GL error (an error breakpoint exists) or not.
+    /// While on, every call takes the preload's slow path; the fast path is
+    /// unchanged when off.
+    pub fn set_check_errors(&self, on: bool) {
+        let mut b = self.bits.lock().unwrap_or_else(|e| e.into_inner());
+        b.check_errors = on;
+        self.publish_bits(&b);
     }
 
     /// Set or clear the breakpoint bit of a function.
@@ -207,6 +227,7 @@ impl SharedMemory {
                 args: s.args[..n].iter().map(|a| a.load(Relaxed)).collect(),
                 ret: s.ret.load(Relaxed),
                 context: s.context.load(Relaxed),
+                error: s.error.load(Relaxed),
             });
         }
         out
@@ -214,6 +235,14 @@ impl SharedMemory {
 
     /// Write `cmd` to a slot, bump `command_seq`, wake the thread and wait for
     /// its acknowledgement (`done_seq`); returns the command's status.
+    ///
+    /// A command that releases the thread (continue, skip) may be overtaken:
+    /// the thread stops again at once and another command (the stop
+    /// watcher's) is acknowledged before this waiter looks. `done_seq` past
+    /// `seq` therefore also means done; the status word then belongs to the
+    /// later command, so it is reported as `STATUS_OK` (only releasing
+    /// commands, which always succeed, can be overtaken: a thread that stays
+    /// stopped takes no other command meanwhile).
     pub fn command(&self, slot: usize, cmd: u32, timeout: Duration) -> Result<u32, ShmError> {
         let s = self.slot(slot).ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
         s.command.store(cmd, Relaxed);
@@ -225,6 +254,9 @@ impl SharedMemory {
             let done = s.done_seq.load(Acquire);
             if done == seq {
                 return Ok(s.status.load(Relaxed));
+            }
+            if (done.wrapping_sub(seq) as i32) > 0 {
+                return Ok(shm::STATUS_OK);
             }
             if !wait_while(&s.done_seq, done, deadline) {
                 return Err(ShmError::Timeout);
@@ -368,6 +400,44 @@ mod tests {
         assert_eq!(w(2), 1 << 2);
         m.clear_breakpoints();
         assert!((0..shm::MAX_FUNCTIONS / 64).all(|i| w(i) == 0));
+    }
+
+    #[test]
+    fn error_checking_sets_every_bit_and_keeps_stop_bits() {
+        let m = SharedMemory::create().unwrap();
+        let h = m.header();
+        m.set_breakpoint(3, true);
+        m.set_check_errors(true);
+        assert_eq!(h.check_errors.load(Relaxed), 1);
+        assert!((0..shm::MAX_FUNCTIONS / 64).all(|i| h.breakpoints[i].load(Relaxed) == !0));
+        assert_eq!(h.stop_bits[0].load(Relaxed), 1 << 3);
+        assert_eq!(h.stop_bits[1].load(Relaxed), 0);
+        m.set_step_all(true);
+        assert_eq!(h.stop_bits[1].load(Relaxed), !0);
+        m.set_step_all(false);
+        m.set_check_errors(false);
+        assert_eq!(h.check_errors.load(Relaxed), 0);
+        assert_eq!(h.breakpoints[0].load(Relaxed), 1 << 3, "fast path back to the user's bits");
+        assert_eq!(h.breakpoints[1].load(Relaxed), 0);
+    }
+
+    #[test]
+    fn an_overtaken_command_counts_as_done() {
+        let m = Arc::new(SharedMemory::create().unwrap());
+        let s = &m.header().slots[0];
+        // A peer that acknowledges the command and, at once, a later one.
+        let m2 = m.clone();
+        let peer = std::thread::spawn(move || {
+            let s = &m2.header().slots[0];
+            while s.command_seq.load(Acquire) == 0 {
+                std::hint::spin_loop();
+            }
+            s.done_seq.store(2, Release);
+            wake(&s.done_seq);
+        });
+        assert_eq!(m.command(0, shm::CMD_CONTINUE, Duration::from_secs(5)).unwrap(), shm::STATUS_OK);
+        peer.join().unwrap();
+        assert_eq!(s.done_seq.load(Relaxed), 2);
     }
 
     #[test]

@@ -800,6 +800,7 @@ pub(crate) fn instrument(
     let mut app_outputs = Vec::new();
     let mut max_location: i32 = -1;
     let mut unlocated: Vec<usize> = Vec::new();
+    let mut varying_out = false;
     for (i, d) in decls.iter().enumerate() {
         if let ast::ExternalDeclarationData::Declaration(decl) = &d.content
             && let ast::DeclarationData::InitDeclaratorList(list) = &decl.content
@@ -819,6 +820,7 @@ pub(crate) fn instrument(
                 Some(l) => max_location = max_location.max(l + names_here.len() as i32 - 1),
                 None => unlocated.push(i),
             }
+            varying_out |= has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Varying);
             app_outputs.extend(names_here);
         }
     }
@@ -834,11 +836,12 @@ pub(crate) fn instrument(
             } else {
                 0
             });
-    // Before GLSL 1.30, EXT_gpu_shader4's `varying out` user outputs cannot
-    // be mixed with gl_FragData either: the debug outputs are named too.
+    // Before GLSL 1.30, user outputs (EXT_gpu_shader4's `varying out`, or
+    // `out` with GL_ARB_explicit_attrib_location) cannot be mixed with
+    // gl_FragData either: the debug outputs are declared like them.
     let legacy_named = !modern && !app_outputs.is_empty();
     let named = modern || legacy_named;
-    let out_kw = if legacy_named { "varying out" } else { "out" };
+    let out_kw = if legacy_named && varying_out { "varying out" } else { "out" };
     let mut out_decls = String::new();
     let (value_slot, coverage_slot, legacy_k);
     if named {
@@ -914,7 +917,11 @@ pub(crate) fn instrument(
     } else {
         Bits::Converted
     };
-    let has_uint = if es { version >= 300 } else { version >= 130 };
+    let has_uint = if es {
+        version >= 300
+    } else {
+        version >= 130 || has_ext("GL_EXT_gpu_shader4")
+    };
     let has_double = !es && (version >= 400 || has_ext("GL_ARB_gpu_shader_fp64"));
     let mut extension_lines: Vec<String> = m.unknown_extensions.clone();
     if bits == Bits::IfExtension {

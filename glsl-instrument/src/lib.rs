@@ -44,6 +44,8 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod flow;
+#[doc(hidden)]
+pub mod fuzzing;
 mod instrument;
 mod parse;
 mod steps;

@@ -378,6 +378,84 @@ fn restore_wide_literals(
     tu.visit_mut(&mut Restore(map));
 }
 
+/// Built-in macros a driver defines that glsl-lang's preprocessor does not
+/// (and refuses to `#define`, being `GL_` names): `GL_ES` in GLSL ES, and
+/// `GL_FRAGMENT_PRECISION_HIGH` in GLSL ES and desktop GLSL >= 1.30. Their
+/// tests in `#ifdef`/`#ifndef`/`#if`/`#elif` lines are replaced by the
+/// constant result, padded to the same length (offsets are kept).
+fn resolve_builtin_macros(src: &str) -> String {
+    let (mut version, mut es) = (110u32, false);
+    for l in src.lines() {
+        if let Some(r) = l.trim_start().strip_prefix('#')
+            && let Some(r) = r.trim_start().strip_prefix("version")
+        {
+            let mut w = r.split_whitespace();
+            version = w.next().and_then(|n| n.parse().ok()).unwrap_or(110);
+            es = version == 100 || w.next() == Some("es");
+            break;
+        }
+    }
+    let mut defined: Vec<&str> = Vec::new();
+    if es {
+        defined.push("GL_ES");
+    }
+    if es || version >= 130 {
+        defined.push("GL_FRAGMENT_PRECISION_HIGH");
+    }
+    if defined.is_empty() || !defined.iter().any(|d| src.contains(d)) {
+        return src.to_string();
+    }
+    let pad = |out: &mut String, text: &str, len: usize| {
+        out.push_str(text);
+        out.extend(std::iter::repeat_n(' ', len - text.len()));
+    };
+    let mut out = String::with_capacity(src.len());
+    for line in src.split_inclusive('\n') {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let Some(d) = t.strip_prefix('#') else {
+            out.push_str(line);
+            continue;
+        };
+        let d_trim = d.trim_start();
+        let word: String = d_trim.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let name_of = |rest: &str| {
+            let r = rest.trim();
+            defined.iter().any(|n| *n == r)
+        };
+        match word.as_str() {
+            "ifdef" | "ifndef" if name_of(&d_trim[word.len()..]) => {
+                out.push_str(&line[..indent]);
+                let value = if word == "ifdef" { "#if 1" } else { "#if 0" };
+                pad(&mut out, value, body.len() - indent);
+                out.push_str(&line[body.len()..]);
+            }
+            "if" | "elif" => {
+                let mut text = body.to_string();
+                for name in &defined {
+                    for pattern in [
+                        format!("defined({name})"),
+                        format!("defined ({name})"),
+                        format!("defined {name}"),
+                        format!("defined( {name} )"),
+                    ] {
+                        while let Some(i) = text.find(&pattern) {
+                            let repl = format!("1{}", " ".repeat(pattern.len() - 1));
+                            text.replace_range(i..i + pattern.len(), &repl);
+                        }
+                    }
+                    text = replace_word(&text, name, &format!("1{}", " ".repeat(name.len() - 1)));
+                }
+                out.push_str(&text);
+                out.push_str(&line[body.len()..]);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// 1-based (line, column) of a byte offset of `src`; columns count characters.
 pub(crate) fn line_col(src: &str, offset: usize) -> (u32, u32) {
     let mut offset = offset.min(src.len());
@@ -401,52 +479,76 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
     let mut used = HashSet::new();
     words(src, &mut used);
     let mut renames = std::collections::HashMap::new();
+    let edited = resolve_builtin_macros(src);
     let (edited, unknown_extensions, unknown_names) =
-        hide_unknown_extensions(src, &used, &mut renames);
+        hide_unknown_extensions(&edited, &used, &mut renames);
     used.extend(renames.keys().cloned());
     let (edited, mut literals, placeholder_types) = hide_wide_literals(&edited, &used);
     literals.extend(renames);
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        let ctx = ParseContext::new();
-        for name in GATED_TYPE_NAMES {
-            if used.contains(*name) {
-                ctx.add_type_name(ast::IdentifierData::from(*name).into());
-            }
-        }
-        for name in &placeholder_types {
-            ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
-        }
-        match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&edited)
-            .opts(&opts)
-            .context(&ctx)
-            .parse()
-        {
-            Ok((mut tu, _ctx, lexer)) => {
-                lexer.into_directives().inject(&mut tu);
-                if !literals.is_empty() {
-                    restore_wide_literals(&mut tu, &literals);
+    // First as glsl-lang's version rules say; if that fails and the
+    // source uses gated built-in type names, again with those declared as
+    // type names (an old shader may use e.g. `mat4x2` as a variable name).
+    let gated: Vec<&str> = GATED_TYPE_NAMES
+        .iter()
+        .copied()
+        .filter(|n| used.contains(*n))
+        .collect();
+    let attempt = |declare_gated: bool| -> Result<ast::TranslationUnit, (usize, ParseError)> {
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let ctx = ParseContext::new();
+            if declare_gated {
+                for name in &gated {
+                    ctx.add_type_name(ast::IdentifierData::from(*name).into());
                 }
-                Ok(tu)
             }
-            Err(err) => {
-                let (line, column) = line_col(src, usize::from(err.pos().start()));
-                Err(ParseError {
-                    line,
-                    column,
-                    message: shorten(&err.inner().to_string()),
-                })
+            for name in &placeholder_types {
+                ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
             }
-        }
-    }));
-    let tu = match result {
-        Ok(r) => r?,
-        Err(_) => {
-            return Err(ParseError {
-                line: 1,
-                column: 1,
-                message: "internal error in the GLSL parser".into(),
-            });
-        }
+            match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&edited)
+                .opts(&opts)
+                .context(&ctx)
+                .parse()
+            {
+                Ok((mut tu, _ctx, lexer)) => {
+                    lexer.into_directives().inject(&mut tu);
+                    if !literals.is_empty() {
+                        restore_wide_literals(&mut tu, &literals);
+                    }
+                    Ok(tu)
+                }
+                Err(err) => {
+                    let offset = usize::from(err.pos().start());
+                    let (line, column) = line_col(src, offset);
+                    Err((
+                        offset,
+                        ParseError {
+                            line,
+                            column,
+                            message: shorten(&err.inner().to_string()),
+                        },
+                    ))
+                }
+            }
+        }));
+        result.unwrap_or_else(|_| {
+            Err((
+                0,
+                ParseError {
+                    line: 1,
+                    column: 1,
+                    message: "internal error in the GLSL parser".into(),
+                },
+            ))
+        })
+    };
+    let tu = match attempt(false) {
+        Ok(tu) => tu,
+        Err((offset, e)) if !gated.is_empty() => match attempt(true) {
+            Ok(tu) => tu,
+            // Report the attempt that got further.
+            Err((offset2, e2)) => return Err(if offset2 > offset { e2 } else { e }),
+        },
+        Err((_, e)) => return Err(e),
     };
     let mut version = 110;
     let mut es = false;
@@ -760,6 +862,13 @@ mod tests {
         let p = parse_shader("#version 120\n#extension GL_EXT_gpu_shader4 : require\nflat varying unsigned  int x;\nuniform gl_PointParameters pp;\nvoid main() { unsigned int y = x; gl_FragColor = vec4(y); }\n").unwrap();
         let printed = print_tu(&p.tu.0);
         assert!(printed.contains("unsigned int x") && printed.contains("unsigned int y"), "{printed}");
+        // GL_ES and GL_FRAGMENT_PRECISION_HIGH are defined as by the driver.
+        let p = parse_shader("#version 100\n#ifdef GL_ES\nprecision mediump float;\n#endif\n#if defined(GL_FRAGMENT_PRECISION_HIGH) && GL_FRAGMENT_PRECISION_HIGH == 1\nprecision highp float;\n#endif\n#ifndef GL_ES\n#error not ES\n#endif\nuniform float a;\nvoid main() { gl_FragColor = vec4(a); }\n").unwrap();
+        let printed = print_tu(&p.tu.0);
+        assert!(printed.contains("precision mediump float") && printed.contains("precision highp float"), "{printed}");
+        assert!(parse_shader("#version 330\n#ifdef GL_ES\n#error ES\n#endif\nvoid main() { x = ; }\n").err().unwrap().line == 5);
+        // A 1.10 shader may name a variable like a later built-in type.
+        assert!(parse_shader("void main() { float mat4x2 = 1.0; gl_FragColor = vec4(mat4x2); }\n").is_ok());
         assert!(!wide_literal("0x7fffffff"));
         assert!(wide_literal("2147483648"));
         assert!(!wide_literal("1.0lf"));

@@ -811,3 +811,50 @@ fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
         (_, false) => Some((gl::DEPTH_COMPONENT32, gl::DEPTH_ATTACHMENT)),
     }
 }
+
+/// `CMD_QUERY_STATE`: read each requested GL state value with the real
+/// `glGetIntegerv` / `glGetFloatv` / `glIsEnabled` into a buffer of
+/// `MAX_STATE_VALUES`; one `StateValue` per query at `BULK_REPLY`. The
+/// app's pending errors are held for it first; an error a query raises is
+/// reported in its `StateValue` and drained (never left for the app).
+pub fn query_state() -> u32 {
+    use gldbg_proto::shm::{MAX_STATE_VALUES, QUERY_ENABLED, QUERY_FLOAT, StateQuery, StateRequest, StateValue};
+    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    if !has_context() {
+        return shm::STATUS_NO_CONTEXT;
+    }
+    let req: StateRequest = bulk.read(shm::BULK_REQUEST);
+    let first = align8(shm::BULK_REQUEST + size_of::<StateRequest>());
+    let max = (shm::BULK_REPLY - first) / size_of::<StateQuery>();
+    hold_app_errors();
+    for i in 0..(req.count as usize).min(max) {
+        let q: StateQuery = bulk.read(first + i * size_of::<StateQuery>());
+        let mut v = StateValue { count: q.count.min(MAX_STATE_VALUES as u32), ..Default::default() };
+        match q.kind {
+            QUERY_ENABLED => {
+                // SAFETY: a real GL entry point on the stopped app thread with its context current.
+                v.values[0] = f64::from(unsafe { crate::generated::real::glIsEnabled(q.name) });
+                v.count = 1;
+            }
+            QUERY_FLOAT => {
+                let mut buf = [0f32; MAX_STATE_VALUES];
+                // SAFETY: as above; the buffer holds MAX_STATE_VALUES floats, more than any state value.
+                unsafe { crate::generated::real::glGetFloatv(q.name, buf.as_mut_ptr().cast()) };
+                for (d, s) in v.values.iter_mut().zip(buf) {
+                    *d = f64::from(s);
+                }
+            }
+            _ => {
+                let mut buf = [0i32; MAX_STATE_VALUES];
+                // SAFETY: as above; the buffer holds MAX_STATE_VALUES ints.
+                unsafe { crate::generated::real::glGetIntegerv(q.name, buf.as_mut_ptr().cast()) };
+                for (d, s) in v.values.iter_mut().zip(buf) {
+                    *d = f64::from(s);
+                }
+            }
+        }
+        v.error = drain_own_errors();
+        bulk.write(shm::BULK_REPLY + i * size_of::<StateValue>(), &v);
+    }
+    shm::STATUS_OK
+}

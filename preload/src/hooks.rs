@@ -71,6 +71,23 @@ pub fn hold_error(e: u32) {
     }
 }
 
+/// After a call, for an error breakpoint: the errors the real `glGetError`
+/// reports now are held for the app (it gets them unchanged, before any
+/// later one); returns the first, if any. Errors already held were raised
+/// by earlier calls and are not reported again.
+pub fn take_new_error() -> Option<u32> {
+    let mut first = None;
+    for _ in 0..HELD {
+        let e = crate::gl::get_error();
+        if e == 0 {
+            break;
+        }
+        hold_error(e);
+        first.get_or_insert(e);
+    }
+    first
+}
+
 fn pop_error() -> Option<u32> {
     let n = ERROR_COUNT.with(|c| c.get());
     if n == 0 {

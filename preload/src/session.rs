@@ -7,12 +7,18 @@
 //! references into it stay valid for the life of the process.
 
 use core::ffi::c_char;
-use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering::{Acquire, Relaxed, Release}};
+use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering::{AcqRel, Acquire, Relaxed, Release}};
 use gldbg_proto::shm::{self, Header};
 
 /// The all-zero header used when no session is attached.
 // SAFETY (of the zeroed value): `Header` is atomics, integers and arrays of them; all-zero is valid.
 static ZERO_HEADER: Header = unsafe { core::mem::zeroed() };
+
+/// The header of a process that mapped a session by path but has not made a
+/// GL call yet: every bit set, so its first wrapped call takes the slow path
+/// and claims the session (or falls back to pass-through).
+// SAFETY (of the value): `Header` is atomics, integers and arrays of them; any bit pattern is valid.
+static CLAIM_HEADER: Header = unsafe { core::mem::transmute([0xffu8; core::mem::size_of::<Header>()]) };
 
 /// The header the wrappers read (the zero header or the shared mapping).
 static HEADER: AtomicPtr<Header> = AtomicPtr::new(&ZERO_HEADER as *const Header as *mut Header);
@@ -29,8 +35,46 @@ pub fn daemon_start_time() -> u64 {
     DAEMON_START.load(Relaxed)
 }
 
-/// 1 while a session is attached (the slow path checks this).
+/// 1 while a session is attached (the slow path checks this); 2 while the
+/// session is mapped by path but not claimed yet (first GL call claims it).
 static ATTACHED: AtomicU8 = AtomicU8::new(0);
+
+/// The shared header if attached, claiming a mapped session on this
+/// process's first GL call: the first process that calls GL owns the
+/// session (`Header::preload_pid` CAS from 0); any other process (the
+/// launcher shell, the app's own children) goes pass-through for good.
+pub fn session_or_claim() -> Option<&'static Header> {
+    match ATTACHED.load(Acquire) {
+        1 => Some(header()),
+        2 => claim(),
+        _ => None,
+    }
+}
+
+fn claim() -> Option<&'static Header> {
+    let base = MAPPING.load(Acquire);
+    if base.is_null() {
+        return None;
+    }
+    // SAFETY: MAPPING is the never-unmapped, validated shared mapping; Header sits at offset 0.
+    let h: &'static Header = unsafe { &*(base as *const Header) };
+    let me = std::process::id();
+    match h.preload_pid.compare_exchange(0, me, AcqRel, Acquire) {
+        Ok(_) => {}
+        Err(owner) if owner == me => {}
+        Err(_) => {
+            // Another process owns the session: pass-through for good.
+            if ATTACHED.compare_exchange(2, 0, AcqRel, Acquire).is_ok() {
+                HEADER.store(&ZERO_HEADER as *const Header as *mut Header, Release);
+            }
+            return None;
+        }
+    }
+    HEADER.store(base as *mut Header, Release);
+    let _ = ATTACHED.compare_exchange(2, 1, AcqRel, Acquire);
+    h.preload_attached.store(1, Release);
+    (ATTACHED.load(Acquire) == 1).then_some(h)
+}
 
 /// The current header (zero header when detached).
 #[inline(always)]
@@ -66,8 +110,41 @@ pub fn detach() {
     }
 }
 
-/// Map the session named by `GLDBG_SHM_FD`, if any (constructor; single-threaded).
+/// Map the session named by `GLDBG_SHM` (a path; left in the environment so
+/// an `exec` chain reaches the app, claimed at the first GL call) or by
+/// `GLDBG_SHM_FD` (an inherited fd; attached at once, the variable removed).
+/// Constructor; single-threaded.
 pub fn attach_from_env() {
+    // SAFETY: getenv with a NUL-terminated name; the constructor runs before any other thread.
+    let path = unsafe { libc::getenv(c"GLDBG_SHM".as_ptr()) };
+    if !path.is_null() {
+        // SAFETY: open of a NUL-terminated path from the environment.
+        let fd = unsafe { libc::open(path, libc::O_RDWR | libc::O_CLOEXEC) };
+        if fd < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() == Some(libc::ENOENT) {
+                // The daemon is gone (a process started after it ended): nothing to say.
+                return;
+            }
+            // SAFETY: getenv returned a NUL-terminated string.
+            let p = unsafe { core::ffi::CStr::from_ptr(path) };
+            crate::log(format_args!(
+                "cannot open the debugger's shared memory {}: {}; running without the debugger",
+                p.to_string_lossy(),
+                err
+            ));
+            return;
+        }
+        let mapped = map(fd);
+        // SAFETY: our own fd, opened above.
+        unsafe { libc::close(fd) };
+        if let Some(base) = mapped.and_then(validate) {
+            MAPPING.store(base, Release);
+            ATTACHED.store(2, Release);
+            HEADER.store(&CLAIM_HEADER as *const Header as *mut Header, Release);
+        }
+        return;
+    }
     // SAFETY: getenv with a NUL-terminated name; the constructor runs before any other thread.
     let v = unsafe { libc::getenv(c"GLDBG_SHM_FD".as_ptr()) };
     if v.is_null() {
@@ -85,7 +162,17 @@ pub fn attach_from_env() {
     let mapped = map(fd);
     // SAFETY: the fd was handed to us for this purpose only; nobody else uses it.
     unsafe { libc::close(fd) };
-    let Some(base) = mapped else { return };
+    let Some(base) = mapped.and_then(validate) else { return };
+    MAPPING.store(base, Release);
+    ATTACHED.store(2, Release);
+    if claim().is_none() {
+        crate::log(format_args!("another process owns the debugger's session; running without the debugger"));
+    }
+}
+
+/// Check the header of a fresh mapping; registers the fork handler and
+/// records the daemon's start time. Unmaps and returns None on a mismatch.
+fn validate(base: *mut u8) -> Option<*mut u8> {
     // SAFETY: the mapping is SHM_SIZE bytes, page-aligned; Header sits at offset 0.
     let h = unsafe { &*(base as *const Header) };
     let fcount = gldbg_proto::api::FUNCTIONS.len() as u32;
@@ -102,7 +189,7 @@ pub fn attach_from_env() {
         ));
         // SAFETY: our own mapping, no references into it escape.
         unsafe { libc::munmap(base.cast(), shm::SHM_SIZE) };
-        return;
+        return None;
     }
     // A child forked without exec shares the mapping but is not the process
     // the daemon traces: it runs pass-through.
@@ -111,11 +198,7 @@ pub fn attach_from_env() {
     if let Some((_, start)) = crate::stop::proc_stat(h.daemon_pid) {
         DAEMON_START.store(start, Relaxed);
     }
-    h.preload_pid.store(std::process::id(), Relaxed);
-    h.preload_attached.store(1, Release);
-    MAPPING.store(base, Release);
-    HEADER.store(base as *mut Header, Release);
-    ATTACHED.store(1, Release);
+    Some(base)
 }
 
 /// `pthread_atfork` child handler: the forked child runs pass-through.

@@ -76,19 +76,46 @@ fn execute(id: u32, args: &[u64]) -> u64 {
 
 /// The slow path of every wrapper: stop if a session is attached, then
 /// execute the call as the daemon commands. Returns the call's result word.
+///
+/// While an error breakpoint exists (`Header::check_errors`), every call
+/// comes here: it stops before the call only if its `stop_bits` bit is set,
+/// and after a GL call it asks the real `glGetError`; an error is held for
+/// the app (the `glGetError` hook hands it back first, unchanged) and the
+/// thread stops after the call with `Slot::error` set.
 #[inline(never)]
 #[cold]
 pub fn slow(id: u32, args: &mut [u64]) -> u64 {
-    let Some(h) = crate::session::session() else { return execute(id, args) };
+    let Some(h) = crate::session::session_or_claim() else { return execute(id, args) };
     if IN_STOP.with(|f| f.replace(true)) {
         return execute(id, args);
     }
-    let r = match claim_slot(h) {
-        Some(slot) => stop(h, slot, id, args),
-        None => execute(id, args),
+    let checking = h.check_errors.load(Acquire) != 0 && checks_errors(id);
+    let stop_first = !checking || {
+        let word = h.stop_bits[(id >> 6) as usize].load(Relaxed);
+        (word >> (id & 63)) & 1 != 0
     };
+    let slot = claim_slot(h);
+    let mut r = match slot {
+        Some(slot) if stop_first => stop(h, slot, id, args, None),
+        _ => execute(id, args),
+    };
+    if checking
+        && let (Some(slot), Some(h)) = (slot, crate::session::session())
+        && let Some(e) = crate::hooks::take_new_error()
+    {
+        r = stop(h, slot, id, args, Some((r, e)));
+    }
     IN_STOP.with(|f| f.set(false));
     r
+}
+
+/// Whether an error breakpoint looks at calls of `id`: GL functions, except
+/// `glGetError` itself (window-system calls may run without a context).
+fn checks_errors(id: u32) -> bool {
+    CLASS[id as usize] & class::GET_ERROR == 0
+        && gldbg_proto::api::FUNCTIONS
+            .get(id as usize)
+            .is_some_and(|f| f.api == gldbg_proto::api::Api::Gl)
 }
 
 fn claim_slot(h: &'static Header) -> Option<&'static Slot> {
@@ -161,22 +188,26 @@ fn read_args(slot: &Slot, args: &mut [u64]) {
     }
 }
 
-fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
+/// Publish the call and run the daemon's commands until it lets the thread
+/// go. `after`: the call was already executed (result, GL error raised):
+/// an error-breakpoint stop after the call.
+fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64], after: Option<(u64, u32)>) -> u64 {
     let mut seen = slot.command_seq.load(Acquire);
     slot.function.store(id, Relaxed);
     slot.arg_count.store(args.len() as u32, Relaxed);
     for (i, a) in args.iter().enumerate() {
         slot.args[i].store(*a, Relaxed);
     }
-    slot.ret.store(0, Relaxed);
+    slot.ret.store(after.map_or(0, |a| a.0), Relaxed);
+    slot.error.store(after.map_or(0, |a| a.1), Relaxed);
     slot.call_number.store(CALLS.with(|c| c.get()), Relaxed);
     slot.context.store(crate::hooks::current_context(), Relaxed);
     slot.state.store(shm::STATE_STOPPED, Release);
     bump_stop_seq(h);
 
     let timeout = rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
-    let mut ret = 0u64;
-    let mut returned = false;
+    let mut ret = after.map_or(0, |a| a.0);
+    let mut returned = after.is_some();
     loop {
         let cur = slot.command_seq.load(Acquire);
         if cur == seen {
@@ -231,6 +262,10 @@ fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u
             }
             shm::CMD_QUERY_PROGRAM => {
                 let st = crate::exec::query_program();
+                ack(slot, seen, st);
+            }
+            shm::CMD_QUERY_STATE => {
+                let st = crate::exec::query_state();
                 ack(slot, seen, st);
             }
             _ => ack(slot, seen, shm::STATUS_UNKNOWN_COMMAND),

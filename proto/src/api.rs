@@ -79,6 +79,10 @@ pub struct Param {
     pub c_type: &'static str,
     /// Registry enum group (e.g. `PrimitiveType`), empty if none.
     pub group: &'static str,
+    /// The registry's `len` attribute of a pointer parameter: how many
+    /// elements it points at, as an expression of the other parameters
+    /// (`count`, `count*4`, `COMPSIZE(pname)`, `1`), empty if none.
+    pub len: &'static str,
 }
 
 /// One wrapped function. Its index in [`FUNCTIONS`] is its function id.
@@ -210,6 +214,17 @@ mod tests {
             assert!(function_id(name).is_some(), "{name} missing");
         }
         assert!(FUNCTIONS.iter().all(|f| f.params.len() <= MAX_ARGS));
+    }
+
+    #[test]
+    fn pointer_lengths_from_the_registry() {
+        let len = |f: &str, i: usize| FUNCTIONS[function_id(f).unwrap() as usize].params[i].len;
+        assert_eq!(len("glUniform4fv", 2), "count*4");
+        assert_eq!(len("glUniformMatrix4fv", 3), "count*16");
+        assert_eq!(len("glShaderSource", 2), "count");
+        assert_eq!(len("glBufferData", 2), "size");
+        assert_eq!(len("glGetIntegerv", 1), "COMPSIZE(pname)");
+        assert_eq!(len("glDrawArrays", 0), "");
     }
 
     #[test]

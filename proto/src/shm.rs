@@ -1,10 +1,11 @@
 //! The shared-memory ABI between the preload (inside the app) and the daemon.
 //!
 //! The daemon creates a memfd of [`SHM_SIZE`] bytes (sparse: pages cost
-//! memory only once touched), writes the [`Header`], and passes the fd
-//! number to the app in [`ENV_FD`]. The preload maps it in its constructor,
-//! checks [`MAGIC`] and [`ABI_VERSION`], closes the fd and removes the
-//! variable. Layout: `Header` at offset 0, then the bulk region at
+//! memory only once touched), writes the [`Header`], and names it to the
+//! app in [`ENV_PATH`] (`/proc/<daemon pid>/fd/<n>`; the older [`ENV_FD`],
+//! an inherited fd number, still works). The preload maps it in its
+//! constructor, checks [`MAGIC`] and [`ABI_VERSION`] and closes its fd; the
+//! first process to call GL claims the session (`Header::preload_pid`). Layout: `Header` at offset 0, then the bulk region at
 //! [`BULK_OFFSET`].
 //!
 //! Every field says which side writes it. Fields are only ever appended;
@@ -26,6 +27,14 @@
 //!    `CMD_FINISH` executes the call, stores `ret`, sets
 //!    `state = STATE_RETURNED`, acknowledges, and waits for the next command.
 //!
+//! 5. Error breakpoints (ABI 2): while `Header::check_errors` is 1, every
+//!    GL call takes the slow path; it stops before the call only if its
+//!    `Header::stop_bits` bit is set, and after the call the preload asks
+//!    the real `glGetError`. An error is held for the app (its next
+//!    `glGetError` gets it first, unchanged) and the thread stops after the
+//!    call: `state = STATE_STOPPED` with `Slot::error` set and `ret` valid;
+//!    `CMD_CONTINUE`/`CMD_SKIP` then just return `ret`.
+//!
 //! Futex waits on both sides use timeouts: the preload checks that the
 //! daemon (`Header::daemon_pid`) is alive and otherwise falls back to
 //! pass-through, so the app never hangs on a dead daemon.
@@ -35,10 +44,17 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
+/// Environment variable carrying a path the preload opens itself
+/// (`/proc/<daemon pid>/fd/<n>`): it survives `exec` chains (a launcher
+/// script) because the preload leaves it in the environment. The first
+/// process whose thread calls GL claims the session
+/// (`Header::preload_pid`, compare-and-swap from 0); every other process
+/// that maps it (the shell, the app's own children) runs pass-through.
+pub const ENV_PATH: &str = "GLDBG_SHM";
 
 /// Number of function ids the breakpoint bitset can hold.
 pub const MAX_FUNCTIONS: usize = 4096;
@@ -83,6 +99,12 @@ pub const CMD_FINISH: u32 = 3;
 pub const CMD_FRAGMENT_STEP: u32 = 4;
 /// Describe the current program: reply [`ProgramReply`] at `BULK_REPLY`.
 pub const CMD_QUERY_PROGRAM: u32 = 5;
+/// Read GL state with the real `glGet*`/`glIsEnabled` (ABI 2): request
+/// [`StateRequest`] at `BULK_REQUEST` (followed by its [`StateQuery`]s),
+/// reply one [`StateValue`] per query at `BULK_REPLY`. The app's pending
+/// GL errors are held for it; errors of the queries are reported per query
+/// and never left for the app.
+pub const CMD_QUERY_STATE: u32 = 6;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -137,6 +159,16 @@ pub struct Header {
     pub breakpoints: [AtomicU64; MAX_FUNCTIONS / 64],
     /// Per-thread call slots.
     pub slots: [Slot; MAX_SLOTS],
+    /// Daemon (ABI 2): 1 while an error breakpoint exists. Then the daemon
+    /// sets every `breakpoints` bit (every GL call takes the slow path),
+    /// `stop_bits` says which calls stop *before* executing, and after each
+    /// GL call the preload asks the real `glGetError`: an error is kept for
+    /// the app (the `glGetError` hook hands it back first) and the thread
+    /// stops after the call with `Slot::error` set.
+    pub check_errors: AtomicU32,
+    pub _pad0: u32,
+    /// Daemon (ABI 2): the stop-before-call bits while `check_errors` is 1.
+    pub stop_bits: [AtomicU64; MAX_FUNCTIONS / 64],
 }
 
 /// One app thread's stop state. Cache-line aligned so threads never share lines.
@@ -168,6 +200,10 @@ pub struct Slot {
     pub ret: AtomicU64,
     /// Preload: current EGL/GLX context handle at the stop (0 if none).
     pub context: AtomicU64,
+    /// Preload (ABI 2): the GL error the call raised when the thread stopped
+    /// *after* the call for an error breakpoint (the call was executed and
+    /// `ret` is valid); 0 for an ordinary stop before the call.
+    pub error: AtomicU32,
 }
 
 /// A string or byte range inside the bulk region.
@@ -278,6 +314,47 @@ pub struct ProgramReply {
     pub program: u32,
     pub _pad: u32,
     pub text: BulkRef,
+}
+
+/// `StateQuery::kind`: `glGetIntegerv`.
+pub const QUERY_INT: u32 = 0;
+/// `StateQuery::kind`: `glGetFloatv`.
+pub const QUERY_FLOAT: u32 = 1;
+/// `StateQuery::kind`: `glIsEnabled`.
+pub const QUERY_ENABLED: u32 = 2;
+/// Most values one state query returns.
+pub const MAX_STATE_VALUES: usize = 16;
+
+/// One GL state value to read (daemon → preload).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StateQuery {
+    /// The GL enum (`GL_VIEWPORT`, ...).
+    pub name: u32,
+    /// `QUERY_*`.
+    pub kind: u32,
+    /// Values the query writes (at most [`MAX_STATE_VALUES`]); the preload
+    /// gives the driver a buffer of `MAX_STATE_VALUES` either way.
+    pub count: u32,
+    pub _pad: u32,
+}
+
+/// Request of `CMD_QUERY_STATE` (at `BULK_REQUEST`; the queries follow it).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StateRequest {
+    pub count: u32,
+    pub _pad: u32,
+}
+
+/// Reply of one [`StateQuery`] (an array of them at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StateValue {
+    /// The GL error the query raised (0: none; then `values` is valid).
+    pub error: u32,
+    pub count: u32,
+    pub values: [f64; MAX_STATE_VALUES],
 }
 
 // Compile-time layout checks: both sides are built from this file, but a

@@ -28,6 +28,7 @@ use std::time::Instant;
 
 use glsl_instrument::{ShaderModel, Stage};
 
+pub mod driver;
 pub mod equiv;
 
 
@@ -352,6 +353,9 @@ pub struct CorpusShader {
     pub line: usize,
     /// How many test files / sections carry this exact source.
     pub copies: usize,
+    /// Extensions the test requires (`!GL_X`: requires its absence), for
+    /// the driver check.
+    pub requires: Vec<String>,
 }
 
 impl CorpusShader {
@@ -419,6 +423,13 @@ impl Corpus {
                             path: path.clone(),
                             line: s.header_line,
                             copies: 1,
+                            requires: t
+                                .require_lines
+                                .iter()
+                                .filter(|l| l.starts_with("GL_") || l.starts_with("!GL_"))
+                                .filter_map(|l| l.split_whitespace().next())
+                                .map(str::to_string)
+                                .collect(),
                         },
                     );
                 }
@@ -437,6 +448,7 @@ impl Corpus {
                         path: path.clone(),
                         line: 0,
                         copies: 1,
+                        requires: cfg.extensions.clone(),
                     },
                 );
             }
@@ -702,7 +714,8 @@ pub fn spread(n: usize, max: usize) -> Vec<usize> {
 /// it? Runs piglit's `glslparsertest FILE pass VERSION` on a temporary file.
 /// `Some(true)`: Mesa compiles it (a real front-end failure), `Some(false)`:
 /// Mesa rejects it or lacks what it needs, `None`: could not run.
-pub fn driver_compiles(piglit: &Path, stage: Stage, source: &str, tmp: &Path) -> Option<bool> {
+pub fn driver_compiles(piglit: &Path, shader: &CorpusShader, tmp: &Path) -> Option<bool> {
+    let (stage, source) = (shader.stage, shader.source.as_str());
     let ext = match stage {
         Stage::Vertex => "vert",
         Stage::TessControl => "tesc",
@@ -734,6 +747,7 @@ pub fn driver_compiles(piglit: &Path, stage: Stage, source: &str, tmp: &Path) ->
         .arg(&file)
         .arg("pass")
         .arg(&vs)
+        .args(&shader.requires)
         .env("PIGLIT_PLATFORM", "surfaceless_egl")
         .env("MESA_SHADER_CACHE_DISABLE", "true")
         .output()
@@ -897,4 +911,101 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
     b.samples.sort_by(|a, c| a.total_cmp(c));
     b.parse_us_per_kb = parse_secs * 1e6 / (b.bytes as f64 / 1024.0).max(1e-9);
     b
+}
+
+/// Per-stage figures of a compile run.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStage {
+    pub shaders: usize,
+    /// The original does not compile on this driver (left out).
+    pub original_rejected: usize,
+    /// The front-end failed or there is nothing to step (left out).
+    pub not_parsed: usize,
+    /// (shader, step) pairs tried.
+    pub probes: usize,
+    /// Instrumented and compiled by the driver.
+    pub compiled: usize,
+    /// `instrument` says the stage is not supported yet.
+    pub unsupported: usize,
+}
+
+/// Figures of a compile run.
+#[derive(Debug, Default)]
+pub struct CompileReport {
+    pub by_stage: BTreeMap<&'static str, CompileStage>,
+    /// cause → (count, example).
+    pub failures: BTreeMap<String, (usize, String)>,
+}
+
+/// Instrument each shader at up to `max_steps` evenly spread positions of
+/// its `step` path and compile every result with the driver (the original
+/// must compile first). `keep`: where to write failing debug shaders.
+pub fn run_compile(
+    driver: &driver::Driver,
+    shaders: &[&CorpusShader],
+    max_steps: usize,
+    keep: Option<&Path>,
+) -> CompileReport {
+    use glsl_instrument::{InstrumentError, Probe};
+    let mut r = CompileReport::default();
+    for s in STAGES {
+        r.by_stage.insert(s.name(), CompileStage::default());
+    }
+    let mut kept = 0;
+    for sh in shaders {
+        let fig = r.by_stage.get_mut(sh.stage.name()).unwrap();
+        fig.shaders += 1;
+        if driver.compile(sh.stage.gl_enum(), &sh.source).is_err() {
+            fig.original_rejected += 1;
+            continue;
+        }
+        let Ok(Ok(model)) = catch_unwind(AssertUnwindSafe(|| ShaderModel::parse(&sh.source, sh.stage))) else {
+            fig.not_parsed += 1;
+            continue;
+        };
+        let positions = equiv::walk(&model, 1000);
+        for i in spread(positions.len(), max_steps) {
+            let pos = &positions[i];
+            let expr = equiv::scope_expr(&model, pos);
+            let probe = Probe {
+                position: pos,
+                expr: expr.as_deref(),
+            };
+            fig.probes += 1;
+            let cause = match catch_unwind(AssertUnwindSafe(|| model.instrument(&probe))) {
+                Err(p) => Some(format!("instrument panic: {}", normalise(&panic_message(&*p)))),
+                Ok(Err(InstrumentError::Unsupported(m))) if m.contains("not supported yet") => {
+                    fig.unsupported += 1;
+                    None
+                }
+                Ok(Err(e)) => Some(format!("instrument error: {}", normalise(&e.to_string()))),
+                Ok(Ok(ins)) => match driver.compile(sh.stage.gl_enum(), &ins.source) {
+                    Ok(()) => {
+                        fig.compiled += 1;
+                        None
+                    }
+                    Err(log) => {
+                        if let Some(dir) = keep
+                            && kept < 200
+                        {
+                            kept += 1;
+                            let _ = fs::write(
+                                dir.join(format!("{kept:03}-{}.glsl", sh.stage.name())),
+                                format!("// {} step {} {:?}\n/* {log} */\n{}", sh.location(), pos.step.0, expr, ins.source),
+                            );
+                        }
+                        Some(format!("driver: {}", normalise(&driver::first_error(&log))))
+                    }
+                },
+            };
+            if let Some(c) = cause {
+                let e = r.failures.entry(c).or_insert((0, String::new()));
+                e.0 += 1;
+                if e.1.is_empty() {
+                    e.1 = format!("{} step {} {}", sh.location(), pos.step.0, expr.as_deref().unwrap_or("(coverage)"));
+                }
+            }
+        }
+    }
+    r
 }

@@ -4,6 +4,8 @@
 //! gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
 //! gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
 //! gldbg-corpus bench [--every N] [--max-steps K] [--json]
+//! gldbg-corpus compile [--every N] [--offset K] [--max-steps K] [--json] [--keep DIR]
+//! gldbg-corpus seeds DIR [--every N] [--offset K]
 //! ```
 //! `$GLDBG_PIGLIT_DIR` overrides the piglit directory (default: Debian's).
 
@@ -49,7 +51,9 @@ impl Args {
 
 const USAGE: &str = "usage: gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
        gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
-       gldbg-corpus bench [--every N] [--offset K] [--max-steps K] [--json]";
+       gldbg-corpus bench [--every N] [--offset K] [--max-steps K] [--json]
+       gldbg-corpus compile [--every N] [--offset K] [--max-steps K] [--json] [--keep DIR]
+       gldbg-corpus seeds DIR [--every N] [--offset K]   (fuzz inputs: stage byte + source)";
 
 fn main() -> ExitCode {
     let mut argv: Vec<String> = std::env::args().skip(1).collect();
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
         "parse" => parse(&mut args),
         "equiv" => equiv_cmd(&mut args),
         "bench" => bench(&mut args),
+        "seeds" => seeds(&mut args),
+        "compile" => compile(&mut args),
         _ => Err(format!("unknown command `{cmd}`\n{USAGE}")),
     };
     match r {
@@ -104,7 +110,7 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
         std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
         for f in report.failures() {
             let s = shaders[f.shader];
-            driver.insert(f.shader, driver_compiles(&piglit_dir(), s.stage, &s.source, &tmp));
+            driver.insert(f.shader, driver_compiles(&piglit_dir(), s, &tmp));
         }
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -395,4 +401,92 @@ fn bench(args: &mut Args) -> Result<ExitCode, String> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn seeds(args: &mut Args) -> Result<ExitCode, String> {
+    let every = args.num("--every", 20)?;
+    let offset = args.num("--offset", 0)?;
+    if args.rest.is_empty() {
+        return Err("seeds: DIR missing".into());
+    }
+    let dir = PathBuf::from(args.rest.remove(0));
+    args.done()?;
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let corpus = load()?;
+    let shaders = corpus.every(every, offset);
+    for (i, s) in shaders.iter().enumerate() {
+        let data = glsl_instrument::fuzzing::input(&s.source, s.stage);
+        std::fs::write(dir.join(format!("piglit-{i:05}")), data).map_err(|e| e.to_string())?;
+    }
+    println!("{} seeds written to {}", shaders.len(), dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn compile(args: &mut Args) -> Result<ExitCode, String> {
+    let every = args.num("--every", 15)?;
+    let offset = args.num("--offset", 0)?;
+    let max_steps = args.num("--max-steps", 50)?;
+    let as_json = args.flag("--json");
+    let keep = args.value("--keep").map(PathBuf::from);
+    args.done()?;
+    if let Some(k) = &keep {
+        std::fs::create_dir_all(k).map_err(|e| e.to_string())?;
+    }
+    let corpus = load()?;
+    let shaders = corpus.every(every, offset);
+    let driver = driver::Driver::new()?;
+    quiet_panics();
+    let start = std::time::Instant::now();
+    let r = run_compile(&driver, &shaders, max_steps, keep.as_deref());
+    let secs = start.elapsed().as_secs_f64();
+    let probes: usize = r.by_stage.values().map(|f| f.probes).sum();
+    let compiled: usize = r.by_stage.values().map(|f| f.compiled).sum();
+    let unsupported: usize = r.by_stage.values().map(|f| f.unsupported).sum();
+    let failed = probes - compiled - unsupported;
+    if as_json {
+        let stages: serde_json::Map<String, serde_json::Value> = r
+            .by_stage
+            .iter()
+            .map(|(k, f)| {
+                (
+                    k.to_string(),
+                    json!({"shaders": f.shaders, "original_rejected": f.original_rejected,
+                           "not_parsed": f.not_parsed, "probes": f.probes, "compiled": f.compiled,
+                           "unsupported": f.unsupported}),
+                )
+            })
+            .collect();
+        let v = json!({
+            "every": every, "offset": offset, "max_steps": max_steps, "shaders": shaders.len(),
+            "probes": probes, "compiled": compiled, "unsupported": unsupported, "failed": failed,
+            "by_stage": stages,
+            "failures": r.failures.iter().map(|(c, (n, ex))| json!({"cause": c, "count": n, "example": ex})).collect::<Vec<_>>(),
+            "seconds": secs,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap());
+    } else {
+        println!(
+            "{} shaders (every {every}, offset {offset}), at most {max_steps} steps each, {secs:.0} s",
+            shaders.len()
+        );
+        println!(
+            "{:<14} {:>7} {:>9} {:>9} {:>7} {:>9} {:>11}",
+            "stage", "shaders", "orig-rej", "no-parse", "probes", "compiled", "unsupported"
+        );
+        for (k, f) in &r.by_stage {
+            println!(
+                "{:<14} {:>7} {:>9} {:>9} {:>7} {:>9} {:>11}",
+                k, f.shaders, f.original_rejected, f.not_parsed, f.probes, f.compiled, f.unsupported
+            );
+        }
+        println!("(shader, step) probes: {probes}; compiled {compiled}; unsupported stage {unsupported}; failed {failed}");
+        for (c, (n, ex)) in &r.failures {
+            println!("{n:>6}  {c}\n        e.g. {ex}");
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

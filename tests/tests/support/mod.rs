@@ -10,12 +10,25 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Mutex;
 
 use gldbg_tests::*;
 
 /// Compiles `tests/apps/<source>` (with `tests/apps` on the include path)
-/// into an executable called `name`, linking `libs`, with `defines` (`-D`).
+/// into an executable called `name`, linking `libs`, with `defines` (`-D`);
+/// once per test process (tests running in parallel share the build).
 pub fn build_c_app(source: &str, name: &str, libs: &[&str], defines: &[&str]) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, exe)) = built.iter().find(|(n, _)| n == name) {
+        return exe.clone();
+    }
+    let exe = compile(source, name, libs, defines);
+    built.push((name.to_string(), exe.clone()));
+    exe
+}
+
+fn compile(source: &str, name: &str, libs: &[&str], defines: &[&str]) -> PathBuf {
     let apps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("apps");
     let dir = target_dir().join("apps-extra");
     std::fs::create_dir_all(&dir).expect("create apps-extra");
@@ -81,6 +94,20 @@ pub fn quad_w(x: u32, y: u32, k: f32) -> f32 {
 #[track_caller]
 pub fn assert_exited_0(out: &Output, cmd: &str, n: usize) {
     let r = out.ok_n(cmd, n);
+    assert_eq!(r["state"], "exited", "{r}\n{}", out.transcript());
+    assert_eq!(r["exited"]["code"], 0, "{r}\n{}", out.transcript());
+}
+
+/// Asserts the LAST result of `cmd` says the app exited with code 0. For
+/// apps that print partial lines (glmark2's `[build] duration=1:` before
+/// its figures): gldbg's JSON line after one is glued to it and lost.
+#[track_caller]
+pub fn assert_last_exited_0(out: &Output, cmd: &str) {
+    let r = out
+        .results()
+        .into_iter()
+        .rfind(|v| v["cmd"] == cmd)
+        .unwrap_or_else(|| panic!("no result of {cmd:?}:\n{}", out.transcript()));
     assert_eq!(r["state"], "exited", "{r}\n{}", out.transcript());
     assert_eq!(r["exited"]["code"], 0, "{r}\n{}", out.transcript());
 }

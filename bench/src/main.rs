@@ -1,0 +1,528 @@
+//! `gldbg-bench`: gldbg's costs, measured side by side in one run, printed
+//! as a table of ratios. Not a test: it asserts nothing about time.
+//!
+//! * (a) Run-mode cost per GL call: `apps/uniform_loop.c` times a tight loop
+//!   of glUniform1f calls inside the app (clock_gettime), run natively,
+//!   under `gldbg run` (script `continue`), under `gldbg run` with a
+//!   breakpoint on a function the app never calls, and under
+//!   `apitrace trace` when apitrace is installed. The modes are interleaved
+//!   round by round, so drifting machine load hits them alike; the table
+//!   shows the minimum and the median per mode and the median's excess over
+//!   native.
+//! * (b) Stop round trip: `gldbg run --batch --json` with the script
+//!   `step 1` / `step N` on the same app; the time between the two result
+//!   lines (read as they arrive) divided by N is the cost of one stepped
+//!   call: stop, report, command, resume.
+//! * (c) glmark2 (`glmark2-x11`, on an Xvfb of its own): the score under
+//!   `gldbg run` (script `continue`) over the native score, runs alternated.
+//!
+//! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
+//! [--only a,b,c]`. `gldbg` is looked for beside this executable (both in
+//! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
+//! The C app is compiled with `cc` at start (or taken from
+//! `$GLDBG_BENCH_APP`). Every run has
+//! `MESA_SHADER_CACHE_DISABLE=true`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+type Result<T> = std::result::Result<T, String>;
+
+/// Command-line options.
+struct Options {
+    runs: usize,
+    calls: u64,
+    steps: u64,
+    glmark2_seconds: f64,
+    only: String,
+}
+
+impl Options {
+    fn parse() -> Result<Options> {
+        let mut o = Options {
+            runs: 5,
+            calls: 2_000_000,
+            steps: 100_000,
+            glmark2_seconds: 2.0,
+            only: "abc".into(),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+            match a.as_str() {
+                "--runs" => o.runs = parse(&value("--runs")?)?,
+                "--calls" => o.calls = parse(&value("--calls")?)?,
+                "--steps" => o.steps = parse(&value("--steps")?)?,
+                "--glmark2-seconds" => o.glmark2_seconds = parse(&value("--glmark2-seconds")?)?,
+                "--only" => o.only = value("--only")?.replace(',', ""),
+                "-h" | "--help" => {
+                    println!(
+                        "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
+                         [--glmark2-seconds S] [--only a,b,c]"
+                    );
+                    std::process::exit(0);
+                }
+                other => return Err(format!("unknown argument {other:?} (see --help)")),
+            }
+        }
+        if o.runs == 0 || o.calls == 0 || o.steps == 0 {
+            return Err("--runs, --calls and --steps must be at least 1".into());
+        }
+        Ok(o)
+    }
+}
+
+fn parse<T: std::str::FromStr>(s: &str) -> Result<T> {
+    s.parse().map_err(|_| format!("not a number: {s:?}"))
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("gldbg-bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let opts = Options::parse()?;
+    let gldbg = find_gldbg()?;
+    let work = WorkDir::new()?;
+    let app = build_uniform_loop(&work)?;
+    println!(
+        "gldbg-bench: {} (gldbg: {}); {} runs per mode, interleaved",
+        renderer(&app)?,
+        gldbg.display(),
+        opts.runs
+    );
+    if opts.only.contains('a') {
+        call_cost(&opts, &gldbg, &app, &work)?;
+    }
+    if opts.only.contains('b') {
+        stop_round_trip(&opts, &gldbg, &app, &work)?;
+    }
+    if opts.only.contains('c') {
+        glmark2(&opts, &gldbg, &work)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Set-up
+
+/// `$GLDBG`, else `gldbg` beside this executable.
+fn find_gldbg() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("GLDBG") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let path = exe.with_file_name("gldbg");
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "{} is missing: `cargo build --workspace` (or set GLDBG)",
+            path.display()
+        ))
+    }
+}
+
+/// A private temporary directory, removed on drop.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new() -> Result<WorkDir> {
+        let dir = std::env::temp_dir().join(format!("gldbg-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(WorkDir(dir))
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Writes a gldbg script and returns its path.
+    fn script(&self, name: &str, text: &str) -> Result<PathBuf> {
+        let path = self.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The C source: `apps/uniform_loop.c` under the current directory's
+/// `bench/` (a copied tree), else where this package was built from.
+fn uniform_loop_source() -> Result<PathBuf> {
+    let candidates = [
+        PathBuf::from("bench/apps/uniform_loop.c"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("apps/uniform_loop.c"),
+    ];
+    candidates
+        .into_iter()
+        .find(|p| p.exists())
+        .ok_or_else(|| "apps/uniform_loop.c not found".to_string())
+}
+
+/// `$GLDBG_BENCH_APP` (a prebuilt uniform_loop, for machines without a C
+/// toolchain), else uniform_loop.c compiled into `work`.
+fn build_uniform_loop(work: &WorkDir) -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("GLDBG_BENCH_APP") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = work.join("uniform_loop");
+    let out = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-O2", "-Wall", "-o"])
+        .arg(&exe)
+        .arg(uniform_loop_source()?)
+        .arg("-lEGL")
+        .output()
+        .map_err(|e| format!("cannot run cc: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building uniform_loop failed (libegl-dev, libgl-dev?):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(exe)
+}
+
+/// A command with the environment every measured run gets.
+fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(program);
+    c.env("MESA_SHADER_CACHE_DISABLE", "true")
+        .stdin(Stdio::null());
+    c
+}
+
+/// Runs to the end; stdout (stderr shown on failure). Fails on a non-zero exit.
+fn output(mut cmd: Command, what: &str) -> Result<String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(stdout)
+}
+
+/// The word after `key ` on the first line that has it.
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| {
+        let i = l.find(key)?;
+        l[i + key.len()..].split_whitespace().next()
+    })
+}
+
+fn renderer(app: &Path) -> Result<String> {
+    let mut c = command(app);
+    c.arg("1000");
+    let out = output(c, "uniform_loop")?;
+    Ok(out
+        .lines()
+        .find_map(|l| l.strip_prefix("renderer "))
+        .unwrap_or("unknown renderer")
+        .to_string())
+}
+
+// ---------------------------------------------------------------------------
+// Statistics and printing
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+// ---------------------------------------------------------------------------
+// (a) Run-mode cost per call
+
+/// Builds the command that runs uniform_loop (its path) with `N` calls.
+type MakeCommand = Box<dyn Fn(&Path, u64) -> Command>;
+
+/// One way of running uniform_loop.
+struct Mode {
+    name: &'static str,
+    command: MakeCommand,
+    samples: Vec<f64>,
+}
+
+fn call_cost(opts: &Options, gldbg: &Path, app: &Path, work: &WorkDir) -> Result<()> {
+    let cont = work.script("continue.gldbg", "continue\n")?;
+    // glDispatchCompute: uniform_loop never dispatches.
+    let elsewhere = work.script("elsewhere.gldbg", "break glDispatchCompute\ncontinue\n")?;
+    let gldbg_with = |script: PathBuf| {
+        let gldbg = gldbg.to_path_buf();
+        Box::new(move |app: &Path, n: u64| {
+            let mut c = command(&gldbg);
+            c.args(["run", "--batch", "-x"])
+                .arg(&script)
+                .arg("--")
+                .arg(app)
+                .arg(n.to_string());
+            c
+        }) as MakeCommand
+    };
+    let mut modes = vec![
+        Mode {
+            name: "native",
+            command: Box::new(|app: &Path, n: u64| {
+                let mut c = command(app);
+                c.arg(n.to_string());
+                c
+            }),
+            samples: vec![],
+        },
+        Mode {
+            name: "gldbg run (continue)",
+            command: gldbg_with(cont),
+            samples: vec![],
+        },
+        Mode {
+            name: "gldbg run, break on an uncalled function",
+            command: gldbg_with(elsewhere),
+            samples: vec![],
+        },
+    ];
+    if let Ok(apitrace) = which("apitrace") {
+        let trace = work.join("uniform_loop.trace");
+        modes.push(Mode {
+            name: "apitrace trace --api egl",
+            command: Box::new(move |app: &Path, n: u64| {
+                let mut c = command(&apitrace);
+                // --api egl: apitrace's default wrapper is GLX's.
+                c.args(["trace", "--api", "egl", "-o"])
+                    .arg(&trace)
+                    .arg(app)
+                    .arg(n.to_string());
+                c
+            }),
+            samples: vec![],
+        });
+    } else {
+        println!("(apitrace not installed: its row is left out)");
+    }
+
+    for _ in 0..opts.runs {
+        for mode in &mut modes {
+            let out = output((mode.command)(app, opts.calls), mode.name)?;
+            let ns: f64 = field(&out, "ns_per_call ")
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| format!("{}: no ns_per_call in:\n{out}", mode.name))?;
+            mode.samples.push(ns);
+        }
+    }
+    let base = median(&modes[0].samples);
+    println!();
+    println!(
+        "(a) run-mode cost per GL call: {} x glUniform1f through eglGetProcAddress, timed inside the app",
+        opts.calls
+    );
+    println!(
+        "    {:<42} {:>10} {:>10} {:>12} {:>8}",
+        "mode", "min ns", "median ns", "added ns", "ratio"
+    );
+    for m in &modes {
+        let med = median(&m.samples);
+        println!(
+            "    {:<42} {:>10.2} {:>10.2} {:>+12.2} {:>8.2}",
+            m.name,
+            min(&m.samples),
+            med,
+            med - base,
+            med / base
+        );
+    }
+    println!("    goal: under 5 ns added per call in run mode");
+    Ok(())
+}
+
+fn which(program: &str) -> Result<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(program))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("{program} not found"))
+}
+
+// ---------------------------------------------------------------------------
+// (b) Stop round trip
+
+/// Time between the result lines of `step 1` and `step N`, read as gldbg
+/// prints them.
+fn one_step_run(gldbg: &Path, app: &Path, script: &Path, steps: u64) -> Result<Duration> {
+    let mut child: Child = command(gldbg)
+        .args(["run", "--batch", "--json", "-x"])
+        .arg(script)
+        .arg("--")
+        .arg(app)
+        // Enough calls to step through: a warm-up of n/10, then n.
+        .arg((steps * 2).to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("gldbg: {e}"))?;
+    let stdout = child.stdout.take().unwrap();
+    let big = format!("\"cmd\":\"step {steps}\"");
+    let (mut t1, mut tn) = (None, None);
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        let now = Instant::now();
+        let ok = line.contains("\"ok\":true");
+        if line.contains("\"cmd\":\"step 1\"") {
+            if !ok {
+                return Err(format!("step 1 failed: {line}"));
+            }
+            t1 = Some(now);
+        } else if line.contains(&big) {
+            if !ok {
+                return Err(format!("step {steps} failed: {line}"));
+            }
+            tn = Some(now);
+        }
+    }
+    let _ = child.wait();
+    match (t1, tn) {
+        (Some(a), Some(b)) => Ok(b - a),
+        _ => Err("gldbg printed no step results".into()),
+    }
+}
+
+fn stop_round_trip(opts: &Options, gldbg: &Path, app: &Path, work: &WorkDir) -> Result<()> {
+    let script = work.script("step.gldbg", &format!("step 1\nstep {}\n", opts.steps))?;
+    let runs = opts.runs.div_ceil(2);
+    let mut us = Vec::new();
+    for _ in 0..runs {
+        let d = one_step_run(gldbg, app, &script, opts.steps)?;
+        us.push(d.as_secs_f64() * 1e6 / opts.steps as f64);
+    }
+    println!();
+    println!(
+        "(b) stop round trip: `step {}` (stop, report, command, resume per call), {} runs",
+        opts.steps, runs
+    );
+    println!(
+        "    per stepped call: min {:.2} us, median {:.2} us (goal: under 5 us)",
+        min(&us),
+        median(&us)
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// (c) glmark2
+
+/// An Xvfb of our own, killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Result<Xvfb> {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "640x480x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start Xvfb: {e}"))?;
+        let mut line = String::new();
+        let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+        let n = line.trim();
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+            let _ = child.kill();
+            return Err(format!("Xvfb reported no display ({line:?})"));
+        }
+        Ok(Xvfb {
+            display: format!(":{n}"),
+            child,
+        })
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn glmark2_score(mut cmd: Command, display: &str, what: &str) -> Result<f64> {
+    cmd.env("DISPLAY", display);
+    let out = output(cmd, what)?;
+    field(&out, "glmark2 Score: ")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("{what}: no score in:\n{out}"))
+}
+
+fn glmark2(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
+    let Ok(glmark2) = which("glmark2") else {
+        println!("\n(c) glmark2 not installed (Debian glmark2-x11): left out");
+        return Ok(());
+    };
+    let x = Xvfb::start()?;
+    let cont = work.script("glmark2.gldbg", "continue\n")?;
+    let d = opts.glmark2_seconds;
+    let args = [
+        "-b".to_string(),
+        format!("build:duration={d}"),
+        "-b".to_string(),
+        format!("shading:duration={d}"),
+        "-b".to_string(),
+        format!("texture:duration={d}"),
+        "--size".to_string(),
+        "320x240".to_string(),
+    ];
+    let runs = opts.runs.div_ceil(2);
+    let (mut native, mut under) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let mut c = command(&glmark2);
+        c.args(&args);
+        native.push(glmark2_score(c, &x.display, "glmark2")?);
+        let mut c = command(gldbg);
+        c.args(["run", "--batch", "-x"])
+            .arg(&cont)
+            .arg("--")
+            .arg(&glmark2)
+            .args(&args);
+        under.push(glmark2_score(c, &x.display, "gldbg run glmark2")?);
+    }
+    println!();
+    println!(
+        "(c) glmark2 score (build, shading, texture; {d} s each; 320x240 on Xvfb), {runs} runs each, alternated"
+    );
+    println!(
+        "    native {:?} -> median {:.0}; under gldbg run {:?} -> median {:.0}; ratio {:.3}",
+        native,
+        median(&native),
+        under,
+        median(&under),
+        median(&under) / median(&native)
+    );
+    Ok(())
+}

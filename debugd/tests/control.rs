@@ -1,0 +1,385 @@
+//! GL-level control on real apps (Mesa, EGL surfaceless): `break error`,
+//! `break draw N`, `break shader-switch`, `info call` pointer contents,
+//! `set arg I[K]`, `info state`, `pause`, `detach`/`kill`, threads, crash
+//! reports, apps started by launcher scripts.
+//!
+//! Needs `libgldbg_preload.so` beside the test executable's directory
+//! (`cargo build --workspace` first) and a C compiler for the test apps.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use gldbg_debugd::session::BreakKind;
+use gldbg_debugd::{Config, LaunchOptions, Session};
+use gldbg_proto::api::function_id;
+use gldbg_proto::pb;
+
+fn target_debug() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn preload() -> PathBuf {
+    let p = target_debug().join("libgldbg_preload.so");
+    assert!(p.is_file(), "{} is missing: run `cargo build --workspace` first", p.display());
+    p
+}
+
+/// Compile a test app once per test binary.
+fn compile(src: &Path, name: &str) -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("control-{name}-{}", std::process::id()));
+    if !out.exists() {
+        let st = Command::new("cc")
+            .args(["-O0", "-o"])
+            .arg(&out)
+            .arg(src)
+            .args(["-lEGL", "-lpthread"])
+            .status()
+            .expect("cc");
+        assert!(st.success(), "compiling {}", src.display());
+    }
+    out
+}
+
+fn control_app() -> &'static PathBuf {
+    static APP: OnceLock<PathBuf> = OnceLock::new();
+    APP.get_or_init(|| compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps/control.c"), "control"))
+}
+
+fn threads_app() -> &'static PathBuf {
+    static APP: OnceLock<PathBuf> = OnceLock::new();
+    APP.get_or_init(|| compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"), "threads"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("control-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn session() -> Arc<Session> {
+    Session::new(Config { preload: preload() })
+}
+
+fn launch(s: &Arc<Session>, program: &Path, args: &[&str]) -> pb::StateReply {
+    let r = s
+        .launch(LaunchOptions {
+            program: program.display().to_string(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: vec!["MESA_SHADER_CACHE_DISABLE=true".into()],
+            cwd: None,
+            // As an interactive `gldbg run` does: Ctrl-C reaches only gldbg.
+            own_process_group: true,
+        })
+        .expect("launch");
+    assert_eq!(r.state(), pb::RunState::Stopped, "{r:?}");
+    r
+}
+
+fn stop_of(r: &pb::StateReply) -> &pb::CallInfo {
+    assert_eq!(r.state(), pb::RunState::Stopped, "{r:?}");
+    r.stop.as_ref().expect("a stop")
+}
+
+fn exited_ok(r: &pb::StateReply) {
+    assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+    assert_eq!(r.exit.as_ref().and_then(|e| e.code), Some(0), "{r:?}");
+}
+
+fn bp(name: &str) -> BreakKind {
+    BreakKind::Function(function_id(name).unwrap())
+}
+
+fn arg<'a>(c: &'a pb::CallInfo, name: &str) -> &'a pb::Argument {
+    c.args.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no argument {name} in {c:?}"))
+}
+
+#[test]
+fn break_error_stops_after_the_call_and_the_app_keeps_its_error() {
+    let dir = scratch("error");
+    let out = dir.join("out.txt");
+    let s = session();
+    launch(&s, control_app(), &["errors", out.to_str().unwrap()]);
+    let b = s.add_breakpoint(BreakKind::GlError);
+    let r = s.continue_().unwrap();
+    let c = stop_of(&r);
+    assert_eq!(c.function, "glEnable");
+    assert_eq!(c.error, "GL_INVALID_ENUM");
+    assert_eq!(r.breakpoint_id, b.id);
+    let info = s.info_call().unwrap();
+    assert_eq!(info.error, "GL_INVALID_ENUM");
+    assert_eq!(arg(&info, "cap").raw, 0x1234);
+    // Executed already: it cannot be skipped or edited.
+    assert!(s.skip().is_err());
+    let list = s.list_breakpoints();
+    assert_eq!(list.breakpoints[0].description, "error");
+    assert_eq!(list.breakpoints[0].hits, 1);
+    // The rest of the app raises no error: it runs to its end.
+    exited_ok(&s.continue_().unwrap());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("app error 0x500\nthen 0\n"), "the app must get its own error once: {text}");
+    assert!(text.contains("final error 0\n"), "{text}");
+    assert_eq!(s.list_breakpoints().breakpoints[0].hits, 1);
+}
+
+#[test]
+fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
+    let dir = scratch("draw");
+    let out = dir.join("out.txt");
+    let s = session();
+    launch(&s, control_app(), &["errors", out.to_str().unwrap()]);
+    let use_program = s.add_breakpoint(BreakKind::ShaderSwitch);
+    s.add_breakpoint(bp("glGetUniformLocation"));
+    s.add_breakpoint(bp("glUniform4fv"));
+    s.add_breakpoint(bp("glBufferData"));
+    let draw2 = s.add_breakpoint(BreakKind::DrawNumber(2));
+
+    let r = s.continue_().unwrap();
+    assert_eq!(stop_of(&r).function, "glUseProgram");
+    assert_eq!(r.breakpoint_id, use_program.id);
+
+    let r = s.continue_().unwrap();
+    assert_eq!(stop_of(&r).function, "glGetUniformLocation");
+    assert_eq!(arg(&s.info_call().unwrap(), "name").contents, "u_color");
+
+    let r = s.continue_().unwrap();
+    assert_eq!(stop_of(&r).function, "glUniform4fv");
+    assert_eq!(arg(&s.info_call().unwrap(), "value").contents, "[0.25, 0.5, 0.75, 1]");
+    // Element 1 of the array the pointer argument points at, in the app's memory.
+    let c = s.set_arg(2, Some(1), "0.125").unwrap();
+    assert_eq!(arg(&c, "value").contents, "[0.25, 0.125, 0.75, 1]");
+    assert!(s.set_arg(2, Some(4), "1").is_err(), "out of range: count*4 = 4 elements");
+    assert!(s.set_arg(0, Some(0), "1").is_err(), "not a pointer");
+
+    let r = s.continue_().unwrap();
+    assert_eq!(stop_of(&r).function, "glBufferData");
+    let hex = (0..24).map(|i| format!("{i:02x}")).collect::<Vec<_>>().join(" ");
+    assert_eq!(arg(&s.info_call().unwrap(), "data").contents, hex);
+    let r = s.continue_().unwrap(); // the vertex buffer's glBufferData
+    assert_eq!(arg(stop_of(&r), "size").value, "24", "{r:?}");
+
+    let r = s.continue_().unwrap();
+    let c = stop_of(&r);
+    assert_eq!((c.function.as_str(), c.draw), ("glDrawArrays", 2));
+    assert_eq!(r.breakpoint_id, draw2.id);
+
+    let st = s.info_state("GL_VIEWPORT").unwrap();
+    assert_eq!(st.values[0].values, [0.0, 0.0, 64.0, 48.0]);
+    let all = s.info_state("").unwrap();
+    let get = |n: &str| all.values.iter().find(|v| v.name == n).unwrap_or_else(|| panic!("{n}")).clone();
+    assert_eq!(get("GL_VIEWPORT").values, [0.0, 0.0, 64.0, 48.0]);
+    assert_eq!(get("GL_DEPTH_TEST").values, [0.0]);
+    assert!(get("GL_CURRENT_PROGRAM").values[0] > 0.0);
+    assert_eq!(get("GL_BLEND_SRC_RGB").values, [1.0]); // GL_ONE
+    assert!(all.values.iter().all(|v| v.error.is_empty()), "{all:?}");
+    // A name that is no state: the query's error is reported, never left for the app.
+    let bad = s.info_state("GL_TEXTURE_2D").unwrap();
+    assert_eq!(bad.values[0].error, "GL_INVALID_ENUM");
+    assert!(s.info_state("GL_NO_SUCH_NAME").is_err());
+
+    let hits: Vec<u64> = s.list_breakpoints().breakpoints.iter().map(|b| b.hits).collect();
+    assert_eq!(hits, [1, 1, 1, 2, 1]);
+    s.delete_breakpoint(0).unwrap();
+    exited_ok(&s.continue_().unwrap());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("uniform 0.25 0.125 0.75 1\n"), "the app sees the edited element: {text}");
+    assert!(text.contains("final error 0\n"), "info state left no error: {text}");
+}
+
+/// States of every thread of `pid` (`/proc/PID/task/*/stat` field 3).
+fn thread_states(pid: u32) -> Vec<char> {
+    let mut v = Vec::new();
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        if let Ok(st) = std::fs::read_to_string(t.path().join("stat"))
+            && let Some(i) = st.rfind(')')
+        {
+            v.push(st[i + 2..].chars().next().unwrap());
+        }
+    }
+    v
+}
+
+#[test]
+fn pause_stops_a_busy_app_and_continue_resumes_it() {
+    let s = session();
+    launch(&s, control_app(), &["spin", "3"]);
+    let pid = stop_of(&s.get_state()).pid;
+    assert!(pid > 0);
+    // Its own process group: a terminal's Ctrl-C would reach only the debugger.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let pgrp: u32 = stat[stat.rfind(')').unwrap() + 2..].split(' ').nth(2).unwrap().parse().unwrap();
+    assert_eq!(pgrp, pid);
+    let s2 = s.clone();
+    let running = std::thread::spawn(move || s2.continue_());
+    std::thread::sleep(Duration::from_millis(700));
+    let r = s.pause().unwrap();
+    let c = stop_of(&r);
+    assert!(c.paused && c.function.is_empty() && c.pc != 0, "{c:?}");
+    assert_eq!(c.thread, pid, "the main thread is reported");
+    // The pending `continue` returns at the pause.
+    let r2 = running.join().unwrap().unwrap();
+    assert!(stop_of(&r2).paused);
+    let states = thread_states(pid);
+    assert!(states.iter().all(|&st| st == 't'), "every thread in a tracing stop: {states:?}");
+    let e = s.info_call().unwrap_err().to_string();
+    assert!(e.contains("paused"), "{e}");
+    assert!(s.pause().is_err(), "already stopped");
+    let t = Instant::now();
+    exited_ok(&s.continue_().unwrap());
+    assert!(t.elapsed() > Duration::from_millis(500), "it still had to spin");
+}
+
+#[test]
+fn detach_and_kill_while_stopped_and_while_running() {
+    // Kill while stopped at a GL call.
+    let s = session();
+    launch(&s, control_app(), &["spin", "30"]);
+    let r = s.kill().unwrap();
+    assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+    assert_eq!(r.exit.as_ref().and_then(|e| e.signal), Some(libc::SIGKILL));
+
+    // Kill while running (spinning outside GL).
+    let s = session();
+    launch(&s, control_app(), &["spin", "30"]);
+    let s2 = s.clone();
+    let running = std::thread::spawn(move || s2.continue_());
+    std::thread::sleep(Duration::from_millis(500));
+    let r = s.kill().unwrap();
+    assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+    assert_eq!(running.join().unwrap().unwrap().state(), pb::RunState::Exited);
+
+    // Detach while stopped: the app runs on alone and finishes its work.
+    let dir = scratch("detach");
+    let out = dir.join("out.txt");
+    let s = session();
+    launch(&s, control_app(), &["errors", out.to_str().unwrap()]);
+    s.add_breakpoint(BreakKind::GlError);
+    stop_of(&s.continue_().unwrap());
+    let r = s.detach().unwrap();
+    assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+    let t = Instant::now();
+    while !std::fs::read_to_string(&out).unwrap_or_default().contains("done") {
+        assert!(t.elapsed() < Duration::from_secs(20), "the detached app did not finish");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(std::fs::read_to_string(&out).unwrap().contains("app error 0x500\n"));
+
+    // Detach while running freely (spinning outside GL).
+    let s = session();
+    launch(&s, control_app(), &["spin", "1"]);
+    let pid = stop_of(&s.get_state()).pid;
+    let s2 = s.clone();
+    let running = std::thread::spawn(move || s2.continue_());
+    std::thread::sleep(Duration::from_millis(300));
+    let r = s.detach().unwrap();
+    assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+    assert_eq!(running.join().unwrap().unwrap().state(), pb::RunState::Exited);
+    let tracer = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    assert!(!tracer.contains("TracerPid:\t") || tracer.contains("TracerPid:\t0\n"), "{tracer}");
+
+    // Detach while running (paused first, then detached: every held thread goes).
+    let s = session();
+    launch(&s, control_app(), &["spin", "1"]);
+    let s2 = s.clone();
+    let running = std::thread::spawn(move || s2.continue_());
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = stop_of(&s.pause().unwrap()).pid;
+    running.join().unwrap().unwrap();
+    s.detach().unwrap();
+    let t = Instant::now();
+    // Not traced any more; it ends by itself (a zombie of this process or gone).
+    loop {
+        let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let tracer = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("TracerPid:").map(|v| v.trim().to_string()))
+            .unwrap_or_default();
+        if st.is_empty() || st.contains(") Z") {
+            break;
+        }
+        assert!(tracer == "0" || tracer.is_empty(), "still traced by {tracer}");
+        assert!(t.elapsed() < Duration::from_secs(20), "the detached app did not end");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn each_gl_thread_stops_in_its_own_slot() {
+    let s = session();
+    launch(&s, threads_app(), &[]);
+    s.add_breakpoint(bp("glDrawArrays"));
+    let a = stop_of(&s.continue_().unwrap()).clone();
+    let b = stop_of(&s.continue_().unwrap()).clone();
+    assert_eq!((a.function.as_str(), b.function.as_str()), ("glDrawArrays", "glDrawArrays"));
+    assert_ne!(a.thread, b.thread, "two threads stop, each named");
+    assert_ne!(a.thread, a.pid, "not the main thread");
+    exited_ok(&s.continue_().unwrap());
+}
+
+#[test]
+fn crash_report_lists_the_calls_gldbg_saw() {
+    let s = session();
+    launch(&s, control_app(), &["crash"]);
+    s.add_breakpoint(bp("glClear"));
+    s.add_breakpoint(bp("glFinish"));
+    stop_of(&s.continue_().unwrap());
+    stop_of(&s.continue_().unwrap());
+    let r = s.continue_().unwrap();
+    let crash = r.crash.expect("a crash report");
+    assert_eq!(crash.signal, libc::SIGSEGV);
+    let seen: Vec<&str> = crash.stopped_calls_seen.iter().map(|c| c.function.as_str()).collect();
+    assert_eq!(seen.last(), Some(&"glFinish"), "{seen:?}");
+    assert!(seen.contains(&"glClear"), "{seen:?}");
+    assert!(seen.len() <= 8);
+    // The app keeps wrapper addresses (from eglGetProcAddress) in locals on
+    // its stack; they are no return addresses and must not be taken for the
+    // call in flight.
+    assert_eq!(crash.call.as_ref().unwrap().function, "glFinish", "{:?}", crash.call);
+    assert!(!crash.in_call);
+}
+
+#[test]
+fn apps_started_by_launcher_scripts_are_debuggable() {
+    let dir = scratch("scripts");
+    let app = control_app();
+    for (shell, exec) in [("/bin/sh", true), ("/bin/sh", false), ("/bin/bash", true), ("/bin/bash", false)] {
+        if !Path::new(shell).exists() {
+            continue;
+        }
+        let out = dir.join(format!("out-{}-{exec}.txt", shell.replace('/', "_")));
+        let script = dir.join(format!("run-{}-{exec}.sh", shell.replace('/', "_")));
+        // Without exec the shell must fork: a command follows the app.
+        let body = if exec {
+            format!("exec {} \"$@\"\n", app.display())
+        } else {
+            format!("{} \"$@\"\nexit $?\n", app.display())
+        };
+        std::fs::write(&script, format!("#!{shell}\n{body}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let s = session();
+        launch(&s, &script, &["errors", out.to_str().unwrap()]);
+        s.add_breakpoint(BreakKind::DrawNumber(1));
+        let r = s.continue_().unwrap();
+        let c = stop_of(&r);
+        assert_eq!(c.function, "glDrawArrays", "{shell} exec={exec}");
+        let info = s.info_call().unwrap();
+        assert_eq!(arg(&info, "count").value, "3");
+        // The GL process is the one that claimed the session.
+        let comm = std::fs::read_to_string(format!("/proc/{}/comm", c.pid)).unwrap();
+        assert!(comm.starts_with("control-"), "{shell} exec={exec}: {comm}");
+        let ppid: u32 = std::fs::read_to_string(format!("/proc/{}/status", c.pid))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:").map(|v| v.trim().parse().unwrap()))
+            .unwrap();
+        // exec: the launched process itself (our child); else the shell's child.
+        assert_eq!(ppid == std::process::id(), exec, "{shell} exec={exec}");
+        exited_ok(&s.continue_().unwrap());
+        assert!(std::fs::read_to_string(&out).unwrap().contains("done\n"));
+    }
+}

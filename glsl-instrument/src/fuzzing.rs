@@ -1,0 +1,98 @@
+//! The never-panic entry point shared by the cargo-fuzz target
+//! (`fuzz/fuzz_targets/parse_instrument.rs`) and the seed-corpus replay test
+//! (`tests/seeds.rs`): parse → step model → successors → instrument every
+//! reached position → decode. Not part of the debugger's API.
+
+use crate::{Position, Probe, ShaderModel, Stage, StepMode, decode_type};
+
+/// Stages in the order the first input byte selects them.
+const STAGES: [Stage; 6] = [
+    Stage::Fragment,
+    Stage::Vertex,
+    Stage::Geometry,
+    Stage::TessControl,
+    Stage::TessEval,
+    Stage::Compute,
+];
+
+/// The first input byte that selects `stage`.
+pub fn stage_byte(stage: Stage) -> u8 {
+    STAGES.iter().position(|s| *s == stage).unwrap_or(0) as u8
+}
+
+/// A fuzz input for `source` as `stage`.
+pub fn input(source: &str, stage: Stage) -> Vec<u8> {
+    let mut v = vec![stage_byte(stage)];
+    v.extend_from_slice(source.as_bytes());
+    v
+}
+
+/// What one run did (for the replay test's figures).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub parsed: bool,
+    pub positions: usize,
+    pub instrumented: usize,
+}
+
+/// Fuzz input: first byte = stage (mod 6), the rest = shader source (UTF-8,
+/// lossy). Must never panic, whatever the input.
+pub fn run_bytes(data: &[u8]) -> Figures {
+    let Some((&first, rest)) = data.split_first() else {
+        return Figures::default();
+    };
+    let stage = STAGES[usize::from(first) % STAGES.len()];
+    run(&String::from_utf8_lossy(rest), stage)
+}
+
+/// Parse `source` and exercise every part of the model on it: successors in
+/// all modes from every position reached (at most 100), `steps_on_line`,
+/// and `instrument` at each position with no expression, with each simple
+/// variable in scope (at most 3), and with a malformed expression.
+pub fn run(source: &str, stage: Stage) -> Figures {
+    let mut f = Figures::default();
+    let Ok(model) = ShaderModel::parse(source, stage) else {
+        return f;
+    };
+    f.parsed = true;
+    for s in model.steps() {
+        let _ = model.steps_on_line(s.line);
+    }
+    let mut seen: Vec<Position> = vec![model.entry()];
+    let mut i = 0;
+    while i < seen.len() && seen.len() < 100 {
+        let pos = seen[i].clone();
+        for mode in [StepMode::Into, StepMode::Over, StepMode::Out] {
+            for next in model.successors(&pos, mode) {
+                if seen.len() < 100 && !seen.contains(&next) {
+                    seen.push(next);
+                }
+            }
+        }
+        i += 1;
+    }
+    f.positions = seen.len();
+    for pos in &seen {
+        let step = model.step(pos.step);
+        let mut exprs: Vec<Option<String>> = vec![None, Some("(".into())];
+        exprs.extend(step.scope.iter().rev().take(3).map(|v| Some(v.name.clone())));
+        for expr in exprs {
+            let probe = Probe {
+                position: pos,
+                expr: expr.as_deref(),
+            };
+            if let Ok(out) = model.instrument(&probe) {
+                f.instrumented += 1;
+                // The generated shader parses again (checked once per position).
+                if expr.is_none() {
+                    let again = ShaderModel::parse(&out.source, stage);
+                    debug_assert!(again.is_ok(), "{:?}\n{}", again.err(), out.source);
+                }
+                if let Some(t) = decode_type(17.0) {
+                    let _ = t.decode([0.0; 4]);
+                }
+            }
+        }
+    }
+    f
+}
