@@ -182,6 +182,13 @@ fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
 
     let hits: Vec<u64> = s.list_breakpoints().breakpoints.iter().map(|b| b.hits).collect();
     assert_eq!(hits, [1, 1, 1, 2, 1]);
+    // `skip`: draw 2 is not executed; the next call (draw 3) stops.
+    let r = s.skip().unwrap();
+    let c = stop_of(&r);
+    assert_eq!((c.function.as_str(), c.draw), ("glDrawArrays", 3));
+    assert!(s.delete_breakpoint(99).is_err());
+    let left = s.delete_breakpoint(draw2.id).unwrap();
+    assert_eq!(left.breakpoints.len(), 4);
     s.delete_breakpoint(0).unwrap();
     exited_ok(&s.continue_().unwrap());
     let text = std::fs::read_to_string(&out).unwrap();

@@ -59,8 +59,14 @@ fn get_proc_address(id: u32, name_word: u64) -> u64 {
 }
 
 /// Park one of the app's pending GL errors for its next `glGetError`.
+/// GL keeps one flag per error code until it is read: an error already
+/// held is not queued twice, so the app reads each code once, as without
+/// gldbg.
 pub fn hold_error(e: u32) {
     let n = ERROR_COUNT.with(|c| c.get());
+    if ERRORS.with(|c| c.get()[..n].contains(&e)) {
+        return;
+    }
     if n < HELD {
         ERRORS.with(|c| {
             let mut a = c.get();
@@ -118,4 +124,19 @@ pub fn current_context() -> u64 {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_errors_come_back_once_per_code_in_order() {
+        hold_error(0x500);
+        hold_error(0x502);
+        hold_error(0x500);
+        assert_eq!(pop_error(), Some(0x500));
+        assert_eq!(pop_error(), Some(0x502));
+        assert_eq!(pop_error(), None);
+    }
 }
