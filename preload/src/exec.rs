@@ -220,6 +220,12 @@ struct Saved {
 
 const PACK_PARAMS: [u32; 5] = [gl::PACK_ALIGNMENT, gl::PACK_ROW_LENGTH, gl::PACK_SKIP_ROWS, gl::PACK_SKIP_PIXELS, gl::PACK_SWAP_BYTES];
 
+/// The pack parameters this context has: GL ES has no `GL_PACK_SWAP_BYTES`
+/// (setting it raises GL_INVALID_ENUM), desktop GL has them all.
+fn pack_params_here(es: bool) -> &'static [u32] {
+    if es { &PACK_PARAMS[..4] } else { &PACK_PARAMS }
+}
+
 impl Saved {
     fn capture(draw_buffers: u32) -> Saved {
         Saved {
@@ -268,7 +274,8 @@ impl Saved {
         gl::stencil_mask_separate(0x0404, self.stencil_mask.0);
         gl::stencil_mask_separate(0x0405, self.stencil_mask.1);
         gl::bind_buffer(gl::PIXEL_PACK_BUFFER, self.pack_buffer);
-        for (p, v) in self.pack {
+        let here = pack_params_here(is_es());
+        for (p, v) in self.pack.into_iter().filter(|(p, _)| here.contains(p)) {
             gl::pixel_store(p, v);
         }
         if self.clamp_read != 0 {
@@ -467,7 +474,9 @@ fn step(
     if w <= 0 || h <= 0 {
         return Err((shm::STATUS_GL_FAILED, format!("cannot tell the draw framebuffer's size ({w}x{h})")));
     }
-    let need = (w as usize) * (h as usize) * 20;
+    // Values (16 B/pixel) + coverage (4 B/pixel), plus, on GL ES, room to
+    // read coverage as RGBA first (ES has no GL_RED/GL_FLOAT read format).
+    let need = (w as usize) * (h as usize) * if is_es() { 36 } else { 20 };
     if shm::BULK_DATA + need > shm::BULK_SIZE {
         return Err((shm::STATUS_GL_FAILED, format!("{w}x{h} does not fit in the shared memory")));
     }
@@ -556,7 +565,7 @@ fn step(
         let t2 = Instant::now();
         gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
         gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
-        for (p, v) in PACK_PARAMS.iter().zip([1, 0, 0, 0, 0]) {
+        for (p, v) in pack_params_here(is_es()).iter().zip([1, 0, 0, 0, 0]) {
             gl::pixel_store(*p, v);
         }
         if saved.clamp_read != 0 {
@@ -568,9 +577,22 @@ fn step(
         let dst = bulk.slice_mut(values_off, npix * 16).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
         gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
         gl::read_pixels_f32(w, h, gl::RGBA, dst);
-        let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
         gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
-        gl::read_pixels_f32(w, h, gl::RED, dst);
+        if is_es() {
+            // GL ES reads float attachments only as RGBA/FLOAT: read into the
+            // space after the coverage, then keep the red channel in place.
+            let rgba_off = coverage_off + npix * 4;
+            let rgba = bulk.slice_mut(rgba_off, npix * 16).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            gl::read_pixels_f32(w, h, gl::RGBA, rgba);
+            let reds: Vec<[u8; 4]> = rgba.chunks_exact(16).map(|t| [t[0], t[1], t[2], t[3]]).collect();
+            let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            for (d, r) in dst.chunks_exact_mut(4).zip(reds) {
+                d.copy_from_slice(&r);
+            }
+        } else {
+            let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            gl::read_pixels_f32(w, h, gl::RED, dst);
+        }
         let read_error = drain_own_errors();
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         if read_error != 0 {
