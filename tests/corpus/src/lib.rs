@@ -857,6 +857,8 @@ pub struct Bench {
     pub bytes: usize,
     pub unsupported: usize,
     pub errors: usize,
+    /// Instrument errors: cause → example.
+    pub error_examples: BTreeMap<String, String>,
     pub by_stage: BTreeMap<&'static str, usize>,
 }
 
@@ -904,7 +906,17 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
                 {
                     b.unsupported += 1
                 }
-                _ => b.errors += 1,
+                other => {
+                    b.errors += 1;
+                    let cause = match other {
+                        Ok(Err(e)) => normalise(&e.to_string()),
+                        Err(p) => format!("panic: {}", normalise(&panic_message(&*p))),
+                        Ok(Ok(_)) => unreachable!(),
+                    };
+                    b.error_examples
+                        .entry(cause)
+                        .or_insert_with(|| format!("{} step {}", s.location(), pos.step.0));
+                }
             }
         }
     }

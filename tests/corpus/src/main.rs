@@ -377,7 +377,8 @@ fn bench(args: &mut Args) -> Result<ExitCode, String> {
             "instrument_samples": b.samples.len(),
             "instrument_median_ms": ms(b.quantile(0.5)), "instrument_p99_ms": ms(b.quantile(0.99)),
             "instrument_max_ms": ms(b.quantile(1.0)),
-            "unsupported": b.unsupported, "errors": b.errors, "by_stage": b.by_stage,
+            "unsupported": b.unsupported, "errors": b.errors, "error_examples": b.error_examples,
+            "by_stage": b.by_stage,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
@@ -399,6 +400,9 @@ fn bench(args: &mut Args) -> Result<ExitCode, String> {
             "not instrumented: {} unsupported (stage), {} errors",
             b.unsupported, b.errors
         );
+        for (c, ex) in &b.error_examples {
+            println!("  {c}\n    e.g. {ex}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
