@@ -408,7 +408,20 @@ impl Session {
                 TraceEvent::Crashed(report) => {
                     let crash = {
                         let mut c = self.control();
-                        if c.launched.as_ref().is_none_or(|l| l.id != id) {
+                        let Some(l) = c.launched.as_ref().filter(|l| l.id == id) else {
+                            continue;
+                        };
+                        if report.pid != l.pid && report.pid != app_pid(l) {
+                            // A child process of the app (followed through
+                            // fork) died: the app itself goes on.
+                            let w = format!(
+                                "child process {} of the app was killed by {} (thread {})",
+                                report.pid,
+                                launch::signal_name(report.signal),
+                                report.tid
+                            );
+                            drop(c);
+                            self.emit(pb::event::Kind::Warning(w));
                             continue;
                         }
                         let crash = crash_info(&c, &report);

@@ -390,3 +390,27 @@ fn apps_started_by_launcher_scripts_are_debuggable() {
         assert!(std::fs::read_to_string(&out).unwrap().contains("done\n"));
     }
 }
+
+#[test]
+fn a_child_process_of_the_app_runs_untouched_and_its_crash_is_no_app_crash() {
+    let s = session();
+    let mut events = s.subscribe();
+    let first = launch(&s, control_app(), &["forkchild"]);
+    let app_pid = stop_of(&first).pid;
+    s.add_breakpoint(bp("glClear"));
+    // The child (fork + exec, it calls glClear too) never stops: only the
+    // process that claimed the session does.
+    let r = s.continue_().unwrap();
+    let c = stop_of(&r);
+    assert_eq!((c.function.as_str(), c.pid), ("glClear", app_pid), "{c:?}");
+    let r = s.continue_().unwrap();
+    exited_ok(&r);
+    assert!(r.crash.is_none(), "{r:?}");
+    let mut warned = false;
+    while let Ok(ev) = events.try_recv() {
+        if let Some(pb::event::Kind::Warning(w)) = ev.kind {
+            warned |= w.contains("child process") && w.contains("SIGSEGV");
+        }
+    }
+    assert!(warned, "the child's crash is reported as a warning");
+}

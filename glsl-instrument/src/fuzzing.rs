@@ -75,7 +75,13 @@ pub fn run(source: &str, stage: Stage) -> Figures {
     for pos in &seen {
         let step = model.step(pos.step);
         let mut exprs: Vec<Option<String>> = vec![None, Some("(".into())];
-        exprs.extend(step.scope.iter().rev().take(3).map(|v| Some(v.name.clone())));
+        exprs.extend(
+            step.scope
+                .iter()
+                .rev()
+                .take(3)
+                .map(|v| Some(v.name.clone())),
+        );
         for expr in exprs {
             let probe = Probe {
                 position: pos,

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use glsl_lang::ast;
 
-use crate::parse::{Names, parse_expr, print_tu};
+use crate::parse::{Names, parse_expr_in, print_tu};
 use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr, walk_stmt_exprs};
 use crate::value::{CODE_NO_VALUE, type_code};
 use crate::{
@@ -630,16 +630,17 @@ pub(crate) fn instrument(
         )));
     }
 
-    let expr =
-        match probe.expr {
-            Some(text) => Some(parse_expr(text, &model.type_names, &m.macros).map_err(
-                |message| InstrumentError::BadExpression {
+    let expr = match probe.expr {
+        Some(text) => Some(
+            parse_expr_in(text, &model.type_names, &m.macros, m.version).map_err(|message| {
+                InstrumentError::BadExpression {
                     expr: text.to_string(),
                     message,
-                },
-            )?),
-            None => None,
-        };
+                }
+            })?,
+        ),
+        None => None,
+    };
 
     // Fresh names for everything added.
     let mut names = Names::new(&m.idents);
@@ -820,7 +821,8 @@ pub(crate) fn instrument(
                 Some(l) => max_location = max_location.max(l + names_here.len() as i32 - 1),
                 None => unlocated.push(i),
             }
-            varying_out |= has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Varying);
+            varying_out |=
+                has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Varying);
             app_outputs.extend(names_here);
         }
     }
@@ -841,7 +843,11 @@ pub(crate) fn instrument(
     // gl_FragData either: the debug outputs are declared like them.
     let legacy_named = !modern && !app_outputs.is_empty();
     let named = modern || legacy_named;
-    let out_kw = if legacy_named && varying_out { "varying out" } else { "out" };
+    let out_kw = if legacy_named && varying_out {
+        "varying out"
+    } else {
+        "out"
+    };
     let mut out_decls = String::new();
     let (value_slot, coverage_slot, legacy_k);
     if named {
@@ -862,7 +868,9 @@ pub(crate) fn instrument(
             app_outputs.push(frag_color_name.clone());
         }
         if frag_data_len > 0 && !es {
-            out_decls.push_str(&format!("{out_kw} vec4 {frag_data_name}[{frag_data_len}];\n"));
+            out_decls.push_str(&format!(
+                "{out_kw} vec4 {frag_data_name}[{frag_data_len}];\n"
+            ));
             app_outputs.push(frag_data_name.clone());
         }
         let p = if es { "highp " } else { "" };

@@ -560,7 +560,11 @@ mod tests {
         .unwrap();
         let call = m.steps().iter().find(|s| s.line == 7).unwrap();
         let next = m.successors(
-            &Position { step: call.id, calls: vec![], iterations: vec![] },
+            &Position {
+                step: call.id,
+                calls: vec![],
+                iterations: vec![],
+            },
             StepMode::Into,
         );
         assert_eq!(m.step(next[0].step).line, 4, "{next:?}");

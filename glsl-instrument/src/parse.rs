@@ -66,18 +66,23 @@ fn hide_unknown_extensions(
                 lines.push(line.trim_end().to_string());
                 let enabled = !line.contains(": disable") && !line.contains(":disable");
                 let mut define = String::new();
-                if enabled && !names.iter().any(|x| x == n) {
-                    if let Some(p) = fresh_placeholder(n, &mut by_text, &mut next_per_len, used) {
-                        define = format!("#define {p} 1");
-                        renames.insert(p, n.to_string());
-                    }
+                if enabled
+                    && !names.iter().any(|x| x == n)
+                    && let Some(p) = fresh_placeholder(n, &mut by_text, &mut next_per_len, used)
+                {
+                    define = format!("#define {p} 1");
+                    renames.insert(p, n.to_string());
                 }
                 if enabled {
                     names.push(n.to_string());
                 }
                 // Same byte length, so every offset still matches `src`.
                 let body = line.trim_end_matches(['\n', '\r']);
-                let fill = if define.len() <= body.len() { define.as_str() } else { "" };
+                let fill = if define.len() <= body.len() {
+                    define.as_str()
+                } else {
+                    ""
+                };
                 out.push_str(fill);
                 out.extend(std::iter::repeat_n(' ', body.len() - fill.len()));
                 out.push_str(&line[body.len()..]);
@@ -121,28 +126,121 @@ fn replace_word(text: &str, from: &str, to: &str) -> String {
 /// (`texture2D`, `sampler`, ...) are left out: they are ordinary
 /// identifiers or built-in functions in OpenGL GLSL.
 const GATED_TYPE_NAMES: &[&str] = &[
-    "double", "uint", "atomic_uint", "uvec2", "uvec3", "uvec4", "dvec2", "dvec3", "dvec4",
-    "mat2x2", "mat2x3", "mat2x4", "mat3x2", "mat3x3", "mat3x4", "mat4x2", "mat4x3", "mat4x4",
-    "dmat2", "dmat3", "dmat4", "dmat2x2", "dmat2x3", "dmat2x4", "dmat3x2", "dmat3x3", "dmat3x4",
-    "dmat4x2", "dmat4x3", "dmat4x4", "sampler1DArray", "sampler1DArrayShadow", "isampler1D",
-    "isampler1DArray", "usampler1D", "usampler1DArray", "sampler2DArray", "sampler2DArrayShadow",
-    "isampler2D", "isampler2DArray", "usampler2D", "usampler2DArray", "sampler2DRect",
-    "sampler2DRectShadow", "isampler2DRect", "usampler2DRect", "sampler2DMS", "isampler2DMS",
-    "usampler2DMS", "sampler2DMSArray", "isampler2DMSArray", "usampler2DMSArray", "isampler3D",
-    "usampler3D", "samplerCubeShadow", "isamplerCube", "usamplerCube", "samplerCubeArray",
-    "samplerCubeArrayShadow", "isamplerCubeArray", "usamplerCubeArray", "samplerBuffer",
-    "isamplerBuffer", "usamplerBuffer", "image1D", "iimage1D", "uimage1D", "image1DArray",
-    "iimage1DArray", "uimage1DArray", "image2D", "iimage2D", "uimage2D", "image2DArray",
-    "iimage2DArray", "uimage2DArray", "image2DRect", "iimage2DRect", "uimage2DRect", "image2DMS",
-    "iimage2DMS", "uimage2DMS", "image2DMSArray", "iimage2DMSArray", "uimage2DMSArray", "image3D",
-    "iimage3D", "uimage3D", "imageCube", "iimageCube", "uimageCube", "imageCubeArray",
-    "iimageCubeArray", "uimageCubeArray", "imageBuffer", "iimageBuffer", "uimageBuffer",
-    "samplerExternalOES", "int64_t", "uint64_t", "i64vec2", "i64vec3", "i64vec4", "u64vec2",
-    "u64vec3", "u64vec4",
+    "double",
+    "uint",
+    "atomic_uint",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "dvec2",
+    "dvec3",
+    "dvec4",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "dmat2",
+    "dmat3",
+    "dmat4",
+    "dmat2x2",
+    "dmat2x3",
+    "dmat2x4",
+    "dmat3x2",
+    "dmat3x3",
+    "dmat3x4",
+    "dmat4x2",
+    "dmat4x3",
+    "dmat4x4",
+    "sampler1DArray",
+    "sampler1DArrayShadow",
+    "isampler1D",
+    "isampler1DArray",
+    "usampler1D",
+    "usampler1DArray",
+    "sampler2DArray",
+    "sampler2DArrayShadow",
+    "isampler2D",
+    "isampler2DArray",
+    "usampler2D",
+    "usampler2DArray",
+    "sampler2DRect",
+    "sampler2DRectShadow",
+    "isampler2DRect",
+    "usampler2DRect",
+    "sampler2DMS",
+    "isampler2DMS",
+    "usampler2DMS",
+    "sampler2DMSArray",
+    "isampler2DMSArray",
+    "usampler2DMSArray",
+    "isampler3D",
+    "usampler3D",
+    "samplerCubeShadow",
+    "isamplerCube",
+    "usamplerCube",
+    "samplerCubeArray",
+    "samplerCubeArrayShadow",
+    "isamplerCubeArray",
+    "usamplerCubeArray",
+    "samplerBuffer",
+    "isamplerBuffer",
+    "usamplerBuffer",
+    "image1D",
+    "iimage1D",
+    "uimage1D",
+    "image1DArray",
+    "iimage1DArray",
+    "uimage1DArray",
+    "image2D",
+    "iimage2D",
+    "uimage2D",
+    "image2DArray",
+    "iimage2DArray",
+    "uimage2DArray",
+    "image2DRect",
+    "iimage2DRect",
+    "uimage2DRect",
+    "image2DMS",
+    "iimage2DMS",
+    "uimage2DMS",
+    "image2DMSArray",
+    "iimage2DMSArray",
+    "uimage2DMSArray",
+    "image3D",
+    "iimage3D",
+    "uimage3D",
+    "imageCube",
+    "iimageCube",
+    "uimageCube",
+    "imageCubeArray",
+    "iimageCubeArray",
+    "uimageCubeArray",
+    "imageBuffer",
+    "iimageBuffer",
+    "uimageBuffer",
+    "samplerExternalOES",
+    "int64_t",
+    "uint64_t",
+    "i64vec2",
+    "i64vec3",
+    "i64vec4",
+    "u64vec2",
+    "u64vec3",
+    "u64vec4",
     // Compatibility-profile built-in structs.
-    "gl_DepthRangeParameters", "gl_PointParameters", "gl_MaterialParameters",
-    "gl_LightSourceParameters", "gl_LightModelParameters", "gl_LightModelProducts",
-    "gl_LightProducts", "gl_FogParameters",
+    "gl_DepthRangeParameters",
+    "gl_PointParameters",
+    "gl_MaterialParameters",
+    "gl_LightSourceParameters",
+    "gl_LightModelParameters",
+    "gl_LightModelProducts",
+    "gl_LightProducts",
+    "gl_FogParameters",
 ];
 
 /// Integer literals glsl-lang's lexer rejects although GLSL accepts them:
@@ -156,7 +254,11 @@ const GATED_TYPE_NAMES: &[&str] = &[
 fn hide_wide_literals(
     src: &str,
     used: &HashSet<String>,
-) -> (String, std::collections::HashMap<String, String>, Vec<String>) {
+) -> (
+    String,
+    std::collections::HashMap<String, String>,
+    Vec<String>,
+) {
     use std::collections::HashMap;
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
@@ -164,7 +266,7 @@ fn hide_wide_literals(
     let mut by_literal: HashMap<String, String> = HashMap::new();
     let mut next_per_len: HashMap<usize, usize> = HashMap::new();
     let mut types: Vec<String> = Vec::new();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == '_' as u8;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut i = 0;
     let mut line_start = true;
     // Inside a directive whose numbers must stay (#if, #line, #version...).
@@ -363,10 +465,7 @@ fn restore_wide_literals(
             }
             Visit::Children
         }
-        fn visit_type_specifier_non_array(
-            &mut self,
-            t: &mut ast::TypeSpecifierNonArray,
-        ) -> Visit {
+        fn visit_type_specifier_non_array(&mut self, t: &mut ast::TypeSpecifierNonArray) -> Visit {
             if let ast::TypeSpecifierNonArrayData::TypeName(n) = &mut t.content
                 && let Some(text) = self.0.get(n.0.as_str())
             {
@@ -418,11 +517,14 @@ fn resolve_builtin_macros(src: &str) -> String {
             continue;
         };
         let d_trim = d.trim_start();
-        let word: String = d_trim.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+        let word: String = d_trim
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
         let body = line.trim_end_matches(['\n', '\r']);
         let name_of = |rest: &str| {
             let r = rest.trim();
-            defined.iter().any(|n| *n == r)
+            defined.contains(&r)
         };
         match word.as_str() {
             "ifdef" | "ifndef" if name_of(&d_trim[word.len()..]) => {
@@ -633,23 +735,41 @@ pub(crate) fn macro_lines(src: &str) -> String {
 /// shader's struct names, so constructors of them parse; `macros` (see
 /// [`macro_lines`]) are expanded in it. Errors carry the column inside the
 /// expression.
+#[cfg(test)]
 pub(crate) fn parse_expr(
     expr: &str,
     type_names: &[String],
     macros: &str,
 ) -> Result<ast::Expr, String> {
+    parse_expr_in(expr, type_names, macros, 460)
+}
+
+/// [`parse_expr`] with the shader's `#version` (which built-in type names
+/// are keywords: `mat4x2` is a variable name in GLSL 1.10).
+pub(crate) fn parse_expr_in(
+    expr: &str,
+    type_names: &[String],
+    macros: &str,
+    version: u32,
+) -> Result<ast::Expr, String> {
     if expr.trim().is_empty() {
         return Err("empty expression".into());
     }
     if macros.is_empty() {
-        return parse_expr_with(expr, type_names, "");
+        return parse_expr_with(expr, type_names, "", version);
     }
     // Macros that do not preprocess alone (e.g. redefined in #if branches
     // that depend on what we dropped) must not make every probe fail.
-    parse_expr_with(expr, type_names, macros).or_else(|_| parse_expr_with(expr, type_names, ""))
+    parse_expr_with(expr, type_names, macros, version)
+        .or_else(|_| parse_expr_with(expr, type_names, "", version))
 }
 
-fn parse_expr_with(expr: &str, type_names: &[String], macros: &str) -> Result<ast::Expr, String> {
+fn parse_expr_with(
+    expr: &str,
+    type_names: &[String],
+    macros: &str,
+    version: u32,
+) -> Result<ast::Expr, String> {
     let src = format!("{macros}void gldbg_probe() {{\n{expr}\n;}}");
     let expr_line = macros.matches('\n').count() as u32 + 2;
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -657,7 +777,12 @@ fn parse_expr_with(expr: &str, type_names: &[String], macros: &str) -> Result<as
         for name in type_names {
             ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
         }
+        let opts = ParseOptions {
+            default_version: u16::try_from(version).unwrap_or(460),
+            ..ParseOptions::default()
+        };
         ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&src)
+            .opts(&opts)
             .context(&ctx)
             .parse()
             .map(|(tu, _, _)| tu)
@@ -808,7 +933,6 @@ mod tests {
         let printed = print_tu(&p.tu.0);
         assert!(printed.contains("void main"), "{printed}");
         assert!(!printed.contains("#define"), "{printed}");
-
     }
 
     #[test]
@@ -830,6 +954,8 @@ mod tests {
         assert!(parse_expr("", &[], "").is_err());
         assert!(parse_expr("a, b", &[], "").is_err());
         assert!(parse_expr("S(1.0).x", &["S".into()], "").is_ok());
+        assert!(parse_expr("mat4x2 * 2.0", &[], "").is_err());
+        assert!(parse_expr_in("mat4x2 * 2.0", &[], "", 110).is_ok());
     }
 
     #[test]
@@ -851,24 +977,49 @@ mod tests {
         let src = "#version 150\n#extension GL_ARB_gpu_shader_int64 : require\n#define BIG 0xffffffff\n#if 0\n#endif\nvoid main() {\n  int a = 0xe40fe410;\n  int64_t b = 20l + int64_t(BIG);\n  uint64_t c = 0ul; // 0xffffffffffl\n  i64vec2 d = i64vec2(3000000000l);\n  int e = 017777777777 + 020000000000;\n}\n";
         let p = parse_shader(src).unwrap();
         let printed = print_tu(&p.tu.0);
-        for lit in ["0xe40fe410", "20l", "0ul", "3000000000l", "0xffffffff", "020000000000"] {
+        for lit in [
+            "0xe40fe410",
+            "20l",
+            "0ul",
+            "3000000000l",
+            "0xffffffff",
+            "020000000000",
+        ] {
             assert!(printed.contains(lit), "{lit} missing in {printed}");
         }
         assert!(printed.contains("i64vec2 d"), "{printed}");
         assert!(!printed.contains("_a"), "{printed}");
         // Every offset is kept: an error after the literals is where it is.
-        let e = parse_shader("void main() {\n  int a = 0xe40fe410; x = ;\n}").err().unwrap();
+        let e = parse_shader("void main() {\n  int a = 0xe40fe410; x = ;\n}")
+            .err()
+            .unwrap();
         assert_eq!((e.line, e.column), (2, 27));
         let p = parse_shader("#version 120\n#extension GL_EXT_gpu_shader4 : require\nflat varying unsigned  int x;\nuniform gl_PointParameters pp;\nvoid main() { unsigned int y = x; gl_FragColor = vec4(y); }\n").unwrap();
         let printed = print_tu(&p.tu.0);
-        assert!(printed.contains("unsigned int x") && printed.contains("unsigned int y"), "{printed}");
+        assert!(
+            printed.contains("unsigned int x") && printed.contains("unsigned int y"),
+            "{printed}"
+        );
         // GL_ES and GL_FRAGMENT_PRECISION_HIGH are defined as by the driver.
         let p = parse_shader("#version 100\n#ifdef GL_ES\nprecision mediump float;\n#endif\n#if defined(GL_FRAGMENT_PRECISION_HIGH) && GL_FRAGMENT_PRECISION_HIGH == 1\nprecision highp float;\n#endif\n#ifndef GL_ES\n#error not ES\n#endif\nuniform float a;\nvoid main() { gl_FragColor = vec4(a); }\n").unwrap();
         let printed = print_tu(&p.tu.0);
-        assert!(printed.contains("precision mediump float") && printed.contains("precision highp float"), "{printed}");
-        assert!(parse_shader("#version 330\n#ifdef GL_ES\n#error ES\n#endif\nvoid main() { x = ; }\n").err().unwrap().line == 5);
+        assert!(
+            printed.contains("precision mediump float")
+                && printed.contains("precision highp float"),
+            "{printed}"
+        );
+        assert!(
+            parse_shader("#version 330\n#ifdef GL_ES\n#error ES\n#endif\nvoid main() { x = ; }\n")
+                .err()
+                .unwrap()
+                .line
+                == 5
+        );
         // A 1.10 shader may name a variable like a later built-in type.
-        assert!(parse_shader("void main() { float mat4x2 = 1.0; gl_FragColor = vec4(mat4x2); }\n").is_ok());
+        assert!(
+            parse_shader("void main() { float mat4x2 = 1.0; gl_FragColor = vec4(mat4x2); }\n")
+                .is_ok()
+        );
         assert!(!wide_literal("0x7fffffff"));
         assert!(wide_literal("2147483648"));
         assert!(!wide_literal("1.0lf"));

@@ -1147,7 +1147,9 @@ fn implicitly_converts(from: &str, to: &str) -> bool {
         Some((rank(base)?, format!("{kind}{size}")))
     };
     match (split(from), split(to)) {
-        (Some((rf, sf)), Some((rt, st))) => sf == st && rf < rt && !(rf == 2 && sf.starts_with('m') && rt != 3),
+        (Some((rf, sf)), Some((rt, st))) => {
+            sf == st && rf < rt && !(rf == 2 && sf.starts_with('m') && rt != 3)
+        }
         _ => false,
     }
 }

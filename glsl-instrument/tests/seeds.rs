@@ -28,7 +28,10 @@ fn seed_corpus_replays_without_panics() {
     assert!(paths.len() >= 10, "seeds missing in {}", dir.display());
     for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let Some(stage) = path.extension().and_then(|e| stage_of(&e.to_string_lossy())) else {
+        let Some(stage) = path
+            .extension()
+            .and_then(|e| stage_of(&e.to_string_lossy()))
+        else {
             continue;
         };
         let source = std::fs::read_to_string(&path).unwrap();

@@ -3,15 +3,20 @@
  *   control errors OUT   -- a GL error, uniforms, buffer data, three draws;
  *                           writes what the app itself saw to OUT
  *   control spin SECONDS -- one GL call, then spins on the CPU without GL
- *   control crash        -- a few GL calls, then SIGSEGV */
+ *   control crash        -- a few GL calls, then SIGSEGV
+ *   control forkchild    -- runs `control crash` as a child process (fork +
+ *                           exec, the child calls GL too), waits, then glClear */
 #define EGL_EGL_PROTOTYPES 0
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/glcorearb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern __eglMustCastToProperFunctionPointerType eglGetProcAddress(const char *procname);
 #define G(type, name) type name = (type)eglGetProcAddress(#name)
@@ -46,6 +51,18 @@ int main(int argc, char **argv) {
     while (now() < end) n++;
     glFinish();
     return 0;
+  }
+  if (!strcmp(mode, "forkchild")) {
+    pid_t child = fork();
+    if (child == 0) {
+      execl("/proc/self/exe", argv[0], "crash", (char *)NULL);
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glFinish();
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV ? 0 : 4;
   }
   if (!strcmp(mode, "crash")) {
     glClear(GL_COLOR_BUFFER_BIT);
