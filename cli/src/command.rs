@@ -103,51 +103,21 @@ pub enum DumpFormat {
     Npy,
 }
 
-/// A shader stage, spelled as on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    Vertex,
-    TessControl,
-    TessEval,
-    Geometry,
-    Fragment,
-    Compute,
-}
+/// A shader stage; its wire and command-line name is `Stage::name`.
+pub use glsl_instrument::Stage;
 
-impl Stage {
-    #[cfg(test)]
-    pub const ALL: [Stage; 6] = [
-        Stage::Vertex,
-        Stage::TessControl,
-        Stage::TessEval,
-        Stage::Geometry,
-        Stage::Fragment,
-        Stage::Compute,
-    ];
-
-    /// The name used in the gRPC API and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Vertex => "vertex",
-            Stage::TessControl => "tess-control",
-            Stage::TessEval => "tess-eval",
-            Stage::Geometry => "geometry",
-            Stage::Fragment => "fragment",
-            Stage::Compute => "compute",
-        }
-    }
-
-    fn parse(word: &str) -> Option<Stage> {
-        Some(match word {
-            "vertex" | "vert" | "vs" => Stage::Vertex,
-            "tess-control" | "tesc" | "tcs" => Stage::TessControl,
-            "tess-eval" | "tese" | "tes" => Stage::TessEval,
-            "geometry" | "geom" | "gs" => Stage::Geometry,
-            "fragment" | "frag" | "fs" => Stage::Fragment,
-            "compute" | "comp" | "cs" => Stage::Compute,
-            _ => return None,
-        })
-    }
+/// A stage as typed: the wire name or a short alias (`frag`, `fs`, ...).
+fn parse_stage(word: &str) -> Option<Stage> {
+    let name = match word {
+        "vert" | "vs" => "vertex",
+        "tesc" | "tcs" => "tess-control",
+        "tese" | "tes" => "tess-eval",
+        "geom" | "gs" => "geometry",
+        "frag" | "fs" => "fragment",
+        "comp" | "cs" => "compute",
+        other => other,
+    };
+    Stage::from_name(name)
 }
 
 impl fmt::Display for At {
@@ -474,7 +444,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             _ => return err("usage: set arg I VALUE | set arg I[K] VALUE"),
         },
         "debug" => match rest.as_slice() {
-            [stage] => match Stage::parse(stage) {
+            [stage] => match parse_stage(stage) {
                 Some(stage) => Command::Debug(stage),
                 None => {
                     return err(format!(
@@ -632,7 +602,7 @@ mod tests {
         assert_eq!(p("debug compute"), Command::Debug(Stage::Compute));
         assert_eq!(p("debug frag"), Command::Debug(Stage::Fragment));
         for s in Stage::ALL {
-            assert_eq!(p(&format!("debug {}", s.as_str())), Command::Debug(s));
+            assert_eq!(p(&format!("debug {}", s.name())), Command::Debug(s));
         }
         assert_eq!(p("list"), Command::List(None));
         assert_eq!(p("list 20"), Command::List(Some(20)));

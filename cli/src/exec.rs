@@ -461,7 +461,7 @@ impl Session {
             Command::Debug(stage) => {
                 self.need_app()?;
                 let request = pb::DebugShaderRequest {
-                    stage: stage.as_str().to_string(),
+                    stage: stage.name().to_string(),
                     clear_depth_stencil: false,
                 };
                 let stop = self
@@ -471,7 +471,7 @@ impl Session {
                     .map_err(status_message)?
                     .into_inner();
                 self.shader = Some(if stop.stage.is_empty() {
-                    stage.as_str().to_string()
+                    stage.name().to_string()
                 } else {
                     stop.stage.clone()
                 });

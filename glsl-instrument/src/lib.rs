@@ -63,6 +63,16 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 6] = [
+        Stage::Vertex,
+        Stage::TessControl,
+        Stage::TessEval,
+        Stage::Geometry,
+        Stage::Fragment,
+        Stage::Compute,
+    ];
+
     /// CLI spelling: "vertex", "tess-control", "tess-eval", "geometry", "fragment", "compute".
     pub fn name(self) -> &'static str {
         match self {
@@ -77,15 +87,8 @@ impl Stage {
 
     /// Parse the CLI spelling.
     pub fn from_name(name: &str) -> Option<Stage> {
-        [
-            Stage::Vertex,
-            Stage::TessControl,
-            Stage::TessEval,
-            Stage::Geometry,
-            Stage::Fragment,
-            Stage::Compute,
-        ]
-        .into_iter()
+        Stage::ALL
+            .into_iter()
         .find(|s| s.name() == name)
     }
 
@@ -102,15 +105,8 @@ impl Stage {
     }
 
     pub fn from_gl_enum(e: u32) -> Option<Stage> {
-        [
-            Stage::Vertex,
-            Stage::TessControl,
-            Stage::TessEval,
-            Stage::Geometry,
-            Stage::Fragment,
-            Stage::Compute,
-        ]
-        .into_iter()
+        Stage::ALL
+            .into_iter()
         .find(|s| s.gl_enum() == e)
     }
 }
