@@ -343,6 +343,15 @@ impl ShaderModel {
     ///
     /// Errors: anything glsl-lang cannot parse (e.g. `subroutine(T)`), and a
     /// shader without a `main` that has at least one step.
+    ///
+    /// Valid GLSL that glsl-lang rejects is rewritten first, keeping every
+    /// byte offset (parse.rs): unknown `#extension`s are hidden (their macro
+    /// stays defined under a same-length placeholder), `GL_ES` and
+    /// `GL_FRAGMENT_PRECISION_HIGH` tests are resolved as the driver would,
+    /// wide integer literals (`0xe40fe410`, `20l`, `0ul`) and `unsigned int`
+    /// become placeholders printed back verbatim, and built-in type names
+    /// gated by version (`atomic_uint` in 3.10 es, `dvec3` via an
+    /// extension, int64 types) are declared when a first parse fails.
     pub fn parse(source: &str, stage: Stage) -> Result<ShaderModel, ParseError> {
         let parsed = parse::parse_shader(source)?;
         let mut tu = parsed.tu;

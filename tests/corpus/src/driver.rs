@@ -19,7 +19,11 @@ const GL_INFO_LOG_LENGTH: u32 = 0x8B84;
 
 #[link(name = "EGL")]
 unsafe extern "C" {
-    fn eglGetPlatformDisplay(platform: u32, native: *mut c_void, attribs: *const isize) -> EglDisplay;
+    fn eglGetPlatformDisplay(
+        platform: u32,
+        native: *mut c_void,
+        attribs: *const isize,
+    ) -> EglDisplay;
     fn eglInitialize(dpy: EglDisplay, major: *mut i32, minor: *mut i32) -> u32;
     fn eglBindAPI(api: u32) -> u32;
     fn eglCreateContext(
@@ -28,7 +32,12 @@ unsafe extern "C" {
         share: EglContext,
         attribs: *const i32,
     ) -> EglContext;
-    fn eglMakeCurrent(dpy: EglDisplay, draw: *mut c_void, read: *mut c_void, ctx: EglContext) -> u32;
+    fn eglMakeCurrent(
+        dpy: EglDisplay,
+        draw: *mut c_void,
+        read: *mut c_void,
+        ctx: EglContext,
+    ) -> u32;
     fn eglGetProcAddress(name: *const c_char) -> *mut c_void;
 }
 
@@ -151,7 +160,12 @@ impl Driver {
                 (self.gl.get_shader_iv)(sh, GL_INFO_LOG_LENGTH, &mut n);
                 let mut buf = vec![0u8; n.max(1) as usize];
                 let mut written = 0;
-                (self.gl.get_shader_info_log)(sh, buf.len() as i32, &mut written, buf.as_mut_ptr() as *mut c_char);
+                (self.gl.get_shader_info_log)(
+                    sh,
+                    buf.len() as i32,
+                    &mut written,
+                    buf.as_mut_ptr() as *mut c_char,
+                );
                 buf.truncate(written.max(0) as usize);
                 Err(String::from_utf8_lossy(&buf).into_owned())
             };

@@ -178,8 +178,23 @@ pub fn scope_expr(model: &ShaderModel, pos: &Position) -> Option<String> {
     let simple = |t: &str| {
         matches!(
             t,
-            "float" | "int" | "uint" | "bool" | "double" | "vec2" | "vec3" | "vec4" | "ivec2"
-                | "ivec3" | "ivec4" | "uvec2" | "uvec3" | "uvec4" | "bvec2" | "bvec3" | "bvec4"
+            "float"
+                | "int"
+                | "uint"
+                | "bool"
+                | "double"
+                | "vec2"
+                | "vec3"
+                | "vec4"
+                | "ivec2"
+                | "ivec3"
+                | "ivec4"
+                | "uvec2"
+                | "uvec3"
+                | "uvec4"
+                | "bvec2"
+                | "bvec3"
+                | "bvec4"
         )
     };
     model
@@ -250,7 +265,11 @@ pub fn check_test(
     let path_walk = walk(&model, 200);
     let picks = crate::spread(path_walk.len(), steps);
     let mut variants = Vec::new();
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+    let stem = path
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
     for (n, &i) in picks.iter().enumerate() {
         let pos = &path_walk[i];
         let mut exprs = vec![None];
@@ -262,8 +281,13 @@ pub fn check_test(
                 position: pos,
                 expr: expr.as_deref(),
             };
-            let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| model.instrument(&probe))) {
-                Err(p) => Err(format!("instrument panic: {}", normalise(&panic_message(&*p)))),
+            let outcome = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                model.instrument(&probe)
+            })) {
+                Err(p) => Err(format!(
+                    "instrument panic: {}",
+                    normalise(&panic_message(&*p))
+                )),
                 Ok(Err(e)) => Err(format!("instrument error: {}", normalise(&e.to_string()))),
                 Ok(Ok(ins)) => {
                     let src = pin_debug_outputs(
@@ -333,7 +357,10 @@ pub fn candidates(piglit: &Path) -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "shader_test"))
         .filter(|p| {
             std::fs::read_to_string(p).is_ok_and(|t| {
-                t.lines().filter(|l| l.trim() == "[fragment shader]").count() == 1
+                t.lines()
+                    .filter(|l| l.trim() == "[fragment shader]")
+                    .count()
+                    == 1
             })
         })
         .collect()

@@ -31,7 +31,6 @@ use glsl_instrument::{ShaderModel, Stage};
 pub mod driver;
 pub mod equiv;
 
-
 /// Where Debian's piglit package installs its tests (`dpkg -L piglit`).
 pub const DEFAULT_PIGLIT: &str = "/usr/lib/x86_64-linux-gnu/piglit";
 
@@ -71,7 +70,11 @@ impl GlslVersion {
         let (major, minor) = v.split_once('.').unwrap_or((v, "0"));
         let major: u32 = major.parse().ok()?;
         let minor_num: u32 = minor.parse().ok()?;
-        let minor = if minor.len() == 1 { minor_num * 10 } else { minor_num };
+        let minor = if minor.len() == 1 {
+            minor_num * 10
+        } else {
+            minor_num
+        };
         let num = major * 100 + minor;
         // GLSL 1.00, 3.00, 3.10 and 3.20 exist only as GLSL ES.
         Some(GlslVersion {
@@ -272,7 +275,9 @@ pub struct ParserTestConfig {
 impl ParserTestConfig {
     pub fn parse(text: &str) -> Option<ParserTestConfig> {
         let start = text.find("[config]")?;
-        let end = text[start..].find("[end config]").map_or(text.len(), |e| start + e);
+        let end = text[start..]
+            .find("[end config]")
+            .map_or(text.len(), |e| start + e);
         let mut c = ParserTestConfig::default();
         let mut seen_result = false;
         for line in text[start..end].lines() {
@@ -387,15 +392,14 @@ impl Corpus {
     pub fn load(piglit: &Path) -> Corpus {
         let mut c = Corpus::default();
         let mut index: HashMap<(Stage, String), usize> = HashMap::new();
-        let mut add = |c: &mut Corpus, s: CorpusShader| {
-            match index.get(&(s.stage, s.source.clone())) {
+        let mut add =
+            |c: &mut Corpus, s: CorpusShader| match index.get(&(s.stage, s.source.clone())) {
                 Some(&i) => c.shaders[i].copies += 1,
                 None => {
                     index.insert((s.stage, s.source.clone()), c.shaders.len());
                     c.shaders.push(s);
                 }
-            }
-        };
+            };
         for path in walk(piglit) {
             let is_shader_test = path.extension().is_some_and(|e| e == "shader_test");
             let stage = stage_of_extension(&path);
@@ -458,23 +462,25 @@ impl Corpus {
 
     /// Every `n`-th shader (a deterministic slice), starting at `offset`.
     pub fn every(&self, n: usize, offset: usize) -> Vec<&CorpusShader> {
-        self.shaders
-            .iter()
-            .skip(offset)
-            .step_by(n.max(1))
-            .collect()
+        self.shaders.iter().skip(offset).step_by(n.max(1)).collect()
     }
 }
 
 /// What parsing one shader gave.
 #[derive(Clone, Debug)]
 pub enum ParseOutcome {
-    Ok { steps: usize },
+    Ok {
+        steps: usize,
+    },
     /// glsl-lang parsed it, but there is nothing to step through: no
     /// `main` (a shader linked with others) or an empty `main`.
     NothingToDebug(String),
     /// `ShaderModel::parse` returned an error.
-    Error { line: u32, column: u32, message: String },
+    Error {
+        line: u32,
+        column: u32,
+        message: String,
+    },
     /// Something panicked (a bug in glsl-instrument or glsl-lang).
     Panic(String),
 }
@@ -547,12 +553,18 @@ pub fn normalise(message: &str) -> String {
             && chars.clone().take(2).collect::<String>() == "L_"
         {
             // Extension and other GL names: `GL_…`.
-            while chars.peek().is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_') {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_alphanumeric() || *d == '_')
+            {
                 chars.next();
             }
             out.push_str("GL_…");
         } else if c.is_ascii_digit() {
-            while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == '.') {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.')
+            {
                 chars.next();
             }
             out.push('N');
@@ -790,14 +802,23 @@ mod tests {
         assert_eq!(GlslVersion::parse("4.0", false).unwrap().num, 400);
         let es = GlslVersion::parse("3.00", true).unwrap();
         assert_eq!(es.directive(), "#version 300 es\n");
-        assert_eq!(GlslVersion::parse("1.00", true).unwrap().directive(), "#version 100\n");
-        assert_eq!(GlslVersion::parse("3.10 es", false).unwrap().directive(), "#version 310 es\n");
+        assert_eq!(
+            GlslVersion::parse("1.00", true).unwrap().directive(),
+            "#version 100\n"
+        );
+        assert_eq!(
+            GlslVersion::parse("3.10 es", false).unwrap().directive(),
+            "#version 310 es\n"
+        );
         assert_eq!(
             apply_version("void main(){}\n", GlslVersion::parse("1.30", false)),
             "#version 130\nvoid main(){}\n"
         );
         assert_eq!(
-            apply_version("// c\n#version 140\nvoid main(){}\n", GlslVersion::parse("1.30", false)),
+            apply_version(
+                "// c\n#version 140\nvoid main(){}\n",
+                GlslVersion::parse("1.30", false)
+            ),
             "// c\n#version 140\nvoid main(){}\n"
         );
     }
@@ -807,14 +828,25 @@ mod tests {
         let t = ShaderTest::parse(
             "# comment\n[require]\nGLSL >= 1.30\nGL_ARB_foo\n\n[vertex shader passthrough]\n[fragment shader]\nvoid main() {\n gl_FragColor = vec4(1);\n}\n\n[test]\ndraw rect -1 -1 2 2\n",
         );
-        assert_eq!(t.require, Some(GlslVersion { num: 130, es: false }));
+        assert_eq!(
+            t.require,
+            Some(GlslVersion {
+                num: 130,
+                es: false
+            })
+        );
         assert_eq!(t.sections.len(), 2);
         assert!(t.sections[0].passthrough);
         assert_eq!(t.sections[1].stage, Stage::Fragment);
         assert_eq!(t.sections[1].header_line, 7);
-        assert_eq!(t.sections[1].raw, "void main() {\n gl_FragColor = vec4(1);\n}\n\n");
+        assert_eq!(
+            t.sections[1].raw,
+            "void main() {\n gl_FragColor = vec4(1);\n}\n\n"
+        );
         assert!(!t.expects_error);
-        let t = ShaderTest::parse("[require]\nGLSL ES >= 3.00\n[compute shader]\nvoid main(){}\n[test]\nlink error\n");
+        let t = ShaderTest::parse(
+            "[require]\nGLSL ES >= 3.00\n[compute shader]\nvoid main(){}\n[test]\nlink error\n",
+        );
         assert!(t.expects_error);
         assert_eq!(t.require.unwrap().directive(), "#version 300 es\n");
     }
@@ -828,7 +860,10 @@ mod tests {
         assert!(c.expect_pass);
         assert_eq!(c.glsl_version.unwrap().directive(), "#version 310 es\n");
         assert_eq!(c.extensions.len(), 2);
-        let c = ParserTestConfig::parse("// [config]\n// expect_result: fail\n// glsl_version: 1.10\n// [end config]\n").unwrap();
+        let c = ParserTestConfig::parse(
+            "// [config]\n// expect_result: fail\n// glsl_version: 1.10\n// [end config]\n",
+        )
+        .unwrap();
         assert!(!c.expect_pass);
     }
 
@@ -971,7 +1006,9 @@ pub fn run_compile(
             fig.original_rejected += 1;
             continue;
         }
-        let Ok(Ok(model)) = catch_unwind(AssertUnwindSafe(|| ShaderModel::parse(&sh.source, sh.stage))) else {
+        let Ok(Ok(model)) = catch_unwind(AssertUnwindSafe(|| {
+            ShaderModel::parse(&sh.source, sh.stage)
+        })) else {
             fig.not_parsed += 1;
             continue;
         };
@@ -985,7 +1022,10 @@ pub fn run_compile(
             };
             fig.probes += 1;
             let cause = match catch_unwind(AssertUnwindSafe(|| model.instrument(&probe))) {
-                Err(p) => Some(format!("instrument panic: {}", normalise(&panic_message(&*p)))),
+                Err(p) => Some(format!(
+                    "instrument panic: {}",
+                    normalise(&panic_message(&*p))
+                )),
                 Ok(Err(InstrumentError::Unsupported(m))) if m.contains("not supported yet") => {
                     fig.unsupported += 1;
                     None
@@ -1003,7 +1043,13 @@ pub fn run_compile(
                             kept += 1;
                             let _ = fs::write(
                                 dir.join(format!("{kept:03}-{}.glsl", sh.stage.name())),
-                                format!("// {} step {} {:?}\n/* {log} */\n{}", sh.location(), pos.step.0, expr, ins.source),
+                                format!(
+                                    "// {} step {} {:?}\n/* {log} */\n{}",
+                                    sh.location(),
+                                    pos.step.0,
+                                    expr,
+                                    ins.source
+                                ),
                             );
                         }
                         Some(format!("driver: {}", normalise(&driver::first_error(&log))))
@@ -1014,7 +1060,12 @@ pub fn run_compile(
                 let e = r.failures.entry(c).or_insert((0, String::new()));
                 e.0 += 1;
                 if e.1.is_empty() {
-                    e.1 = format!("{} step {} {}", sh.location(), pos.step.0, expr.as_deref().unwrap_or("(coverage)"));
+                    e.1 = format!(
+                        "{} step {} {}",
+                        sh.location(),
+                        pos.step.0,
+                        expr.as_deref().unwrap_or("(coverage)")
+                    );
                 }
             }
         }

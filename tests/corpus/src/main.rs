@@ -251,7 +251,9 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
             }
         );
         if driver_check {
-            println!("({excluded} failing shaders that Mesa rejects too are left out of the figures above)");
+            println!(
+                "({excluded} failing shaders that Mesa rejects too are left out of the figures above)"
+            );
         }
         println!(
             "(ok includes {} shaders that parse but have nothing to step: {})",
@@ -480,10 +482,18 @@ fn compile(args: &mut Args) -> Result<ExitCode, String> {
         for (k, f) in &r.by_stage {
             println!(
                 "{:<14} {:>7} {:>9} {:>9} {:>7} {:>9} {:>11}",
-                k, f.shaders, f.original_rejected, f.not_parsed, f.probes, f.compiled, f.unsupported
+                k,
+                f.shaders,
+                f.original_rejected,
+                f.not_parsed,
+                f.probes,
+                f.compiled,
+                f.unsupported
             );
         }
-        println!("(shader, step) probes: {probes}; compiled {compiled}; unsupported stage {unsupported}; failed {failed}");
+        println!(
+            "(shader, step) probes: {probes}; compiled {compiled}; unsupported stage {unsupported}; failed {failed}"
+        );
         for (c, (n, ex)) in &r.failures {
             println!("{n:>6}  {c}\n        e.g. {ex}");
         }

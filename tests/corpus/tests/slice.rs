@@ -18,7 +18,10 @@ fn piglit() -> Option<std::path::PathBuf> {
         return Some(dir);
     }
     if std::env::var_os("GLDBG_SKIP_PIGLIT").is_some() {
-        eprintln!("piglit not installed at {}: skipped (GLDBG_SKIP_PIGLIT)", dir.display());
+        eprintln!(
+            "piglit not installed at {}: skipped (GLDBG_SKIP_PIGLIT)",
+            dir.display()
+        );
         return None;
     }
     panic!(
@@ -41,7 +44,11 @@ fn known() -> BTreeMap<String, String> {
 fn parse_slice() {
     let Some(dir) = piglit() else { return };
     let corpus = Corpus::load(&dir);
-    assert!(corpus.shaders.len() > 10_000, "only {} shaders", corpus.shaders.len());
+    assert!(
+        corpus.shaders.len() > 10_000,
+        "only {} shaders",
+        corpus.shaders.len()
+    );
     let slice = corpus.every(SLICE, 0);
     quiet_panics();
     let report = run_parse(&slice);
@@ -60,7 +67,11 @@ fn parse_slice() {
     std::fs::create_dir_all(&tmp).unwrap();
     let mut unnamed = Vec::new();
     for f in report.failures() {
-        let at = f.location.strip_prefix(&prefix).unwrap_or(&f.location).to_string();
+        let at = f
+            .location
+            .strip_prefix(&prefix)
+            .unwrap_or(&f.location)
+            .to_string();
         let cause = cause_of(f);
         // Mesa is the oracle: a shader it rejects too (or a test it skips,
         // e.g. one requiring an extension to be absent) is not ours.
@@ -102,5 +113,8 @@ fn equivalence_slice() {
         .iter()
         .filter(|(c, _)| c.as_str() != equiv::DISCARD_DEVIATION)
         .collect();
-    assert!(real.is_empty(), "instrumented shaders changed the result: {real:#?}");
+    assert!(
+        real.is_empty(),
+        "instrumented shaders changed the result: {real:#?}"
+    );
 }
