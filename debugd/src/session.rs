@@ -16,7 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -198,6 +198,9 @@ pub struct Session {
     event_seq: AtomicU64,
     /// Counter of debug shaders saved after a driver rejected them.
     rejected: AtomicU64,
+    /// Set while `step N` runs its loop: that thread takes the stops itself
+    /// (the stop watcher stands aside) and no per-step event is sent.
+    fast_stepping: AtomicBool,
 }
 
 impl Session {
@@ -228,6 +231,7 @@ impl Session {
             events,
             event_seq: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            fast_stepping: AtomicBool::new(false),
         })
     }
 
@@ -473,25 +477,38 @@ impl Session {
                     return;
                 }
             }
+            if self.fast_stepping.load(Ordering::Acquire) {
+                // `step N` takes the stops itself; a stop it left is still
+                // found below afterwards (stop_seq has moved past `seen`).
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
             let now = shm.wait_stop_seq(seen, Duration::from_millis(100));
             if now == seen {
                 continue;
             }
             seen = now;
-            for call in shm.stopped() {
-                if call.state != abi::STATE_STOPPED {
+            self.take_stops(id, &shm);
+        }
+    }
+
+    /// Turn every stopped slot not taken yet into a session stop. Claims
+    /// are made under the control lock, so the watcher and a stepping
+    /// thread may both scan.
+    fn take_stops(&self, id: u64, shm: &SharedMemory) {
+        for call in shm.stopped() {
+            if call.state != abi::STATE_STOPPED {
+                continue;
+            }
+            {
+                let mut c = self.control();
+                let key = (call.tid, call.call_number, call.error);
+                if c.claimed.get(&call.slot) == Some(&key) {
                     continue;
                 }
-                {
-                    let mut c = self.control();
-                    let key = (call.tid, call.call_number, call.error);
-                    if c.claimed.get(&call.slot) == Some(&key) {
-                        continue;
-                    }
-                    c.claimed.insert(call.slot, key);
-                }
-                self.new_stop(id, &shm, call);
+                c.claimed.insert(call.slot, key);
             }
+            self.new_stop(id, shm, call);
         }
     }
 
@@ -558,6 +575,14 @@ impl Session {
         recent.push_back(stop.clone());
         if hit != 0 || c.stepping {
             c.pending.push_back(stop);
+            if self.fast_stepping.load(Ordering::Relaxed)
+                && c.state == RunState::Running
+                && c.current.is_none()
+            {
+                // `step N`: its thread reports the last stop only.
+                Self::promote_quiet(&mut c);
+                return;
+            }
             if c.state == RunState::Running
                 && c.current.is_none()
                 && let Some(s) = self.promote(&mut c)
@@ -586,6 +611,18 @@ impl Session {
         let info = call_info(&s, None);
         c.current = Some(s);
         Some(info)
+    }
+
+    /// Make the next pending stop current without building its report.
+    fn promote_quiet(c: &mut Control) -> bool {
+        match c.pending.pop_front() {
+            Some(s) => {
+                c.state = RunState::Stopped;
+                c.current = Some(s);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Record a shader call's effect; may execute it (CMD_FINISH) to learn its result.
@@ -845,15 +882,105 @@ impl Session {
         self.resume(abi::CMD_CONTINUE, false)
     }
 
+    /// Execute the current call and stop at the next, `count` times; ends
+    /// early at an exit or at a stop where a user breakpoint hits.
     pub fn step(&self, count: u64) -> Result<pb::StateReply> {
-        let mut r = self.resume(abi::CMD_CONTINUE, true)?;
-        for _ in 1..count.max(1) {
-            if r.state != pb::RunState::Stopped as i32 {
+        let count = count.max(1);
+        let paused = self.control().paused.is_some();
+        if count == 1 || paused {
+            let r = self.resume(abi::CMD_CONTINUE, true)?;
+            if count == 1 || r.state != pb::RunState::Stopped as i32 || r.breakpoint_id != 0 {
+                return Ok(r);
+            }
+            return self.step_loop(count - 1);
+        }
+        self.step_loop(count)
+    }
+
+    /// `step N` on one thread: CONTINUE to the slot, then wait on
+    /// `stop_seq` for the next stop and take it here (the same
+    /// `new_stop` handling as the watcher's: shader-recording stops are
+    /// recorded, breakpoints counted), without the watcher, the condvar
+    /// or per-step events: one RUNNING event and one STOPPED event in all.
+    fn step_loop(&self, count: u64) -> Result<pb::StateReply> {
+        let (id, shm) = {
+            let mut dbg = self.debug_lock();
+            let mut c = self.control();
+            let (_, shm, _) = stopped_in(&c)?;
+            let Some(id) = c.launched.as_ref().map(|l| l.id) else { return Err(Error::not_launched()) };
+            *dbg = None;
+            c.shader_stop = None;
+            c.stepping = true;
+            shm.set_step_all(true);
+            self.fast_stepping.store(true, Ordering::Release);
+            (id, shm)
+        };
+        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        let mut failed = None;
+        for i in 0..count {
+            let slot = {
+                let mut c = self.control();
+                let Ok((stop, _, _)) = stopped_in(&c) else { break };
+                if i > 0 && stop.breakpoint_id != 0 {
+                    break;
+                }
+                c.current = None;
+                c.state = RunState::Running;
+                stop.slot
+            };
+            if let Err(e) = shm.command(slot, abi::CMD_CONTINUE, CMD_TIMEOUT) {
+                // As `resume`: a stop already pending becomes current, no waiting.
+                let mut c = self.control();
+                if c.state == RunState::Running && c.current.is_none() {
+                    Self::promote_quiet(&mut c);
+                }
+                failed = Some(e);
                 break;
             }
-            r = self.resume(abi::CMD_CONTINUE, true)?;
+            self.await_stop(id, &shm);
         }
-        Ok(r)
+        self.fast_stepping.store(false, Ordering::Release);
+        let (reply, info) = {
+            let c = self.control();
+            let info = c
+                .current
+                .as_ref()
+                .filter(|_| c.state == RunState::Stopped && c.paused.is_none())
+                .map(|s| call_info(s, None));
+            (self.state_reply(&c), info)
+        };
+        if let Some(info) = info {
+            self.emit(pb::event::Kind::Stopped(info));
+        }
+        self.changed.notify_all();
+        if let Some(e) = failed {
+            return Err(Error::Internal(format!(
+                "the app did not take the command: {e}"
+            )));
+        }
+        Ok(reply)
+    }
+
+    /// Wait (in `step_loop`) until the session is no longer running: the
+    /// next stop taken (here, or pending from another thread) or the exit.
+    fn await_stop(&self, id: u64, shm: &SharedMemory) {
+        loop {
+            let seen = shm.header().stop_seq.load(Ordering::Acquire);
+            {
+                let mut c = self.control();
+                if c.state != RunState::Running {
+                    return;
+                }
+                if c.current.is_none() && Self::promote_quiet(&mut c) {
+                    return;
+                }
+            }
+            self.take_stops(id, shm);
+            if self.control().state != RunState::Running {
+                return;
+            }
+            shm.wait_stop_seq(seen, Duration::from_millis(10));
+        }
     }
 
     /// Do not execute the current call (the app sees 0 returned) and stop at the next call.

@@ -86,8 +86,32 @@ fn wake(word: &AtomicU32) {
     let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
 }
 
+/// How long a waiter spins before it sleeps on the futex: the preload
+/// answers a command or stops again within microseconds when stepping,
+/// and a futex sleep plus wake-up costs more than that.
+const SPIN: Duration = Duration::from_micros(20);
+
+/// Spin (bounded by [`SPIN`]) while `word == val`; true once it changed.
+fn spin_while(word: &AtomicU32, val: u32) -> bool {
+    let start = Instant::now();
+    loop {
+        for _ in 0..64 {
+            if word.load(Acquire) != val {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= SPIN {
+            return word.load(Acquire) != val;
+        }
+    }
+}
+
 /// Futex-wait while `word == val`, at most until `deadline`; returns false on timeout.
 fn wait_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
+    if spin_while(word, val) {
+        return true;
+    }
     loop {
         if word.load(Acquire) != val {
             return true;

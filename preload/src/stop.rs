@@ -149,6 +149,25 @@ fn ack(slot: &Slot, seq: u32, status: u32) {
     wake(&slot.done_seq);
 }
 
+/// Spin a few microseconds while `word == val` (the daemon answers a stop
+/// at once when it steps; a futex sleep and wake-up costs more); returns
+/// the word's value.
+fn spin_while(word: &AtomicU32, val: u32) -> u32 {
+    let start = std::time::Instant::now();
+    loop {
+        for _ in 0..64 {
+            let v = word.load(Acquire);
+            if v != val {
+                return v;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= std::time::Duration::from_micros(10) {
+            return word.load(Acquire);
+        }
+    }
+}
+
 fn bump_stop_seq(h: &Header) {
     h.stop_seq.fetch_add(1, Release);
     wake(&h.stop_seq);
@@ -209,7 +228,10 @@ fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64], afte
     let mut ret = after.map_or(0, |a| a.0);
     let mut returned = after.is_some();
     loop {
-        let cur = slot.command_seq.load(Acquire);
+        let mut cur = slot.command_seq.load(Acquire);
+        if cur == seen {
+            cur = spin_while(&slot.command_seq, seen);
+        }
         if cur == seen {
             match futex::wait(&slot.command_seq, futex::Flags::empty(), seen, Some(&timeout)) {
                 Err(rustix::io::Errno::TIMEDOUT) if daemon_dead(h.daemon_pid) => {
