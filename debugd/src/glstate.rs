@@ -74,7 +74,12 @@ pub fn value_is_enum(name: &str) -> bool {
         || name.starts_with("GL_BLEND_EQUATION")
         || matches!(
             name,
-            "GL_DEPTH_FUNC" | "GL_STENCIL_FUNC" | "GL_CULL_FACE_MODE" | "GL_FRONT_FACE" | "GL_POLYGON_MODE" | "GL_ACTIVE_TEXTURE"
+            "GL_DEPTH_FUNC"
+                | "GL_STENCIL_FUNC"
+                | "GL_CULL_FACE_MODE"
+                | "GL_FRONT_FACE"
+                | "GL_POLYGON_MODE"
+                | "GL_ACTIVE_TEXTURE"
         )
 }
 
@@ -82,13 +87,21 @@ pub fn value_is_enum(name: &str) -> bool {
 /// `glGetFloatv` with one value shown. None if GL has no such enum.
 pub fn lookup(name: &str) -> Option<(StateName, u32)> {
     let upper = name.trim().to_ascii_uppercase();
-    let upper = if upper.starts_with("GL_") { upper } else { format!("GL_{upper}") };
+    let upper = if upper.starts_with("GL_") {
+        upper
+    } else {
+        format!("GL_{upper}")
+    };
     let value = gldbg_proto::api::gl_enum_value(&upper)?;
-    let entry = COMMON.iter().find(|e| e.name == upper).copied().unwrap_or(StateName {
-        name: gldbg_proto::api::gl_enum_name(value, "").unwrap_or("?"),
-        kind: QUERY_FLOAT,
-        count: 1,
-    });
+    let entry = COMMON
+        .iter()
+        .find(|e| e.name == upper)
+        .copied()
+        .unwrap_or(StateName {
+            name: gldbg_proto::api::gl_enum_name(value, "").unwrap_or("?"),
+            kind: QUERY_FLOAT,
+            count: 1,
+        });
     Some((entry, value))
 }
 
@@ -99,7 +112,11 @@ mod tests {
     #[test]
     fn every_common_name_is_a_gl_enum() {
         for e in COMMON {
-            assert!(gldbg_proto::api::gl_enum_value(e.name).is_some(), "{}", e.name);
+            assert!(
+                gldbg_proto::api::gl_enum_value(e.name).is_some(),
+                "{}",
+                e.name
+            );
             assert!((1..=16).contains(&e.count));
         }
     }
@@ -107,7 +124,10 @@ mod tests {
     #[test]
     fn looks_names_up() {
         let (e, v) = lookup("gl_viewport").unwrap();
-        assert_eq!((e.name, e.kind, e.count, v), ("GL_VIEWPORT", QUERY_INT, 4, 0x0BA2));
+        assert_eq!(
+            (e.name, e.kind, e.count, v),
+            ("GL_VIEWPORT", QUERY_INT, 4, 0x0BA2)
+        );
         assert_eq!(lookup("DEPTH_TEST").unwrap().0.kind, QUERY_ENABLED);
         let (e, v) = lookup("GL_MAX_TEXTURE_SIZE").unwrap();
         assert_eq!((e.kind, e.count, v), (QUERY_FLOAT, 1, 0x0D33));

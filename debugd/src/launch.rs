@@ -307,7 +307,10 @@ pub enum TraceCommand {
     Detach(Sender<Result<(), String>>),
     /// Stop every thread (PTRACE_INTERRUPT) and hold it; report the thread
     /// `prefer` (a tid, usually the GL process's main thread) if traced.
-    Pause { prefer: u32, reply: Sender<Result<PauseReport, String>> },
+    Pause {
+        prefer: u32,
+        reply: Sender<Result<PauseReport, String>>,
+    },
     /// Restart every held thread.
     Resume(Sender<()>),
 }
@@ -772,7 +775,11 @@ impl TraceLoop {
         });
         let pid = std::fs::read_to_string(format!("/proc/{}/status", t.as_raw()))
             .ok()
-            .and_then(|st| st.lines().find_map(|l| l.strip_prefix("Tgid:")).and_then(|v| v.trim().parse().ok()))
+            .and_then(|st| {
+                st.lines()
+                    .find_map(|l| l.strip_prefix("Tgid:"))
+                    .and_then(|v| v.trim().parse().ok())
+            })
             .unwrap_or(self.pid.as_raw() as u32);
         CrashReport {
             signal,
@@ -821,7 +828,12 @@ impl TraceLoop {
     /// stop; they stay held until [`Self::resume_all`].
     fn pause_all(&mut self, prefer: i32) -> Result<PauseReport, String> {
         self.paused = true;
-        let mut todo: Vec<i32> = self.tids.iter().copied().filter(|t| !self.held.contains_key(t)).collect();
+        let mut todo: Vec<i32> = self
+            .tids
+            .iter()
+            .copied()
+            .filter(|t| !self.held.contains_key(t))
+            .collect();
         while let Some(tid) = todo.pop() {
             let t = Pid::from_raw(tid);
             if ptrace::interrupt(t).is_err() {
@@ -852,7 +864,10 @@ impl TraceLoop {
                     Ok(Some((
                         _,
                         WaitEvent::Event {
-                            event: libc::PTRACE_EVENT_CLONE | libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK,
+                            event:
+                                libc::PTRACE_EVENT_CLONE
+                                | libc::PTRACE_EVENT_FORK
+                                | libc::PTRACE_EVENT_VFORK,
                             ..
                         },
                     ))) => {
@@ -877,13 +892,21 @@ impl TraceLoop {
         } else if self.held.contains_key(&self.pid.as_raw()) {
             self.pid.as_raw()
         } else {
-            *self.held.keys().next().ok_or("no thread could be stopped")?
+            *self
+                .held
+                .keys()
+                .next()
+                .ok_or("no thread could be stopped")?
         };
         let pc = registers(Pid::from_raw(tid))
             .into_iter()
             .find(|(n, _)| n == "rip" || n == "pc")
             .map_or(0, |(_, v)| v);
-        Ok(PauseReport { tid: tid as u32, pc, threads: self.held.len() })
+        Ok(PauseReport {
+            tid: tid as u32,
+            pc,
+            threads: self.held.len(),
+        })
     }
 
     fn resume_all(&mut self) {
@@ -922,7 +945,9 @@ impl TraceLoop {
                     Ok(Some((_, WaitEvent::Event { event, .. }))) => {
                         if matches!(
                             event,
-                            libc::PTRACE_EVENT_CLONE | libc::PTRACE_EVENT_FORK | libc::PTRACE_EVENT_VFORK
+                            libc::PTRACE_EVENT_CLONE
+                                | libc::PTRACE_EVENT_FORK
+                                | libc::PTRACE_EVENT_VFORK
                         ) {
                             if let Ok(new) = ptrace::getevent(t) {
                                 self.tids.insert(new as i32);

@@ -85,7 +85,11 @@ pub const PRELOAD_NAME: &str = "libgldbg_preload.so";
 pub fn find_preload() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot find the current executable")?;
     let dir = exe.parent().context("the executable has no directory")?;
-    let mut candidates = vec![dir.join(PRELOAD_NAME), dir.join("../lib/gldbg").join(PRELOAD_NAME), dir.join("../lib").join(PRELOAD_NAME)];
+    let mut candidates = vec![
+        dir.join(PRELOAD_NAME),
+        dir.join("../lib/gldbg").join(PRELOAD_NAME),
+        dir.join("../lib").join(PRELOAD_NAME),
+    ];
     if dir.file_name().is_some_and(|n| n == "deps") {
         candidates.push(dir.join("..").join(PRELOAD_NAME));
     }
@@ -96,7 +100,11 @@ pub fn find_preload() -> anyhow::Result<PathBuf> {
     }
     bail!(
         "cannot find {PRELOAD_NAME}; looked in: {}",
-        candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(", ")
+        candidates
+            .iter()
+            .map(|c| c.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -125,7 +133,10 @@ impl FromStr for ListenAddr {
         // HOST:PORT with a host name (e.g. localhost:5000).
         use std::net::ToSocketAddrs;
         match s.to_socket_addrs() {
-            Ok(mut it) => it.next().map(ListenAddr::Tcp).with_context(|| format!("{s:?} resolves to no address")),
+            Ok(mut it) => it
+                .next()
+                .map(ListenAddr::Tcp)
+                .with_context(|| format!("{s:?} resolves to no address")),
             Err(e) => bail!("bad listen address {s:?} (want unix:PATH or HOST:PORT): {e}"),
         }
     }
@@ -148,7 +159,9 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn new(config: Config) -> Daemon {
-        Daemon { session: Session::new(config) }
+        Daemon {
+            session: Session::new(config),
+        }
     }
 
     /// The session (for in-process use, e.g. launching before serving).
@@ -175,33 +188,54 @@ impl Daemon {
         };
         let svc = service::Service::new(self.session.clone(), down_rx);
         let (health, health_svc) = tonic_health::server::health_reporter();
-        health.set_serving::<pb::debugger_server::DebuggerServer<service::Service>>().await;
+        health
+            .set_serving::<pb::debugger_server::DebuggerServer<service::Service>>()
+            .await;
         let reflection = tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
             .build_v1()
             .context("building the reflection service")?;
-        let expected = token.filter(|t| !t.is_empty()).map(|t| format!("Bearer {t}"));
+        let expected = token
+            .filter(|t| !t.is_empty())
+            .map(|t| format!("Bearer {t}"));
         let check = move |req: tonic::Request<()>| -> Result<tonic::Request<()>, tonic::Status> {
-            let Some(want) = &expected else { return Ok(req) };
-            match req.metadata().get("authorization").and_then(|v| v.to_str().ok()) {
+            let Some(want) = &expected else {
+                return Ok(req);
+            };
+            match req
+                .metadata()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+            {
                 Some(got) if constant_time_eq(got.as_bytes(), want.as_bytes()) => Ok(req),
-                _ => Err(tonic::Status::unauthenticated("missing or wrong token (authorization: Bearer TOKEN)")),
+                _ => Err(tonic::Status::unauthenticated(
+                    "missing or wrong token (authorization: Bearer TOKEN)",
+                )),
             }
         };
         let router = Server::builder()
             .layer(tonic::service::InterceptorLayer::new(check))
-            .add_service(pb::debugger_server::DebuggerServer::new(svc).max_decoding_message_size(64 << 20).max_encoding_message_size(1 << 30))
+            .add_service(
+                pb::debugger_server::DebuggerServer::new(svc)
+                    .max_decoding_message_size(64 << 20)
+                    .max_encoding_message_size(1 << 30),
+            )
             .add_service(health_svc)
             .add_service(reflection);
         match addr {
             ListenAddr::Tcp(a) => {
-                router.serve_with_shutdown(a, shutdown).await.with_context(|| format!("serving on {a}"))?;
+                router
+                    .serve_with_shutdown(a, shutdown)
+                    .await
+                    .with_context(|| format!("serving on {a}"))?;
             }
             ListenAddr::Unix(path) => {
                 if let Ok(meta) = std::fs::symlink_metadata(&path) {
                     use std::os::unix::fs::FileTypeExt;
                     if meta.file_type().is_socket() {
-                        std::fs::remove_file(&path).with_context(|| format!("removing the stale socket {}", path.display()))?;
+                        std::fs::remove_file(&path).with_context(|| {
+                            format!("removing the stale socket {}", path.display())
+                        })?;
                     } else {
                         bail!("{} exists and is not a socket", path.display());
                     }
@@ -209,7 +243,8 @@ impl Daemon {
                 // Created with mode 0600: umask 0177 around bind (no window where others may connect).
                 let listener = {
                     let _umask = UmaskGuard::set(0o177);
-                    tokio::net::UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))?
+                    tokio::net::UnixListener::bind(&path)
+                        .with_context(|| format!("binding {}", path.display()))?
                 };
                 {
                     use std::os::unix::fs::PermissionsExt;
@@ -217,7 +252,9 @@ impl Daemon {
                         .with_context(|| format!("chmod 0600 {}", path.display()))?;
                 }
                 let incoming = tokio_stream::wrappers::UnixListenerStream::new(listener);
-                let r = router.serve_with_incoming_shutdown(incoming, shutdown).await;
+                let r = router
+                    .serve_with_incoming_shutdown(incoming, shutdown)
+                    .await;
                 let _ = std::fs::remove_file(&path);
                 r.with_context(|| format!("serving on {}", path.display()))?;
             }
@@ -235,7 +272,9 @@ struct UmaskGuard(rustix::fs::Mode);
 
 impl UmaskGuard {
     fn set(mask: u32) -> Self {
-        UmaskGuard(rustix::process::umask(rustix::fs::Mode::from_raw_mode(mask)))
+        UmaskGuard(rustix::process::umask(rustix::fs::Mode::from_raw_mode(
+            mask,
+        )))
     }
 }
 
@@ -251,10 +290,21 @@ mod tests {
 
     #[test]
     fn parses_listen_addrs() {
-        assert_eq!("unix:/tmp/x.sock".parse::<ListenAddr>().unwrap(), ListenAddr::Unix("/tmp/x.sock".into()));
-        assert_eq!("127.0.0.1:5000".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp("127.0.0.1:5000".parse().unwrap()));
-        assert_eq!("[::1]:7".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp("[::1]:7".parse().unwrap()));
-        assert!(matches!("localhost:5000".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp(a) if a.port() == 5000));
+        assert_eq!(
+            "unix:/tmp/x.sock".parse::<ListenAddr>().unwrap(),
+            ListenAddr::Unix("/tmp/x.sock".into())
+        );
+        assert_eq!(
+            "127.0.0.1:5000".parse::<ListenAddr>().unwrap(),
+            ListenAddr::Tcp("127.0.0.1:5000".parse().unwrap())
+        );
+        assert_eq!(
+            "[::1]:7".parse::<ListenAddr>().unwrap(),
+            ListenAddr::Tcp("[::1]:7".parse().unwrap())
+        );
+        assert!(
+            matches!("localhost:5000".parse::<ListenAddr>().unwrap(), ListenAddr::Tcp(a) if a.port() == 5000)
+        );
         assert!("unix:".parse::<ListenAddr>().is_err());
         assert!("nonsense".parse::<ListenAddr>().is_err());
         assert_eq!(ListenAddr::Unix("/a".into()).to_string(), "unix:/a");

@@ -60,7 +60,8 @@ impl Elem {
             Elem::U16 => (u as u16).to_string(),
             Elem::I32 => (u as i32).to_string(),
             Elem::U32 => (u as u32).to_string(),
-            Elem::Enum => gl_enum_name(u as u32, "").map_or_else(|| format!("{:#x}", u as u32), str::to_string),
+            Elem::Enum => gl_enum_name(u as u32, "")
+                .map_or_else(|| format!("{:#x}", u as u32), str::to_string),
             Elem::I64 => (u as i64).to_string(),
             Elem::U64 => u.to_string(),
         }
@@ -70,7 +71,8 @@ impl Elem {
     pub fn parse(self, text: &str) -> Result<Vec<u8>, String> {
         let t = text.trim();
         if t.starts_with("GL_") {
-            let v = gldbg_proto::api::gl_enum_value(t).ok_or_else(|| format!("unknown enum {t}"))?;
+            let v =
+                gldbg_proto::api::gl_enum_value(t).ok_or_else(|| format!("unknown enum {t}"))?;
             return self.parse(&v.to_string());
         }
         let int = || -> Result<i128, String> {
@@ -81,8 +83,16 @@ impl Elem {
             }
         };
         Ok(match self {
-            Elem::F32 => t.parse::<f32>().map_err(|e| format!("{t}: {e}"))?.to_ne_bytes().to_vec(),
-            Elem::F64 => t.parse::<f64>().map_err(|e| format!("{t}: {e}"))?.to_ne_bytes().to_vec(),
+            Elem::F32 => t
+                .parse::<f32>()
+                .map_err(|e| format!("{t}: {e}"))?
+                .to_ne_bytes()
+                .to_vec(),
+            Elem::F64 => t
+                .parse::<f64>()
+                .map_err(|e| format!("{t}: {e}"))?
+                .to_ne_bytes()
+                .to_vec(),
             Elem::I8 | Elem::U8 | Elem::Byte => vec![int()? as u8],
             Elem::I16 | Elem::U16 => (int()? as u16).to_ne_bytes().to_vec(),
             Elem::I32 | Elem::U32 | Elem::Enum => (int()? as u32).to_ne_bytes().to_vec(),
@@ -133,7 +143,10 @@ pub fn element_count(f: &Function, index: usize, args: &[u64]) -> Option<usize> 
         return None;
     }
     let arg = |name: &str| -> Option<i64> {
-        let i = f.params.iter().position(|p| p.name.trim_end_matches('_') == name)?;
+        let i = f
+            .params
+            .iter()
+            .position(|p| p.name.trim_end_matches('_') == name)?;
         let w = *args.get(i)?;
         Some(match f.params[i].abi {
             Abi::I32 => i64::from(w as i32),
@@ -147,7 +160,10 @@ pub fn element_count(f: &Function, index: usize, args: &[u64]) -> Option<usize> 
         let t = t.trim();
         t.parse::<i64>().ok().or_else(|| arg(t))
     };
-    if let Some(inner) = len.strip_prefix("COMPSIZE(").and_then(|r| r.strip_suffix(')')) {
+    if let Some(inner) = len
+        .strip_prefix("COMPSIZE(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
         return compsize(f.name, inner, &arg);
     }
     let n = match len.split_once('*') {
@@ -159,10 +175,16 @@ pub fn element_count(f: &Function, index: usize, args: &[u64]) -> Option<usize> 
 
 /// The `COMPSIZE(...)` lengths gldbg knows (a few common calls).
 fn compsize(function: &str, inner: &str, arg: &dyn Fn(&str) -> Option<i64>) -> Option<usize> {
-    if inner == "pname" && (function.starts_with("glTexParameter") || function.starts_with("glSamplerParameter")) {
+    if inner == "pname"
+        && (function.starts_with("glTexParameter") || function.starts_with("glSamplerParameter"))
+    {
         // GL_TEXTURE_BORDER_COLOR (and swizzle RGBA) take four values, the rest one.
         let pname = arg("pname")? as u32;
-        return Some(if matches!(pname, 0x1004 | 0x8E46) { 4 } else { 1 });
+        return Some(if matches!(pname, 0x1004 | 0x8E46) {
+            4
+        } else {
+            1
+        });
     }
     if inner == "buffer" && function.starts_with("glClearBuffer") {
         let buffer = arg("buffer")? as u32;
@@ -193,13 +215,24 @@ pub fn describe(
         let take = n.min(MAX_BYTES);
         let b = read(addr, take)?;
         let hex: Vec<String> = b.iter().map(|x| format!("{x:02x}")).collect();
-        let more = if n > take { format!(" ... ({n} bytes)") } else { String::new() };
+        let more = if n > take {
+            format!(" ... ({n} bytes)")
+        } else {
+            String::new()
+        };
         return Some(format!("{}{more}", hex.join(" ")));
     }
     let take = n.min(MAX_SHOWN);
     let b = read(addr, take * elem.size())?;
-    let items: Vec<String> = b.chunks_exact(elem.size()).map(|c| elem.format(c)).collect();
-    let more = if n > take { format!(", ... ({n} elements)") } else { String::new() };
+    let items: Vec<String> = b
+        .chunks_exact(elem.size())
+        .map(|c| elem.format(c))
+        .collect();
+    let more = if n > take {
+        format!(", ... ({n} elements)")
+    } else {
+        String::new()
+    };
     Some(format!("[{}{more}]", items.join(", ")))
 }
 
@@ -224,7 +257,11 @@ mod tests {
         assert_eq!(element_count(f, 2, &[0xDE1, 0x1004, 1]), Some(4));
         assert_eq!(element_count(f, 2, &[0xDE1, 0x2801, 1]), Some(1));
         assert_eq!(element_count(func("glGetIntegerv"), 1, &[0xBA2, 1]), None);
-        assert_eq!(elem_of(&func("glShaderSource").params[2]), None, "pointer to pointers");
+        assert_eq!(
+            elem_of(&func("glShaderSource").params[2]),
+            None,
+            "pointer to pointers"
+        );
     }
 
     #[test]
@@ -233,11 +270,21 @@ mod tests {
         let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_ne_bytes()).collect();
         let read = |_: u64, n: usize| Some(bytes[..n].to_vec());
         let f = func("glUniform4fv");
-        assert_eq!(describe(f, 2, &[0, 1, 8], false, &read).unwrap(), "[1.5, -2, 0.25, 4]");
+        assert_eq!(
+            describe(f, 2, &[0, 1, 8], false, &read).unwrap(),
+            "[1.5, -2, 0.25, 4]"
+        );
         let f = func("glBufferData");
-        assert_eq!(describe(f, 2, &[0x8892, 4, 8, 0], false, &read).unwrap(), "00 00 c0 3f");
+        assert_eq!(
+            describe(f, 2, &[0x8892, 4, 8, 0], false, &read).unwrap(),
+            "00 00 c0 3f"
+        );
         let f = func("glGenBuffers");
-        assert_eq!(describe(f, 1, &[1, 8], false, &read), None, "an output before the call");
+        assert_eq!(
+            describe(f, 1, &[1, 8], false, &read),
+            None,
+            "an output before the call"
+        );
         assert!(describe(f, 1, &[1, 8], true, &read).is_some());
     }
 
@@ -245,7 +292,10 @@ mod tests {
     fn parses_elements() {
         assert_eq!(Elem::F32.parse("0.5").unwrap(), 0.5f32.to_ne_bytes());
         assert_eq!(Elem::I32.parse("-1").unwrap(), (-1i32).to_ne_bytes());
-        assert_eq!(Elem::Enum.parse("GL_TRIANGLES").unwrap(), 4u32.to_ne_bytes());
+        assert_eq!(
+            Elem::Enum.parse("GL_TRIANGLES").unwrap(),
+            4u32.to_ne_bytes()
+        );
         assert_eq!(Elem::U8.parse("0xff").unwrap(), [255]);
         assert!(Elem::F32.parse("x").is_err());
         assert_eq!(Elem::Enum.format(&0x1406u32.to_ne_bytes()), "GL_FLOAT");

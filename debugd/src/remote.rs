@@ -86,7 +86,10 @@ impl Remote {
         }
         let mut done = 0;
         while done < data.len() {
-            let remote = [RemoteIoVec { base: addr as usize + done, len: data.len() - done }];
+            let remote = [RemoteIoVec {
+                base: addr as usize + done,
+                len: data.len() - done,
+            }];
             let local = [std::io::IoSlice::new(&data[done..])];
             let n = process_vm_writev(self.pid, &local, &remote)?;
             if n == 0 {

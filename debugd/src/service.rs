@@ -118,7 +118,8 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::SetArgRequest>,
     ) -> Result<Response<pb::CallInfo>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.set_arg(r.index, r.element, &r.value)).await
+        self.run(move |s| s.set_arg(r.index, r.element, &r.value))
+            .await
     }
 
     async fn add_breakpoint(

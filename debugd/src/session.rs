@@ -35,10 +35,10 @@ use crate::error::{Error, Result};
 use crate::format;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
-use crate::{glstate, pointee};
 use crate::remote::Remote;
 use crate::shader::{ProbeResult, ProbeRunner, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
+use crate::{glstate, pointee};
 
 /// Timeout of short shared-memory commands (continue, finish, query).
 const CMD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -98,7 +98,9 @@ impl BreakKind {
 
     fn matches(self, stop: &Stop) -> bool {
         match self {
-            BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n && stop.error == 0,
+            BreakKind::DrawNumber(n) => {
+                self.covers(stop.function) && stop.draw == n && stop.error == 0
+            }
             BreakKind::GlError => stop.error != 0,
             // Other breakpoints stop before the call, never again after it.
             k => k.covers(stop.function) && stop.error == 0,
@@ -129,6 +131,8 @@ struct Stop {
     error: u32,
     /// Process id of the thread.
     pid: u32,
+    /// The EGL/GLX context current on the thread at the stop (0 if none).
+    context: u64,
 }
 
 /// Calls remembered per thread for crash reports.
@@ -169,7 +173,11 @@ struct Control {
     recent: HashMap<u32, VecDeque<Stop>>,
     /// Set while `pause` holds the app outside a GL call.
     paused: Option<pb::CallInfo>,
-    recorded: Recorded,
+    /// Shader objects recorded from the app's calls, per GL context: object
+    /// names are per context (or share group). A program used in a context
+    /// other than the one that built it falls back to the driver's copy of
+    /// its sources.
+    recorded: HashMap<u64, Recorded>,
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
     shader_stop: Option<pb::ShaderStop>,
@@ -222,7 +230,7 @@ impl Session {
                 crash: None,
                 recent: HashMap::new(),
                 paused: None,
-                recorded: Recorded::default(),
+                recorded: HashMap::new(),
                 stop_serial: 0,
                 shader_stop: None,
             }),
@@ -335,7 +343,7 @@ impl Session {
             c.crash = None;
             c.recent.clear();
             c.paused = None;
-            c.recorded = Recorded::default();
+            c.recorded.clear();
             c.shader_stop = None;
             for b in &mut c.breakpoints {
                 b.hits = 0;
@@ -557,6 +565,7 @@ impl Session {
             breakpoint_id: 0,
             error: call.error,
             pid,
+            context: call.context,
         };
         let mut hit = 0;
         for b in &mut c.breakpoints {
@@ -636,24 +645,42 @@ impl Session {
                 let ret = self.finish(shm, call.slot)?;
                 self.control()
                     .recorded
+                    .entry(call.context)
+                    .or_default()
                     .create_shader(ret as u32, a(0) as u32);
                 Ok(Some(ret))
             }
             "glShaderSource" | "glShaderSourceARB" => {
                 let src = remote.shader_source(a(1) as i32, a(2), a(3)).map_err(mem)?;
-                self.control().recorded.shader_source(a(0) as u32, src);
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .shader_source(a(0) as u32, src);
                 Ok(None)
             }
             "glAttachShader" | "glAttachObjectARB" => {
-                self.control().recorded.attach(a(0) as u32, a(1) as u32);
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .attach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glDetachShader" | "glDetachObjectARB" => {
-                self.control().recorded.detach(a(0) as u32, a(1) as u32);
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .detach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glLinkProgram" | "glLinkProgramARB" => {
-                self.control().recorded.link(a(0) as u32);
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .link(a(0) as u32);
                 Ok(None)
             }
             "glCreateShaderProgramv" => {
@@ -661,6 +688,8 @@ impl Session {
                 let ret = self.finish(shm, call.slot)?;
                 self.control()
                     .recorded
+                    .entry(call.context)
+                    .or_default()
                     .shader_program(ret as u32, a(0) as u32, src);
                 Ok(Some(ret))
             }
@@ -804,7 +833,9 @@ impl Session {
                     "the app is paused outside a GL call: there is no call to skip (`continue` or `step` resumes it)".into(),
                 ));
             }
-            let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+            let Some(l) = &c.launched else {
+                return Err(Error::not_launched());
+            };
             let shm = l.shm.clone();
             l.tracer.resume().map_err(Error::Internal)?;
             c.paused = None;
@@ -838,12 +869,16 @@ impl Session {
         match c.state {
             RunState::Running => {}
             RunState::Stopped => {
-                return Err(Error::FailedPrecondition("the app is already stopped".into()));
+                return Err(Error::FailedPrecondition(
+                    "the app is already stopped".into(),
+                ));
             }
             RunState::NotStarted => return Err(Error::not_launched()),
             RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
         }
-        let Some(l) = &c.launched else { return Err(Error::not_launched()) };
+        let Some(l) = &c.launched else {
+            return Err(Error::not_launched());
+        };
         let pid = app_pid(l);
         // The tracer never takes this lock; holding it keeps stops from being promoted meanwhile.
         let report = l.tracer.pause(pid).map_err(Error::Internal)?;
@@ -907,7 +942,9 @@ impl Session {
             let mut dbg = self.debug_lock();
             let mut c = self.control();
             let (_, shm, _) = stopped_in(&c)?;
-            let Some(id) = c.launched.as_ref().map(|l| l.id) else { return Err(Error::not_launched()) };
+            let Some(id) = c.launched.as_ref().map(|l| l.id) else {
+                return Err(Error::not_launched());
+            };
             *dbg = None;
             c.shader_stop = None;
             c.stepping = true;
@@ -920,7 +957,9 @@ impl Session {
         for i in 0..count {
             let slot = {
                 let mut c = self.control();
-                let Ok((stop, _, _)) = stopped_in(&c) else { break };
+                let Ok((stop, _, _)) = stopped_in(&c) else {
+                    break;
+                };
                 if i > 0 && stop.breakpoint_id != 0 {
                     break;
                 }
@@ -1118,9 +1157,7 @@ impl Session {
             let Some(elem) = pointee::elem_of(param) else {
                 return Err(Error::InvalidArgument(format!(
                     "argument {index} of {} ({} {}) is not a pointer to numbers",
-                    f.name,
-                    param.c_type,
-                    param.name
+                    f.name, param.c_type, param.name
                 )));
             };
             let addr = stop.args.get(index as usize).copied().unwrap_or(0);
@@ -1170,10 +1207,21 @@ impl Session {
         for (i, (e, value)) in queries.iter().enumerate() {
             shm.write_struct(
                 first + i * size_of::<StateQuery>(),
-                &StateQuery { name: *value, kind: e.kind, count: e.count, _pad: 0 },
+                &StateQuery {
+                    name: *value,
+                    kind: e.kind,
+                    count: e.count,
+                    _pad: 0,
+                },
             );
         }
-        shm.write_struct(abi::BULK_REQUEST, &StateRequest { count: queries.len() as u32, _pad: 0 });
+        shm.write_struct(
+            abi::BULK_REQUEST,
+            &StateRequest {
+                count: queries.len() as u32,
+                _pad: 0,
+            },
+        );
         match shm.command(stop.slot, abi::CMD_QUERY_STATE, CMD_TIMEOUT)? {
             abi::STATUS_OK => {}
             abi::STATUS_NO_CONTEXT => {
@@ -1182,9 +1230,15 @@ impl Session {
                 ));
             }
             abi::STATUS_UNKNOWN_COMMAND => {
-                return Err(Error::Internal("the preload does not know CMD_QUERY_STATE".into()));
+                return Err(Error::Internal(
+                    "the preload does not know CMD_QUERY_STATE".into(),
+                ));
             }
-            st => return Err(Error::Internal(format!("reading GL state failed (status {st})"))),
+            st => {
+                return Err(Error::Internal(format!(
+                    "reading GL state failed (status {st})"
+                )));
+            }
         }
         let values = queries
             .iter()
@@ -1194,7 +1248,11 @@ impl Session {
                 let n = (v.count as usize).min(v.values.len());
                 pb::GlStateValue {
                     name: e.name.to_string(),
-                    values: if v.error == 0 { v.values[..n].to_vec() } else { Vec::new() },
+                    values: if v.error == 0 {
+                        v.values[..n].to_vec()
+                    } else {
+                        Vec::new()
+                    },
                     error: if v.error == 0 {
                         String::new()
                     } else {
@@ -1230,13 +1288,15 @@ impl Session {
         let reply: ProgramReply = shm.read_struct(abi::BULK_REPLY);
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
-        let stages = match c.recorded.linked.get(&text.program) {
+        let none = Recorded::default();
+        let recorded = c.recorded.get(&stop.context).unwrap_or(&none);
+        let stages = match recorded.linked.get(&text.program) {
             Some(linked) if !linked.is_empty() => linked.clone(),
             _ => text
                 .shaders
                 .iter()
                 .map(|(id, ty)| {
-                    let rec = c.recorded.shaders.get(id).and_then(|s| s.source.clone());
+                    let rec = recorded.shaders.get(id).and_then(|s| s.source.clone());
                     StageSource {
                         id: *id,
                         gl_type: *ty,
@@ -1839,6 +1899,7 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     breakpoint_id: 0,
                     error: 0,
                     pid: r.pid,
+                    context: slot.context.load(Ordering::Relaxed),
                 };
                 call = Some(call_info(&s, None));
                 in_call = true;
@@ -1895,6 +1956,7 @@ mod tests {
             breakpoint_id: 0,
             error,
             pid: 1,
+            context: 0,
         }
     }
 
@@ -1906,7 +1968,10 @@ mod tests {
         assert!(!BreakKind::Frame.covers(id("glFlush")));
         assert!(BreakKind::ShaderSwitch.covers(id("glUseProgram")));
         assert!(BreakKind::Draw.covers(id("glDrawElements")));
-        assert!(!BreakKind::GlError.covers(id("glEnable")), "error breakpoints need no bits");
+        assert!(
+            !BreakKind::GlError.covers(id("glEnable")),
+            "error breakpoints need no bits"
+        );
         assert!(BreakKind::GlError.matches(&stop("glEnable", 0, 0x500)));
         assert!(!BreakKind::GlError.matches(&stop("glEnable", 0, 0)));
         assert!(BreakKind::DrawNumber(2).matches(&stop("glDrawArrays", 2, 0)));

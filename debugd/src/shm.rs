@@ -19,7 +19,10 @@ use rustix::thread::futex;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering::{Acquire, Relaxed, Release}};
+use std::sync::atomic::{
+    AtomicU32,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::time::{Duration, Instant};
 
 /// Errors of the shared-memory peer.
@@ -121,7 +124,10 @@ fn wait_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
             return false;
         }
         let left = (deadline - now).min(Duration::from_millis(100));
-        let ts = rustix::time::Timespec { tv_sec: left.as_secs() as i64, tv_nsec: left.subsec_nanos() as i64 };
+        let ts = rustix::time::Timespec {
+            tv_sec: left.as_secs() as i64,
+            tv_nsec: left.subsec_nanos() as i64,
+        };
         let _ = futex::wait(word, futex::Flags::empty(), val, Some(&ts));
     }
 }
@@ -129,7 +135,8 @@ fn wait_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
 impl SharedMemory {
     /// memfd (MFD_CLOEXEC), sized `SHM_SIZE`, mapped, header written.
     pub fn create() -> Result<Self, ShmError> {
-        let fd = rustix::fs::memfd_create("gldbg", rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| os("memfd_create", e))?;
+        let fd = rustix::fs::memfd_create("gldbg", rustix::fs::MemfdFlags::CLOEXEC)
+            .map_err(|e| os("memfd_create", e))?;
         rustix::fs::ftruncate(&fd, shm::SHM_SIZE as u64).map_err(|e| os("ftruncate", e))?;
         // SAFETY: a fresh shared mapping of our own memfd at a kernel-chosen address.
         let p = unsafe {
@@ -143,7 +150,8 @@ impl SharedMemory {
             )
         }
         .map_err(|e| os("mmap", e))?;
-        let base = NonNull::new(p.cast::<u8>()).ok_or_else(|| ShmError::Os("mmap returned null".into()))?;
+        let base = NonNull::new(p.cast::<u8>())
+            .ok_or_else(|| ShmError::Os("mmap returned null".into()))?;
         let h = base.as_ptr().cast::<Header>();
         // SAFETY: the mapping is fresh, zero-filled, page-aligned and not shared yet
         // (no child has the fd), so plain writes to the header are unobserved.
@@ -155,7 +163,15 @@ impl SharedMemory {
             (*h).daemon_pid = std::process::id();
             (*h).function_count = gldbg_proto::api::FUNCTIONS.len() as u32;
         }
-        Ok(SharedMemory { fd, base, bits: Mutex::new(Bits { user: [0; shm::MAX_FUNCTIONS / 64], step_all: false, check_errors: false }) })
+        Ok(SharedMemory {
+            fd,
+            base,
+            bits: Mutex::new(Bits {
+                user: [0; shm::MAX_FUNCTIONS / 64],
+                step_all: false,
+                check_errors: false,
+            }),
+        })
     }
 
     /// The memfd (close-on-exec; the launcher dup2s it into the child).
@@ -268,7 +284,9 @@ impl SharedMemory {
     /// commands, which always succeed, can be overtaken: a thread that stays
     /// stopped takes no other command meanwhile).
     pub fn command(&self, slot: usize, cmd: u32, timeout: Duration) -> Result<u32, ShmError> {
-        let s = self.slot(slot).ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
+        let s = self
+            .slot(slot)
+            .ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
         s.command.store(cmd, Relaxed);
         // Release: the command word and any bulk request are visible before the new sequence.
         let seq = s.command_seq.fetch_add(1, Release).wrapping_add(1);
@@ -314,17 +332,25 @@ impl SharedMemory {
     }
 
     fn in_bulk(offset: usize, len: usize) -> bool {
-        offset.checked_add(len).is_some_and(|end| end <= shm::BULK_SIZE)
+        offset
+            .checked_add(len)
+            .is_some_and(|end| end <= shm::BULK_SIZE)
     }
 
     /// A writer appending bytes from `start` (bulk offset).
     pub fn bulk_writer(&self, start: usize) -> BulkWriter<'_> {
-        BulkWriter { shm: self, pos: start }
+        BulkWriter {
+            shm: self,
+            pos: start,
+        }
     }
 
     /// Write a `#[repr(C)]` value at a bulk offset. Panics when out of bounds.
     pub fn write_struct<T: Copy>(&self, offset: usize, value: &T) {
-        assert!(Self::in_bulk(offset, size_of::<T>()), "bulk write out of bounds");
+        assert!(
+            Self::in_bulk(offset, size_of::<T>()),
+            "bulk write out of bounds"
+        );
         // SAFETY: in bounds (asserted); unaligned write of plain data while the app waits for a command.
         unsafe { self.bulk().add(offset).cast::<T>().write_unaligned(*value) }
     }
@@ -332,7 +358,10 @@ impl SharedMemory {
     /// Read a `#[repr(C)]` value (plain integers and floats only) at a bulk offset.
     /// Panics when out of bounds.
     pub fn read_struct<T: Copy>(&self, offset: usize) -> T {
-        assert!(Self::in_bulk(offset, size_of::<T>()), "bulk read out of bounds");
+        assert!(
+            Self::in_bulk(offset, size_of::<T>()),
+            "bulk read out of bounds"
+        );
         // SAFETY: in bounds (asserted); the reply types are plain data valid for any bits.
         unsafe { self.bulk().add(offset).cast::<T>().read_unaligned() }
     }
@@ -343,7 +372,8 @@ impl SharedMemory {
             return Vec::new();
         }
         // SAFETY: in bounds (checked); the preload finished writing before acknowledging.
-        unsafe { std::slice::from_raw_parts(self.bulk().add(r.offset as usize), r.len as usize) }.to_vec()
+        unsafe { std::slice::from_raw_parts(self.bulk().add(r.offset as usize), r.len as usize) }
+            .to_vec()
     }
 
     /// The bytes of a `BulkRef` as native-endian `f32`s.
@@ -354,15 +384,24 @@ impl SharedMemory {
         let mut v = vec![0f32; r.len as usize / 4];
         // SAFETY: in bounds (checked); `v` holds len/4 floats; byte copy, any bits are valid f32.
         unsafe {
-            std::ptr::copy_nonoverlapping(self.bulk().add(r.offset as usize), v.as_mut_ptr().cast::<u8>(), v.len() * 4)
+            std::ptr::copy_nonoverlapping(
+                self.bulk().add(r.offset as usize),
+                v.as_mut_ptr().cast::<u8>(),
+                v.len() * 4,
+            )
         };
         v
     }
 
     fn write_bytes(&self, offset: usize, bytes: &[u8]) {
-        assert!(Self::in_bulk(offset, bytes.len()), "bulk write out of bounds");
+        assert!(
+            Self::in_bulk(offset, bytes.len()),
+            "bulk write out of bounds"
+        );
         // SAFETY: in bounds (asserted).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.bulk().add(offset), bytes.len()) }
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.bulk().add(offset), bytes.len())
+        }
     }
 }
 
@@ -378,7 +417,10 @@ impl BulkWriter<'_> {
         let off = self.pos;
         self.shm.write_bytes(off, bytes);
         self.pos = (off + bytes.len() + 7) & !7;
-        BulkRef { offset: off as u32, len: bytes.len() as u32 }
+        BulkRef {
+            offset: off as u32,
+            len: bytes.len() as u32,
+        }
     }
 
     /// The next free bulk offset.
@@ -441,7 +483,11 @@ mod tests {
         m.set_step_all(false);
         m.set_check_errors(false);
         assert_eq!(h.check_errors.load(Relaxed), 0);
-        assert_eq!(h.breakpoints[0].load(Relaxed), 1 << 3, "fast path back to the user's bits");
+        assert_eq!(
+            h.breakpoints[0].load(Relaxed),
+            1 << 3,
+            "fast path back to the user's bits"
+        );
         assert_eq!(h.breakpoints[1].load(Relaxed), 0);
     }
 
@@ -459,7 +505,11 @@ mod tests {
             s.done_seq.store(2, Release);
             wake(&s.done_seq);
         });
-        assert_eq!(m.command(0, shm::CMD_CONTINUE, Duration::from_secs(5)).unwrap(), shm::STATUS_OK);
+        assert_eq!(
+            m.command(0, shm::CMD_CONTINUE, Duration::from_secs(5))
+                .unwrap(),
+            shm::STATUS_OK
+        );
         peer.join().unwrap();
         assert_eq!(s.done_seq.load(Relaxed), 2);
     }
@@ -470,25 +520,48 @@ mod tests {
         let mut w = m.bulk_writer(100);
         let a = w.push(b"hello");
         let b = w.push(b"world!");
-        assert_eq!(a, BulkRef { offset: 100, len: 5 });
+        assert_eq!(
+            a,
+            BulkRef {
+                offset: 100,
+                len: 5
+            }
+        );
         assert_eq!(b.offset, 112);
         assert_eq!(m.read_bytes(a), b"hello");
         assert_eq!(m.read_bytes(b), b"world!");
         m.write_struct(shm::BULK_REPLY, &BulkRef { offset: 7, len: 9 });
-        assert_eq!(m.read_struct::<BulkRef>(shm::BULK_REPLY), BulkRef { offset: 7, len: 9 });
+        assert_eq!(
+            m.read_struct::<BulkRef>(shm::BULK_REPLY),
+            BulkRef { offset: 7, len: 9 }
+        );
         let f = [1.5f32, -2.0];
-        let r = m.bulk_writer(shm::BULK_DATA).push(&f.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<_>>());
+        let r = m
+            .bulk_writer(shm::BULK_DATA)
+            .push(&f.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<_>>());
         assert_eq!(m.read_f32s(r), f);
-        assert!(m.read_bytes(BulkRef { offset: u32::MAX, len: 10 }).is_empty());
+        assert!(
+            m.read_bytes(BulkRef {
+                offset: u32::MAX,
+                len: 10
+            })
+            .is_empty()
+        );
     }
 
     #[test]
     fn command_without_peer_times_out() {
         let m = SharedMemory::create().unwrap();
         let t = Instant::now();
-        assert!(matches!(m.command(0, shm::CMD_CONTINUE, Duration::from_millis(50)), Err(ShmError::Timeout)));
+        assert!(matches!(
+            m.command(0, shm::CMD_CONTINUE, Duration::from_millis(50)),
+            Err(ShmError::Timeout)
+        ));
         assert!(t.elapsed() < Duration::from_secs(2));
-        assert!(m.command(shm::MAX_SLOTS, shm::CMD_CONTINUE, Duration::from_millis(50)).is_err());
+        assert!(
+            m.command(shm::MAX_SLOTS, shm::CMD_CONTINUE, Duration::from_millis(50))
+                .is_err()
+        );
     }
 
     /// A thread of this process plays the preload on slot 5.
@@ -508,7 +581,11 @@ mod tests {
             wake(&h.stop_seq);
             let mut got = Vec::new();
             loop {
-                wait_while(&s.command_seq, seen, Instant::now() + Duration::from_secs(10));
+                wait_while(
+                    &s.command_seq,
+                    seen,
+                    Instant::now() + Duration::from_secs(10),
+                );
                 seen = s.command_seq.load(Acquire);
                 let cmd = s.command.load(Acquire);
                 got.push(cmd);
@@ -547,15 +624,32 @@ mod tests {
         let stops = m.stopped();
         assert_eq!(stops.len(), 1);
         let c = &stops[0];
-        assert_eq!((c.slot, c.tid, c.state, c.function, c.call_number), (5, 4242, shm::STATE_STOPPED, 7, 99));
+        assert_eq!(
+            (c.slot, c.tid, c.state, c.function, c.call_number),
+            (5, 4242, shm::STATE_STOPPED, 7, 99)
+        );
         assert_eq!(c.args, [10, 20]);
         m.set_arg(5, 1, 32);
-        assert_eq!(m.command(5, 77, Duration::from_secs(10)).unwrap(), shm::STATUS_UNKNOWN_COMMAND);
-        assert_eq!(m.command(5, shm::CMD_FINISH, Duration::from_secs(10)).unwrap(), shm::STATUS_OK);
+        assert_eq!(
+            m.command(5, 77, Duration::from_secs(10)).unwrap(),
+            shm::STATUS_UNKNOWN_COMMAND
+        );
+        assert_eq!(
+            m.command(5, shm::CMD_FINISH, Duration::from_secs(10))
+                .unwrap(),
+            shm::STATUS_OK
+        );
         let c = &m.stopped()[0];
         assert_eq!((c.state, c.ret), (shm::STATE_RETURNED, 42));
-        assert_eq!(m.command(5, shm::CMD_CONTINUE, Duration::from_secs(10)).unwrap(), shm::STATUS_OK);
+        assert_eq!(
+            m.command(5, shm::CMD_CONTINUE, Duration::from_secs(10))
+                .unwrap(),
+            shm::STATUS_OK
+        );
         assert!(m.stopped().is_empty());
-        assert_eq!(peer.join().unwrap(), [77, shm::CMD_FINISH, shm::CMD_CONTINUE]);
+        assert_eq!(
+            peer.join().unwrap(),
+            [77, shm::CMD_FINISH, shm::CMD_CONTINUE]
+        );
     }
 }

@@ -23,13 +23,18 @@ fn target_debug() -> PathBuf {
 
 fn preload() -> PathBuf {
     let p = target_debug().join("libgldbg_preload.so");
-    assert!(p.is_file(), "{} is missing: run `cargo build --workspace` first", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: run `cargo build --workspace` first",
+        p.display()
+    );
     p
 }
 
 /// Compile a test app once per test binary.
 fn compile(src: &Path, name: &str) -> PathBuf {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("control-{name}-{}", std::process::id()));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("control-{name}-{}", std::process::id()));
     if !out.exists() {
         let st = Command::new("cc")
             .args(["-O0", "-o"])
@@ -45,16 +50,27 @@ fn compile(src: &Path, name: &str) -> PathBuf {
 
 fn control_app() -> &'static PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
-    APP.get_or_init(|| compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps/control.c"), "control"))
+    APP.get_or_init(|| {
+        compile(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps/control.c"),
+            "control",
+        )
+    })
 }
 
 fn threads_app() -> &'static PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
-    APP.get_or_init(|| compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"), "threads"))
+    APP.get_or_init(|| {
+        compile(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"),
+            "threads",
+        )
+    })
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("control-{tag}-{}", std::process::id()));
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("control-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -94,7 +110,10 @@ fn bp(name: &str) -> BreakKind {
 }
 
 fn arg<'a>(c: &'a pb::CallInfo, name: &str) -> &'a pb::Argument {
-    c.args.iter().find(|a| a.name == name).unwrap_or_else(|| panic!("no argument {name} in {c:?}"))
+    c.args
+        .iter()
+        .find(|a| a.name == name)
+        .unwrap_or_else(|| panic!("no argument {name} in {c:?}"))
 }
 
 #[test]
@@ -120,7 +139,10 @@ fn break_error_stops_after_the_call_and_the_app_keeps_its_error() {
     // The rest of the app raises no error: it runs to its end.
     exited_ok(&s.continue_().unwrap());
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("app error 0x500\nthen 0\n"), "the app must get its own error once: {text}");
+    assert!(
+        text.contains("app error 0x500\nthen 0\n"),
+        "the app must get its own error once: {text}"
+    );
     assert!(text.contains("final error 0\n"), "{text}");
     assert_eq!(s.list_breakpoints().breakpoints[0].hits, 1);
 }
@@ -147,16 +169,25 @@ fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
 
     let r = s.continue_().unwrap();
     assert_eq!(stop_of(&r).function, "glUniform4fv");
-    assert_eq!(arg(&s.info_call().unwrap(), "value").contents, "[0.25, 0.5, 0.75, 1]");
+    assert_eq!(
+        arg(&s.info_call().unwrap(), "value").contents,
+        "[0.25, 0.5, 0.75, 1]"
+    );
     // Element 1 of the array the pointer argument points at, in the app's memory.
     let c = s.set_arg(2, Some(1), "0.125").unwrap();
     assert_eq!(arg(&c, "value").contents, "[0.25, 0.125, 0.75, 1]");
-    assert!(s.set_arg(2, Some(4), "1").is_err(), "out of range: count*4 = 4 elements");
+    assert!(
+        s.set_arg(2, Some(4), "1").is_err(),
+        "out of range: count*4 = 4 elements"
+    );
     assert!(s.set_arg(0, Some(0), "1").is_err(), "not a pointer");
 
     let r = s.continue_().unwrap();
     assert_eq!(stop_of(&r).function, "glBufferData");
-    let hex = (0..24).map(|i| format!("{i:02x}")).collect::<Vec<_>>().join(" ");
+    let hex = (0..24)
+        .map(|i| format!("{i:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ");
     assert_eq!(arg(&s.info_call().unwrap(), "data").contents, hex);
     let r = s.continue_().unwrap(); // the vertex buffer's glBufferData
     assert_eq!(arg(stop_of(&r), "size").value, "24", "{r:?}");
@@ -169,7 +200,13 @@ fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
     let st = s.info_state("GL_VIEWPORT").unwrap();
     assert_eq!(st.values[0].values, [0.0, 0.0, 64.0, 48.0]);
     let all = s.info_state("").unwrap();
-    let get = |n: &str| all.values.iter().find(|v| v.name == n).unwrap_or_else(|| panic!("{n}")).clone();
+    let get = |n: &str| {
+        all.values
+            .iter()
+            .find(|v| v.name == n)
+            .unwrap_or_else(|| panic!("{n}"))
+            .clone()
+    };
     assert_eq!(get("GL_VIEWPORT").values, [0.0, 0.0, 64.0, 48.0]);
     assert_eq!(get("GL_DEPTH_TEST").values, [0.0]);
     assert!(get("GL_CURRENT_PROGRAM").values[0] > 0.0);
@@ -180,7 +217,12 @@ fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
     assert_eq!(bad.values[0].error, "GL_INVALID_ENUM");
     assert!(s.info_state("GL_NO_SUCH_NAME").is_err());
 
-    let hits: Vec<u64> = s.list_breakpoints().breakpoints.iter().map(|b| b.hits).collect();
+    let hits: Vec<u64> = s
+        .list_breakpoints()
+        .breakpoints
+        .iter()
+        .map(|b| b.hits)
+        .collect();
     assert_eq!(hits, [1, 1, 1, 2, 1]);
     // `skip`: draw 2 is not executed; the next call (draw 3) stops.
     let r = s.skip().unwrap();
@@ -192,14 +234,23 @@ fn draw_n_shader_switch_pointer_contents_set_arg_element_and_state() {
     s.delete_breakpoint(0).unwrap();
     exited_ok(&s.continue_().unwrap());
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.contains("uniform 0.25 0.125 0.75 1\n"), "the app sees the edited element: {text}");
-    assert!(text.contains("final error 0\n"), "info state left no error: {text}");
+    assert!(
+        text.contains("uniform 0.25 0.125 0.75 1\n"),
+        "the app sees the edited element: {text}"
+    );
+    assert!(
+        text.contains("final error 0\n"),
+        "info state left no error: {text}"
+    );
 }
 
 /// States of every thread of `pid` (`/proc/PID/task/*/stat` field 3).
 fn thread_states(pid: u32) -> Vec<char> {
     let mut v = Vec::new();
-    for t in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
         if let Ok(st) = std::fs::read_to_string(t.path().join("stat"))
             && let Some(i) = st.rfind(')')
         {
@@ -217,7 +268,12 @@ fn pause_stops_a_busy_app_and_continue_resumes_it() {
     assert!(pid > 0);
     // Its own process group: a terminal's Ctrl-C would reach only the debugger.
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let pgrp: u32 = stat[stat.rfind(')').unwrap() + 2..].split(' ').nth(2).unwrap().parse().unwrap();
+    let pgrp: u32 = stat[stat.rfind(')').unwrap() + 2..]
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap();
     assert_eq!(pgrp, pid);
     let s2 = s.clone();
     let running = std::thread::spawn(move || s2.continue_());
@@ -230,13 +286,19 @@ fn pause_stops_a_busy_app_and_continue_resumes_it() {
     let r2 = running.join().unwrap().unwrap();
     assert!(stop_of(&r2).paused);
     let states = thread_states(pid);
-    assert!(states.iter().all(|&st| st == 't'), "every thread in a tracing stop: {states:?}");
+    assert!(
+        states.iter().all(|&st| st == 't'),
+        "every thread in a tracing stop: {states:?}"
+    );
     let e = s.info_call().unwrap_err().to_string();
     assert!(e.contains("paused"), "{e}");
     assert!(s.pause().is_err(), "already stopped");
     let t = Instant::now();
     exited_ok(&s.continue_().unwrap());
-    assert!(t.elapsed() > Duration::from_millis(500), "it still had to spin");
+    assert!(
+        t.elapsed() > Duration::from_millis(500),
+        "it still had to spin"
+    );
 }
 
 #[test]
@@ -256,7 +318,10 @@ fn detach_and_kill_while_stopped_and_while_running() {
     std::thread::sleep(Duration::from_millis(500));
     let r = s.kill().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
-    assert_eq!(running.join().unwrap().unwrap().state(), pb::RunState::Exited);
+    assert_eq!(
+        running.join().unwrap().unwrap().state(),
+        pb::RunState::Exited
+    );
 
     // Detach while stopped: the app runs on alone and finishes its work.
     let dir = scratch("detach");
@@ -268,11 +333,21 @@ fn detach_and_kill_while_stopped_and_while_running() {
     let r = s.detach().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
     let t = Instant::now();
-    while !std::fs::read_to_string(&out).unwrap_or_default().contains("done") {
-        assert!(t.elapsed() < Duration::from_secs(20), "the detached app did not finish");
+    while !std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .contains("done")
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the detached app did not finish"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(std::fs::read_to_string(&out).unwrap().contains("app error 0x500\n"));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("app error 0x500\n")
+    );
 
     // Detach while running freely (spinning outside GL).
     let s = session();
@@ -283,9 +358,15 @@ fn detach_and_kill_while_stopped_and_while_running() {
     std::thread::sleep(Duration::from_millis(300));
     let r = s.detach().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
-    assert_eq!(running.join().unwrap().unwrap().state(), pb::RunState::Exited);
+    assert_eq!(
+        running.join().unwrap().unwrap().state(),
+        pb::RunState::Exited
+    );
     let tracer = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    assert!(!tracer.contains("TracerPid:\t") || tracer.contains("TracerPid:\t0\n"), "{tracer}");
+    assert!(
+        !tracer.contains("TracerPid:\t") || tracer.contains("TracerPid:\t0\n"),
+        "{tracer}"
+    );
 
     // Detach while running (paused first, then detached: every held thread goes).
     let s = session();
@@ -308,8 +389,14 @@ fn detach_and_kill_while_stopped_and_while_running() {
         if st.is_empty() || st.contains(") Z") {
             break;
         }
-        assert!(tracer == "0" || tracer.is_empty(), "still traced by {tracer}");
-        assert!(t.elapsed() < Duration::from_secs(20), "the detached app did not end");
+        assert!(
+            tracer == "0" || tracer.is_empty(),
+            "still traced by {tracer}"
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the detached app did not end"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -321,7 +408,10 @@ fn each_gl_thread_stops_in_its_own_slot() {
     s.add_breakpoint(bp("glDrawArrays"));
     let a = stop_of(&s.continue_().unwrap()).clone();
     let b = stop_of(&s.continue_().unwrap()).clone();
-    assert_eq!((a.function.as_str(), b.function.as_str()), ("glDrawArrays", "glDrawArrays"));
+    assert_eq!(
+        (a.function.as_str(), b.function.as_str()),
+        ("glDrawArrays", "glDrawArrays")
+    );
     assert_ne!(a.thread, b.thread, "two threads stop, each named");
     assert_ne!(a.thread, a.pid, "not the main thread");
     exited_ok(&s.continue_().unwrap());
@@ -338,14 +428,23 @@ fn crash_report_lists_the_calls_gldbg_saw() {
     let r = s.continue_().unwrap();
     let crash = r.crash.expect("a crash report");
     assert_eq!(crash.signal, libc::SIGSEGV);
-    let seen: Vec<&str> = crash.stopped_calls_seen.iter().map(|c| c.function.as_str()).collect();
+    let seen: Vec<&str> = crash
+        .stopped_calls_seen
+        .iter()
+        .map(|c| c.function.as_str())
+        .collect();
     assert_eq!(seen.last(), Some(&"glFinish"), "{seen:?}");
     assert!(seen.contains(&"glClear"), "{seen:?}");
     assert!(seen.len() <= 8);
     // The app keeps wrapper addresses (from eglGetProcAddress) in locals on
     // its stack; they are no return addresses and must not be taken for the
     // call in flight.
-    assert_eq!(crash.call.as_ref().unwrap().function, "glFinish", "{:?}", crash.call);
+    assert_eq!(
+        crash.call.as_ref().unwrap().function,
+        "glFinish",
+        "{:?}",
+        crash.call
+    );
     assert!(!crash.in_call);
 }
 
@@ -353,7 +452,12 @@ fn crash_report_lists_the_calls_gldbg_saw() {
 fn apps_started_by_launcher_scripts_are_debuggable() {
     let dir = scratch("scripts");
     let app = control_app();
-    for (shell, exec) in [("/bin/sh", true), ("/bin/sh", false), ("/bin/bash", true), ("/bin/bash", false)] {
+    for (shell, exec) in [
+        ("/bin/sh", true),
+        ("/bin/sh", false),
+        ("/bin/bash", true),
+        ("/bin/bash", false),
+    ] {
         if !Path::new(shell).exists() {
             continue;
         }

@@ -465,12 +465,7 @@ fn two_gl_threads_run_mode_and_stops() {
 
 /// Each thread's stop shows the shader of its own context (both contexts
 /// name their objects 1, 2, 3: sources must be recorded per context).
-///
-/// Known bug (debugd, not ours): sources are recorded by object name only,
-/// so both stops show (and `debug fragment` instruments) whichever source
-/// was recorded last.
 #[test]
-#[ignore = "known bug in debugd: shader sources are not recorded per context (share group)"]
 fn two_gl_threads_each_show_their_own_shader() {
     require_workspace();
     let app = threads2();
