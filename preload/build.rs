@@ -23,7 +23,11 @@ use std::fmt::Write as _;
 fn main() {
     let mut o = String::with_capacity(8 << 20);
     let n = FUNCTIONS.len();
-    writeln!(o, "/// Number of wrapped functions (function ids are `0..FUNCTION_COUNT`).").unwrap();
+    writeln!(
+        o,
+        "/// Number of wrapped functions (function ids are `0..FUNCTION_COUNT`)."
+    )
+    .unwrap();
     writeln!(o, "pub const FUNCTION_COUNT: usize = {n};").unwrap();
     writeln!(o, "/// `gldbg_proto::api::classify` of each function id.").unwrap();
     write!(o, "pub static CLASS: [u32; {n}] = [").unwrap();
@@ -33,8 +37,16 @@ fn main() {
     writeln!(o, "];").unwrap();
 
     // Typed accessors.
-    writeln!(o, "/// Typed calls of the real functions (resolved lazily, never our wrappers).").unwrap();
-    writeln!(o, "#[allow(non_snake_case, dead_code, clippy::too_many_arguments)]").unwrap();
+    writeln!(
+        o,
+        "/// Typed calls of the real functions (resolved lazily, never our wrappers)."
+    )
+    .unwrap();
+    writeln!(
+        o,
+        "#[allow(non_snake_case, dead_code, clippy::too_many_arguments)]"
+    )
+    .unwrap();
     writeln!(o, "pub mod real {{").unwrap();
     for (id, f) in FUNCTIONS.iter().enumerate() {
         let params: Vec<String> = f
@@ -68,11 +80,24 @@ fn main() {
             .map(|p| format!("{}: {}", p.name, p.abi.rust_type()))
             .collect();
         let names: Vec<&str> = f.params.iter().map(|p| p.name).collect();
-        let words: Vec<String> = names.iter().map(|n| format!("crate::word::Word::to_word({n})")).collect();
+        let words: Vec<String> = names
+            .iter()
+            .map(|n| format!("crate::word::Word::to_word({n})"))
+            .collect();
         let ret = f.ret.rust_type();
         let hooked = c & (class::GET_PROC_ADDRESS | class::GET_ERROR) != 0;
-        writeln!(o, "#[unsafe(no_mangle)] #[allow(non_snake_case, clippy::too_many_arguments)]").unwrap();
-        writeln!(o, "pub unsafe extern \"C\" fn {}({}) -> {ret} {{", f.name, params.join(", ")).unwrap();
+        writeln!(
+            o,
+            "#[unsafe(no_mangle)] #[allow(non_snake_case, clippy::too_many_arguments)]"
+        )
+        .unwrap();
+        writeln!(
+            o,
+            "pub unsafe extern \"C\" fn {}({}) -> {ret} {{",
+            f.name,
+            params.join(", ")
+        )
+        .unwrap();
         writeln!(o, "crate::stop::count_call();").unwrap();
         if c & class::DRAW != 0 {
             writeln!(o, "crate::session::count_draw();").unwrap();
@@ -103,23 +128,47 @@ fn main() {
     }
 
     // Dispatcher from words.
-    writeln!(o, "/// Calls the real function `id` with arguments decoded from slot words;").unwrap();
-    writeln!(o, "/// returns the result as a word (0 for void and unknown ids).").unwrap();
+    writeln!(
+        o,
+        "/// Calls the real function `id` with arguments decoded from slot words;"
+    )
+    .unwrap();
+    writeln!(
+        o,
+        "/// returns the result as a word (0 for void and unknown ids)."
+    )
+    .unwrap();
     writeln!(o, "///").unwrap();
     writeln!(o, "/// # Safety").unwrap();
-    writeln!(o, "/// The words must be valid arguments of that function (pointers included).").unwrap();
+    writeln!(
+        o,
+        "/// The words must be valid arguments of that function (pointers included)."
+    )
+    .unwrap();
     writeln!(o, "#[allow(clippy::unit_arg)]").unwrap();
     writeln!(o, "pub unsafe fn invoke(id: u32, a: &[u64]) -> u64 {{").unwrap();
     writeln!(o, "use crate::word::Word;").unwrap();
     writeln!(o, "let g = |i: usize| a.get(i).copied().unwrap_or(0);").unwrap();
-    writeln!(o, "// SAFETY: the caller guarantees the words are valid arguments.").unwrap();
+    writeln!(
+        o,
+        "// SAFETY: the caller guarantees the words are valid arguments."
+    )
+    .unwrap();
     writeln!(o, "unsafe {{ match id {{").unwrap();
     for (id, f) in FUNCTIONS.iter().enumerate() {
-        let args: Vec<String> = (0..f.params.len()).map(|i| format!("Word::from_word(g({i}))")).collect();
+        let args: Vec<String> = (0..f.params.len())
+            .map(|i| format!("Word::from_word(g({i}))"))
+            .collect();
         if f.ret == Abi::Void {
             writeln!(o, "{id} => {{ real::{}({}); 0 }}", f.name, args.join(", ")).unwrap();
         } else {
-            writeln!(o, "{id} => real::{}({}).to_word(),", f.name, args.join(", ")).unwrap();
+            writeln!(
+                o,
+                "{id} => real::{}({}).to_word(),",
+                f.name,
+                args.join(", ")
+            )
+            .unwrap();
         }
     }
     writeln!(o, "_ => 0, }} }} }}").unwrap();

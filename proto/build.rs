@@ -46,9 +46,10 @@ fn extensions_of(xml: &str, api_name: &str) -> Vec<String> {
             Some(head[start..end].to_string())
         };
         if let (Some(name), Some(supported)) = (attr("name"), attr("supported"))
-            && supported.split('|').any(|s| s == api_name) {
-                names.push(name);
-            }
+            && supported.split('|').any(|s| s == api_name)
+        {
+            names.push(name);
+        }
     }
     names
 }
@@ -80,36 +81,105 @@ fn abi_class(ty: &str) -> &'static str {
         "GLbyte" | "GLchar" | "GLcharARB" | "c_char" => "I8",
         "GLshort" | "c_short" => "I16",
         "GLushort" | "GLhalfNV" | "GLhalf" | "GLhalfARB" | "c_ushort" => "U16",
-        "GLint" | "GLsizei" | "GLclampx" | "GLfixed" | "c_int" | "Bool" | "EGLint" | "BOOL"
-        | "INT" | "GLXVideoDeviceNV" | "EGLNativeFileDescriptorKHR" | "Status" | "i32" => "I32",
+        "GLint"
+        | "GLsizei"
+        | "GLclampx"
+        | "GLfixed"
+        | "c_int"
+        | "Bool"
+        | "EGLint"
+        | "BOOL"
+        | "INT"
+        | "GLXVideoDeviceNV"
+        | "EGLNativeFileDescriptorKHR"
+        | "Status"
+        | "i32" => "I32",
         "GLenum" | "GLbitfield" | "GLuint" | "c_uint" | "EGLBoolean" | "EGLenum"
         | "GLhandleARB" | "UINT" | "DWORD" | "u32" => "U32",
         "GLintptr" | "GLsizeiptr" | "GLintptrARB" | "GLsizeiptrARB" | "GLint64" | "GLint64EXT"
         | "EGLAttrib" | "EGLAttribKHR" | "isize" | "i64" | "GLvdpauSurfaceNV" | "INT64"
         | "c_long" | "khronos_ssize_t" | "EGLsizeiANDROID" => "I64",
-        "GLuint64" | "GLuint64EXT" | "XID" | "Window" | "Pixmap" | "Font" | "Colormap"
-        | "GLXDrawable" | "GLXContextID" | "GLXPixmap" | "GLXWindow" | "GLXPbuffer"
-        | "GLXVideoCaptureDeviceNV" | "GLXVideoSourceSGIX" | "GLXPbufferSGIX"
-        | "GLXFBConfigIDSGIX" | "GLXFBConfigID" | "c_ulong" | "EGLTime" | "EGLTimeKHR"
-        | "EGLTimeNV" | "EGLuint64NV" | "EGLuint64KHR" | "khronos_utime_nanoseconds_t"
-        | "khronos_uint64_t" | "VisualID" | "u64" => "U64",
+        "GLuint64"
+        | "GLuint64EXT"
+        | "XID"
+        | "Window"
+        | "Pixmap"
+        | "Font"
+        | "Colormap"
+        | "GLXDrawable"
+        | "GLXContextID"
+        | "GLXPixmap"
+        | "GLXWindow"
+        | "GLXPbuffer"
+        | "GLXVideoCaptureDeviceNV"
+        | "GLXVideoSourceSGIX"
+        | "GLXPbufferSGIX"
+        | "GLXFBConfigIDSGIX"
+        | "GLXFBConfigID"
+        | "c_ulong"
+        | "EGLTime"
+        | "EGLTimeKHR"
+        | "EGLTimeNV"
+        | "EGLuint64NV"
+        | "EGLuint64KHR"
+        | "khronos_utime_nanoseconds_t"
+        | "khronos_uint64_t"
+        | "VisualID"
+        | "u64" => "U64",
         "EGLnsecsANDROID" | "khronos_stime_nanoseconds_t" => "I64",
         "GLfloat" | "GLclampf" | "c_float" | "FLOAT" => "F32",
         "GLdouble" | "GLclampd" | "c_double" => "F64",
         // Handles, opaque pointers and function pointers; also the types the
         // 2019 XML uses but never defines (they are all pointers).
-        "GLsync" | "GLeglImageOES" | "GLXContext" | "GLXFBConfig" | "GLXFBConfigSGIX"
-        | "EGLDisplay" | "EGLConfig" | "EGLContext" | "EGLSurface" | "EGLClientBuffer"
-        | "EGLImage" | "EGLImageKHR" | "EGLSync" | "EGLSyncKHR" | "EGLSyncNV"
-        | "EGLStreamKHR" | "EGLDeviceEXT" | "EGLOutputLayerEXT" | "EGLOutputPortEXT"
-        | "EGLNativeDisplayType" | "EGLNativeWindowType" | "EGLNativePixmapType"
-        | "NativeDisplayType" | "NativeWindowType" | "NativePixmapType" | "GLDEBUGPROC"
-        | "GLDEBUGPROCARB" | "GLDEBUGPROCKHR" | "GLDEBUGPROCAMD" | "__GLXextFuncPtr"
-        | "__eglMustCastToProperFunctionPointerType" | "DMbuffer" | "VLServer" | "VLPath"
-        | "VLNode" | "EGLSetBlobFuncANDROID" | "EGLGetBlobFuncANDROID" | "GLVULKANPROCNV"
-        | "EGLObjectKHR" | "GLeglClientBufferEXT" | "EGLLabelKHR" | "EGLDEBUGPROCKHR"
-        | "GLXHyperpipeConfigSGIX" | "GLXHyperpipeNetworkSGIX" | "HANDLE" | "PROC"
-        | "LPVOID" | "Display" | "XVisualInfo" => "Ptr",
+        "GLsync"
+        | "GLeglImageOES"
+        | "GLXContext"
+        | "GLXFBConfig"
+        | "GLXFBConfigSGIX"
+        | "EGLDisplay"
+        | "EGLConfig"
+        | "EGLContext"
+        | "EGLSurface"
+        | "EGLClientBuffer"
+        | "EGLImage"
+        | "EGLImageKHR"
+        | "EGLSync"
+        | "EGLSyncKHR"
+        | "EGLSyncNV"
+        | "EGLStreamKHR"
+        | "EGLDeviceEXT"
+        | "EGLOutputLayerEXT"
+        | "EGLOutputPortEXT"
+        | "EGLNativeDisplayType"
+        | "EGLNativeWindowType"
+        | "EGLNativePixmapType"
+        | "NativeDisplayType"
+        | "NativeWindowType"
+        | "NativePixmapType"
+        | "GLDEBUGPROC"
+        | "GLDEBUGPROCARB"
+        | "GLDEBUGPROCKHR"
+        | "GLDEBUGPROCAMD"
+        | "__GLXextFuncPtr"
+        | "__eglMustCastToProperFunctionPointerType"
+        | "DMbuffer"
+        | "VLServer"
+        | "VLPath"
+        | "VLNode"
+        | "EGLSetBlobFuncANDROID"
+        | "EGLGetBlobFuncANDROID"
+        | "GLVULKANPROCNV"
+        | "EGLObjectKHR"
+        | "GLeglClientBufferEXT"
+        | "EGLLabelKHR"
+        | "EGLDEBUGPROCKHR"
+        | "GLXHyperpipeConfigSGIX"
+        | "GLXHyperpipeNetworkSGIX"
+        | "HANDLE"
+        | "PROC"
+        | "LPVOID"
+        | "Display"
+        | "XVisualInfo" => "Ptr",
         other => panic!("gldbg-proto build: no ABI class for registry type `{other}` ({ty})"),
     }
 }
@@ -190,14 +260,22 @@ fn param_lens(xml: &[u8]) -> BTreeMap<String, Vec<String>> {
             let b = s[a..].find("</name>")? + a;
             Some(s[a..b].to_string())
         };
-        let Some(proto_end) = body.find("</proto>") else { continue };
-        let Some(name) = name_of(&body[..proto_end]) else { continue };
+        let Some(proto_end) = body.find("</proto>") else {
+            continue;
+        };
+        let Some(name) = name_of(&body[..proto_end]) else {
+            continue;
+        };
         let mut lens = Vec::new();
         for p in body.split("<param").skip(1) {
             let head = &p[..p.find('>').unwrap_or(p.len())];
             let len = head
                 .find("len=\"")
-                .and_then(|i| head[i + 5..].find('"').map(|j| head[i + 5..i + 5 + j].to_string()))
+                .and_then(|i| {
+                    head[i + 5..]
+                        .find('"')
+                        .map(|j| head[i + 5..i + 5 + j].to_string())
+                })
                 .unwrap_or_default();
             lens.push(len);
         }
@@ -235,7 +313,11 @@ fn generate_tables() -> (String, String) {
     }
 
     let mut f = String::new();
-    writeln!(f, "/// Every wrapped function; the index is the function id.").unwrap();
+    writeln!(
+        f,
+        "/// Every wrapped function; the index is the function id."
+    )
+    .unwrap();
     writeln!(f, "pub static FUNCTIONS: [Function; {}] = [", cmds.len()).unwrap();
     for (name, (api, cmd)) in &cmds {
         write!(
@@ -245,7 +327,9 @@ fn generate_tables() -> (String, String) {
             c_spelling(&cmd.proto.ty)
         )
         .unwrap();
-        let cmd_lens = lens.get(name.as_str()).filter(|l| l.len() == cmd.params.len());
+        let cmd_lens = lens
+            .get(name.as_str())
+            .filter(|l| l.len() == cmd.params.len());
         for (i, p) in cmd.params.iter().enumerate() {
             write!(
                 f,
@@ -286,14 +370,31 @@ fn generate_tables() -> (String, String) {
     // Prefer core names (no vendor suffix), then the shortest.
     let rank = |n: &str| {
         let vendor = n.rsplit('_').next().is_some_and(|s| {
-            s.len() >= 2 && s.chars().all(|c| c.is_ascii_uppercase()) && n.matches('_').count() > 1
-                && ["ARB", "EXT", "OES", "NV", "AMD", "KHR", "APPLE", "INTEL", "SGIX", "SGIS", "ATI", "IBM", "MESA", "SUN", "IMG", "QCOM", "ANGLE", "ARM", "SGI", "HP", "3DFX", "PGI", "INGR", "OML", "S3", "REND", "WIN", "GREMEDY", "OVR", "DMP", "FJ", "VIV", "MESAX", "SUNX", "NVX"].contains(&s)
+            s.len() >= 2
+                && s.chars().all(|c| c.is_ascii_uppercase())
+                && n.matches('_').count() > 1
+                && [
+                    "ARB", "EXT", "OES", "NV", "AMD", "KHR", "APPLE", "INTEL", "SGIX", "SGIS",
+                    "ATI", "IBM", "MESA", "SUN", "IMG", "QCOM", "ANGLE", "ARM", "SGI", "HP",
+                    "3DFX", "PGI", "INGR", "OML", "S3", "REND", "WIN", "GREMEDY", "OVR", "DMP",
+                    "FJ", "VIV", "MESAX", "SUNX", "NVX",
+                ]
+                .contains(&s)
         });
         (vendor, n.len())
     };
     let mut e = String::new();
-    writeln!(e, "/// GL enum names by value (best name per value), sorted by value.").unwrap();
-    writeln!(e, "pub static GL_ENUMS: [(u32, &str); {}] = [", by_value.len()).unwrap();
+    writeln!(
+        e,
+        "/// GL enum names by value (best name per value), sorted by value."
+    )
+    .unwrap();
+    writeln!(
+        e,
+        "pub static GL_ENUMS: [(u32, &str); {}] = [",
+        by_value.len()
+    )
+    .unwrap();
     for (val, names) in &by_value {
         let best = names.iter().min_by_key(|n| rank(n)).unwrap();
         writeln!(e, "  ({val:#x}, {best:?}),").unwrap();
@@ -311,8 +412,17 @@ fn generate_tables() -> (String, String) {
             }
         }
     }
-    writeln!(e, "/// GL enum names per registry group, each sorted by value.").unwrap();
-    writeln!(e, "pub static GL_ENUM_GROUPS: [(&str, &[(u32, &str)]); {}] = [", groups.len()).unwrap();
+    writeln!(
+        e,
+        "/// GL enum names per registry group, each sorted by value."
+    )
+    .unwrap();
+    writeln!(
+        e,
+        "pub static GL_ENUM_GROUPS: [(&str, &[(u32, &str)]); {}] = [",
+        groups.len()
+    )
+    .unwrap();
     for (gname, entries) in &groups {
         // One name per value inside a group, best first.
         let mut best: BTreeMap<u32, &String> = BTreeMap::new();

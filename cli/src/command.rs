@@ -200,7 +200,10 @@ pub const HELP: &[(&str, &str)] = &[
         "set arg I[K] VALUE",
         "change element K of the array argument I points at (in the app's memory)",
     ),
-    ("info state [NAME]", "GL state values (common ones, or one, e.g. GL_VIEWPORT)"),
+    (
+        "info state [NAME]",
+        "GL state values (common ones, or one, e.g. GL_VIEWPORT)",
+    ),
     ("pause", "stop the running app wherever it is (also Ctrl-C)"),
     (
         "info program",
@@ -428,7 +431,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                         let Some(k) = k.strip_suffix(']') else {
                             return err("usage: set arg I[K] VALUE");
                         };
-                        (parse_u32(i, "set arg")?, Some(parse_u32(k, "set arg I[K]")?))
+                        (
+                            parse_u32(i, "set arg")?,
+                            Some(parse_u32(k, "set arg I[K]")?),
+                        )
                     }
                     None => (parse_u32(index, "set arg")?, None),
                 };
@@ -588,7 +594,10 @@ mod tests {
         );
         assert!(parse("set arg 2[x 1").is_err());
         assert_eq!(p("info state"), Command::InfoState(None));
-        assert_eq!(p("info state GL_VIEWPORT"), Command::InfoState(Some("GL_VIEWPORT".into())));
+        assert_eq!(
+            p("info state GL_VIEWPORT"),
+            Command::InfoState(Some("GL_VIEWPORT".into()))
+        );
         assert_eq!(p("pause"), Command::Pause);
     }
 

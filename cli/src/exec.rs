@@ -417,7 +417,11 @@ impl Session {
                     .into_inner();
                 Ok(Outcome::Call(call))
             }
-            Command::SetArg { index, element, value } => {
+            Command::SetArg {
+                index,
+                element,
+                value,
+            } => {
                 self.need_app()?;
                 let call = self
                     .client

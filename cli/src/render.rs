@@ -93,7 +93,10 @@ fn components_json(values: &[f64], ty: &str) -> Value {
 /// `#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234]`
 pub fn call_line(call: &pb::CallInfo) -> String {
     if call.paused {
-        return format!("pause, outside GL: pc {:#x} [thread {}]", call.pc, call.thread);
+        return format!(
+            "pause, outside GL: pc {:#x} [thread {}]",
+            call.pc, call.thread
+        );
     }
     let args: Vec<String> = call
         .args
@@ -197,7 +200,10 @@ fn crash_text(crash: &pb::Crash) -> String {
         let _ = write!(s, "\n  {where_} {}", call_line(call));
     }
     if !crash.stopped_calls_seen.is_empty() {
-        let _ = write!(s, "\n  last calls gldbg stopped at on that thread (not every call):");
+        let _ = write!(
+            s,
+            "\n  last calls gldbg stopped at on that thread (not every call):"
+        );
         for c in &crash.stopped_calls_seen {
             let _ = write!(s, "\n    {}", call_line(c));
         }
@@ -226,7 +232,13 @@ fn crash_json(crash: &pb::Crash) -> Obj {
     if !crash.stopped_calls_seen.is_empty() {
         o.insert(
             "stopped_calls_seen".into(),
-            Value::Array(crash.stopped_calls_seen.iter().map(call_brief_json).collect()),
+            Value::Array(
+                crash
+                    .stopped_calls_seen
+                    .iter()
+                    .map(call_brief_json)
+                    .collect(),
+            ),
         );
     }
     if !crash.registers.is_empty() {
@@ -392,7 +404,11 @@ fn gl_state_text(st: &pb::GlState) -> String {
                     .collect::<Vec<_>>()
                     .join(" ")
             } else {
-                v.values.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+                v.values
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             };
             format!("{:w$} = {value}", v.name)
         })
@@ -423,7 +439,11 @@ fn call_text(call: &pb::CallInfo) -> String {
         let _ = write!(s, "\n  returned {}", call.returned);
     }
     if !call.error.is_empty() {
-        let _ = write!(s, "\n  raised {} (the app still gets it from glGetError)", call.error);
+        let _ = write!(
+            s,
+            "\n  raised {} (the app still gets it from glGetError)",
+            call.error
+        );
     }
     s
 }
@@ -916,9 +936,21 @@ mod tests {
     fn gl_state_error_stops_and_pauses() {
         let st = pb::GlState {
             values: vec![
-                pb::GlStateValue { name: "GL_VIEWPORT".into(), values: vec![0.0, 0.0, 64.0, 48.0], error: String::new() },
-                pb::GlStateValue { name: "GL_BLEND_SRC_RGB".into(), values: vec![1.0], error: String::new() },
-                pb::GlStateValue { name: "GL_TEXTURE_2D".into(), values: vec![], error: "GL_INVALID_ENUM".into() },
+                pb::GlStateValue {
+                    name: "GL_VIEWPORT".into(),
+                    values: vec![0.0, 0.0, 64.0, 48.0],
+                    error: String::new(),
+                },
+                pb::GlStateValue {
+                    name: "GL_BLEND_SRC_RGB".into(),
+                    values: vec![1.0],
+                    error: String::new(),
+                },
+                pb::GlStateValue {
+                    name: "GL_TEXTURE_2D".into(),
+                    values: vec![],
+                    error: "GL_INVALID_ENUM".into(),
+                },
             ],
         };
         let v = j("info state", Ok(Outcome::GlState(st.clone())));
@@ -937,7 +969,13 @@ mod tests {
 
         let paused = pb::StateReply {
             state: pb::RunState::Stopped as i32,
-            stop: Some(pb::CallInfo { paused: true, thread: 77, pc: 0x401000, pid: 77, ..Default::default() }),
+            stop: Some(pb::CallInfo {
+                paused: true,
+                thread: 77,
+                pc: 0x401000,
+                pid: 77,
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let v = j("pause", Ok(Outcome::State(paused.clone())));
@@ -945,7 +983,10 @@ mod tests {
         assert_eq!(v["stopped"]["thread"], 77);
         assert_eq!(v["stopped"]["pc"], 0x401000);
         let t = result_text(&Ok(Outcome::State(paused)));
-        assert!(t.contains("pause, outside GL: pc 0x401000 [thread 77]"), "{t}");
+        assert!(
+            t.contains("pause, outside GL: pc 0x401000 [thread 77]"),
+            "{t}"
+        );
     }
 
     fn stopped() -> pb::StateReply {
@@ -1065,7 +1106,10 @@ mod tests {
         assert_eq!(e["seq"], json!(9));
         assert_eq!(e["signal_name"], json!("SIGSEGV"));
         assert_eq!(e["call"]["function"], json!("glDrawArrays"));
-        assert_eq!(e["stopped_calls_seen"][0]["function"], json!("glDrawArrays"));
+        assert_eq!(
+            e["stopped_calls_seen"][0]["function"],
+            json!("glDrawArrays")
+        );
         assert!(crash_text(ev.kind.as_ref().map(|k| match k {
             pb::event::Kind::Crashed(c) => c,
             _ => unreachable!(),

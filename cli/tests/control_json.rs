@@ -8,15 +8,26 @@ use std::process::Command;
 use serde_json::Value;
 
 fn compile(src: &Path, name: &str) -> PathBuf {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}-{}", std::process::id()));
-    let st = Command::new("cc").args(["-O0", "-o"]).arg(&out).arg(src).args(["-lEGL", "-lpthread"]).status().expect("cc");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-{name}-{}", std::process::id()));
+    let st = Command::new("cc")
+        .args(["-O0", "-o"])
+        .arg(&out)
+        .arg(src)
+        .args(["-lEGL", "-lpthread"])
+        .status()
+        .expect("cc");
     assert!(st.success());
     out
 }
 
 fn run(script: &str, app: &Path, args: &[&str]) -> Vec<Value> {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let file = dir.join(format!("script-{}-{}.gldbg", std::process::id(), app.file_name().unwrap().to_string_lossy()));
+    let file = dir.join(format!(
+        "script-{}-{}.gldbg",
+        std::process::id(),
+        app.file_name().unwrap().to_string_lossy()
+    ));
     std::fs::write(&file, script).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_gldbg"))
         .args(["run", "--batch", "--json", "-x"])
@@ -28,8 +39,14 @@ fn run(script: &str, app: &Path, args: &[&str]) -> Vec<Value> {
         .output()
         .expect("gldbg");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "gldbg failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
-    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+    assert!(
+        out.status.success(),
+        "gldbg failed: {text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }
 
 fn result<'a>(lines: &'a [Value], cmd: &str) -> Vec<&'a Value> {
@@ -38,7 +55,10 @@ fn result<'a>(lines: &'a [Value], cmd: &str) -> Vec<&'a Value> {
 
 #[test]
 fn two_threads_stop_with_their_own_ids() {
-    let app = compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"), "threads");
+    let app = compile(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"),
+        "threads",
+    );
     let lines = run(
         "break glDrawArrays\ncontinue\ninfo state GL_VIEWPORT\ncontinue\ninfo call\ncontinue\n",
         &app,
@@ -51,7 +71,11 @@ fn two_threads_stop_with_their_own_ids() {
     assert_eq!(stops.len(), 2, "{lines:?}");
     assert_ne!(stops[0], stops[1], "two different threads stop: {lines:?}");
     let state = result(&lines, "info state GL_VIEWPORT")[0];
-    assert_eq!(state["state"]["GL_VIEWPORT"], serde_json::json!([0.0, 0.0, 32.0, 32.0]), "{state}");
+    assert_eq!(
+        state["state"]["GL_VIEWPORT"],
+        serde_json::json!([0.0, 0.0, 32.0, 32.0]),
+        "{state}"
+    );
     let call = result(&lines, "info call")[0];
     assert_eq!(call["thread"].as_u64(), Some(stops[1]));
     assert_eq!(call["function"], "glDrawArrays");
@@ -59,8 +83,12 @@ fn two_threads_stop_with_their_own_ids() {
 
 #[test]
 fn break_error_and_set_arg_element_in_json() {
-    let app = compile(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../debugd/tests/apps/control.c"), "control");
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-control-out-{}", std::process::id()));
+    let app = compile(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../debugd/tests/apps/control.c"),
+        "control",
+    );
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-control-out-{}", std::process::id()));
     let lines = run(
         "break error\nbreak glUniform4fv\ncontinue\ninfo call\ncontinue\nset arg 2[0] 0.5\ninfo breakpoints\ndelete\ncontinue\n",
         &app,
@@ -69,7 +97,10 @@ fn break_error_and_set_arg_element_in_json() {
     let stops = result(&lines, "continue");
     assert_eq!(stops[0]["stopped"]["function"], "glEnable");
     assert_eq!(stops[0]["stopped"]["error"], "GL_INVALID_ENUM");
-    assert_eq!(result(&lines, "info call")[0]["gl_error"], "GL_INVALID_ENUM");
+    assert_eq!(
+        result(&lines, "info call")[0]["gl_error"],
+        "GL_INVALID_ENUM"
+    );
     assert_eq!(stops[1]["stopped"]["function"], "glUniform4fv");
     let set = result(&lines, "set arg 2[0] 0.5")[0];
     assert_eq!(set["args"][2]["contents"], "[0.5, 0.5, 0.75, 1]", "{set}");

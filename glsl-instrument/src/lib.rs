@@ -87,9 +87,7 @@ impl Stage {
 
     /// Parse the CLI spelling.
     pub fn from_name(name: &str) -> Option<Stage> {
-        Stage::ALL
-            .into_iter()
-        .find(|s| s.name() == name)
+        Stage::ALL.into_iter().find(|s| s.name() == name)
     }
 
     /// The GL shader type enum (`GL_FRAGMENT_SHADER`, ...).
@@ -105,9 +103,7 @@ impl Stage {
     }
 
     pub fn from_gl_enum(e: u32) -> Option<Stage> {
-        Stage::ALL
-            .into_iter()
-        .find(|s| s.gl_enum() == e)
+        Stage::ALL.into_iter().find(|s| s.gl_enum() == e)
     }
 }
 

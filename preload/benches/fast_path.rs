@@ -36,7 +36,10 @@ fn run(app: &PathBuf, preload: Option<&PathBuf>, shm: Option<&daemon_shm::Shared
     let o = c.output().expect("run calls");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8(o.stdout).unwrap();
-    let nums: Vec<f64> = s.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    let nums: Vec<f64> = s
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
     (nums[0], nums[1])
 }
 
@@ -47,17 +50,38 @@ type Round = (Ns, Ns, Ns);
 
 fn main() {
     let exe = std::env::current_exe().unwrap();
-    let preload = exe.parent().unwrap().parent().unwrap().join("libgldbg_preload.so");
-    assert!(preload.exists(), "{}: cargo build --release -p gldbg-preload first", preload.display());
+    let preload = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libgldbg_preload.so");
+    assert!(
+        preload.exists(),
+        "{}: cargo build --release -p gldbg-preload first",
+        preload.display()
+    );
     let app = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gldbg-preload-calls");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/calls.c");
-    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&app).arg(&src).arg("-lEGL").status().unwrap().success());
+    assert!(
+        Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(&app)
+            .arg(&src)
+            .arg("-lEGL")
+            .status()
+            .unwrap()
+            .success()
+    );
 
     let m = daemon_shm::SharedMemory::create().unwrap();
     for name in ["glDrawArrays", "glXSwapBuffers", "glUniform1i"] {
         m.set_breakpoint(gldbg_proto::api::function_id(name).unwrap(), true);
     }
-    println!("{:<32} {:>16} {:>16}", "", "glUniform1f ns", "glIsEnabled ns");
+    println!(
+        "{:<32} {:>16} {:>16}",
+        "", "glUniform1f ns", "glIsEnabled ns"
+    );
     let mut rows: Vec<Round> = Vec::new();
     for round in 0..3 {
         let native = run(&app, None, None);
@@ -70,14 +94,22 @@ fn main() {
     }
     let avg = |f: &dyn Fn(&Round) -> Ns| {
         let n = rows.len() as f64;
-        rows.iter().map(f).fold((0.0, 0.0), |a, b| (a.0 + b.0 / n, a.1 + b.1 / n))
+        rows.iter()
+            .map(f)
+            .fold((0.0, 0.0), |a, b| (a.0 + b.0 / n, a.1 + b.1 / n))
     };
     let native = avg(&|r| r.0);
     let bare = avg(&|r| r.1);
     let session = avg(&|r| r.2);
     println!("{:<32} {:>16.1} {:>16.1}", "native", native.0, native.1);
-    println!("{:<32} {:>16.1} {:>16.1}", "preload, no session", bare.0, bare.1);
-    println!("{:<32} {:>16.1} {:>16.1}", "preload, session, other bits set", session.0, session.1);
+    println!(
+        "{:<32} {:>16.1} {:>16.1}",
+        "preload, no session", bare.0, bare.1
+    );
+    println!(
+        "{:<32} {:>16.1} {:>16.1}",
+        "preload, session, other bits set", session.0, session.1
+    );
     println!(
         "overhead per call: {:+.1} / {:+.1} ns (no session), {:+.1} / {:+.1} ns (session)",
         bare.0 - native.0,

@@ -19,8 +19,8 @@
 //! samples to an active occlusion/primitive query; program pipelines and GL
 //! ES contexts (no `glBindFragDataLocation`) are not supported yet.
 
-use crate::gl;
 use crate::generated::{CLASS, invoke};
+use crate::gl;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, ProgramReply};
 use std::sync::Mutex;
@@ -36,7 +36,8 @@ impl Bulk {
         crate::session::bulk_base().map(|base| Bulk { base })
     }
     fn check(off: usize, len: usize) -> bool {
-        off.checked_add(len).is_some_and(|end| end <= shm::BULK_SIZE)
+        off.checked_add(len)
+            .is_some_and(|end| end <= shm::BULK_SIZE)
     }
     fn read<T: Copy + Default>(&self, off: usize) -> T {
         if !Self::check(off, size_of::<T>()) {
@@ -65,14 +66,18 @@ impl Bulk {
     #[allow(clippy::mut_from_ref)]
     fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
         // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
-        Self::check(off, len).then(|| unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
+        Self::check(off, len)
+            .then(|| unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
     fn put(&self, off: usize, data: &[u8]) -> BulkRef {
         match self.slice_mut(off, data.len()) {
             Some(dst) => {
                 dst.copy_from_slice(data);
-                BulkRef { offset: off as u32, len: data.len() as u32 }
+                BulkRef {
+                    offset: off as u32,
+                    len: data.len() as u32,
+                }
             }
             None => BulkRef::default(),
         }
@@ -115,7 +120,9 @@ fn has_context() -> bool {
 
 /// `CMD_QUERY_PROGRAM`: write a `ProgramReply` at `BULK_REPLY`.
 pub fn query_program() -> u32 {
-    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    let Some(bulk) = Bulk::get() else {
+        return shm::STATUS_GL_FAILED;
+    };
     let reply_off = shm::BULK_REPLY;
     let text_off = align8(reply_off + size_of::<ProgramReply>());
     if !has_context() {
@@ -133,7 +140,14 @@ pub fn query_program() -> u32 {
     };
     drain_own_errors();
     let r = bulk.put(text_off, &text);
-    bulk.write(reply_off, &ProgramReply { program: prog, _pad: 0, text: r });
+    bulk.write(
+        reply_off,
+        &ProgramReply {
+            program: prog,
+            _pad: 0,
+            text: r,
+        },
+    );
     status
 }
 
@@ -142,7 +156,11 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
     let _ = writeln!(text, "program\t{prog}");
     let shaders = gl::attached_shaders(prog);
     for &s in &shaders {
-        let _ = writeln!(text, "shader\t{s}\t{}", gl::get_shader_i(s, gl::SHADER_TYPE));
+        let _ = writeln!(
+            text,
+            "shader\t{s}\t{}",
+            gl::get_shader_i(s, gl::SHADER_TYPE)
+        );
     }
     let n = gl::get_program_i(prog, gl::ACTIVE_ATTRIBUTES).max(0) as u32;
     let max = gl::get_program_i(prog, gl::ACTIVE_ATTRIBUTE_MAX_LENGTH).max(0) as usize;
@@ -159,7 +177,8 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}");
     }
     if program_interface_query() {
-        let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64) as u32;
+        let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64)
+            as u32;
         for i in 0..n {
             let name = gl::program_resource_name(prog, gl::PROGRAM_OUTPUT, i);
             let loc = gl::program_resource_location(prog, gl::PROGRAM_OUTPUT, &name);
@@ -190,7 +209,9 @@ fn is_es() -> bool {
             return false;
         }
         // SAFETY: GL returns a NUL-terminated string.
-        unsafe { core::ffi::CStr::from_ptr(p.cast()) }.to_bytes().to_vec()
+        unsafe { core::ffi::CStr::from_ptr(p.cast()) }
+            .to_bytes()
+            .to_vec()
     };
     v.starts_with(b"OpenGL ES")
 }
@@ -218,7 +239,13 @@ struct Saved {
     subroutines: Vec<(u32, Vec<u32>)>,
 }
 
-const PACK_PARAMS: [u32; 5] = [gl::PACK_ALIGNMENT, gl::PACK_ROW_LENGTH, gl::PACK_SKIP_ROWS, gl::PACK_SKIP_PIXELS, gl::PACK_SWAP_BYTES];
+const PACK_PARAMS: [u32; 5] = [
+    gl::PACK_ALIGNMENT,
+    gl::PACK_ROW_LENGTH,
+    gl::PACK_SKIP_ROWS,
+    gl::PACK_SKIP_PIXELS,
+    gl::PACK_SWAP_BYTES,
+];
 
 /// The pack parameters this context has: GL ES has no `GL_PACK_SWAP_BYTES`
 /// (setting it raises GL_INVALID_ENUM), desktop GL has them all.
@@ -235,14 +262,22 @@ impl Saved {
             renderbuffer: gl::get_i(gl::RENDERBUFFER_BINDING) as u32,
             scissor: gl::is_enabled(gl::SCISSOR_TEST),
             discard: gl::is_enabled(gl::RASTERIZER_DISCARD),
-            blend: (0..draw_buffers).map(|i| gl::is_enabledi(gl::BLEND, i)).collect(),
-            color_masks: (0..draw_buffers).map(|i| gl::get_b4_indexed(gl::COLOR_WRITEMASK, i)).collect(),
+            blend: (0..draw_buffers)
+                .map(|i| gl::is_enabledi(gl::BLEND, i))
+                .collect(),
+            color_masks: (0..draw_buffers)
+                .map(|i| gl::get_b4_indexed(gl::COLOR_WRITEMASK, i))
+                .collect(),
             depth_mask: gl::get_b(gl::DEPTH_WRITEMASK),
-            stencil_mask: (gl::get_i(gl::STENCIL_WRITEMASK) as u32, gl::get_i(gl::STENCIL_BACK_WRITEMASK) as u32),
+            stencil_mask: (
+                gl::get_i(gl::STENCIL_WRITEMASK) as u32,
+                gl::get_i(gl::STENCIL_BACK_WRITEMASK) as u32,
+            ),
             pack_buffer: gl::get_i(gl::PIXEL_PACK_BUFFER_BINDING) as u32,
             pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
             clamp_read: gl::get_i(gl::CLAMP_READ_COLOR),
-            feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
+            feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0
+                && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
             subroutines: capture_subroutines(),
         }
     }
@@ -301,9 +336,15 @@ fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
     }
     let mut out = Vec::new();
     for stage in gl::DRAW_STAGES {
-        let n = gl::program_stage_i(prog, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS).clamp(0, 1024);
+        let n = gl::program_stage_i(prog, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS)
+            .clamp(0, 1024);
         if n > 0 {
-            out.push((stage, (0..n).map(|loc| gl::uniform_subroutine(stage, loc)).collect()));
+            out.push((
+                stage,
+                (0..n)
+                    .map(|loc| gl::uniform_subroutine(stage, loc))
+                    .collect(),
+            ));
         }
     }
     out
@@ -315,16 +356,23 @@ fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
 fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
     for (stage, app_indices) in saved {
         let stage = *stage;
-        let n = gl::program_stage_i(dbg, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS).clamp(0, 1024) as usize;
+        let n = gl::program_stage_i(dbg, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS)
+            .clamp(0, 1024) as usize;
         if n == 0 {
             continue;
         }
         let mut indices: Vec<Option<u32>> = vec![None; n];
-        let uniforms = gl::program_stage_i(app, stage, gl::ACTIVE_SUBROUTINE_UNIFORMS).max(0) as u32;
+        let uniforms =
+            gl::program_stage_i(app, stage, gl::ACTIVE_SUBROUTINE_UNIFORMS).max(0) as u32;
         for u in 0..uniforms {
             let name = gl::active_subroutine_uniform_name(app, stage, u);
-            let (src, dst) = (gl::subroutine_uniform_location(app, stage, &name), gl::subroutine_uniform_location(dbg, stage, &name));
-            let Some(&selected) = usize::try_from(src).ok().and_then(|l| app_indices.get(l)) else { continue };
+            let (src, dst) = (
+                gl::subroutine_uniform_location(app, stage, &name),
+                gl::subroutine_uniform_location(dbg, stage, &name),
+            );
+            let Some(&selected) = usize::try_from(src).ok().and_then(|l| app_indices.get(l)) else {
+                continue;
+            };
             let function = gl::active_subroutine_name(app, stage, selected);
             let index = gl::subroutine_index(dbg, stage, &function);
             if let Some(slot) = usize::try_from(dst).ok().and_then(|l| indices.get_mut(l))
@@ -358,7 +406,9 @@ type Failure = (u32, String);
 
 /// `CMD_FRAGMENT_STEP` for the stopped call `id` with `args`.
 pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
-    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    let Some(bulk) = Bulk::get() else {
+        return shm::STATUS_GL_FAILED;
+    };
     let reply_off = shm::BULK_REPLY;
     let log_off = align8(reply_off + size_of::<FragmentStepReply>());
     let fail = |status: u32, log: &str, mut reply: FragmentStepReply| {
@@ -368,10 +418,18 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     };
     let name = FUNCTIONS[id as usize].name;
     if CLASS[id as usize] & class::DRAW == 0 || name == "glEnd" {
-        return fail(shm::STATUS_NOT_A_DRAW, &format!("{name} is not a draw call that can be replayed"), Default::default());
+        return fail(
+            shm::STATUS_NOT_A_DRAW,
+            &format!("{name} is not a draw call that can be replayed"),
+            Default::default(),
+        );
     }
     if !has_context() {
-        return fail(shm::STATUS_NO_CONTEXT, "no GL context is current on the stopped thread", Default::default());
+        return fail(
+            shm::STATUS_NO_CONTEXT,
+            "no GL context is current on the stopped thread",
+            Default::default(),
+        );
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
@@ -409,11 +467,18 @@ fn step(
     let app = saved.program;
     if app == 0 {
         let pipeline = gl::get_i(gl::PROGRAM_PIPELINE_BINDING);
-        let why = if pipeline != 0 { "the draw uses a program pipeline (not supported yet)" } else { "no program is current" };
+        let why = if pipeline != 0 {
+            "the draw uses a program pipeline (not supported yet)"
+        } else {
+            "no program is current"
+        };
         return Err((shm::STATUS_NO_PROGRAM, why.into()));
     }
     if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
-        return Err((shm::STATUS_NO_PROGRAM, format!("program {app} is not linked")));
+        return Err((
+            shm::STATUS_NO_PROGRAM,
+            format!("program {app} is not linked"),
+        ));
     }
 
     // Build or reuse the debug program.
@@ -421,7 +486,11 @@ fn step(
     let context = crate::hooks::current_context();
     let cached = CACHE
         .lock()
-        .map(|c| c.iter().find(|d| d.context == context && d.app_program == app && d.key == req.cache_key).copied())
+        .map(|c| {
+            c.iter()
+                .find(|d| d.context == context && d.app_program == app && d.key == req.cache_key)
+                .copied()
+        })
         .unwrap_or(None);
     // A context handle can be reused after the app destroys its context:
     // trust a cached program only if it still has our value output.
@@ -438,9 +507,15 @@ fn step(
         }
         _ => {
             let d = build_program(bulk, app, req, max_db)?;
-            let d = DebugProgram { context, key: req.cache_key, ..d };
+            let d = DebugProgram {
+                context,
+                key: req.cache_key,
+                ..d
+            };
             if let Ok(mut c) = CACHE.lock() {
-                if let Some(old) = c.iter().position(|e| e.context == context && e.app_program == app && e.key == req.cache_key) {
+                if let Some(old) = c.iter().position(|e| {
+                    e.context == context && e.app_program == app && e.key == req.cache_key
+                }) {
                     if still_ours(&c[old]) {
                         gl::delete_program(c[old].program);
                     }
@@ -472,13 +547,19 @@ fn step(
     // The draw's size and depth/stencil layout.
     let (w, h) = framebuffer_size(saved.draw_fb);
     if w <= 0 || h <= 0 {
-        return Err((shm::STATUS_GL_FAILED, format!("cannot tell the draw framebuffer's size ({w}x{h})")));
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("cannot tell the draw framebuffer's size ({w}x{h})"),
+        ));
     }
     // Values (16 B/pixel) + coverage (4 B/pixel), plus, on GL ES, room to
     // read coverage as RGBA first (ES has no GL_RED/GL_FLOAT read format).
     let need = (w as usize) * (h as usize) * if is_es() { 36 } else { 20 };
     if shm::BULK_DATA + need > shm::BULK_SIZE {
-        return Err((shm::STATUS_GL_FAILED, format!("{w}x{h} does not fit in the shared memory")));
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("{w}x{h} does not fit in the shared memory"),
+        ));
     }
     reply.width = w as u32;
     reply.height = h as u32;
@@ -488,12 +569,20 @@ fn step(
     let fbo = gl::gen_framebuffer();
     let value_rb = gl::gen_renderbuffer();
     let coverage_rb = gl::gen_renderbuffer();
-    let ds_rb = if ds.is_some() { gl::gen_renderbuffer() } else { 0 };
+    let ds_rb = if ds.is_some() {
+        gl::gen_renderbuffer()
+    } else {
+        0
+    };
     let result = (|| {
         gl::bind_framebuffer(gl::FRAMEBUFFER, fbo);
         for (rb, fmt, att) in [
             (value_rb, gl::RGBA32F, gl::COLOR_ATTACHMENT0 + dbg.value_loc),
-            (coverage_rb, gl::R32F, gl::COLOR_ATTACHMENT0 + dbg.coverage_loc),
+            (
+                coverage_rb,
+                gl::R32F,
+                gl::COLOR_ATTACHMENT0 + dbg.coverage_loc,
+            ),
         ] {
             gl::bind_renderbuffer(rb);
             gl::renderbuffer_storage(fmt, w, h);
@@ -506,12 +595,21 @@ fn step(
         }
         let n = dbg.value_loc.max(dbg.coverage_loc) + 1;
         let bufs: Vec<u32> = (0..n)
-            .map(|i| if i == dbg.value_loc || i == dbg.coverage_loc { gl::COLOR_ATTACHMENT0 + i } else { gl::NONE })
+            .map(|i| {
+                if i == dbg.value_loc || i == dbg.coverage_loc {
+                    gl::COLOR_ATTACHMENT0 + i
+                } else {
+                    gl::NONE
+                }
+            })
             .collect();
         gl::draw_buffers(&bufs);
         let status = gl::check_framebuffer_status(gl::DRAW_FRAMEBUFFER);
         if status != gl::FRAMEBUFFER_COMPLETE {
-            return Err((shm::STATUS_GL_FAILED, format!("debug framebuffer incomplete ({status:#x})")));
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("debug framebuffer incomplete ({status:#x})"),
+            ));
         }
         // Clears: no scissor, no discard, all masks open.
         gl::set_enabled(gl::SCISSOR_TEST, false);
@@ -559,7 +657,12 @@ fn step(
         let replay_error = drain_own_errors();
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
         if replay_error != 0 {
-            return Err((shm::STATUS_GL_FAILED, format!("replaying the draw with the debug program raised GL error {replay_error:#x}")));
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!(
+                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
+                ),
+            ));
         }
 
         let t2 = Instant::now();
@@ -574,7 +677,9 @@ fn step(
         let npix = (w as usize) * (h as usize);
         let values_off = shm::BULK_DATA;
         let coverage_off = values_off + npix * 16;
-        let dst = bulk.slice_mut(values_off, npix * 16).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+        let dst = bulk
+            .slice_mut(values_off, npix * 16)
+            .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
         gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
         gl::read_pixels_f32(w, h, gl::RGBA, dst);
         gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
@@ -582,24 +687,42 @@ fn step(
             // GL ES reads float attachments only as RGBA/FLOAT: read into the
             // space after the coverage, then keep the red channel in place.
             let rgba_off = coverage_off + npix * 4;
-            let rgba = bulk.slice_mut(rgba_off, npix * 16).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            let rgba = bulk
+                .slice_mut(rgba_off, npix * 16)
+                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
             gl::read_pixels_f32(w, h, gl::RGBA, rgba);
-            let reds: Vec<[u8; 4]> = rgba.chunks_exact(16).map(|t| [t[0], t[1], t[2], t[3]]).collect();
-            let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            let reds: Vec<[u8; 4]> = rgba
+                .chunks_exact(16)
+                .map(|t| [t[0], t[1], t[2], t[3]])
+                .collect();
+            let dst = bulk
+                .slice_mut(coverage_off, npix * 4)
+                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
             for (d, r) in dst.chunks_exact_mut(4).zip(reds) {
                 d.copy_from_slice(&r);
             }
         } else {
-            let dst = bulk.slice_mut(coverage_off, npix * 4).ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
+            let dst = bulk
+                .slice_mut(coverage_off, npix * 4)
+                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
             gl::read_pixels_f32(w, h, gl::RED, dst);
         }
         let read_error = drain_own_errors();
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         if read_error != 0 {
-            return Err((shm::STATUS_GL_FAILED, format!("reading the debug images back raised GL error {read_error:#x}")));
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("reading the debug images back raised GL error {read_error:#x}"),
+            ));
         }
-        reply.values = BulkRef { offset: values_off as u32, len: (npix * 16) as u32 };
-        reply.coverage = BulkRef { offset: coverage_off as u32, len: (npix * 4) as u32 };
+        reply.values = BulkRef {
+            offset: values_off as u32,
+            len: (npix * 16) as u32,
+        };
+        reply.coverage = BulkRef {
+            offset: coverage_off as u32,
+            len: (npix * 4) as u32,
+        };
         Ok(())
     })();
     // Unbind ours before deleting (restore rebinds the app's objects after).
@@ -615,7 +738,12 @@ fn step(
 }
 
 /// Compile, bind locations and link the debug program of a request.
-fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) -> Result<DebugProgram, Failure> {
+fn build_program(
+    bulk: &Bulk,
+    app: u32,
+    req: &FragmentStepRequest,
+    max_db: u32,
+) -> Result<DebugProgram, Failure> {
     let prog = gl::create_program();
     let mut shaders = Vec::new();
     let cleanup = |prog: u32, shaders: &[u32], delete_program: bool| {
@@ -636,7 +764,10 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
         if gl::get_shader_i(s, gl::COMPILE_STATUS) == 0 {
             let log = gl::shader_info_log(s);
             cleanup(prog, &shaders, true);
-            return Err((shm::STATUS_COMPILE_FAILED, format!("{} shader: {log}", stage_name(sr.gl_type))));
+            return Err((
+                shm::STATUS_COMPILE_FAILED,
+                format!("{} shader: {log}", stage_name(sr.gl_type)),
+            ));
         }
     }
     // The app's attribute locations.
@@ -654,7 +785,12 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
     }
     // The app's outputs keep their locations; the debug outputs take free ones.
     let mut used = Vec::new();
-    for name in bulk.str(req.app_outputs).split('\n').map(str::trim).filter(|s| !s.is_empty()) {
+    for name in bulk
+        .str(req.app_outputs)
+        .split('\n')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         let loc = gl::frag_data_location(app, name);
         if loc >= 0 {
             gl::bind_frag_data_location(prog, loc as u32, name);
@@ -668,14 +804,16 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
             used.push(out.frag_data_index as u32);
             return Ok(out.frag_data_index as u32);
         }
-        let loc = (0..max_db)
-            .find(|l| !used.contains(l))
-            .ok_or((shm::STATUS_GL_FAILED, format!("no free fragment output location for {name}")))?;
+        let loc = (0..max_db).find(|l| !used.contains(l)).ok_or((
+            shm::STATUS_GL_FAILED,
+            format!("no free fragment output location for {name}"),
+        ))?;
         used.push(loc);
         gl::bind_frag_data_location(prog, loc, name);
         Ok(loc)
     };
-    let chosen = choose(&req.value_output, &value_name).and_then(|v| Ok((v, choose(&req.coverage_output, &coverage_name)?)));
+    let chosen = choose(&req.value_output, &value_name)
+        .and_then(|v| Ok((v, choose(&req.coverage_output, &coverage_name)?)));
     let (mut value_loc, mut coverage_loc) = match chosen {
         Ok(x) => x,
         Err(e) => {
@@ -705,7 +843,12 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
     }
     if value_loc == coverage_loc || value_loc >= max_db || coverage_loc >= max_db {
         gl::delete_program(prog);
-        return Err((shm::STATUS_LINK_FAILED, format!("debug outputs at unusable locations (value {value_loc}, coverage {coverage_loc})")));
+        return Err((
+            shm::STATUS_LINK_FAILED,
+            format!(
+                "debug outputs at unusable locations (value {value_loc}, coverage {coverage_loc})"
+            ),
+        ));
     }
     // Uniform block bindings by name.
     let blocks = gl::get_program_i(app, gl::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
@@ -719,17 +862,26 @@ fn build_program(bulk: &Bulk, app: u32, req: &FragmentStepRequest, max_db: u32) 
     }
     // Shader storage block bindings by name (GL 4.3+).
     if program_interface_query() {
-        let n = gl::program_interface_i(app, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES).clamp(0, 256) as u32;
+        let n = gl::program_interface_i(app, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
+            .clamp(0, 256) as u32;
         for b in 0..n {
             let name = gl::program_resource_name(app, gl::SHADER_STORAGE_BLOCK, b);
-            let binding = gl::program_resource_i(app, gl::SHADER_STORAGE_BLOCK, b, gl::BUFFER_BINDING);
+            let binding =
+                gl::program_resource_i(app, gl::SHADER_STORAGE_BLOCK, b, gl::BUFFER_BINDING);
             let idx = gl::program_resource_index(prog, gl::SHADER_STORAGE_BLOCK, &name);
             if idx != u32::MAX {
                 gl::shader_storage_block_binding(prog, idx, binding.max(0) as u32);
             }
         }
     }
-    Ok(DebugProgram { context: 0, app_program: app, key: req.cache_key, program: prog, value_loc, coverage_loc })
+    Ok(DebugProgram {
+        context: 0,
+        app_program: app,
+        key: req.cache_key,
+        program: prog,
+        value_loc,
+        coverage_loc,
+    })
 }
 
 fn stage_name(ty: u32) -> &'static str {
@@ -759,8 +911,15 @@ fn copy_uniforms(app: u32, dbg: u32) {
         let (kind, _, _) = gl::uniform_shape(ty);
         let base = name.strip_suffix("[0]").unwrap_or(&name);
         for e in 0..size.max(1) {
-            let elem = if size > 1 || name.ends_with("[0]") { format!("{base}[{e}]") } else { name.clone() };
-            let (src, dst) = (gl::uniform_location(app, &elem), gl::uniform_location(dbg, &elem));
+            let elem = if size > 1 || name.ends_with("[0]") {
+                format!("{base}[{e}]")
+            } else {
+                name.clone()
+            };
+            let (src, dst) = (
+                gl::uniform_location(app, &elem),
+                gl::uniform_location(dbg, &elem),
+            );
             if src < 0 || dst < 0 {
                 continue;
             }
@@ -782,19 +941,35 @@ fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
     let mut atts: Vec<u32> = (0..8).map(|i| gl::COLOR_ATTACHMENT0 + i).collect();
     atts.extend([gl::DEPTH_ATTACHMENT, gl::STENCIL_ATTACHMENT]);
     for att in atts {
-        let ty = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32;
-        let name = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
+        let ty = gl::fb_attachment_param(
+            gl::DRAW_FRAMEBUFFER,
+            att,
+            gl::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE,
+        ) as u32;
+        let name = gl::fb_attachment_param(
+            gl::DRAW_FRAMEBUFFER,
+            att,
+            gl::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
+        ) as u32;
         match ty {
             gl::RENDERBUFFER => {
                 gl::bind_renderbuffer(name);
-                let (w, h) = (gl::get_renderbuffer_param(gl::RENDERBUFFER_WIDTH), gl::get_renderbuffer_param(gl::RENDERBUFFER_HEIGHT));
+                let (w, h) = (
+                    gl::get_renderbuffer_param(gl::RENDERBUFFER_WIDTH),
+                    gl::get_renderbuffer_param(gl::RENDERBUFFER_HEIGHT),
+                );
                 if w > 0 && h > 0 {
                     return (w, h);
                 }
             }
             gl::TEXTURE => {
-                let level = gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
-                let dsa = gldbg_proto::api::function_id("glGetTextureLevelParameteriv").is_some_and(crate::resolve::available);
+                let level = gl::fb_attachment_param(
+                    gl::DRAW_FRAMEBUFFER,
+                    att,
+                    gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
+                );
+                let dsa = gldbg_proto::api::function_id("glGetTextureLevelParameteriv")
+                    .is_some_and(crate::resolve::available);
                 if dsa {
                     let (w, h) = (
                         gl::texture_level_param(name, level, gl::TEXTURE_WIDTH),
@@ -815,12 +990,25 @@ fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
 /// (renderbuffer format, attachment point), or `None` when it has neither
 /// (then no depth or stencil test can fail, as in the app).
 fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
-    let (datt, satt) = if draw_fb == 0 { (gl::DEPTH, gl::STENCIL) } else { (gl::DEPTH_ATTACHMENT, gl::STENCIL_ATTACHMENT) };
+    let (datt, satt) = if draw_fb == 0 {
+        (gl::DEPTH, gl::STENCIL)
+    } else {
+        (gl::DEPTH_ATTACHMENT, gl::STENCIL_ATTACHMENT)
+    };
     let q = |att: u32, pname: u32| gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, pname);
     let present = |att: u32| q(att, gl::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32 != gl::NONE;
-    let depth = if present(datt) { q(datt, gl::FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE) } else { 0 };
-    let float_depth = depth > 0 && q(datt, gl::FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE) as u32 == gl::FLOAT;
-    let stencil = if present(satt) { q(satt, gl::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE) } else { 0 };
+    let depth = if present(datt) {
+        q(datt, gl::FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE)
+    } else {
+        0
+    };
+    let float_depth =
+        depth > 0 && q(datt, gl::FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE) as u32 == gl::FLOAT;
+    let stencil = if present(satt) {
+        q(satt, gl::FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE)
+    } else {
+        0
+    };
     drain_own_errors();
     match (depth, stencil > 0) {
         (0, false) => None,
@@ -840,8 +1028,12 @@ fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
 /// app's pending errors are held for it first; an error a query raises is
 /// reported in its `StateValue` and drained (never left for the app).
 pub fn query_state() -> u32 {
-    use gldbg_proto::shm::{MAX_STATE_VALUES, QUERY_ENABLED, QUERY_FLOAT, StateQuery, StateRequest, StateValue};
-    let Some(bulk) = Bulk::get() else { return shm::STATUS_GL_FAILED };
+    use gldbg_proto::shm::{
+        MAX_STATE_VALUES, QUERY_ENABLED, QUERY_FLOAT, StateQuery, StateRequest, StateValue,
+    };
+    let Some(bulk) = Bulk::get() else {
+        return shm::STATUS_GL_FAILED;
+    };
     if !has_context() {
         return shm::STATUS_NO_CONTEXT;
     }
@@ -851,7 +1043,10 @@ pub fn query_state() -> u32 {
     hold_app_errors();
     for i in 0..(req.count as usize).min(max) {
         let q: StateQuery = bulk.read(first + i * size_of::<StateQuery>());
-        let mut v = StateValue { count: q.count.min(MAX_STATE_VALUES as u32), ..Default::default() };
+        let mut v = StateValue {
+            count: q.count.min(MAX_STATE_VALUES as u32),
+            ..Default::default()
+        };
         match q.kind {
             QUERY_ENABLED => {
                 // SAFETY: a real GL entry point on the stopped app thread with its context current.

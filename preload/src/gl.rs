@@ -160,13 +160,21 @@ pub fn is_enabledi(cap: u32, i: u32) -> bool {
 pub fn set_enabled(cap: u32, on: bool) {
     // SAFETY: see the module comment.
     unsafe {
-        if on { real::glEnable(cap) } else { real::glDisable(cap) }
+        if on {
+            real::glEnable(cap)
+        } else {
+            real::glDisable(cap)
+        }
     }
 }
 pub fn set_enabledi(cap: u32, i: u32, on: bool) {
     // SAFETY: see the module comment.
     unsafe {
-        if on { real::glEnablei(cap, i) } else { real::glDisablei(cap, i) }
+        if on {
+            real::glEnablei(cap, i)
+        } else {
+            real::glDisablei(cap, i)
+        }
     }
 }
 pub fn has_version() -> bool {
@@ -197,7 +205,11 @@ pub fn clamp_color(target: u32, v: u32) {
 pub fn pause_transform_feedback(pause: bool) {
     // SAFETY: see the module comment.
     unsafe {
-        if pause { real::glPauseTransformFeedback() } else { real::glResumeTransformFeedback() }
+        if pause {
+            real::glPauseTransformFeedback()
+        } else {
+            real::glResumeTransformFeedback()
+        }
     }
 }
 pub fn bind_buffer(target: u32, b: u32) {
@@ -371,7 +383,9 @@ pub fn program_info_log(prog: u32) -> String {
     let mut buf = vec![0u8; n + 1];
     let mut len = 0i32;
     // SAFETY: see the module comment; `buf` holds n+1 bytes.
-    unsafe { real::glGetProgramInfoLog(prog, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    unsafe {
+        real::glGetProgramInfoLog(prog, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast())
+    };
     String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(n)]).into_owned()
 }
 pub fn attached_shaders(prog: u32) -> Vec<u32> {
@@ -400,9 +414,25 @@ pub fn active_variable(prog: u32, index: u32, attrib: bool, max_len: usize) -> (
     // SAFETY: see the module comment; `buf` holds buf.len() bytes.
     unsafe {
         if attrib {
-            real::glGetActiveAttrib(prog, index, buf.len() as i32, p(&mut len), p(&mut size), p(&mut ty), buf.as_mut_ptr().cast())
+            real::glGetActiveAttrib(
+                prog,
+                index,
+                buf.len() as i32,
+                p(&mut len),
+                p(&mut size),
+                p(&mut ty),
+                buf.as_mut_ptr().cast(),
+            )
         } else {
-            real::glGetActiveUniform(prog, index, buf.len() as i32, p(&mut len), p(&mut size), p(&mut ty), buf.as_mut_ptr().cast())
+            real::glGetActiveUniform(
+                prog,
+                index,
+                buf.len() as i32,
+                p(&mut len),
+                p(&mut size),
+                p(&mut ty),
+                buf.as_mut_ptr().cast(),
+            )
         }
     };
     buf.truncate((len.max(0) as usize).min(buf.len() - 1));
@@ -450,7 +480,15 @@ pub fn uniform_block_name(prog: u32, index: u32) -> String {
     let mut buf = [0u8; 512];
     let mut len = 0i32;
     // SAFETY: see the module comment; `buf` holds 512 bytes.
-    unsafe { real::glGetActiveUniformBlockName(prog, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    unsafe {
+        real::glGetActiveUniformBlockName(
+            prog,
+            index,
+            buf.len() as i32,
+            p(&mut len),
+            buf.as_mut_ptr().cast(),
+        )
+    };
     String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
 }
 pub fn uniform_block_param(prog: u32, index: u32, pname: u32) -> i32 {
@@ -480,7 +518,16 @@ pub fn program_resource_name(prog: u32, interface: u32, index: u32) -> String {
     let mut buf = [0u8; 512];
     let mut len = 0i32;
     // SAFETY: see the module comment; `buf` holds 512 bytes.
-    unsafe { real::glGetProgramResourceName(prog, interface, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    unsafe {
+        real::glGetProgramResourceName(
+            prog,
+            interface,
+            index,
+            buf.len() as i32,
+            p(&mut len),
+            buf.as_mut_ptr().cast(),
+        )
+    };
     String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
 }
 pub fn program_resource_location(prog: u32, interface: u32, name: &str) -> i32 {
@@ -668,20 +715,40 @@ pub fn uniform_subroutine(stage: u32, loc: i32) -> u32 {
 /// Select the subroutines of every location of `stage` in the current program.
 pub fn uniform_subroutines(stage: u32, indices: &[u32]) {
     // SAFETY: see the module comment; `indices.len()` values.
-    unsafe { real::glUniformSubroutinesuiv(stage, indices.len() as i32, indices.as_ptr() as *mut c_void) }
+    unsafe {
+        real::glUniformSubroutinesuiv(stage, indices.len() as i32, indices.as_ptr() as *mut c_void)
+    }
 }
 pub fn active_subroutine_uniform_name(prog: u32, stage: u32, index: u32) -> String {
     let mut buf = [0u8; 256];
     let mut len = 0i32;
     // SAFETY: see the module comment; `buf` holds 256 bytes.
-    unsafe { real::glGetActiveSubroutineUniformName(prog, stage, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    unsafe {
+        real::glGetActiveSubroutineUniformName(
+            prog,
+            stage,
+            index,
+            buf.len() as i32,
+            p(&mut len),
+            buf.as_mut_ptr().cast(),
+        )
+    };
     String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
 }
 pub fn active_subroutine_name(prog: u32, stage: u32, index: u32) -> String {
     let mut buf = [0u8; 256];
     let mut len = 0i32;
     // SAFETY: see the module comment; `buf` holds 256 bytes.
-    unsafe { real::glGetActiveSubroutineName(prog, stage, index, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
+    unsafe {
+        real::glGetActiveSubroutineName(
+            prog,
+            stage,
+            index,
+            buf.len() as i32,
+            p(&mut len),
+            buf.as_mut_ptr().cast(),
+        )
+    };
     String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
 }
 pub fn subroutine_uniform_location(prog: u32, stage: u32, name: &str) -> i32 {
@@ -705,7 +772,18 @@ pub fn program_resource_i(prog: u32, interface: u32, index: u32, prop: u32) -> i
     let mut v = [0i32; 4];
     let mut len = 0i32;
     // SAFETY: see the module comment; one property, room for 4 values.
-    unsafe { real::glGetProgramResourceiv(prog, interface, index, 1, p(&mut props), 4, p(&mut len), p(&mut v)) };
+    unsafe {
+        real::glGetProgramResourceiv(
+            prog,
+            interface,
+            index,
+            1,
+            p(&mut props),
+            4,
+            p(&mut len),
+            p(&mut v),
+        )
+    };
     v[0]
 }
 pub fn shader_storage_block_binding(prog: u32, index: u32, binding: u32) {

@@ -114,7 +114,9 @@ fn pop_error() -> Option<u32> {
 /// window-system libraries that are already loaded.
 pub fn current_context() -> u64 {
     for name in ["glXGetCurrentContext", "eglGetCurrentContext"] {
-        let Some(id) = api::function_id(name) else { continue };
+        let Some(id) = api::function_id(name) else {
+            continue;
+        };
         if crate::resolve::ptr_noload(id).is_some() {
             // SAFETY: no arguments; the function is loaded.
             let c = unsafe { invoke(id, &[]) };

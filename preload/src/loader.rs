@@ -55,7 +55,10 @@ unsafe fn real_dlopen_raw(filename: *const c_char, flags: c_int) -> *mut c_void 
 
 /// Handles the app got for GL libraries (for resolution).
 pub fn app_handles() -> impl Iterator<Item = *mut c_void> {
-    APP_HANDLES.iter().map(|h| h.load(Relaxed)).take_while(|h| !h.is_null())
+    APP_HANDLES
+        .iter()
+        .map(|h| h.load(Relaxed))
+        .take_while(|h| !h.is_null())
 }
 
 fn keep_handle(h: *mut c_void) {
@@ -79,7 +82,10 @@ fn basename(path: &[u8]) -> &[u8] {
 pub fn is_gl_library_name(path: &[u8]) -> bool {
     let b = basename(path);
     let so = |prefix: &[u8]| b.starts_with(prefix);
-    so(b"libGL.so") || so(b"libGLX.so") || so(b"libOpenGL.so") || so(b"libEGL.so")
+    so(b"libGL.so")
+        || so(b"libGLX.so")
+        || so(b"libOpenGL.so")
+        || so(b"libEGL.so")
         || (b.starts_with(b"libGLES") && b.windows(3).any(|w| w == b".so"))
 }
 
@@ -89,9 +95,13 @@ pub fn is_gl_library_name(path: &[u8]) -> bool {
 fn is_gl_implementation(path: &[u8]) -> bool {
     let b = basename(path);
     is_gl_library_name(path)
-        || b.starts_with(b"libGLX_") || b.starts_with(b"libEGL_") || b.starts_with(b"libGLdispatch")
-        || b.starts_with(b"libgbm") || b.starts_with(b"libglapi")
-        || b.windows(4).any(|w| w == b"mesa") || b.windows(6).any(|w| w == b"nvidia")
+        || b.starts_with(b"libGLX_")
+        || b.starts_with(b"libEGL_")
+        || b.starts_with(b"libGLdispatch")
+        || b.starts_with(b"libgbm")
+        || b.starts_with(b"libglapi")
+        || b.windows(4).any(|w| w == b"mesa")
+        || b.windows(6).any(|w| w == b"nvidia")
         || b.windows(4).any(|w| w == b"_dri")
 }
 
@@ -140,7 +150,9 @@ extern "C" fn dlopen_gl(filename: *const c_char, flags: c_int) -> *mut c_void {
         return real;
     }
     buf[..own.len()].copy_from_slice(own);
-    let Ok(own) = CStr::from_bytes_until_nul(&buf) else { return real };
+    let Ok(own) = CStr::from_bytes_until_nul(&buf) else {
+        return real;
+    };
     let me = real_dlopen(own, libc::RTLD_LAZY | libc::RTLD_NOLOAD);
     if me.is_null() { real } else { me }
 }
@@ -181,16 +193,43 @@ mod tests {
 
     #[test]
     fn gl_names() {
-        for n in ["libGL.so.1", "/usr/lib/x86_64-linux-gnu/libGL.so", "libEGL.so.1", "libGLESv2.so.2", "libOpenGL.so.0", "libGLX.so.0", "libGLESv1_CM.so.1"] {
+        for n in [
+            "libGL.so.1",
+            "/usr/lib/x86_64-linux-gnu/libGL.so",
+            "libEGL.so.1",
+            "libGLESv2.so.2",
+            "libOpenGL.so.0",
+            "libGLX.so.0",
+            "libGLESv1_CM.so.1",
+        ] {
             assert!(is_gl_library_name(n.as_bytes()), "{n}");
         }
-        for n in ["libGLX_mesa.so.0", "libEGL_mesa.so.0", "libGLdispatch.so.0", "libGLU.so.1", "libm.so.6"] {
+        for n in [
+            "libGLX_mesa.so.0",
+            "libEGL_mesa.so.0",
+            "libGLdispatch.so.0",
+            "libGLU.so.1",
+            "libm.so.6",
+        ] {
             assert!(!is_gl_library_name(n.as_bytes()), "{n}");
         }
-        for n in ["/usr/lib/libGLX_mesa.so.0", "libEGL_nvidia.so.0", "libGLdispatch.so.0", "libGL.so.1", "swrast_dri.so", "libgbm.so.1"] {
+        for n in [
+            "/usr/lib/libGLX_mesa.so.0",
+            "libEGL_nvidia.so.0",
+            "libGLdispatch.so.0",
+            "libGL.so.1",
+            "swrast_dri.so",
+            "libgbm.so.1",
+        ] {
             assert!(is_gl_implementation(n.as_bytes()), "{n}");
         }
-        for n in ["/usr/lib/libGLU.so.1", "libGLEW.so.2.2", "libSDL2-2.0.so.0", "/usr/bin/app", ""] {
+        for n in [
+            "/usr/lib/libGLU.so.1",
+            "libGLEW.so.2.2",
+            "libSDL2-2.0.so.0",
+            "/usr/bin/app",
+            "",
+        ] {
             assert!(!is_gl_implementation(n.as_bytes()), "{n}");
         }
     }

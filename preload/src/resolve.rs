@@ -24,7 +24,8 @@ pub struct Addr(pub *const ());
 unsafe impl Sync for Addr {}
 
 /// Real function pointers by function id (null = not resolved yet).
-static PTRS: [AtomicPtr<c_void>; FUNCTION_COUNT] = [const { AtomicPtr::new(null_mut()) }; FUNCTION_COUNT];
+static PTRS: [AtomicPtr<c_void>; FUNCTION_COUNT] =
+    [const { AtomicPtr::new(null_mut()) }; FUNCTION_COUNT];
 
 /// The real function of `id` (resolved on first use; never null).
 #[inline(always)]
@@ -68,7 +69,9 @@ fn resolve_slow(id: u32) -> *mut c_void {
         .or_else(|| find_by_loading(name))
         .or_else(|| find_by_get_proc_address(id, name))
         .unwrap_or_else(|| {
-            crate::log(format_args!("no real function found for {name}; calls return 0"));
+            crate::log(format_args!(
+                "no real function found for {name}; calls return 0"
+            ));
             missing_addr()
         });
     PTRS[id as usize].store(p, Relaxed);
@@ -106,7 +109,12 @@ fn libraries(name: &str) -> &'static [&'static CStr] {
     } else if name.starts_with("glX") {
         &[c"libGLX.so.0", c"libGL.so.1"]
     } else {
-        &[c"libOpenGL.so.0", c"libGL.so.1", c"libGLESv2.so.2", c"libGLESv1_CM.so.1"]
+        &[
+            c"libOpenGL.so.0",
+            c"libGL.so.1",
+            c"libGLESv2.so.2",
+            c"libGLESv1_CM.so.1",
+        ]
     }
 }
 
@@ -121,7 +129,9 @@ fn find_loaded(name: &str) -> Option<*mut c_void> {
     }
     for lib in libraries(name) {
         let h = crate::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_NOLOAD);
-        if !h.is_null() && let Some(p) = sym(h, name) {
+        if !h.is_null()
+            && let Some(p) = sym(h, name)
+        {
             return Some(p);
         }
     }
@@ -130,8 +140,13 @@ fn find_loaded(name: &str) -> Option<*mut c_void> {
 
 fn find_by_loading(name: &str) -> Option<*mut c_void> {
     for lib in libraries(name) {
-        let h = crate::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND);
-        if !h.is_null() && let Some(p) = sym(h, name) {
+        let h = crate::loader::real_dlopen(
+            lib,
+            libc::RTLD_LAZY | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+        );
+        if !h.is_null()
+            && let Some(p) = sym(h, name)
+        {
             return Some(p);
         }
     }
@@ -146,12 +161,16 @@ fn find_by_get_proc_address(id: u32, name: &str) -> Option<*mut c_void> {
         &["glXGetProcAddressARB", "eglGetProcAddress"]
     };
     for gpa in candidates {
-        let Some(gid) = gldbg_proto::api::function_id(gpa) else { continue };
+        let Some(gid) = gldbg_proto::api::function_id(gpa) else {
+            continue;
+        };
         if gid == id {
             return None;
         }
         // Only a GetProcAddress that is already loaded or loadable (no recursion into this one).
-        let Some(f) = find_loaded(gpa).or_else(|| find_by_loading(gpa)) else { continue };
+        let Some(f) = find_loaded(gpa).or_else(|| find_by_loading(gpa)) else {
+            continue;
+        };
         // SAFETY: `f` is the real GetProcAddress: `void *(*)(const char *)`; `c` is NUL-terminated.
         let p = unsafe {
             let f: unsafe extern "C" fn(*const c_char) -> *mut c_void = core::mem::transmute(f);

@@ -7,7 +7,10 @@
 //! references into it stay valid for the life of the process.
 
 use core::ffi::c_char;
-use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicU64, Ordering::{AcqRel, Acquire, Relaxed, Release}};
+use core::sync::atomic::{
+    AtomicPtr, AtomicU8, AtomicU64,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
+};
 use gldbg_proto::shm::{self, Header};
 
 /// The all-zero header used when no session is attached.
@@ -18,7 +21,8 @@ static ZERO_HEADER: Header = unsafe { core::mem::zeroed() };
 /// GL call yet: every bit set, so its first wrapped call takes the slow path
 /// and claims the session (or falls back to pass-through).
 // SAFETY (of the value): `Header` is atomics, integers and arrays of them; any bit pattern is valid.
-static CLAIM_HEADER: Header = unsafe { core::mem::transmute([0xffu8; core::mem::size_of::<Header>()]) };
+static CLAIM_HEADER: Header =
+    unsafe { core::mem::transmute([0xffu8; core::mem::size_of::<Header>()]) };
 
 /// The header the wrappers read (the zero header or the shared mapping).
 static HEADER: AtomicPtr<Header> = AtomicPtr::new(&ZERO_HEADER as *const Header as *mut Header);
@@ -85,7 +89,11 @@ pub fn header() -> &'static Header {
 
 /// The shared header if a session is attached.
 pub fn session() -> Option<&'static Header> {
-    if ATTACHED.load(Acquire) == 1 { Some(header()) } else { None }
+    if ATTACHED.load(Acquire) == 1 {
+        Some(header())
+    } else {
+        None
+    }
 }
 
 /// Count one draw call (`Header::draw_count`).
@@ -152,21 +160,31 @@ pub fn attach_from_env() {
     }
     // SAFETY: getenv returned a NUL-terminated string.
     let text = unsafe { core::ffi::CStr::from_ptr(v) };
-    let fd: Option<i32> = text.to_str().ok().and_then(|s| s.trim().parse().ok()).filter(|&fd| fd >= 0);
+    let fd: Option<i32> = text
+        .to_str()
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .filter(|&fd| fd >= 0);
     // SAFETY: constructor, single-threaded; the name is NUL-terminated. Children must run pass-through.
     unsafe { libc::unsetenv(c"GLDBG_SHM_FD".as_ptr() as *const c_char) };
     let Some(fd) = fd else {
-        crate::log(format_args!("GLDBG_SHM_FD is not a file descriptor; running without the debugger"));
+        crate::log(format_args!(
+            "GLDBG_SHM_FD is not a file descriptor; running without the debugger"
+        ));
         return;
     };
     let mapped = map(fd);
     // SAFETY: the fd was handed to us for this purpose only; nobody else uses it.
     unsafe { libc::close(fd) };
-    let Some(base) = mapped.and_then(validate) else { return };
+    let Some(base) = mapped.and_then(validate) else {
+        return;
+    };
     MAPPING.store(base, Release);
     ATTACHED.store(2, Release);
     if claim().is_none() {
-        crate::log(format_args!("another process owns the debugger's session; running without the debugger"));
+        crate::log(format_args!(
+            "another process owns the debugger's session; running without the debugger"
+        ));
     }
 }
 
@@ -184,8 +202,13 @@ fn validate(base: *mut u8) -> Option<*mut u8> {
     {
         crate::log(format_args!(
             "shared memory does not match this preload (magic {:#x}, ABI {}, header {} bytes, {} functions; want ABI {}, {} bytes, {} functions); running without the debugger",
-            h.magic, h.abi_version, h.header_size, h.function_count, shm::ABI_VERSION,
-            core::mem::size_of::<Header>(), fcount
+            h.magic,
+            h.abi_version,
+            h.header_size,
+            h.function_count,
+            shm::ABI_VERSION,
+            core::mem::size_of::<Header>(),
+            fcount
         ));
         // SAFETY: our own mapping, no references into it escape.
         unsafe { libc::munmap(base.cast(), shm::SHM_SIZE) };
@@ -224,7 +247,9 @@ fn map(fd: i32) -> Option<*mut u8> {
     match r {
         Ok(p) => Some(p.cast()),
         Err(e) => {
-            crate::log(format_args!("cannot map the debugger's shared memory (fd {fd}): {e}; running without the debugger"));
+            crate::log(format_args!(
+                "cannot map the debugger's shared memory (fd {fd}): {e}; running without the debugger"
+            ));
             None
         }
     }

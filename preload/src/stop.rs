@@ -20,8 +20,8 @@
 
 use crate::generated::{CLASS, invoke};
 use core::cell::Cell;
-use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use core::sync::atomic::AtomicU32;
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use gldbg_proto::api::class;
 use gldbg_proto::shm::{self, Header, Slot};
 use rustix::thread::futex;
@@ -85,7 +85,9 @@ fn execute(id: u32, args: &[u64]) -> u64 {
 #[inline(never)]
 #[cold]
 pub fn slow(id: u32, args: &mut [u64]) -> u64 {
-    let Some(h) = crate::session::session_or_claim() else { return execute(id, args) };
+    let Some(h) = crate::session::session_or_claim() else {
+        return execute(id, args);
+    };
     if IN_STOP.with(|f| f.replace(true)) {
         return execute(id, args);
     }
@@ -134,7 +136,10 @@ fn claim_slot(h: &'static Header) -> Option<&'static Slot> {
     }
     static WARNED: AtomicU32 = AtomicU32::new(0);
     if WARNED.swap(1, Relaxed) == 0 {
-        crate::log(format_args!("all {} call slots are taken; this thread runs without stops", shm::MAX_SLOTS));
+        crate::log(format_args!(
+            "all {} call slots are taken; this thread runs without stops",
+            shm::MAX_SLOTS
+        ));
     }
     None
 }
@@ -188,7 +193,9 @@ pub(crate) fn proc_stat(pid: u32) -> Option<(u8, u64)> {
 /// Whether the daemon process is gone: no such process, a zombie, or its
 /// pid now belongs to a process started at another time (pid reuse).
 fn daemon_dead(pid: u32) -> bool {
-    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else { return false };
+    let Some(p) = rustix::process::Pid::from_raw(pid as i32) else {
+        return false;
+    };
     if let Err(rustix::io::Errno::SRCH) = rustix::process::test_kill_process(p) {
         return true;
     }
@@ -210,7 +217,13 @@ fn read_args(slot: &Slot, args: &mut [u64]) {
 /// Publish the call and run the daemon's commands until it lets the thread
 /// go. `after`: the call was already executed (result, GL error raised):
 /// an error-breakpoint stop after the call.
-fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64], after: Option<(u64, u32)>) -> u64 {
+fn stop(
+    h: &'static Header,
+    slot: &'static Slot,
+    id: u32,
+    args: &mut [u64],
+    after: Option<(u64, u32)>,
+) -> u64 {
     let mut seen = slot.command_seq.load(Acquire);
     slot.function.store(id, Relaxed);
     slot.arg_count.store(args.len() as u32, Relaxed);
@@ -224,7 +237,10 @@ fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64], afte
     slot.state.store(shm::STATE_STOPPED, Release);
     bump_stop_seq(h);
 
-    let timeout = rustix::time::Timespec { tv_sec: 0, tv_nsec: 100_000_000 };
+    let timeout = rustix::time::Timespec {
+        tv_sec: 0,
+        tv_nsec: 100_000_000,
+    };
     let mut ret = after.map_or(0, |a| a.0);
     let mut returned = after.is_some();
     loop {
@@ -233,7 +249,12 @@ fn stop(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64], afte
             cur = spin_while(&slot.command_seq, seen);
         }
         if cur == seen {
-            match futex::wait(&slot.command_seq, futex::Flags::empty(), seen, Some(&timeout)) {
+            match futex::wait(
+                &slot.command_seq,
+                futex::Flags::empty(),
+                seen,
+                Some(&timeout),
+            ) {
                 Err(rustix::io::Errno::TIMEDOUT) if daemon_dead(h.daemon_pid) => {
                     crate::session::detach();
                     slot.state.store(shm::STATE_RUNNING, Release);

@@ -14,7 +14,9 @@ mod daemon_shm;
 
 use daemon_shm::SharedMemory;
 use gldbg_proto::api::function_id;
-use gldbg_proto::shm::{self as abi, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef};
+use gldbg_proto::shm::{
+    self as abi, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef,
+};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -26,15 +28,29 @@ const T: Duration = Duration::from_secs(20);
 
 fn preload() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let p = exe.parent().unwrap().parent().unwrap().join("libgldbg_preload.so");
-    assert!(p.exists(), "{} missing: cargo build -p gldbg-preload first", p.display());
+    let p = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libgldbg_preload.so");
+    assert!(
+        p.exists(),
+        "{} missing: cargo build -p gldbg-preload first",
+        p.display()
+    );
     // `cargo test` does not rebuild the cdylib: refuse to test a stale one.
     let built = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap();
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
     for e in std::fs::read_dir(&src).unwrap() {
         let e = e.unwrap();
         let modified = e.metadata().and_then(|m| m.modified()).unwrap();
-        assert!(modified <= built, "{} is older than {}: cargo build -p gldbg-preload first", p.display(), e.path().display());
+        assert!(
+            modified <= built,
+            "{} is older than {}: cargo build -p gldbg-preload first",
+            p.display(),
+            e.path().display()
+        );
     }
     p
 }
@@ -43,7 +59,14 @@ fn preload() -> PathBuf {
 fn build_app(name: &str, libs: &[&str]) -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gldbg-preload-{name}"));
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/apps/{name}.c"));
-    let st = Command::new("cc").arg("-O1").arg("-o").arg(&out).arg(&src).args(libs).status().expect("cc");
+    let st = Command::new("cc")
+        .arg("-O1")
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .args(libs)
+        .status()
+        .expect("cc");
     assert!(st.success(), "compiling {}", src.display());
     out
 }
@@ -59,7 +82,9 @@ fn command(shm: Option<&SharedMemory>, preload_on: bool) -> Command {
 
 fn command_for(app: PathBuf, shm: Option<&SharedMemory>, preload_on: bool) -> Command {
     let mut c = Command::new(app);
-    c.env("MESA_SHADER_CACHE_DISABLE", "true").env("EGL_PLATFORM", "surfaceless").stdout(Stdio::piped());
+    c.env("MESA_SHADER_CACHE_DISABLE", "true")
+        .env("EGL_PLATFORM", "surfaceless")
+        .stdout(Stdio::piped());
     if preload_on {
         c.env("LD_PRELOAD", preload());
     }
@@ -92,7 +117,11 @@ fn plain_output() -> String {
 /// Wait until some slot is stopped at `function`.
 fn wait_stop(m: &SharedMemory, function: u32) -> daemon_shm::StoppedCall {
     let start = Instant::now();
-    let mut seen = m.header().stop_seq.load(std::sync::atomic::Ordering::Acquire).wrapping_sub(1);
+    let mut seen = m
+        .header()
+        .stop_seq
+        .load(std::sync::atomic::Ordering::Acquire)
+        .wrapping_sub(1);
     loop {
         if let Some(c) = m.stopped().into_iter().find(|c| c.function == function) {
             return c;
@@ -107,7 +136,11 @@ fn pass_through_output_is_unchanged() {
     let o = command(None, true).output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain_output());
-    assert!(plain_output().starts_with("error 0x500 then 0x0\n"), "{}", plain_output());
+    assert!(
+        plain_output().starts_with("error 0x500 then 0x0\n"),
+        "{}",
+        plain_output()
+    );
 }
 
 #[test]
@@ -123,7 +156,12 @@ fn a_dead_daemon_means_pass_through() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain_output());
     assert!(start.elapsed() < T);
-    assert_eq!(m.header().preload_attached.load(std::sync::atomic::Ordering::Acquire), 1);
+    assert_eq!(
+        m.header()
+            .preload_attached
+            .load(std::sync::atomic::Ordering::Acquire),
+        1
+    );
 }
 
 /// Parsed `ProgramReply` text: (shaders with types, sources by shader id, other lines).
@@ -141,7 +179,10 @@ fn parse_program(text: &[u8]) -> ProgramText {
             "shader" => shaders.push((f[1].parse().unwrap(), f[2].parse().unwrap())),
             "source" => {
                 let len: usize = f[2].parse().unwrap();
-                sources.push((f[1].parse().unwrap(), String::from_utf8_lossy(&rest[..len]).into_owned()));
+                sources.push((
+                    f[1].parse().unwrap(),
+                    String::from_utf8_lossy(&rest[..len]).into_owned(),
+                ));
                 rest = &rest[(len + 1).min(rest.len())..];
             }
             _ => lines.push(line),
@@ -164,14 +205,42 @@ void main() {
 ";
 
 /// Write a FragmentStepRequest and run it; returns (status, reply, log).
-fn fragment_step(m: &SharedMemory, slot: usize, key: u64, fs: &str, vs: &str, depth_stencil: u32) -> (u32, FragmentStepReply, String) {
-    let mut req = FragmentStepRequest { cache_key: key, shader_count: 2, depth_stencil, ..Default::default() };
+fn fragment_step(
+    m: &SharedMemory,
+    slot: usize,
+    key: u64,
+    fs: &str,
+    vs: &str,
+    depth_stencil: u32,
+) -> (u32, FragmentStepReply, String) {
+    let mut req = FragmentStepRequest {
+        cache_key: key,
+        shader_count: 2,
+        depth_stencil,
+        ..Default::default()
+    };
     let start = (size_of::<FragmentStepRequest>() + 63) & !63;
     let mut w = m.bulk_writer(abi::BULK_REQUEST + start);
-    req.shaders[0] = ShaderRef { gl_type: 0x8B30, _pad: 0, source: w.push(fs.as_bytes()) };
-    req.shaders[1] = ShaderRef { gl_type: 0x8B31, _pad: 0, source: w.push(vs.as_bytes()) };
-    req.value_output = OutputRef { frag_data_index: -1, _pad: 0, name: w.push(b"dbg_value") };
-    req.coverage_output = OutputRef { frag_data_index: -1, _pad: 0, name: w.push(b"dbg_cov") };
+    req.shaders[0] = ShaderRef {
+        gl_type: 0x8B30,
+        _pad: 0,
+        source: w.push(fs.as_bytes()),
+    };
+    req.shaders[1] = ShaderRef {
+        gl_type: 0x8B31,
+        _pad: 0,
+        source: w.push(vs.as_bytes()),
+    };
+    req.value_output = OutputRef {
+        frag_data_index: -1,
+        _pad: 0,
+        name: w.push(b"dbg_value"),
+    };
+    req.coverage_output = OutputRef {
+        frag_data_index: -1,
+        _pad: 0,
+        name: w.push(b"dbg_cov"),
+    };
     req.app_outputs = w.push(b"frag");
     m.write_struct(abi::BULK_REQUEST, &req);
     let st = m.command(slot, abi::CMD_FRAGMENT_STEP, T).unwrap();
@@ -191,10 +260,19 @@ fn stop_query_step_continue() {
 fn dlopen_app_stop_query_step_continue() {
     let app = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gldbg-preload-tri-dlopen");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/apps/tri.c");
-    let st = Command::new("cc").args(["-O1", "-DUSE_DLOPEN", "-o"]).arg(&app).arg(&src).arg("-ldl").status().unwrap();
+    let st = Command::new("cc")
+        .args(["-O1", "-DUSE_DLOPEN", "-o"])
+        .arg(&app)
+        .arg(&src)
+        .arg("-ldl")
+        .status()
+        .unwrap();
     assert!(st.success());
     let libs = Command::new("ldd").arg(&app).output().unwrap();
-    assert!(!String::from_utf8_lossy(&libs.stdout).contains("libEGL"), "the dlopen variant links libEGL");
+    assert!(
+        !String::from_utf8_lossy(&libs.stdout).contains("libEGL"),
+        "the dlopen variant links libEGL"
+    );
     run_session(command_for(app, None, true), plain_output());
 }
 
@@ -222,27 +300,56 @@ fn run_session(mut cmd: Command, plain: String) {
     assert_eq!(c.args, [5, 0, 4], "GL_TRIANGLE_STRIP, 0, 4");
     assert_eq!(m.draw_count(), 1);
     assert_ne!(c.context, 0);
-    assert_eq!(m.command(c.slot, abi::CMD_QUERY_PROGRAM, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_QUERY_PROGRAM, T).unwrap(),
+        abi::STATUS_OK
+    );
     let reply: ProgramReply = m.read_struct(abi::BULK_REPLY);
     let (shaders, sources, lines) = parse_program(&m.read_bytes(reply.text));
     assert_eq!(lines[0], format!("program\t{}", reply.program));
-    assert!(lines.contains(&"attribute\tpos\t35664\t1\t3".to_string()), "{lines:?}");
-    assert!(lines.contains(&"attribute\tdepth\t5126\t1\t5".to_string()), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("uniform\tu_color\t35666\t1\t")), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("uniform\tu_scale[0]\t5126\t2\t")), "{lines:?}");
+    assert!(
+        lines.contains(&"attribute\tpos\t35664\t1\t3".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"attribute\tdepth\t5126\t1\t5".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("uniform\tu_color\t35666\t1\t")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("uniform\tu_scale[0]\t5126\t2\t")),
+        "{lines:?}"
+    );
     assert!(lines.contains(&"output\tfrag\t0".to_string()), "{lines:?}");
     assert_eq!(shaders.len(), 2);
     let vs_id = shaders.iter().find(|s| s.1 == 0x8B31).unwrap().0;
     let vs = sources.iter().find(|s| s.0 == vs_id).unwrap().1.clone();
     assert!(vs.contains("gl_Position = vec4(pos, depth, 1.0);"), "{vs}");
-    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
 
     // Second draw: the triangle, half in front of the quad, half behind.
     let c = wait_stop(&m, draw);
     assert_eq!(c.args, [4, 0, 3]);
     assert_eq!(m.draw_count(), 2);
 
-    let (st, _, log) = fragment_step(&m, c.slot, 1, "#version 330 core\nvoid main() { nope }\n", &vs, abi::DEPTH_STENCIL_COPY);
+    let (st, _, log) = fragment_step(
+        &m,
+        c.slot,
+        1,
+        "#version 330 core\nvoid main() { nope }\n",
+        &vs,
+        abi::DEPTH_STENCIL_COPY,
+    );
     assert_eq!(st, abi::STATUS_COMPILE_FAILED);
     assert!(log.contains("fragment shader"), "{log}");
 
@@ -262,8 +369,16 @@ fn run_session(mut cmd: Command, plain: String) {
                 0.0 => assert_eq!(v, [0.0; 4], "uncovered pixel {x},{y} has a value"),
                 7.0 => {
                     covered += 1;
-                    assert_eq!(&v[..3], [x as f32 + 0.5, y as f32 + 0.5, 0.75], "pixel {x},{y}");
-                    assert!(v[3] < 0.5, "pixel {x},{y} passed the depth test at z {}", v[3]);
+                    assert_eq!(
+                        &v[..3],
+                        [x as f32 + 0.5, y as f32 + 0.5, 0.75],
+                        "pixel {x},{y}"
+                    );
+                    assert!(
+                        v[3] < 0.5,
+                        "pixel {x},{y} passed the depth test at z {}",
+                        v[3]
+                    );
                 }
                 other => panic!("coverage {other} at {x},{y}"),
             }
@@ -276,15 +391,29 @@ fn run_session(mut cmd: Command, plain: String) {
     let (st, r2, log) = fragment_step(&m, c.slot, 2, DEBUG_FS, &vs, abi::DEPTH_STENCIL_CLEAR);
     assert_eq!(st, abi::STATUS_OK, "{log}");
     assert_eq!(r2.cached, 1);
-    let all = m.read_f32s(r2.coverage).iter().filter(|&&c| c == 7.0).count();
-    assert!(all > covered + 100, "cleared depth: {all} fragments, copied depth: {covered}");
+    let all = m
+        .read_f32s(r2.coverage)
+        .iter()
+        .filter(|&&c| c == 7.0)
+        .count();
+    assert!(
+        all > covered + 100,
+        "cleared depth: {all} fragments, copied depth: {covered}"
+    );
 
     // A non-draw stop refuses a fragment step.
     m.clear_breakpoints();
-    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
-    assert_eq!(String::from_utf8(o.stdout).unwrap(), plain, "the app noticed the debugger");
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        plain,
+        "the app noticed the debugger"
+    );
 }
 
 #[test]
@@ -301,16 +430,28 @@ fn step_all_stops_at_the_first_call_and_not_a_draw_is_refused() {
         assert!(start.elapsed() < T);
         seen = m.wait_stop_seq(seen, Duration::from_millis(100));
     };
-    assert_eq!(gldbg_proto::api::FUNCTIONS[c.function as usize].name, "eglGetProcAddress");
+    assert_eq!(
+        gldbg_proto::api::FUNCTIONS[c.function as usize].name,
+        "eglGetProcAddress"
+    );
     assert_eq!(c.call_number, 1);
-    assert_eq!(m.command(c.slot, abi::CMD_FRAGMENT_STEP, T).unwrap(), abi::STATUS_NOT_A_DRAW);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_FRAGMENT_STEP, T).unwrap(),
+        abi::STATUS_NOT_A_DRAW
+    );
     // Finish it: the return value is our wrapper of the requested function.
-    assert_eq!(m.command(c.slot, abi::CMD_FINISH, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_FINISH, T).unwrap(),
+        abi::STATUS_OK
+    );
     let r = m.stopped().into_iter().next().unwrap();
     assert_eq!(r.state, abi::STATE_RETURNED);
     assert_ne!(r.ret, 0);
     m.set_step_all(false);
-    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain_output());
@@ -327,15 +468,28 @@ impl Xvfb {
         use std::io::BufRead as _;
         // -displayfd 1: Xvfb picks a free display and prints its number when ready.
         let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "320x240x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
         let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take()?).read_line(&mut line).ok()?;
+        std::io::BufReader::new(child.stdout.take()?)
+            .read_line(&mut line)
+            .ok()?;
         let n: u32 = line.trim().parse().ok()?;
-        Some(Xvfb { child, display: format!(":{n}") })
+        Some(Xvfb {
+            child,
+            display: format!(":{n}"),
+        })
     }
 }
 
@@ -394,7 +548,10 @@ fn glx_default_framebuffer_step() {
     assert_eq!(coverage[i], 1.0);
     assert_eq!(&values[i * 4..i * 4 + 4], [0.5, 0.75, 1.0, 48.5]);
     m.clear_breakpoints();
-    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain);
@@ -429,7 +586,11 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
     let start = Instant::now();
     let mut seen = 0;
     let stops = loop {
-        let s: Vec<_> = m.stopped().into_iter().filter(|c| c.function == draw).collect();
+        let s: Vec<_> = m
+            .stopped()
+            .into_iter()
+            .filter(|c| c.function == draw)
+            .collect();
         if s.len() == 2 {
             break s;
         }
@@ -441,7 +602,14 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
     assert_ne!(stops[0].context, stops[1].context);
     let mut colors = Vec::new();
     for c in &stops {
-        let (st, r, log) = fragment_step(&m, c.slot, 5, THREAD_DEBUG_FS, THREAD_VS, abi::DEPTH_STENCIL_COPY);
+        let (st, r, log) = fragment_step(
+            &m,
+            c.slot,
+            5,
+            THREAD_DEBUG_FS,
+            THREAD_VS,
+            abi::DEPTH_STENCIL_COPY,
+        );
         assert_eq!(st, abi::STATUS_OK, "{log}");
         assert_eq!((r.width, r.height), (32, 32));
         let i = 8 * 32 + 16;
@@ -452,7 +620,10 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
     assert_eq!(colors, [vec![0.0, 0.5, 1.0, 1.0], vec![1.0, 0.0, 0.0, 1.0]]);
     m.clear_breakpoints();
     for c in &stops {
-        assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+        assert_eq!(
+            m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+            abi::STATUS_OK
+        );
     }
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
@@ -491,13 +662,27 @@ fn subroutine_selection_survives_a_step() {
     m.set_breakpoint(draw, true);
     let child = command_for(app, Some(&m), true).spawn().unwrap();
     let c = wait_stop(&m, draw);
-    let (st, r, log) = fragment_step(&m, c.slot, 11, SUBROUTINE_DEBUG_FS, SUBROUTINE_VS, abi::DEPTH_STENCIL_COPY);
+    let (st, r, log) = fragment_step(
+        &m,
+        c.slot,
+        11,
+        SUBROUTINE_DEBUG_FS,
+        SUBROUTINE_VS,
+        abi::DEPTH_STENCIL_COPY,
+    );
     assert_eq!(st, abi::STATUS_OK, "{log}");
     let i = 8 * 32 + 8;
     assert_eq!(m.read_f32s(r.coverage)[i], 1.0);
-    assert_eq!(&m.read_f32s(r.values)[i * 4..i * 4 + 4], [0.0, 0.0, 1.0, 1.0], "the debug program runs the app's subroutine");
+    assert_eq!(
+        &m.read_f32s(r.values)[i * 4..i * 4 + 4],
+        [0.0, 0.0, 1.0, 1.0],
+        "the debug program runs the app's subroutine"
+    );
     m.clear_breakpoints();
-    assert_eq!(m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(), abi::STATUS_OK);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain);

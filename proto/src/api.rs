@@ -112,12 +112,13 @@ pub fn function_id(name: &str) -> Option<u32> {
 /// The best GL name of an enum value, preferring the parameter's registry group.
 pub fn gl_enum_name(value: u32, group: &str) -> Option<&'static str> {
     if !group.is_empty()
-        && let Ok(g) = GL_ENUM_GROUPS.binary_search_by(|(n, _)| (*n).cmp(group)) {
-            let entries = GL_ENUM_GROUPS[g].1;
-            if let Ok(i) = entries.binary_search_by_key(&value, |(v, _)| *v) {
-                return Some(entries[i].1);
-            }
+        && let Ok(g) = GL_ENUM_GROUPS.binary_search_by(|(n, _)| (*n).cmp(group))
+    {
+        let entries = GL_ENUM_GROUPS[g].1;
+        if let Ok(i) = entries.binary_search_by_key(&value, |(v, _)| *v) {
+            return Some(entries[i].1);
         }
+    }
     GL_ENUMS
         .binary_search_by_key(&value, |(v, _)| *v)
         .ok()
@@ -126,13 +127,17 @@ pub fn gl_enum_name(value: u32, group: &str) -> Option<&'static str> {
 
 /// Value of a GL enum by name (linear: for commands typed by a user).
 pub fn gl_enum_value(name: &str) -> Option<u32> {
-    GL_ENUMS.iter().find(|(_, n)| *n == name).map(|(v, _)| *v).or_else(|| {
-        GL_ENUM_GROUPS
-            .iter()
-            .flat_map(|(_, e)| e.iter())
-            .find(|(_, n)| *n == name)
-            .map(|(v, _)| *v)
-    })
+    GL_ENUMS
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(v, _)| *v)
+        .or_else(|| {
+            GL_ENUM_GROUPS
+                .iter()
+                .flat_map(|(_, e)| e.iter())
+                .find(|(_, n)| *n == name)
+                .map(|(v, _)| *v)
+        })
 }
 
 /// What kind of call a function is, for breakpoints and for the wrappers'
@@ -166,7 +171,10 @@ pub fn classify(name: &str) -> u32 {
         && !name.starts_with("glDrawCommands")
         && name != "glDrawVkImageNV";
     let mut c = 0;
-    if draw || name.starts_with("glMultiDraw") || matches!(name, "glEnd" | "glCallList" | "glCallLists") {
+    if draw
+        || name.starts_with("glMultiDraw")
+        || matches!(name, "glEnd" | "glCallList" | "glCallLists")
+    {
         c |= DRAW;
     }
     if name.starts_with("glDispatchCompute") {
@@ -174,18 +182,34 @@ pub fn classify(name: &str) -> u32 {
     }
     if matches!(
         name,
-        "glUseProgram" | "glUseProgramObjectARB" | "glBindProgramPipeline" | "glUseProgramStages"
-            | "glBindProgramPipelineEXT" | "glUseProgramStagesEXT"
+        "glUseProgram"
+            | "glUseProgramObjectARB"
+            | "glBindProgramPipeline"
+            | "glUseProgramStages"
+            | "glBindProgramPipelineEXT"
+            | "glUseProgramStagesEXT"
     ) {
         c |= SHADER_SWITCH;
     }
-    if matches!(name, "glXSwapBuffers" | "eglSwapBuffers" | "eglSwapBuffersWithDamageKHR" | "eglSwapBuffersWithDamageEXT") {
+    if matches!(
+        name,
+        "glXSwapBuffers"
+            | "eglSwapBuffers"
+            | "eglSwapBuffersWithDamageKHR"
+            | "eglSwapBuffersWithDamageEXT"
+    ) {
         c |= FRAME_END;
     }
-    if matches!(name, "glBindFramebuffer" | "glBindFramebufferEXT" | "glBindFramebufferOES") {
+    if matches!(
+        name,
+        "glBindFramebuffer" | "glBindFramebufferEXT" | "glBindFramebufferOES"
+    ) {
         c |= FRAMEBUFFER;
     }
-    if matches!(name, "glXGetProcAddress" | "glXGetProcAddressARB" | "eglGetProcAddress") {
+    if matches!(
+        name,
+        "glXGetProcAddress" | "glXGetProcAddressARB" | "eglGetProcAddress"
+    ) {
         c |= GET_PROC_ADDRESS;
     }
     if name == "glGetError" {
@@ -193,9 +217,17 @@ pub fn classify(name: &str) -> u32 {
     }
     if matches!(
         name,
-        "glCreateShader" | "glCreateShaderObjectARB" | "glShaderSource" | "glShaderSourceARB"
-            | "glAttachShader" | "glAttachObjectARB" | "glDetachShader" | "glDetachObjectARB"
-            | "glLinkProgram" | "glLinkProgramARB" | "glCreateShaderProgramv"
+        "glCreateShader"
+            | "glCreateShaderObjectARB"
+            | "glShaderSource"
+            | "glShaderSourceARB"
+            | "glAttachShader"
+            | "glAttachObjectARB"
+            | "glDetachShader"
+            | "glDetachObjectARB"
+            | "glLinkProgram"
+            | "glLinkProgramARB"
+            | "glCreateShaderProgramv"
     ) {
         c |= SHADER_RECORD;
     }
@@ -210,7 +242,14 @@ mod tests {
     fn table_is_sorted_unique_and_complete() {
         assert!(FUNCTIONS.windows(2).all(|w| w[0].name < w[1].name));
         assert!(FUNCTIONS.len() > 3000, "{} functions", FUNCTIONS.len());
-        for name in ["glDrawArrays", "glUniform1f", "glXSwapBuffers", "eglGetProcAddress", "glBegin", "glShaderSource"] {
+        for name in [
+            "glDrawArrays",
+            "glUniform1f",
+            "glXSwapBuffers",
+            "eglGetProcAddress",
+            "glBegin",
+            "glShaderSource",
+        ] {
             assert!(function_id(name).is_some(), "{name} missing");
         }
         assert!(FUNCTIONS.iter().all(|f| f.params.len() <= MAX_ARGS));
@@ -233,7 +272,10 @@ mod tests {
         assert_eq!(f.params[0].abi, Abi::I32);
         assert_eq!(f.params[1].abi, Abi::F32);
         let f = &FUNCTIONS[function_id("glShaderSource").unwrap() as usize];
-        assert_eq!(f.params.iter().map(|p| p.abi).collect::<Vec<_>>(), [Abi::U32, Abi::I32, Abi::Ptr, Abi::Ptr]);
+        assert_eq!(
+            f.params.iter().map(|p| p.abi).collect::<Vec<_>>(),
+            [Abi::U32, Abi::I32, Abi::Ptr, Abi::Ptr]
+        );
         let f = &FUNCTIONS[function_id("glXSwapBuffers").unwrap() as usize];
         assert_eq!(f.params[1].abi, Abi::U64);
     }
@@ -249,7 +291,10 @@ mod tests {
     fn classification() {
         use class::*;
         assert_eq!(classify("glDrawArrays"), DRAW);
-        assert_eq!(classify("glDrawElementsInstancedBaseVertexBaseInstance"), DRAW);
+        assert_eq!(
+            classify("glDrawElementsInstancedBaseVertexBaseInstance"),
+            DRAW
+        );
         assert_eq!(classify("glMultiDrawArraysIndirect"), DRAW);
         assert_eq!(classify("glDrawBuffers"), 0);
         assert_eq!(classify("glDrawPixels"), 0);
