@@ -135,6 +135,22 @@ struct Stop {
     context: u64,
 }
 
+/// The outcome of a preload command's status, for the statuses every
+/// command shares; `other` describes any other failure.
+fn check_status(command: &str, status: u32, other: impl FnOnce(u32) -> Error) -> Result<()> {
+    let refused = |what: &str| Err(Error::FailedPrecondition(what.into()));
+    match status {
+        abi::STATUS_OK => Ok(()),
+        abi::STATUS_NOT_A_DRAW => refused("not stopped at a draw call the debugger can replay"),
+        abi::STATUS_NO_PROGRAM => refused("no program is current"),
+        abi::STATUS_NO_CONTEXT => refused("no GL context is current on the stopped thread"),
+        abi::STATUS_UNKNOWN_COMMAND => Err(Error::Internal(format!(
+            "the preload does not know {command}"
+        ))),
+        st => Err(other(st)),
+    }
+}
+
 /// Calls remembered per thread for crash reports.
 const RECENT_CALLS: usize = 8;
 
@@ -1222,24 +1238,10 @@ impl Session {
                 _pad: 0,
             },
         );
-        match shm.command(stop.slot, abi::CMD_QUERY_STATE, CMD_TIMEOUT)? {
-            abi::STATUS_OK => {}
-            abi::STATUS_NO_CONTEXT => {
-                return Err(Error::FailedPrecondition(
-                    "no GL context is current on the stopped thread".into(),
-                ));
-            }
-            abi::STATUS_UNKNOWN_COMMAND => {
-                return Err(Error::Internal(
-                    "the preload does not know CMD_QUERY_STATE".into(),
-                ));
-            }
-            st => {
-                return Err(Error::Internal(format!(
-                    "reading GL state failed (status {st})"
-                )));
-            }
-        }
+        let st = shm.command(stop.slot, abi::CMD_QUERY_STATE, CMD_TIMEOUT)?;
+        check_status("CMD_QUERY_STATE", st, |st| {
+            Error::Internal(format!("reading GL state failed (status {st})"))
+        })?;
         let values = queries
             .iter()
             .enumerate()
@@ -1269,22 +1271,9 @@ impl Session {
     fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>)> {
         let (stop, shm, _) = self.stopped()?;
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
-        match st {
-            abi::STATUS_OK => {}
-            abi::STATUS_NO_PROGRAM => {
-                return Err(Error::FailedPrecondition("no program is current".into()));
-            }
-            abi::STATUS_NO_CONTEXT => {
-                return Err(Error::FailedPrecondition(
-                    "no GL context is current on the stopped thread".into(),
-                ));
-            }
-            s => {
-                return Err(Error::Internal(format!(
-                    "querying the program failed (status {s})"
-                )));
-            }
-        }
+        check_status("CMD_QUERY_PROGRAM", st, |st| {
+            Error::Internal(format!("querying the program failed (status {st})"))
+        })?;
         let reply: ProgramReply = shm.read_struct(abi::BULK_REPLY);
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
@@ -1713,32 +1702,9 @@ impl ProbeRunner for FragmentRunner<'_> {
             abi::STATUS_LINK_FAILED => {
                 return Err(self.session.rejected_shader("link", &inst.source, &log()));
             }
-            abi::STATUS_NOT_A_DRAW => {
-                return Err(Error::FailedPrecondition(
-                    "not stopped at a draw call the debugger can replay".into(),
-                ));
-            }
-            abi::STATUS_NO_PROGRAM => {
-                return Err(Error::FailedPrecondition(
-                    "no program is current at this draw".into(),
-                ));
-            }
-            abi::STATUS_NO_CONTEXT => {
-                return Err(Error::FailedPrecondition(
-                    "no GL context is current on the stopped thread".into(),
-                ));
-            }
-            abi::STATUS_UNKNOWN_COMMAND => {
-                return Err(Error::Internal(
-                    "the preload does not know CMD_FRAGMENT_STEP".into(),
-                ));
-            }
-            s => {
-                return Err(Error::Internal(format!(
-                    "the debug replay failed (status {s}): {}",
-                    log()
-                )));
-            }
+            st => check_status("CMD_FRAGMENT_STEP", st, |st| {
+                Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
+            })?,
         }
         let (w, h) = (reply.width, reply.height);
         let values = self.shm.read_f32s(reply.values);
