@@ -116,6 +116,16 @@ fn p<T>(x: &mut T) -> *mut c_void {
     (x as *mut T).cast()
 }
 
+/// A string GL writes into a caller's buffer of `capacity` bytes (NUL
+/// included) and whose length it reports: `fill(buf_size, length, buffer)`
+/// makes the GL call.
+fn gl_string(capacity: usize, fill: impl FnOnce(i32, *mut c_void, *mut c_void)) -> String {
+    let mut buf = vec![0u8; capacity];
+    let mut len = 0i32;
+    fill(buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast());
+    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(capacity - 1)]).into_owned()
+}
+
 // SAFETY (for every `unsafe` block below unless it says otherwise): a real
 // GL entry point called on the stopped app thread with its context current;
 // out-pointers point at live local buffers at least as large as the query's
@@ -372,21 +382,17 @@ pub fn get_program_i(prog: u32, pname: u32) -> i32 {
 }
 pub fn shader_info_log(s: u32) -> String {
     let n = get_shader_i(s, INFO_LOG_LENGTH).clamp(0, 1 << 20) as usize;
-    let mut buf = vec![0u8; n + 1];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds n+1 bytes.
-    unsafe { real::glGetShaderInfoLog(s, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast()) };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(n)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(n + 1, |size, len, buf| unsafe {
+        real::glGetShaderInfoLog(s, size, len, buf)
+    })
 }
 pub fn program_info_log(prog: u32) -> String {
     let n = get_program_i(prog, INFO_LOG_LENGTH).clamp(0, 1 << 20) as usize;
-    let mut buf = vec![0u8; n + 1];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds n+1 bytes.
-    unsafe {
-        real::glGetProgramInfoLog(prog, buf.len() as i32, p(&mut len), buf.as_mut_ptr().cast())
-    };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(n)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(n + 1, |size, len, buf| unsafe {
+        real::glGetProgramInfoLog(prog, size, len, buf)
+    })
 }
 pub fn attached_shaders(prog: u32) -> Vec<u32> {
     let n = get_program_i(prog, ATTACHED_SHADERS).clamp(0, 64) as usize;
@@ -477,19 +483,10 @@ pub fn uniform_block_index(prog: u32, name: &str) -> u32 {
     unsafe { real::glGetUniformBlockIndex(prog, c.as_mut_ptr().cast()) }
 }
 pub fn uniform_block_name(prog: u32, index: u32) -> String {
-    let mut buf = [0u8; 512];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds 512 bytes.
-    unsafe {
-        real::glGetActiveUniformBlockName(
-            prog,
-            index,
-            buf.len() as i32,
-            p(&mut len),
-            buf.as_mut_ptr().cast(),
-        )
-    };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(512, |size, len, buf| unsafe {
+        real::glGetActiveUniformBlockName(prog, index, size, len, buf)
+    })
 }
 pub fn uniform_block_param(prog: u32, index: u32, pname: u32) -> i32 {
     let mut v = [0i32; 64];
@@ -515,20 +512,10 @@ pub fn program_interface_i(prog: u32, interface: u32, pname: u32) -> i32 {
     v
 }
 pub fn program_resource_name(prog: u32, interface: u32, index: u32) -> String {
-    let mut buf = [0u8; 512];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds 512 bytes.
-    unsafe {
-        real::glGetProgramResourceName(
-            prog,
-            interface,
-            index,
-            buf.len() as i32,
-            p(&mut len),
-            buf.as_mut_ptr().cast(),
-        )
-    };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(511)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(512, |size, len, buf| unsafe {
+        real::glGetProgramResourceName(prog, interface, index, size, len, buf)
+    })
 }
 pub fn program_resource_location(prog: u32, interface: u32, name: &str) -> i32 {
     let mut c = cname(name);
@@ -720,36 +707,16 @@ pub fn uniform_subroutines(stage: u32, indices: &[u32]) {
     }
 }
 pub fn active_subroutine_uniform_name(prog: u32, stage: u32, index: u32) -> String {
-    let mut buf = [0u8; 256];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds 256 bytes.
-    unsafe {
-        real::glGetActiveSubroutineUniformName(
-            prog,
-            stage,
-            index,
-            buf.len() as i32,
-            p(&mut len),
-            buf.as_mut_ptr().cast(),
-        )
-    };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(256, |size, len, buf| unsafe {
+        real::glGetActiveSubroutineUniformName(prog, stage, index, size, len, buf)
+    })
 }
 pub fn active_subroutine_name(prog: u32, stage: u32, index: u32) -> String {
-    let mut buf = [0u8; 256];
-    let mut len = 0i32;
-    // SAFETY: see the module comment; `buf` holds 256 bytes.
-    unsafe {
-        real::glGetActiveSubroutineName(
-            prog,
-            stage,
-            index,
-            buf.len() as i32,
-            p(&mut len),
-            buf.as_mut_ptr().cast(),
-        )
-    };
-    String::from_utf8_lossy(&buf[..(len.max(0) as usize).min(255)]).into_owned()
+    // SAFETY: see the module comment; the buffer holds `size` bytes.
+    gl_string(256, |size, len, buf| unsafe {
+        real::glGetActiveSubroutineName(prog, stage, index, size, len, buf)
+    })
 }
 pub fn subroutine_uniform_location(prog: u32, stage: u32, name: &str) -> i32 {
     let mut c = cname(name);
