@@ -42,6 +42,10 @@ use crate::{glstate, pointee};
 
 /// Timeout of short shared-memory commands (continue, finish, query).
 const CMD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the daemon and a stopped thread spin for each other in `step N`
+/// before sleeping: long enough to cover a GL call between two stops, short
+/// enough that a thread busy outside GL costs little CPU.
+const STEP_SPIN: Duration = Duration::from_millis(2);
 /// Timeout of a debug replay (compile, link, draw, read back on a slow driver).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long Launch waits for the preload to attach before answering RUNNING.
@@ -965,6 +969,7 @@ impl Session {
             c.shader_stop = None;
             c.stepping = true;
             shm.set_step_all(true);
+            shm.set_spin(STEP_SPIN);
             self.fast_stepping.store(true, Ordering::Release);
             (id, shm)
         };
@@ -995,6 +1000,7 @@ impl Session {
             self.await_stop(id, &shm);
         }
         self.fast_stepping.store(false, Ordering::Release);
+        shm.set_spin(Duration::ZERO);
         let (reply, info) = {
             let c = self.control();
             let info = c

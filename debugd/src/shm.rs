@@ -21,7 +21,7 @@ use std::ptr::NonNull;
 use std::sync::Mutex;
 use std::sync::atomic::{
     AtomicU32,
-    Ordering::{Acquire, Relaxed, Release},
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
 };
 use std::time::{Duration, Instant};
 
@@ -89,13 +89,21 @@ fn wake(word: &AtomicU32) {
     let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
 }
 
+/// Wake the sleepers on `word` if any announced themselves (the ABI's
+/// point 7); `word` was just stored with `SeqCst`.
+fn wake_if(word: &AtomicU32, sleepers: &AtomicU32) {
+    if sleepers.load(SeqCst) != 0 {
+        wake(word);
+    }
+}
+
 /// How long a waiter spins before it sleeps on the futex: the preload
 /// answers a command or stops again within microseconds when stepping,
 /// and a futex sleep plus wake-up costs more than that.
 const SPIN: Duration = Duration::from_micros(20);
 
-/// Spin (bounded by [`SPIN`]) while `word == val`; true once it changed.
-fn spin_while(word: &AtomicU32, val: u32) -> bool {
+/// Spin (bounded by `spin`) while `word == val`; true once it changed.
+fn spin_while(word: &AtomicU32, val: u32, spin: Duration) -> bool {
     let start = Instant::now();
     loop {
         for _ in 0..64 {
@@ -104,19 +112,34 @@ fn spin_while(word: &AtomicU32, val: u32) -> bool {
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= SPIN {
+        if start.elapsed() >= spin {
             return word.load(Acquire) != val;
         }
     }
 }
 
 /// Futex-wait while `word == val`, at most until `deadline`; returns false on timeout.
-fn wait_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
-    if spin_while(word, val) {
+/// `sleepers` counts the daemon threads asleep on `word` (the preload
+/// wakes only if it is nonzero).
+fn wait_while(
+    word: &AtomicU32,
+    sleepers: &AtomicU32,
+    val: u32,
+    deadline: Instant,
+    spin: Duration,
+) -> bool {
+    if spin_while(word, val, spin) {
         return true;
     }
+    sleepers.fetch_add(1, SeqCst);
+    let changed = sleep_while(word, val, deadline);
+    sleepers.fetch_sub(1, Relaxed);
+    changed
+}
+
+fn sleep_while(word: &AtomicU32, val: u32, deadline: Instant) -> bool {
     loop {
-        if word.load(Acquire) != val {
+        if word.load(SeqCst) != val {
             return true;
         }
         let now = Instant::now();
@@ -244,8 +267,22 @@ impl SharedMemory {
     /// Futex-wait until `Header::stop_seq != seen` (or timeout); returns the current value.
     pub fn wait_stop_seq(&self, seen: u32, timeout: Duration) -> u32 {
         let word = &self.header().stop_seq;
-        wait_while(word, seen, Instant::now() + timeout);
+        let sleepers = &self.header().stop_sleepers;
+        wait_while(word, sleepers, seen, Instant::now() + timeout, self.spin());
         word.load(Acquire)
+    }
+
+    /// Ask both sides to spin up to `spin` for each other before sleeping
+    /// (`Header::spin_us`): for step loops, where each answer comes within
+    /// microseconds. `Duration::ZERO` restores the short default spin.
+    pub fn set_spin(&self, spin: Duration) {
+        let us = spin.as_micros().min(u32::MAX as u128) as u32;
+        self.header().spin_us.store(us, Release);
+    }
+
+    /// How long this side spins before it sleeps.
+    fn spin(&self) -> Duration {
+        SPIN.max(Duration::from_micros(self.header().spin_us.load(Relaxed).into()))
     }
 
     /// Slots with state STOPPED or RETURNED.
@@ -289,8 +326,8 @@ impl SharedMemory {
             .ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
         s.command.store(cmd, Relaxed);
         // Release: the command word and any bulk request are visible before the new sequence.
-        let seq = s.command_seq.fetch_add(1, Release).wrapping_add(1);
-        wake(&s.command_seq);
+        let seq = s.command_seq.fetch_add(1, SeqCst).wrapping_add(1);
+        wake_if(&s.command_seq, &s.app_sleeping);
         let deadline = Instant::now() + timeout;
         loop {
             let done = s.done_seq.load(Acquire);
@@ -300,7 +337,7 @@ impl SharedMemory {
             if (done.wrapping_sub(seq) as i32) > 0 {
                 return Ok(shm::STATUS_OK);
             }
-            if !wait_while(&s.done_seq, done, deadline) {
+            if !wait_while(&s.done_seq, &s.daemon_sleeping, done, deadline, self.spin()) {
                 return Err(ShmError::Timeout);
             }
         }
@@ -583,8 +620,10 @@ mod tests {
             loop {
                 wait_while(
                     &s.command_seq,
+                    &s.app_sleeping,
                     seen,
                     Instant::now() + Duration::from_secs(10),
+                    SPIN,
                 );
                 seen = s.command_seq.load(Acquire);
                 let cmd = s.command.load(Acquire);

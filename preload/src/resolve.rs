@@ -14,7 +14,7 @@
 use crate::generated::FUNCTION_COUNT;
 use core::ffi::{CStr, c_char, c_void};
 use core::ptr::null_mut;
-use core::sync::atomic::{AtomicPtr, Ordering::Relaxed};
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 use gldbg_proto::api::FUNCTIONS;
 
 /// A code address in a static table (`Sync` because it is never written).
@@ -48,17 +48,50 @@ pub fn learn(id: u32, p: *mut c_void) {
     }
 }
 
+/// Per function id: 1 + the loaded-object generation at which
+/// [`ptr_noload`] last found nothing (0: never missed).
+static NOLOAD_MISSES: [AtomicU64; FUNCTION_COUNT] = [const { AtomicU64::new(0) }; FUNCTION_COUNT];
+
 /// Resolve `id` without loading any library (for probing which window
 /// system is in use); `None` if no loaded object provides it.
+///
+/// Called at every stop (which context is current?), so a miss is
+/// remembered until another object is loaded: a failed lookup walks every
+/// loaded object and costs tens of microseconds.
 pub fn ptr_noload(id: u32) -> Option<*mut c_void> {
     let p = PTRS[id as usize].load(Relaxed);
     if !p.is_null() {
         return (p != missing_addr()).then_some(p);
     }
+    let generation = loaded_objects_generation().wrapping_add(1);
+    if NOLOAD_MISSES[id as usize].load(Relaxed) == generation {
+        return None;
+    }
     let name = FUNCTIONS[id as usize].name;
-    let p = find_loaded(name)?;
+    let Some(p) = find_loaded(name) else {
+        NOLOAD_MISSES[id as usize].store(generation, Relaxed);
+        return None;
+    };
     PTRS[id as usize].store(p, Relaxed);
     Some(p)
+}
+
+/// How many objects the dynamic loader has ever added (`dlpi_adds`): it
+/// changes whenever a library is loaded.
+fn loaded_objects_generation() -> u64 {
+    unsafe extern "C" fn first(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        out: *mut c_void,
+    ) -> libc::c_int {
+        // SAFETY: the loader passes a valid entry and our `out` (a u64).
+        unsafe { *out.cast::<u64>() = (*info).dlpi_adds };
+        1 // one entry is enough: every entry carries the same counter
+    }
+    let mut adds = 0u64;
+    // SAFETY: the callback only reads the entry and writes our local.
+    unsafe { libc::dl_iterate_phdr(Some(first), (&raw mut adds).cast()) };
+    adds
 }
 
 #[cold]

@@ -21,7 +21,7 @@
 use crate::generated::{CLASS, invoke};
 use core::cell::Cell;
 use core::sync::atomic::AtomicU32;
-use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use gldbg_proto::api::class;
 use gldbg_proto::shm::{self, Header, Slot};
 use rustix::thread::futex;
@@ -144,20 +144,29 @@ fn claim_slot(h: &'static Header) -> Option<&'static Slot> {
     None
 }
 
-fn wake(word: &AtomicU32) {
-    let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
+/// Wake the sleepers on `word` if any announced themselves (shm module
+/// docs, point 7); `word` was just stored with `SeqCst`.
+fn wake_if(word: &AtomicU32, sleepers: &AtomicU32) {
+    if sleepers.load(SeqCst) != 0 {
+        let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
+    }
 }
 
 fn ack(slot: &Slot, seq: u32, status: u32) {
     slot.status.store(status, Relaxed);
-    slot.done_seq.store(seq, Release);
-    wake(&slot.done_seq);
+    slot.done_seq.store(seq, SeqCst);
+    wake_if(&slot.done_seq, &slot.daemon_sleeping);
 }
 
-/// Spin a few microseconds while `word == val` (the daemon answers a stop
+/// How long a stopped thread spins for a command before it sleeps, unless
+/// the daemon asks for longer (`Header::spin_us`, set in its step loops).
+const SPIN_US: u32 = 10;
+
+/// Spin up to `micros` µs while `word == val` (the daemon answers a stop
 /// at once when it steps; a futex sleep and wake-up costs more); returns
 /// the word's value.
-fn spin_while(word: &AtomicU32, val: u32) -> u32 {
+fn spin_while(word: &AtomicU32, val: u32, micros: u32) -> u32 {
+    let limit = std::time::Duration::from_micros(micros.into());
     let start = std::time::Instant::now();
     loop {
         for _ in 0..64 {
@@ -167,15 +176,15 @@ fn spin_while(word: &AtomicU32, val: u32) -> u32 {
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= std::time::Duration::from_micros(10) {
+        if start.elapsed() >= limit {
             return word.load(Acquire);
         }
     }
 }
 
 fn bump_stop_seq(h: &Header) {
-    h.stop_seq.fetch_add(1, Release);
-    wake(&h.stop_seq);
+    h.stop_seq.fetch_add(1, SeqCst);
+    wake_if(&h.stop_seq, &h.stop_sleepers);
 }
 
 /// `(state, start time)` of a process from `/proc/<pid>/stat` (None if unreadable).
@@ -246,15 +255,23 @@ fn stop(
     loop {
         let mut cur = slot.command_seq.load(Acquire);
         if cur == seen {
-            cur = spin_while(&slot.command_seq, seen);
+            let micros = h.spin_us.load(Relaxed).max(SPIN_US);
+            cur = spin_while(&slot.command_seq, seen, micros);
         }
         if cur == seen {
-            match futex::wait(
-                &slot.command_seq,
-                futex::Flags::empty(),
-                seen,
-                Some(&timeout),
-            ) {
+            slot.app_sleeping.store(1, SeqCst);
+            let slept = if slot.command_seq.load(SeqCst) == seen {
+                futex::wait(
+                    &slot.command_seq,
+                    futex::Flags::empty(),
+                    seen,
+                    Some(&timeout),
+                )
+            } else {
+                Ok(())
+            };
+            slot.app_sleeping.store(0, Relaxed);
+            match slept {
                 Err(rustix::io::Errno::TIMEDOUT) if daemon_dead(h.daemon_pid) => {
                     crate::session::detach();
                     slot.state.store(shm::STATE_RUNNING, Release);

@@ -35,6 +35,18 @@
 //!    call: `state = STATE_STOPPED` with `Slot::error` set and `ret` valid;
 //!    `CMD_CONTINUE`/`CMD_SKIP` then just return `ret`.
 //!
+//! 6. Step loops (ABI 3): while `Header::spin_us` is nonzero both sides
+//!    spin instead of sleeping, so `step N` costs a cache-line hand-off per
+//!    call rather than two thread wake-ups.
+//!
+//! 7. Wake-ups (ABI 3): a waiter announces itself (`Slot::app_sleeping`,
+//!    `Slot::daemon_sleeping`, `Header::stop_sleepers`) with a sequentially
+//!    consistent store, re-checks its word, then futex-waits; a waker stores
+//!    its word sequentially consistent and calls `futex_wake` only if a
+//!    waiter is announced. Either the waiter sees the new word or the
+//!    waker sees the waiter (store→load order on both sides), so no wake-up
+//!    is lost, and a hand-off between spinning sides makes no system call.
+//!
 //! Futex waits on both sides use timeouts: the preload checks that the
 //! daemon (`Header::daemon_pid`) is alive and otherwise falls back to
 //! pass-through, so the app never hangs on a dead daemon.
@@ -44,7 +56,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -166,9 +178,18 @@ pub struct Header {
     /// the app (the `glGetError` hook hands it back first) and the thread
     /// stops after the call with `Slot::error` set.
     pub check_errors: AtomicU32,
-    pub _pad0: u32,
+    /// Daemon (ABI 3): while nonzero, the daemon is in a step loop and
+    /// answers a stop within microseconds, so a stopped thread spins this
+    /// many microseconds for its command before it sleeps on the futex. A
+    /// virtual CPU woken from a futex sleep costs 50–250 µs; a spinning
+    /// hand-off costs well under one.
+    pub spin_us: AtomicU32,
     /// Daemon (ABI 2): the stop-before-call bits while `check_errors` is 1.
     pub stop_bits: [AtomicU64; MAX_FUNCTIONS / 64],
+    /// Daemon (ABI 3): number of daemon threads sleeping (or about to) on
+    /// `stop_seq`; the preload issues the futex wake only when nonzero.
+    pub stop_sleepers: AtomicU32,
+    pub _pad1: u32,
 }
 
 /// One app thread's stop state. Cache-line aligned so threads never share lines.
@@ -204,6 +225,12 @@ pub struct Slot {
     /// *after* the call for an error breakpoint (the call was executed and
     /// `ret` is valid); 0 for an ordinary stop before the call.
     pub error: AtomicU32,
+    /// Preload (ABI 3): 1 while the thread sleeps (or is about to) on
+    /// `command_seq`; the daemon issues the futex wake only then.
+    pub app_sleeping: AtomicU32,
+    /// Daemon (ABI 3): 1 while a daemon thread sleeps (or is about to) on
+    /// `done_seq`; the preload issues the futex wake only then.
+    pub daemon_sleeping: AtomicU32,
 }
 
 /// A string or byte range inside the bulk region.
