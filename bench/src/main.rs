@@ -14,10 +14,14 @@
 //!   lines (read as they arrive) divided by N is the cost of one stepped
 //!   call: stop, report, command, resume.
 //! * (c) glmark2 (`glmark2-x11`, on an Xvfb of its own): the score under
-//!   `gldbg run` (script `continue`) over the native score, runs alternated.
+//!   `gldbg run` (script `continue`) over the native score, in pairs whose
+//!   order alternates; the ratio of the medians and the median pair ratio.
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
-//! [--only a,b,c]`. `gldbg` is looked for beside this executable (both in
+//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c]`. Figures to report
+//! come from a release build (`cargo build --release --workspace`): the
+//! daemon's share of a stepped call is several times larger unoptimised.
+//! `gldbg` is looked for beside this executable (both in
 //! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
 //! The C app is compiled with `cc` at start (or taken from
 //! `$GLDBG_BENCH_APP`). Every run has
@@ -36,6 +40,10 @@ struct Options {
     calls: u64,
     steps: u64,
     glmark2_seconds: f64,
+    /// The glmark2 executable (default: `glmark2` on PATH).
+    glmark2: Option<PathBuf>,
+    /// Extra glmark2 arguments (`--glmark2-arg A`, repeatable), e.g. `--data-path DIR`.
+    glmark2_args: Vec<String>,
     only: String,
 }
 
@@ -46,6 +54,8 @@ impl Options {
             calls: 2_000_000,
             steps: 100_000,
             glmark2_seconds: 2.0,
+            glmark2: None,
+            glmark2_args: Vec::new(),
             only: "abc".into(),
         };
         let mut args = std::env::args().skip(1);
@@ -56,11 +66,14 @@ impl Options {
                 "--calls" => o.calls = parse(&value("--calls")?)?,
                 "--steps" => o.steps = parse(&value("--steps")?)?,
                 "--glmark2-seconds" => o.glmark2_seconds = parse(&value("--glmark2-seconds")?)?,
+                "--glmark2" => o.glmark2 = Some(value("--glmark2")?.into()),
+                "--glmark2-arg" => o.glmark2_args.push(value("--glmark2-arg")?),
                 "--only" => o.only = value("--only")?.replace(',', ""),
                 "-h" | "--help" => {
                     println!(
                         "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
-                         [--glmark2-seconds S] [--only a,b,c]"
+                         [--glmark2-seconds S] [--glmark2 PATH] [--glmark2-arg A]... \
+                         [--only a,b,c]"
                     );
                     std::process::exit(0);
                 }
@@ -481,14 +494,20 @@ fn glmark2_score(mut cmd: Command, display: &str, what: &str) -> Result<f64> {
 }
 
 fn glmark2(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
-    let Ok(glmark2) = which("glmark2") else {
-        println!("\n(c) glmark2 not installed (Debian glmark2-x11): left out");
-        return Ok(());
+    let glmark2 = match &opts.glmark2 {
+        Some(p) => p.clone(),
+        None => match which("glmark2") {
+            Ok(p) => p,
+            Err(_) => {
+                println!("\n(c) glmark2 not installed (Debian glmark2-x11): left out");
+                return Ok(());
+            }
+        },
     };
     let x = Xvfb::start()?;
     let cont = work.script("glmark2.gldbg", "continue\n")?;
     let d = opts.glmark2_seconds;
-    let args = [
+    let mut args = vec![
         "-b".to_string(),
         format!("build:duration={d}"),
         "-b".to_string(),
@@ -498,31 +517,52 @@ fn glmark2(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
         "--size".to_string(),
         "320x240".to_string(),
     ];
-    let runs = opts.runs.div_ceil(2);
-    let (mut native, mut under) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
+    args.extend(opts.glmark2_args.iter().cloned());
+    let native_run = || {
         let mut c = command(&glmark2);
         c.args(&args);
-        native.push(glmark2_score(c, &x.display, "glmark2")?);
+        glmark2_score(c, &x.display, "glmark2")
+    };
+    let gldbg_run = || {
         let mut c = command(gldbg);
         c.args(["run", "--batch", "-x"])
             .arg(&cont)
             .arg("--")
             .arg(&glmark2)
             .args(&args);
-        under.push(glmark2_score(c, &x.display, "gldbg run glmark2")?);
+        glmark2_score(c, &x.display, "gldbg run glmark2")
+    };
+    // Pairs, the order swapped every pair, so that a drift of the machine
+    // (another process, clocks) weighs on both sides alike.
+    let runs = opts.runs.div_ceil(2);
+    let (mut native, mut under, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..runs {
+        let (n, u) = if i % 2 == 0 {
+            let n = native_run()?;
+            (n, gldbg_run()?)
+        } else {
+            let u = gldbg_run()?;
+            (native_run()?, u)
+        };
+        native.push(n);
+        under.push(u);
+        ratios.push(u / n);
     }
     println!();
     println!(
-        "(c) glmark2 score (build, shading, texture; {d} s each; 320x240 on Xvfb), {runs} runs each, alternated"
+        "(c) glmark2 score (build, shading, texture; {d} s each; 320x240 on Xvfb), {runs} pairs, order alternated"
     );
     println!(
-        "    native {:?} -> median {:.0}; under gldbg run {:?} -> median {:.0}; ratio {:.3}",
+        "    native {:?} -> median {:.0}; under gldbg run {:?} -> median {:.0}",
         native,
         median(&native),
         under,
         median(&under),
-        median(&under) / median(&native)
+    );
+    println!(
+        "    ratio gldbg/native: of medians {:.3}; median of pair ratios {:.3} (goal: at least 0.98)",
+        median(&under) / median(&native),
+        median(&ratios)
     );
     Ok(())
 }
