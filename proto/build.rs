@@ -345,6 +345,16 @@ fn generate_tables() -> (String, String) {
         writeln!(f, "] }},").unwrap();
     }
     writeln!(f, "];").unwrap();
+    writeln!(
+        f,
+        "/// Function ids by name, for code that names a function statically.\n\
+         #[allow(non_upper_case_globals)]\npub mod ids {{"
+    )
+    .unwrap();
+    for (id, name) in cmds.keys().enumerate() {
+        writeln!(f, "  pub const {name}: u32 = {id};").unwrap();
+    }
+    writeln!(f, "}}").unwrap();
 
     // Enums: GL only (GLX/EGL values are shown as numbers).
     let mut by_value: BTreeMap<u32, Vec<String>> = BTreeMap::new();

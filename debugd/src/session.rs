@@ -886,16 +886,7 @@ impl Session {
     /// traced) and its instruction pointer. `continue`/`step` resume.
     pub fn pause(&self) -> Result<pb::StateReply> {
         let mut c = self.control();
-        match c.state {
-            RunState::Running => {}
-            RunState::Stopped => {
-                return Err(Error::FailedPrecondition(
-                    "the app is already stopped".into(),
-                ));
-            }
-            RunState::NotStarted => return Err(Error::not_launched()),
-            RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
-        }
+        require_state(&c, RunState::Running)?;
         let Some(l) = &c.launched else {
             return Err(Error::not_launched());
         };
@@ -1732,17 +1723,23 @@ impl ProbeRunner for FragmentRunner<'_> {
     }
 }
 
-fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
-    match c.state {
-        RunState::Stopped => {}
-        RunState::Running => {
-            return Err(Error::FailedPrecondition(
-                "the app is running; it must be stopped at a GL call".into(),
-            ));
-        }
-        RunState::NotStarted => return Err(Error::not_launched()),
-        RunState::Exited => return Err(Error::FailedPrecondition("the app has exited".into())),
+/// The error for a command that needs the app in state `want`, if it is not.
+fn require_state(c: &Control, want: RunState) -> Result<()> {
+    match (c.state, want) {
+        (have, want) if have == want => Ok(()),
+        (RunState::NotStarted, _) => Err(Error::not_launched()),
+        (RunState::Exited, _) => Err(Error::FailedPrecondition("the app has exited".into())),
+        (RunState::Running, _) => Err(Error::FailedPrecondition(
+            "the app is running; it must be stopped at a GL call".into(),
+        )),
+        (RunState::Stopped, _) => Err(Error::FailedPrecondition(
+            "the app is already stopped".into(),
+        )),
     }
+}
+
+fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
+    require_state(c, RunState::Stopped)?;
     if let Some(p) = &c.paused {
         return Err(Error::FailedPrecondition(format!(
             "the app is paused outside a GL call (thread {} at {:#x}); `continue` or `step` resumes it",

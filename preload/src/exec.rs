@@ -196,8 +196,7 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
 fn program_interface_query() -> bool {
     let (major, minor) = (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION));
-    let available = gldbg_proto::api::function_id("glGetProgramInterfaceiv")
-        .is_some_and(crate::resolve::available);
+    let available = crate::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
     available && (major, minor) >= if is_es() { (3, 1) } else { (4, 3) }
 }
 
@@ -968,8 +967,8 @@ fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
                     att,
                     gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
                 );
-                let dsa = gldbg_proto::api::function_id("glGetTextureLevelParameteriv")
-                    .is_some_and(crate::resolve::available);
+                let dsa =
+                    crate::resolve::available(gldbg_proto::api::ids::glGetTextureLevelParameteriv);
                 if dsa {
                     let (w, h) = (
                         gl::texture_level_param(name, level, gl::TEXTURE_WIDTH),

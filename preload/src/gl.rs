@@ -646,9 +646,9 @@ pub fn uniform_1iv(loc: i32, v: &[i32]) {
 /// whichever has a current context; only already loaded libraries are asked).
 pub fn window_size() -> Option<(i32, i32)> {
     use crate::resolve::ptr_noload;
-    use gldbg_proto::api::function_id;
-    let loaded = |n: &str| function_id(n).and_then(ptr_noload).is_some();
-    if loaded("glXGetCurrentContext") && loaded("glXQueryDrawable") {
+    use gldbg_proto::api::ids;
+    let loaded = |id: u32| ptr_noload(id).is_some();
+    if loaded(ids::glXGetCurrentContext) && loaded(ids::glXQueryDrawable) {
         // SAFETY: GLX is loaded; the current display/drawable belong to this thread's context.
         unsafe {
             if !real::glXGetCurrentContext().is_null() {
@@ -665,7 +665,7 @@ pub fn window_size() -> Option<(i32, i32)> {
             }
         }
     }
-    if loaded("eglGetCurrentContext") && loaded("eglQuerySurface") {
+    if loaded(ids::eglGetCurrentContext) && loaded(ids::eglQuerySurface) {
         // SAFETY: EGL is loaded; the current display/surface belong to this thread's context.
         unsafe {
             if !real::eglGetCurrentContext().is_null() {
