@@ -103,13 +103,25 @@ pub struct ProgramText {
     pub program: u32,
     /// Attached shaders: (id, GL type).
     pub shaders: Vec<(u32, u32)>,
-    /// (name, GL type, size, location)
-    pub attributes: Vec<(String, u32, i32, i32)>,
-    pub uniforms: Vec<(String, u32, i32, i32)>,
+    pub attributes: Vec<ProgramVariable>,
+    pub uniforms: Vec<ProgramVariable>,
     /// (name, location)
     pub outputs: Vec<(String, i32)>,
     /// The driver's copy of attached shaders' sources.
     pub sources: HashMap<u32, String>,
+}
+
+/// An active attribute or uniform of a program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramVariable {
+    pub name: String,
+    /// GL type enum (`GL_FLOAT_VEC4`, ...).
+    pub gl_type: u32,
+    /// Array size (1 for a non-array).
+    pub size: i32,
+    pub location: i32,
+    /// Current value as GLSL writes it (uniforms with a location; else empty).
+    pub value: String,
 }
 
 /// Parse the tab-separated record text of a `ProgramReply`.
@@ -133,12 +145,13 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
             "program" => p.program = num(1) as u32,
             "shader" => p.shaders.push((num(1) as u32, num(2) as u32)),
             "attribute" | "uniform" => {
-                let v = (
-                    f.get(1).unwrap_or(&"").to_string(),
-                    num(2) as u32,
-                    num(3) as i32,
-                    num(4) as i32,
-                );
+                let v = ProgramVariable {
+                    name: f.get(1).unwrap_or(&"").to_string(),
+                    gl_type: num(2) as u32,
+                    size: num(3) as i32,
+                    location: num(4) as i32,
+                    value: f.get(5).unwrap_or(&"").to_string(),
+                };
                 if f[0] == "attribute" {
                     p.attributes.push(v)
                 } else {
@@ -273,15 +286,25 @@ mod tests {
     fn parses_program_text() {
         let src = "#version 330 core\nvoid main(){}\n";
         let text = format!(
-            "program\t3\nshader\t1\t35633\nshader\t2\t35632\nuniform\tu_r\t5126\t1\t0\nattribute\tpos\t35665\t1\t0\noutput\tcolor\t0\nsource\t2\t{}\n{}\nsource\t1\t0\n\n",
+            "program\t3\nshader\t1\t35633\nshader\t2\t35632\nuniform\tu_r\t5126\t1\t0\t0.5\nattribute\tpos\t35665\t1\t0\noutput\tcolor\t0\nsource\t2\t{}\n{}\nsource\t1\t0\n\n",
             src.len(),
             src
         );
         let p = parse_program_text(text.as_bytes());
         assert_eq!(p.program, 3);
         assert_eq!(p.shaders, vec![(1, 35633), (2, 35632)]);
-        assert_eq!(p.uniforms, vec![("u_r".to_string(), 5126, 1, 0)]);
-        assert_eq!(p.attributes[0].0, "pos");
+        assert_eq!(
+            p.uniforms,
+            vec![ProgramVariable {
+                name: "u_r".into(),
+                gl_type: 5126,
+                size: 1,
+                location: 0,
+                value: "0.5".into()
+            }]
+        );
+        assert_eq!(p.attributes[0].name, "pos");
+        assert_eq!(p.attributes[0].value, "");
         assert_eq!(p.outputs, vec![("color".to_string(), 0)]);
         assert_eq!(p.sources[&2], src);
         assert_eq!(p.sources[&1], "");

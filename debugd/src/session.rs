@@ -1300,12 +1300,12 @@ impl Session {
     pub fn info_program(&self) -> Result<pb::ProgramInfo> {
         let _dbg = self.debug_lock();
         let (text, stages) = self.query_program()?;
-        let var = |(name, ty, size, loc): &(String, u32, i32, i32)| pb::Variable {
-            name: name.clone(),
-            r#type: program::glsl_type_name(*ty),
-            size: *size,
-            location: *loc,
-            value: String::new(),
+        let var = |v: &program::ProgramVariable| pb::Variable {
+            name: v.name.clone(),
+            r#type: program::glsl_type_name(v.gl_type),
+            size: v.size,
+            location: v.location,
+            value: v.value.clone(),
         };
         Ok(pb::ProgramInfo {
             program: text.program,
@@ -1621,18 +1621,22 @@ struct FragmentRunner<'a> {
     depth_stencil: u32,
 }
 
-fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> OutputRef {
+/// Where a fragment debug output goes, for the preload's executor.
+fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<OutputRef> {
     match slot {
-        OutputSlot::Named(n) => OutputRef {
+        OutputSlot::Named(n) => Ok(OutputRef {
             frag_data_index: -1,
             _pad: 0,
             name: w.push(n.as_bytes()),
-        },
-        OutputSlot::FragData(i) => OutputRef {
+        }),
+        OutputSlot::FragData(i) => Ok(OutputRef {
             frag_data_index: *i as i32,
             _pad: 0,
             name: BulkRef::default(),
-        },
+        }),
+        other => Err(Error::Internal(format!(
+            "a fragment step got a debug output of another stage: {other:?}"
+        ))),
     }
 }
 
@@ -1672,8 +1676,8 @@ impl ProbeRunner for FragmentRunner<'_> {
                 n += 1;
             }
             req.shader_count = n as u32;
-            req.value_output = output_ref(&mut w, &inst.value);
-            req.coverage_output = output_ref(&mut w, &inst.coverage);
+            req.value_output = output_ref(&mut w, &inst.value)?;
+            req.coverage_output = output_ref(&mut w, &inst.coverage)?;
             req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
             if let Some(u) = &inst.path_uniform {
                 req.path_uniform = w.push(u.as_bytes());

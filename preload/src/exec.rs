@@ -151,6 +151,33 @@ pub fn query_program() -> u32 {
     status
 }
 
+/// Most array elements `info program` shows of a uniform array.
+const UNIFORM_ELEMENTS_SHOWN: i32 = 16;
+
+/// A uniform's current value; an array's elements as `[a, b, ...]` (the
+/// first [`UNIFORM_ELEMENTS_SHOWN`]); empty when it has no location (a
+/// block member) or a type this context cannot read.
+fn uniform_values(prog: u32, name: &str, size: i32, ty: u32, loc: i32) -> String {
+    if loc < 0 {
+        return String::new();
+    }
+    let Some(base) = name.strip_suffix("[0]").filter(|_| size > 1) else {
+        return gl::uniform_value(prog, loc, ty).unwrap_or_default();
+    };
+    let mut parts = Vec::new();
+    for i in 0..size.min(UNIFORM_ELEMENTS_SHOWN) {
+        let l = gl::uniform_location(prog, &format!("{base}[{i}]"));
+        parts.push(match (l >= 0).then(|| gl::uniform_value(prog, l, ty)).flatten() {
+            Some(v) => v,
+            None => "?".into(),
+        });
+    }
+    if size > UNIFORM_ELEMENTS_SHOWN {
+        parts.push(format!("... ({size} elements)"));
+    }
+    format!("[{}]", parts.join(", "))
+}
+
 fn describe_program(prog: u32, text: &mut Vec<u8>) {
     use std::io::Write as _;
     let _ = writeln!(text, "program\t{prog}");
@@ -174,7 +201,8 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
     for i in 0..n {
         let (name, size, ty) = gl::active_variable(prog, i, false, max);
         let loc = gl::uniform_location(prog, &name);
-        let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}");
+        let value = uniform_values(prog, &name, size, ty, loc);
+        let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}\t{value}");
     }
     if program_interface_query() {
         let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64)

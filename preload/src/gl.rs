@@ -477,6 +477,55 @@ pub fn uniform_location(prog: u32, name: &str) -> i32 {
     // SAFETY: see the module comment; NUL-terminated name.
     unsafe { real::glGetUniformLocation(prog, c.as_mut_ptr().cast()) }
 }
+/// The current value of the uniform at `loc` whose type is `ty` (a GL
+/// type enum of `glGetActiveUniform`), formatted as GLSL writes it: `0.5`,
+/// `vec3(1, 0, 0)`, `mat2(...)` (column-major), `bvec2(true, false)`;
+/// samplers and images show their unit. `None` where this context cannot
+/// read the kind (doubles without GL 4, unsigned without GL 3 / ES 3).
+pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
+    use UniformKind::*;
+    let (kind, cols, rows) = uniform_shape(ty);
+    let getter = match kind {
+        Float => gldbg_proto::api::ids::glGetUniformfv,
+        Int => gldbg_proto::api::ids::glGetUniformiv,
+        Uint => gldbg_proto::api::ids::glGetUniformuiv,
+        Double => gldbg_proto::api::ids::glGetUniformdv,
+    };
+    if !crate::resolve::available(getter) {
+        return None;
+    }
+    let words = get_uniform(prog, loc, kind);
+    let n = (cols * rows) as usize;
+    let boolean = (0x8B56..=0x8B59).contains(&ty);
+    // Float, int and uint values are packed 32-bit values in the words.
+    let half = |i: usize| (words[i / 2] >> (32 * (i % 2))) as u32;
+    let parts: Vec<String> = (0..n)
+        .map(|i| match kind {
+            Float => format!("{}", f32::from_bits(half(i))),
+            Double => format!("{}", f64::from_bits(words[i])),
+            Int if boolean => (half(i) != 0).to_string(),
+            Int => (half(i) as i32).to_string(),
+            Uint => format!("{}u", half(i)),
+        })
+        .collect();
+    if n == 1 {
+        return parts.into_iter().next();
+    }
+    let prefix = match (kind, boolean) {
+        (_, true) => "b",
+        (Float, _) => "",
+        (Double, _) => "d",
+        (Int, _) => "i",
+        (Uint, _) => "u",
+    };
+    let ty_name = match (cols, rows) {
+        (1, r) => format!("{prefix}vec{r}"),
+        (c, r) if c == r => format!("{prefix}mat{c}"),
+        (c, r) => format!("{prefix}mat{c}x{r}"),
+    };
+    Some(format!("{ty_name}({})", parts.join(", ")))
+}
+
 pub fn uniform_block_index(prog: u32, name: &str) -> u32 {
     let mut c = cname(name);
     // SAFETY: see the module comment; NUL-terminated name.

@@ -330,7 +330,7 @@ pub struct FragmentStepReply {
 /// `text` holds one record per line, tab-separated:
 /// `program\tID`, `shader\tID\tGL_TYPE` (attached shaders),
 /// `attribute\tNAME\tGL_TYPE\tSIZE\tLOCATION`,
-/// `uniform\tNAME\tGL_TYPE\tSIZE\tLOCATION`,
+/// `uniform\tNAME\tGL_TYPE\tSIZE\tLOCATION\tVALUE` (VALUE as GLSL writes it; ABI 3),
 /// `output\tNAME\tLOCATION` (fragment outputs, where queryable),
 /// `source\tSHADER_ID\tBYTE_LEN` followed by that many bytes and a newline
 /// (the driver's copy of each attached shader's source, a fallback for

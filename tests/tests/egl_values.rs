@@ -81,6 +81,9 @@ fn locals_after_the_loop_match_the_cpu() {
             .any(|u| u["name"] == "u_gain" && u["type"] == "float"),
         "{program}"
     );
+    // Its current value, read from the driver: frame 0's gain (shade_common.h).
+    let u_gain = uniforms.iter().find(|u| u["name"] == "u_gain").unwrap();
+    assert_eq!(u_gain["value"], 0.01f32.to_string().as_str(), "{u_gain}");
 
     // `debug fragment` stops at the first step of main.
     let first = out.ok("debug fragment");
