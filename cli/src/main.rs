@@ -7,17 +7,21 @@
 //! from a script (`-x`) and then the REPL, and every result is printed as
 //! gdb-like text or as one JSON line (`--json`).
 //!
+//! `gldbg instrument FILE` is offline: it lists a shader file's steps or
+//! prints its debug shader with glsl-instrument directly (no app, no daemon).
+//!
 //! Code map: `command` parses the command language, `exec` runs commands
 //! through the gRPC client (`client`), `render` turns results and events into
-//! text or JSON. This file wires them: arguments, runtime, the embedded
-//! daemon, the script/REPL loop, exit status.
+//! text or JSON, `instrument` is the offline command. This file wires them:
+//! arguments, runtime, the embedded daemon, the script/REPL loop, exit status.
 //!
-//! **Architecture invariant:** the CLI always talks gRPC, even to the daemon in
-//! its own process; it never calls daemon internals beyond starting it.
+//! **Architecture invariant:** a session always talks gRPC, even to the daemon
+//! in its own process; it never calls daemon internals beyond starting it.
 
 mod client;
 mod command;
 mod exec;
+mod instrument;
 mod render;
 mod repl;
 
@@ -74,6 +78,8 @@ enum Mode {
         #[command(flatten)]
         opts: Opts,
     },
+    /// Offline: list a shader file's steps or print its debug shader for one step (no app, no GL).
+    Instrument(instrument::InstrumentArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -103,6 +109,9 @@ macro_rules! say {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Mode::Instrument(args) = &cli.mode {
+        return instrument::run(args);
+    }
     match real_main(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -466,6 +475,7 @@ fn first_cmd(mode: &Mode) -> String {
     match mode {
         Mode::Run { argv, .. } => launch_cmd(argv),
         Mode::Connect { addr, .. } => format!("connect {addr}"),
+        Mode::Instrument(args) => format!("instrument {}", args.file.display()),
     }
 }
 
@@ -494,6 +504,7 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
                 rt.block_on(client::connect(&target, opts.token.as_deref()))?,
             )
         }
+        Mode::Instrument(_) => bail!("`instrument` runs without a session"),
     };
     let session = Session::new(client);
     let (events, events_task) = rt.block_on(subscribe(&session))?;
@@ -508,6 +519,7 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
 fn real_main(cli: Cli) -> Result<ExitCode> {
     let opts = match &cli.mode {
         Mode::Run { opts, .. } | Mode::Connect { opts, .. } => opts.clone(),
+        Mode::Instrument(_) => bail!("`instrument` runs without a session"),
     };
     let fail = |msg: String| {
         if opts.json {
@@ -589,6 +601,8 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
             driver.print_result(&first_cmd(&cli.mode), &result);
             result.is_ok()
         }
+        // `main` runs it without a session; `setup` refuses it before this.
+        Mode::Instrument(_) => false,
     };
 
     if started {
@@ -703,5 +717,39 @@ mod tests {
         assert_eq!(addr, "127.0.0.1:4000");
         assert_eq!(opts.token.as_deref(), Some("t"));
         assert!(opts.batch);
+    }
+
+    #[test]
+    fn instrument_arguments() {
+        let cli = Cli::parse_from([
+            "gldbg",
+            "instrument",
+            "a.frag",
+            "--step",
+            "3",
+            "--expr",
+            "x * 2.0",
+            "--json",
+        ]);
+        let Mode::Instrument(args) = &cli.mode else {
+            panic!("instrument")
+        };
+        assert_eq!(args.file, PathBuf::from("a.frag"));
+        assert_eq!(
+            (args.step, args.expr.as_deref()),
+            (Some(3), Some("x * 2.0"))
+        );
+        assert!(args.json && !args.list_steps && args.stage.is_none());
+        assert_eq!(first_cmd(&cli.mode), "instrument a.frag");
+        // The step list takes no step or expression.
+        let both = [
+            "gldbg",
+            "instrument",
+            "a.frag",
+            "--list-steps",
+            "--step",
+            "1",
+        ];
+        assert!(Cli::try_parse_from(both).is_err());
     }
 }

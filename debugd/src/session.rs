@@ -25,7 +25,7 @@ use gldbg_proto::api::{self, FUNCTIONS, class};
 use gldbg_proto::pb;
 use gldbg_proto::shm::{
     self as abi, BulkRef, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply,
-    ShaderRef,
+    ShaderRef, VertexStepReply, VertexStepRequest,
 };
 use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
 use tokio::sync::broadcast;
@@ -1343,9 +1343,9 @@ impl Session {
                 "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
             ))
         })?;
-        if stage != Stage::Fragment {
+        if !matches!(stage, Stage::Fragment | Stage::Vertex) {
             return Err(Error::Unimplemented(format!(
-                "debugging the {} stage is not implemented yet; only `debug fragment` is",
+                "debugging the {} stage is not implemented yet; `debug vertex` and `debug fragment` are",
                 stage.name()
             )));
         }
@@ -1358,24 +1358,23 @@ impl Session {
             )));
         }
         let (_, stages) = self.query_program()?;
-        let Some(frag) = stages
-            .iter()
-            .find(|s| s.gl_type == Stage::Fragment.gl_enum())
-        else {
-            return Err(Error::FailedPrecondition(
-                "the current program has no fragment shader".into(),
-            ));
+        let Some(shader) = stages.iter().find(|s| s.gl_type == stage.gl_enum()) else {
+            return Err(Error::FailedPrecondition(format!(
+                "the current program has no {} shader",
+                stage.name()
+            )));
         };
-        if frag.source.is_empty() {
-            return Err(Error::FailedPrecondition(
-                "the fragment shader's source is unknown".into(),
-            ));
+        if shader.source.is_empty() {
+            return Err(Error::FailedPrecondition(format!(
+                "the {} shader's source is unknown",
+                stage.name()
+            )));
         }
-        let model = ShaderModel::parse(&frag.source, Stage::Fragment)
-            .map_err(|e| Error::InvalidArgument(format!("fragment shader {e}")))?;
+        let model = ShaderModel::parse(&shader.source, stage)
+            .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))?;
         let others: Vec<StageSource> = stages
             .iter()
-            .filter(|s| s.gl_type != Stage::Fragment.gl_enum())
+            .filter(|s| s.gl_type != stage.gl_enum())
             .cloned()
             .collect();
         let depth_stencil = if clear_depth_stencil {
@@ -1383,10 +1382,11 @@ impl Session {
         } else {
             abi::DEPTH_STENCIL_COPY
         };
-        let mut runner = FragmentRunner {
+        let mut runner = StepRunner {
             session: self,
             shm: &shm,
             slot: stop.slot,
+            stage,
             others: &others,
             depth_stencil,
         };
@@ -1419,10 +1419,11 @@ impl Session {
             ));
         }
         let others = d.others.clone();
-        let mut runner = FragmentRunner {
+        let mut runner = StepRunner {
             session: self,
             shm: &shm,
             slot: stop.slot,
+            stage: d.model.stage(),
             others: &others,
             depth_stencil: d.depth_stencil,
         };
@@ -1482,26 +1483,24 @@ impl Session {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("print needs an expression".into()));
         }
-        let pixel = match at.as_ref().and_then(|a| a.kind) {
-            None => None,
-            Some(pb::invocation::Kind::Pixel(p)) => Some((p.x, p.y)),
-            Some(_) => {
-                return Err(Error::InvalidArgument(
-                    "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
-                ));
-            }
-        };
         self.with_debug(|d, r| {
+            let stage = d.model.stage();
+            let cell = invocation_cell(stage, at.as_ref())?;
             let pos = d.pos.clone();
             let res = d.probe(&pos, Some(expr), r)?;
             let (field, ty) = res.field();
-            match pixel {
+            match cell {
                 Some((x, y)) => {
                     if x >= field.width || y >= field.height {
-                        return Err(Error::InvalidArgument(format!(
-                            "pixel ({x},{y}) is outside the {}x{} framebuffer",
-                            field.width, field.height
-                        )));
+                        return Err(Error::InvalidArgument(match stage {
+                            Stage::Vertex => {
+                                format!("vertex {x} is not in the draw ({} vertices)", field.width)
+                            }
+                            _ => format!(
+                                "pixel ({x},{y}) is outside the {}x{} framebuffer",
+                                field.width, field.height
+                            ),
+                        }));
                     }
                     let v = field.at(x, y);
                     Ok(pb::PrintReply {
@@ -1612,11 +1611,15 @@ impl Session {
     }
 }
 
-/// Sends `CMD_FRAGMENT_STEP` for one instrumented shader and reads the result.
-struct FragmentRunner<'a> {
+/// Sends a debug step command (`CMD_FRAGMENT_STEP`, `CMD_VERTEX_STEP`) for
+/// one instrumented shader and reads the result: fragments as an image of
+/// the framebuffer, vertices as a `vertices`×1 image (vertex N at x = N).
+struct StepRunner<'a> {
     session: &'a Session,
     shm: &'a SharedMemory,
     slot: usize,
+    /// The stage being debugged (the instrumented shader's).
+    stage: Stage,
     others: &'a [StageSource],
     depth_stencil: u32,
 }
@@ -1640,8 +1643,22 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
     }
 }
 
-impl ProbeRunner for FragmentRunner<'_> {
+impl ProbeRunner for StepRunner<'_> {
     fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+        match self.stage {
+            Stage::Fragment => self.fragment(inst, path),
+            Stage::Vertex => self.vertex(inst, path),
+            other => Err(Error::Unimplemented(format!(
+                "debugging the {} stage is not implemented yet",
+                other.name()
+            ))),
+        }
+    }
+}
+
+impl StepRunner<'_> {
+    /// The loop path and the shaders, checked against the ABI's limits.
+    fn check_request(&self, path: &[u32]) -> Result<()> {
         if path.len() > abi::MAX_PATH {
             return Err(Error::Unimplemented(format!(
                 "loops nested deeper than {} levels",
@@ -1651,6 +1668,110 @@ impl ProbeRunner for FragmentRunner<'_> {
         if self.others.len() + 1 > 6 {
             return Err(Error::Internal("too many shader stages".into()));
         }
+        Ok(())
+    }
+
+    /// Write the instrumented shader and the program's other stages.
+    fn push_shaders(
+        &self,
+        w: &mut crate::shm::BulkWriter<'_>,
+        inst: &Instrumented,
+        shaders: &mut [ShaderRef; 6],
+    ) -> u32 {
+        shaders[0] = ShaderRef {
+            gl_type: self.stage.gl_enum(),
+            _pad: 0,
+            source: w.push(inst.source.as_bytes()),
+        };
+        for (i, s) in self.others.iter().enumerate().take(5) {
+            shaders[i + 1] = ShaderRef {
+                gl_type: s.gl_type,
+                _pad: 0,
+                source: w.push(s.source.as_bytes()),
+            };
+        }
+        (self.others.len() + 1).min(6) as u32
+    }
+
+    /// The outcome of a debug step command: the driver's rejection becomes
+    /// a saved source and log, other failures an error with the preload's log.
+    fn check_step(&self, command: &str, st: u32, inst: &Instrumented, log: BulkRef) -> Result<()> {
+        let log = || String::from_utf8_lossy(&self.shm.read_bytes(log)).into_owned();
+        match st {
+            abi::STATUS_OK => Ok(()),
+            abi::STATUS_COMPILE_FAILED => {
+                Err(self
+                    .session
+                    .rejected_shader("compile", &inst.source, &log()))
+            }
+            abi::STATUS_LINK_FAILED => {
+                Err(self.session.rejected_shader("link", &inst.source, &log()))
+            }
+            st => check_status(command, st, |st| {
+                Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
+            }),
+        }
+    }
+
+    fn vertex(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+        self.check_request(path)?;
+        let varying = |slot: &OutputSlot| match slot {
+            OutputSlot::Varying(name) => Ok(name.clone()),
+            other => Err(Error::Internal(format!(
+                "a vertex step got a debug output of another stage: {other:?}"
+            ))),
+        };
+        let (value, coverage) = (varying(&inst.value)?, varying(&inst.coverage)?);
+        let mut req = VertexStepRequest {
+            cache_key: inst.cache_key,
+            ..Default::default()
+        };
+        let start = (std::mem::size_of::<VertexStepRequest>() + 63) & !63;
+        {
+            let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
+            req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
+            req.value_varying = w.push(value.as_bytes());
+            req.coverage_varying = w.push(coverage.as_bytes());
+            if let Some(u) = &inst.path_uniform {
+                req.path_uniform = w.push(u.as_bytes());
+                req.path_len = path.len() as u32;
+                for (i, it) in path.iter().enumerate() {
+                    req.path[i] = *it as i32;
+                }
+            }
+        }
+        self.shm.write_struct(abi::BULK_REQUEST, &req);
+        let st = self
+            .shm
+            .command(self.slot, abi::CMD_VERTEX_STEP, PROBE_TIMEOUT)?;
+        let reply: VertexStepReply = self.shm.read_struct(abi::BULK_REPLY);
+        self.check_step("CMD_VERTEX_STEP", st, inst, reply.log)?;
+        if reply.truncated != 0 {
+            self.session.emit(pb::event::Kind::Warning(format!(
+                "the draw has more vertices than one step captures; showing the first {}",
+                reply.vertices
+            )));
+        }
+        let n = reply.vertices as usize;
+        let values = self.shm.read_f32s(reply.values);
+        let coverage = self.shm.read_f32s(reply.coverage);
+        if values.len() < n * 4 || coverage.len() < n {
+            return Err(Error::Internal(format!(
+                "the vertex replay returned {} values and {} coverage words for {n} vertices",
+                values.len(),
+                coverage.len()
+            )));
+        }
+        Ok(ProbeResult {
+            width: n as u32,
+            height: 1,
+            values,
+            coverage,
+        })
+    }
+
+    fn fragment(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+        self.check_request(path)?;
         let mut req = FragmentStepRequest {
             cache_key: inst.cache_key,
             shader_count: 0,
@@ -1660,22 +1781,7 @@ impl ProbeRunner for FragmentRunner<'_> {
         let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
-            let mut n = 0;
-            req.shaders[n] = ShaderRef {
-                gl_type: Stage::Fragment.gl_enum(),
-                _pad: 0,
-                source: w.push(inst.source.as_bytes()),
-            };
-            n += 1;
-            for s in self.others {
-                req.shaders[n] = ShaderRef {
-                    gl_type: s.gl_type,
-                    _pad: 0,
-                    source: w.push(s.source.as_bytes()),
-                };
-                n += 1;
-            }
-            req.shader_count = n as u32;
+            req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
             req.value_output = output_ref(&mut w, &inst.value)?;
             req.coverage_output = output_ref(&mut w, &inst.coverage)?;
             req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
@@ -1692,21 +1798,7 @@ impl ProbeRunner for FragmentRunner<'_> {
             .shm
             .command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
         let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
-        let log = || String::from_utf8_lossy(&self.shm.read_bytes(reply.log)).into_owned();
-        match st {
-            abi::STATUS_OK => {}
-            abi::STATUS_COMPILE_FAILED => {
-                return Err(self
-                    .session
-                    .rejected_shader("compile", &inst.source, &log()));
-            }
-            abi::STATUS_LINK_FAILED => {
-                return Err(self.session.rejected_shader("link", &inst.source, &log()));
-            }
-            st => check_status("CMD_FRAGMENT_STEP", st, |st| {
-                Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
-            })?,
-        }
+        self.check_step("CMD_FRAGMENT_STEP", st, inst, reply.log)?;
         let (w, h) = (reply.width, reply.height);
         let values = self.shm.read_f32s(reply.values);
         let coverage = self.shm.read_f32s(reply.coverage);
@@ -1724,6 +1816,27 @@ impl ProbeRunner for FragmentRunner<'_> {
             values,
             coverage,
         })
+    }
+}
+
+/// Where an invocation of `stage` sits in a probe's result: a fragment at
+/// its pixel, vertex N at (N, 0); `None` for a summary over all.
+fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(u32, u32)>> {
+    use pb::invocation::Kind;
+    match (stage, at.and_then(|a| a.kind)) {
+        (_, None) => Ok(None),
+        (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y))),
+        (Stage::Vertex, Some(Kind::Vertex(n))) => Ok(Some((n, 0))),
+        (Stage::Fragment, Some(_)) => Err(Error::InvalidArgument(
+            "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
+        )),
+        (Stage::Vertex, Some(_)) => Err(Error::InvalidArgument(
+            "a vertex shader is printed at a vertex (@ vertex N) or over all vertices".into(),
+        )),
+        (other, Some(_)) => Err(Error::Unimplemented(format!(
+            "printing at an invocation of the {} stage",
+            other.name()
+        ))),
     }
 }
 

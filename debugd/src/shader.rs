@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use gldbg_proto::pb;
 use glsl_instrument::{
-    InstrumentError, Instrumented, Position, Probe, ShaderModel, StepMode, decode_type,
+    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepMode, decode_type,
 };
 
 use crate::error::{Error, Result};
@@ -149,6 +149,8 @@ impl ShaderDebug {
             .instrument(&Probe {
                 position: pos,
                 expr,
+                // The debugger wants the values of fragments discarded later too.
+                semantics: Semantics::ReportDiscarded,
             })
             .map_err(instrument_error)?;
         let r = Arc::new(runner.run(&inst, &pos.iterations)?);

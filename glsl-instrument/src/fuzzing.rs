@@ -3,7 +3,7 @@
 //! (`tests/seeds.rs`): parse → step model → successors → instrument every
 //! reached position → decode. Not part of the debugger's API.
 
-use crate::{Position, Probe, ShaderModel, Stage, StepMode, decode_type};
+use crate::{Position, Probe, Semantics, ShaderModel, Stage, StepMode, decode_type};
 
 /// Stages in the order the first input byte selects them.
 const STAGES: [Stage; 6] = [
@@ -48,7 +48,8 @@ pub fn run_bytes(data: &[u8]) -> Figures {
 /// Parse `source` and exercise every part of the model on it: successors in
 /// all modes from every position reached (at most 100), `steps_on_line`,
 /// and `instrument` at each position with no expression, with each simple
-/// variable in scope (at most 3), and with a malformed expression.
+/// variable in scope (at most 3), and with a malformed expression, under
+/// both [`Semantics`].
 pub fn run(source: &str, stage: Stage) -> Figures {
     let mut f = Figures::default();
     let Ok(model) = ShaderModel::parse(source, stage) else {
@@ -82,10 +83,17 @@ pub fn run(source: &str, stage: Stage) -> Figures {
                 .take(3)
                 .map(|v| Some(v.name.clone())),
         );
-        for expr in exprs {
+        for (k, expr) in exprs.into_iter().enumerate() {
+            // Both semantics, alternating (the coverage-only probe gets the default).
+            let semantics = if k % 2 == 0 {
+                Semantics::Equivalent
+            } else {
+                Semantics::ReportDiscarded
+            };
             let probe = Probe {
                 position: pos,
                 expr: expr.as_deref(),
+                semantics,
             };
             if let Ok(out) = model.instrument(&probe) {
                 f.instrumented += 1;

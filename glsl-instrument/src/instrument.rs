@@ -2,7 +2,10 @@
 //!
 //! * The original `main` is renamed; a new `main` initialises the debug
 //!   globals, calls it (so an early `return` still reaches the end) and
-//!   copies the debug globals to two extra outputs.
+//!   copies the debug globals to the stage's outputs (outputs.rs).
+//!   Tess-control and compute keep their `main` (tess-control allows
+//!   `barrier()` only there): it starts by zeroing the outputs, and the
+//!   probe writes them through a `flush` helper.
 //! * Every function on the position's call chain is duplicated under a
 //!   fresh name and the one call of the chain is redirected to the copy, so
 //!   only that call instance carries the debug write.
@@ -16,18 +19,23 @@
 //!   conditions and increments; no loop nesting is ever added.
 //! * The value goes through overloaded `store` helpers, so the driver
 //!   resolves the type; they return the type code (value.rs).
+//! * [`Semantics::Equivalent`]: nothing of the app changes but names;
+//!   `ReportDiscarded` turns a fragment `discard` in `main` into `return`
+//!   once the value was written.
 
 use std::collections::{HashMap, HashSet};
 
 use glsl_lang::ast;
 
 use crate::parse::{Names, parse_expr_in, print_tu};
-use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr, walk_stmt_exprs};
+use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr};
 use crate::value::{CODE_NO_VALUE, type_code};
 use crate::{
-    BaseType, InstrumentError, Instrumented, OutputSlot, Probe, ShaderModel, Stage, StepId,
+    BaseType, InstrumentError, Instrumented, Probe, Semantics, ShaderModel, Stage, StepId,
     ValueType,
 };
+
+mod outputs;
 
 fn internal(what: &str) -> InstrumentError {
     InstrumentError::Unsupported(format!("internal error: {what}"))
@@ -501,36 +509,6 @@ fn helpers(h: &HelperNames<'_>, has_uint: bool, bits: Bits, has_double: bool) ->
     out
 }
 
-fn has_storage(q: &Option<ast::TypeQualifier>, s: &ast::StorageQualifierData) -> bool {
-    q.as_ref().is_some_and(|q| {
-        q.qualifiers.iter().any(|spec| matches!(&spec.content, ast::TypeQualifierSpecData::Storage(x) if &x.content == s))
-    })
-}
-
-/// Explicit `layout(location = N)` of a qualifier.
-fn location(q: &Option<ast::TypeQualifier>) -> Option<i32> {
-    q.as_ref()?
-        .qualifiers
-        .iter()
-        .find_map(|spec| match &spec.content {
-            ast::TypeQualifierSpecData::Layout(l) => {
-                l.ids.iter().find_map(|id| match &id.content {
-                    ast::LayoutQualifierSpecData::Identifier(name, Some(e))
-                        if name.as_str() == "location" =>
-                    {
-                        match e.content {
-                            ast::ExprData::IntConst(i) => Some(i),
-                            ast::ExprData::UIntConst(u) => Some(u as i32),
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                })
-            }
-            _ => None,
-        })
-}
-
 fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -563,12 +541,12 @@ pub(crate) fn instrument(
     m: &ShaderModel,
     probe: &Probe<'_>,
 ) -> Result<Instrumented, InstrumentError> {
-    if m.stage != Stage::Fragment {
-        return Err(InstrumentError::Unsupported(format!(
-            "debugging {} shaders is not supported yet",
-            m.stage.name()
-        )));
-    }
+    let stage = m.stage;
+    // Tess-control allows `barrier()` only in `main` itself, so its `main` is
+    // edited in place and the outputs are written at the probe (compute
+    // does the same: its outputs are buffer writes). Other stages wrap the
+    // original `main` and copy the debug globals out at the end.
+    let wraps_main = !matches!(stage, Stage::TessControl | Stage::Compute);
     let model = &m.model;
     let pos = probe.position;
 
@@ -644,7 +622,11 @@ pub(crate) fn instrument(
 
     // Fresh names for everything added.
     let mut names = Names::new(&m.idents);
-    let main_name = names.fresh("gldbg_main");
+    let main_name = if wraps_main {
+        names.fresh("gldbg_main")
+    } else {
+        "main".to_string()
+    };
     let dup_names: Vec<String> = frames[1..]
         .iter()
         .enumerate()
@@ -665,13 +647,20 @@ pub(crate) fn instrument(
         .map(|j| names.fresh(&format!("gldbg_iter{j}")))
         .collect();
     let path_uniform = (total_loops > 0).then(|| names.fresh("gldbg_path"));
+    let flush = (!wraps_main).then(|| names.fresh("gldbg_flush"));
 
-    // The debug write and its guard.
+    // The debug write, `coverage = store(expr)` (or the no-value code),
+    // through the flush function where the outputs are written at the
+    // probe; and its guard.
+    let code = match &expr {
+        Some(e) => call(&store, vec![e.clone()]),
+        None => float(CODE_NO_VALUE as f32),
+    };
     let write = assign(
         var(&coverage_var),
-        match &expr {
-            Some(e) => call(&store, vec![e.clone()]),
-            None => float(CODE_NO_VALUE as f32),
+        match &flush {
+            Some(f) => call(f, vec![code]),
+            None => code,
         },
     );
     let mut guard: Option<ast::Expr> = None;
@@ -737,10 +726,21 @@ pub(crate) fn instrument(
             proto.name = ast::IdentifierData::from(dup_names[i].as_str()).into();
             slot.push(prototype_decl(proto));
         }
-        if i == 0 {
+        if i == 0 && stage == Stage::Fragment && probe.semantics == Semantics::ReportDiscarded {
             for st in &mut def.statement.statement_list {
                 keep_reached_fragments(st, &coverage_var);
             }
+        }
+        if i == 0 && !wraps_main {
+            // Last, so the step paths above still hold.
+            let flush = flush.as_deref().unwrap_or_default();
+            let mut init = vec![
+                expr_stmt(assign(var(&value_var), call("vec4", vec![float(0.0)]))),
+                expr_stmt(assign(var(&coverage_var), float(0.0))),
+            ];
+            init.extend(counters.iter().map(|c| expr_stmt(assign(var(c), int(0)))));
+            init.push(expr_stmt(call(flush, vec![float(0.0)])));
+            def.statement.statement_list.splice(0..0, init);
         }
         let def_decl: ast::ExternalDeclaration =
             ast::ExternalDeclarationData::FunctionDefinition(def).into();
@@ -755,6 +755,7 @@ pub(crate) fn instrument(
         if let ast::ExternalDeclarationData::Declaration(decl) = &mut d.content
             && let ast::DeclarationData::FunctionPrototype(p) = &mut decl.content
             && p.name.as_str() == "main"
+            && wraps_main
         {
             p.name = ast::IdentifierData::from(main_name.as_str()).into();
         }
@@ -767,152 +768,8 @@ pub(crate) fn instrument(
     }
     let mut decls = merged;
 
-    // Outputs.
-    let (version, es) = (m.version, m.es);
-    let modern = if es { version >= 300 } else { version >= 130 };
-    let mut uses_frag_color = false;
-    let mut frag_data_max: Option<i32> = None;
-    let mut frag_data_refs = 0usize;
-    let mut frag_data_const = 0usize;
-    for d in &mut decls {
-        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
-            for s in &mut def.statement.statement_list {
-                walk_stmt_exprs(s, &mut |e| match &e.content {
-                    ast::ExprData::Variable(v) if v.as_str() == "gl_FragColor" => {
-                        uses_frag_color = true
-                    }
-                    ast::ExprData::Variable(v) if v.as_str() == "gl_FragData" => {
-                        frag_data_refs += 1
-                    }
-                    ast::ExprData::Bracket(a, i) => {
-                        if let (ast::ExprData::Variable(v), ast::ExprData::IntConst(k)) =
-                            (&a.content, &i.content)
-                            && v.as_str() == "gl_FragData"
-                        {
-                            frag_data_const += 1;
-                            frag_data_max = Some(frag_data_max.map_or(*k, |m| m.max(*k)));
-                        }
-                    }
-                    _ => {}
-                });
-            }
-        }
-    }
-    let mut app_outputs = Vec::new();
-    let mut max_location: i32 = -1;
-    let mut unlocated: Vec<usize> = Vec::new();
-    let mut varying_out = false;
-    for (i, d) in decls.iter().enumerate() {
-        if let ast::ExternalDeclarationData::Declaration(decl) = &d.content
-            && let ast::DeclarationData::InitDeclaratorList(list) = &decl.content
-            && has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Out)
-        {
-            let names_here: Vec<String> = list
-                .head
-                .name
-                .iter()
-                .map(|n| n.0.to_string())
-                .chain(list.tail.iter().map(|t| t.ident.ident.0.to_string()))
-                .collect();
-            if names_here.is_empty() {
-                continue;
-            }
-            match location(&list.head.ty.qualifier) {
-                Some(l) => max_location = max_location.max(l + names_here.len() as i32 - 1),
-                None => unlocated.push(i),
-            }
-            varying_out |=
-                has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Varying);
-            app_outputs.extend(names_here);
-        }
-    }
-    let frag_color_name = names.fresh("gldbg_FragColor");
-    let frag_data_name = names.fresh("gldbg_FragData");
-    let out_value = names.fresh("gldbg_value");
-    let out_coverage = names.fresh("gldbg_coverage");
-    let frag_data_len =
-        frag_data_max
-            .map_or(0, |k| k + 1)
-            .max(if frag_data_refs > frag_data_const {
-                4
-            } else {
-                0
-            });
-    // Before GLSL 1.30, user outputs (EXT_gpu_shader4's `varying out`, or
-    // `out` with GL_ARB_explicit_attrib_location) cannot be mixed with
-    // gl_FragData either: the debug outputs are declared like them.
-    let legacy_named = !modern && !app_outputs.is_empty();
-    let named = modern || legacy_named;
-    let out_kw = if legacy_named && varying_out {
-        "varying out"
-    } else {
-        "out"
-    };
-    let mut out_decls = String::new();
-    let (value_slot, coverage_slot, legacy_k);
-    if named {
-        // ES 3 needs explicit locations once there is more than one output.
-        let layout = |loc: i32| {
-            if es {
-                format!("layout(location = {loc}) ")
-            } else {
-                String::new()
-            }
-        };
-        if es && unlocated.len() == 1 && max_location < 0 {
-            add_location(&mut decls[unlocated[0]], 0);
-            max_location = 0;
-        }
-        if uses_frag_color && !es {
-            out_decls.push_str(&format!("{out_kw} vec4 {frag_color_name};\n"));
-            app_outputs.push(frag_color_name.clone());
-        }
-        if frag_data_len > 0 && !es {
-            out_decls.push_str(&format!(
-                "{out_kw} vec4 {frag_data_name}[{frag_data_len}];\n"
-            ));
-            app_outputs.push(frag_data_name.clone());
-        }
-        let p = if es { "highp " } else { "" };
-        out_decls.push_str(&format!(
-            "{}{out_kw} {p}vec4 {out_value};\n",
-            layout(max_location + 1)
-        ));
-        out_decls.push_str(&format!(
-            "{}{out_kw} {p}float {out_coverage};\n",
-            layout(max_location + 2)
-        ));
-        value_slot = OutputSlot::Named(out_value.clone());
-        coverage_slot = OutputSlot::Named(out_coverage.clone());
-        legacy_k = 0;
-    } else {
-        let k = frag_data_len
-            .max(if uses_frag_color { 1 } else { 0 })
-            .max(1);
-        value_slot = OutputSlot::FragData(k as u32);
-        coverage_slot = OutputSlot::FragData(k as u32 + 1);
-        legacy_k = k;
-    }
-    // gl_FragColor / gl_FragData cannot be mixed with the new outputs.
-    for d in &mut decls {
-        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
-            for s in &mut def.statement.statement_list {
-                walk_stmt_exprs(s, &mut |e| {
-                    let ast::ExprData::Variable(v) = &e.content else {
-                        return;
-                    };
-                    match (v.as_str(), named) {
-                        ("gl_FragColor", true) => *e = var(&frag_color_name),
-                        ("gl_FragColor", false) => *e = index(var("gl_FragData"), 0),
-                        ("gl_FragData", true) => *e = var(&frag_data_name),
-                        _ => {}
-                    }
-                });
-            }
-        }
-    }
-
     // Integer encoding and precision.
+    let (version, es) = (m.version, m.es);
     let has_ext = |name: &str| m.extensions.iter().any(|e| e == name);
     let bits = if (!es && version >= 330)
         || (es && version >= 300)
@@ -931,15 +788,9 @@ pub(crate) fn instrument(
         version >= 130 || has_ext("GL_EXT_gpu_shader4")
     };
     let has_double = !es && (version >= 400 || has_ext("GL_ARB_gpu_shader_fp64"));
-    let mut extension_lines: Vec<String> = m.unknown_extensions.clone();
-    if bits == Bits::IfExtension {
-        extension_lines.push("#extension GL_ARB_shader_bit_encoding : enable".into());
-    }
-    if es && !modern && legacy_k > 0 && !has_ext("GL_EXT_draw_buffers") {
-        extension_lines.push("#extension GL_EXT_draw_buffers : enable".into());
-    }
     let mut prelude = String::new();
-    let precision = if es && version < 300 {
+    // Only the fragment language may lack highp (ES 1.00).
+    let precision = if es && version < 300 && stage == Stage::Fragment {
         let macro_name = names.fresh("GLDBG_P");
         prelude.push_str(&format!(
             "#ifdef GL_FRAGMENT_PRECISION_HIGH\n#define {macro_name} highp\n#else\n#define {macro_name} mediump\n#endif\n"
@@ -950,7 +801,31 @@ pub(crate) fn instrument(
     } else {
         String::new()
     };
-    prelude.push_str(&out_decls);
+
+    // Outputs.
+    let globals = outputs::Globals {
+        value: &value_var,
+        coverage: &coverage_var,
+        precision: &precision,
+        flush: flush.as_deref(),
+    };
+    let outs = match stage {
+        Stage::Fragment => outputs::fragment(m, &mut decls, &mut names, &globals),
+        Stage::Vertex | Stage::TessEval => outputs::varyings(m, &mut names, &globals),
+        Stage::Geometry => outputs::geometry(m, &mut decls, &mut names, &globals),
+        Stage::TessControl => outputs::per_vertex(&mut names, &globals),
+        Stage::Compute => outputs::buffer(m, &decls, &mut names, &globals)?,
+    };
+    let (Some(value_slot), Some(coverage_slot)) = (outs.value, outs.coverage) else {
+        return Err(internal("stage without outputs"));
+    };
+
+    let mut extension_lines: Vec<String> = m.unknown_extensions.clone();
+    if bits == Bits::IfExtension {
+        extension_lines.push("#extension GL_ARB_shader_bit_encoding : enable".into());
+    }
+    extension_lines.extend(outs.extensions);
+    prelude.push_str(&outs.decls);
     prelude.push_str(&helpers(
         &HelperNames {
             value: &value_var,
@@ -964,24 +839,23 @@ pub(crate) fn instrument(
         bits,
         has_double,
     ));
+    prelude.push_str(&outs.functions);
 
-    // The new entry point.
-    let mut new_main =
-        format!("void main() {{\n    {value_var} = vec4(0.0);\n    {coverage_var} = 0.0;\n");
-    for c in &counters {
-        new_main.push_str(&format!("    {c} = 0;\n"));
-    }
-    new_main.push_str(&format!("    {main_name}();\n"));
-    if named {
-        new_main.push_str(&format!(
-            "    {out_value} = {value_var};\n    {out_coverage} = {coverage_var};\n}}\n"
+    // The new entry point (stages that wrap main), or the flush function.
+    let mut tail = String::new();
+    if wraps_main {
+        tail.push_str(&format!(
+            "void main() {{\n    {value_var} = vec4(0.0);\n    {coverage_var} = 0.0;\n"
         ));
-    } else {
-        new_main.push_str(&format!(
-            "    gl_FragData[{legacy_k}] = {value_var};\n    gl_FragData[{}] = vec4({coverage_var}, 0.0, 0.0, 1.0);\n}}\n",
-            legacy_k + 1
-        ));
+        for c in &counters {
+            tail.push_str(&format!("    {c} = 0;\n"));
+        }
+        tail.push_str(&outs.main_start);
+        tail.push_str(&format!("    {main_name}();\n"));
+        tail.push_str(&outs.main_end);
+        tail.push_str("}\n");
     }
+    tail.push_str(&outs.tail);
 
     // Assemble: #version, extensions, the original preamble, our
     // declarations before the first function, the functions, new main.
@@ -1015,48 +889,17 @@ pub(crate) fn instrument(
     push(&print_tu(&decls[head_end..helpers_at]));
     push(&prelude);
     push(&print_tu(&decls[helpers_at..]));
-    push(&new_main);
+    push(&tail);
 
     Ok(Instrumented {
         cache_key: fnv1a(&source),
         source,
         value: value_slot,
         coverage: coverage_slot,
-        app_outputs,
+        emit_index: outs.emit_index,
+        app_outputs: outs.app_outputs,
         path_uniform,
     })
-}
-
-/// Give an `out` declaration an explicit `layout(location = loc)`.
-fn add_location(d: &mut ast::ExternalDeclaration, loc: i32) {
-    if let ast::ExternalDeclarationData::Declaration(decl) = &mut d.content
-        && let ast::DeclarationData::InitDeclaratorList(list) = &mut decl.content
-    {
-        let spec: ast::TypeQualifierSpec = ast::TypeQualifierSpecData::Layout(
-            ast::LayoutQualifierData {
-                ids: vec![
-                    ast::LayoutQualifierSpecData::Identifier(
-                        ast::IdentifierData::from("location").into(),
-                        Some(Box::new(int(loc))),
-                    )
-                    .into(),
-                ],
-            }
-            .into(),
-        )
-        .into();
-        match &mut list.head.ty.qualifier {
-            Some(q) => q.qualifiers.insert(0, spec),
-            None => {
-                list.head.ty.qualifier = Some(
-                    ast::TypeQualifierData {
-                        qualifiers: vec![spec],
-                    }
-                    .into(),
-                )
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1065,8 +908,8 @@ mod tests {
 
     use crate::test_shaders::LOOP_BRANCH;
     use crate::{
-        InstrumentError, Instrumented, OutputSlot, Position, Probe, ShaderModel, Stage, StepId,
-        StepMode,
+        InstrumentError, Instrumented, OutputSlot, Position, Probe, Semantics, ShaderModel, Stage,
+        StepId, StepMode,
     };
 
     fn model(src: &str) -> ShaderModel {
@@ -1078,6 +921,7 @@ mod tests {
             .instrument(&Probe {
                 position: pos,
                 expr,
+                semantics: Semantics::Equivalent,
             })
             .unwrap();
         if let Err(e) = crate::parse::parse_shader(&out.source) {
@@ -1129,7 +973,8 @@ mod tests {
                     model(src)
                         .instrument(&Probe {
                             position: &pos,
-                            expr: expr.as_deref()
+                            expr: expr.as_deref(),
+                            semantics: Semantics::Equivalent,
                         })
                         .unwrap()
                         .cache_key
@@ -1193,10 +1038,26 @@ mod tests {
     }
 
     #[test]
-    fn discard_in_main_keeps_fragments_that_wrote() {
+    fn discard_stays_unless_reporting_discarded_fragments() {
         let src = "#version 330 core\nin vec2 uv;\nout vec4 o;\nvoid main() {\n    float a = uv.x;\n    if (a < 0.5) discard;\n    o = vec4(a);\n}\n";
         let m = model(src);
-        let s = probe(&m, &m.entry(), Some("a")).source;
+        // After the `if` (`a` is declared by an earlier step).
+        let after_if = Position {
+            step: m.steps_on_line(7)[0],
+            calls: vec![],
+            iterations: vec![],
+        };
+        let s = probe(&m, &after_if, Some("a")).source;
+        assert!(s.contains("    if (a < 0.5) discard;\n"), "{s}");
+        assert!(!s.contains("return;"), "{s}");
+        let s = m
+            .instrument(&Probe {
+                position: &after_if,
+                expr: Some("a"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source;
         assert!(
             s.contains(
                 "if (a < 0.5) {\n        if (gldbg_c == 0.) discard;\n        return;\n    }"
@@ -1295,6 +1156,7 @@ void main() {
         match m.instrument(&Probe {
             position: &e,
             expr: Some("d +* 2.0"),
+            semantics: Semantics::Equivalent,
         }) {
             Err(InstrumentError::BadExpression { expr, message }) => {
                 assert_eq!(expr, "d +* 2.0");
@@ -1310,7 +1172,8 @@ void main() {
         assert_eq!(
             m.instrument(&Probe {
                 position: &bad,
-                expr: None
+                expr: None,
+                semantics: Semantics::Equivalent,
             })
             .err(),
             Some(InstrumentError::NoSuchStep(99))
@@ -1342,27 +1205,353 @@ void main() {
                 matches!(
                     m.instrument(&Probe {
                         position: &bad,
-                        expr: None
+                        expr: None,
+                        semantics: Semantics::Equivalent,
                     }),
                     Err(InstrumentError::Unsupported(_))
                 ),
                 "{bad:?}"
             );
         }
-        let v = ShaderModel::parse(LOOP_BRANCH, Stage::Vertex).unwrap();
-        assert!(matches!(
-            v.instrument(&Probe {
-                position: &e,
-                expr: None
-            }),
-            Err(InstrumentError::Unsupported(_))
-        ));
+    }
+
+    // ---- Other stages: outputs per stage (TEAM2.md planned API). The driver
+    // compiles these shapes too: see the corpus harness (`gldbg-corpus compile`).
+
+    fn stage_model(src: &str, stage: Stage) -> ShaderModel {
+        ShaderModel::parse(src, stage).unwrap()
+    }
+
+    /// Every reachable position of `m`, with and without a value: parses again.
+    fn every_position(m: &ShaderModel) -> Vec<Instrumented> {
+        let positions = reachable(m);
+        assert!(positions.len() >= 3);
+        let mut outs = Vec::new();
+        for pos in positions {
+            let expr = m.step(pos.step).scope.last().map(|v| v.name.clone());
+            outs.push(probe(m, &pos, expr.as_deref()));
+            outs.push(probe(m, &pos, None));
+        }
+        outs
+    }
+
+    const VERTEX_330: &str = "#version 330 core
+layout(location = 0) in vec3 pos;
+uniform int n;
+out vec3 color;
+void main() {
+    vec3 c = vec3(0.0);
+    for (int i = 0; i < n; i++) {
+        c += pos * float(i);
+    }
+    color = c;
+    gl_Position = vec4(pos, 1.0);
+}
+";
+
+    #[test]
+    fn vertex_gets_two_varyings_copied_at_the_end() {
+        let m = stage_model(VERTEX_330, Stage::Vertex);
+        for out in every_position(&m) {
+            assert_eq!(out.value, OutputSlot::Varying("gldbg_value".into()));
+            assert_eq!(out.coverage, OutputSlot::Varying("gldbg_coverage".into()));
+            assert_eq!(out.emit_index, None);
+            let s = &out.source;
+            assert!(s.starts_with("#version 330 core\n"), "{s}");
+            assert!(
+                s.contains("out vec4 gldbg_value;\nout float gldbg_coverage;\n"),
+                "{s}"
+            );
+            // The app's outputs are untouched; the new main copies ours last.
+            assert!(s.contains("out vec3 color;") && s.contains("gl_Position = vec4(pos, 1.);"));
+            assert!(s.ends_with("    gldbg_main();\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n}\n"), "{s}");
+        }
+        // In the loop: counter, path uniform, guarded write before the statement.
+        let pos = Position {
+            step: m.steps_on_line(8)[0],
+            calls: vec![],
+            iterations: vec![1],
+        };
+        let s = probe(&m, &pos, Some("c")).source;
+        assert!(s.contains("if (gldbg_iter0 == gldbg_path[0] && gldbg_c == 0.) {\n            gldbg_c = gldbg_store(c);\n        }\n        c += pos * float(i);"), "{s}");
+    }
+
+    #[test]
+    fn old_vertex_shaders_use_varying_and_es_gets_highp() {
+        let legacy = "attribute vec4 p;\nvarying float k;\nvoid main() {\n    k = p.x * 2.0;\n    gl_Position = ftransform();\n}\n";
+        let m = stage_model(legacy, Stage::Vertex);
+        let s = probe(&m, &m.entry(), Some("p")).source;
+        assert!(
+            s.contains("varying vec4 gldbg_value;\nvarying float gldbg_coverage;\n"),
+            "{s}"
+        );
+        assert!(!s.contains("#version") && !s.contains("out vec4"), "{s}");
+        let es100 = "#version 100\nattribute vec4 p;\nvarying mediump float k;\nvoid main() {\n    k = p.x;\n    gl_Position = p;\n}\n";
+        let m = stage_model(es100, Stage::Vertex);
+        let s = probe(&m, &m.entry(), Some("p")).source;
+        assert!(
+            s.contains("varying highp vec4 gldbg_value;\nvarying highp float gldbg_coverage;\n"),
+            "{s}"
+        );
+        assert!(s.contains("highp float gldbg_store(highp vec4 x)"), "{s}");
+        let es300 = "#version 300 es\nin vec4 p;\nout float k;\nvoid main() {\n    k = p.x;\n    gl_Position = p;\n}\n";
+        let m = stage_model(es300, Stage::Vertex);
+        let s = probe(&m, &m.entry(), Some("p")).source;
+        assert!(
+            s.contains("out highp vec4 gldbg_value;\nout highp float gldbg_coverage;\n"),
+            "{s}"
+        );
+        // No locations: vertex outputs are matched by name.
+        assert!(!s.contains("layout(location"), "{s}");
+    }
+
+    #[test]
+    fn tess_eval_gets_two_varyings() {
+        let src = "#version 400
+layout(triangles, equal_spacing) in;
+out float w;
+void main() {
+    vec3 b = gl_TessCoord;
+    w = b.x + b.y;
+    gl_Position = vec4(b, 1.0);
+}
+";
+        let m = stage_model(src, Stage::TessEval);
+        for out in every_position(&m) {
+            assert_eq!(out.value, OutputSlot::Varying("gldbg_value".into()));
+            assert_eq!(out.coverage, OutputSlot::Varying("gldbg_coverage".into()));
+            assert!(
+                out.source.contains("layout(triangles, equal_spacing) in;"),
+                "{}",
+                out.source
+            );
+            assert!(
+                out.source
+                    .contains("out vec4 gldbg_value;\nout float gldbg_coverage;\n")
+            );
+        }
+    }
+
+    const GEOMETRY_150: &str = "#version 150
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+in vec3 vcolor[];
+out vec3 gcolor;
+void emit(int k) {
+    gcolor = vcolor[k];
+    gl_Position = gl_in[k].gl_Position;
+    EmitVertex();
+}
+void main() {
+    for (int i = 0; i < 2; i++) {
+        emit(i);
+    }
+    gcolor = vcolor[2];
+    gl_Position = gl_in[2].gl_Position;
+    EmitVertex();
+    EndPrimitive();
+}
+";
+
+    #[test]
+    fn geometry_hands_the_value_out_before_every_emit() {
+        let m = stage_model(GEOMETRY_150, Stage::Geometry);
+        for out in every_position(&m) {
+            let s = &out.source;
+            assert_eq!(out.value, OutputSlot::Varying("gldbg_value".into()));
+            assert_eq!(out.coverage, OutputSlot::Varying("gldbg_coverage".into()));
+            assert_eq!(
+                out.emit_index,
+                Some(OutputSlot::Varying("gldbg_emit_index".into()))
+            );
+            assert!(s.contains("out vec4 gldbg_value;\nout float gldbg_coverage;\nout float gldbg_emit_index;\nint gldbg_emitted;\n"), "{s}");
+            assert!(s.contains("void gldbg_put() {\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n    gldbg_emit_index = float(gldbg_emitted);\n    gldbg_emitted++;\n}\n"), "{s}");
+            // Every EmitVertex (also in `emit` and its duplicate) hands out first.
+            assert_eq!(
+                s.matches("EmitVertex()").count(),
+                s.matches("gldbg_put(), EmitVertex()").count()
+            );
+            assert!(s.matches("gldbg_put(), EmitVertex();").count() >= 2, "{s}");
+            assert!(
+                s.contains("    gldbg_emitted = 0;\n    gldbg_main();\n}\n"),
+                "{s}"
+            );
+            assert!(s.contains("    EndPrimitive();\n"));
+        }
+        // Inside `emit`, called from the loop in main: the duplicate carries the write.
+        let site = m.steps_on_line(13)[0];
+        let pos = Position {
+            step: m.steps_on_line(7)[0],
+            calls: vec![(site, 0)],
+            iterations: vec![1],
+        };
+        let s = probe(&m, &pos, Some("k")).source;
+        assert!(s.contains("void gldbg1_emit(int k) {"), "{s}");
+        assert!(s.contains("gldbg1_emit(i);"), "{s}");
+    }
+
+    #[test]
+    fn geometry_with_streams_captures_from_stream_0() {
+        let src = "#version 400
+layout(points) in;
+layout(points, max_vertices = 2) out;
+layout(stream = 1) out float s1;
+void main() {
+    float x = gl_in[0].gl_Position.x;
+    s1 = x;
+    EmitStreamVertex(1);
+    EndStreamPrimitive(1);
+}
+";
+        let m = stage_model(src, Stage::Geometry);
+        let s = probe(&m, &m.entry(), Some("gl_in[0].gl_Position")).source;
+        assert!(
+            s.contains("layout(stream = 0) out vec4 gldbg_value;"),
+            "{s}"
+        );
+        assert!(s.contains("gldbg_put(), EmitStreamVertex(1);"), "{s}");
+    }
+
+    const TESS_CONTROL_400: &str = "#version 400
+layout(vertices = 3) out;
+in vec3 vpos[];
+out vec3 tpos[];
+void main() {
+    tpos[gl_InvocationID] = vpos[gl_InvocationID];
+    barrier();
+    if (gl_InvocationID == 0) {
+        gl_TessLevelInner[0] = 2.0;
+        return;
+    }
+    gl_TessLevelOuter[gl_InvocationID] = 3.0;
+}
+";
+
+    #[test]
+    fn tess_control_writes_per_vertex_arrays_at_the_probe() {
+        let m = stage_model(TESS_CONTROL_400, Stage::TessControl);
+        for out in every_position(&m) {
+            let s = &out.source;
+            assert_eq!(out.value, OutputSlot::PerVertexArray("gldbg_value".into()));
+            assert_eq!(
+                out.coverage,
+                OutputSlot::PerVertexArray("gldbg_coverage".into())
+            );
+            assert!(
+                s.contains("out vec4 gldbg_value[];\nout float gldbg_coverage[];\n"),
+                "{s}"
+            );
+            // main stays main (barrier() is only allowed there), zeroes first.
+            assert!(!s.contains("gldbg_main"), "{s}");
+            assert!(s.contains("void main() {\n    gldbg_v = vec4(0.);\n    gldbg_c = 0.;\n    gldbg_flush(0.);\n"), "{s}");
+            assert!(s.contains("\n    barrier();\n"));
+            assert!(s.ends_with("float gldbg_flush(float gldbg_code) {\n    gldbg_value[gl_InvocationID] = gldbg_v;\n    gldbg_coverage[gl_InvocationID] = gldbg_code;\n    return gldbg_code;\n}\n"), "{s}");
+        }
+        let pos = Position {
+            step: m.steps_on_line(12)[0],
+            calls: vec![],
+            iterations: vec![],
+        };
+        let s = probe(&m, &pos, Some("gl_InvocationID")).source;
+        assert!(s.contains("if (gldbg_c == 0.) {\n        gldbg_c = gldbg_flush(gldbg_store(gl_InvocationID));\n    }\n    gl_TessLevelOuter[gl_InvocationID] = 3.;"), "{s}");
+    }
+
+    #[test]
+    fn compute_writes_a_free_storage_block() {
+        let src = "#version 430
+layout(local_size_x = 8, local_size_y = 2) in;
+layout(std430, binding = 2) buffer Data { float d[]; };
+layout(std430) buffer Other { uint n; };
+layout(binding = 0) uniform sampler2D tex;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    for (int k = 0; k < 2; k++) {
+        d[i] += float(k);
+    }
+}
+";
+        let m = stage_model(src, Stage::Compute);
+        for out in every_position(&m) {
+            let s = &out.source;
+            assert_eq!(
+                out.value,
+                OutputSlot::Buffer {
+                    binding: 3,
+                    block: "gldbg_Value".into(),
+                    member: "gldbg_value".into()
+                }
+            );
+            assert_eq!(
+                out.coverage,
+                OutputSlot::Buffer {
+                    binding: 4,
+                    block: "gldbg_Coverage".into(),
+                    member: "gldbg_coverage".into()
+                }
+            );
+            assert!(s.contains("layout(std430, binding = 3) buffer gldbg_Value {\n    vec4 gldbg_value[];\n};\nlayout(std430, binding = 4) buffer gldbg_Coverage {\n    float gldbg_coverage[];\n};\n"), "{s}");
+            assert!(s.contains("uint gldbg_index = gl_GlobalInvocationID.x + gl_NumWorkGroups.x * gl_WorkGroupSize.x * (gl_GlobalInvocationID.y + gl_NumWorkGroups.y * gl_WorkGroupSize.y * gl_GlobalInvocationID.z);\n    gldbg_value[gldbg_index] = gldbg_v;\n    gldbg_coverage[gldbg_index] = gldbg_code;\n"), "{s}");
+            assert!(
+                !s.contains("gldbg_main") && !s.contains("#extension"),
+                "{s}"
+            );
+        }
+        // An array of blocks takes a binding per element; old GLSL gets the extensions.
+        let src = "#version 330
+#extension GL_ARB_compute_shader : enable
+layout(local_size_x = 1) in;
+void main() {
+    int x = 1;
+    x += 2;
+}
+";
+        let m = stage_model(src, Stage::Compute);
+        let second = Position {
+            step: m.steps_on_line(6)[0],
+            calls: vec![],
+            iterations: vec![],
+        };
+        let out = probe(&m, &second, Some("x"));
+        assert!(out.source.starts_with("#version 330\n#extension GL_ARB_shader_storage_buffer_object : require\n#extension GL_ARB_shading_language_420pack : require\n#extension GL_ARB_compute_shader : enable\n"), "{}", out.source);
+        assert!(matches!(out.value, OutputSlot::Buffer { binding: 0, .. }));
+        let src = "#version 310 es
+layout(local_size_x = 4) in;
+layout(std430, binding = 1) buffer B { highp float v[]; } b[3];
+void main() {
+    b[0].v[0] = 1.0;
+}
+";
+        let m = stage_model(src, Stage::Compute);
+        let out = probe(&m, &m.entry(), None);
+        assert!(
+            matches!(out.value, OutputSlot::Buffer { binding: 4, .. }),
+            "{:?}",
+            out.value
+        );
+        assert!(
+            out.source.contains("highp vec4 gldbg_value[];")
+                && out.source.contains("highp uint gldbg_index =")
+        );
+        // The local size declared by another shader of the program: no index.
+        let m = stage_model(
+            "#version 430\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() {\n    v[gl_GlobalInvocationID.x] = 1u;\n}\n",
+            Stage::Compute,
+        );
+        let e = m.instrument(&Probe {
+            position: &m.entry(),
+            expr: None,
+            semantics: Semantics::Equivalent,
+        });
+        assert!(
+            matches!(&e, Err(InstrumentError::Unsupported(m)) if m.contains("local_size")),
+            "{e:?}"
+        );
     }
 }
 
 #[cfg(test)]
 mod overload_tests {
-    use crate::{Position, Probe, ShaderModel, Stage};
+    use crate::{Position, Probe, Semantics, ShaderModel, Stage};
 
     #[test]
     fn the_called_overload_is_duplicated() {
@@ -1387,6 +1576,7 @@ void main() {
             .instrument(&Probe {
                 position: &pos,
                 expr: Some("v"),
+                semantics: Semantics::Equivalent,
             })
             .unwrap()
             .source;

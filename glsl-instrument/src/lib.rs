@@ -14,8 +14,10 @@
 //! let pos = model.entry();                                        // first step of main
 //! let step = model.step(pos.step);                                // line, column, text, kind
 //! let next: Vec<Position> = model.successors(&pos, StepMode::Into); // candidates, preferred first
-//! let probe = model.instrument(&Probe { position: &pos, expr: Some("d * 2.0") })?;
-//! // probe.source: the debug fragment shader; probe.value / probe.coverage: its outputs;
+//! let probe = model.instrument(&Probe { position: &pos, expr: Some("d * 2.0"),
+//!                                        semantics: Semantics::Equivalent })?;
+//! // probe.source: the debug shader; probe.value / probe.coverage: its outputs
+//! // (OutputSlot: per stage), probe.emit_index: geometry only;
 //! // probe.path_uniform + pos.iterations: the loop path to pass as uniform int[];
 //! // probe.cache_key: equal for equal sources.
 //! let ty = decode_type(coverage_texel);   // Some(ValueType) if reached
@@ -43,12 +45,14 @@
 use std::collections::HashSet;
 use std::fmt;
 
+mod builtins;
 mod flow;
 #[doc(hidden)]
 pub mod fuzzing;
 mod instrument;
 mod parse;
 mod steps;
+mod typeck;
 mod value;
 
 /// Shader stage.
@@ -223,10 +227,41 @@ pub enum StepMode {
 /// Where a debug output of the instrumented shader is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OutputSlot {
-    /// A named `out` variable without a location; the executor picks a free location.
+    /// fragment: a named `out` variable without a location; the executor picks a free location.
     Named(String),
-    /// `gl_FragData[index]` (GLSL < 1.30 and ES 1.00).
+    /// fragment: `gl_FragData[index]` (GLSL < 1.30 and ES 1.00).
     FragData(u32),
+    /// vertex, tess-eval, geometry: an extra `out` varying of that name (`varying`
+    /// before GLSL 1.30 / in ES 1.00), to capture with transform feedback (one
+    /// value per emitted vertex).
+    Varying(String),
+    /// tess-control: an extra per-vertex output array `name[]`, written at
+    /// `[gl_InvocationID]`.
+    PerVertexArray(String),
+    /// compute: a storage block named `block` at `binding` (one the shader does
+    /// not use), whose only member is the runtime-sized array `member` (std430:
+    /// `vec4` for the value, `float` for the coverage), indexed by the
+    /// invocation's linear global index (x + y*sizeX + z*sizeX*sizeY over the
+    /// whole dispatch).
+    Buffer {
+        binding: u32,
+        block: String,
+        member: String,
+    },
+}
+
+/// What the instrumented program may change besides adding the debug outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// The original outputs are bit-identical to the original program's; a
+    /// `discard` stays a `discard` (a fragment discarded after the probe
+    /// loses its debug value).
+    #[default]
+    Equivalent,
+    /// Debugger view: a `discard` directly in `main` after the debug value
+    /// was written returns from `main` instead, so discarded fragments still
+    /// report the value (their original outputs are then not meaningful).
+    ReportDiscarded,
 }
 
 /// A request: the value of `expr` (or coverage only) at `position`.
@@ -235,6 +270,7 @@ pub struct Probe<'a> {
     pub position: &'a Position,
     /// `None`: only coverage is wanted.
     pub expr: Option<&'a str>,
+    pub semantics: Semantics,
 }
 
 /// A generated debug shader and where its outputs are.
@@ -252,6 +288,9 @@ pub struct Instrumented {
     pub path_uniform: Option<String>,
     /// Hash of everything that determines `source`.
     pub cache_key: u64,
+    /// geometry: the emit index of each captured vertex (a `float` varying:
+    /// 0 for the first vertex the invocation emits, counted over all streams).
+    pub emit_index: Option<OutputSlot>,
 }
 
 /// GLSL type of a debug value.
@@ -351,7 +390,8 @@ impl ShaderModel {
     pub fn parse(source: &str, stage: Stage) -> Result<ShaderModel, ParseError> {
         let parsed = parse::parse_shader(source)?;
         let mut tu = parsed.tu;
-        let model = steps::build(&mut tu, source);
+        let builtins = steps::builtin_scope(stage, parsed.version, parsed.es, parsed.compat);
+        let model = steps::build(&mut tu, source, builtins);
         let Some(main) = model.main else {
             return Err(ParseError {
                 line: 1,
@@ -460,20 +500,41 @@ impl ShaderModel {
         self.model.successors(pos, mode)
     }
 
-    /// Generate the debug shader for `probe`. Only fragment shaders are
-    /// supported for now. Outputs: GLSL >= 1.30 (ES >= 3.00) gets two named
+    /// Generate the debug shader for `probe`, for every stage. Outputs
+    /// ([`OutputSlot`]): fragment: GLSL >= 1.30 (ES >= 3.00) gets two named
     /// `out`s (ES: with explicit locations after the app's), and a use of
     /// `gl_FragColor`/`gl_FragData` becomes a named output listed in
     /// `app_outputs`; older GLSL writes `gl_FragData[k]`, `gl_FragData[k+1]`
-    /// with `gl_FragColor` rewritten to `gl_FragData[0]`.
+    /// with `gl_FragColor` rewritten to `gl_FragData[0]`. Vertex, tess-eval:
+    /// two `Varying`s (0 where not reached). Geometry: the same, written
+    /// before every `EmitVertex`/`EmitStreamVertex`, plus `emit_index`.
+    /// Tess-control: two `PerVertexArray`s written at `[gl_InvocationID]`.
+    /// Compute: two `Buffer`s at bindings the shader does not use.
     ///
-    /// The app's own behaviour is kept except in one case: a `discard`
-    /// directly in `main` after the debug value was written returns from
-    /// main instead, so the fragment keeps its debug outputs (its own
-    /// outputs are then written too). A `discard` in another function still
-    /// drops the fragment with its debug outputs.
+    /// With [`Semantics::Equivalent`] the app's own outputs are unchanged.
+    /// With [`Semantics::ReportDiscarded`] a `discard` directly in `main`
+    /// after the debug value was written returns from main instead, so the
+    /// fragment keeps its debug outputs (its own outputs are then written
+    /// too); a `discard` in another function still drops the fragment.
     pub fn instrument(&self, probe: &Probe<'_>) -> Result<Instrumented, InstrumentError> {
+        // Type check first (typeck.rs): a certain error is reported here
+        // with its column; anything unknown is left to the driver.
+        if let Some(expr) = probe.expr {
+            typeck::check(self, probe.position.step, expr)?;
+        }
         instrument::instrument(self, probe)
+    }
+
+    /// The GLSL type of `expr` at `step` ("vec3", "float[4]", "S"), or
+    /// `None` where the type checker does not know it (an unknown function,
+    /// an extension's type) or the expression does not parse. Errors: a
+    /// certain type error (see [`ShaderModel::instrument`]).
+    pub fn expression_type(
+        &self,
+        step: StepId,
+        expr: &str,
+    ) -> Result<Option<String>, InstrumentError> {
+        Ok(typeck::check(self, step, expr)?.map(|t| t.to_string()))
     }
 }
 
@@ -518,7 +579,7 @@ mod tests {
     #[test]
     fn parse_errors_never_panic() {
         let e = ShaderModel::parse(
-            "#version 400\nsubroutine vec4 S(vec4 c);\nsubroutine(S) vec4 f(vec4 c) { return c; }\nvoid main() {}\n",
+            "#version 400\nvec4 S(vec4 c);\nvec4 f(vec4 c) { return c +; }\nvoid main() {}\n",
             Stage::Fragment,
         )
         .err()

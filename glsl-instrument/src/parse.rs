@@ -3,6 +3,16 @@
 //! original source), mapping offsets to 1-based line:column, parsing a
 //! user expression, printing AST pieces, and collecting identifiers so
 //! generated names are unique.
+//!
+//! Valid GLSL glsl-lang rejects is rewritten first, every byte offset kept
+//! (so spans still point into the original source): unknown extensions,
+//! built-in macros, wide literals; and, on a second attempt when the first
+//! fails, subroutine types, `precise x;`, `invariant a, b;`, `invariant`
+//! after other qualifiers, later keywords used as identifiers by older
+//! versions, struct names used as variable names, `#elif` without
+//! expression, `#line N "file"` and a line continuation inside `*/`
+//! (see [`workarounds`]). What must print differently is restored in the
+//! tree (placeholder names renamed back; the printer writes them verbatim).
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -20,6 +30,8 @@ pub(crate) struct Parsed {
     /// `#version` number (110 if absent).
     pub version: u32,
     pub es: bool,
+    /// `#version N compatibility`.
+    pub compat: bool,
     /// Names of `#extension`s the shader enables.
     pub extensions: Vec<String>,
     /// `#extension` lines glsl-lang does not know (it rejects them): they
@@ -399,6 +411,12 @@ const PLACEHOLDER_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS
 
 /// The `n`-th identifier of byte length `len`: `_` then base-62 digits.
 fn placeholder(len: usize, n: usize) -> Option<String> {
+    // One character: a letter the source does not use.
+    if len == 1 {
+        return PLACEHOLDER_CHARS[..52]
+            .get(n)
+            .map(|c| (*c as char).to_string());
+    }
     if len < 2 {
         return None;
     }
@@ -416,7 +434,10 @@ fn placeholder(len: usize, n: usize) -> Option<String> {
 }
 
 fn candidate_exhausted(len: usize, n: usize) -> bool {
-    len < 2 || (len - 1 < 6 && n >= PLACEHOLDER_CHARS.len().pow((len - 1) as u32)) || n > 100_000
+    (len == 1 && n >= 52)
+        || len == 0
+        || (len > 1 && len - 1 < 6 && n >= PLACEHOLDER_CHARS.len().pow((len - 1) as u32))
+        || n > 100_000
 }
 
 /// Whether an integer literal token is valid GLSL that glsl-lang rejects.
@@ -477,23 +498,415 @@ fn restore_wide_literals(
     tu.visit_mut(&mut Restore(map));
 }
 
+/// Valid GLSL that glsl-lang cannot parse, rewritten before a second
+/// parse attempt (only when the first fails, so nothing that parsed before
+/// changes). Every rewrite keeps every byte offset; what the tree must
+/// print differently is restored after parsing (placeholder identifiers
+/// and type names renamed back to the original text, which the printer
+/// writes verbatim; `precise` qualifiers that stood for `invariant`).
+#[derive(Default)]
+struct Workarounds {
+    /// placeholder → original text.
+    restore: std::collections::HashMap<String, String>,
+    /// Names to declare as type names (subroutine types, placeholders).
+    type_names: Vec<String>,
+    /// Offsets of `invariant` qualifiers parsed as `precise`.
+    invariant_at: HashSet<usize>,
+}
+
+/// A token of the code outside comments and preprocessor lines.
+#[derive(Clone, Copy, Debug)]
+struct Tok {
+    start: usize,
+    end: usize,
+}
+
+/// The code tokens of `src`: identifiers/numbers (one token each) and
+/// single punctuation characters.
+fn code_tokens(src: &str) -> Vec<Tok> {
+    let b = src.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if line_start && c == b'#' {
+            // A directive, with its continuation lines.
+            while i < b.len() && !(b[i] == b'\n' && b[i - 1] != b'\\') {
+                i += 1;
+            }
+            continue;
+        }
+        line_start = false;
+        let start = i;
+        if ident(c) {
+            while i < b.len() && ident(b[i]) {
+                i += 1;
+            }
+        } else {
+            i += 1;
+            while i < b.len() && !src.is_char_boundary(i) {
+                i += 1;
+            }
+        }
+        out.push(Tok { start, end: i });
+    }
+    out
+}
+
+/// Built-in type keywords (for "is the previous token a type").
+fn builtin_type_word(w: &str) -> bool {
+    if matches!(
+        w,
+        "void" | "bool" | "int" | "uint" | "float" | "double" | "atomic_uint"
+    ) {
+        return true;
+    }
+    let rest = w.strip_prefix(['i', 'u', 'b', 'd']).unwrap_or(w);
+    ((rest.starts_with("vec") || rest.starts_with("mat"))
+        && rest.len() > 3
+        && rest[3..].bytes().all(|c| c.is_ascii_digit() || c == b'x'))
+        || rest.starts_with("sampler")
+        || rest.starts_with("image")
+}
+
+/// Storage, interpolation, precision and other qualifier keywords.
+const QUALIFIERS: &[&str] = &[
+    "const",
+    "in",
+    "out",
+    "inout",
+    "uniform",
+    "buffer",
+    "shared",
+    "attribute",
+    "varying",
+    "centroid",
+    "sample",
+    "patch",
+    "flat",
+    "smooth",
+    "noperspective",
+    "invariant",
+    "precise",
+    "lowp",
+    "mediump",
+    "highp",
+    "coherent",
+    "volatile",
+    "restrict",
+    "readonly",
+    "writeonly",
+    "layout",
+    "subroutine",
+];
+
+/// Keywords glsl-lang always lexes as such that older GLSL versions leave
+/// free as identifiers: (word, first desktop version, first ES version).
+const LATER_KEYWORDS: &[(&str, u32, u32)] = &[
+    ("invariant", 120, 100),
+    ("centroid", 120, 300),
+    ("precision", 130, 100),
+    ("lowp", 130, 100),
+    ("mediump", 130, 100),
+    ("highp", 130, 100),
+    ("flat", 130, 300),
+    ("smooth", 130, 300),
+    ("noperspective", 130, 9999),
+    ("patch", 400, 320),
+    ("sample", 400, 320),
+    ("subroutine", 400, 9999),
+    ("precise", 400, 320),
+    ("buffer", 430, 310),
+    ("shared", 430, 310),
+    ("coherent", 420, 310),
+    ("volatile", 420, 310),
+    ("restrict", 420, 310),
+    ("readonly", 420, 310),
+    ("writeonly", 420, 310),
+];
+
+/// Replace `src[range]` (same length) in `out`.
+fn splice(out: &mut String, start: usize, text: &str) {
+    out.replace_range(start..start + text.len(), text);
+}
+
+/// The second-attempt rewrites of `src` (same length) for a shader of
+/// `#version` `version` (`es`), and what to restore in the tree.
+fn workarounds(src: &str, version: u32, es: bool, used: &HashSet<String>) -> (String, Workarounds) {
+    let mut w = Workarounds::default();
+    let mut out = src.to_string();
+    let mut by_text = std::collections::HashMap::new();
+    let mut next_per_len = std::collections::HashMap::new();
+    let mut used = used.clone();
+
+    // Directives and comments, line by line.
+    {
+        let b = src.as_bytes();
+        // A line continuation that splits a comment's `*/`: `*\<newline>/`.
+        let mut i = 0;
+        while i + 3 < b.len() {
+            if &b[i..i + 2] == b"/*" {
+                let mut j = i + 2;
+                while j + 1 < b.len() && !(b[j] == b'*' && b[j + 1] == b'/') {
+                    if b[j] == b'*'
+                        && b[j + 1] == b'\\'
+                        && b.get(j + 2) == Some(&b'\n')
+                        && b.get(j + 3) == Some(&b'/')
+                    {
+                        splice(&mut out, j, "*/\n ");
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j + 2;
+                continue;
+            }
+            i += 1;
+        }
+        let mut offset = 0;
+        for line in src.split_inclusive('\n') {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let t = body.trim_start();
+            let indent = body.len() - t.len();
+            if let Some(d) = t.strip_prefix('#') {
+                let d_trim = d.trim_start();
+                let at = offset + indent + 1 + (d.len() - d_trim.len());
+                // `#elif` without expression: only valid where it is not
+                // evaluated (a group before it was taken), like `#else`.
+                if d_trim.trim_end() == "elif" {
+                    splice(&mut out, at, "else");
+                }
+                // `#line N "file"` (GL_GOOGLE_cpp_style_line_directive, the
+                // include extension): the file name only names errors.
+                if let Some(r) = d_trim.strip_prefix("line")
+                    && let Some(q) = r.find('"')
+                    && let Some(q2) = r[q + 1..].find('"')
+                {
+                    let s = at + 4 + q;
+                    splice(&mut out, s, &" ".repeat(q2 + 2));
+                }
+            }
+            offset += line.len();
+        }
+    }
+
+    let toks = code_tokens(&out);
+    let text = |t: &Tok| &src[t.start..t.end];
+    let is_ident = |s: &str| {
+        s.as_bytes()
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+    };
+    let at_stmt_start = |k: usize| k == 0 || matches!(text(&toks[k - 1]), ";" | "{" | "}");
+    let mut fresh = |t: &str, used: &mut HashSet<String>| {
+        let p = fresh_placeholder(t, &mut by_text, &mut next_per_len, used);
+        if let Some(p) = &p {
+            used.insert(p.clone());
+        }
+        p
+    };
+    let mut renamed: HashSet<usize> = HashSet::new();
+
+    // Struct names: identifiers after `struct`.
+    let structs: HashSet<&str> = toks
+        .windows(2)
+        .filter(|p| text(&p[0]) == "struct" && is_ident(text(&p[1])))
+        .map(|p| text(&p[1]))
+        .collect();
+
+    for k in 0..toks.len() {
+        let word = text(&toks[k]);
+        let next = toks.get(k + 1).map(text).unwrap_or("");
+        let prev = if k > 0 { text(&toks[k - 1]) } else { "" };
+        // Subroutine types: `subroutine RET NAME(...)` declares NAME as a
+        // type, which glsl-lang does not know: NAME is declared as a type
+        // name and its declaration gets a placeholder function name.
+        if word == "subroutine" && next != "(" && next != "uniform" {
+            let mut j = k + 1;
+            while j + 1 < toks.len() && !matches!(text(&toks[j]), ";" | "{" | "(") {
+                j += 1;
+            }
+            if j < toks.len() && text(&toks[j]) == "(" && j > k + 1 {
+                let name_tok = toks[j - 1];
+                let name = text(&name_tok);
+                if is_ident(name)
+                    && let Some(p) = fresh(name, &mut used)
+                {
+                    splice(&mut out, name_tok.start, &p);
+                    w.restore.insert(p, name.to_string());
+                    w.type_names.push(name.to_string());
+                    renamed.insert(j - 1);
+                }
+            }
+        }
+        // `precise a;`, `invariant a, b;`: a placeholder type name that
+        // prints back as the keyword (steps.rs skips these declarations).
+        if (word == "precise" || word == "invariant") && at_stmt_start(k) {
+            let mut j = k + 1;
+            let mut n = 0;
+            while j + 1 < toks.len()
+                && is_ident(text(&toks[j]))
+                && !QUALIFIERS.contains(&text(&toks[j]))
+                && !builtin_type_word(text(&toks[j]))
+            {
+                n += 1;
+                match text(&toks[j + 1]) {
+                    "," => j += 2,
+                    ";" => break,
+                    _ => {
+                        n = 0;
+                        break;
+                    }
+                }
+            }
+            let ends = toks.get(j + 1).is_some_and(|t| text(t) == ";");
+            if ends
+                && n > 0
+                && (word == "precise" || n > 1)
+                && let Some(p) = fresh(word, &mut used)
+            {
+                splice(&mut out, toks[k].start, &p);
+                w.restore.insert(p.clone(), word.to_string());
+                w.type_names.push(p);
+                renamed.insert(k);
+                continue;
+            }
+        }
+        // `invariant` where glsl-lang wants it first or followed by another
+        // qualifier (`out flat invariant float x;`, a block member
+        // `invariant vec4 x;`): parsed as `precise`, restored after.
+        if word == "invariant"
+            && (es || version >= 120)
+            && !renamed.contains(&k)
+            && !(is_ident(next) && toks.get(k + 2).is_some_and(|t| text(t) == ";"))
+            && !(at_stmt_start(k) && QUALIFIERS.contains(&next))
+        {
+            splice(&mut out, toks[k].start, "precise  ");
+            w.invariant_at.insert(toks[k].start);
+            continue;
+        }
+        // Later keywords used as identifiers in an older version.
+        if let Some((_, d, e)) = LATER_KEYWORDS.iter().find(|(kw, _, _)| *kw == word)
+            && (if es { version < *e } else { version < *d })
+            && !is_ident(next)
+            && next != "("
+            && !QUALIFIERS.contains(&prev)
+            && let Some(p) = fresh(word, &mut used)
+        {
+            splice(&mut out, toks[k].start, &p);
+            w.restore.insert(p, word.to_string());
+            continue;
+        }
+        // A struct name used as a variable or field name (`S S;`, `s.S`,
+        // `vec4 Name = ...; x = Name;`).
+        if structs.contains(word) && prev != "struct" && !renamed.contains(&k) {
+            let prev_is_type = builtin_type_word(prev) || structs.contains(prev);
+            let as_ident = prev == "."
+                || (prev_is_type && next != "(")
+                || (matches!(
+                    next,
+                    ";" | ")" | "," | "=" | "]" | "." | "+" | "-" | "*" | "/" | "%" | "<" | ">" | "!" | "&" | "|" | "^" | "?" | ":"
+                ) && prev != "("
+                    && prev != ",")
+                // `float(Name)`, `g(Name)`: an argument, unless it is an
+                // unnamed parameter (`void g(S)`: a type before the name).
+                || (prev == "("
+                    && next == ")"
+                    && k >= 2
+                    && (builtin_type_word(text(&toks[k - 2]))
+                        || (k >= 3
+                            && is_ident(text(&toks[k - 2]))
+                            && !builtin_type_word(text(&toks[k - 3]))
+                            && !structs.contains(text(&toks[k - 3])))));
+            if as_ident && let Some(p) = fresh(word, &mut used) {
+                splice(&mut out, toks[k].start, &p);
+                w.restore.insert(p, word.to_string());
+            }
+        }
+    }
+    (out, w)
+}
+
+/// Undo [`workarounds`] in the tree: placeholder identifiers and type
+/// names back to their text, `precise` back to `invariant` where it stood.
+fn restore_workarounds(tu: &mut ast::TranslationUnit, w: &Workarounds) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    struct Restore<'a>(&'a Workarounds);
+    impl VisitorMut for Restore<'_> {
+        fn visit_identifier(&mut self, id: &mut ast::Identifier) -> Visit {
+            if let Some(t) = self.0.restore.get(id.0.as_str()) {
+                id.content = ast::IdentifierData::from(t.as_str());
+            }
+            Visit::Children
+        }
+        fn visit_type_name(&mut self, n: &mut ast::TypeName) -> Visit {
+            if let Some(t) = self.0.restore.get(n.0.as_str()) {
+                n.content = ast::TypeNameData::from(t.as_str());
+            }
+            Visit::Children
+        }
+        fn visit_type_qualifier_spec(&mut self, q: &mut ast::TypeQualifierSpec) -> Visit {
+            if q.content == ast::TypeQualifierSpecData::Precise
+                && let Some(span) = q.span
+                && self
+                    .0
+                    .invariant_at
+                    .contains(&usize::from(span.start().offset))
+            {
+                q.content = ast::TypeQualifierSpecData::Invariant;
+            }
+            Visit::Children
+        }
+    }
+    tu.visit_mut(&mut Restore(w));
+}
+
 /// Built-in macros a driver defines that glsl-lang's preprocessor does not
 /// (and refuses to `#define`, being `GL_` names): `GL_ES` in GLSL ES, and
 /// `GL_FRAGMENT_PRECISION_HIGH` in GLSL ES and desktop GLSL >= 1.30. Their
 /// tests in `#ifdef`/`#ifndef`/`#if`/`#elif` lines are replaced by the
 /// constant result, padded to the same length (offsets are kept).
-fn resolve_builtin_macros(src: &str) -> String {
-    let (mut version, mut es) = (110u32, false);
+/// `#version` number and ES-ness as the source's first `#version` line says.
+fn version_of(src: &str) -> (u32, bool) {
     for l in src.lines() {
         if let Some(r) = l.trim_start().strip_prefix('#')
             && let Some(r) = r.trim_start().strip_prefix("version")
         {
             let mut w = r.split_whitespace();
-            version = w.next().and_then(|n| n.parse().ok()).unwrap_or(110);
-            es = version == 100 || w.next() == Some("es");
-            break;
+            let version = w.next().and_then(|n| n.parse().ok()).unwrap_or(110);
+            return (version, version == 100 || w.next() == Some("es"));
         }
     }
+    (110, false)
+}
+
+fn resolve_builtin_macros(src: &str) -> String {
+    let (version, es) = version_of(src);
     let mut defined: Vec<&str> = Vec::new();
     if es {
         defined.push("GL_ES");
@@ -595,7 +1008,10 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
         .copied()
         .filter(|n| used.contains(*n))
         .collect();
-    let attempt = |declare_gated: bool| -> Result<ast::TranslationUnit, (usize, ParseError)> {
+    let attempt = |text: &str,
+                   declare_gated: bool,
+                   fix: Option<&Workarounds>|
+     -> Result<ast::TranslationUnit, (usize, ParseError)> {
         let result = catch_unwind(AssertUnwindSafe(|| {
             let ctx = ParseContext::new();
             if declare_gated {
@@ -603,16 +1019,22 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
                     ctx.add_type_name(ast::IdentifierData::from(*name).into());
                 }
             }
-            for name in &placeholder_types {
+            for name in placeholder_types
+                .iter()
+                .chain(fix.iter().flat_map(|w| w.type_names.iter()))
+            {
                 ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
             }
-            match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&edited)
+            match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(text)
                 .opts(&opts)
                 .context(&ctx)
                 .parse()
             {
                 Ok((mut tu, _ctx, lexer)) => {
                     lexer.into_directives().inject(&mut tu);
+                    if let Some(w) = fix {
+                        restore_workarounds(&mut tu, w);
+                    }
                     if !literals.is_empty() {
                         restore_wide_literals(&mut tu, &literals);
                     }
@@ -643,23 +1065,52 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
             ))
         })
     };
-    let tu = match attempt(false) {
-        Ok(tu) => tu,
-        Err((offset, e)) if !gated.is_empty() => match attempt(true) {
-            Ok(tu) => tu,
+    let first = match attempt(&edited, false, None) {
+        Ok(tu) => Ok(tu),
+        Err((offset, e)) if !gated.is_empty() => match attempt(&edited, true, None) {
+            Ok(tu) => Ok(tu),
             // Report the attempt that got further.
-            Err((offset2, e2)) => return Err(if offset2 > offset { e2 } else { e }),
+            Err((offset2, e2)) => Err(if offset2 > offset {
+                (offset2, e2)
+            } else {
+                (offset, e)
+            }),
         },
-        Err((_, e)) => return Err(e),
+        Err(e) => Err(e),
+    };
+    let tu = match first {
+        Ok(tu) => tu,
+        Err((_, e)) => {
+            // Valid GLSL glsl-lang rejects: rewrite and try again (the
+            // first error is the one reported if that fails too).
+            let (v, is_es) = version_of(src);
+            let (fixed, w) = workarounds(&edited, v, is_es, &used);
+            if fixed == edited && w.type_names.is_empty() {
+                return Err(e);
+            }
+            match attempt(&fixed, false, Some(&w)) {
+                Ok(tu) => tu,
+                Err(_) if !gated.is_empty() => match attempt(&fixed, true, Some(&w)) {
+                    Ok(tu) => tu,
+                    Err(_) => return Err(e),
+                },
+                Err(_) => return Err(e),
+            }
+        }
     };
     let mut version = 110;
     let mut es = false;
+    let mut compat = false;
     let mut extensions = unknown_names;
     for decl in &tu.0 {
         if let ast::ExternalDeclarationData::Preprocessor(pp) = &decl.content {
             match &pp.content {
                 ast::PreprocessorData::Version(v) => {
                     version = u32::from(v.version);
+                    compat = matches!(
+                        v.profile.as_ref().map(|p| &p.content),
+                        Some(ast::PreprocessorVersionProfileData::Compatibility)
+                    );
                     es = version == 100
                         || matches!(
                             v.profile.as_ref().map(|p| &p.content),
@@ -685,6 +1136,7 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
         tu,
         version,
         es,
+        compat,
         extensions,
         unknown_extensions,
     })
@@ -764,13 +1216,36 @@ pub(crate) fn parse_expr_in(
         .or_else(|_| parse_expr_with(expr, type_names, "", version))
 }
 
+/// [`parse_expr_in`] plus the byte offset where `expr` starts in the text
+/// the tree's spans point into (for columns inside the expression).
+pub(crate) fn parse_expr_spanned(
+    expr: &str,
+    type_names: &[String],
+    macros: &str,
+    version: u32,
+) -> Result<(ast::Expr, usize), String> {
+    if expr.trim().is_empty() {
+        return Err("empty expression".into());
+    }
+    let prefix = |m: &str| m.len() + PROBE_PREFIX.len();
+    if macros.is_empty() {
+        return parse_expr_with(expr, type_names, "", version).map(|e| (e, prefix("")));
+    }
+    match parse_expr_with(expr, type_names, macros, version) {
+        Ok(e) => Ok((e, prefix(macros))),
+        Err(_) => parse_expr_with(expr, type_names, "", version).map(|e| (e, prefix(""))),
+    }
+}
+
+const PROBE_PREFIX: &str = "void gldbg_probe() {\n";
+
 fn parse_expr_with(
     expr: &str,
     type_names: &[String],
     macros: &str,
     version: u32,
 ) -> Result<ast::Expr, String> {
-    let src = format!("{macros}void gldbg_probe() {{\n{expr}\n;}}");
+    let src = format!("{macros}{PROBE_PREFIX}{expr}\n;}}");
     let expr_line = macros.matches('\n').count() as u32 + 2;
     let result = catch_unwind(AssertUnwindSafe(|| {
         let ctx = ParseContext::new();
@@ -940,8 +1415,12 @@ mod tests {
         let e = parse_shader("void main() {\n  x = ;\n}").err().unwrap();
         assert_eq!((e.line, e.column), (2, 7));
         assert!(e.message.len() < 200, "{}", e.message);
-        let e = parse_shader("#version 400\nsubroutine vec4 S(vec4 c);\nsubroutine(S) vec4 f(vec4 c){return c;}\nvoid main(){}\n").err().unwrap();
-        assert_eq!(e.line, 3);
+        let e = parse_shader(
+            "#version 400\nvec4 S(vec4 c);\nvec4 f(vec4 c){return c +;}\nvoid main(){}\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!((e.line, e.column), (3, 26));
     }
 
     #[test]
@@ -1024,6 +1503,37 @@ mod tests {
         assert!(wide_literal("2147483648"));
         assert!(!wide_literal("1.0lf"));
         assert!(!wide_literal("4294967296"));
+    }
+
+    #[test]
+    fn workarounds_keep_every_offset() {
+        let src = "#version 110\nstruct S { vec4 S; };\n/* c *\\\n/\nuniform float centroid;\n#if 1\n#elif\n#endif\n#line 3 \"f\"\nvoid main() { S S; gl_Position = S.S * centroid; }\n";
+        let mut used = HashSet::new();
+        words(src, &mut used);
+        let (out, w) = workarounds(src, 110, false, &used);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(
+            out.match_indices('\n').collect::<Vec<_>>(),
+            src.match_indices('\n').collect::<Vec<_>>()
+        );
+        assert!(
+            out.contains("#else") && out.contains("#line 3    \n"),
+            "{out}"
+        );
+        assert!(out.contains("*/\n "), "{out}");
+        // One-letter names get an unused letter; the struct type stays.
+        assert!(out.contains("struct S { vec4 a; };"), "{out}");
+        assert!(out.contains("S a;") && out.contains("a.a *"), "{out}");
+        assert_eq!(w.restore.get("a").map(String::as_str), Some("S"));
+        let p = parse_shader(src).unwrap();
+        let printed = print_tu(&p.tu.0);
+        assert!(
+            printed.contains("S S;") && printed.contains("uniform float centroid;"),
+            "{printed}"
+        );
+        // A shader that parses as is is not rewritten.
+        let plain = "struct S { vec4 v; };\nvoid main() { S s; }\n";
+        assert!(print_tu(&parse_shader(plain).unwrap().tu.0).contains("S s;"));
     }
 
     #[test]

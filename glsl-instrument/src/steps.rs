@@ -281,16 +281,41 @@ pub(crate) fn type_string(ts: &ast::TypeSpecifier, extra: Option<&ast::ArraySpec
         ast::TypeSpecifierNonArrayData::TypeName(n) => n.0.to_string(),
         _ => one_line(|f, st| printer::show_type_specifier_non_array(f, &ts.ty, st)),
     };
-    for a in ts.array_specifier.iter().chain(extra) {
+    // `vec4[2] b[3]` is an array of 3 `vec4[2]`: the name's dimensions
+    // are the outer ones.
+    for a in extra.into_iter().chain(ts.array_specifier.iter()) {
         s.push_str(&one_line(|f, st| printer::show_array_spec(f, a, st)));
     }
     s
+}
+
+/// `precise a;` / `invariant a, b;`: parse.rs's stand-in declaration
+/// whose type name is the keyword (it declares nothing).
+pub(crate) fn qualifies_only(head: &ast::SingleDeclaration) -> bool {
+    matches!(&head.ty.ty.ty.content,
+        ast::TypeSpecifierNonArrayData::TypeName(n) if matches!(n.0.as_str(), "precise" | "invariant"))
+}
+
+/// The built-in variables a step of `stage` lists (builtins.rs).
+pub(crate) fn builtin_scope(
+    stage: crate::Stage,
+    version: u32,
+    es: bool,
+    compat: bool,
+) -> Vec<Variable> {
+    crate::builtins::scope_variables(stage, version, es, compat)
+        .map(|v| Variable {
+            name: v.name.to_string(),
+            ty: v.ty.to_string(),
+        })
+        .collect()
 }
 
 /// Variables declared by a declaration (global or local).
 pub(crate) fn declared_variables(d: &ast::Declaration) -> Vec<Variable> {
     let mut out = Vec::new();
     match &d.content {
+        ast::DeclarationData::InitDeclaratorList(list) if qualifies_only(&list.head) => {}
         ast::DeclarationData::InitDeclaratorList(list) => {
             let ty = &list.head.ty.ty;
             if let Some(name) = &list.head.name {
@@ -356,7 +381,7 @@ fn parameters(proto: &ast::FunctionPrototype) -> Vec<Variable> {
         .collect()
 }
 
-fn parameter_types(proto: &ast::FunctionPrototype) -> Vec<String> {
+pub(crate) fn parameter_types(proto: &ast::FunctionPrototype) -> Vec<String> {
     let is_void = |p: &ast::FunctionParameterDeclaration| {
         matches!(&p.content, ast::FunctionParameterDeclarationData::Unnamed(_, ts)
             if ts.ty.content == ast::TypeSpecifierNonArrayData::Void && ts.array_specifier.is_none())
@@ -514,7 +539,10 @@ struct Builder<'s> {
 /// Build the step model of a translation unit. `src` is the original
 /// source the spans point into. (The walk borrows the tree mutably only to
 /// share the expression visitors with the instrumenter; nothing changes.)
-pub(crate) fn build(tu: &mut ast::TranslationUnit, src: &str) -> Model {
+///
+/// `builtins`: the stage's built-in variables, first in every scope (so
+/// the innermost user variable stays last).
+pub(crate) fn build(tu: &mut ast::TranslationUnit, src: &str, builtins: Vec<Variable>) -> Model {
     let mut b = Builder {
         src,
         model: Model::default(),
@@ -553,7 +581,7 @@ pub(crate) fn build(tu: &mut ast::TranslationUnit, src: &str) -> Model {
             }
         }
     }
-    let mut globals: Vec<Variable> = Vec::new();
+    let mut globals: Vec<Variable> = builtins;
     let mut func = 0;
     for decl in tu.0.iter_mut() {
         match &mut decl.content {
@@ -1286,7 +1314,24 @@ mod tests {
         assert_eq!(m.steps()[3].text, "i++");
         assert_eq!(m.steps()[9].calls, vec!["shade".to_string()]);
         assert!(m.steps()[8].calls.is_empty());
-        let globals = ["float scale", "vec2 uv", "vec4 color"];
+        // The stage's built-ins come first, then the shader's globals.
+        let builtins = names(&super::builtin_scope(Stage::Fragment, 330, false, false));
+        assert_eq!(
+            builtins,
+            [
+                "int gl_PrimitiveID",
+                "vec4 gl_FragCoord",
+                "bool gl_FrontFacing",
+                "vec2 gl_PointCoord",
+                "float[] gl_ClipDistance",
+                "float gl_FragDepth",
+            ]
+        );
+        let globals: Vec<String> = builtins
+            .into_iter()
+            .chain(["float scale", "vec2 uv", "vec4 color"].map(String::from))
+            .collect();
+        let globals: Vec<&str> = globals.iter().map(String::as_str).collect();
         let scope = |i: usize| names(&m.steps()[i].scope);
         assert_eq!(scope(0), [&globals[..], &["float x", "int n"]].concat());
         assert_eq!(

@@ -27,50 +27,50 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// The bulk region of the shared mapping.
-struct Bulk {
+pub(crate) struct Bulk {
     base: *mut u8,
 }
 
 impl Bulk {
-    fn get() -> Option<Bulk> {
+    pub(crate) fn get() -> Option<Bulk> {
         crate::session::bulk_base().map(|base| Bulk { base })
     }
     fn check(off: usize, len: usize) -> bool {
         off.checked_add(len)
             .is_some_and(|end| end <= shm::BULK_SIZE)
     }
-    fn read<T: Copy + Default>(&self, off: usize) -> T {
+    pub(crate) fn read<T: Copy + Default>(&self, off: usize) -> T {
         if !Self::check(off, size_of::<T>()) {
             return T::default();
         }
         // SAFETY: in bounds (checked); `T` is a plain #[repr(C)] Copy struct; unaligned read.
         unsafe { self.base.add(off).cast::<T>().read_unaligned() }
     }
-    fn write<T: Copy>(&self, off: usize, v: &T) {
+    pub(crate) fn write<T: Copy>(&self, off: usize, v: &T) {
         if Self::check(off, size_of::<T>()) {
             // SAFETY: in bounds (checked); the daemon does not touch the reply while a command runs.
             unsafe { self.base.add(off).cast::<T>().write_unaligned(*v) }
         }
     }
-    fn bytes(&self, r: BulkRef) -> &[u8] {
+    pub(crate) fn bytes(&self, r: BulkRef) -> &[u8] {
         if !Self::check(r.offset as usize, r.len as usize) {
             return &[];
         }
         // SAFETY: in bounds (checked); the daemon wrote the request before the command.
         unsafe { core::slice::from_raw_parts(self.base.add(r.offset as usize), r.len as usize) }
     }
-    fn str(&self, r: BulkRef) -> String {
+    pub(crate) fn str(&self, r: BulkRef) -> String {
         String::from_utf8_lossy(self.bytes(r)).into_owned()
     }
     /// Mutable view of `len` bytes at `off` (None if out of bounds).
     #[allow(clippy::mut_from_ref)]
-    fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
+    pub(crate) fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
         // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
         Self::check(off, len)
             .then(|| unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
-    fn put(&self, off: usize, data: &[u8]) -> BulkRef {
+    pub(crate) fn put(&self, off: usize, data: &[u8]) -> BulkRef {
         match self.slice_mut(off, data.len()) {
             Some(dst) => {
                 dst.copy_from_slice(data);
@@ -84,12 +84,12 @@ impl Bulk {
     }
 }
 
-fn align8(x: usize) -> usize {
+pub(crate) fn align8(x: usize) -> usize {
     (x + 7) & !7
 }
 
 /// Hold the app's pending GL errors for it (the app sees them later).
-fn hold_app_errors() {
+pub(crate) fn hold_app_errors() {
     for _ in 0..16 {
         let e = gl::get_error();
         if e == 0 {
@@ -100,7 +100,7 @@ fn hold_app_errors() {
 }
 
 /// Drain our own GL errors; returns the first.
-fn drain_own_errors() -> u32 {
+pub(crate) fn drain_own_errors() -> u32 {
     let mut first = 0;
     for _ in 0..16 {
         let e = gl::get_error();
@@ -114,7 +114,7 @@ fn drain_own_errors() -> u32 {
     first
 }
 
-fn has_context() -> bool {
+pub(crate) fn has_context() -> bool {
     crate::hooks::current_context() != 0 || gl::has_version()
 }
 
@@ -228,7 +228,7 @@ fn program_interface_query() -> bool {
     available && (major, minor) >= if is_es() { (3, 1) } else { (4, 3) }
 }
 
-fn is_es() -> bool {
+pub(crate) fn is_es() -> bool {
     let v = {
         // SAFETY: a real GL entry point on the stopped app thread; returns a static string or null.
         let p = unsafe { crate::generated::real::glGetString(gl::VERSION) };
@@ -244,8 +244,8 @@ fn is_es() -> bool {
 }
 
 /// The GL state a fragment step changes, captured before and restored after.
-struct Saved {
-    program: u32,
+pub(crate) struct Saved {
+    pub(crate) program: u32,
     draw_fb: u32,
     read_fb: u32,
     renderbuffer: u32,
@@ -263,7 +263,7 @@ struct Saved {
     feedback_running: bool,
     /// The app program's subroutine selections per stage (GL 4.0+):
     /// `glUseProgram` resets them, so they are put back after restoring it.
-    subroutines: Vec<(u32, Vec<u32>)>,
+    pub(crate) subroutines: Vec<(u32, Vec<u32>)>,
 }
 
 const PACK_PARAMS: [u32; 5] = [
@@ -281,7 +281,7 @@ fn pack_params_here(es: bool) -> &'static [u32] {
 }
 
 impl Saved {
-    fn capture(draw_buffers: u32) -> Saved {
+    pub(crate) fn capture(draw_buffers: u32) -> Saved {
         Saved {
             program: gl::get_i(gl::CURRENT_PROGRAM) as u32,
             draw_fb: gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32,
@@ -310,13 +310,13 @@ impl Saved {
     }
 
     /// Suspend what must not see our work (before binding anything of ours).
-    fn suspend(&self) {
+    pub(crate) fn suspend(&self) {
         if self.feedback_running {
             gl::pause_transform_feedback(true);
         }
     }
 
-    fn restore(&self) {
+    pub(crate) fn restore(&self) {
         gl::use_program(self.program);
         for (stage, indices) in &self.subroutines {
             gl::uniform_subroutines(*stage, indices);
@@ -351,7 +351,7 @@ impl Saved {
 }
 
 /// Whether the context is desktop GL of at least `major.minor`.
-fn gl_at_least(major: i32, minor: i32) -> bool {
+pub(crate) fn gl_at_least(major: i32, minor: i32) -> bool {
     !is_es() && (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION)) >= (major, minor)
 }
 
@@ -380,7 +380,7 @@ fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
 /// Give the debug program (current) the app's subroutine selections, by
 /// uniform and function names. A stage where some location cannot be
 /// matched keeps the driver's defaults.
-fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
+pub(crate) fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
     for (stage, app_indices) in saved {
         let stage = *stage;
         let n = gl::program_stage_i(dbg, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS)
@@ -429,7 +429,7 @@ static CACHE: Mutex<Vec<DebugProgram>> = Mutex::new(Vec::new());
 const CACHE_MAX: usize = 32;
 
 /// A failed step: status and a log for the reply.
-type Failure = (u32, String);
+pub(crate) type Failure = (u32, String);
 
 /// `CMD_FRAGMENT_STEP` for the stopped call `id` with `args`.
 pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
@@ -772,44 +772,8 @@ fn build_program(
     max_db: u32,
 ) -> Result<DebugProgram, Failure> {
     let prog = gl::create_program();
-    let mut shaders = Vec::new();
-    let cleanup = |prog: u32, shaders: &[u32], delete_program: bool| {
-        for &s in shaders {
-            gl::detach_shader(prog, s);
-            gl::delete_shader(s);
-        }
-        if delete_program {
-            gl::delete_program(prog);
-        }
-    };
-    for sr in &req.shaders[..(req.shader_count as usize).min(req.shaders.len())] {
-        let s = gl::create_shader(sr.gl_type);
-        gl::shader_source(s, bulk.bytes(sr.source));
-        gl::compile_shader(s);
-        shaders.push(s);
-        gl::attach_shader(prog, s);
-        if gl::get_shader_i(s, gl::COMPILE_STATUS) == 0 {
-            let log = gl::shader_info_log(s);
-            cleanup(prog, &shaders, true);
-            return Err((
-                shm::STATUS_COMPILE_FAILED,
-                format!("{} shader: {log}", stage_name(sr.gl_type)),
-            ));
-        }
-    }
-    // The app's attribute locations.
-    let n = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTES).max(0) as u32;
-    let max = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTE_MAX_LENGTH).max(0) as usize;
-    for i in 0..n {
-        let (name, _, _) = gl::active_variable(app, i, true, max);
-        if name.starts_with("gl_") {
-            continue;
-        }
-        let loc = gl::attrib_location(app, &name);
-        if loc >= 0 {
-            gl::bind_attrib_location(prog, loc as u32, &name);
-        }
-    }
+    let shaders = compile_attach(bulk, prog, &req.shaders[..req.shader_count as usize])?;
+    bind_app_attributes(app, prog);
     // The app's outputs keep their locations; the debug outputs take free ones.
     let mut used = Vec::new();
     for name in bulk
@@ -877,7 +841,74 @@ fn build_program(
             ),
         ));
     }
-    // Uniform block bindings by name.
+    bind_app_blocks(app, prog);
+    Ok(DebugProgram {
+        context: 0,
+        app_program: app,
+        key: req.cache_key,
+        program: prog,
+        value_loc,
+        coverage_loc,
+    })
+}
+
+/// Detach and delete the shaders of a debug program; delete the program too
+/// when `delete_program` (its build failed).
+pub(crate) fn cleanup(prog: u32, shaders: &[u32], delete_program: bool) {
+    for &s in shaders {
+        gl::detach_shader(prog, s);
+        gl::delete_shader(s);
+    }
+    if delete_program {
+        gl::delete_program(prog);
+    }
+}
+
+/// Compile the request's shaders and attach them to `prog`; on a compile
+/// error, everything is deleted and the driver's log returned.
+pub(crate) fn compile_attach(
+    bulk: &Bulk,
+    prog: u32,
+    sources: &[shm::ShaderRef],
+) -> Result<Vec<u32>, Failure> {
+    let mut shaders = Vec::new();
+    for sr in sources.iter().take(6) {
+        let s = gl::create_shader(sr.gl_type);
+        gl::shader_source(s, bulk.bytes(sr.source));
+        gl::compile_shader(s);
+        shaders.push(s);
+        gl::attach_shader(prog, s);
+        if gl::get_shader_i(s, gl::COMPILE_STATUS) == 0 {
+            let log = gl::shader_info_log(s);
+            cleanup(prog, &shaders, true);
+            return Err((
+                shm::STATUS_COMPILE_FAILED,
+                format!("{} shader: {log}", stage_name(sr.gl_type)),
+            ));
+        }
+    }
+    Ok(shaders)
+}
+
+/// Give the debug program the app program's attribute locations (before linking).
+pub(crate) fn bind_app_attributes(app: u32, prog: u32) {
+    let n = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTES).max(0) as u32;
+    let max = gl::get_program_i(app, gl::ACTIVE_ATTRIBUTE_MAX_LENGTH).max(0) as usize;
+    for i in 0..n {
+        let (name, _, _) = gl::active_variable(app, i, true, max);
+        if name.starts_with("gl_") {
+            continue;
+        }
+        let loc = gl::attrib_location(app, &name);
+        if loc >= 0 {
+            gl::bind_attrib_location(prog, loc as u32, &name);
+        }
+    }
+}
+
+/// Give the linked debug program the app program's uniform and storage
+/// block bindings, by block name.
+pub(crate) fn bind_app_blocks(app: u32, prog: u32) {
     let blocks = gl::get_program_i(app, gl::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
     for b in 0..blocks {
         let name = gl::uniform_block_name(app, b);
@@ -901,14 +932,6 @@ fn build_program(
             }
         }
     }
-    Ok(DebugProgram {
-        context: 0,
-        app_program: app,
-        key: req.cache_key,
-        program: prog,
-        value_loc,
-        coverage_loc,
-    })
 }
 
 fn stage_name(ty: u32) -> &'static str {
@@ -924,7 +947,7 @@ fn stage_name(ty: u32) -> &'static str {
 }
 
 /// Copy every default-block uniform value of `app` into `dbg` (current program).
-fn copy_uniforms(app: u32, dbg: u32) {
+pub(crate) fn copy_uniforms(app: u32, dbg: u32) {
     let n = gl::get_program_i(app, gl::ACTIVE_UNIFORMS).max(0) as u32;
     let max = gl::get_program_i(app, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
     for i in 0..n {

@@ -806,3 +806,90 @@ pub fn shader_storage_block_binding(prog: u32, index: u32, binding: u32) {
     // SAFETY: see the module comment.
     unsafe { real::glShaderStorageBlockBinding(prog, index, binding) }
 }
+
+// ----- transform feedback capture (vertex debug steps) -----
+
+pub const POINTS: u32 = 0x0000;
+pub const TRANSFORM_FEEDBACK: u32 = 0x8E22;
+pub const TRANSFORM_FEEDBACK_BINDING: u32 = 0x8E25;
+pub const TRANSFORM_FEEDBACK_BUFFER: u32 = 0x8C8E;
+pub const TRANSFORM_FEEDBACK_BUFFER_BINDING: u32 = 0x8C8F;
+pub const INTERLEAVED_ATTRIBS: u32 = 0x8C8C;
+pub const TRANSFORM_FEEDBACK_VARYINGS: u32 = 0x8C83;
+pub const STREAM_READ: u32 = 0x88E1;
+pub const MAP_READ_BIT: u32 = 0x0001;
+
+pub fn gen_buffer() -> u32 {
+    let mut b = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenBuffers(1, p(&mut b)) };
+    b
+}
+pub fn delete_buffer(mut b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteBuffers(1, p(&mut b)) }
+}
+/// Storage of `data.len()` bytes for the buffer bound at `target`, filled from `data`.
+pub fn buffer_data(target: u32, data: &[u8], usage: u32) {
+    // SAFETY: see the module comment; `data` holds `len` bytes.
+    unsafe { real::glBufferData(target, data.len() as i64, data.as_ptr() as *mut c_void, usage) }
+}
+/// Copy the first `out.len()` bytes of the buffer bound at `target` into `out`.
+pub fn get_buffer_bytes(target: u32, out: &mut [u8], es: bool) {
+    if out.is_empty() {
+        return;
+    }
+    // SAFETY: see the module comment; `out` holds `len` bytes; a mapping is
+    // read only while mapped and unmapped before returning.
+    unsafe {
+        if es {
+            let m = real::glMapBufferRange(target, 0, out.len() as i64, MAP_READ_BIT);
+            if !m.is_null() {
+                core::ptr::copy_nonoverlapping(m.cast::<u8>(), out.as_mut_ptr(), out.len());
+                real::glUnmapBuffer(target);
+            }
+        } else {
+            real::glGetBufferSubData(target, 0, out.len() as i64, out.as_mut_ptr().cast());
+        }
+    }
+}
+pub fn bind_buffer_base(target: u32, index: u32, b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindBufferBase(target, index, b) }
+}
+pub fn gen_transform_feedback() -> u32 {
+    let mut t = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenTransformFeedbacks(1, p(&mut t)) };
+    t
+}
+pub fn delete_transform_feedback(mut t: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteTransformFeedbacks(1, p(&mut t)) }
+}
+pub fn bind_transform_feedback(t: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindTransformFeedback(TRANSFORM_FEEDBACK, t) }
+}
+/// Capture `names` interleaved, in this order (before linking).
+pub fn transform_feedback_varyings(prog: u32, names: &[&str]) {
+    let owned: Vec<Vec<u8>> = names.iter().map(|n| cname(n)).collect();
+    let mut ptrs: Vec<*const u8> = owned.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: see the module comment; `ptrs` holds `len` NUL-terminated names.
+    unsafe {
+        real::glTransformFeedbackVaryings(
+            prog,
+            ptrs.len() as i32,
+            ptrs.as_mut_ptr().cast(),
+            INTERLEAVED_ATTRIBS,
+        )
+    }
+}
+pub fn begin_transform_feedback(mode: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBeginTransformFeedback(mode) }
+}
+pub fn end_transform_feedback() {
+    // SAFETY: see the module comment.
+    unsafe { real::glEndTransformFeedback() }
+}

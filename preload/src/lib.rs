@@ -34,6 +34,7 @@ pub mod loader;
 pub mod resolve;
 pub mod session;
 pub mod stop;
+pub mod vertex;
 pub mod word;
 
 /// Generated from `gldbg_proto::api::FUNCTIONS` by `build.rs`.

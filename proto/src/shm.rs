@@ -117,6 +117,12 @@ pub const CMD_QUERY_PROGRAM: u32 = 5;
 /// GL errors are held for it; errors of the queries are reported per query
 /// and never left for the app.
 pub const CMD_QUERY_STATE: u32 = 6;
+/// Run a vertex debug step (ABI 3): request [`VertexStepRequest`] at
+/// `BULK_REQUEST`, reply [`VertexStepReply`] at `BULK_REPLY`. The draw is
+/// replayed as `GL_POINTS` with rasterizer discard into a transform
+/// feedback buffer of the preload's own transform feedback object: one
+/// record per vertex of the draw, in the draw's vertex order.
+pub const CMD_VERTEX_STEP: u32 = 7;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -320,6 +326,54 @@ pub struct FragmentStepReply {
     pub cached: u32,
     pub _pad: u32,
     /// Nanoseconds spent building (compile+link), replaying, reading back.
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+}
+
+/// Request of `CMD_VERTEX_STEP` (daemon → preload, at `BULK_REQUEST`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VertexStepRequest {
+    /// Cache key of the debug program (as [`FragmentStepRequest::cache_key`]).
+    pub cache_key: u64,
+    /// Number of valid entries in `shaders`.
+    pub shader_count: u32,
+    pub _pad0: u32,
+    /// The instrumented vertex shader first, then the app program's other
+    /// stages unchanged; the preload links the vertex shader alone (desktop
+    /// GL) or with the fragment shader (GL ES needs one), so that transform
+    /// feedback captures the vertex stage.
+    pub shaders: [ShaderRef; 6],
+    /// The `vec4` debug value varying.
+    pub value_varying: BulkRef,
+    /// The `float` coverage varying (0 = not reached, else a type code).
+    pub coverage_varying: BulkRef,
+    /// As in [`FragmentStepRequest`].
+    pub path_uniform: BulkRef,
+    pub path_len: u32,
+    pub _pad1: u32,
+    pub path: [i32; MAX_PATH],
+}
+
+/// Reply of `CMD_VERTEX_STEP` (preload → daemon, at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VertexStepReply {
+    /// The app program the draw used.
+    pub program: u32,
+    /// Vertices captured (the draw's vertices, instances one after another).
+    pub vertices: u32,
+    /// RGBA32F per vertex, `vertices*16` bytes.
+    pub values: BulkRef,
+    /// f32 coverage/type code per vertex, `vertices*4` bytes.
+    pub coverage: BulkRef,
+    /// Driver log (compile/link) or error text.
+    pub log: BulkRef,
+    /// 1 if the program came from the preload's cache.
+    pub cached: u32,
+    /// 1 if the draw had more vertices than the capture could hold.
+    pub truncated: u32,
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,

@@ -47,7 +47,7 @@ static const char *const SHADE_FS =
     "    frag = vec4(fract(s), p.x / 64.0, p.y / 48.0, 1.0);\n"    /* 20 */
     "}\n";                                                         /* 21 */
 
-/* A fragment shader Mesa compiles and glsl-lang cannot parse: subroutine(T). */
+/* A fragment shader Mesa compiles and glsl-lang alone cannot parse: subroutine(T). */
 static const char *const SHADE_FS_SUBROUTINE =
     "#version 400\n"                                               /*  1 */
     "subroutine float ShadeFn(vec2 p);\n"                          /*  2 */

@@ -517,6 +517,8 @@ pub mod lines {
     pub const FRAG: u32 = 20;
     /// `subroutine(ShadeFn) float shadeA(vec2 p) {` in SHADE_FS_SUBROUTINE
     pub const SUBROUTINE: u32 = 3;
+    /// `float s = u_shade(gl_FragCoord.xy) + u_gain;` in SHADE_FS_SUBROUTINE
+    pub const SUBROUTINE_CALL: u32 = 10;
 }
 
 /// The C header holding the shaders (for checking line numbers).
@@ -791,6 +793,7 @@ mod tests {
         let sub = shader_source("SHADE_FS_SUBROUTINE");
         assert_eq!(sub.lines().count(), 12, "{sub}");
         assert!(line(&sub, lines::SUBROUTINE).starts_with("subroutine(ShadeFn)"));
+        assert!(line(&sub, lines::SUBROUTINE_CALL).contains("float s = u_shade("));
     }
 
     #[test]

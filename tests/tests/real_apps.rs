@@ -20,23 +20,6 @@ use std::process::Command;
 use gldbg_tests::*;
 use support::*;
 
-/// A program from a Debian package, or a failure naming the package.
-fn debian(program: &str, package: &str) -> PathBuf {
-    let path = if program.starts_with('/') {
-        PathBuf::from(program)
-    } else {
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .map(|d| d.join(program))
-            .find(|p| p.exists())
-            .unwrap_or_else(|| PathBuf::from(program))
-    };
-    assert!(
-        path.exists(),
-        "{program} is missing: install the Debian package {package} (`bash .ci/setup`)"
-    );
-    path
-}
-
 /// The function name of a stop (`"stopped": {"function": ...}`).
 fn stopped_function(result: &Value) -> &str {
     result["stopped"]["function"].as_str().unwrap_or("")

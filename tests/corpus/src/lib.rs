@@ -19,6 +19,15 @@
 //!   `[config]` block): only `expect_result: pass`; the version rule uses
 //!   `glsl_version`.
 //! * Shaders are deduplicated by (stage, final source).
+//!
+//! Checks (every probe is `Semantics::Equivalent`, built by [`probe`]):
+//! * compile ([`run_compile`]): a per-stage sample ([`Corpus::per_stage`]),
+//!   each shader that compiles originally instrumented at up to 50 evenly
+//!   spread steps (coverage, plus a value probe at every few), each result
+//!   compiled by Mesa ([`driver`]);
+//! * equivalence ([`equiv`]): every hand-written `.shader_test` that passes
+//!   under shader_runner, each shader swapped in turn for instrumented
+//!   versions, must still pass.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -26,7 +35,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use glsl_instrument::{ShaderModel, Stage};
+use glsl_instrument::{Position, Probe, ShaderModel, Stage};
 
 pub mod driver;
 pub mod equiv;
@@ -464,6 +473,36 @@ impl Corpus {
     pub fn every(&self, n: usize, offset: usize) -> Vec<&CorpusShader> {
         self.shaders.iter().skip(offset).step_by(n.max(1)).collect()
     }
+
+    /// A deterministic sample over the six stages: for each stage (pipeline
+    /// order), `per_stage` of its shaders evenly spread over the corpus
+    /// order (shifted by `offset`), or all of them when it has fewer.
+    pub fn per_stage(&self, per_stage: usize, offset: usize) -> Vec<&CorpusShader> {
+        let mut out = Vec::new();
+        for stage in STAGES {
+            let of_stage: Vec<&CorpusShader> =
+                self.shaders.iter().filter(|s| s.stage == stage).collect();
+            let n = of_stage.len();
+            if n <= per_stage {
+                out.extend(of_stage);
+            } else {
+                // i*n/per_stage is strictly increasing for n > per_stage.
+                out.extend((0..per_stage).map(|i| of_stage[(i * n / per_stage + offset) % n]));
+            }
+        }
+        out
+    }
+}
+
+/// The probe every check of this crate makes: `Semantics::Equivalent`, the
+/// default hand-off mode (a `discard` stays a `discard`, the original
+/// outputs are bit-identical). The one place that builds a `Probe`.
+pub fn probe<'a>(position: &'a Position, expr: Option<&'a str>) -> Probe<'a> {
+    Probe {
+        position,
+        expr,
+        semantics: glsl_instrument::Semantics::Equivalent,
+    }
 }
 
 /// What parsing one shader gave.
@@ -529,17 +568,24 @@ pub fn normalise(message: &str) -> String {
     let mut chars = message.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '"' || c == '`' {
-            // Quoted text → the same quote with an ellipsis.
+            // Quoted text → the same quote with an ellipsis (Mesa quotes
+            // `like this').
             let close = c;
             let mut quoted = String::new();
             for d in chars.by_ref() {
-                if d == close {
+                if d == close || (close == '`' && d == '\'') {
                     break;
                 }
                 quoted.push(d);
             }
-            // Keep short keyword-like tokens (they name the construct).
-            if quoted.len() <= 12 && quoted.chars().all(|x| !x.is_ascii_digit()) {
+            // Keep short keyword-like tokens and built-in names (they name
+            // the construct).
+            let builtin = quoted.starts_with("gl_")
+                && quoted.len() <= 32
+                && quoted
+                    .chars()
+                    .all(|x| x.is_ascii_alphanumeric() || x == '_');
+            if builtin || (quoted.len() <= 12 && quoted.chars().all(|x| !x.is_ascii_digit())) {
                 out.push(close);
                 out.push_str(&quoted);
                 out.push(close);
@@ -852,6 +898,34 @@ mod tests {
     }
 
     #[test]
+    fn per_stage_sample() {
+        let shader = |stage, n: usize| CorpusShader {
+            stage,
+            source: format!("// {n}"),
+            origin: Origin::ShaderTest,
+            path: PathBuf::from(format!("t{n}")),
+            line: 1,
+            copies: 1,
+            requires: Vec::new(),
+        };
+        let mut c = Corpus::default();
+        for n in 0..10 {
+            c.shaders.push(shader(Stage::Fragment, n));
+        }
+        for n in 10..13 {
+            c.shaders.push(shader(Stage::Compute, n));
+        }
+        let s = c.per_stage(4, 0);
+        // Pipeline order; all 3 compute shaders; 4 distinct fragment ones.
+        let names: Vec<&str> = s.iter().map(|s| s.source.as_str()).collect();
+        assert_eq!(
+            names,
+            ["// 0", "// 2", "// 5", "// 7", "// 10", "// 11", "// 12"]
+        );
+        assert_eq!(c.per_stage(4, 0).len(), c.per_stage(4, 3).len());
+    }
+
+    #[test]
     fn parser_test_config() {
         let c = ParserTestConfig::parse(
             "/* [config]\n * expect_result: pass\n * glsl_version: 3.10 es\n * require_extensions: GL_A GL_B\n * [end config]\n */\n",
@@ -876,6 +950,15 @@ mod tests {
         assert_eq!(
             normalise("'#error' : GL_ARB_foo is not defined"),
             "'#error' : GL_… is not defined"
+        );
+        // Mesa quotes `like this'; built-in names stay.
+        assert_eq!(
+            normalise("0:118(36): error: `gl_FogFragCoord' undeclared"),
+            "N:N(N): error: `gl_FogFragCoord` undeclared"
+        );
+        assert_eq!(
+            normalise("error: `some_long_user_name' undeclared"),
+            "error: `…` undeclared"
         );
         assert_eq!(spread(3, 50), vec![0, 1, 2]);
         let s = spread(1000, 50);
@@ -911,7 +994,6 @@ impl Bench {
 /// evenly spread positions of its `step` path (timed each), probing the
 /// innermost scalar/vector variable in scope (coverage only if none).
 pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
-    use glsl_instrument::Probe;
     let mut b = Bench::default();
     let mut parse_secs = 0.0;
     for s in shaders {
@@ -924,10 +1006,7 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
         for i in spread(positions.len(), max_steps) {
             let pos = &positions[i];
             let expr = equiv::scope_expr(&model, pos);
-            let probe = Probe {
-                position: pos,
-                expr: expr.as_deref(),
-            };
+            let probe = probe(pos, expr.as_deref());
             let t0 = Instant::now();
             let r = catch_unwind(AssertUnwindSafe(|| model.instrument(&probe)));
             let dt = t0.elapsed().as_secs_f64();
@@ -963,112 +1042,242 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
 /// Per-stage figures of a compile run.
 #[derive(Clone, Debug, Default)]
 pub struct CompileStage {
+    /// Sampled.
     pub shaders: usize,
     /// The original does not compile on this driver (left out).
     pub original_rejected: usize,
-    /// The front-end failed or there is nothing to step (left out).
+    /// Compiles, but has no `main` or an empty one: nothing to step (left out).
+    pub nothing_to_step: usize,
+    /// Compiles originally, but the front-end fails on it (counted, as failed).
     pub not_parsed: usize,
-    /// (shader, step) pairs tried.
+    /// Counted: compiles originally and is not left out.
+    pub counted: usize,
+    /// Counted shaders whose every probe was instrumented and compiled.
+    pub shaders_ok: usize,
+    /// (shader, step, expression) probes tried.
     pub probes: usize,
+    /// Of `probes`, those with a value expression (the others: coverage only).
+    pub value_probes: usize,
     /// Instrumented and compiled by the driver.
     pub compiled: usize,
-    /// `instrument` says the stage is not supported yet.
+    /// `instrument` says the stage is not supported (counted as failed).
     pub unsupported: usize,
+}
+
+impl CompileStage {
+    /// Shaders that compile originally (and have steps) whose every probe compiles, in %.
+    pub fn shader_rate(&self) -> f64 {
+        percent(self.shaders_ok, self.counted)
+    }
+    /// Probes that compile, in %.
+    pub fn probe_rate(&self) -> f64 {
+        percent(self.compiled, self.probes)
+    }
+}
+
+/// `part` of `whole` in % (100 for nothing).
+pub fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        100.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// A failure cause with how often it happened and a few examples.
+#[derive(Clone, Debug, Default)]
+pub struct Cause {
+    pub count: usize,
+    /// Up to three "location step N expr" examples, from different shaders
+    /// where there are.
+    pub examples: Vec<String>,
+}
+
+impl Cause {
+    pub fn add(&mut self, example: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.examples.len() < 3 {
+            let e = example();
+            let shader = |x: &str| x.split(" step ").next().unwrap_or("").to_string();
+            if !self.examples.iter().any(|x| shader(x) == shader(&e)) {
+                self.examples.push(e);
+            }
+        }
+    }
 }
 
 /// Figures of a compile run.
 #[derive(Debug, Default)]
 pub struct CompileReport {
     pub by_stage: BTreeMap<&'static str, CompileStage>,
-    /// cause → (count, example).
-    pub failures: BTreeMap<String, (usize, String)>,
+    /// (stage, cause) → count and examples.
+    pub failures: BTreeMap<(&'static str, String), Cause>,
+    pub seconds: f64,
+}
+
+impl CompileReport {
+    pub fn total(&self) -> CompileStage {
+        let mut t = CompileStage::default();
+        for f in self.by_stage.values() {
+            t.shaders += f.shaders;
+            t.original_rejected += f.original_rejected;
+            t.nothing_to_step += f.nothing_to_step;
+            t.not_parsed += f.not_parsed;
+            t.counted += f.counted;
+            t.shaders_ok += f.shaders_ok;
+            t.probes += f.probes;
+            t.value_probes += f.value_probes;
+            t.compiled += f.compiled;
+            t.unsupported += f.unsupported;
+        }
+        t
+    }
+}
+
+/// How a compile run probes each shader.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// At most this many evenly spread steps of the `step` path per shader.
+    pub max_steps: usize,
+    /// Every `expr_every`-th probed step also gets a value probe (its
+    /// innermost scalar/vector variable in scope); 0: never.
+    pub expr_every: usize,
+    /// Where to write failing debug shaders (at most `keep_max`).
+    pub keep: Option<PathBuf>,
+    pub keep_max: usize,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            max_steps: 50,
+            expr_every: 3,
+            keep: None,
+            keep_max: 300,
+        }
+    }
 }
 
 /// Instrument each shader at up to `max_steps` evenly spread positions of
-/// its `step` path and compile every result with the driver (the original
-/// must compile first). `keep`: where to write failing debug shaders.
+/// its `step` path (coverage only, plus a value probe at every
+/// `expr_every`-th of them) and compile every result with the driver. Only
+/// shaders that compile originally are counted.
 pub fn run_compile(
     driver: &driver::Driver,
     shaders: &[&CorpusShader],
-    max_steps: usize,
-    keep: Option<&Path>,
+    opts: &CompileOptions,
 ) -> CompileReport {
-    use glsl_instrument::{InstrumentError, Probe};
+    use glsl_instrument::InstrumentError;
+    let start = Instant::now();
     let mut r = CompileReport::default();
     for s in STAGES {
         r.by_stage.insert(s.name(), CompileStage::default());
     }
     let mut kept = 0;
     for sh in shaders {
-        let fig = r.by_stage.get_mut(sh.stage.name()).unwrap();
+        let stage = sh.stage.name();
+        let fig = r.by_stage.get_mut(stage).unwrap();
         fig.shaders += 1;
         if driver.compile(sh.stage.gl_enum(), &sh.source).is_err() {
             fig.original_rejected += 1;
             continue;
         }
-        let Ok(Ok(model)) = catch_unwind(AssertUnwindSafe(|| {
+        let parsed = catch_unwind(AssertUnwindSafe(|| {
             ShaderModel::parse(&sh.source, sh.stage)
-        })) else {
-            fig.not_parsed += 1;
-            continue;
+        }));
+        let model = match parsed {
+            Ok(Ok(m)) => m,
+            Ok(Err(e)) if e.message == NO_MAIN || e.message == EMPTY_MAIN => {
+                fig.nothing_to_step += 1;
+                continue;
+            }
+            other => {
+                fig.counted += 1;
+                fig.not_parsed += 1;
+                let cause = match other {
+                    Err(p) => format!("panic: {}", normalise(&panic_message(&*p))),
+                    Ok(Err(e)) => normalise(&e.message),
+                    Ok(Ok(_)) => unreachable!(),
+                };
+                r.failures
+                    .entry((stage, format!("front-end: {cause}")))
+                    .or_default()
+                    .add(|| sh.location());
+                continue;
+            }
         };
+        fig.counted += 1;
         let positions = equiv::walk(&model, 1000);
-        for i in spread(positions.len(), max_steps) {
+        let mut all_ok = true;
+        for (n, i) in spread(positions.len(), opts.max_steps)
+            .into_iter()
+            .enumerate()
+        {
             let pos = &positions[i];
-            let expr = equiv::scope_expr(&model, pos);
-            let probe = Probe {
-                position: pos,
-                expr: expr.as_deref(),
-            };
-            fig.probes += 1;
-            let cause = match catch_unwind(AssertUnwindSafe(|| model.instrument(&probe))) {
-                Err(p) => Some(format!(
-                    "instrument panic: {}",
-                    normalise(&panic_message(&*p))
-                )),
-                Ok(Err(InstrumentError::Unsupported(m))) if m.contains("not supported yet") => {
-                    fig.unsupported += 1;
-                    None
-                }
-                Ok(Err(e)) => Some(format!("instrument error: {}", normalise(&e.to_string()))),
-                Ok(Ok(ins)) => match driver.compile(sh.stage.gl_enum(), &ins.source) {
-                    Ok(()) => {
-                        fig.compiled += 1;
-                        None
+            let mut exprs = vec![None];
+            if opts.expr_every > 0
+                && n % opts.expr_every == 0
+                && let Some(e) = equiv::scope_expr(&model, pos)
+            {
+                exprs.push(Some(e));
+            }
+            for expr in exprs {
+                let fig = r.by_stage.get_mut(stage).unwrap();
+                fig.probes += 1;
+                fig.value_probes += usize::from(expr.is_some());
+                let p = probe(pos, expr.as_deref());
+                let cause = match catch_unwind(AssertUnwindSafe(|| model.instrument(&p))) {
+                    Err(p) => Some(format!(
+                        "instrument panic: {}",
+                        normalise(&panic_message(&*p))
+                    )),
+                    Ok(Err(InstrumentError::Unsupported(m))) if m.contains("not supported") => {
+                        fig.unsupported += 1;
+                        Some(format!("unsupported: {}", normalise(&m)))
                     }
-                    Err(log) => {
-                        if let Some(dir) = keep
-                            && kept < 200
-                        {
-                            kept += 1;
-                            let _ = fs::write(
-                                dir.join(format!("{kept:03}-{}.glsl", sh.stage.name())),
-                                format!(
-                                    "// {} step {} {:?}\n/* {log} */\n{}",
-                                    sh.location(),
-                                    pos.step.0,
-                                    expr,
-                                    ins.source
-                                ),
-                            );
+                    Ok(Err(e)) => Some(format!("instrument error: {}", normalise(&e.to_string()))),
+                    Ok(Ok(ins)) => match driver.compile(sh.stage.gl_enum(), &ins.source) {
+                        Ok(()) => {
+                            fig.compiled += 1;
+                            None
                         }
-                        Some(format!("driver: {}", normalise(&driver::first_error(&log))))
-                    }
-                },
-            };
-            if let Some(c) = cause {
-                let e = r.failures.entry(c).or_insert((0, String::new()));
-                e.0 += 1;
-                if e.1.is_empty() {
-                    e.1 = format!(
-                        "{} step {} {}",
-                        sh.location(),
-                        pos.step.0,
-                        expr.as_deref().unwrap_or("(coverage)")
-                    );
+                        Err(log) => {
+                            if let Some(dir) = &opts.keep
+                                && kept < opts.keep_max
+                            {
+                                kept += 1;
+                                let _ = fs::write(
+                                    dir.join(format!("{kept:04}-{stage}.glsl")),
+                                    format!(
+                                        "// {} step {} {}\n/* {log} */\n{}",
+                                        sh.location(),
+                                        pos.step.0,
+                                        expr.as_deref().unwrap_or("(coverage)"),
+                                        ins.source
+                                    ),
+                                );
+                            }
+                            Some(format!("driver: {}", normalise(&driver::first_error(&log))))
+                        }
+                    },
+                };
+                if let Some(c) = cause {
+                    all_ok = false;
+                    r.failures.entry((stage, c)).or_default().add(|| {
+                        format!(
+                            "{} step {} {}",
+                            sh.location(),
+                            pos.step.0,
+                            expr.as_deref().unwrap_or("(coverage)")
+                        )
+                    });
                 }
             }
         }
+        if all_ok {
+            r.by_stage.get_mut(stage).unwrap().shaders_ok += 1;
+        }
     }
+    r.seconds = start.elapsed().as_secs_f64();
     r
 }

@@ -2,9 +2,11 @@
 //!
 //! ```text
 //! gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
-//! gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
+//! gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--stage S[,S..]]
+//!                    [--timeout S] [--budget S] [--jobs 1|2] [--json] [--keep DIR]
 //! gldbg-corpus bench [--every N] [--max-steps K] [--json]
-//! gldbg-corpus compile [--every N] [--offset K] [--max-steps K] [--json] [--keep DIR]
+//! gldbg-corpus compile [--per-stage N | --every N] [--offset K] [--max-steps K] [--expr-every K]
+//!                      [--json] [--keep DIR]
 //! gldbg-corpus seeds DIR [--every N] [--offset K]
 //! ```
 //! `$GLDBG_PIGLIT_DIR` overrides the piglit directory (default: Debian's).
@@ -50,9 +52,11 @@ impl Args {
 }
 
 const USAGE: &str = "usage: gldbg-corpus parse [--every N] [--offset K] [--driver-check] [--json] [--write-failures DIR]
-       gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--timeout S] [--json] [--keep DIR]
+       gldbg-corpus equiv [--limit N] [--every N] [--offset K] [--steps K] [--stage S[,S..]]
+                          [--timeout S] [--budget S] [--jobs 1|2] [--json] [--keep DIR]
        gldbg-corpus bench [--every N] [--offset K] [--max-steps K] [--json]
-       gldbg-corpus compile [--every N] [--offset K] [--max-steps K] [--json] [--keep DIR]
+       gldbg-corpus compile [--per-stage N | --every N] [--offset K] [--max-steps K] [--expr-every K]
+                            [--json] [--keep DIR]
        gldbg-corpus seeds DIR [--every N] [--offset K]   (fuzz inputs: stage byte + source)";
 
 fn main() -> ExitCode {
@@ -291,21 +295,67 @@ fn parse(args: &mut Args) -> Result<ExitCode, String> {
     })
 }
 
+fn stages_arg(args: &mut Args) -> Result<Vec<glsl_instrument::Stage>, String> {
+    let mut v = Vec::new();
+    while let Some(name) = args.value("--stage") {
+        for n in name.split(',') {
+            v.push(
+                glsl_instrument::Stage::from_name(n)
+                    .ok_or_else(|| format!("--stage: unknown stage `{n}`"))?,
+            );
+        }
+    }
+    Ok(v)
+}
+
+fn causes_json(m: &BTreeMap<(&'static str, String), Cause>) -> Vec<serde_json::Value> {
+    m.iter()
+        .map(|((stage, c), e)| json!({"stage": stage, "cause": c, "count": e.count, "examples": e.examples}))
+        .collect()
+}
+
+fn print_causes(m: &BTreeMap<(&'static str, String), Cause>) {
+    let mut v: Vec<_> = m.iter().collect();
+    v.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+    for ((stage, c), e) in v {
+        println!("{:>6}  [{stage}] {c}", e.count);
+        for ex in &e.examples {
+            println!("          e.g. {ex}");
+        }
+    }
+}
+
 fn equiv_cmd(args: &mut Args) -> Result<ExitCode, String> {
-    let limit = args.num("--limit", 300)?;
+    let limit = args.num("--limit", usize::MAX)?;
     let every = args.num("--every", 1)?;
     let offset = args.num("--offset", 0)?;
-    let steps = args.num("--steps", 2)?;
+    let steps = args.num("--steps", 3)?;
     let timeout = args.num("--timeout", 30)?;
     let jobs = args.num("--jobs", 2)?;
+    let budget = args.value("--budget");
+    let stages = stages_arg(args)?;
     let as_json = args.flag("--json");
     let keep = args.value("--keep").map(PathBuf::from);
     args.done()?;
-    let piglit = piglit_dir();
-    if let Some(k) = &keep {
-        std::fs::create_dir_all(k).map_err(|e| e.to_string())?;
+    if jobs > 2 {
+        return Err("--jobs: at most 2 (this machine has 2 cores)".into());
     }
-    let all = equiv::candidates(&piglit);
+    let budget = match budget {
+        Some(b) => {
+            Some(std::time::Duration::from_secs(b.parse().map_err(|_| {
+                format!("--budget: not a number of seconds: {b}")
+            })?))
+        }
+        None => None,
+    };
+    let piglit = piglit_dir();
+    if !piglit.join("bin/shader_runner").exists() {
+        return Err(format!(
+            "no shader_runner in {}/bin (install Debian's `piglit` or set GLDBG_PIGLIT_DIR)",
+            piglit.display()
+        ));
+    }
+    let all = equiv::candidates(&piglit, &stages);
     let tests: Vec<PathBuf> = all
         .iter()
         .skip(offset)
@@ -314,47 +364,115 @@ fn equiv_cmd(args: &mut Args) -> Result<ExitCode, String> {
         .cloned()
         .collect();
     quiet_panics();
-    let start = std::time::Instant::now();
-    let r = equiv::run_equiv(
-        &piglit,
-        &tests,
+    let opts = equiv::EquivOptions {
         steps,
-        std::time::Duration::from_secs(timeout as u64),
+        timeout: std::time::Duration::from_secs(timeout as u64),
         jobs,
-        keep.as_deref(),
-    );
-    let secs = start.elapsed().as_secs_f64();
+        stages: stages.clone(),
+        budget,
+        keep,
+        progress: true,
+    };
+    let r = equiv::run_equiv(&piglit, &tests, &opts);
+    let t = r.total();
+    let failed = t.variants - t.passed;
     if as_json {
+        let by_stage: serde_json::Map<String, serde_json::Value> = r
+            .by_stage
+            .iter()
+            .map(|(k, f)| {
+                (
+                    k.to_string(),
+                    json!({"tests": f.tests, "sections": f.sections, "swapped": f.swapped,
+                           "variants": f.variants, "passed": f.passed,
+                           "rate": percent(f.passed, f.variants)}),
+                )
+            })
+            .collect();
         let v = json!({
             "candidates": all.len(), "every": every, "offset": offset, "tests": r.tests,
-            "steps_per_test": steps, "skipped": r.skipped, "ran_tests": r.ran_tests,
-            "variants": r.variants, "passed": r.passed,
-            "failures": r.failures.iter().map(|(c, (n, ex))| json!({"cause": c, "count": n, "example": ex})).collect::<Vec<_>>(),
-            "seconds": secs,
+            "unchecked_by_budget": r.unchecked, "steps_per_shader": steps,
+            "skipped": r.skipped, "ran_tests": r.ran_tests,
+            "variants": t.variants, "passed": t.passed, "rate": percent(t.passed, t.variants),
+            "by_stage": by_stage,
+            "sections_not_instrumented": causes_json(&r.section_skips),
+            "failures": causes_json(&r.failures),
+            "seconds": r.seconds,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
         println!(
-            "{} candidate tests (hand-written, one [fragment shader]); checked {} (every {every}, offset {offset}) in {secs:.0} s",
+            "{} candidate tests (hand-written .shader_test with a GLSL shader{}); {} taken (every {every}, offset {offset}, limit {}), {} not started (budget); {:.0} s, {} jobs",
             all.len(),
-            r.tests
+            if stages.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " of {}",
+                    stages
+                        .iter()
+                        .map(|s| s.name())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            },
+            r.tests,
+            if limit == usize::MAX {
+                "none".to_string()
+            } else {
+                limit.to_string()
+            },
+            r.unchecked,
+            r.seconds,
+            jobs.max(1)
         );
-        println!("skipped:");
+        println!("tests skipped:");
         for (why, n) in &r.skipped {
             println!("{n:>6}  {why}");
         }
         println!(
-            "ran {} tests, {} instrumented variants: {} pass, {} not",
-            r.ran_tests,
-            r.variants,
-            r.passed,
-            r.variants - r.passed
+            "ran {} tests; each shader swapped at up to {steps} steps (value expression at every 2nd)",
+            r.ran_tests
         );
-        for (c, (n, ex)) in &r.failures {
-            println!("{n:>6}  {c}\n        e.g. {ex}");
+        println!(
+            "{:<14} {:>6} {:>9} {:>8} {:>9} {:>7} {:>8}",
+            "stage", "tests", "sections", "swapped", "variants", "pass", "rate"
+        );
+        for (k, f) in STAGES
+            .iter()
+            .filter_map(|s| r.by_stage.get_key_value(s.name()))
+        {
+            println!(
+                "{:<14} {:>6} {:>9} {:>8} {:>9} {:>7} {:>7.2}%",
+                k,
+                f.tests,
+                f.sections,
+                f.swapped,
+                f.variants,
+                f.passed,
+                percent(f.passed, f.variants)
+            );
         }
+        println!(
+            "{:<14} {:>6} {:>9} {:>8} {:>9} {:>7} {:>7.2}%",
+            "all",
+            t.tests,
+            t.sections,
+            t.swapped,
+            t.variants,
+            t.passed,
+            percent(t.passed, t.variants)
+        );
+        println!("sections not instrumented (by cause):");
+        print_causes(&r.section_skips);
+        println!("variants that do not pass ({failed}), by cause:");
+        print_causes(&r.failures);
     }
-    Ok(if r.passed == r.variants {
+    let front_end = r
+        .section_skips
+        .keys()
+        .any(|(_, why)| !why.starts_with("nothing to step"));
+    Ok(if failed == 0 && !front_end {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -429,9 +547,11 @@ fn seeds(args: &mut Args) -> Result<ExitCode, String> {
 }
 
 fn compile(args: &mut Args) -> Result<ExitCode, String> {
-    let every = args.num("--every", 15)?;
+    let every = args.value("--every");
     let offset = args.num("--offset", 0)?;
+    let per_stage = args.num("--per-stage", 400)?;
     let max_steps = args.num("--max-steps", 50)?;
+    let expr_every = args.num("--expr-every", 3)?;
     let as_json = args.flag("--json");
     let keep = args.value("--keep").map(PathBuf::from);
     args.done()?;
@@ -439,16 +559,38 @@ fn compile(args: &mut Args) -> Result<ExitCode, String> {
         std::fs::create_dir_all(k).map_err(|e| e.to_string())?;
     }
     let corpus = load()?;
-    let shaders = corpus.every(every, offset);
+    let (shaders, sample) = match &every {
+        Some(n) => {
+            let n: usize = n
+                .parse()
+                .map_err(|_| format!("--every: not a number: {n}"))?;
+            (
+                corpus.every(n, offset),
+                format!("every {n}th unique shader, offset {offset}"),
+            )
+        }
+        None => (
+            corpus.per_stage(per_stage, offset),
+            format!(
+                "{per_stage} per stage evenly spread (all where a stage has fewer), offset {offset}"
+            ),
+        ),
+    };
+    let mut in_corpus: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &corpus.shaders {
+        *in_corpus.entry(s.stage.name()).or_default() += 1;
+    }
     let driver = driver::Driver::new()?;
     quiet_panics();
-    let start = std::time::Instant::now();
-    let r = run_compile(&driver, &shaders, max_steps, keep.as_deref());
-    let secs = start.elapsed().as_secs_f64();
-    let probes: usize = r.by_stage.values().map(|f| f.probes).sum();
-    let compiled: usize = r.by_stage.values().map(|f| f.compiled).sum();
-    let unsupported: usize = r.by_stage.values().map(|f| f.unsupported).sum();
-    let failed = probes - compiled - unsupported;
+    let opts = CompileOptions {
+        max_steps,
+        expr_every,
+        keep,
+        ..CompileOptions::default()
+    };
+    let r = run_compile(&driver, &shaders, &opts);
+    let t = r.total();
+    let failed = t.probes - t.compiled;
     if as_json {
         let stages: serde_json::Map<String, serde_json::Value> = r
             .by_stage
@@ -456,49 +598,81 @@ fn compile(args: &mut Args) -> Result<ExitCode, String> {
             .map(|(k, f)| {
                 (
                     k.to_string(),
-                    json!({"shaders": f.shaders, "original_rejected": f.original_rejected,
-                           "not_parsed": f.not_parsed, "probes": f.probes, "compiled": f.compiled,
-                           "unsupported": f.unsupported}),
+                    json!({"in_corpus": in_corpus.get(k).copied().unwrap_or(0),
+                           "sampled": f.shaders, "original_rejected": f.original_rejected,
+                           "nothing_to_step": f.nothing_to_step, "counted": f.counted,
+                           "front_end_failed": f.not_parsed, "shaders_ok": f.shaders_ok,
+                           "shader_rate": f.shader_rate(),
+                           "probes": f.probes, "value_probes": f.value_probes,
+                           "compiled": f.compiled, "unsupported": f.unsupported,
+                           "probe_rate": f.probe_rate()}),
                 )
             })
             .collect();
         let v = json!({
-            "every": every, "offset": offset, "max_steps": max_steps, "shaders": shaders.len(),
-            "probes": probes, "compiled": compiled, "unsupported": unsupported, "failed": failed,
+            "sample": sample, "max_steps": max_steps, "expr_every": expr_every,
+            "shaders": shaders.len(), "counted": t.counted, "shaders_ok": t.shaders_ok,
+            "shader_rate": t.shader_rate(), "probes": t.probes, "compiled": t.compiled,
+            "probe_rate": t.probe_rate(), "failed": failed,
             "by_stage": stages,
-            "failures": r.failures.iter().map(|(c, (n, ex))| json!({"cause": c, "count": n, "example": ex})).collect::<Vec<_>>(),
-            "seconds": secs,
+            "failures": causes_json(&r.failures),
+            "seconds": r.seconds,
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
         println!(
-            "{} shaders (every {every}, offset {offset}), at most {max_steps} steps each, {secs:.0} s",
-            shaders.len()
+            "{} shaders ({sample}); at most {max_steps} steps each, coverage probe at each, value probe at every {expr_every}. of them; driver compile in {:.0} s",
+            shaders.len(),
+            r.seconds
         );
         println!(
-            "{:<14} {:>7} {:>9} {:>9} {:>7} {:>9} {:>11}",
-            "stage", "shaders", "orig-rej", "no-parse", "probes", "compiled", "unsupported"
+            "{:<13} {:>6} {:>6} {:>8} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7} {:>8} {:>8}",
+            "stage",
+            "corpus",
+            "sample",
+            "orig-rej",
+            "no-step",
+            "counted",
+            "shader✓",
+            "rate",
+            "probes",
+            "values",
+            "compiled",
+            "rate"
         );
-        for (k, f) in &r.by_stage {
+        let row = |k: &str, n: usize, f: &CompileStage| {
             println!(
-                "{:<14} {:>7} {:>9} {:>9} {:>7} {:>9} {:>11}",
+                "{:<13} {:>6} {:>6} {:>8} {:>7} {:>7} {:>8} {:>7.2}% {:>7} {:>7} {:>8} {:>7.2}%",
                 k,
+                n,
                 f.shaders,
                 f.original_rejected,
-                f.not_parsed,
+                f.nothing_to_step,
+                f.counted,
+                f.shaders_ok,
+                f.shader_rate(),
                 f.probes,
+                f.value_probes,
                 f.compiled,
-                f.unsupported
-            );
+                f.probe_rate()
+            )
+        };
+        for s in STAGES {
+            let k = s.name();
+            row(k, in_corpus.get(k).copied().unwrap_or(0), &r.by_stage[k]);
         }
+        row("all", corpus.shaders.len(), &t);
         println!(
-            "(shader, step) probes: {probes}; compiled {compiled}; unsupported stage {unsupported}; failed {failed}"
+            "(counted: compiles originally and has steps; shader✓: every probe instrumented and compiled; {} front-end failures, {} unsupported probes)",
+            t.not_parsed, t.unsupported
         );
-        for (c, (n, ex)) in &r.failures {
-            println!("{n:>6}  {c}\n        e.g. {ex}");
-        }
+        println!(
+            "failures by cause ({failed} probes, {} shaders):",
+            t.counted - t.shaders_ok
+        );
+        print_causes(&r.failures);
     }
-    Ok(if failed == 0 {
+    Ok(if t.shaders_ok == t.counted {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -1,36 +1,78 @@
-//! CI slice of the piglit corpus: every 50th unique shader must parse, or
-//! be named with its cause in `known-failures.txt`; a few hand-written
-//! `.shader_test` files must still pass with their fragment shader
-//! instrumented. Needs Debian's `piglit` (GLDBG_PIGLIT_DIR overrides the
-//! place); set GLDBG_SKIP_PIGLIT=1 to skip where it cannot be installed.
+//! CI slice of the piglit corpus, over all six stages:
+//! * parse: every 50th unique shader must parse, or be named with its cause
+//!   in `known-failures.txt`;
+//! * compile: a few shaders of each stage, instrumented at a few steps
+//!   (`Semantics::Equivalent`, coverage and value probes), must all compile
+//!   on the driver;
+//! * equivalence: a few hand-written `.shader_test` files per stage must
+//!   still pass under shader_runner with that stage's shaders swapped for
+//!   instrumented versions.
+//!
+//! Needs Debian's `piglit` package (GLDBG_PIGLIT_DIR overrides the place):
+//! without it these tests fail, naming the package.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use gldbg_corpus::*;
 
 /// Every `SLICE`-th unique shader (deterministic: sorted paths, first copy wins).
 const SLICE: usize = 50;
+/// Shaders per stage of the compile slice, and steps per shader.
+const COMPILE_PER_STAGE: usize = 12;
+const COMPILE_STEPS: usize = 6;
+/// Tests per round and stage of the equivalence slice (evenly spread over
+/// the tests with a shader of that stage), at most this many rounds, until
+/// this many passed originally.
+const EQUIV_PER_STAGE: usize = 6;
+const EQUIV_ROUNDS: usize = 4;
+const EQUIV_MIN_RAN: usize = 4;
 
-fn piglit() -> Option<std::path::PathBuf> {
+fn piglit() -> PathBuf {
     let dir = piglit_dir();
-    if dir.join("tests").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("GLDBG_SKIP_PIGLIT").is_some() {
-        eprintln!(
-            "piglit not installed at {}: skipped (GLDBG_SKIP_PIGLIT)",
-            dir.display()
-        );
-        return None;
-    }
-    panic!(
-        "piglit is not installed at {} (apt-get install piglit, or set GLDBG_PIGLIT_DIR; GLDBG_SKIP_PIGLIT=1 skips)",
+    assert!(
+        dir.join("tests").is_dir() && dir.join("bin/shader_runner").exists(),
+        "piglit is not installed at {}: install the Debian package `piglit` \
+         (apt-get install piglit; .ci/setup does), or set GLDBG_PIGLIT_DIR to a piglit \
+         tree with tests/ and bin/shader_runner",
         dir.display()
     );
+    dir
 }
 
-/// `known-failures.txt`: `LOCATION<TAB>CAUSE` per line, `#` comments.
+/// The corpus, read once for all tests of this binary.
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let c = Corpus::load(&piglit());
+        assert!(c.shaders.len() > 10_000, "only {} shaders", c.shaders.len());
+        c
+    })
+}
+
+/// Panics inside glsl-instrument are caught and counted as failures: keep
+/// them quiet, but not this file's own assertion messages (the hook is
+/// process-wide and the tests run in parallel).
+fn quiet_library_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info
+                .location()
+                .is_some_and(|l| l.file().ends_with("slice.rs"))
+            {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// `known-failures.txt`: `LOCATION<TAB>CAUSE` per line, `#` comments
+/// (parse: the shader's location; equivalence: the test file and the
+/// header line of the swapped section).
 fn known() -> BTreeMap<String, String> {
     include_str!("../known-failures.txt")
         .lines()
@@ -42,17 +84,10 @@ fn known() -> BTreeMap<String, String> {
 
 #[test]
 fn parse_slice() {
-    let Some(dir) = piglit() else { return };
-    let corpus = Corpus::load(&dir);
-    assert!(
-        corpus.shaders.len() > 10_000,
-        "only {} shaders",
-        corpus.shaders.len()
-    );
-    let slice = corpus.every(SLICE, 0);
-    quiet_panics();
+    let dir = piglit();
+    let slice = corpus().every(SLICE, 0);
+    quiet_library_panics();
     let report = run_parse(&slice);
-    let _ = std::panic::take_hook();
     let known = known();
     let total = report.total();
     eprintln!(
@@ -72,7 +107,7 @@ fn parse_slice() {
             .strip_prefix(&prefix)
             .unwrap_or(&f.location)
             .to_string();
-        let cause = cause_of(f);
+        let cause = normalise(&f.message);
         // Mesa is the oracle: a shader it rejects too (or a test it skips,
         // e.g. one requiring an extension to be absent) is not ours.
         let mesa = driver_compiles(&dir, slice[f.shader], &tmp);
@@ -91,30 +126,108 @@ fn parse_slice() {
     );
 }
 
-fn cause_of(f: &Failure) -> String {
-    normalise(&f.message)
+#[test]
+fn compile_slice() {
+    let _ = piglit();
+    let shaders = corpus().per_stage(COMPILE_PER_STAGE, 0);
+    let driver = driver::Driver::new().expect("headless EGL context on Mesa");
+    quiet_library_panics();
+    let opts = CompileOptions {
+        max_steps: COMPILE_STEPS,
+        expr_every: 2,
+        ..CompileOptions::default()
+    };
+    let r = run_compile(&driver, &shaders, &opts);
+    eprintln!("{r:#?}");
+    for stage in STAGES {
+        let f = &r.by_stage[stage.name()];
+        // Every stage must really be exercised: shaders the driver compiles,
+        // probes with and without a value expression.
+        assert!(
+            f.counted >= COMPILE_PER_STAGE / 2 && f.value_probes > 0 && f.probes > f.value_probes,
+            "{}: too little of the stage exercised: {f:?}",
+            stage.name()
+        );
+        assert_eq!(f.unsupported, 0, "{}: unsupported: {f:?}", stage.name());
+    }
+    let t = r.total();
+    assert!(
+        r.failures.is_empty() && t.shaders_ok == t.counted && t.compiled == t.probes,
+        "instrumented shaders the driver does not compile (or not instrumented):\n{:#?}",
+        r.failures
+    );
 }
 
 #[test]
 fn equivalence_slice() {
-    let Some(dir) = piglit() else { return };
-    if !dir.join("bin/shader_runner").exists() {
-        panic!("no shader_runner in {}", dir.display());
+    let dir = piglit();
+    quiet_library_panics();
+    let known = known();
+    let prefix = format!("{}/", dir.display());
+    let mut problems = Vec::new();
+    for stage in STAGES {
+        let all = equiv::candidates(&dir, &[stage]);
+        // Evenly spread picks, tried in rounds of EQUIV_PER_STAGE until
+        // EQUIV_MIN_RAN of them passed originally (many need what llvmpipe lacks).
+        let picks = spread(all.len(), EQUIV_PER_STAGE * EQUIV_ROUNDS);
+        let (mut ran, mut variants, mut passed, mut checked) = (0, 0, 0, 0);
+        let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+        for round in 0..EQUIV_ROUNDS {
+            if ran >= EQUIV_MIN_RAN {
+                break;
+            }
+            let tests: Vec<PathBuf> = picks
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| j % EQUIV_ROUNDS == round)
+                .map(|(_, &i)| all[i].clone())
+                .collect();
+            let opts = equiv::EquivOptions {
+                steps: 2,
+                timeout: Duration::from_secs(60),
+                jobs: 2,
+                stages: vec![stage],
+                ..Default::default()
+            };
+            let r = equiv::run_equiv(&dir, &tests, &opts);
+            let f = r.by_stage.get(stage.name()).cloned().unwrap_or_default();
+            checked += tests.len();
+            ran += r.ran_tests;
+            variants += f.variants;
+            passed += f.passed;
+            for (why, n) in &r.skipped {
+                *skipped.entry(why.clone()).or_default() += n;
+            }
+            for (s, at, cause) in &r.failed {
+                let at = at.strip_prefix(&prefix).unwrap_or(at);
+                if known.get(at) == Some(cause) {
+                    eprintln!("known failure: [{s}] {at}: {cause}");
+                } else {
+                    problems.push(format!("[{s}] {at}\t{cause}"));
+                }
+            }
+            for ((s, why), c) in &r.section_skips {
+                if !why.starts_with("nothing to step") {
+                    problems.push(format!("[{s}] not instrumented: {why}: {:?}", c.examples));
+                }
+            }
+        }
+        eprintln!(
+            "{}: {} candidates, {checked} checked, {ran} ran (skipped: {skipped:?}), {variants} variants, {passed} pass",
+            stage.name(),
+            all.len(),
+        );
+        if ran < EQUIV_MIN_RAN.min(all.len()) || variants == 0 {
+            problems.push(format!(
+                "{}: too few tests ran ({ran} of {checked} checked) or no variant",
+                stage.name()
+            ));
+        }
     }
-    let all = equiv::candidates(&dir);
-    let tests: Vec<_> = all.iter().step_by(150).take(8).cloned().collect();
-    quiet_panics();
-    let r = equiv::run_equiv(&dir, &tests, 2, Duration::from_secs(60), 1, None);
-    let _ = std::panic::take_hook();
-    eprintln!("{r:#?}");
-    assert!(r.ran_tests >= 4, "too few tests ran: {r:#?}");
-    let real: Vec<_> = r
-        .failures
-        .iter()
-        .filter(|(c, _)| c.as_str() != equiv::DISCARD_DEVIATION)
-        .collect();
     assert!(
-        real.is_empty(),
-        "instrumented shaders changed the result: {real:#?}"
+        problems.is_empty(),
+        "instrumented shaders changed a test's result (fix them, or name them in \
+         tests/corpus/known-failures.txt as LOCATION<TAB>CAUSE):\n{}",
+        problems.join("\n")
     );
 }

@@ -1,5 +1,6 @@
-//! Shared by real_apps.rs and survival.rs: building the extra C test apps
-//! of `tests/apps/` (survivor, threads2, sdl_core) at test time, and small
+//! Shared by real_apps.rs, survival.rs, frames.rs and first_frame.rs:
+//! building the extra C test apps of `tests/apps/` (survivor, threads2,
+//! sdl_core) and the LD_PRELOAD shim swap_shim at test time, and small
 //! checks on session transcripts.
 //!
 //! The apps are compiled with `cc` into `target/<profile>/apps-extra/` (a
@@ -23,19 +24,34 @@ pub fn build_c_app(source: &str, name: &str, libs: &[&str], defines: &[&str]) ->
     if let Some((_, exe)) = built.iter().find(|(n, _)| n == name) {
         return exe.clone();
     }
-    let exe = compile(source, name, libs, defines);
+    let exe = compile(source, name, libs, defines, &[]);
     built.push((name.to_string(), exe.clone()));
     exe
 }
 
-fn compile(source: &str, name: &str, libs: &[&str], defines: &[&str]) -> PathBuf {
+/// Compiles `tests/apps/<source>` into the shared library `name` (for
+/// LD_PRELOAD), linking `libs`; once per test process.
+pub fn build_c_shim(source: &str, name: &str, libs: &[&str]) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, lib)) = built.iter().find(|(n, _)| n == name) {
+        return lib.clone();
+    }
+    let lib = compile(source, name, libs, &[], &["-shared", "-fPIC"]);
+    built.push((name.to_string(), lib.clone()));
+    lib
+}
+
+fn compile(source: &str, name: &str, libs: &[&str], defines: &[&str], flags: &[&str]) -> PathBuf {
     let apps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("apps");
     let dir = target_dir().join("apps-extra");
     std::fs::create_dir_all(&dir).expect("create apps-extra");
     let exe = dir.join(name);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
-    cc.args(["-std=gnu99", "-Wall", "-O1", "-g", "-I"])
+    cc.args(["-std=gnu99", "-Wall", "-O1", "-g"])
+        .args(flags)
+        .arg("-I")
         .arg(&apps)
         .arg("-o")
         .arg(&tmp)
@@ -56,6 +72,84 @@ fn compile(source: &str, name: &str, libs: &[&str], defines: &[&str]) -> PathBuf
     );
     std::fs::rename(&tmp, &exe).expect("rename the built app into place");
     exe
+}
+
+/// A program from a Debian package, or a failure naming the package.
+pub fn debian(program: &str, package: &str) -> PathBuf {
+    let path = if program.starts_with('/') {
+        PathBuf::from(program)
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(program))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| PathBuf::from(program))
+    };
+    assert!(
+        path.exists(),
+        "{program} is missing: install the Debian package {package} (`bash .ci/setup`)"
+    );
+    path
+}
+
+/// swap_shim.c: the LD_PRELOAD library that writes an app's first frame
+/// (the back buffer at its first glXSwapBuffers) to `$SWAP_SHIM_OUT` as a
+/// PAM image and, with `SWAP_SHIM_EXIT_AFTER=N`, exits 0 after swap N.
+pub fn swap_shim() -> PathBuf {
+    build_c_shim("swap_shim.c", "libswap_shim.so", &["GL", "X11", "dl"])
+}
+
+/// An RGBA8 image as swap_shim writes it (PAM, rows top-down).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Pam {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<[u8; 4]>,
+}
+
+impl std::fmt::Debug for Pam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pam({}x{})", self.width, self.height)
+    }
+}
+
+/// Reads a PAM file of swap_shim (`P7`, `DEPTH 4`, `MAXVAL 255`).
+pub fn read_pam(path: &std::path::Path) -> Pam {
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let end = data
+        .windows(7)
+        .position(|w| w == b"ENDHDR\n")
+        .unwrap_or_else(|| panic!("{}: no PAM header", path.display()));
+    let header = String::from_utf8_lossy(&data[..end]);
+    let field = |key: &str| -> u32 {
+        header
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{}: no {key} in {header:?}", path.display()))
+    };
+    assert!(
+        header.starts_with("P7"),
+        "{}: not a PAM file",
+        path.display()
+    );
+    assert_eq!(field("DEPTH "), 4, "{}: RGBA expected", path.display());
+    assert_eq!(field("MAXVAL "), 255, "{}: 8 bits expected", path.display());
+    let (width, height) = (field("WIDTH "), field("HEIGHT "));
+    let body = &data[end + 7..];
+    assert_eq!(
+        body.len(),
+        (width * height * 4) as usize,
+        "{}: wrong size",
+        path.display()
+    );
+    Pam {
+        width,
+        height,
+        pixels: body
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect(),
+    }
 }
 
 /// survivor.c: long-running EGL app printing `tick N` and `checksum H`.

@@ -1,0 +1,312 @@
+//! The vertex debug step (`CMD_VERTEX_STEP`): the stopped draw replayed with
+//! an instrumented vertex shader, one captured record per vertex.
+//!
+//! The draw runs again as `GL_POINTS` (same arguments otherwise, so the same
+//! vertices in the same order, instances one after another) with rasterizer
+//! discard, into a transform feedback buffer bound to a transform feedback
+//! object of our own: the app's transform feedback object, its buffer
+//! bindings and its running capture are untouched (a running one is paused
+//! around the replay). The buffer is pre-filled with all-ones words; the
+//! coverage varying is never all-ones (0 or a type code), so the first
+//! untouched record ends the capture without a query that could collide
+//! with the app's own queries.
+
+use crate::exec::{
+    Bulk, Failure, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup, compile_attach,
+    copy_subroutines, copy_uniforms, drain_own_errors, gl_at_least, has_context, hold_app_errors,
+    is_es,
+};
+use crate::generated::{CLASS, invoke};
+use crate::gl;
+use gldbg_proto::api::{Abi, FUNCTIONS, class};
+use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// One captured vertex: the `vec4` value then the `float` coverage.
+const RECORD: usize = 20;
+/// Vertices captured when the draw's count cannot be read from its
+/// arguments (indirect draws).
+const DEFAULT_CAPACITY: usize = 1 << 20;
+/// Most vertices one step captures (80 MB of transform feedback).
+const MAX_CAPACITY: usize = 4 << 20;
+
+/// Linked vertex debug programs: (context, app program, cache key, program).
+static CACHE: Mutex<Vec<(u64, u32, u64, u32)>> = Mutex::new(Vec::new());
+const CACHE_MAX: usize = 16;
+
+/// `CMD_VERTEX_STEP`: write a `VertexStepReply` at `BULK_REPLY`.
+pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
+    let Some(bulk) = Bulk::get() else {
+        return shm::STATUS_GL_FAILED;
+    };
+    let reply_off = shm::BULK_REPLY;
+    let log_off = align8(reply_off + size_of::<VertexStepReply>());
+    let fail = |status: u32, log: &str, mut reply: VertexStepReply| {
+        reply.log = bulk.put(log_off, log.as_bytes());
+        bulk.write(reply_off, &reply);
+        status
+    };
+    let name = FUNCTIONS[id as usize].name;
+    let f = &FUNCTIONS[id as usize];
+    if CLASS[id as usize] & class::DRAW == 0 || f.params.first().is_none_or(|p| p.name != "mode")
+    {
+        return fail(
+            shm::STATUS_NOT_A_DRAW,
+            &format!("{name} is not a draw call whose vertices can be replayed"),
+            Default::default(),
+        );
+    }
+    if !has_context() {
+        return fail(
+            shm::STATUS_NO_CONTEXT,
+            "no GL context is current on the stopped thread",
+            Default::default(),
+        );
+    }
+    let feedback_objects = if is_es() {
+        gl::get_i(gl::MAJOR_VERSION) >= 3
+    } else {
+        gl_at_least(4, 0)
+    };
+    if !feedback_objects {
+        return fail(
+            shm::STATUS_GL_FAILED,
+            "vertex debugging needs transform feedback objects (GL 4.0 or GL ES 3.0)",
+            Default::default(),
+        );
+    }
+    let req: VertexStepRequest = bulk.read(shm::BULK_REQUEST);
+    hold_app_errors();
+    let saved = Saved::capture(1);
+    let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
+    let app_feedback_buffer = gl::get_i(gl::TRANSFORM_FEEDBACK_BUFFER_BINDING) as u32;
+    saved.suspend();
+    let mut reply = VertexStepReply {
+        program: saved.program,
+        ..Default::default()
+    };
+    let result = step(&bulk, id, args, &req, &saved, &mut reply);
+    gl::bind_transform_feedback(app_feedback);
+    gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, app_feedback_buffer);
+    saved.restore();
+    drain_own_errors();
+    match result {
+        Ok(()) => {
+            reply.log = BulkRef::default();
+            bulk.write(reply_off, &reply);
+            shm::STATUS_OK
+        }
+        Err((status, log)) => fail(status, &log, reply),
+    }
+}
+
+fn step(
+    bulk: &Bulk,
+    id: u32,
+    args: &[u64],
+    req: &VertexStepRequest,
+    saved: &Saved,
+    reply: &mut VertexStepReply,
+) -> Result<(), Failure> {
+    let app = saved.program;
+    if app == 0 {
+        return Err((shm::STATUS_NO_PROGRAM, "no program is current".into()));
+    }
+    if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
+        return Err((shm::STATUS_NO_PROGRAM, format!("program {app} is not linked")));
+    }
+    let t0 = Instant::now();
+    let context = crate::hooks::current_context();
+    let value_name = bulk.str(req.value_varying);
+    let coverage_name = bulk.str(req.coverage_varying);
+    let still_ours = |p: u32| {
+        gl::is_program(p) && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == 2
+    };
+    let cached = CACHE.lock().ok().and_then(|c| {
+        c.iter()
+            .find(|e| e.0 == context && e.1 == app && e.2 == req.cache_key)
+            .map(|e| e.3)
+    });
+    let prog = match cached {
+        Some(p) if req.cache_key != 0 && still_ours(p) => {
+            reply.cached = 1;
+            p
+        }
+        _ => {
+            let p = build_program(bulk, app, req, &value_name, &coverage_name)?;
+            if let Ok(mut c) = CACHE.lock() {
+                c.retain(|e| !(e.0 == context && e.1 == app && e.2 == req.cache_key));
+                if c.len() >= CACHE_MAX {
+                    let old = c.remove(0);
+                    if old.0 == context && still_ours(old.3) {
+                        gl::delete_program(old.3);
+                    }
+                }
+                c.push((context, app, req.cache_key, p));
+            }
+            p
+        }
+    };
+    gl::use_program(prog);
+    copy_uniforms(app, prog);
+    copy_subroutines(app, prog, &saved.subroutines);
+    let path_name = bulk.str(req.path_uniform);
+    if !path_name.is_empty() && req.path_len > 0 {
+        let loc = gl::uniform_location(prog, &path_name);
+        if loc >= 0 {
+            gl::uniform_1iv(loc, &req.path[..(req.path_len as usize).min(shm::MAX_PATH)]);
+        }
+    }
+    reply.build_ns = t0.elapsed().as_nanos() as u64;
+
+    let expected = vertex_count(id, args);
+    let capacity = expected.unwrap_or(DEFAULT_CAPACITY).clamp(1, MAX_CAPACITY);
+    reply.truncated = expected.is_some_and(|n| n > capacity) as u32;
+    let out_off = shm::BULK_DATA;
+    if out_off + capacity * RECORD > shm::BULK_SIZE {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("{capacity} vertices do not fit in the shared memory"),
+        ));
+    }
+
+    let feedback = gl::gen_transform_feedback();
+    let buffer = gl::gen_buffer();
+    let result = (|| {
+        gl::bind_transform_feedback(feedback);
+        gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, buffer);
+        gl::buffer_data(
+            gl::TRANSFORM_FEEDBACK_BUFFER,
+            &vec![0xFF; capacity * RECORD],
+            gl::STREAM_READ,
+        );
+        gl::bind_buffer_base(gl::TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
+        gl::set_enabled(gl::RASTERIZER_DISCARD, true);
+        drain_own_errors();
+
+        let t1 = Instant::now();
+        gl::begin_transform_feedback(gl::POINTS);
+        let mut points = args.to_vec();
+        points[0] = gl::POINTS as u64;
+        // SAFETY: the stopped call's own arguments with the mode replaced by
+        // GL_POINTS (its pointers are valid: the app thread is inside the call).
+        unsafe { invoke(id, &points) };
+        gl::end_transform_feedback();
+        let replay_error = drain_own_errors();
+        reply.replay_ns = t1.elapsed().as_nanos() as u64;
+        if replay_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!(
+                    "replaying the draw as points with the debug program raised GL error {replay_error:#x}"
+                ),
+            ));
+        }
+
+        let t2 = Instant::now();
+        let mut records = vec![0u8; capacity * RECORD];
+        gl::get_buffer_bytes(gl::TRANSFORM_FEEDBACK_BUFFER, &mut records, is_es());
+        let read_error = drain_own_errors();
+        if read_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("reading the captured vertices raised GL error {read_error:#x}"),
+            ));
+        }
+        let n = records
+            .chunks_exact(RECORD)
+            .position(|r| r[16..20] == [0xFF; 4])
+            .unwrap_or(capacity);
+        let values = out_off;
+        let coverage = values + n * 16;
+        let (Some(v), Some(c)) = (
+            bulk.slice_mut(values, n * 16),
+            bulk.slice_mut(coverage, n * 4),
+        ) else {
+            return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
+        };
+        for (i, r) in records.chunks_exact(RECORD).take(n).enumerate() {
+            v[i * 16..i * 16 + 16].copy_from_slice(&r[..16]);
+            c[i * 4..i * 4 + 4].copy_from_slice(&r[16..20]);
+        }
+        reply.vertices = n as u32;
+        reply.values = BulkRef {
+            offset: values as u32,
+            len: (n * 16) as u32,
+        };
+        reply.coverage = BulkRef {
+            offset: coverage as u32,
+            len: (n * 4) as u32,
+        };
+        reply.readback_ns = t2.elapsed().as_nanos() as u64;
+        Ok(())
+    })();
+    gl::bind_transform_feedback(0);
+    gl::delete_buffer(buffer);
+    gl::delete_transform_feedback(feedback);
+    result
+}
+
+/// Link the debug program: the instrumented vertex shader (plus, on GL ES,
+/// which needs one, the app's fragment shader), the app's attribute
+/// locations and block bindings, the two debug varyings captured.
+fn build_program(
+    bulk: &Bulk,
+    app: u32,
+    req: &VertexStepRequest,
+    value_name: &str,
+    coverage_name: &str,
+) -> Result<u32, Failure> {
+    let es = is_es();
+    let sources: Vec<shm::ShaderRef> = req.shaders[..(req.shader_count as usize).min(6)]
+        .iter()
+        .copied()
+        .filter(|s| s.gl_type == gl::VERTEX_SHADER || (es && s.gl_type == gl::FRAGMENT_SHADER))
+        .collect();
+    let prog = gl::create_program();
+    let shaders = compile_attach(bulk, prog, &sources)?;
+    bind_app_attributes(app, prog);
+    gl::transform_feedback_varyings(prog, &[value_name, coverage_name]);
+    gl::link_program(prog);
+    if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
+        let log = gl::program_info_log(prog);
+        cleanup(prog, &shaders, true);
+        return Err((shm::STATUS_LINK_FAILED, log));
+    }
+    cleanup(prog, &shaders, false);
+    bind_app_blocks(app, prog);
+    Ok(prog)
+}
+
+/// How many vertices the draw feeds to the vertex stage, read from its
+/// arguments (`count` × `instancecount`, or the sum of a multi-draw's
+/// counts); `None` when they do not say (indirect draws).
+fn vertex_count(id: u32, args: &[u64]) -> Option<usize> {
+    let params = FUNCTIONS[id as usize].params;
+    let arg = |name: &str| {
+        params
+            .iter()
+            .position(|p| p.name == name)
+            .and_then(|i| Some((params[i].abi, *args.get(i)?)))
+    };
+    let instances = match arg("instancecount").or_else(|| arg("primcount")) {
+        Some((Abi::Ptr, _)) => return None,
+        Some((_, n)) => (n as u32 as i32).max(0) as usize,
+        None => 1,
+    };
+    let count = match arg("count")? {
+        (Abi::Ptr, counts) => {
+            let draws = (arg("drawcount")?.1 as u32 as i32).clamp(0, 1 << 20) as usize;
+            if counts == 0 {
+                return None;
+            }
+            // SAFETY: the app's own array of `drawcount` GLsizei counts,
+            // valid while its thread is stopped inside this call.
+            let counts = unsafe { core::slice::from_raw_parts(counts as usize as *const i32, draws) };
+            counts.iter().map(|&c| c.max(0) as usize).sum()
+        }
+        (_, n) => (n as u32 as i32).max(0) as usize,
+    };
+    Some(count.saturating_mul(instances))
+}
