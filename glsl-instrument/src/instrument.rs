@@ -537,6 +537,28 @@ struct Frame {
 
 // ---------------------------------------------------------------------------
 
+/// A call instance's copy of a function is an ordinary function: a
+/// `subroutine(T)` function's qualifier (and its `layout(index = N)`) stay
+/// on the original, which the subroutine uniform still selects; GLSL
+/// forbids them on a second declaration.
+fn plain_function(proto: &mut ast::FunctionPrototype) {
+    if let Some(q) = &mut proto.ty.qualifier {
+        q.qualifiers.retain(|spec| {
+            !matches!(
+                &spec.content,
+                ast::TypeQualifierSpecData::Layout(_)
+                    | ast::TypeQualifierSpecData::Storage(ast::StorageQualifier {
+                        content: ast::StorageQualifierData::Subroutine(_),
+                        ..
+                    })
+            )
+        });
+        if q.qualifiers.is_empty() {
+            proto.ty.qualifier = None;
+        }
+    }
+}
+
 pub(crate) fn instrument(
     m: &ShaderModel,
     probe: &Probe<'_>,
@@ -696,6 +718,9 @@ pub(crate) fn instrument(
             dup_names[i - 1].as_str()
         })
         .into();
+        if i > 0 {
+            plain_function(&mut def.prototype);
+        }
         let info = &model.info[fr.step];
         match fr.call {
             Some(k) => redirect(
@@ -724,6 +749,7 @@ pub(crate) fn instrument(
                 .ok_or_else(|| internal("callee missing"))?;
             let mut proto = next.prototype.clone();
             proto.name = ast::IdentifierData::from(dup_names[i].as_str()).into();
+            plain_function(&mut proto);
             slot.push(prototype_decl(proto));
         }
         if i == 0 && stage == Stage::Fragment && probe.semantics == Semantics::ReportDiscarded {
@@ -943,6 +969,47 @@ mod tests {
             out.push(p);
         }
         out
+    }
+
+    /// Stepping into a `subroutine(T)` function called directly: its call
+    /// instance copy is a plain function (Mesa rejects the qualifier on a
+    /// second declaration), the original keeps it for the subroutine uniform.
+    #[test]
+    fn subroutine_function_copies_are_plain_functions() {
+        let m = model(
+            "#version 430\n\
+             subroutine float ShadeFn(vec2 p);\n\
+             layout(index = 3) subroutine(ShadeFn) float shadeA(vec2 p) {\n\
+                 float k = p.x / 64.0;\n\
+                 return k;\n\
+             }\n\
+             subroutine uniform ShadeFn u_shade;\n\
+             out vec4 frag;\n\
+             void main() {\n\
+                 float s = shadeA(gl_FragCoord.xy) + u_shade(gl_FragCoord.xy);\n\
+                 frag = vec4(s);\n\
+             }\n",
+        );
+        let pos = Position {
+            step: StepId(1),
+            calls: vec![(StepId(2), 0)],
+            iterations: vec![],
+        };
+        let out = probe(&m, &pos, Some("p"));
+        assert!(
+            out.source.contains("layout(index = 3) subroutine(ShadeFn) float shadeA(vec2 p)"),
+            "{}",
+            out.source
+        );
+        let copies: Vec<&str> = out
+            .source
+            .lines()
+            .filter(|l| l.contains("gldbg1_shadeA(vec2 p)"))
+            .collect();
+        assert_eq!(copies.len(), 2, "prototype and definition: {}", out.source);
+        for l in copies {
+            assert!(l.starts_with("float gldbg1_shadeA("), "{l}");
+        }
     }
 
     #[test]

@@ -125,7 +125,7 @@ pub struct ParseError {
 /// A request the instrumenter cannot satisfy.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InstrumentError {
-    #[error("expression `{expr}` does not parse: {message}")]
+    #[error("expression `{expr}`: {message}")]
     BadExpression { expr: String, message: String },
     #[error("no step {0}")]
     NoSuchStep(u32),
@@ -192,8 +192,9 @@ pub struct Step {
     pub column: u32,
     /// Short source text of the step, one line.
     pub text: String,
-    /// Variables in scope before the step executes (locals, parameters,
-    /// globals, inputs, uniforms).
+    /// Variables in scope before the step executes: the stage's built-ins
+    /// first, then globals, inputs, uniforms, parameters and locals (the
+    /// innermost last).
     pub scope: Vec<Variable>,
     /// Number of enclosing loops inside `function`.
     pub loop_depth: u32,
@@ -376,7 +377,8 @@ pub struct ShaderModel {
 impl ShaderModel {
     /// Parse `source` (a complete shader, `#version` first or defaulting to 110).
     ///
-    /// Errors: anything glsl-lang cannot parse (e.g. `subroutine(T)`), and a
+    /// Errors: anything glsl-lang cannot parse even after parse.rs's
+    /// workarounds (e.g. a nested `##` concatenation), and a
     /// shader without a `main` that has at least one step.
     ///
     /// Valid GLSL that glsl-lang rejects is rewritten first, keeping every

@@ -687,6 +687,13 @@ impl Checker<'_> {
             ast::FunIdentifierData::Expr(callee) => match &callee.content {
                 ast::ExprData::Variable(name) => {
                     let name = name.0.as_str();
+                    // A subroutine uniform: the subroutine type's result.
+                    if let Some(v) = self.scope.iter().rev().find(|v| v.name == name)
+                        && let Some(list) = self.decls.functions.get(v.ty.as_str())
+                        && let [(ret, _)] = list.as_slice()
+                    {
+                        return Ok(self.ty(ret));
+                    }
                     if self.decls.structs.contains_key(name)
                         && !self.decls.functions.contains_key(name)
                     {

@@ -77,12 +77,17 @@ fn subroutine_types_uniforms_and_qualifiers() {
             "color = GetColor();",
         ],
     );
-    // The subroutine uniform is in scope (its type as written).
+    // The subroutine uniform is in scope (its type as written), and a call
+    // through it has the subroutine type's result.
     let s = m.step(m.entry().step);
     assert!(
         s.scope
             .iter()
             .any(|v| v.name == "GetColor" && v.ty == "getcolor")
+    );
+    assert_eq!(
+        m.expression_type(s.id, "GetColor().rgb"),
+        Ok(Some("vec3".into()))
     );
     // A type matching several types, a layout, arrays of subroutine
     // uniforms (called through an index), a one-letter type name, an

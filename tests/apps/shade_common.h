@@ -62,6 +62,21 @@ static const char *const SHADE_FS_SUBROUTINE =
     "    frag = vec4(s, 0.0, 0.0, 1.0);\n"                         /* 11 */
     "}\n";                                                         /* 12 */
 
+/* A fragment shader Mesa compiles and glsl-lang cannot read: a nested ##
+ * concatenation whose function-like macro gets its () after the expansion
+ * (after piglit's glsl-1.30/preprocessor/concat/nested_concat). */
+static const char *const SHADE_FS_UNPARSED =
+    "#version 330 core\n"                                          /*  1 */
+    "uniform float u_gain;\n"                                      /*  2 */
+    "out vec4 frag;\n"                                             /*  3 */
+    "#define STEP_ONE() frag = vec4(u_gain, 0.0, 0.0, 1.0)\n"      /*  4 */
+    "#define GLUE(x, y) x ## _ ## y\n"                             /*  5 */
+    "#define EVALUATE(x, y) GLUE(x, y)\n"                          /*  6 */
+    "#define STEP(name) EVALUATE(STEP, name)()\n"                  /*  7 */
+    "void main() {\n"                                              /*  8 */
+    "    STEP(ONE);\n"                                             /*  9 */
+    "}\n";                                                         /* 10 */
+
 /* Two triangles: NDC x in [-0.5, 0.75], y in [-0.5, 0.5]. */
 static const float SHADE_QUAD[12] = {
     -0.5f, -0.5f,   0.75f, -0.5f,   0.75f, 0.5f,

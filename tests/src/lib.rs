@@ -519,6 +519,8 @@ pub mod lines {
     pub const SUBROUTINE: u32 = 3;
     /// `float s = u_shade(gl_FragCoord.xy) + u_gain;` in SHADE_FS_SUBROUTINE
     pub const SUBROUTINE_CALL: u32 = 10;
+    /// `STEP(ONE);` in SHADE_FS_UNPARSED
+    pub const UNPARSED_MACRO_USE: u32 = 9;
 }
 
 /// The C header holding the shaders (for checking line numbers).
@@ -794,6 +796,8 @@ mod tests {
         assert_eq!(sub.lines().count(), 12, "{sub}");
         assert!(line(&sub, lines::SUBROUTINE).starts_with("subroutine(ShadeFn)"));
         assert!(line(&sub, lines::SUBROUTINE_CALL).contains("float s = u_shade("));
+        let unparsed = shader_source("SHADE_FS_UNPARSED");
+        assert_eq!(line(&unparsed, lines::UNPARSED_MACRO_USE).trim(), "STEP(ONE);");
     }
 
     #[test]

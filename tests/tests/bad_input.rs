@@ -1,6 +1,7 @@
 //! Must show 5: bad input. A missing program; `debug fragment` when the app is
 //! not at a draw call; a shader glsl-lang alone cannot parse (subroutines,
-//! read through a workaround); a debug expression with a type error; a debug
+//! read through a workaround); one that glsl-instrument cannot read at all
+//! (an error with line:column); a debug expression with a type error; a debug
 //! shader the driver rejects; an app that crashes with SIGSEGV inside a GL call.
 
 use std::process::Command;
@@ -135,6 +136,30 @@ fn subroutine_shader_is_debuggable_and_the_app_goes_on() {
     let s = scalar(out.ok("print s @ 20,20"));
     assert_close(s, (20.5f32 / 64.0 + gain(0)) as f64, 1e-6, "s @ 20,20");
     // The session is unchanged and the app goes on to a normal exit.
+    assert_eq!(out.ok("info call")["function"], "glDrawArrays");
+    assert_exited_0(&out, out.ok_n("continue", 1));
+    assert_eq!(read_frame(&path).len(), (W * H * 4) as usize);
+}
+
+/// The one shape Mesa accepts and glsl-instrument cannot read (a nested
+/// `##` concatenation): a clear error with line:column, and the session
+/// and the app go on unharmed.
+#[test]
+fn shader_the_parser_cannot_read_gives_line_column_and_the_app_goes_on() {
+    require_workspace();
+    let dir = TempDir::new("unparsed");
+    let path = dir.join("frame.raw");
+    let script = "break draw\ncontinue\ndebug fragment\ninfo call\ndelete\ncontinue\n";
+    let out = Session::new(egl_shade(), script)
+        .args(["--unparsed", "--frames", "2", "--out", path.to_str().unwrap()])
+        .run(&dir);
+    assert_eq!(out.ok("continue")["stopped"]["function"], "glDrawArrays");
+    let err = out.failed("debug fragment");
+    assert!(
+        line_columns(&err).contains(&(lines::UNPARSED_MACRO_USE, 5)),
+        "the error gives line:column of the macro use `STEP(ONE);` (9:5): {err}"
+    );
+    assert!(err.contains("macro"), "{err}");
     assert_eq!(out.ok("info call")["function"], "glDrawArrays");
     assert_exited_0(&out, out.ok_n("continue", 1));
     assert_eq!(read_frame(&path).len(), (W * H * 4) as usize);
