@@ -102,6 +102,9 @@ fn main() {
         if c & class::DRAW != 0 {
             writeln!(o, "crate::session::count_draw();").unwrap();
         }
+        if c & class::FRAME_END != 0 {
+            writeln!(o, "crate::session::count_frame();").unwrap();
+        }
         writeln!(
             o,
             "if crate::stop::hit({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",

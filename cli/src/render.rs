@@ -122,6 +122,9 @@ fn call_brief_json(call: &pb::CallInfo) -> Value {
     if call.draw != 0 {
         o.insert("draw".into(), json!(call.draw));
     }
+    if call.frame != 0 {
+        o.insert("frame".into(), json!(call.frame));
+    }
     if !call.error.is_empty() {
         o.insert("error".into(), json!(call.error));
     }
@@ -334,6 +337,9 @@ fn state_text(reply: &pb::StateReply) -> String {
                 if call.draw != 0 {
                     extras.push(format!("draw {}", call.draw));
                 }
+                if call.frame > 1 || (call.frame == 1 && call.draw == 0) {
+                    extras.push(format!("frame {}", call.frame));
+                }
                 if reply.breakpoint_id != 0 {
                     extras.push(format!("breakpoint {}", reply.breakpoint_id));
                 }
@@ -418,8 +424,17 @@ fn gl_state_text(st: &pb::GlState) -> String {
 
 fn call_text(call: &pb::CallInfo) -> String {
     let mut s = call_line(call);
-    if call.draw != 0 {
-        let _ = write!(s, " (draw {})", call.draw);
+    match (call.draw, call.frame) {
+        (0, 0) => {}
+        (0, f) => {
+            let _ = write!(s, " (frame {f})");
+        }
+        (d, 0) => {
+            let _ = write!(s, " (draw {d})");
+        }
+        (d, f) => {
+            let _ = write!(s, " (draw {d}, frame {f})");
+        }
     }
     let name_w = call.args.iter().map(|a| a.name.len()).max().unwrap_or(0);
     let type_w = call.args.iter().map(|a| a.r#type.len()).max().unwrap_or(0);
@@ -743,6 +758,9 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("thread".into(), json!(call.thread));
             if call.draw != 0 {
                 o.insert("draw".into(), json!(call.draw));
+            }
+            if call.frame != 0 {
+                o.insert("frame".into(), json!(call.frame));
             }
             o.insert("args".into(), args_json(call));
             if !call.returned.is_empty() {

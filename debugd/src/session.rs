@@ -130,6 +130,8 @@ struct Stop {
     args: Vec<u64>,
     ret: Option<u64>,
     draw: u64,
+    /// The frame the call belongs to (1-based; see `pb::CallInfo::frame`).
+    frame: u64,
     breakpoint_id: u32,
     /// The GL error the call raised (an error-breakpoint stop after the call), else 0.
     error: u32,
@@ -568,6 +570,11 @@ impl Session {
         } else {
             0
         };
+        // A swap bumps the count before its stop: it belongs to the frame it ends.
+        let frame = match class_of(call.function) & class::FRAME_END {
+            0 => shm.frame_count() + 1,
+            _ => shm.frame_count(),
+        };
         let mut c = self.control();
         if c.launched.as_ref().is_none_or(|l| l.id != id) {
             return;
@@ -582,6 +589,7 @@ impl Session {
             args: call.args.clone(),
             ret,
             draw,
+            frame,
             breakpoint_id: 0,
             error: call.error,
             pid,
@@ -1945,6 +1953,7 @@ fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
         thread: s.tid,
         args: format::format_args(f, &s.args, contents),
         draw: s.draw,
+        frame: s.frame,
         returned: s.ret.map(|r| format::format_ret(f, r)).unwrap_or_default(),
         error: gl_error_name(s.error),
         paused: false,
@@ -1982,6 +1991,7 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                         .collect(),
                     ret: None,
                     draw: 0,
+                    frame: l.shm.frame_count().max(1),
                     breakpoint_id: 0,
                     error: 0,
                     pid: r.pid,
@@ -2039,6 +2049,7 @@ mod tests {
             args: Vec::new(),
             ret: None,
             draw,
+            frame: 1,
             breakpoint_id: 0,
             error,
             pid: 1,

@@ -363,6 +363,11 @@ impl SharedMemory {
         self.header().draw_count.load(Relaxed)
     }
 
+    /// Frame-end calls (swaps) the app started so far.
+    pub fn frame_count(&self) -> u64 {
+        self.header().frame_count.load(Relaxed)
+    }
+
     fn bulk(&self) -> *mut u8 {
         // SAFETY: BULK_OFFSET lies inside the SHM_SIZE mapping.
         unsafe { self.base.as_ptr().add(shm::BULK_OFFSET) }

@@ -102,6 +102,12 @@ pub fn count_draw() {
     header().draw_count.fetch_add(1, Relaxed);
 }
 
+/// Count one frame-end call (`Header::frame_count`).
+#[inline(always)]
+pub fn count_frame() {
+    header().frame_count.fetch_add(1, Relaxed);
+}
+
 /// Base of the bulk region (only while a session is attached).
 pub fn bulk_base() -> Option<*mut u8> {
     let m = MAPPING.load(Acquire);

@@ -196,6 +196,8 @@ pub struct Header {
     /// `stop_seq`; the preload issues the futex wake only when nonzero.
     pub stop_sleepers: AtomicU32,
     pub _pad1: u32,
+    /// Preload (ABI 3): frame-end calls (swaps) started so far, all threads.
+    pub frame_count: AtomicU64,
 }
 
 /// One app thread's stop state. Cache-line aligned so threads never share lines.

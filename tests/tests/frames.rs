@@ -54,6 +54,9 @@ fn break_frame_stops_at_every_swap_of_glxgears() {
         let call = out.ok_n("info call", n);
         assert_eq!(call["function"], "glXSwapBuffers", "{call}");
         assert_eq!(call["call"], stop["stopped"]["call"], "{call}");
+        // The swap that ends frame n+1 belongs to frame n+1.
+        assert_eq!(stop["stopped"]["frame"], n as u64 + 1, "{stop}");
+        assert_eq!(call["frame"], n as u64 + 1, "{call}");
         assert_eq!(call["args"][0]["name"], "dpy", "{call}");
         assert_eq!(call["args"][1]["name"], "drawable", "{call}");
         // Frame n+1 ended: the breakpoint was hit once per frame.
@@ -104,6 +107,7 @@ fn break_frame_stops_at_every_swap_of_es2gears() {
     for n in 0..FRAMES {
         let stop = out.ok_n("continue", n);
         assert_eq!(stop["stopped"]["function"], "eglSwapBuffers", "{stop}");
+        assert_eq!(stop["stopped"]["frame"], n as u64 + 1, "{stop}");
         let hits = &out.ok_n("info breakpoints", n)["breakpoints"][0];
         assert_eq!(hits["description"], "frame", "{hits}");
         assert_eq!(hits["hits"], n + 1, "{hits}");
