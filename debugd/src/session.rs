@@ -1632,6 +1632,25 @@ struct StepRunner<'a> {
     depth_stencil: u32,
 }
 
+/// The loop path of a request: the uniform's name (pushed), its length and
+/// values (`check_request` bounds the length).
+fn push_path(
+    w: &mut crate::shm::BulkWriter<'_>,
+    inst: &Instrumented,
+    path: &[u32],
+    len: &mut u32,
+    values: &mut [i32; abi::MAX_PATH],
+) -> BulkRef {
+    let Some(u) = &inst.path_uniform else {
+        return BulkRef::default();
+    };
+    *len = path.len().min(abi::MAX_PATH) as u32;
+    for (v, it) in values.iter_mut().zip(path) {
+        *v = *it as i32;
+    }
+    w.push(u.as_bytes())
+}
+
 /// Where a fragment debug output goes, for the preload's executor.
 fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<OutputRef> {
     match slot {
@@ -1740,13 +1759,7 @@ impl StepRunner<'_> {
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
             req.value_varying = w.push(value.as_bytes());
             req.coverage_varying = w.push(coverage.as_bytes());
-            if let Some(u) = &inst.path_uniform {
-                req.path_uniform = w.push(u.as_bytes());
-                req.path_len = path.len() as u32;
-                for (i, it) in path.iter().enumerate() {
-                    req.path[i] = *it as i32;
-                }
-            }
+            req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
         self.shm.write_struct(abi::BULK_REQUEST, &req);
         let st = self
@@ -1793,13 +1806,7 @@ impl StepRunner<'_> {
             req.value_output = output_ref(&mut w, &inst.value)?;
             req.coverage_output = output_ref(&mut w, &inst.coverage)?;
             req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
-            if let Some(u) = &inst.path_uniform {
-                req.path_uniform = w.push(u.as_bytes());
-                req.path_len = path.len() as u32;
-                for (i, it) in path.iter().enumerate() {
-                    req.path[i] = *it as i32;
-                }
-            }
+            req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
         self.shm.write_struct(abi::BULK_REQUEST, &req);
         let st = self

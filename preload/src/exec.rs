@@ -380,7 +380,7 @@ fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
 /// Give the debug program (current) the app's subroutine selections, by
 /// uniform and function names. A stage where some location cannot be
 /// matched keeps the driver's defaults.
-pub(crate) fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
+fn copy_subroutines(app: u32, dbg: u32, saved: &[(u32, Vec<u32>)]) {
     for (stage, app_indices) in saved {
         let stage = *stage;
         let n = gl::program_stage_i(dbg, stage, gl::ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS)
@@ -431,6 +431,46 @@ const CACHE_MAX: usize = 32;
 /// A failed step: status and a log for the reply.
 pub(crate) type Failure = (u32, String);
 
+/// Whether the stopped call `id` is a draw a debug step can replay
+/// (`replayable_form`: the step's own condition on the call's form) on
+/// this thread's current context.
+pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> {
+    let name = FUNCTIONS[id as usize].name;
+    if CLASS[id as usize] & class::DRAW == 0 || !replayable_form {
+        return Err((
+            shm::STATUS_NOT_A_DRAW,
+            format!("{name} is not a draw call that can be replayed"),
+        ));
+    }
+    if !has_context() {
+        return Err((
+            shm::STATUS_NO_CONTEXT,
+            "no GL context is current on the stopped thread".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Give the current debug program `dbg` the app program's uniform values
+/// and subroutine selections.
+pub(crate) fn load_app_uniforms(app: u32, dbg: u32, saved: &Saved) {
+    copy_uniforms(app, dbg);
+    copy_subroutines(app, dbg, &saved.subroutines);
+}
+
+/// Set the debug program's loop-path uniform (`int[]`, named in the bulk
+/// region; nothing to do for a step outside loops).
+pub(crate) fn set_path(bulk: &Bulk, prog: u32, uniform: BulkRef, path: &[i32]) {
+    let name = bulk.str(uniform);
+    if name.is_empty() || path.is_empty() {
+        return;
+    }
+    let loc = gl::uniform_location(prog, &name);
+    if loc >= 0 {
+        gl::uniform_1iv(loc, &path[..path.len().min(shm::MAX_PATH)]);
+    }
+}
+
 /// `CMD_FRAGMENT_STEP` for the stopped call `id` with `args`.
 pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     let Some(bulk) = Bulk::get() else {
@@ -444,19 +484,8 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
         status
     };
     let name = FUNCTIONS[id as usize].name;
-    if CLASS[id as usize] & class::DRAW == 0 || name == "glEnd" {
-        return fail(
-            shm::STATUS_NOT_A_DRAW,
-            &format!("{name} is not a draw call that can be replayed"),
-            Default::default(),
-        );
-    }
-    if !has_context() {
-        return fail(
-            shm::STATUS_NO_CONTEXT,
-            "no GL context is current on the stopped thread",
-            Default::default(),
-        );
+    if let Err((status, log)) = replayable(id, name != "glEnd") {
+        return fail(status, &log, Default::default());
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
@@ -560,15 +589,9 @@ fn step(
         }
     };
     gl::use_program(dbg.program);
-    copy_uniforms(app, dbg.program);
-    copy_subroutines(app, dbg.program, &saved.subroutines);
-    let path_name = bulk.str(req.path_uniform);
-    if !path_name.is_empty() && req.path_len > 0 {
-        let loc = gl::uniform_location(dbg.program, &path_name);
-        if loc >= 0 {
-            gl::uniform_1iv(loc, &req.path[..(req.path_len as usize).min(shm::MAX_PATH)]);
-        }
-    }
+    load_app_uniforms(app, dbg.program, saved);
+    let path_len = (req.path_len as usize).min(shm::MAX_PATH);
+    set_path(bulk, dbg.program, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
 
     // The draw's size and depth/stencil layout.
@@ -947,7 +970,7 @@ fn stage_name(ty: u32) -> &'static str {
 }
 
 /// Copy every default-block uniform value of `app` into `dbg` (current program).
-pub(crate) fn copy_uniforms(app: u32, dbg: u32) {
+fn copy_uniforms(app: u32, dbg: u32) {
     let n = gl::get_program_i(app, gl::ACTIVE_UNIFORMS).max(0) as u32;
     let max = gl::get_program_i(app, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
     for i in 0..n {

@@ -13,12 +13,12 @@
 
 use crate::exec::{
     Bulk, Failure, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup, compile_attach,
-    copy_subroutines, copy_uniforms, drain_own_errors, gl_at_least, has_context, hold_app_errors,
-    is_es,
+    drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms, replayable,
+    set_path,
 };
-use crate::generated::{CLASS, invoke};
+use crate::generated::invoke;
 use crate::gl;
-use gldbg_proto::api::{Abi, FUNCTIONS, class};
+use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -47,22 +47,10 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         bulk.write(reply_off, &reply);
         status
     };
-    let name = FUNCTIONS[id as usize].name;
-    let f = &FUNCTIONS[id as usize];
-    if CLASS[id as usize] & class::DRAW == 0 || f.params.first().is_none_or(|p| p.name != "mode")
-    {
-        return fail(
-            shm::STATUS_NOT_A_DRAW,
-            &format!("{name} is not a draw call whose vertices can be replayed"),
-            Default::default(),
-        );
-    }
-    if !has_context() {
-        return fail(
-            shm::STATUS_NO_CONTEXT,
-            "no GL context is current on the stopped thread",
-            Default::default(),
-        );
+    // Replayed as points: the call must take its primitive mode first.
+    let has_mode = FUNCTIONS[id as usize].params.first().is_some_and(|p| p.name == "mode");
+    if let Err((status, log)) = replayable(id, has_mode) {
+        return fail(status, &log, Default::default());
     }
     let feedback_objects = if is_es() {
         gl::get_i(gl::MAJOR_VERSION) >= 3
@@ -149,15 +137,9 @@ fn step(
         }
     };
     gl::use_program(prog);
-    copy_uniforms(app, prog);
-    copy_subroutines(app, prog, &saved.subroutines);
-    let path_name = bulk.str(req.path_uniform);
-    if !path_name.is_empty() && req.path_len > 0 {
-        let loc = gl::uniform_location(prog, &path_name);
-        if loc >= 0 {
-            gl::uniform_1iv(loc, &req.path[..(req.path_len as usize).min(shm::MAX_PATH)]);
-        }
-    }
+    load_app_uniforms(app, prog, saved);
+    let path_len = (req.path_len as usize).min(shm::MAX_PATH);
+    set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
 
     let expected = vertex_count(id, args);
