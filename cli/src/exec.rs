@@ -158,12 +158,15 @@ impl Session {
     /// Start the program (run mode).
     /// `interactive`: the REPL runs on a terminal; the app gets its own
     /// process group so Ctrl-C reaches only gldbg (which pauses the app).
+    /// `capture_output`: the app's stdout and stderr come as `output`
+    /// events (JSON lines stay whole lines, never glued to app text).
     pub async fn launch(
         &mut self,
         program: &str,
         args: &[String],
         cwd: &str,
         interactive: bool,
+        capture_output: bool,
     ) -> Result<Outcome, Failure> {
         let request = pb::LaunchRequest {
             program: program.to_string(),
@@ -171,6 +174,7 @@ impl Session {
             env: Vec::new(),
             cwd: cwd.to_string(),
             own_process_group: interactive,
+            capture_output,
         };
         let reply = self
             .client

@@ -317,9 +317,24 @@ pub struct Driver {
     error_shown: Option<String>,
     /// The Events stream has told of the app's exit.
     exit_event_seen: bool,
+    /// Events received while only the app's output was being shown, in order.
+    deferred: std::collections::VecDeque<pb::Event>,
 }
 
 impl Driver {
+    /// Show the app's output that arrived while a command ran, before the
+    /// command's result (it was written before the result was known); other
+    /// events keep their place after the result.
+    fn show_output_first(&mut self) {
+        while let Ok(event) = self.events.try_recv() {
+            if matches!(event.kind, Some(pb::event::Kind::Output(_))) {
+                self.show_event(&event);
+            } else {
+                self.deferred.push_back(event);
+            }
+        }
+    }
+
     fn print_result(&mut self, cmd: &str, result: &Result<Outcome, Failure>) {
         if let Ok(Outcome::State(r)) = result {
             if r.state() == pb::RunState::Exited {
@@ -350,40 +365,47 @@ impl Driver {
     /// Print events; with a deadline, wait for an `exited` event until then.
     fn drain_events_until(&mut self, deadline: Option<std::time::Instant>) {
         loop {
-            let event = match deadline {
-                Some(d) => self
+            let event = match (self.deferred.pop_front(), deadline) {
+                (Some(e), _) => Some(e),
+                (None, Some(d)) => self
                     .events
                     .recv_timeout(d.saturating_duration_since(std::time::Instant::now()))
                     .ok(),
-                None => self.events.try_recv().ok(),
+                (None, None) => self.events.try_recv().ok(),
             };
             let Some(event) = event else { break };
-            let exited = matches!(event.kind, Some(pb::event::Kind::Exited(_)));
-            self.exit_event_seen |= exited;
-            self.session.note_event(&event);
-            let mut out = std::io::stdout().lock();
-            if self.json {
-                if let Some(v) = render::event_json(&event) {
-                    let _ = writeln!(out, "{v}");
-                }
-            } else {
-                use pb::event::Kind;
-                let repeat = match &event.kind {
-                    Some(Kind::Exited(_)) => std::mem::take(&mut self.exit_shown),
-                    Some(Kind::Crashed(_)) => std::mem::take(&mut self.crash_shown),
-                    Some(Kind::Warning(w)) => self.error_shown.as_ref() == Some(w),
-                    _ => false,
-                };
-                if !repeat && let Some(t) = render::event_text(&event) {
-                    let _ = writeln!(out, "{t}");
-                }
-            }
-            let _ = out.flush();
+            let exited = self.show_event(&event);
             if exited && deadline.is_some() {
                 // The rest, if any, without waiting.
                 return self.drain_events_until(None);
             }
         }
+    }
+
+    /// Print one event (JSON line or text); returns whether it is the exit.
+    fn show_event(&mut self, event: &pb::Event) -> bool {
+        use pb::event::Kind;
+        let exited = matches!(event.kind, Some(Kind::Exited(_)));
+        self.exit_event_seen |= exited;
+        self.session.note_event(event);
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            if let Some(v) = render::event_json(event) {
+                let _ = writeln!(out, "{v}");
+            }
+        } else {
+            let repeat = match &event.kind {
+                Some(Kind::Exited(_)) => std::mem::take(&mut self.exit_shown),
+                Some(Kind::Crashed(_)) => std::mem::take(&mut self.crash_shown),
+                Some(Kind::Warning(w)) => self.error_shown.as_ref() == Some(w),
+                _ => false,
+            };
+            if !repeat && let Some(t) = render::event_text(event) {
+                let _ = writeln!(out, "{t}");
+            }
+        }
+        let _ = out.flush();
+        exited
     }
 
     /// Parse and run one line; print its result.
@@ -405,6 +427,7 @@ impl Driver {
         if result.is_err() {
             self.all_ok = false;
         }
+        self.show_output_first();
         self.print_result(cmd_text, &result);
         self.drain_events();
         if matches!(result, Ok(Outcome::Quit)) {
@@ -570,6 +593,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         crash_shown: false,
         error_shown: None,
         exit_event_seen: false,
+        deferred: Default::default(),
     };
 
     // The first result line: the launch (run) or where the session stands (connect).
@@ -584,7 +608,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
             let result =
                 driver
                     .rt
-                    .block_on(driver.session.launch(program, args, &cwd, interactive));
+                    .block_on(driver.session.launch(program, args, &cwd, interactive, opts.json));
             match &result {
                 Err(msg) => {
                     let _ = fail(msg.clone());

@@ -888,7 +888,7 @@ pub fn event_text(event: &pb::Event) -> Option<String> {
         Kind::Crashed(c) => Some(crash_text(c)),
         Kind::Exited(e) => Some(exit_text(e)),
         Kind::Warning(w) => Some(format!("warning: {w}")),
-        Kind::Output(text) => Some(text.trim_end_matches('\n').to_string()),
+        Kind::Output(o) => Some(o.text.trim_end_matches('\n').to_string()),
         Kind::Stopped(_) | Kind::Running(_) => None,
     }
 }
@@ -904,9 +904,10 @@ pub fn event_json(event: &pb::Event) -> Option<Value> {
             o.insert("message".into(), json!(w));
             ("warning", o)
         }
-        Kind::Output(text) => {
+        Kind::Output(out) => {
             let mut o = Obj::new();
-            o.insert("text".into(), json!(text));
+            o.insert("stream".into(), json!(out.stream));
+            o.insert("text".into(), json!(out.text));
             ("output", o)
         }
         Kind::Stopped(_) | Kind::Running(_) => return None,

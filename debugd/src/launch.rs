@@ -119,6 +119,9 @@ pub struct LaunchSpec {
     pub preload: PathBuf,
     /// `setpgid(0, 0)` in the child before exec.
     pub own_process_group: bool,
+    /// Write ends of pipes to become the child's stdout and stderr (None:
+    /// inherited).
+    pub output_fds: Option<(RawFd, RawFd)>,
 }
 
 /// Build the child's environment: `base` (the daemon's), then `extra`
@@ -453,6 +456,7 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     envp_ptrs.push(std::ptr::null());
     let shm_fd = spec.shm_fd;
     let own_group = spec.own_process_group;
+    let output_fds = spec.output_fds;
 
     let mut pipe_fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two fds into the array.
@@ -505,6 +509,11 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
                     if libc::fcntl(CHILD_SHM_FD, libc::F_SETFD, 0) != 0 {
                         fail(2);
                     }
+                }
+                if let Some((out, err)) = output_fds
+                    && (libc::dup2(out, 1) < 0 || libc::dup2(err, 2) < 0)
+                {
+                    fail(2);
                 }
                 if own_group {
                     libc::setpgid(0, 0);

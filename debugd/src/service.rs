@@ -72,6 +72,7 @@ impl pb::debugger_server::Debugger for Service {
             env: r.env,
             cwd: (!r.cwd.is_empty()).then(|| r.cwd.into()),
             own_process_group: r.own_process_group,
+            capture_output: r.capture_output,
         };
         let s = self.session.clone();
         match tokio::task::spawn_blocking(move || s.launch(opts)).await {

@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -42,6 +43,8 @@ use crate::{glstate, pointee};
 
 /// Timeout of short shared-memory commands (continue, finish, query).
 const CMD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the exit report waits for the app's captured output to end.
+const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 /// How long the daemon and a stopped thread spin for each other in `step N`
 /// before sleeping: long enough to cover a GL call between two stops, short
 /// enough that a thread busy outside GL costs little CPU.
@@ -216,6 +219,8 @@ pub struct LaunchOptions {
     /// Start the app in its own process group (an interactive client's
     /// Ctrl-C then reaches only the client, which pauses the app).
     pub own_process_group: bool,
+    /// Send the app's stdout and stderr as `output` events.
+    pub capture_output: bool,
 }
 
 /// The session (one per daemon).
@@ -331,6 +336,13 @@ impl Session {
         )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
+        // Our copies of the write ends close when this function returns:
+        // the readers then see the end once the app (and its children) did.
+        let pipes = if opts.capture_output {
+            Some((output_pipe()?, output_pipe()?))
+        } else {
+            None
+        };
         let spec = launch::LaunchSpec {
             program,
             argv,
@@ -339,6 +351,9 @@ impl Session {
             shm_fd: None,
             own_process_group: opts.own_process_group,
             preload: self.config.preload.clone(),
+            output_fds: pipes
+                .as_ref()
+                .map(|(o, e)| (o.1.as_raw_fd(), e.1.as_raw_fd())),
         };
 
         let (tx, rx) = mpsc::channel();
@@ -372,10 +387,22 @@ impl Session {
             }
         }
         self.emit(pb::event::Kind::Running(pb::Empty {}));
+        let mut relays = Vec::new();
+        if let Some(((out, _), (err, _))) = pipes {
+            for (stream, read) in [("stdout", out), ("stderr", err)] {
+                let me = self.clone();
+                relays.push(
+                    std::thread::Builder::new()
+                        .name(format!("gldbg-{stream}"))
+                        .spawn(move || me.relay_output(stream, read))
+                        .map_err(|e| Error::Internal(format!("thread: {e}")))?,
+                );
+            }
+        }
         let me = self.clone();
         std::thread::Builder::new()
             .name("gldbg-events".into())
-            .spawn(move || me.event_thread(id, rx))
+            .spawn(move || me.event_thread(id, rx, relays))
             .map_err(|e| Error::Internal(format!("thread: {e}")))?;
         let me = self.clone();
         let shm2 = shm.clone();
@@ -410,11 +437,23 @@ impl Session {
         }
     }
 
-    /// Exits and crashes from the tracer.
-    fn event_thread(self: Arc<Self>, id: u64, rx: mpsc::Receiver<TraceEvent>) {
+    /// Exits and crashes from the tracer. `relays`: the threads sending the
+    /// app's captured output; the exit is reported after the output.
+    fn event_thread(
+        self: Arc<Self>,
+        id: u64,
+        rx: mpsc::Receiver<TraceEvent>,
+        relays: Vec<std::thread::JoinHandle<()>>,
+    ) {
         while let Ok(ev) = rx.recv() {
             match ev {
                 TraceEvent::Exited { code, signal } => {
+                    // The app's last words come before its exit (a child of
+                    // the app that keeps the pipes open is not waited for long).
+                    let deadline = Instant::now() + OUTPUT_DRAIN;
+                    while relays.iter().any(|r| !r.is_finished()) && Instant::now() < deadline {
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
                     let description = match (code, signal) {
                         (Some(c), _) => format!("exited with code {c}"),
                         (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
@@ -489,6 +528,44 @@ impl Session {
             c.launched = None;
         }
         self.changed.notify_all();
+    }
+
+    /// Send what the app writes to `read` as `output` events until the end
+    /// of the pipe. A UTF-8 sequence split between reads is kept whole.
+    fn relay_output(&self, stream: &str, read: std::os::fd::OwnedFd) {
+        use std::io::Read;
+        let mut file = std::fs::File::from(read);
+        let mut buf = vec![0u8; 64 << 10];
+        let mut pending = Vec::new();
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            pending.extend_from_slice(&buf[..n]);
+            let whole = match std::str::from_utf8(&pending) {
+                Ok(_) => pending.len(),
+                // An incomplete sequence at the end waits for the next read.
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(_) => pending.len(),
+            };
+            if whole > 0 {
+                let text = String::from_utf8_lossy(&pending[..whole]).into_owned();
+                pending.drain(..whole);
+                self.emit(pb::event::Kind::Output(pb::Output {
+                    stream: stream.into(),
+                    text,
+                }));
+            }
+        }
+        if !pending.is_empty() {
+            self.emit(pb::event::Kind::Output(pb::Output {
+                stream: stream.into(),
+                text: String::from_utf8_lossy(&pending).into_owned(),
+            }));
+        }
     }
 
     // ----- stops -----
@@ -1853,6 +1930,13 @@ fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(
             other.name()
         ))),
     }
+}
+
+/// A pipe for the app's output: (read end, write end), both close-on-exec
+/// (the child gets the write end by dup2, which clears the flag).
+fn output_pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| Error::Internal(format!("pipe for the app's output: {e}")))
 }
 
 /// The error for a command that needs the app in state `want`, if it is not.

@@ -106,7 +106,8 @@ pub(crate) const VARIABLES: &[BuiltinVar] = &[
     var("gl_in", "gl_PerVertex[]", GEOM_TESS, 150, 320),
     var("gl_PatchVerticesIn", "int", TESS, 400, 320),
     var("gl_PrimitiveIDIn", "int", &[G], 150, 320),
-    var("gl_PrimitiveID", "int", &[TC, TE, F], 150, 320),
+    // Geometry: an output (the input is gl_PrimitiveIDIn).
+    var("gl_PrimitiveID", "int", &[TC, TE, G, F], 150, 320),
     var("gl_InvocationID", "int", &[TC, G], 400, 320),
     var("gl_TessCoord", "vec3", &[TE], 400, 320),
     var("gl_TessLevelOuter", "float[4]", TESS, 400, 320),
@@ -120,8 +121,11 @@ pub(crate) const VARIABLES: &[BuiltinVar] = &[
     var("gl_SamplePosition", "vec2", &[F], 400, 320),
     var("gl_SampleMaskIn", "int[]", &[F], 400, 320),
     var("gl_HelperInvocation", "bool", &[F], 450, 310),
-    compat("gl_TexCoord", "vec4[]", &[V, TC, TE, G, F]),
-    compat("gl_FogFragCoord", "float", &[V, TC, TE, G, F]),
+    // Vertex, tess-eval and geometry outputs (an unnamed gl_PerVertex out
+    // block there), fragment inputs. A tess-control shader has them only
+    // as members of gl_in[] and gl_out[].
+    compat("gl_TexCoord", "vec4[]", &[V, TE, G, F]),
+    compat("gl_FogFragCoord", "float", &[V, TE, G, F]),
     // Compute inputs.
     var("gl_NumWorkGroups", "uvec3", &[C], 430, 310),
     var("gl_WorkGroupSize", "uvec3", &[C], 430, 310),
@@ -131,9 +135,13 @@ pub(crate) const VARIABLES: &[BuiltinVar] = &[
     var("gl_LocalInvocationIndex", "uint", &[C], 430, 310),
     // Outputs.
     var("gl_Position", "vec4", PRE_RASTER, 110, 100),
-    var("gl_PointSize", "float", PRE_RASTER, 110, 100),
-    var("gl_ClipDistance", "float[]", &[V, TC, TE, G, F], 130, 0),
-    var("gl_CullDistance", "float[]", &[V, TC, TE, G, F], 450, 0),
+    var("gl_PointSize", "float", &[V], 110, 100),
+    // GLSL ES has it in tess-eval and geometry only with the
+    // *_point_size extensions.
+    var("gl_PointSize", "float", &[TE, G], 150, 0),
+    // Not tess-control: there only in gl_in[]/gl_out[].
+    var("gl_ClipDistance", "float[]", &[V, TE, G, F], 130, 0),
+    var("gl_CullDistance", "float[]", &[V, TE, G, F], 450, 0),
     compat("gl_ClipVertex", "vec4", PRE_RASTER),
     compat("gl_FrontColor", "vec4", PRE_RASTER),
     compat("gl_BackColor", "vec4", PRE_RASTER),
@@ -638,6 +646,52 @@ mod tests {
             assert!(c.contains(&n), "{n}");
         }
         assert!(scope_variables(V, 150, false, true).any(|v| v.name == "gl_Vertex"));
+    }
+
+    #[test]
+    fn legacy_varyings_by_stage() {
+        let compat = |stage| -> Vec<&str> {
+            scope_variables(stage, 400, false, true)
+                .map(|v| v.name)
+                .collect()
+        };
+        // Tess-control: per-vertex values only through gl_in[]/gl_out[].
+        let tc = compat(TC);
+        for n in [
+            "gl_FogFragCoord",
+            "gl_TexCoord",
+            "gl_ClipDistance",
+            "gl_FrontColor",
+            "gl_ClipVertex",
+            "gl_Position",
+            "gl_PointSize",
+        ] {
+            assert!(!tc.contains(&n), "{n}");
+        }
+        // Tess-eval and geometry: plain outputs; fragment: inputs.
+        for stage in [TE, G, V] {
+            let s = compat(stage);
+            for n in [
+                "gl_FogFragCoord",
+                "gl_TexCoord",
+                "gl_ClipDistance",
+                "gl_FrontColor",
+            ] {
+                assert!(s.contains(&n), "{stage:?} {n}");
+            }
+        }
+        assert!(compat(F).contains(&"gl_FogFragCoord") && !compat(F).contains(&"gl_FrontColor"));
+        // Core profile: none of them.
+        assert!(!names(G, 400, false).contains(&"gl_FogFragCoord"));
+        // Geometry writes gl_PrimitiveID (and reads gl_PrimitiveIDIn).
+        assert!(names(G, 150, false).contains(&"gl_PrimitiveID"));
+        // GLSL ES: gl_PointSize only in the vertex stage without extensions.
+        assert!(!names(G, 320, true).contains(&"gl_PointSize"));
+        assert!(names(V, 300, true).contains(&"gl_PointSize"));
+        // Every listed name has one type.
+        for v in VARIABLES {
+            assert_eq!(variable_type(v.stages[0], v.name), Some(v.ty), "{}", v.name);
+        }
     }
 
     #[test]

@@ -322,16 +322,16 @@ fn errors_still_have_positions() {
     .err()
     .unwrap();
     assert_eq!(e.line, 3, "{e}");
-    // Nested `##` through a function-like macro is the one shape left
-    // (glsl-lang-pp: "end of input in macro"; piglit
-    // glsl-1.30/preprocessor/concat/nested_concat).
+    // Nested `##` through a function-like macro invoked with different
+    // arguments is the one shape left (glsl-lang-pp: "end of input in
+    // macro"; see nested_concat_in_a_function_like_call).
     let e = ShaderModel::parse(
-        "#version 130\nout vec4 c;\n#define STEP_ONE() c = vec4(1.0)\n#define GLUE(x,y) x ## _ ## y\n#define EVALUATE(x,y) GLUE(x,y)\n#define STEP(s) EVALUATE(STEP, s)()\nvoid main() {\n  STEP(ONE);\n}\n",
+        "#version 130\nout vec4 c;\n#define STEP_ONE() c = vec4(1.0)\n#define STEP_TWO() c = vec4(2.0)\n#define GLUE(x,y) x ## _ ## y\n#define EVALUATE(x,y) GLUE(x,y)\n#define STEP(s) EVALUATE(STEP, s)()\nvoid main() {\n  STEP(ONE);\n  STEP(TWO);\n}\n",
         Stage::Fragment,
     )
     .err()
     .unwrap();
-    assert_eq!(e.line, 8, "{e}");
+    assert_eq!(e.line, 9, "{e}");
     assert!(e.message.contains("macro"), "{e}");
     // Step kinds are unchanged around a workaround.
     let m = parse(SUBROUTINE, Stage::Fragment);
@@ -340,4 +340,175 @@ fn errors_still_have_positions() {
             .iter()
             .all(|s| s.kind == StepKind::Return || s.kind == StepKind::Statement)
     );
+}
+
+// piglit spec/glsl-1.30/preprocessor/concat/nested_concat.shader_test:
+// `STEP_ONE` is made by `##` and its `()` follows in STEP's replacement
+// list (glsl-lang-pp alone: "end of input in macro STEP_ONE").
+const NESTED_CONCAT: &str = "#version 130
+
+out vec4 out_Color;
+
+#define STEP_ONE() \\
+\tout_Color = vec4(0.0,1.0,0.0,1.0)
+
+#define GLUE(x,y) x ## _ ## y
+#define NEW_GLUE STEP ## _ ## ONE
+#define EVALUATE(x,y)  GLUE(x,y)
+#define STEP(stepname) EVALUATE(STEP, stepname)()
+#define PERFORM_RAYCASTING_STEP STEP(ONE)
+
+void main() {
+   PERFORM_RAYCASTING_STEP;
+   out_Color.x = 0.0;
+}
+";
+
+#[test]
+fn nested_concat_rescans_with_following_tokens() {
+    let m = parse(NESTED_CONCAT, Stage::Fragment);
+    // Steps stay at the original line:column.
+    assert_eq!(step_at(&m, 15), (15, 4));
+    assert_eq!(step_at(&m, 16), (16, 4));
+    assert_prints(
+        &m,
+        &["out_Color = vec4(0., 1., 0., 1.);", "out_Color.x = 0.;"],
+    );
+}
+
+// piglit spec/glsl-1.10/execution/glsl-precision-110.shader_test: `lowp`
+// is a variable name before GLSL 1.30 and can be probed as one.
+const PRECISION_110: &str = "#version 110
+
+void main()
+{
+\tfloat lowp = 1.0;
+
+\tgl_FragColor = vec4(0.0, lowp, 0.0, 0.0);
+}
+";
+
+#[test]
+fn later_keyword_as_variable_is_probed() {
+    let m = parse(PRECISION_110, Stage::Fragment);
+    let id = m.steps_on_line(7)[0];
+    let scope: Vec<&str> = m.step(id).scope.iter().map(|v| v.name.as_str()).collect();
+    assert!(scope.contains(&"lowp"), "{scope:?}");
+    assert_eq!(
+        m.expression_type(id, "lowp * 2.0").unwrap().as_deref(),
+        Some("float")
+    );
+    let mut pos = m.entry();
+    pos.step = id;
+    let out = m
+        .instrument(&Probe {
+            position: &pos,
+            expr: Some("lowp + 1.0"),
+            semantics: Semantics::Equivalent,
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+        .source;
+    assert!(out.contains("gldbg_store(lowp + 1.)"), "{out}");
+    // In GLSL ES 1.00 `lowp` is a keyword: not an expression.
+    let es = parse(
+        "#version 100\nprecision mediump float;\nvoid main() { gl_FragColor = vec4(1.0); }\n",
+        Stage::Fragment,
+    );
+    let id = es.steps_on_line(3)[0];
+    let mut pos = es.entry();
+    pos.step = id;
+    assert!(
+        es.instrument(&Probe {
+            position: &pos,
+            expr: Some("lowp"),
+            semantics: Semantics::Equivalent,
+        })
+        .is_err()
+    );
+}
+
+// piglit spec/arb_tessellation_shader/execution/compatibility: a
+// tess-control shader has the legacy varyings only in gl_in[]/gl_out[].
+#[test]
+fn tess_control_scope_has_no_plain_legacy_varyings() {
+    let tcs = "#version 400 compatibility
+layout(vertices = 3) out;
+void main() {
+    gl_out[gl_InvocationID].gl_FogFragCoord = gl_in[gl_InvocationID].gl_FogFragCoord;
+    gl_TessLevelOuter[0] = 1.0;
+}
+";
+    let m = parse(tcs, Stage::TessControl);
+    let scope: Vec<String> = m
+        .step(m.steps_on_line(4)[0])
+        .scope
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    for absent in [
+        "gl_FogFragCoord",
+        "gl_TexCoord",
+        "gl_ClipDistance",
+        "gl_FrontColor",
+        "gl_Position",
+    ] {
+        assert!(!scope.iter().any(|n| n == absent), "{absent} in {scope:?}");
+    }
+    for present in [
+        "gl_in",
+        "gl_out",
+        "gl_InvocationID",
+        "gl_TessLevelOuter",
+        "gl_PrimitiveID",
+    ] {
+        assert!(
+            scope.iter().any(|n| n == present),
+            "{present} missing in {scope:?}"
+        );
+    }
+    // Tess-eval and geometry write them as plain outputs (unnamed
+    // gl_PerVertex out block).
+    let tes = "#version 400 compatibility
+layout(triangles) in;
+void main() {
+    gl_FogFragCoord = gl_in[0].gl_FogFragCoord;
+}
+";
+    let m = parse(tes, Stage::TessEval);
+    let scope: Vec<String> = m
+        .step(m.steps_on_line(4)[0])
+        .scope
+        .iter()
+        .map(|v| v.name.clone())
+        .collect();
+    assert!(
+        scope.iter().any(|n| n == "gl_FogFragCoord") && scope.iter().any(|n| n == "gl_TexCoord")
+    );
+}
+
+// The same shape with the function-like macro invoked in the code (as in
+// tests/apps/shade_common.h's SHADE_FS_UNPARSED).
+const NESTED_CONCAT_CALL: &str = "#version 330 core
+uniform float u_gain;
+out vec4 frag;
+#define STEP_ONE() frag = vec4(u_gain, 0.0, 0.0, 1.0)
+#define GLUE(x, y) x ## _ ## y
+#define EVALUATE(x, y) GLUE(x, y)
+#define STEP(name) EVALUATE(STEP, name)()
+void main() {
+    STEP(ONE);
+    frag.y = 1.0;
+}
+";
+
+#[test]
+fn nested_concat_in_a_function_like_call() {
+    let m = parse(NESTED_CONCAT_CALL, Stage::Fragment);
+    assert_eq!(step_at(&m, 9), (9, 5));
+    assert_eq!(step_at(&m, 10), (10, 5));
+    assert_prints(&m, &["frag = vec4(u_gain, 0., 0., 1.);"]);
+    // Two different invocations cannot share one rewritten `#define`: the
+    // parse error stays.
+    let two = NESTED_CONCAT_CALL.replace("frag.y = 1.0;", "STEP(TWO);");
+    assert!(ShaderModel::parse(&two, Stage::Fragment).is_err());
 }

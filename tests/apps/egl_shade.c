@@ -7,13 +7,12 @@
  * of shade_common.h and writes the last frame (glReadPixels, RGBA8, rows
  * bottom-up as GL returns them, no header) to --out FILE.
  *
- *   egl_shade [--frames N] [--out FILE] [--crash] [--subroutine] [--unparsed]
+ *   egl_shade [--frames N] [--out FILE] [--crash] [--subroutine] [--nested-concat]
  *
  * --crash: after the first draw, glBufferData with a bogus data pointer
  *          ((void *)16, 1 MiB): the driver faults inside the call (SIGSEGV).
  * --subroutine: use SHADE_FS_SUBROUTINE (#version 400, subroutine(T)).
- * --unparsed: use SHADE_FS_UNPARSED (nested ## concatenation Mesa expands
- *          and glsl-lang's preprocessor cannot).
+ * --nested-concat: use SHADE_FS_NESTED_CONCAT (a nested ## concatenation).
  * --gl-error: raise GL_INVALID_ENUM (glEnable(0x1234)) before the first draw
  *          and check after it that glGetError still reports it (exit 4 if not):
  *          a debugger must leave the app's error state alone.
@@ -203,17 +202,17 @@ static GLuint compile(GLenum type, const char *src) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 3, crash = 0, subroutine = 0, unparsed = 0, gl_error = 0;
+    int frames = 3, crash = 0, subroutine = 0, nested_concat = 0, gl_error = 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--crash")) crash = 1;
         else if (!strcmp(argv[i], "--subroutine")) subroutine = 1;
-        else if (!strcmp(argv[i], "--unparsed")) unparsed = 1;
+        else if (!strcmp(argv[i], "--nested-concat")) nested_concat = 1;
         else if (!strcmp(argv[i], "--gl-error")) gl_error = 1;
         else {
-            fprintf(stderr, "usage: egl_shade [--frames N] [--out FILE] [--crash] [--subroutine] [--unparsed] [--gl-error]\n");
+            fprintf(stderr, "usage: egl_shade [--frames N] [--out FILE] [--crash] [--subroutine] [--nested-concat] [--gl-error]\n");
             return 2;
         }
     }
@@ -256,7 +255,7 @@ int main(int argc, char **argv) {
 
     GLuint vs = compile(GL_VERTEX_SHADER, SHADE_VS);
     GLuint fs = compile(GL_FRAGMENT_SHADER,
-                        subroutine ? SHADE_FS_SUBROUTINE : unparsed ? SHADE_FS_UNPARSED : SHADE_FS);
+                        subroutine ? SHADE_FS_SUBROUTINE : nested_concat ? SHADE_FS_NESTED_CONCAT : SHADE_FS);
     GLuint prog = gl.CreateProgram();
     gl.AttachShader(prog, vs);
     gl.AttachShader(prog, fs);

@@ -62,10 +62,10 @@ static const char *const SHADE_FS_SUBROUTINE =
     "    frag = vec4(s, 0.0, 0.0, 1.0);\n"                         /* 11 */
     "}\n";                                                         /* 12 */
 
-/* A fragment shader Mesa compiles and glsl-lang cannot read: a nested ##
- * concatenation whose function-like macro gets its () after the expansion
- * (after piglit's glsl-1.30/preprocessor/concat/nested_concat). */
-static const char *const SHADE_FS_UNPARSED =
+/* A fragment shader Mesa compiles and glsl-lang's preprocessor alone cannot
+ * read: a nested ## concatenation whose function-like macro gets its () after
+ * the expansion (after piglit's glsl-1.30/preprocessor/concat/nested_concat). */
+static const char *const SHADE_FS_NESTED_CONCAT =
     "#version 330 core\n"                                          /*  1 */
     "uniform float u_gain;\n"                                      /*  2 */
     "out vec4 frag;\n"                                             /*  3 */

@@ -234,18 +234,40 @@ pub fn run_command(mut cmd: Command) -> Output {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let stdout = out_thread.join().unwrap();
-    let stderr = err_thread.join().unwrap();
-    // gldbg's own lines are JSON objects; the app's output may be interleaved as
-    // plain text lines. A line that looks like JSON but does not parse is a bug.
+    let raw_stdout = out_thread.join().unwrap();
+    let mut stderr = err_thread.join().unwrap();
+    // gldbg's own lines are JSON objects; with `--json` the app's output
+    // comes as `output` events, else as plain lines. A line that looks like
+    // JSON but does not parse is a bug (e.g. app text glued to a JSON line).
+    // `stdout`/`stderr` get the app's text back, so tests read it either way.
     let mut lines = Vec::new();
     let mut bad = Vec::new();
-    for l in stdout.lines().filter(|l| l.trim_start().starts_with('{')) {
+    let mut stdout = String::new();
+    let mut app_stdout = String::new();
+    for l in raw_stdout.lines() {
+        if !l.trim_start().starts_with('{') {
+            stdout.push_str(l);
+            stdout.push('\n');
+            continue;
+        }
         match serde_json::from_str::<Value>(l) {
-            Ok(v) if v.is_object() => lines.push(v),
+            Ok(v) if v.is_object() => {
+                if v["event"] == "output" {
+                    let text = v["text"].as_str().unwrap_or_default();
+                    match v["stream"].as_str() {
+                        Some("stderr") => stderr.push_str(text),
+                        _ => app_stdout.push_str(text),
+                    }
+                } else {
+                    stdout.push_str(l);
+                    stdout.push('\n');
+                }
+                lines.push(v);
+            }
             _ => bad.push(l.to_string()),
         }
     }
+    stdout.push_str(&app_stdout);
     let output = Output {
         status,
         stdout,
@@ -519,8 +541,8 @@ pub mod lines {
     pub const SUBROUTINE: u32 = 3;
     /// `float s = u_shade(gl_FragCoord.xy) + u_gain;` in SHADE_FS_SUBROUTINE
     pub const SUBROUTINE_CALL: u32 = 10;
-    /// `STEP(ONE);` in SHADE_FS_UNPARSED
-    pub const UNPARSED_MACRO_USE: u32 = 9;
+    /// `STEP(ONE);` in SHADE_FS_NESTED_CONCAT
+    pub const NESTED_CONCAT_USE: u32 = 9;
 }
 
 /// The C header holding the shaders (for checking line numbers).
@@ -796,8 +818,8 @@ mod tests {
         assert_eq!(sub.lines().count(), 12, "{sub}");
         assert!(line(&sub, lines::SUBROUTINE).starts_with("subroutine(ShadeFn)"));
         assert!(line(&sub, lines::SUBROUTINE_CALL).contains("float s = u_shade("));
-        let unparsed = shader_source("SHADE_FS_UNPARSED");
-        assert_eq!(line(&unparsed, lines::UNPARSED_MACRO_USE).trim(), "STEP(ONE);");
+        let concat = shader_source("SHADE_FS_NESTED_CONCAT");
+        assert_eq!(line(&concat, lines::NESTED_CONCAT_USE).trim(), "STEP(ONE);");
     }
 
     #[test]

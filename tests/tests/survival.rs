@@ -46,9 +46,26 @@ impl Lines {
     fn new(stream: impl Read + Send + 'static) -> Lines {
         let (tx, rx) = channel();
         std::thread::spawn(move || {
+            // The app's output captured by `gldbg --json` comes as `output`
+            // events: their text is delivered as the lines the app wrote.
+            let mut app_text = String::new();
             for line in BufReader::new(stream).lines() {
                 let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+                let event = serde_json::from_str::<Value>(&line)
+                    .ok()
+                    .filter(|v| v["event"] == "output");
+                let lines = match event {
+                    Some(v) => {
+                        app_text.push_str(v["text"].as_str().unwrap_or_default());
+                        let end = app_text.rfind('\n').map_or(0, |i| i + 1);
+                        let done: Vec<String> =
+                            app_text[..end].lines().map(str::to_string).collect();
+                        app_text.drain(..end);
+                        done
+                    }
+                    None => vec![line],
+                };
+                if lines.into_iter().any(|l| tx.send(l).is_err()) {
                     break;
                 }
             }

@@ -1,0 +1,50 @@
+//! With `--json`, the app's own output comes as `output` events (CLI.md's
+//! JSON lines): stdout carries JSON lines only, so app text written without
+//! its newline yet can never glue onto one of gldbg's lines, and what the app
+//! wrote during a command comes before that command's result.
+
+use std::process::{Command, Stdio};
+
+use gldbg_tests::*;
+
+#[test]
+fn app_output_comes_as_output_events_before_the_result() {
+    require_workspace();
+    let dir = TempDir::new("app-output");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "continue\n").unwrap();
+    let out = Command::new(gldbg())
+        .args(["run", "--batch", "--json", "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(egl_shade())
+        .args(["--frames", "2"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("gldbg runs");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}"))
+        })
+        .collect();
+    let output = lines
+        .iter()
+        .position(|v| {
+            v["event"] == "output"
+                && v["stream"] == "stdout"
+                && v["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("egl_shade: 2 frames, "))
+        })
+        .unwrap_or_else(|| panic!("no output event with the app's summary:\n{stdout}"));
+    let result = lines
+        .iter()
+        .position(|v| v["cmd"] == "continue")
+        .unwrap_or_else(|| panic!("no continue result:\n{stdout}"));
+    assert!(output < result, "the app's line comes first:\n{stdout}");
+    assert_eq!(lines[result]["exited"]["code"], 0, "{}", lines[result]);
+}
