@@ -175,6 +175,12 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
         if let Some(u) = &out.path_uniform {
             eprintln!("// set uniform {u} to {:?}", position.iterations);
         }
+        if let Some(u) = &out.local_size_uniform {
+            eprintln!("// set uniform {u} to the program's GL_COMPUTE_WORK_GROUP_SIZE");
+        }
+        if let Some(u) = &out.output_vertices_uniform {
+            eprintln!("// set uniform {u} to the program's GL_TESS_CONTROL_OUTPUT_VERTICES");
+        }
         Ok(out.source)
     }
 }
@@ -346,6 +352,8 @@ fn instrumented_json(
         "app_outputs": out.app_outputs,
         "path_uniform": out.path_uniform,
         "path": pos.iterations,
+        "local_size_uniform": out.local_size_uniform,
+        "output_vertices_uniform": out.output_vertices_uniform,
     })
 }
 
@@ -355,7 +363,6 @@ fn slot_json(role: &str, slot: &OutputSlot, source: &str) -> Value {
         OutputSlot::Named(name) => ("named", name.clone()),
         OutputSlot::FragData(k) => ("frag_data", format!("gl_FragData[{k}]")),
         OutputSlot::Varying(name) => ("varying", name.clone()),
-        OutputSlot::PerVertexArray(name) => ("per_vertex_array", name.clone()),
         OutputSlot::Buffer { block, .. } => ("buffer", block.clone()),
     };
     let mut o = serde_json::Map::new();
@@ -368,7 +375,7 @@ fn slot_json(role: &str, slot: &OutputSlot, source: &str) -> Value {
         OutputSlot::Buffer { binding, .. } => {
             o.insert("binding".into(), json!(binding));
         }
-        OutputSlot::Named(n) | OutputSlot::Varying(n) | OutputSlot::PerVertexArray(n) => {
+        OutputSlot::Named(n) | OutputSlot::Varying(n) => {
             // Explicit in the source (ES) or picked by whoever links the program.
             o.insert(
                 "location".into(),
@@ -383,9 +390,7 @@ fn slot_json(role: &str, slot: &OutputSlot, source: &str) -> Value {
     let ty = match slot {
         OutputSlot::FragData(_) => Some("vec4".to_string()),
         OutputSlot::Buffer { member, .. } => declared(source, member).map(|d| d.0),
-        OutputSlot::Named(n) | OutputSlot::Varying(n) | OutputSlot::PerVertexArray(n) => {
-            declared(source, n).map(|d| d.0)
-        }
+        OutputSlot::Named(n) | OutputSlot::Varying(n) => declared(source, n).map(|d| d.0),
     };
     o.insert("type".into(), json!(ty));
     Value::Object(o)

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use glsl_lang::ast;
 
 use crate::parse::{Names, parse_expr_in, print_tu};
-use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr};
+use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr, walk_stmt_exprs};
 use crate::value::{CODE_NO_VALUE, type_code};
 use crate::{
     BaseType, InstrumentError, Instrumented, Probe, Semantics, ShaderModel, Stage, StepId,
@@ -837,11 +837,11 @@ pub(crate) fn instrument(
     };
     let outs = match stage {
         Stage::Fragment => outputs::fragment(m, &mut decls, &mut names, &globals),
-        Stage::Vertex | Stage::TessEval => outputs::varyings(m, &mut names, &globals),
+        Stage::Vertex | Stage::TessEval => outputs::varyings(m, &decls, &mut names, &globals),
         Stage::Geometry => outputs::geometry(m, &mut decls, &mut names, &globals),
-        Stage::TessControl => outputs::per_vertex(&mut names, &globals),
-        Stage::Compute => outputs::buffer(m, &decls, &mut names, &globals)?,
+        Stage::TessControl | Stage::Compute => outputs::buffer(m, &decls, &mut names, &globals),
     };
+    let size_uniform = outs.size_uniform.clone();
     let (Some(value_slot), Some(coverage_slot)) = (outs.value, outs.coverage) else {
         return Err(internal("stage without outputs"));
     };
@@ -883,6 +883,7 @@ pub(crate) fn instrument(
     }
     tail.push_str(&outs.tail);
 
+    protect_commas(&mut decls);
     // Assemble: #version, extensions, the original preamble, our
     // declarations before the first function, the functions, new main.
     let is_version = |d: &ast::ExternalDeclaration| matches!(&d.content, ast::ExternalDeclarationData::Preprocessor(p) if matches!(p.content, ast::PreprocessorData::Version(_)));
@@ -917,6 +918,11 @@ pub(crate) fn instrument(
     push(&print_tu(&decls[helpers_at..]));
     push(&tail);
 
+    let source = fix_type_names(&source);
+    let (local_size_uniform, output_vertices_uniform) = match stage {
+        Stage::Compute => (size_uniform, None),
+        _ => (None, size_uniform),
+    };
     Ok(Instrumented {
         cache_key: fnv1a(&source),
         source,
@@ -925,7 +931,133 @@ pub(crate) fn instrument(
         emit_index: outs.emit_index,
         app_outputs: outs.app_outputs,
         path_uniform,
+        local_size_uniform,
+        output_vertices_uniform,
     })
+}
+
+/// glsl-lang 0.8's printer drops the parentheses of a comma expression that
+/// is a call argument or an initializer (`f((a, b))` prints `f(a, b)`,
+/// `float x = (a, b);` prints `float x = a, b;`). Such an `(a, b)` becomes
+/// `true ? a, b : b`: the printer writes a ternary's middle operand as is and
+/// the grammar allows a sequence there; `a` and `b` run once, the value and
+/// type are `b`'s, and a constant stays constant.
+fn protect_commas(decls: &mut [ast::ExternalDeclaration]) {
+    fn in_list(e: &mut ast::Expr) {
+        if let ast::ExprData::Comma(_, b) = &e.content {
+            let b = (**b).clone();
+            wrap_expr(e, |c| {
+                ast::ExprData::Ternary(Box::new(boolean(true)), Box::new(c), Box::new(b)).into()
+            });
+        }
+    }
+    fn args(e: &mut ast::Expr) {
+        walk_expr(e, &mut |e| {
+            if let ast::ExprData::FunCall(_, a) = &mut e.content {
+                a.iter_mut().for_each(in_list);
+            }
+        });
+    }
+    fn initializer(i: &mut ast::Initializer) {
+        match &mut i.content {
+            ast::InitializerData::Simple(e) => {
+                args(e);
+                in_list(e);
+            }
+            ast::InitializerData::List(list) => list.iter_mut().for_each(initializer),
+        }
+    }
+    fn declaration(d: &mut ast::Declaration) {
+        if let ast::DeclarationData::InitDeclaratorList(list) = &mut d.content {
+            list.head.initializer.iter_mut().for_each(initializer);
+            for t in &mut list.tail {
+                t.initializer.iter_mut().for_each(initializer);
+            }
+        }
+    }
+    fn statement(s: &mut ast::Statement) {
+        use ast::IterationStatementData as It;
+        use ast::StatementData as S;
+        match &mut s.content {
+            S::Declaration(d) => declaration(d),
+            S::Compound(c) => c.statement_list.iter_mut().for_each(statement),
+            S::Switch(sw) => sw.body.iter_mut().for_each(statement),
+            S::Selection(sel) => match &mut sel.rest.content {
+                ast::SelectionRestStatementData::Statement(a) => statement(a),
+                ast::SelectionRestStatementData::Else(a, b) => {
+                    statement(a);
+                    statement(b);
+                }
+            },
+            S::Iteration(it) => {
+                let (cond, body) = match &mut it.content {
+                    It::While(c, body) => (Some(c), body),
+                    It::DoWhile(body, _) => (None, body),
+                    It::For(init, rest, body) => {
+                        if let ast::ForInitStatementData::Declaration(d) = &mut init.content {
+                            declaration(d);
+                        }
+                        (rest.condition.as_mut(), body)
+                    }
+                };
+                if let Some(c) = cond
+                    && let ast::ConditionData::Assignment(_, _, i) = &mut c.content
+                {
+                    initializer(i);
+                }
+                statement(body);
+            }
+            _ => {}
+        }
+    }
+    for d in decls.iter_mut() {
+        match &mut d.content {
+            ast::ExternalDeclarationData::Declaration(decl) => declaration(decl),
+            ast::ExternalDeclarationData::FunctionDefinition(def) => {
+                for st in &mut def.statement.statement_list {
+                    // Call arguments anywhere (initializers included),
+                    // then the initializers themselves.
+                    walk_stmt_exprs(st, &mut |e| {
+                        if let ast::ExprData::FunCall(_, a) = &mut e.content {
+                            a.iter_mut().for_each(in_list);
+                        }
+                    });
+                    statement(st);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// glsl-lang 0.8's printer misspells some type names
+/// (transpiler/glsl.rs: `isampler2MS`, `usamplerDMSArray`): put the right
+/// ones back, as whole words.
+fn fix_type_names(source: &str) -> String {
+    const WRONG: [(&str, &str); 2] = [
+        ("isampler2MS", "isampler2DMS"),
+        ("usamplerDMSArray", "usampler2DMSArray"),
+    ];
+    if !WRONG.iter().any(|(w, _)| source.contains(w)) {
+        return source.to_string();
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let fixed = WRONG.iter().find(|(w, _)| w == word).map(|(_, r)| *r);
+        out.push_str(fixed.unwrap_or(word));
+        word.clear();
+    };
+    for c in source.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 #[cfg(test)]
@@ -997,7 +1129,8 @@ mod tests {
         };
         let out = probe(&m, &pos, Some("p"));
         assert!(
-            out.source.contains("layout(index = 3) subroutine(ShadeFn) float shadeA(vec2 p)"),
+            out.source
+                .contains("layout(index = 3) subroutine(ShadeFn) float shadeA(vec2 p)"),
             "{}",
             out.source
         );
@@ -1495,24 +1628,30 @@ void main() {
 ";
 
     #[test]
-    fn tess_control_writes_per_vertex_arrays_at_the_probe() {
+    fn tess_control_writes_storage_blocks_at_the_probe() {
         let m = stage_model(TESS_CONTROL_400, Stage::TessControl);
         for out in every_position(&m) {
             let s = &out.source;
-            assert_eq!(out.value, OutputSlot::PerVertexArray("gldbg_value".into()));
-            assert_eq!(
-                out.coverage,
-                OutputSlot::PerVertexArray("gldbg_coverage".into())
-            );
+            // Storage blocks, not per-vertex outputs: a shader using all its
+            // output components must still link.
             assert!(
-                s.contains("out vec4 gldbg_value[];\nout float gldbg_coverage[];\n"),
-                "{s}"
+                matches!(&out.value, OutputSlot::Buffer { binding: 0, member, .. } if member == "gldbg_value"),
+                "{:?}",
+                out.value
             );
+            assert!(matches!(
+                out.coverage,
+                OutputSlot::Buffer { binding: 1, .. }
+            ));
+            assert_eq!(out.output_vertices_uniform, None);
+            assert!(!s.contains("out vec4 gldbg_value"), "{s}");
+            assert!(s.contains("#extension GL_ARB_shader_storage_buffer_object : require\n"));
+            assert!(s.contains("layout(std430, binding = 0) buffer gldbg_Value {\n    vec4 gldbg_value[];\n};\n"), "{s}");
             // main stays main (barrier() is only allowed there), zeroes first.
             assert!(!s.contains("gldbg_main"), "{s}");
             assert!(s.contains("void main() {\n    gldbg_v = vec4(0.);\n    gldbg_c = 0.;\n    gldbg_flush(0.);\n"), "{s}");
             assert!(s.contains("\n    barrier();\n"));
-            assert!(s.ends_with("float gldbg_flush(float gldbg_code) {\n    gldbg_value[gl_InvocationID] = gldbg_v;\n    gldbg_coverage[gl_InvocationID] = gldbg_code;\n    return gldbg_code;\n}\n"), "{s}");
+            assert!(s.ends_with("float gldbg_flush(float gldbg_code) {\n    uint gldbg_index = uint(gl_PrimitiveID) * uint(3) + uint(gl_InvocationID);\n    gldbg_value[gldbg_index] = gldbg_v;\n    gldbg_coverage[gldbg_index] = gldbg_code;\n    return gldbg_code;\n}\n"), "{s}");
         }
         let pos = Position {
             step: m.steps_on_line(12)[0],
@@ -1599,19 +1738,185 @@ void main() {
             out.source.contains("highp vec4 gldbg_value[];")
                 && out.source.contains("highp uint gldbg_index =")
         );
-        // The local size declared by another shader of the program: no index.
+        // The local size declared by another shader of the program: a
+        // uniform the executor sets.
         let m = stage_model(
             "#version 430\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() {\n    v[gl_GlobalInvocationID.x] = 1u;\n}\n",
             Stage::Compute,
         );
-        let e = m.instrument(&Probe {
-            position: &m.entry(),
-            expr: None,
-            semantics: Semantics::Equivalent,
-        });
+        let out = probe(&m, &m.entry(), None);
+        assert_eq!(out.local_size_uniform.as_deref(), Some("gldbg_local_size"));
         assert!(
-            matches!(&e, Err(InstrumentError::Unsupported(m)) if m.contains("local_size")),
-            "{e:?}"
+            out.source.contains("uniform uvec3 gldbg_local_size;\n"),
+            "{}",
+            out.source
+        );
+        assert!(
+            out.source
+                .contains("gl_NumWorkGroups.x * gldbg_local_size.x *"),
+            "{}",
+            out.source
+        );
+        assert!(!out.source.contains("gl_WorkGroupSize"), "{}", out.source);
+    }
+
+    #[test]
+    fn tess_control_without_vertices_layout_takes_a_uniform() {
+        let src = "#version 400\nin vec3 vpos[];\nout vec3 tpos[];\nvoid main() {\n    tpos[gl_InvocationID] = vpos[gl_InvocationID];\n}\n";
+        let m = stage_model(src, Stage::TessControl);
+        let out = probe(&m, &m.entry(), None);
+        assert_eq!(
+            out.output_vertices_uniform.as_deref(),
+            Some("gldbg_output_vertices")
+        );
+        assert!(
+            out.source.contains("uniform uint gldbg_output_vertices;\n"),
+            "{}",
+            out.source
+        );
+        assert!(
+            out.source
+                .contains("uint(gl_PrimitiveID) * gldbg_output_vertices + uint(gl_InvocationID)"),
+            "{}",
+            out.source
+        );
+        // A named constant stays a name.
+        let src = "#version 400\nconst int N = 4;\nlayout(vertices = N) out;\nvoid main() {\n    gl_TessLevelOuter[0] = 1.0;\n}\n";
+        let m = stage_model(src, Stage::TessControl);
+        let out = probe(&m, &m.entry(), None);
+        assert_eq!(out.output_vertices_uniform, None);
+        assert!(
+            out.source
+                .contains("uint(gl_PrimitiveID) * uint(N) + uint(gl_InvocationID)"),
+            "{}",
+            out.source
+        );
+    }
+
+    #[test]
+    fn debug_varyings_get_locations_above_the_apps_when_the_shader_places_its_own() {
+        // Separable programs match unlocated varyings by the slots the linker
+        // gives them: ours go above a[6] (0..5) and the unlocated `to_gs`.
+        let src = "#version 150\n#extension GL_ARB_separate_shader_objects: require\nlayout(location = 0) out vec3 a[6];\nlayout(location = 0, component = 3) out float b[6];\nout vec4 to_gs;\nin vec4 pos;\nvoid main() {\n    a[0] = vec3(0.0);\n    to_gs = pos;\n}\n";
+        let m = stage_model(src, Stage::Vertex);
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(s.contains("layout(location = 7) out vec4 gldbg_value;\nlayout(location = 8) out float gldbg_coverage;\n"), "{s}");
+        // Matrices and dvec4 take several locations.
+        let src = "#version 410\nlayout(location = 2) out mat3 m3[2];\nlayout(location = 9) out flat dvec4 d;\nvoid main() {\n    m3[0] = mat3(1.0);\n    d = dvec4(1.0);\n}\n";
+        let m = stage_model(src, Stage::TessEval);
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(
+            s.contains("layout(location = 11) out vec4 gldbg_value;\n"),
+            "{s}"
+        );
+        // No room above the app's 32 locations: none.
+        let src = "#version 140\n#extension GL_ARB_separate_shader_objects: require\nlayout(location = 0) out vec3 a[32];\nvoid main() {\n    a[0] = vec3(1.0);\n}\n";
+        let m = stage_model(src, Stage::Vertex);
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(
+            s.contains("\nout vec4 gldbg_value;\nout float gldbg_coverage;\n"),
+            "{s}"
+        );
+        // Geometry: with the stream.
+        let src = "#version 410\nlayout(points) in;\nlayout(points, max_vertices = 1) out;\nlayout(stream = 1) out;\nlayout(location = 3) out vec4 c;\nvoid main() {\n    c = vec4(1.0);\n    EmitStreamVertex(1);\n}\n";
+        let m = stage_model(src, Stage::Geometry);
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(s.contains("layout(stream = 0, location = 4) out vec4 gldbg_value;\nlayout(stream = 0, location = 5) out float gldbg_coverage;\nlayout(stream = 0, location = 6) out float gldbg_emit_index;\n"), "{s}");
+        // No explicit locations, or a language without output locations: none.
+        let src = "#version 410\nin vec4 pos;\nout vec4 c;\nvoid main() {\n    c = pos;\n}\n";
+        let m = stage_model(src, Stage::Vertex);
+        assert!(!probe(&m, &m.entry(), None).source.contains("location"));
+        let src = "#version 330\nlayout(location = 0) in vec4 pos;\nvoid main() {\n    gl_Position = pos;\n}\n";
+        let m = stage_model(src, Stage::Vertex);
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(
+            s.contains("\nout vec4 gldbg_value;\nout float gldbg_coverage;\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn fragment_builtins_the_app_cannot_write_are_not_outputs() {
+        // The app has its own unlocated output: a probe reading gl_FragColor
+        // must not add an output that takes location 0 before it.
+        let src = "#version 120\n#extension GL_EXT_gpu_shader4: require\nout vec4 piglit_fragcolor;\nvoid main() {\n    piglit_fragcolor = vec4(0.0, 1.0, 0.0, 1.0);\n}\n";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let pos = m
+            .successors(&m.entry(), StepMode::Into)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| m.entry());
+        let out = probe(&m, &pos, Some("gl_FragColor"));
+        assert!(
+            out.source.contains("\nvec4 gldbg_FragColor;\n"),
+            "{}",
+            out.source
+        );
+        assert!(
+            !out.source.contains("out vec4 gldbg_FragColor"),
+            "{}",
+            out.source
+        );
+        assert_eq!(out.app_outputs, vec!["piglit_fragcolor".to_string()]);
+        // A GLSL 1.10 shader referencing neither built-in (another shader of
+        // the program writes gl_FragColor): named `varying out`s, not
+        // gl_FragData[k].
+        let src = "float a[6];\nvoid myfunc();\nvoid main() {\n    myfunc();\n}\n";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let out = probe(&m, &m.entry(), Some("gl_FragColor"));
+        assert_eq!(out.value, OutputSlot::Named("gldbg_value".into()));
+        assert!(
+            out.source
+                .contains("#extension GL_EXT_gpu_shader4 : require\n"),
+            "{}",
+            out.source
+        );
+        assert!(out.source.contains("\nvec4 gldbg_FragColor;\nvarying out vec4 gldbg_value;\nvarying out float gldbg_coverage;\n"), "{}", out.source);
+        assert!(!out.source.contains("gl_FragData"), "{}", out.source);
+        assert!(out.app_outputs.is_empty());
+    }
+
+    #[test]
+    fn comma_expressions_in_arguments_and_initializers_keep_their_meaning() {
+        let src = "#version 100\nprecision mediump float;\nconst float f = cos((1.0, 2.0));\nvoid main() {\n    float a = 1.0;\n    float x = (a = 2.0, a + 1.0), y = 3.0;\n    vec2 v = vec2((a, 4.0), 5.0);\n    float w[2];\n    for (float i = (a, 0.0); i < 1.0; i++) { }\n    a = (a, 6.0);\n    gl_FragColor = vec4(f, x, v.x, y);\n}\n";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let s = probe(&m, &m.entry(), None).source;
+        assert!(
+            s.contains("const float f = cos(true ? 1., 2. : 2.);"),
+            "{s}"
+        );
+        assert!(
+            s.contains("float x = true ? a = 2., a + 1. : a + 1., y = 3.;"),
+            "{s}"
+        );
+        assert!(s.contains("vec2 v = vec2(true ? a, 4. : 4., 5.);"), "{s}");
+        assert!(s.contains("for (float i = true ? a, 0. : 0.; "), "{s}");
+        // Where the printer keeps the parentheses, nothing changes.
+        assert!(s.contains("a = (a, 6.);"), "{s}");
+        // And the result parses back to the same meaning.
+        let again = ShaderModel::parse(&s, Stage::Fragment);
+        assert!(again.is_ok(), "{s}");
+    }
+
+    #[test]
+    fn misspelt_multisample_sampler_types_are_printed_right() {
+        let src = "#version 150\nuniform isampler2DMS a;\nuniform usampler2DMSArray b;\nout vec4 o;\nvoid main() {\n    o = vec4(texelFetch(a, ivec2(0), 0)) + vec4(texelFetch(b, ivec3(0), 1));\n}\n";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let out = probe(&m, &m.entry(), None);
+        assert!(
+            out.source.contains("uniform isampler2DMS a;"),
+            "{}",
+            out.source
+        );
+        assert!(
+            out.source.contains("uniform usampler2DMSArray b;"),
+            "{}",
+            out.source
+        );
+        assert!(!out.source.contains("isampler2MS") && !out.source.contains("usamplerDMSArray"));
+        assert_eq!(
+            super::fix_type_names("isampler2MSx isampler2MS(usamplerDMSArray)"),
+            "isampler2MSx isampler2DMS(usampler2DMSArray)"
         );
     }
 }

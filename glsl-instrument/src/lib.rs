@@ -236,14 +236,12 @@ pub enum OutputSlot {
     /// before GLSL 1.30 / in ES 1.00), to capture with transform feedback (one
     /// value per emitted vertex).
     Varying(String),
-    /// tess-control: an extra per-vertex output array `name[]`, written at
-    /// `[gl_InvocationID]`.
-    PerVertexArray(String),
-    /// compute: a storage block named `block` at `binding` (one the shader does
-    /// not use), whose only member is the runtime-sized array `member` (std430:
-    /// `vec4` for the value, `float` for the coverage), indexed by the
-    /// invocation's linear global index (x + y*sizeX + z*sizeX*sizeY over the
-    /// whole dispatch).
+    /// compute, tess-control: a storage block named `block` at `binding` (one
+    /// the shader does not use), whose only member is the runtime-sized array
+    /// `member` (std430: `vec4` for the value, `float` for the coverage).
+    /// Compute: indexed by the invocation's linear global index (x + y*sizeX +
+    /// z*sizeX*sizeY over the whole dispatch); tess-control: by
+    /// `gl_PrimitiveID * <output vertices> + gl_InvocationID`.
     Buffer {
         binding: u32,
         block: String,
@@ -292,6 +290,15 @@ pub struct Instrumented {
     /// geometry: the emit index of each captured vertex (a `float` varying:
     /// 0 for the first vertex the invocation emits, counted over all streams).
     pub emit_index: Option<OutputSlot>,
+    /// compute shader that does not declare its `local_size` (another shader
+    /// of the program does): name of the `uniform uvec3` the buffer index is
+    /// computed with. The executor sets it to `GL_COMPUTE_WORK_GROUP_SIZE` of
+    /// the linked program; unset, the app's outputs are still unchanged.
+    pub local_size_uniform: Option<String>,
+    /// tess-control shader without its own `layout(vertices = N) out;`: name
+    /// of the `uniform uint` the buffer index is computed with. The executor
+    /// sets it to `GL_TESS_CONTROL_OUTPUT_VERTICES` of the linked program.
+    pub output_vertices_uniform: Option<String>,
 }
 
 /// GLSL type of a debug value.
@@ -510,8 +517,7 @@ impl ShaderModel {
     /// with `gl_FragColor` rewritten to `gl_FragData[0]`. Vertex, tess-eval:
     /// two `Varying`s (0 where not reached). Geometry: the same, written
     /// before every `EmitVertex`/`EmitStreamVertex`, plus `emit_index`.
-    /// Tess-control: two `PerVertexArray`s written at `[gl_InvocationID]`.
-    /// Compute: two `Buffer`s at bindings the shader does not use.
+    /// Tess-control, compute: two `Buffer`s at bindings the shader does not use.
     ///
     /// With [`Semantics::Equivalent`] the app's own outputs are unchanged.
     /// With [`Semantics::ReportDiscarded`] a `discard` directly in `main`

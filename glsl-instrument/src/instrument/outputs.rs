@@ -11,18 +11,18 @@
 //!   wrapping `main` (every vertex has them, 0 when not reached);
 //! * geometry: three `out` varyings (value, coverage, emit index) copied
 //!   before every `EmitVertex()`/`EmitStreamVertex()`;
-//! * tess-control: two per-vertex output arrays written at
-//!   `[gl_InvocationID]`, at the start of `main` (zero) and at the probe
-//!   (`main` is not wrapped: `barrier()` is only allowed in `main`);
-//! * compute: two storage blocks at bindings the shader does not use,
-//!   written at the start of `main` (zero) and at the probe.
+//! * tess-control, compute: two storage blocks at bindings the shader does
+//!   not use, written at the start of `main` (zero) and at the probe
+//!   (`main` is not wrapped: `barrier()` is only allowed in `main`).
+//!   Tess-control used per-vertex output arrays before: a shader using all
+//!   its output components could not link with them.
 
 use glsl_lang::ast;
 
 use super::{call, comma, index, int, var};
-use crate::parse::Names;
+use crate::parse::{Names, expr_text};
 use crate::steps::walk_stmt_exprs;
-use crate::{InstrumentError, OutputSlot, ShaderModel};
+use crate::{OutputSlot, ShaderModel, Stage};
 
 /// The debug globals the probe writes, and how to declare things.
 pub(super) struct Globals<'a> {
@@ -56,6 +56,9 @@ pub(super) struct StageOutputs {
     pub main_end: String,
     /// Text appended after everything (the flush function's definition).
     pub tail: String,
+    /// compute: the `uvec3` local-size uniform; tess-control: the `uint`
+    /// output-vertices uniform (declared where the shader lacks the layout).
+    pub size_uniform: Option<String>,
 }
 
 /// `kw` for an output variable by GLSL version: `varying` before 1.30 and in ES 1.00.
@@ -69,12 +72,22 @@ fn varying_keyword(m: &ShaderModel) -> &'static str {
 }
 
 /// vertex, tess-eval: `out vec4 value; out float coverage;`, copied at the end.
-pub(super) fn varyings(m: &ShaderModel, names: &mut Names, g: &Globals<'_>) -> StageOutputs {
+pub(super) fn varyings(
+    m: &ShaderModel,
+    decls: &[ast::ExternalDeclaration],
+    names: &mut Names,
+    g: &Globals<'_>,
+) -> StageOutputs {
     let out_value = names.fresh("gldbg_value");
     let out_coverage = names.fresh("gldbg_coverage");
     let (kw, p) = (varying_keyword(m), g.precision);
+    let layout = |k: u32| debug_layout(m, decls, None, k);
     StageOutputs {
-        decls: format!("{kw} {p}vec4 {out_value};\n{kw} {p}float {out_coverage};\n"),
+        decls: format!(
+            "{}{kw} {p}vec4 {out_value};\n{}{kw} {p}float {out_coverage};\n",
+            layout(0),
+            layout(1)
+        ),
         main_end: format!(
             "    {out_value} = {};\n    {out_coverage} = {};\n",
             g.value, g.coverage
@@ -83,6 +96,200 @@ pub(super) fn varyings(m: &ShaderModel, names: &mut Names, g: &Globals<'_>) -> S
         coverage: Some(OutputSlot::Varying(out_coverage)),
         ..StageOutputs::default()
     }
+}
+
+/// The `layout(...) ` of the `k`-th debug varying: `stream` if given, and an
+/// explicit location above every location the shader's outputs use (and
+/// above the room its unlocated outputs need: the linker gives those the
+/// lowest free slots, and a separable program matches them with the next
+/// stage by those slots) when the shader places its in/outs itself and the
+/// language allows `location` on outputs. Otherwise no location: the
+/// linker's own assignment then never meets an explicit one.
+fn debug_layout(
+    m: &ShaderModel,
+    decls: &[ast::ExternalDeclaration],
+    stream: Option<u32>,
+    k: u32,
+) -> String {
+    let mut ids = Vec::new();
+    if let Some(s) = stream {
+        ids.push(format!("stream = {s}"));
+    }
+    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
+    let allowed = if m.es {
+        m.version >= 310
+    } else {
+        m.version >= 410 || has_ext("GL_ARB_separate_shader_objects")
+    };
+    // Locations go up to 31 (Mesa's MAX_VARYING; GL_MAX_VARYING_VECTORS);
+    // past that, no location (the linker drops what nothing captures).
+    if allowed
+        && let Some(base) = free_output_location(decls)
+        && base + 3 <= MAX_VARYING_LOCATIONS
+    {
+        ids.push(format!("location = {}", base + k));
+    }
+    if ids.is_empty() {
+        String::new()
+    } else {
+        format!("layout({}) ", ids.join(", "))
+    }
+}
+
+/// Output locations a stage has (Mesa: 32 vec4 varyings).
+const MAX_VARYING_LOCATIONS: u32 = 32;
+
+/// The first output location above the shader's explicit output locations
+/// plus the slots its unlocated outputs take; `None` when no `in`/`out`
+/// declaration has an explicit location.
+fn free_output_location(decls: &[ast::ExternalDeclaration]) -> Option<u32> {
+    let structs = struct_slots(decls);
+    let mut any_location = false;
+    let (mut end, mut unlocated) = (0u32, 0u32);
+    let is_io = |q: &Option<ast::TypeQualifier>| {
+        has_storage(q, &ast::StorageQualifierData::Out)
+            || has_storage(q, &ast::StorageQualifierData::In)
+    };
+    for d in decls {
+        let ast::ExternalDeclarationData::Declaration(decl) = &d.content else {
+            continue;
+        };
+        match &decl.content {
+            ast::DeclarationData::InitDeclaratorList(list) => {
+                let q = &list.head.ty.qualifier;
+                if !is_io(q) {
+                    continue;
+                }
+                let loc = location(q);
+                any_location |= loc.is_some();
+                if !has_storage(q, &ast::StorageQualifierData::Out) {
+                    continue;
+                }
+                let ty = &list.head.ty.ty;
+                let mut n = 0u32;
+                if list.head.name.is_some() {
+                    n += type_slots(ty, list.head.array_specifier.as_ref(), &structs);
+                }
+                for t in &list.tail {
+                    n += type_slots(ty, t.ident.array_spec.as_ref(), &structs);
+                }
+                match loc {
+                    Some(l) => end = end.max(l.max(0) as u32 + n),
+                    None => unlocated += n,
+                }
+            }
+            ast::DeclarationData::Block(b) => {
+                let q = Some(b.qualifier.clone());
+                if !is_io(&q) {
+                    continue;
+                }
+                let is_out = has_storage(&q, &ast::StorageQualifierData::Out);
+                let block_loc = location(&q);
+                any_location |= block_loc.is_some();
+                let mut next = block_loc.map(|l| l.max(0) as u32);
+                let mut total = 0u32;
+                for f in &b.fields {
+                    let member_loc = location(&f.qualifier);
+                    any_location |= member_loc.is_some();
+                    let n: u32 = f
+                        .identifiers
+                        .iter()
+                        .map(|i| type_slots(&f.ty, i.array_spec.as_ref(), &structs))
+                        .sum();
+                    if let Some(l) = member_loc {
+                        next = Some(l.max(0) as u32);
+                    }
+                    match next.as_mut() {
+                        Some(at) => {
+                            *at += n;
+                            end = end.max(if is_out { *at } else { 0 });
+                        }
+                        None => total += n,
+                    }
+                }
+                let count = b
+                    .identifier
+                    .as_ref()
+                    .and_then(|i| i.array_spec.as_ref())
+                    .map_or(1, array_len);
+                if is_out {
+                    if next.is_none() {
+                        unlocated += total * count;
+                    } else if count > 1 {
+                        // Conservative: the whole array after the block's start.
+                        end = end.max(block_loc.unwrap_or(0).max(0) as u32 + total.max(1) * count);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    any_location.then_some(end + unlocated)
+}
+
+/// Product of an array's sizes (unknown sizes count 1).
+fn array_len(a: &ast::ArraySpecifier) -> u32 {
+    a.dimensions.iter().fold(1u32, |n, dim| match &dim.content {
+        ast::ArraySpecifierDimensionData::ExplicitlySized(e) => {
+            n.saturating_mul(const_uint(e).unwrap_or(1))
+        }
+        ast::ArraySpecifierDimensionData::Unsized => n,
+    })
+}
+
+/// Slots of the named structs declared at global scope.
+fn struct_slots(decls: &[ast::ExternalDeclaration]) -> std::collections::HashMap<String, u32> {
+    let mut out = std::collections::HashMap::new();
+    for d in decls {
+        if let ast::ExternalDeclarationData::Declaration(decl) = &d.content
+            && let ast::DeclarationData::InitDeclaratorList(list) = &decl.content
+            && let ast::TypeSpecifierNonArrayData::Struct(st) = &list.head.ty.ty.ty.content
+            && let Some(name) = &st.name
+        {
+            let n = fields_slots(&st.fields, &out);
+            out.insert(name.0.to_string(), n);
+        }
+    }
+    out
+}
+
+fn fields_slots(
+    fields: &[ast::StructFieldSpecifier],
+    structs: &std::collections::HashMap<String, u32>,
+) -> u32 {
+    fields
+        .iter()
+        .map(|f| {
+            f.identifiers
+                .iter()
+                .map(|i| type_slots(&f.ty, i.array_spec.as_ref(), structs))
+                .sum::<u32>()
+        })
+        .sum()
+}
+
+/// Locations a variable of type `ty` (with the declarator's array `extra`)
+/// takes (dvec3/dvec4 two, a matrix one per column, doubled for dmat with
+/// more than two rows).
+fn type_slots(
+    ty: &ast::TypeSpecifier,
+    extra: Option<&ast::ArraySpecifier>,
+    structs: &std::collections::HashMap<String, u32>,
+) -> u32 {
+    use ast::TypeSpecifierNonArrayData as T;
+    let base = match &ty.ty.content {
+        T::DVec3 | T::DVec4 => 2,
+        T::Mat2 | T::Mat22 | T::Mat23 | T::Mat24 | T::DMat2 | T::DMat22 => 2,
+        T::Mat3 | T::Mat32 | T::Mat33 | T::Mat34 | T::DMat32 => 3,
+        T::Mat4 | T::Mat42 | T::Mat43 | T::Mat44 | T::DMat23 | T::DMat24 | T::DMat42 => 4,
+        T::DMat3 | T::DMat33 | T::DMat34 => 6,
+        T::DMat4 | T::DMat43 | T::DMat44 => 8,
+        T::Struct(st) => fields_slots(&st.fields, structs),
+        T::TypeName(n) => structs.get(n.0.as_str()).copied().unwrap_or(4),
+        _ => 1,
+    };
+    let arrays = ty.array_specifier.as_ref().map_or(1, array_len) * extra.map_or(1, array_len);
+    base * arrays
 }
 
 /// geometry: value, coverage and emit index varyings, handed out by a
@@ -105,7 +312,9 @@ pub(super) fn geometry(
     let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
     let streams = m.idents.contains("stream")
         && ((!m.es && m.version >= 400) || has_ext("GL_ARB_gpu_shader5"));
-    let layout = if streams { "layout(stream = 0) " } else { "" };
+    let stream = streams.then_some(0);
+    let layout = |k: u32| debug_layout(m, decls, stream, k);
+    let (l0, l1, l2) = (layout(0), layout(1), layout(2));
     for d in decls.iter_mut() {
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
             for s in &mut def.statement.statement_list {
@@ -124,7 +333,7 @@ pub(super) fn geometry(
     }
     StageOutputs {
         decls: format!(
-            "{layout}{kw} {p}vec4 {out_value};\n{layout}{kw} {p}float {out_coverage};\n{layout}{kw} {p}float {out_emit};\n{p}int {counter};\n"
+            "{l0}{kw} {p}vec4 {out_value};\n{l1}{kw} {p}float {out_coverage};\n{l2}{kw} {p}float {out_emit};\n{p}int {counter};\n"
         ),
         functions: format!(
             "void {put}() {{\n    {out_value} = {v};\n    {out_coverage} = {c};\n    {out_emit} = float({counter});\n    {counter}++;\n}}\n",
@@ -149,30 +358,6 @@ fn flush_fn(g: &Globals<'_>, code: &str, body: &str) -> String {
 /// The prototype of the flush function (its definition comes last).
 fn flush_prototype(g: &Globals<'_>) -> String {
     format!("float {}(float code);\n", g.flush.unwrap_or("gldbg_flush"))
-}
-
-/// tess-control: `out vec4 value[]; out float coverage[];` written at
-/// `[gl_InvocationID]` by the flush function.
-pub(super) fn per_vertex(names: &mut Names, g: &Globals<'_>) -> StageOutputs {
-    let out_value = names.fresh("gldbg_value");
-    let out_coverage = names.fresh("gldbg_coverage");
-    let code = names.fresh("gldbg_code");
-    let p = g.precision;
-    StageOutputs {
-        decls: format!("out {p}vec4 {out_value}[];\nout {p}float {out_coverage}[];\n"),
-        functions: flush_prototype(g),
-        tail: flush_fn(
-            g,
-            &code,
-            &format!(
-                "    {out_value}[gl_InvocationID] = {};\n    {out_coverage}[gl_InvocationID] = {code};\n",
-                g.value
-            ),
-        ),
-        value: Some(OutputSlot::PerVertexArray(out_value)),
-        coverage: Some(OutputSlot::PerVertexArray(out_coverage)),
-        ..StageOutputs::default()
-    }
 }
 
 /// Bindings of the shader's `buffer` blocks (an array of blocks takes one
@@ -234,31 +419,81 @@ fn const_uint(e: &ast::Expr) -> Option<u32> {
     }
 }
 
-/// compute: two storage blocks after the highest binding the shader's
-/// buffer blocks use, `vec4 value[]` and `float coverage[]`, indexed by the
-/// linear global invocation index, written by the flush function.
+/// The `N` of the shader's `layout(vertices = N) out;` (tess-control).
+fn output_vertices(decls: &[ast::ExternalDeclaration]) -> Option<String> {
+    decls.iter().find_map(|d| {
+        let ast::ExternalDeclarationData::Declaration(decl) = &d.content else {
+            return None;
+        };
+        let q = match &decl.content {
+            ast::DeclarationData::TypeOnly(q) => q,
+            _ => return None,
+        };
+        q.qualifiers.iter().find_map(|spec| match &spec.content {
+            ast::TypeQualifierSpecData::Layout(l) => {
+                l.ids.iter().find_map(|id| match &id.content {
+                    ast::LayoutQualifierSpecData::Identifier(n, Some(e))
+                        if n.as_str() == "vertices" =>
+                    {
+                        Some(expr_text(e))
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    })
+}
+
+/// compute, tess-control: two storage blocks after the highest binding the
+/// shader's buffer blocks use, `vec4 value[]` and `float coverage[]`,
+/// written by the flush function. Compute: indexed by the linear global
+/// invocation index; tess-control: by `gl_PrimitiveID * <output vertices>
+/// + gl_InvocationID`. A size the shader does not declare (compute
+/// `local_size`, tess-control `vertices`; another shader of the program
+/// does) comes from a uniform named in `size_uniform`: unset, it is 0 and
+/// only our own buffers get wrong indices.
 pub(super) fn buffer(
     m: &ShaderModel,
     decls: &[ast::ExternalDeclaration],
     names: &mut Names,
     g: &Globals<'_>,
-) -> Result<StageOutputs, InstrumentError> {
-    // ARB_compute_variable_group_size: the size is only known at dispatch.
-    let size = if m.idents.contains("local_size_variable") {
-        "gl_LocalGroupSizeARB"
-    } else if ["local_size_x", "local_size_y", "local_size_z"]
-        .iter()
-        .any(|w| m.idents.contains(*w))
-    {
-        "gl_WorkGroupSize"
+) -> StageOutputs {
+    let p = g.precision;
+    let mut size_decl = String::new();
+    let mut size_uniform = None;
+    let i = names.fresh("gldbg_index");
+    let index = if m.stage == Stage::TessControl {
+        let vertices = match output_vertices(decls) {
+            Some(n) => format!("uint({n})"),
+            None => {
+                let u = names.fresh("gldbg_output_vertices");
+                size_decl = format!("uniform {p}uint {u};\n");
+                size_uniform = Some(u.clone());
+                u
+            }
+        };
+        format!("uint(gl_PrimitiveID) * {vertices} + uint(gl_InvocationID)")
     } else {
-        // The size is declared by another compute shader of the program:
-        // this one cannot name it, so it cannot linearise the index.
-        return Err(InstrumentError::Unsupported(
-            "this compute shader does not declare its local_size (another shader of the program does): \
-             debugging it alone is not supported"
-                .into(),
-        ));
+        // ARB_compute_variable_group_size: the size is only known at dispatch.
+        let size = if m.idents.contains("local_size_variable") {
+            "gl_LocalGroupSizeARB".to_string()
+        } else if ["local_size_x", "local_size_y", "local_size_z"]
+            .iter()
+            .any(|w| m.idents.contains(*w))
+        {
+            "gl_WorkGroupSize".to_string()
+        } else {
+            // Declared by another compute shader of the program: this one
+            // cannot name it (gl_WorkGroupSize needs the layout).
+            let u = names.fresh("gldbg_local_size");
+            size_decl = format!("uniform {p}uvec3 {u};\n");
+            size_uniform = Some(u.clone());
+            u
+        };
+        format!(
+            "gl_GlobalInvocationID.x + gl_NumWorkGroups.x * {size}.x * (gl_GlobalInvocationID.y + gl_NumWorkGroups.y * {size}.y * gl_GlobalInvocationID.z)"
+        )
     };
     let binding = buffer_bindings(decls)
         .into_iter()
@@ -268,8 +503,7 @@ pub(super) fn buffer(
     let coverage_block = names.fresh("gldbg_Coverage");
     let out_value = names.fresh("gldbg_value");
     let out_coverage = names.fresh("gldbg_coverage");
-    let (code, i) = (names.fresh("gldbg_code"), names.fresh("gldbg_index"));
-    let p = g.precision;
+    let code = names.fresh("gldbg_code");
     let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
     let mut extensions = Vec::new();
     if !m.es && m.version < 430 && !has_ext("GL_ARB_shader_storage_buffer_object") {
@@ -278,9 +512,9 @@ pub(super) fn buffer(
     if !m.es && m.version < 420 && !has_ext("GL_ARB_shading_language_420pack") {
         extensions.push("#extension GL_ARB_shading_language_420pack : require".to_string());
     }
-    Ok(StageOutputs {
+    StageOutputs {
         decls: format!(
-            "layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
+            "{size_decl}layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
              layout(std430, binding = {}) buffer {coverage_block} {{\n    {p}float {out_coverage}[];\n}};\n",
             binding + 1
         ),
@@ -291,7 +525,7 @@ pub(super) fn buffer(
             g,
             &code,
             &format!(
-                "    {p}uint {i} = gl_GlobalInvocationID.x + gl_NumWorkGroups.x * {size}.x * (gl_GlobalInvocationID.y + gl_NumWorkGroups.y * {size}.y * gl_GlobalInvocationID.z);\n    {out_value}[{i}] = {};\n    {out_coverage}[{i}] = {code};\n",
+                "    {p}uint {i} = {index};\n    {out_value}[{i}] = {};\n    {out_coverage}[{i}] = {code};\n",
                 g.value
             ),
         ),
@@ -306,8 +540,9 @@ pub(super) fn buffer(
             block: coverage_block,
             member: out_coverage,
         }),
+        size_uniform,
         ..StageOutputs::default()
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -456,17 +691,37 @@ pub(super) fn fragment(
             } else {
                 0
             });
+    let mut out = StageOutputs::default();
     // Before GLSL 1.30, user outputs (EXT_gpu_shader4's `varying out`, or
     // `out` with GL_ARB_explicit_attrib_location) cannot be mixed with
     // gl_FragData either: the debug outputs are declared like them.
-    let legacy_named = !modern && !app_outputs.is_empty();
+    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
+    // A shader whose source references neither gl_FragColor nor gl_FragData
+    // (a probe expression may) may be
+    // linked with one that writes either: gl_FragData[k] would clash with a
+    // gl_FragColor there, so the debug outputs are EXT_gpu_shader4's named
+    // `varying out`s.
+    let foreign = !modern
+        && !es
+        && app_outputs.is_empty()
+        && !m.idents.contains("gl_FragColor")
+        && !m.idents.contains("gl_FragData");
+    let legacy_named = !modern && (!app_outputs.is_empty() || foreign);
     let named = modern || legacy_named;
-    let out_kw = if legacy_named && varying_out {
+    // With the app's own named outputs the app cannot use gl_FragColor /
+    // gl_FragData: a reference comes from the probe expression, and reads a
+    // private global (not an output that would take a location first).
+    // The same where the app references neither (`foreign`).
+    let builtin_private = !app_outputs.is_empty() || foreign;
+    if foreign && !has_ext("GL_EXT_gpu_shader4") {
+        out.extensions
+            .push("#extension GL_EXT_gpu_shader4 : require".into());
+    }
+    let out_kw = if legacy_named && (varying_out || foreign) {
         "varying out"
     } else {
         "out"
     };
-    let mut out = StageOutputs::default();
     if named {
         // ES 3 needs explicit locations once there is more than one output.
         let layout = |loc: i32| {
@@ -480,16 +735,25 @@ pub(super) fn fragment(
             add_location(&mut decls[unlocated[0]], 0);
             max_location = 0;
         }
+        let builtin_kw = if builtin_private {
+            String::new()
+        } else {
+            format!("{out_kw} ")
+        };
         if uses_frag_color && !es {
             out.decls
-                .push_str(&format!("{out_kw} vec4 {frag_color_name};\n"));
-            app_outputs.push(frag_color_name.clone());
+                .push_str(&format!("{builtin_kw}vec4 {frag_color_name};\n"));
+            if !builtin_private {
+                app_outputs.push(frag_color_name.clone());
+            }
         }
         if frag_data_len > 0 && !es {
             out.decls.push_str(&format!(
-                "{out_kw} vec4 {frag_data_name}[{frag_data_len}];\n"
+                "{builtin_kw}vec4 {frag_data_name}[{frag_data_len}];\n"
             ));
-            app_outputs.push(frag_data_name.clone());
+            if !builtin_private {
+                app_outputs.push(frag_data_name.clone());
+            }
         }
         let p = if es { "highp " } else { "" };
         out.decls.push_str(&format!(
@@ -518,7 +782,6 @@ pub(super) fn fragment(
             k + 1,
             g.coverage
         );
-        let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
         if es && !has_ext("GL_EXT_draw_buffers") {
             out.extensions
                 .push("#extension GL_EXT_draw_buffers : enable".into());
