@@ -45,14 +45,17 @@ pub fn run_bytes(data: &[u8]) -> Figures {
     run(&String::from_utf8_lossy(rest), stage)
 }
 
+/// Positions per input that [`run`] instruments.
+pub const MAX_INSTRUMENTED: usize = 6;
+
 /// Parse `source` and exercise every part of the model on it: successors in
-/// all modes from every position reached (at most 24),
-/// `steps_on_line`, and `instrument` at each position with no expression,
-/// with a malformed expression and with the innermost simple variables in
-/// scope (4 probes in all), under both [`Semantics`].
+/// all modes from every position reached (at most 24), `steps_on_line`, and
+/// `instrument` at 6 of those positions spread over the walk, each with no
+/// expression, a malformed expression and the innermost variables in scope
+/// (4 probes), under both [`Semantics`].
 pub fn run(source: &str, stage: Stage) -> Figures {
-    // Kept small: one input costs positions x probes instrumentations, and
-    // under ASan that made ~3 exec/s; more inputs find more.
+    // Kept small: an input's cost is mostly its instrumentations, and a
+    // fuzzer at a few inputs a second never gets past its seeds.
     const MAX_POSITIONS: usize = 24;
     const MAX_PROBES: usize = 4;
     let mut f = Figures::default();
@@ -77,7 +80,11 @@ pub fn run(source: &str, stage: Stage) -> Figures {
         i += 1;
     }
     f.positions = seen.len();
-    for pos in &seen {
+    // Instrument at a few positions spread over the walk; the generated
+    // shader is parsed again once (it is large: every store overload).
+    let stride = seen.len().div_ceil(MAX_INSTRUMENTED).max(1);
+    let mut reparsed = false;
+    for pos in seen.iter().step_by(stride) {
         let step = model.step(pos.step);
         let mut exprs: Vec<Option<String>> = vec![None, Some("(".into())];
         exprs.extend(
@@ -101,8 +108,9 @@ pub fn run(source: &str, stage: Stage) -> Figures {
             };
             if let Ok(out) = model.instrument(&probe) {
                 f.instrumented += 1;
-                // The generated shader parses again (checked once per position).
-                if expr.is_none() {
+                // The generated shader parses again (checked once per input).
+                if expr.is_none() && !reparsed {
+                    reparsed = true;
                     let again = ShaderModel::parse(&out.source, stage);
                     debug_assert!(again.is_ok(), "{:?}\n{}", again.err(), out.source);
                 }
