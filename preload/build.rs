@@ -5,9 +5,10 @@
 //! * `real::<name>`: typed accessors calling the real function through the
 //!   lazily resolved pointer table (`crate::resolve::ptr`);
 //! * one exported `#[unsafe(no_mangle)] extern "C"` wrapper per function:
-//!   count the call, test one breakpoint bit, call the real function — or,
-//!   when the bit is set, pack the arguments into words and go to the one
-//!   non-inlined slow path (`crate::stop::slow`);
+//!   count the call, test one breakpoint bit, tail-call the real function —
+//!   or, when the bit is set (or the real function is not resolved yet),
+//!   tail-call its `cold::<name>`, which packs the arguments into words for
+//!   the one slow path (`crate::stop::slow`) or resolves the function;
 //! * `invoke(id, words)`: calls the real function `id` with arguments decoded
 //!   from slot words (used to execute a stopped call, possibly with edited
 //!   arguments, and to replay draws);
@@ -71,7 +72,11 @@ fn main() {
     }
     writeln!(o, "}}").unwrap();
 
-    // Exported wrappers.
+    // Exported wrappers. The fast path (count, bit test, resolved pointer,
+    // tail call) needs no stack frame: anything else (a stop, the first
+    // call's resolution) is in a cold function of the same C signature, so
+    // both exits are tail calls and no argument is spilled.
+    let mut cold = String::new();
     for (id, f) in FUNCTIONS.iter().enumerate() {
         let c = classify(f.name);
         let params: Vec<String> = f
@@ -79,6 +84,7 @@ fn main() {
             .iter()
             .map(|p| format!("{}: {}", p.name, p.abi.rust_type()))
             .collect();
+        let types: Vec<&str> = f.params.iter().map(|p| p.abi.rust_type()).collect();
         let names: Vec<&str> = f.params.iter().map(|p| p.name).collect();
         let words: Vec<String> = names
             .iter()
@@ -86,6 +92,10 @@ fn main() {
             .collect();
         let ret = f.ret.rust_type();
         let hooked = c & (class::GET_PROC_ADDRESS | class::GET_ERROR) != 0;
+        let stop = format!(
+            "if crate::stop::hit({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",
+            words.join(", ")
+        );
         writeln!(
             o,
             "#[unsafe(no_mangle)] #[allow(non_snake_case, clippy::too_many_arguments)]"
@@ -105,13 +115,8 @@ fn main() {
         if c & class::FRAME_END != 0 {
             writeln!(o, "crate::session::count_frame();").unwrap();
         }
-        writeln!(
-            o,
-            "if crate::stop::hit({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",
-            words.join(", ")
-        )
-        .unwrap();
         if hooked {
+            writeln!(o, "{stop}").unwrap();
             writeln!(
                 o,
                 "crate::word::Word::from_word(crate::hooks::call({id}, &[{}]))",
@@ -121,7 +126,25 @@ fn main() {
         } else {
             writeln!(
                 o,
-                "// SAFETY: same arguments, same signature: the app's call, forwarded.\nunsafe {{ real::{}({}) }}",
+                "let __real = crate::resolve::resolved({id});\n\
+                 if crate::stop::hit({id}) || __real.is_null() {{\n\
+                 // SAFETY: the app's call, forwarded unchanged.\n\
+                 return unsafe {{ cold::{}({}) }};\n}}\n\
+                 // SAFETY: a resolved real function of this registry signature, the app's arguments.\n\
+                 unsafe {{ let __f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(__real); __f({}) }}",
+                f.name,
+                names.join(", "),
+                types.join(", "),
+                names.join(", ")
+            )
+            .unwrap();
+            writeln!(
+                cold,
+                "#[cold] #[inline(never)] pub unsafe extern \"C\" fn {}({}) -> {ret} {{\n{stop}\n\
+                 // SAFETY: same arguments, same signature: the app's call, forwarded.\n\
+                 unsafe {{ super::real::{}({}) }}\n}}",
+                f.name,
+                params.join(", "),
                 f.name,
                 names.join(", ")
             )
@@ -129,6 +152,16 @@ fn main() {
         }
         writeln!(o, "}}").unwrap();
     }
+    writeln!(
+        o,
+        "/// The wrappers' cold paths: a stop, or the call that resolves the real function."
+    )
+    .unwrap();
+    writeln!(
+        o,
+        "#[allow(non_snake_case, clippy::too_many_arguments)]\nmod cold {{\n{cold}}}"
+    )
+    .unwrap();
 
     // Dispatcher from words.
     writeln!(

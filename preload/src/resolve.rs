@@ -27,6 +27,13 @@ unsafe impl Sync for Addr {}
 static PTRS: [AtomicPtr<c_void>; FUNCTION_COUNT] =
     [const { AtomicPtr::new(null_mut()) }; FUNCTION_COUNT];
 
+/// The real function of `id` if already resolved, else null (the wrappers'
+/// fast path: resolution happens on their cold path, through [`ptr`]).
+#[inline(always)]
+pub fn resolved(id: u32) -> *mut c_void {
+    PTRS[id as usize].load(Relaxed)
+}
+
 /// The real function of `id` (resolved on first use; never null).
 #[inline(always)]
 pub fn ptr(id: u32) -> *mut c_void {
