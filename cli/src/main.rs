@@ -605,10 +605,13 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
                 .unwrap_or_default();
             use std::io::IsTerminal;
             let interactive = !opts.batch && std::io::stdin().is_terminal();
-            let result =
-                driver
-                    .rt
-                    .block_on(driver.session.launch(program, args, &cwd, interactive, opts.json));
+            let result = driver.rt.block_on(driver.session.launch(
+                program,
+                args,
+                &cwd,
+                interactive,
+                opts.json,
+            ));
             match &result {
                 Err(msg) => {
                     let _ = fail(msg.clone());

@@ -282,7 +282,9 @@ impl SharedMemory {
 
     /// How long this side spins before it sleeps.
     fn spin(&self) -> Duration {
-        SPIN.max(Duration::from_micros(self.header().spin_us.load(Relaxed).into()))
+        SPIN.max(Duration::from_micros(
+            self.header().spin_us.load(Relaxed).into(),
+        ))
     }
 
     /// Slots with state STOPPED or RETURNED.

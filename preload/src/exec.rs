@@ -167,10 +167,12 @@ fn uniform_values(prog: u32, name: &str, size: i32, ty: u32, loc: i32) -> String
     let mut parts = Vec::new();
     for i in 0..size.min(UNIFORM_ELEMENTS_SHOWN) {
         let l = gl::uniform_location(prog, &format!("{base}[{i}]"));
-        parts.push(match (l >= 0).then(|| gl::uniform_value(prog, l, ty)).flatten() {
-            Some(v) => v,
-            None => "?".into(),
-        });
+        parts.push(
+            match (l >= 0).then(|| gl::uniform_value(prog, l, ty)).flatten() {
+                Some(v) => v,
+                None => "?".into(),
+            },
+        );
     }
     if size > UNIFORM_ELEMENTS_SHOWN {
         parts.push(format!("... ({size} elements)"));

@@ -832,7 +832,14 @@ pub fn delete_buffer(mut b: u32) {
 /// Storage of `data.len()` bytes for the buffer bound at `target`, filled from `data`.
 pub fn buffer_data(target: u32, data: &[u8], usage: u32) {
     // SAFETY: see the module comment; `data` holds `len` bytes.
-    unsafe { real::glBufferData(target, data.len() as i64, data.as_ptr() as *mut c_void, usage) }
+    unsafe {
+        real::glBufferData(
+            target,
+            data.len() as i64,
+            data.as_ptr() as *mut c_void,
+            usage,
+        )
+    }
 }
 /// Copy the first `out.len()` bytes of the buffer bound at `target` into `out`.
 pub fn get_buffer_bytes(target: u32, out: &mut [u8], es: bool) {

@@ -113,7 +113,10 @@ fn pop_error() -> Option<u32> {
 /// The current GLX or EGL context of this thread (0 if none), asking only
 /// window-system libraries that are already loaded.
 pub fn current_context() -> u64 {
-    for id in [api::ids::glXGetCurrentContext, api::ids::eglGetCurrentContext] {
+    for id in [
+        api::ids::glXGetCurrentContext,
+        api::ids::eglGetCurrentContext,
+    ] {
         if crate::resolve::ptr_noload(id).is_some() {
             // SAFETY: no arguments; the function is loaded.
             let c = unsafe { invoke(id, &[]) };

@@ -13,8 +13,7 @@
 
 use crate::exec::{
     Bulk, Failure, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup, compile_attach,
-    drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms, replayable,
-    set_path,
+    drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms, replayable, set_path,
 };
 use crate::generated::invoke;
 use crate::gl;
@@ -48,7 +47,10 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         status
     };
     // Replayed as points: the call must take its primitive mode first.
-    let has_mode = FUNCTIONS[id as usize].params.first().is_some_and(|p| p.name == "mode");
+    let has_mode = FUNCTIONS[id as usize]
+        .params
+        .first()
+        .is_some_and(|p| p.name == "mode");
     if let Err((status, log)) = replayable(id, has_mode) {
         return fail(status, &log, Default::default());
     }
@@ -102,15 +104,17 @@ fn step(
         return Err((shm::STATUS_NO_PROGRAM, "no program is current".into()));
     }
     if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
-        return Err((shm::STATUS_NO_PROGRAM, format!("program {app} is not linked")));
+        return Err((
+            shm::STATUS_NO_PROGRAM,
+            format!("program {app} is not linked"),
+        ));
     }
     let t0 = Instant::now();
     let context = crate::hooks::current_context();
     let value_name = bulk.str(req.value_varying);
     let coverage_name = bulk.str(req.coverage_varying);
-    let still_ours = |p: u32| {
-        gl::is_program(p) && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == 2
-    };
+    let still_ours =
+        |p: u32| gl::is_program(p) && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == 2;
     let cached = CACHE.lock().ok().and_then(|c| {
         c.iter()
             .find(|e| e.0 == context && e.1 == app && e.2 == req.cache_key)
@@ -285,7 +289,8 @@ fn vertex_count(id: u32, args: &[u64]) -> Option<usize> {
             }
             // SAFETY: the app's own array of `drawcount` GLsizei counts,
             // valid while its thread is stopped inside this call.
-            let counts = unsafe { core::slice::from_raw_parts(counts as usize as *const i32, draws) };
+            let counts =
+                unsafe { core::slice::from_raw_parts(counts as usize as *const i32, draws) };
             counts.iter().map(|&c| c.max(0) as usize).sum()
         }
         (_, n) => (n as u32 as i32).max(0) as usize,

@@ -27,9 +27,7 @@ fn app_output_comes_as_output_events_before_the_result() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<Value> = stdout
         .lines()
-        .map(|l| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}"))
-        })
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}")))
         .collect();
     let output = lines
         .iter()

@@ -152,13 +152,28 @@ fn nested_concatenation_shader_is_debuggable() {
     let path = dir.join("frame.raw");
     let script = "break draw\ncontinue\ndebug fragment\nprint u_gain @ 20,20\nend\ninfo call\ndelete\ncontinue\n";
     let out = Session::new(egl_shade(), script)
-        .args(["--nested-concat", "--frames", "2", "--out", path.to_str().unwrap()])
+        .args([
+            "--nested-concat",
+            "--frames",
+            "2",
+            "--out",
+            path.to_str().unwrap(),
+        ])
         .run(&dir);
     assert_eq!(out.ok("continue")["stopped"]["function"], "glDrawArrays");
     let first = out.ok("debug fragment");
-    assert_eq!(first["line"], lines::NESTED_CONCAT_USE, "`STEP(ONE);`: {first}");
+    assert_eq!(
+        first["line"],
+        lines::NESTED_CONCAT_USE,
+        "`STEP(ONE);`: {first}"
+    );
     assert_eq!(first["column"], 5, "`STEP(ONE);`: {first}");
-    assert_close(scalar(out.ok("print u_gain @ 20,20")), gain(0) as f64, 1e-7, "u_gain");
+    assert_close(
+        scalar(out.ok("print u_gain @ 20,20")),
+        gain(0) as f64,
+        1e-7,
+        "u_gain",
+    );
     assert_eq!(out.ok("info call")["function"], "glDrawArrays");
     assert_exited_0(&out, out.ok_n("continue", 1));
     assert_eq!(read_frame(&path).len(), (W * H * 4) as usize);

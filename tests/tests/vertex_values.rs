@@ -37,7 +37,8 @@ fn vertex_values_equal_the_apps_vertex_data() {
     let frame = dir.join("debug.raw");
     let mut script = String::from("break draw\ncontinue\ndebug vertex\n");
     for n in 0..quad.len() {
-        script += &format!("print a_pos @ vertex {n}\nprint vec4(a_pos * 2.0, 0.0, 1.0) @ vertex {n}\n");
+        script +=
+            &format!("print a_pos @ vertex {n}\nprint vec4(a_pos * 2.0, 0.0, 1.0) @ vertex {n}\n");
     }
     script += "print a_pos\nprint a_pos @ vertex 6\nprint a_pos @ 3,3\nend\ndelete\ncontinue\n";
     let out = Session::new(egl_shade(), &script)
@@ -64,7 +65,10 @@ fn vertex_values_equal_the_apps_vertex_data() {
     assert_eq!(summary["summary"]["min"][0], min_x, "{summary}");
     assert_eq!(summary["summary"]["max"][1], max_y, "{summary}");
     let err = out.failed("print a_pos @ vertex 6");
-    assert!(err.contains("vertex 6 is not in the draw (6 vertices)"), "{err}");
+    assert!(
+        err.contains("vertex 6 is not in the draw (6 vertices)"),
+        "{err}"
+    );
     let err = out.failed("print a_pos @ 3,3");
     assert!(err.contains("@ vertex N"), "{err}");
 
