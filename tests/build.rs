@@ -9,6 +9,7 @@ use std::process::Command;
 const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_shade.c", "egl_shade", &["EGL"]),
     ("apps/glx_shade.c", "glx_shade", &["GL", "X11"]),
+    ("apps/egl_compute.c", "egl_compute", &["EGL", "OpenGL"]),
 ];
 
 fn main() {

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use gldbg_proto::api::{self, FUNCTIONS, class};
 use gldbg_proto::pb;
 use gldbg_proto::shm::{
-    self as abi, BulkRef, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply,
-    ShaderRef, VertexStepReply, VertexStepRequest,
+    self as abi, BulkRef, ComputeStepReply, ComputeStepRequest, FragmentStepReply,
+    FragmentStepRequest, OutputRef, ProgramReply, ShaderRef, VertexStepReply, VertexStepRequest,
 };
 use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
 use tokio::sync::broadcast;
@@ -1428,19 +1428,29 @@ impl Session {
                 "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
             ))
         })?;
-        if !matches!(stage, Stage::Fragment | Stage::Vertex) {
+        if !matches!(stage, Stage::Fragment | Stage::Vertex | Stage::Compute) {
             return Err(Error::Unimplemented(format!(
-                "debugging the {} stage is not implemented yet; `debug vertex` and `debug fragment` are",
+                "debugging the {} stage is not implemented yet; `debug vertex`, `debug fragment` \
+                 and `debug compute` are",
                 stage.name()
             )));
         }
         let mut dbg = self.debug_lock();
         let (stop, shm, _) = self.stopped()?;
-        if class_of(stop.function) & class::DRAW == 0 {
-            return Err(Error::FailedPrecondition(format!(
-                "not stopped at a draw call (stopped at {}); use `break draw` and `continue`",
-                function_name(stop.function)
-            )));
+        let at = function_name(stop.function);
+        match stage {
+            Stage::Compute if class_of(stop.function) & class::DISPATCH == 0 => {
+                return Err(Error::FailedPrecondition(format!(
+                    "not stopped at a compute dispatch (stopped at {at}); use `break glDispatchCompute` and `continue`"
+                )));
+            }
+            Stage::Compute => {}
+            _ if class_of(stop.function) & class::DRAW == 0 => {
+                return Err(Error::FailedPrecondition(format!(
+                    "not stopped at a draw call (stopped at {at}); use `break draw` and `continue`"
+                )));
+            }
+            _ => {}
         }
         let (_, stages) = self.query_program()?;
         let Some(shader) = stages.iter().find(|s| s.gl_type == stage.gl_enum()) else {
@@ -1575,18 +1585,25 @@ impl Session {
             let res = d.probe(&pos, Some(expr), r)?;
             let (field, ty) = res.field();
             match cell {
-                Some((x, y)) => {
-                    if x >= field.width || y >= field.height {
+                Some((x, y, z)) => {
+                    let layers = res.layers.max(1);
+                    let rows = field.height / layers;
+                    if x >= field.width || y >= rows || z >= layers {
                         return Err(Error::InvalidArgument(match stage {
                             Stage::Vertex => {
                                 format!("vertex {x} is not in the draw ({} vertices)", field.width)
                             }
+                            Stage::Compute => format!(
+                                "invocation ({x},{y},{z}) is outside the dispatch ({}x{rows}x{layers} invocations)",
+                                field.width
+                            ),
                             _ => format!(
                                 "pixel ({x},{y}) is outside the {}x{} framebuffer",
                                 field.width, field.height
                             ),
                         }));
                     }
+                    let y = y + z * rows;
                     let v = field.at(x, y);
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
@@ -1658,10 +1675,10 @@ impl Session {
     }
 
     /// Save a rejected debug shader and its log; returns the error for the RPC.
-    fn rejected_shader(&self, what: &str, source: &str, log: &str) -> Error {
+    fn rejected_shader(&self, what: &str, stage: Stage, source: &str, log: &str) -> Error {
         let n = self.rejected.fetch_add(1, Ordering::Relaxed) + 1;
         let dir = std::env::temp_dir().join(format!("gldbg-{}", std::process::id()));
-        let src_path = dir.join(format!("debug-{n}.frag"));
+        let src_path = dir.join(format!("debug-{n}.{}", file_extension(stage)));
         let log_path = dir.join(format!("debug-{n}.log"));
         let saved = std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&src_path, source))
@@ -1752,6 +1769,7 @@ impl ProbeRunner for StepRunner<'_> {
         match self.stage {
             Stage::Fragment => self.fragment(inst, path),
             Stage::Vertex => self.vertex(inst, path),
+            Stage::Compute => self.compute(inst, path),
             other => Err(Error::Unimplemented(format!(
                 "debugging the {} stage is not implemented yet",
                 other.name()
@@ -1806,10 +1824,12 @@ impl StepRunner<'_> {
             abi::STATUS_COMPILE_FAILED => {
                 Err(self
                     .session
-                    .rejected_shader("compile", &inst.source, &log()))
+                    .rejected_shader("compile", self.stage, &inst.source, &log()))
             }
             abi::STATUS_LINK_FAILED => {
-                Err(self.session.rejected_shader("link", &inst.source, &log()))
+                Err(self
+                    .session
+                    .rejected_shader("link", self.stage, &inst.source, &log()))
             }
             st => check_status(command, st, |st| {
                 Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
@@ -1863,6 +1883,60 @@ impl StepRunner<'_> {
         Ok(ProbeResult {
             width: n as u32,
             height: 1,
+            layers: 1,
+            values,
+            coverage,
+        })
+    }
+
+    fn compute(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+        self.check_request(path)?;
+        let OutputSlot::Buffer { binding, .. } = &inst.value else {
+            return Err(Error::Internal(format!(
+                "a compute step got a debug output of another stage: {:?}",
+                inst.value
+            )));
+        };
+        let mut req = ComputeStepRequest {
+            cache_key: inst.cache_key,
+            value_binding: *binding,
+            ..Default::default()
+        };
+        let start = (std::mem::size_of::<ComputeStepRequest>() + 63) & !63;
+        {
+            let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
+            req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
+            if let Some(u) = &inst.local_size_uniform {
+                req.local_size_uniform = w.push(u.as_bytes());
+            }
+            req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
+        }
+        self.shm.write_struct(abi::BULK_REQUEST, &req);
+        let st = self
+            .shm
+            .command(self.slot, abi::CMD_COMPUTE_STEP, PROBE_TIMEOUT)?;
+        let reply: ComputeStepReply = self.shm.read_struct(abi::BULK_REPLY);
+        self.check_step("CMD_COMPUTE_STEP", st, inst, reply.log)?;
+        // Invocations by global index: rows of the x extent, y rows per z layer.
+        let extent = |i: usize| reply.groups[i].saturating_mul(reply.local_size[i]);
+        let (w, rows, layers) = (extent(0), extent(1), extent(2));
+        let n = reply.invocations as usize;
+        let values = self.shm.read_f32s(reply.values);
+        let coverage = self.shm.read_f32s(reply.coverage);
+        if n != (w as usize) * (rows as usize) * (layers as usize)
+            || values.len() < n * 4
+            || coverage.len() < n
+        {
+            return Err(Error::Internal(format!(
+                "the compute replay returned {} values and {} coverage words for {n} invocations ({w}x{rows}x{layers})",
+                values.len(),
+                coverage.len()
+            )));
+        }
+        Ok(ProbeResult {
+            width: w,
+            height: rows * layers,
+            layers,
             values,
             coverage,
         })
@@ -1905,25 +1979,45 @@ impl StepRunner<'_> {
         Ok(ProbeResult {
             width: w,
             height: h,
+            layers: 1,
             values,
             coverage,
         })
     }
 }
 
-/// Where an invocation of `stage` sits in a probe's result: a fragment at
-/// its pixel, vertex N at (N, 0); `None` for a summary over all.
-fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(u32, u32)>> {
+/// The file extension of a shader of `stage` (glslang's convention).
+fn file_extension(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Vertex => "vert",
+        Stage::TessControl => "tesc",
+        Stage::TessEval => "tese",
+        Stage::Geometry => "geom",
+        Stage::Fragment => "frag",
+        Stage::Compute => "comp",
+    }
+}
+
+/// Which invocation of `stage` a `print` names: a fragment at its pixel
+/// (x, y, 0), vertex N as (N, 0, 0), a compute invocation by its global id;
+/// `None` for a summary over all.
+fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(u32, u32, u32)>> {
     use pb::invocation::Kind;
     match (stage, at.and_then(|a| a.kind)) {
         (_, None) => Ok(None),
-        (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y))),
-        (Stage::Vertex, Some(Kind::Vertex(n))) => Ok(Some((n, 0))),
+        (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y, 0))),
+        (Stage::Vertex, Some(Kind::Vertex(n))) => Ok(Some((n, 0, 0))),
+        (Stage::Compute, Some(Kind::Invocation(g))) => Ok(Some((g.x, g.y, g.z))),
         (Stage::Fragment, Some(_)) => Err(Error::InvalidArgument(
             "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
         )),
         (Stage::Vertex, Some(_)) => Err(Error::InvalidArgument(
             "a vertex shader is printed at a vertex (@ vertex N) or over all vertices".into(),
+        )),
+        (Stage::Compute, Some(_)) => Err(Error::InvalidArgument(
+            "a compute shader is printed at an invocation (@ invocation X,Y,Z, its \
+             gl_GlobalInvocationID) or over all invocations"
+                .into(),
         )),
         (other, Some(_)) => Err(Error::Unimplemented(format!(
             "printing at an invocation of the {} stage",

@@ -27,6 +27,9 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 pub struct ProbeResult {
     pub width: u32,
     pub height: u32,
+    /// Layers stacked in `height` (compute: the z extent of the dispatch,
+    /// each layer `height / layers` rows of y); 1 otherwise.
+    pub layers: u32,
     /// RGBA32F per pixel, rows bottom-up.
     pub values: Vec<f32>,
     /// Coverage/type code per pixel (0: not reached).

@@ -430,6 +430,60 @@ struct DebugProgram {
 static CACHE: Mutex<Vec<DebugProgram>> = Mutex::new(Vec::new());
 const CACHE_MAX: usize = 32;
 
+/// Linked debug programs of one step kind (vertex, compute), keyed by
+/// (context, app program, cache key); the oldest goes when it is full.
+pub(crate) struct ProgramCache {
+    entries: Mutex<Vec<(u64, u32, u64, u32)>>,
+    max: usize,
+}
+
+impl ProgramCache {
+    pub(crate) const fn new(max: usize) -> ProgramCache {
+        ProgramCache {
+            entries: Mutex::new(Vec::new()),
+            max,
+        }
+    }
+
+    /// The cached program, if `key` is a real key and the program is still
+    /// ours (`still_ours`: the app may have deleted or reused the name).
+    pub(crate) fn get(
+        &self,
+        context: u64,
+        app: u32,
+        key: u64,
+        still_ours: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let p = self.entries.lock().ok().and_then(|c| {
+            c.iter()
+                .find(|e| e.0 == context && e.1 == app && e.2 == key)
+                .map(|e| e.3)
+        })?;
+        (key != 0 && still_ours(p)).then_some(p)
+    }
+
+    pub(crate) fn put(
+        &self,
+        context: u64,
+        app: u32,
+        key: u64,
+        program: u32,
+        still_ours: impl Fn(u32) -> bool,
+    ) {
+        let Ok(mut c) = self.entries.lock() else {
+            return;
+        };
+        c.retain(|e| !(e.0 == context && e.1 == app && e.2 == key));
+        if c.len() >= self.max {
+            let old = c.remove(0);
+            if old.0 == context && still_ours(old.3) {
+                gl::delete_program(old.3);
+            }
+        }
+        c.push((context, app, key, program));
+    }
+}
+
 /// A failed step: status and a log for the reply.
 pub(crate) type Failure = (u32, String);
 

@@ -841,24 +841,14 @@ pub fn buffer_data(target: u32, data: &[u8], usage: u32) {
         )
     }
 }
+/// Storage of `size` bytes, contents undefined, for the buffer bound at `target`.
+pub fn buffer_data_uninit(target: u32, size: i64, usage: u32) {
+    // SAFETY: see the module comment; a null pointer asks for no initial data.
+    unsafe { real::glBufferData(target, size, core::ptr::null_mut(), usage) }
+}
 /// Copy the first `out.len()` bytes of the buffer bound at `target` into `out`.
 pub fn get_buffer_bytes(target: u32, out: &mut [u8], es: bool) {
-    if out.is_empty() {
-        return;
-    }
-    // SAFETY: see the module comment; `out` holds `len` bytes; a mapping is
-    // read only while mapped and unmapped before returning.
-    unsafe {
-        if es {
-            let m = real::glMapBufferRange(target, 0, out.len() as i64, MAP_READ_BIT);
-            if !m.is_null() {
-                core::ptr::copy_nonoverlapping(m.cast::<u8>(), out.as_mut_ptr(), out.len());
-                real::glUnmapBuffer(target);
-            }
-        } else {
-            real::glGetBufferSubData(target, 0, out.len() as i64, out.as_mut_ptr().cast());
-        }
-    }
+    get_buffer_bytes_at(target, 0, out, es)
 }
 pub fn bind_buffer_base(target: u32, index: u32, b: u32) {
     // SAFETY: see the module comment.
@@ -899,4 +889,91 @@ pub fn begin_transform_feedback(mode: u32) {
 pub fn end_transform_feedback() {
     // SAFETY: see the module comment.
     unsafe { real::glEndTransformFeedback() }
+}
+
+// Compute debugging: indexed buffer bindings, buffer copies, barriers.
+pub const COMPUTE_SHADER: u32 = 0x91B9;
+pub const COMPUTE_WORK_GROUP_SIZE: u32 = 0x8267;
+pub const SHADER_STORAGE_BUFFER: u32 = 0x90D2;
+pub const SHADER_STORAGE_BUFFER_BINDING: u32 = 0x90D3;
+pub const SHADER_STORAGE_BUFFER_START: u32 = 0x90D4;
+pub const SHADER_STORAGE_BUFFER_SIZE: u32 = 0x90D5;
+pub const MAX_SHADER_STORAGE_BUFFER_BINDINGS: u32 = 0x90DD;
+pub const ATOMIC_COUNTER_BUFFER: u32 = 0x92C0;
+pub const ATOMIC_COUNTER_BUFFER_BINDING: u32 = 0x92C1;
+pub const ATOMIC_COUNTER_BUFFER_START: u32 = 0x92C2;
+pub const ATOMIC_COUNTER_BUFFER_SIZE: u32 = 0x92C3;
+pub const MAX_ATOMIC_COUNTER_BUFFER_BINDINGS: u32 = 0x92DC;
+pub const COPY_READ_BUFFER: u32 = 0x8F36;
+pub const COPY_WRITE_BUFFER: u32 = 0x8F37;
+pub const BUFFER_SIZE: u32 = 0x8764;
+pub const DISPATCH_INDIRECT_BUFFER: u32 = 0x90EE;
+pub const DISPATCH_INDIRECT_BUFFER_BINDING: u32 = 0x90EF;
+pub const ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+pub const DYNAMIC_COPY: u32 = 0x88EA;
+pub const MAX_IMAGE_UNITS: u32 = 0x8F38;
+pub const IMAGE_BINDING_NAME: u32 = 0x8F3A;
+pub const IMAGE_BINDING_ACCESS: u32 = 0x8F3E;
+pub const READ_ONLY: u32 = 0x88B8;
+
+pub fn get_i_indexed(pname: u32, i: u32) -> i32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetIntegeri_v(pname, i, p(&mut v)) };
+    v[0]
+}
+pub fn get_i64_indexed(pname: u32, i: u32) -> i64 {
+    let mut v = [0i64; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetInteger64i_v(pname, i, p(&mut v)) };
+    v[0]
+}
+pub fn bind_buffer_range(target: u32, index: u32, b: u32, offset: i64, size: i64) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindBufferRange(target, index, b, offset, size) }
+}
+/// Size in bytes of the buffer bound at `target`.
+pub fn buffer_size(target: u32) -> i64 {
+    let mut v = 0i64;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBufferParameteri64v(target, BUFFER_SIZE, p(&mut v)) };
+    v
+}
+pub fn copy_buffer_sub_data(read: u32, write: u32, size: i64) {
+    // SAFETY: see the module comment.
+    unsafe { real::glCopyBufferSubData(read, write, 0, 0, size) }
+}
+pub fn memory_barrier(bits: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glMemoryBarrier(bits) }
+}
+/// Three integers of a program (e.g. `GL_COMPUTE_WORK_GROUP_SIZE`).
+pub fn get_program_i3(prog: u32, pname: u32) -> [i32; 3] {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramiv(prog, pname, p(&mut v)) };
+    [v[0], v[1], v[2]]
+}
+pub fn uniform_3ui(loc: i32, v: [u32; 3]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glUniform3ui(loc, v[0], v[1], v[2]) }
+}
+/// Copy `out.len()` bytes at `offset` of the buffer bound at `target` into `out`.
+pub fn get_buffer_bytes_at(target: u32, offset: i64, out: &mut [u8], es: bool) {
+    if out.is_empty() {
+        return;
+    }
+    // SAFETY: see the module comment; `out` holds `len` bytes; a mapping is
+    // read only while mapped and unmapped before returning.
+    unsafe {
+        if es {
+            let m = real::glMapBufferRange(target, offset, out.len() as i64, MAP_READ_BIT);
+            if !m.is_null() {
+                core::ptr::copy_nonoverlapping(m.cast::<u8>(), out.as_mut_ptr(), out.len());
+                real::glUnmapBuffer(target);
+            }
+        } else {
+            real::glGetBufferSubData(target, offset, out.len() as i64, out.as_mut_ptr().cast());
+        }
+    }
 }

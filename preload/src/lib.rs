@@ -13,7 +13,9 @@
 //! * [`resolve`]: real function pointers; [`loader`]: the `dlopen`
 //!   interception; [`hooks`]: GetProcAddress and `glGetError`.
 //! * [`session`]: the shared mapping (constructor); [`stop`]: fast path test
-//!   and the stop protocol; [`exec`]: the in-context GL executor.
+//!   and the stop protocol; [`exec`]: the in-context GL executor (program
+//!   queries, the fragment step); [`vertex`] and [`compute`]: the vertex
+//!   and compute debug steps.
 //!
 //! **Architecture invariants:**
 //! * The fast path (a wrapper whose breakpoint bit is clear) takes no lock,
@@ -27,6 +29,7 @@
 //! * A missing or dead daemon, or a foreign shared-memory layout, means
 //!   pass-through, never a hang or a crash.
 
+pub mod compute;
 pub mod exec;
 pub mod gl;
 pub mod hooks;

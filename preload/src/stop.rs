@@ -397,6 +397,11 @@ fn stop(
                 let st = crate::vertex::vertex_step(id, args);
                 ack(slot, seen, st);
             }
+            shm::CMD_COMPUTE_STEP => {
+                read_args(slot, args);
+                let st = crate::compute::compute_step(id, args);
+                ack(slot, seen, st);
+            }
             shm::CMD_QUERY_PROGRAM => {
                 let st = crate::exec::query_program();
                 ack(slot, seen, st);

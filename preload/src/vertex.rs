@@ -12,14 +12,14 @@
 //! with the app's own queries.
 
 use crate::exec::{
-    Bulk, Failure, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup, compile_attach,
-    drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms, replayable, set_path,
+    Bulk, Failure, ProgramCache, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup,
+    compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
+    replayable, set_path,
 };
 use crate::generated::invoke;
 use crate::gl;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// One captured vertex: the `vec4` value then the `float` coverage.
@@ -30,9 +30,8 @@ const DEFAULT_CAPACITY: usize = 1 << 20;
 /// Most vertices one step captures (80 MB of transform feedback).
 const MAX_CAPACITY: usize = 4 << 20;
 
-/// Linked vertex debug programs: (context, app program, cache key, program).
-static CACHE: Mutex<Vec<(u64, u32, u64, u32)>> = Mutex::new(Vec::new());
-const CACHE_MAX: usize = 16;
+/// Linked vertex debug programs.
+static CACHE: ProgramCache = ProgramCache::new(16);
 
 /// `CMD_VERTEX_STEP`: write a `VertexStepReply` at `BULK_REPLY`.
 pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
@@ -115,28 +114,14 @@ fn step(
     let coverage_name = bulk.str(req.coverage_varying);
     let still_ours =
         |p: u32| gl::is_program(p) && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == 2;
-    let cached = CACHE.lock().ok().and_then(|c| {
-        c.iter()
-            .find(|e| e.0 == context && e.1 == app && e.2 == req.cache_key)
-            .map(|e| e.3)
-    });
-    let prog = match cached {
-        Some(p) if req.cache_key != 0 && still_ours(p) => {
+    let prog = match CACHE.get(context, app, req.cache_key, still_ours) {
+        Some(p) => {
             reply.cached = 1;
             p
         }
-        _ => {
+        None => {
             let p = build_program(bulk, app, req, &value_name, &coverage_name)?;
-            if let Ok(mut c) = CACHE.lock() {
-                c.retain(|e| !(e.0 == context && e.1 == app && e.2 == req.cache_key));
-                if c.len() >= CACHE_MAX {
-                    let old = c.remove(0);
-                    if old.0 == context && still_ours(old.3) {
-                        gl::delete_program(old.3);
-                    }
-                }
-                c.push((context, app, req.cache_key, p));
-            }
+            CACHE.put(context, app, req.cache_key, p, still_ours);
             p
         }
     };

@@ -56,7 +56,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -123,6 +123,13 @@ pub const CMD_QUERY_STATE: u32 = 6;
 /// feedback buffer of the preload's own transform feedback object: one
 /// record per vertex of the draw, in the draw's vertex order.
 pub const CMD_VERTEX_STEP: u32 = 7;
+/// Run a compute debug step (ABI 4): request [`ComputeStepRequest`] at
+/// `BULK_REQUEST`, reply [`ComputeStepReply`] at `BULK_REPLY`. The stopped
+/// dispatch runs again with the instrumented compute shader, its debug
+/// values going to two storage buffers of the preload's own; every buffer
+/// the app's shader can write (storage and atomic counter bindings) and
+/// every bound image is snapshotted before and restored after.
+pub const CMD_COMPUTE_STEP: u32 = 8;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -376,6 +383,58 @@ pub struct VertexStepReply {
     pub cached: u32,
     /// 1 if the draw had more vertices than the capture could hold.
     pub truncated: u32,
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+}
+
+/// Request of `CMD_COMPUTE_STEP` (daemon → preload, at `BULK_REQUEST`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ComputeStepRequest {
+    /// Cache key of the debug program (as [`FragmentStepRequest::cache_key`]).
+    pub cache_key: u64,
+    /// The instrumented compute shader, then the app program's other
+    /// compute shaders (a program may link several) unchanged.
+    pub shader_count: u32,
+    /// Binding of the `vec4` value storage block; the `float` coverage
+    /// block is at `value_binding + 1`.
+    pub value_binding: u32,
+    pub shaders: [ShaderRef; 6],
+    /// `uniform uvec3` to set to the program's work group size (empty: the
+    /// shader declares its own `local_size`).
+    pub local_size_uniform: BulkRef,
+    /// As in [`FragmentStepRequest`].
+    pub path_uniform: BulkRef,
+    pub path_len: u32,
+    pub _pad: u32,
+    pub path: [i32; MAX_PATH],
+}
+
+/// Reply of `CMD_COMPUTE_STEP` (preload → daemon, at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ComputeStepReply {
+    /// The app program the dispatch used.
+    pub program: u32,
+    /// Invocations in the dispatch (values and coverage per invocation,
+    /// by linear global index x + y*W + z*W*H, W and H in invocations).
+    pub invocations: u32,
+    /// Work groups of the dispatch and invocations per work group.
+    pub groups: [u32; 3],
+    pub local_size: [u32; 3],
+    /// RGBA32F per invocation, `invocations*16` bytes.
+    pub values: BulkRef,
+    /// f32 coverage/type code per invocation, `invocations*4` bytes.
+    pub coverage: BulkRef,
+    /// Driver log (compile/link) or error text.
+    pub log: BulkRef,
+    /// 1 if the program came from the preload's cache.
+    pub cached: u32,
+    /// Buffers and images snapshotted for the replay and restored after it.
+    pub restored_buffers: u32,
+    pub restored_images: u32,
+    pub _pad: u32,
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,

@@ -82,6 +82,12 @@ pub fn egl_shade() -> PathBuf {
     app(env!("GLDBG_APP_EGL_SHADE"), "egl_shade")
 }
 
+/// The compute test app (built by build.rs): EGL surfaceless, GL 4.3 core,
+/// one compute dispatch per frame (see [`compute`]).
+pub fn egl_compute() -> PathBuf {
+    app(env!("GLDBG_APP_EGL_COMPUTE"), "egl_compute")
+}
+
 /// The GLX test app (built by build.rs); needs a display (see [`Xvfb`]).
 pub fn glx_shade() -> PathBuf {
     app(env!("GLDBG_APP_GLX_SHADE"), "glx_shade")
@@ -522,6 +528,49 @@ pub const H: u32 = 48;
 pub const CLEAR_RGBA8: [u8; 4] = [26, 51, 76, 255];
 
 /// Source lines of `SHADE_FS` (tests/apps/shade_common.h) that tests name.
+/// `tests/apps/egl_compute.c`: its compute shader's lines and a CPU
+/// reference of `shade()`, in f32 as the shader computes it.
+pub mod compute {
+    /// `acc += u_scale * float(k + 1);` (the if branch)
+    pub const ACC_ADD: u32 = 12;
+    /// `return acc;`
+    pub const RETURN: u32 = 17;
+    /// `u_scale` as the app sets it.
+    pub const SCALE: f32 = 0.75;
+    /// Invocations per dispatch: 4x2x2 groups of 8x4x1.
+    pub const INVOCATIONS: u32 = 512;
+    /// The global extent of a dispatch (x, y, z).
+    pub const EXTENT: [u32; 3] = [32, 8, 2];
+
+    /// The linear index the shader computes from `gl_GlobalInvocationID`.
+    pub fn index(g: [u32; 3]) -> u32 {
+        g[0] + g[1] * 32 + g[2] * 256
+    }
+
+    /// `acc` when iteration `k` starts (`k` = 4: the returned value).
+    pub fn acc_before(i: u32, k: u32) -> f32 {
+        let mut acc = 0.0f32;
+        for j in 0..k {
+            if (i % 7) as f32 > j as f32 {
+                acc += SCALE * (j + 1) as f32;
+            } else {
+                acc -= 0.5;
+            }
+        }
+        acc
+    }
+
+    /// `shade(i)`.
+    pub fn shade(i: u32) -> f32 {
+        acc_before(i, 4)
+    }
+
+    /// Whether invocation `i` takes the if branch in iteration `k`.
+    pub fn takes_if(i: u32, k: u32) -> bool {
+        (i % 7) as f32 > k as f32
+    }
+}
+
 pub mod lines {
     /// `float t = float(i) * 16.0;` (first statement of the loop body)
     pub const LOOP_T: u32 = 7;

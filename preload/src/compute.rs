@@ -1,0 +1,413 @@
+//! The compute debug step (`CMD_COMPUTE_STEP`): the stopped dispatch run
+//! again with an instrumented compute shader whose debug values go to two
+//! storage buffers of our own, one record per invocation.
+//!
+//! A replayed dispatch writes the app's buffers a second time: an
+//! `atomicAdd`, a counter, a `data[i] += 1` would be applied twice. So every
+//! buffer bound to a storage or atomic counter binding is copied aside
+//! (`glCopyBufferSubData`, on the GPU) before the replay and copied back
+//! after it, behind full memory barriers. Images bound for writing would
+//! need the same for textures; the step refuses to run while any is bound
+//! rather than corrupt them.
+//!
+//! The two indexed bindings our buffers take, the generic buffer bindings
+//! that `glBindBufferBase` and the copies move, and the program are put
+//! back as they were.
+
+use crate::exec::{
+    Bulk, Failure, ProgramCache, Saved, align8, bind_app_blocks, cleanup, compile_attach,
+    drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms, set_path,
+};
+use crate::generated::{CLASS, invoke};
+use crate::gl;
+use gldbg_proto::api::{FUNCTIONS, class};
+use gldbg_proto::shm::{self, BulkRef, ComputeStepReply, ComputeStepRequest};
+use std::time::Instant;
+
+/// Linked compute debug programs.
+static CACHE: ProgramCache = ProgramCache::new(16);
+
+/// `CMD_COMPUTE_STEP`: write a `ComputeStepReply` at `BULK_REPLY`.
+pub fn compute_step(id: u32, args: &[u64]) -> u32 {
+    let Some(bulk) = Bulk::get() else {
+        return shm::STATUS_GL_FAILED;
+    };
+    let reply_off = shm::BULK_REPLY;
+    let log_off = align8(reply_off + size_of::<ComputeStepReply>());
+    let fail = |status: u32, log: &str, mut reply: ComputeStepReply| {
+        reply.log = bulk.put(log_off, log.as_bytes());
+        bulk.write(reply_off, &reply);
+        status
+    };
+    if CLASS[id as usize] & class::DISPATCH == 0 {
+        let name = FUNCTIONS[id as usize].name;
+        return fail(
+            shm::STATUS_NOT_A_DRAW,
+            &format!("{name} is not a compute dispatch"),
+            Default::default(),
+        );
+    }
+    if !has_context() {
+        return fail(
+            shm::STATUS_NO_CONTEXT,
+            "no GL context is current on the stopped thread",
+            Default::default(),
+        );
+    }
+    let req: ComputeStepRequest = bulk.read(shm::BULK_REQUEST);
+    hold_app_errors();
+    let saved = Saved::capture(0);
+    let bindings = Bindings::capture(req.value_binding);
+    let mut reply = ComputeStepReply {
+        program: saved.program,
+        ..Default::default()
+    };
+    let result = step(&bulk, id, args, &req, &saved, &mut reply);
+    bindings.restore();
+    saved.restore();
+    drain_own_errors();
+    match result {
+        Ok(()) => {
+            reply.log = BulkRef::default();
+            bulk.write(reply_off, &reply);
+            shm::STATUS_OK
+        }
+        Err((status, log)) => fail(status, &log, reply),
+    }
+}
+
+fn step(
+    bulk: &Bulk,
+    id: u32,
+    args: &[u64],
+    req: &ComputeStepRequest,
+    saved: &Saved,
+    reply: &mut ComputeStepReply,
+) -> Result<(), Failure> {
+    let app = saved.program;
+    if app == 0 || gl::get_program_i(app, gl::LINK_STATUS) == 0 {
+        return Err((
+            shm::STATUS_NO_PROGRAM,
+            "no linked program is current".into(),
+        ));
+    }
+    let images = writable_images();
+    if images > 0 {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!(
+                "{images} image unit(s) are bound for writing; replaying the dispatch would \
+                 write them a second time (image snapshots are not implemented yet)"
+            ),
+        ));
+    }
+    let max_bindings = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
+    if req.value_binding + 1 >= max_bindings {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!(
+                "the debug buffers need storage bindings {} and {}; this context has {max_bindings}",
+                req.value_binding,
+                req.value_binding + 1
+            ),
+        ));
+    }
+    let (groups, local_size) = dispatch_size(id, args, app)?;
+    reply.groups = groups;
+    reply.local_size = local_size;
+    let invocations = groups
+        .iter()
+        .chain(&local_size)
+        .try_fold(1usize, |n, &d| n.checked_mul(d as usize))
+        .unwrap_or(usize::MAX);
+    let out_off = shm::BULK_DATA;
+    if invocations == 0 {
+        return Err((shm::STATUS_GL_FAILED, "the dispatch is empty".into()));
+    }
+    if invocations > (shm::BULK_SIZE - out_off) / 20 {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("{invocations} invocations do not fit in the shared memory"),
+        ));
+    }
+
+    let t0 = Instant::now();
+    let context = crate::hooks::current_context();
+    let still_ours = |p: u32| {
+        gl::is_program(p) && gl::attached_shaders(p).len() == req.shader_count.min(6) as usize
+    };
+    let prog = match CACHE.get(context, app, req.cache_key, still_ours) {
+        Some(p) => {
+            reply.cached = 1;
+            p
+        }
+        None => {
+            let p = build_program(bulk, app, req)?;
+            CACHE.put(context, app, req.cache_key, p, still_ours);
+            p
+        }
+    };
+    gl::use_program(prog);
+    load_app_uniforms(app, prog, saved);
+    let path_len = (req.path_len as usize).min(shm::MAX_PATH);
+    set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
+    let size_uniform = bulk.str(req.local_size_uniform);
+    if !size_uniform.is_empty() {
+        let loc = gl::uniform_location(prog, &size_uniform);
+        if loc >= 0 {
+            gl::uniform_3ui(loc, local_size);
+        }
+    }
+    reply.build_ns = t0.elapsed().as_nanos() as u64;
+    // Uniforms the copy cannot set (atomic counters, opaque types) raise
+    // errors of ours that mean nothing for the step.
+    drain_own_errors();
+
+    let values = gl::gen_buffer();
+    let coverage = gl::gen_buffer();
+    let snapshot = Snapshot::take();
+    reply.restored_buffers = snapshot.copies.len() as u32;
+    let result = (|| {
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, values);
+        gl::buffer_data(
+            gl::SHADER_STORAGE_BUFFER,
+            &vec![0u8; invocations * 16],
+            gl::DYNAMIC_COPY,
+        );
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, coverage);
+        gl::buffer_data(
+            gl::SHADER_STORAGE_BUFFER,
+            &vec![0u8; invocations * 4],
+            gl::DYNAMIC_COPY,
+        );
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding, values);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding + 1, coverage);
+        let setup_error = drain_own_errors();
+        if setup_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("preparing the debug buffers raised GL error {setup_error:#x}"),
+            ));
+        }
+
+        let t1 = Instant::now();
+        // SAFETY: the stopped call's own arguments (an indirect dispatch
+        // reads the app's indirect buffer, still bound as it was).
+        unsafe { invoke(id, args) };
+        gl::memory_barrier(gl::ALL_BARRIER_BITS);
+        let replay_error = drain_own_errors();
+        reply.replay_ns = t1.elapsed().as_nanos() as u64;
+        if replay_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!(
+                    "replaying the dispatch with the debug program raised GL error {replay_error:#x}"
+                ),
+            ));
+        }
+
+        let t2 = Instant::now();
+        let value_off = out_off;
+        let coverage_off = value_off + invocations * 16;
+        let (Some(v), Some(c)) = (
+            bulk.slice_mut(value_off, invocations * 16),
+            bulk.slice_mut(coverage_off, invocations * 4),
+        ) else {
+            return Err((shm::STATUS_GL_FAILED, "no room for the values".into()));
+        };
+        let es = is_es();
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, values);
+        gl::get_buffer_bytes(gl::SHADER_STORAGE_BUFFER, v, es);
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, coverage);
+        gl::get_buffer_bytes(gl::SHADER_STORAGE_BUFFER, c, es);
+        let read_error = drain_own_errors();
+        if read_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("reading the debug buffers raised GL error {read_error:#x}"),
+            ));
+        }
+        reply.invocations = invocations as u32;
+        reply.values = BulkRef {
+            offset: value_off as u32,
+            len: (invocations * 16) as u32,
+        };
+        reply.coverage = BulkRef {
+            offset: coverage_off as u32,
+            len: (invocations * 4) as u32,
+        };
+        reply.readback_ns = t2.elapsed().as_nanos() as u64;
+        Ok(())
+    })();
+    snapshot.restore();
+    gl::delete_buffer(values);
+    gl::delete_buffer(coverage);
+    result
+}
+
+/// Link the debug program: the instrumented compute shader (plus any other
+/// compute shader the app program links), the app's block bindings.
+fn build_program(bulk: &Bulk, app: u32, req: &ComputeStepRequest) -> Result<u32, Failure> {
+    let sources: Vec<shm::ShaderRef> = req.shaders[..(req.shader_count as usize).min(6)]
+        .iter()
+        .copied()
+        .filter(|s| s.gl_type == gl::COMPUTE_SHADER)
+        .collect();
+    let prog = gl::create_program();
+    let shaders = compile_attach(bulk, prog, &sources)?;
+    gl::link_program(prog);
+    if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
+        let log = gl::program_info_log(prog);
+        cleanup(prog, &shaders, true);
+        return Err((shm::STATUS_LINK_FAILED, log));
+    }
+    cleanup(prog, &shaders, false);
+    bind_app_blocks(app, prog);
+    Ok(prog)
+}
+
+/// Work groups and work group size of the stopped dispatch.
+fn dispatch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3]), Failure> {
+    let arg = |i: usize| args.get(i).copied().unwrap_or(0) as u32;
+    let name = FUNCTIONS[id as usize].name;
+    let groups = if name.starts_with("glDispatchComputeIndirect") {
+        let offset = args.first().copied().unwrap_or(0) as i64;
+        if gl::get_i(gl::DISPATCH_INDIRECT_BUFFER_BINDING) == 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                "no indirect dispatch buffer is bound".into(),
+            ));
+        }
+        let mut raw = [0u8; 12];
+        gl::get_buffer_bytes_at(gl::DISPATCH_INDIRECT_BUFFER, offset, &mut raw, is_es());
+        let word = |i: usize| u32::from_ne_bytes(raw[i * 4..i * 4 + 4].try_into().unwrap());
+        [word(0), word(1), word(2)]
+    } else {
+        [arg(0), arg(1), arg(2)]
+    };
+    // glDispatchComputeGroupSizeARB gives the work group size too.
+    let local = if name.starts_with("glDispatchComputeGroupSize") {
+        [arg(3), arg(4), arg(5)]
+    } else {
+        gl::get_program_i3(app, gl::COMPUTE_WORK_GROUP_SIZE).map(|d| d.max(0) as u32)
+    };
+    Ok((groups, local))
+}
+
+/// Image units bound for writing (their name set, access not read-only).
+fn writable_images() -> usize {
+    let units = gl::get_i(gl::MAX_IMAGE_UNITS).clamp(0, 1024) as u32;
+    (0..units)
+        .filter(|&u| {
+            gl::get_i_indexed(gl::IMAGE_BINDING_NAME, u) != 0
+                && gl::get_i_indexed(gl::IMAGE_BINDING_ACCESS, u) as u32 != gl::READ_ONLY
+        })
+        .count()
+}
+
+/// The buffer bindings a compute step moves: the two indexed storage
+/// bindings our buffers take and the generic bindings of the targets it
+/// binds to.
+struct Bindings {
+    value_binding: u32,
+    indexed: [(u32, i64, i64); 2],
+    generic: [(u32, u32); 3],
+}
+
+impl Bindings {
+    fn capture(value_binding: u32) -> Bindings {
+        let indexed = |i: u32| {
+            (
+                gl::get_i_indexed(gl::SHADER_STORAGE_BUFFER_BINDING, i) as u32,
+                gl::get_i64_indexed(gl::SHADER_STORAGE_BUFFER_START, i),
+                gl::get_i64_indexed(gl::SHADER_STORAGE_BUFFER_SIZE, i),
+            )
+        };
+        let generic = |target: u32| (target, gl::get_i(target) as u32);
+        Bindings {
+            value_binding,
+            indexed: [indexed(value_binding), indexed(value_binding + 1)],
+            // For these targets the binding query has the target's own value.
+            generic: [
+                (
+                    gl::SHADER_STORAGE_BUFFER,
+                    gl::get_i(gl::SHADER_STORAGE_BUFFER_BINDING) as u32,
+                ),
+                generic(gl::COPY_READ_BUFFER),
+                generic(gl::COPY_WRITE_BUFFER),
+            ],
+        }
+    }
+
+    fn restore(&self) {
+        for (i, &(buffer, start, size)) in self.indexed.iter().enumerate() {
+            let index = self.value_binding + i as u32;
+            if buffer != 0 && size > 0 {
+                gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, index, buffer, start, size);
+            } else {
+                gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, index, buffer);
+            }
+        }
+        // Last: binding an indexed target also sets its generic binding.
+        for &(target, buffer) in &self.generic {
+            gl::bind_buffer(target, buffer);
+        }
+    }
+}
+
+/// Copies of every buffer the app's compute shader can write: those bound
+/// to storage and atomic counter bindings, each copied once.
+struct Snapshot {
+    /// (app buffer, our copy, size in bytes).
+    copies: Vec<(u32, u32, i64)>,
+}
+
+impl Snapshot {
+    fn take() -> Snapshot {
+        // The app's earlier shader writes must land before we copy.
+        gl::memory_barrier(gl::ALL_BARRIER_BITS);
+        let mut buffers: Vec<u32> = Vec::new();
+        for (binding, max) in [
+            (
+                gl::SHADER_STORAGE_BUFFER_BINDING,
+                gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS,
+            ),
+            (
+                gl::ATOMIC_COUNTER_BUFFER_BINDING,
+                gl::MAX_ATOMIC_COUNTER_BUFFER_BINDINGS,
+            ),
+        ] {
+            let n = gl::get_i(max).clamp(0, 1024) as u32;
+            for i in 0..n {
+                let b = gl::get_i_indexed(binding, i) as u32;
+                if b != 0 && !buffers.contains(&b) {
+                    buffers.push(b);
+                }
+            }
+        }
+        let mut copies = Vec::with_capacity(buffers.len());
+        for b in buffers {
+            gl::bind_buffer(gl::COPY_READ_BUFFER, b);
+            let size = gl::buffer_size(gl::COPY_READ_BUFFER);
+            if size <= 0 {
+                continue;
+            }
+            let copy = gl::gen_buffer();
+            gl::bind_buffer(gl::COPY_WRITE_BUFFER, copy);
+            gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, size, gl::DYNAMIC_COPY);
+            gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, size);
+            copies.push((b, copy, size));
+        }
+        Snapshot { copies }
+    }
+
+    fn restore(self) {
+        gl::memory_barrier(gl::ALL_BARRIER_BITS);
+        for (app, copy, size) in self.copies {
+            gl::bind_buffer(gl::COPY_READ_BUFFER, copy);
+            gl::bind_buffer(gl::COPY_WRITE_BUFFER, app);
+            gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, size);
+            gl::delete_buffer(copy);
+        }
+    }
+}
