@@ -52,6 +52,14 @@ pub enum Command {
         file: PathBuf,
         format: DumpFormat,
     },
+    /// `watch EXPR`: print EXPR after every shader step.
+    Watch(String),
+    /// `unwatch EXPR`
+    Unwatch(String),
+    /// `focus X,Y | vertex N | invocation X,Y,Z`; `None` (`focus off`): follow all.
+    Focus(Option<At>),
+    /// `info flow [FILE.png]`: branch / loop statistics at the current step.
+    InfoFlow(Option<PathBuf>),
     /// `end`
     End,
     /// `detach`
@@ -150,14 +158,16 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
 
 /// Command names offered by the REPL's completion.
 pub const COMMAND_NAMES: &[&str] = &[
-    "break", "continue", "debug", "delete", "detach", "dump", "end", "finish", "help", "info",
-    "kill", "list", "next", "pause", "print", "quit", "set", "skip", "step", "where",
+    "break", "continue", "debug", "delete", "detach", "dump", "end", "finish", "focus", "help",
+    "info", "kill", "list", "next", "pause", "print", "quit", "set", "skip", "step", "unwatch",
+    "watch", "where",
 ];
 
 /// Words that may follow a command, for completion.
 pub fn subcommands(command: &str) -> &'static [&'static str] {
     match command {
-        "info" | "i" => &["breakpoints", "call", "program", "state"],
+        "info" | "i" => &["breakpoints", "call", "flow", "program", "state"],
+        "focus" => &["vertex", "invocation", "off"],
         "debug" => &[
             "vertex",
             "tess-control",
@@ -222,6 +232,18 @@ pub const HELP: &[(&str, &str)] = &[
         "dump EXPR FILE.png|FILE.npy",
         "image (or raw floats) of EXPR over all fragments",
     ),
+    (
+        "watch EXPR | unwatch EXPR",
+        "print EXPR after every shader step",
+    ),
+    (
+        "focus X,Y | vertex N | invocation X,Y,Z | off",
+        "follow one invocation: steps take the path it takes",
+    ),
+    (
+        "info flow [FILE.png]",
+        "at a branch or loop: invocations per side / per iteration (and a chart)",
+    ),
     ("end", "leave shader debugging"),
     (
         "detach | kill | quit",
@@ -273,8 +295,8 @@ fn numbers(text: &str, n: usize, what: &str) -> Result<Vec<u32>, ParseError> {
     parts.iter().map(|p| parse_u32(p, what)).collect()
 }
 
-/// Parse what follows `@` in `print`.
-fn parse_at(text: &str) -> Result<At, ParseError> {
+/// Parse an invocation: what follows `@` in `print` (`name`), or `focus`'s argument.
+fn parse_at(name: &str, text: &str) -> Result<At, ParseError> {
     let text = text.trim();
     let (word, rest) = split_word(text);
     let single = |what: &str| -> Result<u32, ParseError> {
@@ -282,9 +304,9 @@ fn parse_at(text: &str) -> Result<At, ParseError> {
         Ok(v[0])
     };
     match word {
-        "" => err(
-            "print: expected an invocation after `@` (X,Y | vertex N | primitive N | invocation X,Y,Z)",
-        ),
+        "" => err(format!(
+            "{name}: expected an invocation (X,Y | vertex N | primitive N | invocation X,Y,Z)"
+        )),
         "vertex" => Ok(At::Vertex(single("@ vertex")?)),
         "primitive" => Ok(At::Primitive(single("@ primitive")?)),
         "invocation" => {
@@ -304,7 +326,7 @@ fn parse_at(text: &str) -> Result<At, ParseError> {
             Ok(At::Pixel { x: v[0], y: v[1] })
         }
         _ => err(format!(
-            "print: unknown invocation `@ {text}` (use X,Y | vertex N | primitive N | invocation X,Y,Z)"
+            "{name}: unknown invocation `{text}` (use X,Y | vertex N | primitive N | invocation X,Y,Z)"
         )),
     }
 }
@@ -340,7 +362,7 @@ fn parse_break(rest: &[&str]) -> Result<Command, ParseError> {
 
 fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
     let (expr, at) = match args.rsplit_once('@') {
-        Some((expr, at)) => (expr.trim(), Some(parse_at(at)?)),
+        Some((expr, at)) => (expr.trim(), Some(parse_at(name, at)?)),
         None => (args.trim(), None),
     };
     if expr.is_empty() {
@@ -415,10 +437,15 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             ["program" | "prog"] => Command::InfoProgram,
             ["state"] => Command::InfoState(None),
             ["state", name] => Command::InfoState(Some(name.to_string())),
-            [] => return err("usage: info breakpoints | call | program | state [NAME]"),
+            ["flow"] => Command::InfoFlow(None),
+            ["flow", file] if file.to_ascii_lowercase().ends_with(".png") => {
+                Command::InfoFlow(Some(PathBuf::from(file)))
+            }
+            ["flow", ..] => return err("usage: info flow [FILE.png]"),
+            [] => return err("usage: info breakpoints | call | flow | program | state [NAME]"),
             [what, ..] => {
                 return err(format!(
-                    "info: unknown subject `{what}` (breakpoints, call, program, state)"
+                    "info: unknown subject `{what}` (breakpoints, call, flow, program, state)"
                 ));
             }
         },
@@ -448,6 +475,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 }
             }
             _ => return err("usage: set arg I VALUE | set arg I[K] VALUE"),
+        },
+        "watch" | "unwatch" if args.is_empty() => return err(format!("usage: {name} EXPR")),
+        "watch" => Command::Watch(args.to_string()),
+        "unwatch" => Command::Unwatch(args.to_string()),
+        "focus" => match args {
+            "" => return err("usage: focus X,Y | vertex N | invocation X,Y,Z | off"),
+            "off" | "none" | "all" => Command::Focus(None),
+            at => Command::Focus(Some(parse_at("focus", at)?)),
         },
         "debug" => match rest.as_slice() {
             [stage] => match parse_stage(stage) {
@@ -751,5 +786,30 @@ mod tests {
         assert!(bad("dump v").contains("usage"));
         assert!(bad("dump v x.jpg").contains(".png or .npy"));
         assert!(bad("quit now").contains("takes no arguments"));
+    }
+
+    #[test]
+    fn watch_focus_and_flow() {
+        assert_eq!(p("watch acc * 2.0"), Command::Watch("acc * 2.0".into()));
+        assert_eq!(p("unwatch acc * 2.0"), Command::Unwatch("acc * 2.0".into()));
+        assert!(bad("watch").contains("usage: watch EXPR"));
+        assert_eq!(
+            p("focus 10,5"),
+            Command::Focus(Some(At::Pixel { x: 10, y: 5 }))
+        );
+        assert_eq!(
+            p("focus invocation 1,2,3"),
+            Command::Focus(Some(At::Invocation { x: 1, y: 2, z: 3 }))
+        );
+        assert_eq!(p("focus vertex 7"), Command::Focus(Some(At::Vertex(7))));
+        assert_eq!(p("focus off"), Command::Focus(None));
+        assert!(bad("focus").contains("usage: focus"));
+        assert!(bad("focus here").starts_with("focus: unknown invocation"));
+        assert_eq!(p("info flow"), Command::InfoFlow(None));
+        assert_eq!(
+            p("info flow loop.png"),
+            Command::InfoFlow(Some(PathBuf::from("loop.png")))
+        );
+        assert!(bad("info flow loop.txt").contains("usage: info flow"));
     }
 }

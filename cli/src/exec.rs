@@ -59,6 +59,13 @@ pub enum Outcome {
         reached: u64,
         stage: String,
     },
+    /// `watch`, `unwatch`: the watched expressions now.
+    Watches(Vec<String>),
+    /// `info flow`, and the chart file written if one was asked for.
+    Flow {
+        info: pb::FlowInfo,
+        chart: Option<PathBuf>,
+    },
     Help,
     Quit,
 }
@@ -100,6 +107,10 @@ pub struct Session {
     shader_breaks: Vec<u32>,
     /// Why the app can no longer be debugged, once it cannot.
     gone: Option<Gone>,
+    /// `watch` expressions, printed after every shader stop.
+    watches: Vec<String>,
+    /// The invocation steps follow (`focus`): watches are printed there.
+    focus: Option<At>,
 }
 
 const NO_SHADER: &str = "no shader is being debugged (use `debug STAGE` at a draw call first)";
@@ -111,6 +122,8 @@ impl Session {
             shader: None,
             shader_breaks: Vec::new(),
             gone: None,
+            watches: Vec::new(),
+            focus: None,
         }
     }
 
@@ -153,6 +166,29 @@ impl Session {
     fn leave_shader(&mut self) {
         self.shader = None;
         self.shader_breaks.clear();
+        self.watches.clear();
+        self.focus = None;
+    }
+
+    /// The watched expressions' values at the current shader stop (at the
+    /// focused invocation, else over all), each with the `watch` command
+    /// that set it up; nothing outside shader mode.
+    pub async fn watched(&mut self) -> Vec<(String, Result<Outcome, Failure>)> {
+        let mut out = Vec::new();
+        if self.shader.is_none() || !self.app_alive() {
+            return out;
+        }
+        for expr in self.watches.clone() {
+            let print = Command::Print {
+                expr: expr.clone(),
+                at: self.focus,
+            };
+            out.push((
+                format!("watch {expr}"),
+                Box::pin(self.execute(&print)).await,
+            ));
+        }
+        out
     }
 
     /// Start the program (run mode).
@@ -543,6 +579,52 @@ impl Session {
                     ty: reply.r#type,
                     reached: reply.reached,
                     stage,
+                })
+            }
+            Command::Watch(expr) => {
+                self.need_shader()?;
+                if !self.watches.contains(expr) {
+                    self.watches.push(expr.clone());
+                }
+                Ok(Outcome::Watches(self.watches.clone()))
+            }
+            Command::Unwatch(expr) => {
+                self.need_shader()?;
+                let before = self.watches.len();
+                self.watches.retain(|w| w != expr);
+                if self.watches.len() == before {
+                    return Err(format!("`{expr}` is not watched"));
+                }
+                Ok(Outcome::Watches(self.watches.clone()))
+            }
+            Command::Focus(at) => {
+                self.need_shader()?;
+                let stop = self
+                    .client
+                    .focus(pb::FocusRequest {
+                        at: at.map(invocation),
+                    })
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                self.focus = *at;
+                Ok(Outcome::ShaderStop(stop))
+            }
+            Command::InfoFlow(file) => {
+                self.need_shader()?;
+                let info = self
+                    .client
+                    .info_flow(e)
+                    .await
+                    .map_err(status_message)?
+                    .into_inner();
+                if let Some(f) = file {
+                    std::fs::write(f, &info.chart_png)
+                        .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                }
+                Ok(Outcome::Flow {
+                    info,
+                    chart: file.clone(),
                 })
             }
             Command::End => {

@@ -429,11 +429,26 @@ impl Driver {
         }
         self.show_output_first();
         self.print_result(cmd_text, &result);
+        if matches!(result, Ok(Outcome::ShaderStop(_))) {
+            self.show_watches();
+        }
         self.drain_events();
         if matches!(result, Ok(Outcome::Quit)) {
             Flow::Quit
         } else {
             Flow::Go
+        }
+    }
+
+    /// After a shader stop: each watched expression's value, as a `watch` event.
+    fn show_watches(&mut self) {
+        let values = self.rt.block_on(self.session.watched());
+        for (watch, result) in values {
+            if self.json {
+                say!("{}", render::watch_json(&watch, &result));
+            } else {
+                say!("{}", render::watch_text(&result));
+            }
         }
     }
 

@@ -302,6 +302,16 @@ fn shader_stop_text(stop: &pb::ShaderStop) -> String {
     if stop.breakpoint_line != 0 {
         extras.push(format!("breakpoint at line {}", stop.breakpoint_line));
     }
+    if let Some(at) = invocation_at(stop.focus.as_ref()) {
+        extras.push(format!(
+            "focus {at}{}",
+            if stop.focus_reached {
+                ""
+            } else {
+                " (not here)"
+            }
+        ));
+    }
     let _ = write!(s, "  [{}]", extras.join(", "));
     s
 }
@@ -321,6 +331,66 @@ fn shader_stop_json(o: &mut Obj, stop: &pb::ShaderStop) {
     o.insert("calls".into(), json!(stop.calls));
     if stop.breakpoint_line != 0 {
         o.insert("breakpoint_line".into(), json!(stop.breakpoint_line));
+    }
+    if let Some(at) = invocation_at(stop.focus.as_ref()) {
+        o.insert("focus".into(), at_json(at));
+        o.insert("focus_reached".into(), json!(stop.focus_reached));
+    }
+}
+
+/// `info flow`: per side of a branch, or per loop iteration.
+fn flow_text(info: &pb::FlowInfo, chart: Option<&std::path::Path>) -> String {
+    let mut s = format!(
+        "{} at line {}: {}  [{} invocations]",
+        info.kind, info.line, info.condition, info.reached
+    );
+    for side in &info.sides {
+        let _ = write!(s, "\n  {:<10} {}", side.label, side.count);
+    }
+    if !info.iterations.is_empty() {
+        s.push_str("\n  iteration  evaluated  stay in");
+        for it in &info.iterations {
+            let _ = write!(
+                s,
+                "\n  {:>9}  {:>9}  {:>7}",
+                it.iteration, it.evaluated, it.entered
+            );
+        }
+    }
+    if let Some(f) = chart {
+        let _ = write!(s, "\nWrote {}.", f.display());
+    }
+    s
+}
+
+fn flow_json(o: &mut Obj, info: &pb::FlowInfo, chart: Option<&std::path::Path>) {
+    o.insert("kind".into(), json!(info.kind));
+    o.insert("line".into(), json!(info.line));
+    o.insert("condition".into(), json!(info.condition));
+    o.insert("reached".into(), json!(info.reached));
+    if info.kind == "loop" {
+        o.insert(
+            "iterations".into(),
+            Value::Array(
+                info.iterations
+                    .iter()
+                    .map(|i| json!({"iteration": i.iteration, "evaluated": i.evaluated, "entered": i.entered}))
+                    .collect(),
+            ),
+        );
+    } else {
+        o.insert(
+            "sides".into(),
+            Value::Array(
+                info.sides
+                    .iter()
+                    .map(|s| json!({"label": s.label, "count": s.count}))
+                    .collect(),
+            ),
+        );
+    }
+    if let Some(f) = chart {
+        o.insert("file".into(), json!(f.display().to_string()));
     }
 }
 
@@ -579,8 +649,13 @@ fn listing_text(listing: &pb::SourceListing) -> String {
 }
 
 fn at_of(reply: &pb::PrintReply, asked: Option<At>) -> Option<At> {
+    invocation_at(reply.at.as_ref()).or(asked)
+}
+
+/// An invocation of the wire as the command language writes it.
+fn invocation_at(inv: Option<&pb::Invocation>) -> Option<At> {
     use pb::invocation::Kind;
-    match reply.at.as_ref().and_then(|i| i.kind.as_ref()) {
+    match inv.and_then(|i| i.kind.as_ref()) {
         Some(Kind::Pixel(p)) => Some(At::Pixel { x: p.x, y: p.y }),
         Some(Kind::Vertex(n)) => Some(At::Vertex(*n)),
         Some(Kind::Primitive(n)) => Some(At::Primitive(*n)),
@@ -589,7 +664,7 @@ fn at_of(reply: &pb::PrintReply, asked: Option<At>) -> Option<At> {
             y: w.y,
             z: w.z,
         }),
-        None => asked,
+        None => None,
     }
 }
 
@@ -730,9 +805,31 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             file.display(),
             noun(stage)
         ),
+        Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
+        Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
+        Outcome::Flow { info, chart } => flow_text(info, chart.as_deref()),
         Outcome::Help => help_text(),
         Outcome::Quit => String::new(),
     }
+}
+
+/// A watched expression's value after a shader stop (text).
+pub fn watch_text(result: &Result<Outcome, Failure>) -> String {
+    match result {
+        Ok(_) => format!("watch: {}", result_text(result)),
+        Err(e) => format!("watch: error: {e}"),
+    }
+}
+
+/// A watched expression's value after a shader stop: a `watch` event with
+/// the keys of a `print` result (`expr`, `type`, `value` or `summary`, ...).
+pub fn watch_json(watch: &str, result: &Result<Outcome, Failure>) -> Value {
+    let mut v = result_json(watch, result);
+    if let Value::Object(o) = &mut v {
+        o.remove("cmd");
+        o.insert("event".into(), json!("watch"));
+    }
+    v
 }
 
 /// The JSON line of a command result: `cmd`, `ok`, `error` or the outcome's keys.
@@ -864,6 +961,10 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("type".into(), json!(ty));
             o.insert("reached".into(), json!(reached));
         }
+        Outcome::Watches(list) => {
+            o.insert("watches".into(), json!(list));
+        }
+        Outcome::Flow { info, chart } => flow_json(&mut o, info, chart.as_deref()),
         Outcome::Help => {
             o.insert(
                 "commands".into(),
@@ -1031,6 +1132,8 @@ mod tests {
             reached: 4096,
             finished: false,
             breakpoint_line: 0,
+            focus: None,
+            focus_reached: false,
         }
     }
 
@@ -1480,5 +1583,49 @@ mod tests {
             result_text(&Ok(dump)),
             "Wrote x.png (64x32, float, 100 fragments reached)."
         );
+    }
+
+    #[test]
+    fn flow_and_focus_render() {
+        let info = pb::FlowInfo {
+            kind: "loop".into(),
+            line: 25,
+            condition: "n < idx % 5u".into(),
+            reached: 512,
+            sides: vec![],
+            iterations: vec![
+                pb::FlowIteration {
+                    iteration: 0,
+                    evaluated: 512,
+                    entered: 410,
+                },
+                pb::FlowIteration {
+                    iteration: 1,
+                    evaluated: 410,
+                    entered: 0,
+                },
+            ],
+            chart_png: vec![],
+        };
+        let out = Ok(Outcome::Flow { info, chart: None });
+        assert_eq!(
+            result_text(&out),
+            "loop at line 25: n < idx % 5u  [512 invocations]\n  iteration  evaluated  stay in\n          0        512      410\n          1        410        0"
+        );
+        let v = j("info flow", out);
+        assert_eq!(v["iterations"][0]["entered"], 410);
+        assert!(v.get("sides").is_none());
+
+        let mut s = shader_stop();
+        s.focus = Some(crate::exec::invocation(At::Pixel { x: 3, y: 4 }));
+        s.focus_reached = false;
+        assert!(
+            result_text(&Ok(Outcome::ShaderStop(s.clone()))).ends_with("focus 3,4 (not here)]"),
+            "{}",
+            result_text(&Ok(Outcome::ShaderStop(s.clone())))
+        );
+        let v = j("step", Ok(Outcome::ShaderStop(s)));
+        assert_eq!(v["focus"], json!({"x": 3, "y": 4}));
+        assert_eq!(v["focus_reached"], false);
     }
 }

@@ -130,16 +130,7 @@ impl Field {
                 rgba[o..o + 4].copy_from_slice(&px);
             }
         }
-        let mut out = Vec::new();
-        {
-            let mut enc = png::Encoder::new(&mut out, self.width, self.height);
-            enc.set_color(png::ColorType::Rgba);
-            enc.set_depth(png::BitDepth::Eight);
-            let mut wr = enc.write_header().map_err(|e| e.to_string())?;
-            wr.write_image_data(&rgba).map_err(|e| e.to_string())?;
-            wr.finish().map_err(|e| e.to_string())?;
-        }
-        Ok(out)
+        encode_rgba(self.width, self.height, &rgba)
     }
 
     /// NPY (version 1.0): little-endian float32, shape (height, width, 4),
@@ -178,6 +169,64 @@ impl Field {
         }
         out
     }
+}
+
+/// RGBA8 pixels, rows top-down, as a PNG file.
+fn encode_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, width, height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut wr = enc.write_header().map_err(|e| e.to_string())?;
+        wr.write_image_data(rgba).map_err(|e| e.to_string())?;
+        wr.finish().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+/// Height of a bar chart's plot area, in pixels.
+const CHART_PLOT: u32 = 128;
+const CHART_BAR: u32 = 10;
+const CHART_GAP: u32 = 4;
+const CHART_MARGIN: u32 = 8;
+
+/// `info flow` as a bar chart: one bar per `(total, part)`, left to right,
+/// a grey bar of `total` with its `part` in blue over it (a loop: the
+/// invocations evaluating each iteration's condition and those staying in;
+/// a branch: each side, all blue). Heights are to scale, the tallest bar
+/// filling the plot; a zero count draws nothing.
+pub fn bar_chart(bars: &[(u64, u64)]) -> Result<Vec<u8>, String> {
+    const BACKGROUND: [u8; 4] = [255, 255, 255, 255];
+    const TOTAL: [u8; 4] = [190, 190, 190, 255];
+    const PART: [u8; 4] = [40, 90, 200, 255];
+    const AXIS: [u8; 4] = [0, 0, 0, 255];
+    let n = bars.len().max(1) as u32;
+    let width = 2 * CHART_MARGIN + n * (CHART_BAR + CHART_GAP);
+    let height = CHART_PLOT + 2 * CHART_MARGIN;
+    let max = bars.iter().map(|b| b.0.max(b.1)).max().unwrap_or(0).max(1);
+    let mut rgba = BACKGROUND.repeat((width * height) as usize);
+    let mut fill = |x0: u32, h: u32, color: [u8; 4]| {
+        let bottom = CHART_MARGIN + CHART_PLOT; // row below the plot (top-down)
+        for y in bottom - h..bottom {
+            for x in x0..x0 + CHART_BAR {
+                let o = ((y * width + x) * 4) as usize;
+                rgba[o..o + 4].copy_from_slice(&color);
+            }
+        }
+    };
+    let scale = |v: u64| ((v as f64 / max as f64) * CHART_PLOT as f64).round() as u32;
+    for (i, &(total, part)) in bars.iter().enumerate() {
+        let x0 = CHART_MARGIN + CHART_GAP / 2 + i as u32 * (CHART_BAR + CHART_GAP);
+        fill(x0, scale(total), TOTAL);
+        fill(x0, scale(part), PART);
+    }
+    let axis = CHART_MARGIN + CHART_PLOT;
+    for x in CHART_MARGIN..width - CHART_MARGIN {
+        let o = ((axis * width + x) * 4) as usize;
+        rgba[o..o + 4].copy_from_slice(&AXIS);
+    }
+    encode_rgba(width, height, &rgba)
 }
 
 #[cfg(test)]
@@ -280,5 +329,35 @@ mod tests {
         assert_eq!(data[0], 1.0); // top-left
         assert!(data[4].is_nan()); // top-right uncovered
         assert_eq!(data[12], 2.0); // bottom-right
+    }
+
+    #[test]
+    fn bar_chart_bars_are_to_scale() {
+        let png = bar_chart(&[(100, 100), (100, 50), (0, 0)]).unwrap();
+        let mut r = png::Decoder::new(std::io::Cursor::new(png))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        let (w, h) = (info.width, info.height);
+        assert_eq!(w, 2 * CHART_MARGIN + 3 * (CHART_BAR + CHART_GAP));
+        assert_eq!(h, CHART_PLOT + 2 * CHART_MARGIN);
+        let px = |x: u32, y: u32| {
+            let o = ((y * w + x) * 4) as usize;
+            [buf[o], buf[o + 1], buf[o + 2]]
+        };
+        let bar_x = |i: u32| CHART_MARGIN + CHART_GAP / 2 + i * (CHART_BAR + CHART_GAP) + 1;
+        let top = CHART_MARGIN; // the tallest bar's first row
+        let blue = [40, 90, 200];
+        let grey = [190, 190, 190];
+        assert_eq!(px(bar_x(0), top), blue, "bar 0 fills the plot");
+        assert_eq!(px(bar_x(1), top), grey, "bar 1: total to the top");
+        assert_eq!(px(bar_x(1), top + CHART_PLOT / 2), blue, "bar 1: half blue");
+        assert_eq!(px(bar_x(1), top + CHART_PLOT / 2 - 1), grey);
+        assert_eq!(
+            px(bar_x(2), top + CHART_PLOT - 1),
+            [255, 255, 255],
+            "zero: no bar"
+        );
     }
 }

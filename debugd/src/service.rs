@@ -264,6 +264,18 @@ impl pb::debugger_server::Debugger for Service {
         self.run(|s| s.end_debug()).await
     }
 
+    async fn focus(
+        &self,
+        req: Request<pb::FocusRequest>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
+        let at = req.into_inner().at;
+        self.run(move |s| s.focus(at)).await
+    }
+
+    async fn info_flow(&self, _: Request<pb::Empty>) -> Result<Response<pb::FlowInfo>, Status> {
+        self.run(|s| s.info_flow()).await
+    }
+
     type EventsStream = EventStream;
 
     async fn events(&self, _: Request<pb::Empty>) -> Result<Response<Self::EventsStream>, Status> {

@@ -1586,25 +1586,19 @@ impl Session {
             let (field, ty) = res.field();
             match cell {
                 Some((x, y, z)) => {
-                    let layers = res.layers.max(1);
-                    let rows = field.height / layers;
-                    if x >= field.width || y >= rows || z >= layers {
+                    let Some(index) = res.index((x, y, z)) else {
+                        let (w, rows, layers) = res.extent();
                         return Err(Error::InvalidArgument(match stage {
                             Stage::Vertex => {
-                                format!("vertex {x} is not in the draw ({} vertices)", field.width)
+                                format!("vertex {x} is not in the draw ({w} vertices)")
                             }
                             Stage::Compute => format!(
-                                "invocation ({x},{y},{z}) is outside the dispatch ({}x{rows}x{layers} invocations)",
-                                field.width
+                                "invocation ({x},{y},{z}) is outside the dispatch ({w}x{rows}x{layers} invocations)"
                             ),
-                            _ => format!(
-                                "pixel ({x},{y}) is outside the {}x{} framebuffer",
-                                field.width, field.height
-                            ),
+                            _ => format!("pixel ({x},{y}) is outside the {w}x{rows} framebuffer"),
                         }));
-                    }
-                    let y = y + z * rows;
-                    let v = field.at(x, y);
+                    };
+                    let v = field.values[index];
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
@@ -1672,6 +1666,45 @@ impl Session {
         let mut c = self.control();
         c.shader_stop = None;
         Ok(self.state_reply(&c))
+    }
+
+    /// `focus`: steps follow the invocation `at` (None: any invocation).
+    pub fn focus(&self, at: Option<pb::Invocation>) -> Result<pb::ShaderStop> {
+        self.with_debug(|d, r| {
+            let Some(at) = at else {
+                d.focus = None;
+                return Ok(d.stop());
+            };
+            let stage = d.model.stage();
+            let Some(cell) = invocation_cell(stage, Some(&at))? else {
+                return Err(Error::InvalidArgument("focus needs an invocation".into()));
+            };
+            let pos = d.pos.clone();
+            let res = d.probe(&pos, None, r)?;
+            if res.index(cell).is_none() {
+                let (w, rows, layers) = res.extent();
+                return Err(Error::InvalidArgument(match stage {
+                    Stage::Fragment => format!(
+                        "{} is outside the {w}x{rows} framebuffer",
+                        describe_cell(stage, cell)
+                    ),
+                    Stage::Vertex => {
+                        format!("vertex {} is not in the draw ({w} vertices)", cell.0)
+                    }
+                    _ => format!(
+                        "{} is outside the dispatch ({w}x{rows}x{layers} invocations)",
+                        describe_cell(stage, cell)
+                    ),
+                }));
+            }
+            d.focus = Some((cell, at));
+            Ok(d.stop())
+        })
+    }
+
+    /// `info flow`: branch sides or loop iterations at the current step.
+    pub fn info_flow(&self) -> Result<pb::FlowInfo> {
+        self.with_debug(|d, r| d.flow(r))
     }
 
     /// Save a rejected debug shader and its log; returns the error for the RPC.
@@ -1983,6 +2016,15 @@ impl StepRunner<'_> {
             values,
             coverage,
         })
+    }
+}
+
+/// An invocation as the user named it, for messages.
+fn describe_cell(stage: Stage, (x, y, z): (u32, u32, u32)) -> String {
+    match stage {
+        Stage::Fragment => format!("pixel ({x},{y})"),
+        Stage::Vertex => format!("vertex {x}"),
+        _ => format!("invocation ({x},{y},{z})"),
     }
 }
 

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use gldbg_proto::pb;
 use glsl_instrument::{
-    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepMode, decode_type,
+    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepKind, StepMode,
+    decode_type,
 };
 
 use crate::error::{Error, Result};
@@ -19,6 +20,8 @@ use crate::program::StageSource;
 
 /// Most steps `continue` takes before giving up.
 pub const MAX_CONTINUE_STEPS: usize = 10_000;
+/// Most loop iterations `info flow` counts.
+const MAX_FLOW_ITERATIONS: u32 = 1024;
 /// Most rounds of "no candidate reached: ask again from the last one".
 const MAX_UNREACHED_ROUNDS: usize = 64;
 
@@ -36,7 +39,32 @@ pub struct ProbeResult {
     pub coverage: Vec<f32>,
 }
 
+/// An invocation as `print` and `focus` name it: a fragment's pixel
+/// `(x, y, 0)`, vertex N as `(N, 0, 0)`, a compute invocation's global id.
+pub type Cell = (u32, u32, u32);
+
 impl ProbeResult {
+    /// Where `cell` is in `values` (×4) and `coverage`; `None` outside.
+    pub fn index(&self, (x, y, z): Cell) -> Option<usize> {
+        let layers = self.layers.max(1);
+        let rows = self.height / layers;
+        (x < self.width && y < rows && z < layers)
+            .then(|| ((y + z * rows) as usize) * self.width as usize + x as usize)
+    }
+
+    /// Whether the invocation at `cell` reached the probed step.
+    pub fn reached_at(&self, cell: Cell) -> bool {
+        self.index(cell)
+            .and_then(|i| self.coverage.get(i))
+            .is_some_and(|c| decode_type(*c).is_some())
+    }
+
+    /// The extent as `print` reports it: width, rows, layers.
+    pub fn extent(&self) -> (u32, u32, u32) {
+        let layers = self.layers.max(1);
+        (self.width, self.height / layers, layers)
+    }
+
     pub fn reached(&self) -> u64 {
         self.coverage
             .iter()
@@ -101,7 +129,33 @@ pub struct ShaderDebug {
     pub others: Vec<StageSource>,
     /// `DEPTH_STENCIL_COPY` or `DEPTH_STENCIL_CLEAR`.
     pub depth_stencil: u32,
+    /// The invocation steps follow (`focus`), as named by the user.
+    pub focus: Option<(Cell, pb::Invocation)>,
     cache: HashMap<(Position, Option<String>), Arc<ProbeResult>>,
+}
+
+fn side(label: &str, count: u64) -> pb::FlowSide {
+    pb::FlowSide {
+        label: label.into(),
+        count,
+    }
+}
+
+/// The keyword and the expression of a condition step's text: `if (c)`,
+/// `switch (c)`, `while (c)` (also `do`'s), or a `for` condition as it is.
+fn condition_of(text: &str) -> Option<(&str, &str)> {
+    for keyword in ["if", "switch", "while"] {
+        let inner = text
+            .strip_prefix(keyword)
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('('))
+            .and_then(|r| r.strip_suffix(')'));
+        if let Some(inner) = inner {
+            return Some((keyword, inner.trim()));
+        }
+    }
+    let t = text.trim();
+    (!t.is_empty()).then_some(("for", t))
 }
 
 fn instrument_error(e: InstrumentError) -> Error {
@@ -130,6 +184,7 @@ impl ShaderDebug {
             breakpoint_hit: 0,
             others: Vec::new(),
             depth_stencil: 0,
+            focus: None,
             cache: HashMap::new(),
         };
         d.reached = d.probe(&pos, None, runner)?.reached();
@@ -161,9 +216,10 @@ impl ShaderDebug {
         Ok(r)
     }
 
-    /// Move one step: the first successor candidate some fragment reaches;
-    /// if none is reached, ask again from the last candidate (bounded).
-    /// Returns false when the shader ended.
+    /// Move one step: the first successor candidate some invocation reaches
+    /// (with a focus: that the focused invocation reaches, so steps follow
+    /// its path); if none is reached, ask again from the last candidate
+    /// (bounded). Returns false when the shader ended.
     pub fn step_once(&mut self, mode: StepMode, runner: &mut dyn ProbeRunner) -> Result<bool> {
         if self.finished {
             return Ok(false);
@@ -175,10 +231,14 @@ impl ShaderDebug {
                 break;
             };
             for c in &cands {
-                let n = self.probe(c, None, runner)?.reached();
-                if n > 0 {
+                let r = self.probe(c, None, runner)?;
+                let taken = match &self.focus {
+                    Some((cell, _)) => r.reached_at(*cell),
+                    None => r.reached() > 0,
+                };
+                if taken {
                     self.pos = c.clone();
-                    self.reached = n;
+                    self.reached = r.reached();
                     return Ok(true);
                 }
             }
@@ -241,7 +301,103 @@ impl ShaderDebug {
             reached: self.reached,
             finished: self.finished,
             breakpoint_line: self.breakpoint_hit,
+            focus: self.focus.as_ref().map(|(_, at)| *at),
+            focus_reached: self.focus.as_ref().is_some_and(|(cell, _)| {
+                self.cache
+                    .get(&(self.pos.clone(), None))
+                    .is_some_and(|r| r.reached_at(*cell))
+            }),
         }
+    }
+
+    /// `info flow` at the current step. A branch (`if`): how many of the
+    /// invocations here see the condition true and false; a `switch`: how
+    /// many take each value; a loop condition: iteration by iteration (the
+    /// current one's enclosing position, from iteration 0), how many
+    /// evaluate the condition and how many stay in, until none is left.
+    /// Each count comes from one probe of the condition's value.
+    pub fn flow(&mut self, runner: &mut dyn ProbeRunner) -> Result<pb::FlowInfo> {
+        let st = self.model.step(self.pos.step).clone();
+        let (kind, cond) = match (st.kind, condition_of(&st.text)) {
+            (StepKind::IfCondition, Some(("switch", c))) => ("switch", c),
+            (StepKind::IfCondition, Some((_, c))) => ("branch", c),
+            (StepKind::LoopCondition, Some((_, c))) => ("loop", c),
+            _ => {
+                return Err(Error::FailedPrecondition(format!(
+                    "info flow needs a branch or loop condition; the current step (line {}) is a {}: `{}`",
+                    st.line,
+                    st.kind.name(),
+                    st.text
+                )));
+            }
+        };
+        let mut info = pb::FlowInfo {
+            kind: kind.into(),
+            line: st.line,
+            condition: cond.to_string(),
+            ..Default::default()
+        };
+        let pos = self.pos.clone();
+        match kind {
+            "branch" => {
+                let values = self.condition_values(&pos, &format!("bool({cond})"), runner)?;
+                let taken = values.iter().filter(|v| **v != 0.0).count() as u64;
+                info.reached = values.len() as u64;
+                info.sides = vec![side("true", taken), side("false", info.reached - taken)];
+            }
+            "switch" => {
+                let values = self.condition_values(&pos, &format!("int({cond})"), runner)?;
+                let mut counts = std::collections::BTreeMap::<i64, u64>::new();
+                for v in &values {
+                    *counts.entry(*v as i64).or_default() += 1;
+                }
+                info.reached = values.len() as u64;
+                info.sides = counts
+                    .into_iter()
+                    .map(|(v, n)| side(&format!("case {v}"), n))
+                    .collect();
+            }
+            _ => {
+                let mut at = pos.clone();
+                for n in 0..MAX_FLOW_ITERATIONS {
+                    if let Some(last) = at.iterations.last_mut() {
+                        *last = n;
+                    }
+                    let values = self.condition_values(&at, &format!("bool({cond})"), runner)?;
+                    if values.is_empty() {
+                        break;
+                    }
+                    info.iterations.push(pb::FlowIteration {
+                        iteration: n,
+                        evaluated: values.len() as u64,
+                        entered: values.iter().filter(|v| **v != 0.0).count() as u64,
+                    });
+                }
+                info.reached = info.iterations.first().map_or(0, |i| i.evaluated);
+            }
+        }
+        let bars: Vec<(u64, u64)> = if kind == "loop" {
+            info.iterations
+                .iter()
+                .map(|i| (i.evaluated, i.entered))
+                .collect()
+        } else {
+            info.sides.iter().map(|s| (s.count, s.count)).collect()
+        };
+        info.chart_png = crate::image::bar_chart(&bars).map_err(Error::Internal)?;
+        Ok(info)
+    }
+
+    /// The first component of `expr` at every invocation that reaches `pos`.
+    fn condition_values(
+        &mut self,
+        pos: &Position,
+        expr: &str,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Vec<f64>> {
+        let res = self.probe(pos, Some(expr), runner)?;
+        let (field, _) = res.field();
+        Ok(field.values.iter().flatten().map(|v| v[0]).collect())
     }
 
     /// Source lines around `center` (0: the current step), `context` each side.
@@ -264,5 +420,23 @@ impl ShaderDebug {
             })
             .collect();
         pb::SourceListing { lines }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::condition_of;
+
+    #[test]
+    fn conditions_are_read_from_step_texts() {
+        assert_eq!(condition_of("if (p.x > t)"), Some(("if", "p.x > t")));
+        assert_eq!(condition_of("switch (mode)"), Some(("switch", "mode")));
+        assert_eq!(
+            condition_of("while (f(x) < (a + b))"),
+            Some(("while", "f(x) < (a + b)"))
+        );
+        assert_eq!(condition_of("i < 4"), Some(("for", "i < 4")));
+        assert_eq!(condition_of("ifs < 4"), Some(("for", "ifs < 4")));
+        assert_eq!(condition_of(""), None);
     }
 }

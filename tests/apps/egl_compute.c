@@ -3,8 +3,9 @@
  * EGL surfaceless platform, an OpenGL 4.3 core context, GL functions linked
  * from libOpenGL (GLVND's GL library without GLX, as EGL apps link it).
  * Each frame dispatches COMPUTE_CS over 4x2x2 work groups of 8x4x1
- * (512 invocations): every invocation writes shade(idx) to result[idx],
- * adds 1 to visits[idx] and increments an atomic counter. After the last
+ * (512 invocations): every invocation writes shade(idx) to result[idx]
+ * (after a loop of idx % 5 iterations that changes nothing), adds 1 to
+ * visits[idx] and increments an atomic counter. After the last
  * frame the app reads its buffers back and prints
  *
  *   egl_compute: N frames, checksum C, visits V, hits H, <renderer>
@@ -59,10 +60,14 @@ static const char *COMPUTE_CS =
     "    uvec3 g = gl_GlobalInvocationID;\n"                              /* 21 */
     "    uint idx = g.x + g.y * 32u + g.z * 256u;\n"                      /* 22 */
     "    float v = shade(idx);\n"                                         /* 23 */
-    "    result[idx] = v;\n"                                              /* 24 */
-    "    visits[idx] += 1u;\n"                                            /* 25 */
-    "    atomicCounterIncrement(u_hits);\n"                               /* 26 */
-    "}\n";                                                                /* 27 */
+    "    uint n = 0u;\n"                                                  /* 24 */
+    "    while (n < idx % 5u) {\n"                                        /* 25 */
+    "        n++;\n"                                                      /* 26 */
+    "    }\n"                                                             /* 27 */
+    "    result[idx] = v + float(n - idx % 5u);\n"                        /* 28 */
+    "    visits[idx] += 1u;\n"                                            /* 29 */
+    "    atomicCounterIncrement(u_hits);\n"                               /* 30 */
+    "}\n";                                                                /* 31 */
 
 static void die(const char *what) {
     fprintf(stderr, "egl_compute: %s\n", what);

@@ -531,8 +531,14 @@ pub const CLEAR_RGBA8: [u8; 4] = [26, 51, 76, 255];
 /// `tests/apps/egl_compute.c`: its compute shader's lines and a CPU
 /// reference of `shade()`, in f32 as the shader computes it.
 pub mod compute {
+    /// `if (float(i % 7u) > float(k))`
+    pub const IF: u32 = 11;
     /// `acc += u_scale * float(k + 1);` (the if branch)
     pub const ACC_ADD: u32 = 12;
+    /// `acc -= 0.5;` (the else branch)
+    pub const ACC_SUB: u32 = 14;
+    /// `while (n < idx % 5u)`: invocation idx runs `idx % 5` iterations.
+    pub const WHILE: u32 = 25;
     /// `return acc;`
     pub const RETURN: u32 = 17;
     /// `u_scale` as the app sets it.
