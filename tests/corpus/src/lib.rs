@@ -978,15 +978,24 @@ pub struct Bench {
     /// Instrument errors: cause → example.
     pub error_examples: BTreeMap<String, String>,
     pub by_stage: BTreeMap<&'static str, usize>,
+    /// Per stage: seconds per instrument call, sorted.
+    pub stage_samples: BTreeMap<&'static str, Vec<f64>>,
+    /// Per stage: (parse seconds, bytes).
+    pub stage_parse: BTreeMap<&'static str, (f64, usize)>,
+}
+
+/// The `q` quantile of sorted `samples` (0 if empty).
+pub fn quantile_of(samples: &[f64], q: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let i = ((samples.len() - 1) as f64 * q).round() as usize;
+    samples[i]
 }
 
 impl Bench {
     pub fn quantile(&self, q: f64) -> f64 {
-        if self.samples.is_empty() {
-            return 0.0;
-        }
-        let i = ((self.samples.len() - 1) as f64 * q).round() as usize;
-        self.samples[i]
+        quantile_of(&self.samples, q)
     }
 }
 
@@ -999,8 +1008,12 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
     for s in shaders {
         let t0 = Instant::now();
         let model = catch_unwind(AssertUnwindSafe(|| ShaderModel::parse(&s.source, s.stage)));
-        parse_secs += t0.elapsed().as_secs_f64();
+        let dt = t0.elapsed().as_secs_f64();
+        parse_secs += dt;
         b.bytes += s.source.len();
+        let sp = b.stage_parse.entry(s.stage.name()).or_default();
+        sp.0 += dt;
+        sp.1 += s.source.len();
         let Ok(Ok(model)) = model else { continue };
         let positions = equiv::walk(&model, 1000);
         for i in spread(positions.len(), max_steps) {
@@ -1013,6 +1026,7 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
             match r {
                 Ok(Ok(_)) => {
                     b.samples.push(dt);
+                    b.stage_samples.entry(s.stage.name()).or_default().push(dt);
                     *b.by_stage.entry(s.stage.name()).or_default() += 1;
                 }
                 Ok(Err(glsl_instrument::InstrumentError::Unsupported(m)))
@@ -1035,6 +1049,9 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
         }
     }
     b.samples.sort_by(|a, c| a.total_cmp(c));
+    for v in b.stage_samples.values_mut() {
+        v.sort_by(|a, c| a.total_cmp(c));
+    }
     b.parse_us_per_kb = parse_secs * 1e6 / (b.bytes as f64 / 1024.0).max(1e-9);
     b
 }

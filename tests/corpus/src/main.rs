@@ -499,6 +499,15 @@ fn bench(args: &mut Args) -> Result<ExitCode, String> {
             "instrument_max_ms": ms(b.quantile(1.0)),
             "unsupported": b.unsupported, "errors": b.errors, "error_examples": b.error_examples,
             "by_stage": b.by_stage,
+            "by_stage_figures": b.stage_samples.iter().map(|(k, v)| {
+                let (secs, bytes) = b.stage_parse.get(k).copied().unwrap_or_default();
+                (k.to_string(), json!({
+                    "samples": v.len(),
+                    "instrument_median_ms": ms(quantile_of(v, 0.5)),
+                    "instrument_p99_ms": ms(quantile_of(v, 0.99)),
+                    "parse_us_per_kb": secs * 1e6 / (bytes as f64 / 1024.0).max(1e-9),
+                }))
+            }).collect::<serde_json::Map<_, _>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap());
     } else {
