@@ -2,13 +2,8 @@
 //! again with an instrumented compute shader whose debug values go to two
 //! storage buffers of our own, one record per invocation.
 //!
-//! A replayed dispatch writes the app's buffers a second time: an
-//! `atomicAdd`, a counter, a `data[i] += 1` would be applied twice. So every
-//! buffer bound to a storage or atomic counter binding is copied aside
-//! (`glCopyBufferSubData`, on the GPU) before the replay and copied back
-//! after it, behind full memory barriers. Images bound for writing would
-//! need the same for textures; the step refuses to run while any is bound
-//! rather than corrupt them.
+//! A replayed dispatch writes the app's buffers and images a second time;
+//! [`ShaderWrites`] copies them aside before the replay and back after it.
 //!
 //! The two indexed bindings our buffers take, the generic buffer bindings
 //! that `glBindBufferBase` and the copies move, and the program are put
@@ -20,6 +15,7 @@ use crate::exec::{
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
+use crate::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, ComputeStepReply, ComputeStepRequest};
 use std::time::Instant;
@@ -91,16 +87,6 @@ fn step(
             "no linked program is current".into(),
         ));
     }
-    let images = writable_images();
-    if images > 0 {
-        return Err((
-            shm::STATUS_GL_FAILED,
-            format!(
-                "{images} image unit(s) are bound for writing; replaying the dispatch would \
-                 write them a second time (image snapshots are not implemented yet)"
-            ),
-        ));
-    }
     let max_bindings = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
     if req.value_binding + 1 >= max_bindings {
         return Err((
@@ -163,10 +149,10 @@ fn step(
     // errors of ours that mean nothing for the step.
     drain_own_errors();
 
+    let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
+    (reply.restored_buffers, reply.restored_images) = writes.counts();
     let values = gl::gen_buffer();
     let coverage = gl::gen_buffer();
-    let snapshot = Snapshot::take();
-    reply.restored_buffers = snapshot.copies.len() as u32;
     let result = (|| {
         gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, values);
         gl::buffer_data(
@@ -239,7 +225,7 @@ fn step(
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         Ok(())
     })();
-    snapshot.restore();
+    writes.restore();
     gl::delete_buffer(values);
     gl::delete_buffer(coverage);
     result
@@ -294,17 +280,6 @@ fn dispatch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3])
     Ok((groups, local))
 }
 
-/// Image units bound for writing (their name set, access not read-only).
-fn writable_images() -> usize {
-    let units = gl::get_i(gl::MAX_IMAGE_UNITS).clamp(0, 1024) as u32;
-    (0..units)
-        .filter(|&u| {
-            gl::get_i_indexed(gl::IMAGE_BINDING_NAME, u) != 0
-                && gl::get_i_indexed(gl::IMAGE_BINDING_ACCESS, u) as u32 != gl::READ_ONLY
-        })
-        .count()
-}
-
 /// The buffer bindings a compute step moves: the two indexed storage
 /// bindings our buffers take and the generic bindings of the targets it
 /// binds to.
@@ -351,63 +326,6 @@ impl Bindings {
         // Last: binding an indexed target also sets its generic binding.
         for &(target, buffer) in &self.generic {
             gl::bind_buffer(target, buffer);
-        }
-    }
-}
-
-/// Copies of every buffer the app's compute shader can write: those bound
-/// to storage and atomic counter bindings, each copied once.
-struct Snapshot {
-    /// (app buffer, our copy, size in bytes).
-    copies: Vec<(u32, u32, i64)>,
-}
-
-impl Snapshot {
-    fn take() -> Snapshot {
-        // The app's earlier shader writes must land before we copy.
-        gl::memory_barrier(gl::ALL_BARRIER_BITS);
-        let mut buffers: Vec<u32> = Vec::new();
-        for (binding, max) in [
-            (
-                gl::SHADER_STORAGE_BUFFER_BINDING,
-                gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS,
-            ),
-            (
-                gl::ATOMIC_COUNTER_BUFFER_BINDING,
-                gl::MAX_ATOMIC_COUNTER_BUFFER_BINDINGS,
-            ),
-        ] {
-            let n = gl::get_i(max).clamp(0, 1024) as u32;
-            for i in 0..n {
-                let b = gl::get_i_indexed(binding, i) as u32;
-                if b != 0 && !buffers.contains(&b) {
-                    buffers.push(b);
-                }
-            }
-        }
-        let mut copies = Vec::with_capacity(buffers.len());
-        for b in buffers {
-            gl::bind_buffer(gl::COPY_READ_BUFFER, b);
-            let size = gl::buffer_size(gl::COPY_READ_BUFFER);
-            if size <= 0 {
-                continue;
-            }
-            let copy = gl::gen_buffer();
-            gl::bind_buffer(gl::COPY_WRITE_BUFFER, copy);
-            gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, size, gl::DYNAMIC_COPY);
-            gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, size);
-            copies.push((b, copy, size));
-        }
-        Snapshot { copies }
-    }
-
-    fn restore(self) {
-        gl::memory_barrier(gl::ALL_BARRIER_BITS);
-        for (app, copy, size) in self.copies {
-            gl::bind_buffer(gl::COPY_READ_BUFFER, copy);
-            gl::bind_buffer(gl::COPY_WRITE_BUFFER, app);
-            gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, size);
-            gl::delete_buffer(copy);
         }
     }
 }

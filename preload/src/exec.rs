@@ -21,6 +21,7 @@
 
 use crate::generated::{CLASS, invoke};
 use crate::gl;
+use crate::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, ProgramReply};
 use std::sync::Mutex;
@@ -224,7 +225,7 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
 }
 
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
-fn program_interface_query() -> bool {
+pub(crate) fn program_interface_query() -> bool {
     let (major, minor) = (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION));
     let available = crate::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
     available && (major, minor) >= if is_es() { (3, 1) } else { (4, 3) }
@@ -756,10 +757,12 @@ fn step(
         gl::set_enabled(gl::RASTERIZER_DISCARD, saved.discard);
         drain_own_errors();
 
+        let writes = ShaderWrites::snapshot(dbg.program).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
         let t1 = Instant::now();
         // SAFETY: the stopped call's own arguments (its pointers are still
         // valid: the app thread is inside this very call).
         unsafe { invoke(id, args) };
+        writes.restore();
         let replay_error = drain_own_errors();
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
         if replay_error != 0 {

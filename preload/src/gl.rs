@@ -977,3 +977,57 @@ pub fn get_buffer_bytes_at(target: u32, offset: i64, out: &mut [u8], es: bool) {
         }
     }
 }
+
+// Image snapshots (DSA, GL 4.5).
+pub const TEXTURE_TARGET: u32 = 0x1006;
+pub const TEXTURE_INTERNAL_FORMAT: u32 = 0x1003;
+pub const TEXTURE_DEPTH: u32 = 0x8071;
+pub const TEXTURE_1D: u32 = 0x0DE0;
+pub const TEXTURE_2D: u32 = 0x0DE1;
+pub const TEXTURE_3D: u32 = 0x806F;
+pub const TEXTURE_1D_ARRAY: u32 = 0x8C18;
+pub const TEXTURE_2D_ARRAY: u32 = 0x8C1A;
+pub const TEXTURE_RECTANGLE: u32 = 0x84F5;
+pub const TEXTURE_CUBE_MAP: u32 = 0x8513;
+pub const TEXTURE_CUBE_MAP_ARRAY: u32 = 0x9009;
+pub const IMAGE_BINDING_LEVEL: u32 = 0x8F3B;
+
+pub fn texture_param_i(tex: u32, pname: u32) -> i32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment (DSA query; the caller checks availability).
+    unsafe { real::glGetTextureParameteriv(tex, pname, p(&mut v)) };
+    v[0]
+}
+pub fn create_texture(target: u32) -> u32 {
+    let mut t = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glCreateTextures(target, 1, p(&mut t)) };
+    t
+}
+pub fn delete_texture(mut t: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteTextures(1, p(&mut t)) }
+}
+/// Immutable storage of one level: 1D (`h` = `d` = 1), 2D-shaped
+/// (1D arrays, rectangles, cube maps: `d` = 1) or 3D-shaped (3D, arrays).
+pub fn texture_storage(tex: u32, dims: u32, format: u32, w: i32, h: i32, d: i32) {
+    // SAFETY: see the module comment.
+    unsafe {
+        match dims {
+            1 => real::glTextureStorage1D(tex, 1, format, w),
+            2 => real::glTextureStorage2D(tex, 1, format, w, h),
+            _ => real::glTextureStorage3D(tex, 1, format, w, h, d),
+        }
+    }
+}
+/// Copy `size` texels (width, height, depth or layers) from level
+/// `levels.0` of `src` to level `levels.1` of `dst`, two textures of `target`.
+pub fn copy_image(target: u32, src: u32, dst: u32, levels: (i32, i32), size: [i32; 3]) {
+    let [w, h, d] = size;
+    // SAFETY: see the module comment.
+    unsafe {
+        real::glCopyImageSubData(
+            src, target, levels.0, 0, 0, 0, dst, target, levels.1, 0, 0, 0, w, h, d,
+        )
+    }
+}

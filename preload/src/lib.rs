@@ -15,7 +15,8 @@
 //! * [`session`]: the shared mapping (constructor); [`stop`]: fast path test
 //!   and the stop protocol; [`exec`]: the in-context GL executor (program
 //!   queries, the fragment step); [`vertex`] and [`compute`]: the vertex
-//!   and compute debug steps.
+//!   and compute debug steps; [`writes`]: what a replay writes, copied
+//!   aside and back.
 //!
 //! **Architecture invariants:**
 //! * The fast path (a wrapper whose breakpoint bit is clear) takes no lock,
@@ -39,6 +40,7 @@ pub mod session;
 pub mod stop;
 pub mod vertex;
 pub mod word;
+pub mod writes;
 
 /// Generated from `gldbg_proto::api::FUNCTIONS` by `build.rs`.
 #[allow(non_snake_case, unused_unsafe, clippy::all)]

@@ -18,6 +18,7 @@ use crate::exec::{
 };
 use crate::generated::invoke;
 use crate::gl;
+use crate::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
 use std::time::Instant;
@@ -156,6 +157,7 @@ fn step(
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
         drain_own_errors();
 
+        let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
         let t1 = Instant::now();
         gl::begin_transform_feedback(gl::POINTS);
         let mut points = args.to_vec();
@@ -164,6 +166,7 @@ fn step(
         // GL_POINTS (its pointers are valid: the app thread is inside the call).
         unsafe { invoke(id, &points) };
         gl::end_transform_feedback();
+        writes.restore();
         let replay_error = drain_own_errors();
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
         if replay_error != 0 {

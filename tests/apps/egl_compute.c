@@ -5,19 +5,24 @@
  * Each frame dispatches COMPUTE_CS over 4x2x2 work groups of 8x4x1
  * (512 invocations): every invocation writes shade(idx) to result[idx]
  * (after a loop of idx % 5 iterations that changes nothing), adds 1 to
- * visits[idx] and increments an atomic counter. After the last
- * frame the app reads its buffers back and prints
+ * visits[idx], increments an atomic counter and adds 1 to its texel of a
+ * 32x16 R32UI image. After the last frame the app reads its buffers and
+ * the image back and prints
  *
- *   egl_compute: N frames, checksum C, visits V, hits H, <renderer>
+ *   egl_compute: N frames, checksum C, visits V, hits H, texels T, <renderer>
  *
- * where C is the sum of result[], V the sum of visits[] and H the atomic
- * counter: a debugger that replays a dispatch without restoring what it
- * writes changes V and H.
+ * where C is the sum of result[], V the sum of visits[], H the atomic
+ * counter and T the sum of the image: a debugger that replays a dispatch
+ * without restoring what it writes changes V, H and T.
  *
- *   egl_compute [--frames N] [--indirect]
+ *   egl_compute [--frames N] [--indirect] [--draw]
  *
  * --indirect: glDispatchComputeIndirect with the group counts in a
  *             GL_DISPATCH_INDIRECT_BUFFER (offset 4).
+ * --draw:     also, each frame, draw a triangle over a 16x16 FBO whose
+ *             fragment shader (DRAW_FS) counts its fragments with an atomic
+ *             counter and in a storage buffer; then print
+ *             `egl_compute draw: fragments F, visits V`.
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -55,7 +60,7 @@ static const char *COMPUTE_CS =
     "    }\n"                                                             /* 16 */
     "    return acc;\n"                                                   /* 17 */
     "}\n"                                                                 /* 18 */
-    "\n"                                                                  /* 19 */
+    "layout(r32ui, binding = 0) uniform uimage2D u_counts;\n"           /* 19 */
     "void main() {\n"                                                     /* 20 */
     "    uvec3 g = gl_GlobalInvocationID;\n"                              /* 21 */
     "    uint idx = g.x + g.y * 32u + g.z * 256u;\n"                      /* 22 */
@@ -67,7 +72,27 @@ static const char *COMPUTE_CS =
     "    result[idx] = v + float(n - idx % 5u);\n"                        /* 28 */
     "    visits[idx] += 1u;\n"                                            /* 29 */
     "    atomicCounterIncrement(u_hits);\n"                               /* 30 */
-    "}\n";                                                                /* 31 */
+    "    imageAtomicAdd(u_counts, ivec2(g.xy) + ivec2(0, 8 * int(g.z)), 1u);\n" /* 31 */
+    "}\n";                                                                /* 32 */
+
+static const char *DRAW_VS =
+    "#version 430\n"
+    "void main() {\n"
+    "    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID & 2) * 2 - 1));\n"
+    "    gl_Position = vec4(p, 0.0, 1.0);\n"
+    "}\n";
+
+static const char *DRAW_FS =
+    "#version 430\n"                                                      /*  1 */
+    "layout(binding = 1, offset = 0) uniform atomic_uint u_fragments;\n"  /*  2 */
+    "layout(std430, binding = 2) buffer Seen { uint seen[]; };\n"         /*  3 */
+    "out vec4 color;\n"                                                   /*  4 */
+    "void main() {\n"                                                     /*  5 */
+    "    ivec2 p = ivec2(gl_FragCoord.xy);\n"                             /*  6 */
+    "    atomicCounterIncrement(u_fragments);\n"                          /*  7 */
+    "    seen[p.y * 16 + p.x] += 1u;\n"                                   /*  8 */
+    "    color = vec4(gl_FragCoord.xy / 16.0, 0.0, 1.0);\n"               /*  9 */
+    "}\n";                                                                /* 10 */
 
 static void die(const char *what) {
     fprintf(stderr, "egl_compute: %s\n", what);
@@ -89,23 +114,29 @@ static void context(void) {
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("eglMakeCurrent failed");
 }
 
-static GLuint program(void) {
-    GLuint cs = glCreateShader(GL_COMPUTE_SHADER);
-    glShaderSource(cs, 1, &COMPUTE_CS, NULL);
-    glCompileShader(cs);
+static GLuint shader(GLenum type, const char *src) {
+    GLuint sh = glCreateShader(type);
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
     GLint ok = 0;
-    glGetShaderiv(cs, GL_COMPILE_STATUS, &ok);
-    char log[2048];
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
     if (!ok) {
-        glGetShaderInfoLog(cs, sizeof log, NULL, log);
+        char log[2048];
+        glGetShaderInfoLog(sh, sizeof log, NULL, log);
         fprintf(stderr, "%s\n", log);
-        die("compute shader did not compile");
+        die("a shader did not compile");
     }
+    return sh;
+}
+
+static GLuint link(GLuint a, GLuint b) {
     GLuint prog = glCreateProgram();
-    glAttachShader(prog, cs);
+    glAttachShader(prog, a);
+    if (b) glAttachShader(prog, b);
     glLinkProgram(prog);
+    GLint ok = 0;
     glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("program did not link");
+    if (!ok) die("a program did not link");
     return prog;
 }
 
@@ -118,14 +149,34 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2, indirect = 0;
+    int frames = 2, indirect = 0, draw = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--indirect")) indirect = 1;
-        else die("usage: egl_compute [--frames N] [--indirect]");
+        else if (!strcmp(argv[i], "--draw")) draw = 1;
+        else die("usage: egl_compute [--frames N] [--indirect] [--draw]");
     }
     context();
-    GLuint prog = program();
+    GLuint prog = link(shader(GL_COMPUTE_SHADER, COMPUTE_CS), 0);
+    GLuint draw_prog = 0, fragments = 0, seen_buffer = 0, fbo = 0;
+    if (draw) {
+        draw_prog = link(shader(GL_VERTEX_SHADER, DRAW_VS), shader(GL_FRAGMENT_SHADER, DRAW_FS));
+        static GLuint zero[256];
+        fragments = buffer(GL_ATOMIC_COUNTER_BUFFER, 4, zero);
+        seen_buffer = buffer(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero);
+        glBindBufferBase(GL_ATOMIC_COUNTER_BUFFER, 1, fragments);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, seen_buffer);
+        GLuint rb, vao;
+        glGenRenderbuffers(1, &rb);
+        glBindRenderbuffer(GL_RENDERBUFFER, rb);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+        glGenFramebuffers(1, &fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+        glViewport(0, 0, 16, 16);
+        glGenVertexArrays(1, &vao);
+        glBindVertexArray(vao);
+    }
     static float zeros[INVOCATIONS];
     GLuint results = buffer(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros);
     GLuint visits = buffer(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros);
@@ -133,6 +184,13 @@ int main(int argc, char **argv) {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, results);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, visits);
     glBindBufferBase(GL_ATOMIC_COUNTER_BUFFER, 0, hits);
+    GLuint counts;
+    glGenTextures(1, &counts);
+    glBindTexture(GL_TEXTURE_2D, counts);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32UI, 32, 16);
+    static GLuint texels[32 * 16];
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 32, 16, GL_RED_INTEGER, GL_UNSIGNED_INT, texels);
+    glBindImageTexture(0, counts, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
     if (indirect) {
         const GLuint groups[4] = {99, 4, 2, 2};
         buffer(GL_DISPATCH_INDIRECT_BUFFER, sizeof groups, groups);
@@ -140,9 +198,15 @@ int main(int argc, char **argv) {
     glUseProgram(prog);
     glUniform1f(glGetUniformLocation(prog, "u_scale"), SCALE);
     for (int f = 0; f < frames; f++) {
+        if (draw) {
+            glUseProgram(draw_prog);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            glUseProgram(prog);
+        }
         if (indirect) glDispatchComputeIndirect(4);
         else glDispatchCompute(4, 2, 2);
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
     }
 
     float out[INVOCATIONS];
@@ -153,14 +217,26 @@ int main(int argc, char **argv) {
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof seen, seen);
     glBindBuffer(GL_ATOMIC_COUNTER_BUFFER, hits);
     glGetBufferSubData(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &hit);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, texels);
     double checksum = 0;
-    unsigned long visited = 0;
+    unsigned long visited = 0, texel_sum = 0;
     for (int i = 0; i < INVOCATIONS; i++) {
         checksum += out[i];
         visited += seen[i];
+        texel_sum += texels[i];
+    }
+    if (draw) {
+        GLuint frag_count = 0, seen_at[256];
+        unsigned long seen_sum = 0;
+        glBindBuffer(GL_ATOMIC_COUNTER_BUFFER, fragments);
+        glGetBufferSubData(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &frag_count);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, seen_buffer);
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof seen_at, seen_at);
+        for (int i = 0; i < 256; i++) seen_sum += seen_at[i];
+        printf("egl_compute draw: fragments %u, visits %lu\n", frag_count, seen_sum);
     }
     if (glGetError() != GL_NO_ERROR) die("a GL error was raised");
-    printf("egl_compute: %d frames, checksum %.6f, visits %lu, hits %u, %s\n", frames, checksum,
-           visited, hit, (const char *)glGetString(GL_RENDERER));
+    printf("egl_compute: %d frames, checksum %.6f, visits %lu, hits %u, texels %lu, %s\n", frames,
+           checksum, visited, hit, texel_sum, (const char *)glGetString(GL_RENDERER));
     return 0;
 }

@@ -2,9 +2,9 @@
 //! surfaceless, GL 4.3 core, libOpenGL): a session stops at the dispatch,
 //! steps the compute shader to a line inside a loop and to `return`, and
 //! prints locals at invocations named by `gl_GlobalInvocationID`; the values
-//! equal the CPU reference of the same formula, and the shader's own buffer
-//! writes (`visits[idx] += 1`, an atomic counter) are as in a run without
-//! gldbg: the replays wrote them again and the step put them back.
+//! equal the CPU reference of the same formula, and the shader's own writes
+//! (`visits[idx] += 1`, an atomic counter, `imageAtomicAdd`) are as in a run
+//! without gldbg: the replays wrote them again and the step put them back.
 
 use gldbg_tests::compute::{self, EXTENT, INVOCATIONS};
 use gldbg_tests::*;
@@ -29,7 +29,7 @@ fn at(g: [u32; 3]) -> String {
     format!("@ invocation {},{},{}", g[0], g[1], g[2])
 }
 
-/// The app's result line: `egl_compute: N frames, checksum C, visits V, hits H, ...`.
+/// The app's result line: `egl_compute: N frames, checksum C, visits V, hits H, texels T, ...`.
 /// The session's last `continue` ran the app to a clean exit (a session
 /// with commands expected to fail ends with status 1 in `--batch`).
 #[track_caller]
@@ -45,7 +45,7 @@ fn result_line(stdout: &str) -> String {
         .find(|l| l.starts_with("egl_compute: "))
         .unwrap_or_else(|| panic!("no egl_compute line in:\n{stdout}"));
     // Everything up to the renderer.
-    line.split(", ").take(4).collect::<Vec<_>>().join(", ")
+    line.split(", ").take(5).collect::<Vec<_>>().join(", ")
 }
 
 #[test]
@@ -53,11 +53,12 @@ fn compute_locals_match_the_cpu_and_the_app_buffers_are_untouched() {
     require_workspace();
     let native = run_native(&egl_compute(), &[], &[]);
     let want = result_line(&native.stdout);
-    assert!(
-        want.contains(&format!("visits {}", 2 * INVOCATIONS))
-            && want.contains(&format!("hits {}", 2 * INVOCATIONS)),
-        "native: {want}"
-    );
+    for what in ["visits", "hits", "texels"] {
+        assert!(
+            want.contains(&format!("{what} {}", 2 * INVOCATIONS)),
+            "native: {want}"
+        );
+    }
 
     let dir = TempDir::new("compute");
     let mut script = String::from("break glDispatchCompute\ncontinue\ninfo call\ndebug compute\n");
@@ -226,4 +227,36 @@ fn compute_and_draw_stages_are_refused_at_the_wrong_call() {
     .run(&dir);
     let err = out.failed("debug compute");
     assert!(err.contains("not stopped at a compute dispatch"), "{err}");
+}
+
+/// The `--draw` line: `egl_compute draw: fragments F, visits V`.
+fn draw_line(stdout: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with("egl_compute draw: "))
+        .unwrap_or_else(|| panic!("no draw line in:\n{stdout}"))
+        .to_string()
+}
+
+/// A fragment step replays the draw: the fragment shader's atomic counter
+/// and storage buffer writes must still be those of a run without gldbg.
+#[test]
+fn fragment_steps_restore_what_the_fragment_shader_writes() {
+    require_workspace();
+    let args = ["--draw"];
+    let native = run_native(&egl_compute(), &args, &[]);
+    let (want_draw, want) = (draw_line(&native.stdout), result_line(&native.stdout));
+    assert_eq!(want_draw, "egl_compute draw: fragments 512, visits 512");
+    let dir = TempDir::new("fragment-writes");
+    let script = "break glDrawArrays\ncontinue\ndebug fragment\nstep\nprint p @ 3,5\nprint p\nstep\n\
+                  print p @ 15,0\nend\ndelete\ncontinue\n";
+    let out = Session::new(egl_compute(), script).args(args).run(&dir);
+    assert_exited_0(&out, 2);
+    let p = out.ok("print p @ 3,5");
+    assert_eq!(p["type"], "ivec2", "{p}");
+    assert_eq!(values(p), vec![3.0, 5.0], "{p}");
+    assert_eq!(out.ok("print p")["summary"]["count"], 256);
+    assert_eq!(values(out.ok("print p @ 15,0")), vec![15.0, 0.0]);
+    assert_eq!(draw_line(&out.stdout), want_draw, "{}", out.transcript());
+    assert_eq!(result_line(&out.stdout), want, "{}", out.transcript());
 }
