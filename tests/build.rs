@@ -69,7 +69,7 @@ fn run(mut cmd: Command, name: &str) {
     if !output.status.success() {
         panic!(
             "building test app {name} failed ({:?}):\n{}\n{}\n\
-             (missing headers/libraries? run `bash .ci/setup`: it installs gcc, libegl-dev, libgl-dev, libx11-dev)",
+             (missing headers/libraries? run `bash .ci/setup`: it installs gcc, libegl-dev, libgl-dev, libopengl-dev, libx11-dev)",
             cmd,
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
