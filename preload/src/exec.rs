@@ -353,6 +353,38 @@ impl Saved {
     }
 }
 
+/// Queries a replayed draw would add to: the app's occlusion and primitive
+/// counts would change. GL cannot pause a query, so a draw inside one is
+/// not replayed (timer queries are left alone: a debugger costs time).
+const COUNTING_QUERIES: [(u32, &str); 5] = [
+    (0x8914, "GL_SAMPLES_PASSED"),
+    (0x8C2F, "GL_ANY_SAMPLES_PASSED"),
+    (0x8D6A, "GL_ANY_SAMPLES_PASSED_CONSERVATIVE"),
+    (0x8C87, "GL_PRIMITIVES_GENERATED"),
+    (0x8C88, "GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN"),
+];
+
+/// Err (for the step's log) when a query of the app that a replay would
+/// count into is active. Call with the app's errors held: a target the
+/// context lacks raises an error of ours.
+pub(crate) fn no_counting_queries() -> Result<(), String> {
+    let active: Vec<String> = COUNTING_QUERIES
+        .iter()
+        .filter_map(|&(target, name)| {
+            let q = gl::current_query(target);
+            (q != 0).then(|| format!("{name} (query {q})"))
+        })
+        .collect();
+    if active.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the app has a query active around this draw: {}; replaying the draw would add to its \
+         count and GL cannot pause a query, so it is not replayed (debug a draw outside the query)",
+        active.join(", ")
+    ))
+}
+
 /// Whether the context is desktop GL of at least `major.minor`.
 pub(crate) fn gl_at_least(major: i32, minor: i32) -> bool {
     !is_es() && (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION)) >= (major, minor)
@@ -546,6 +578,10 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
+    if let Err(log) = no_counting_queries() {
+        drain_own_errors();
+        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+    }
     let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
     let saved = Saved::capture(max_db);
     saved.suspend();

@@ -1031,3 +1031,11 @@ pub fn copy_image(target: u32, src: u32, dst: u32, levels: (i32, i32), size: [i3
         )
     }
 }
+
+/// The query active on `target` (0: none): `glGetQueryiv(GL_CURRENT_QUERY)`.
+pub fn current_query(target: u32) -> u32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetQueryiv(target, 0x8865, p(&mut v)) };
+    v[0] as u32
+}

@@ -14,7 +14,7 @@
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup,
     compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
-    replayable, set_path,
+    no_counting_queries, replayable, set_path,
 };
 use crate::generated::invoke;
 use crate::gl;
@@ -68,6 +68,10 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     }
     let req: VertexStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
+    if let Err(log) = no_counting_queries() {
+        drain_own_errors();
+        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+    }
     let saved = Saved::capture(1);
     let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
     let app_feedback_buffer = gl::get_i(gl::TRANSFORM_FEEDBACK_BUFFER_BINDING) as u32;

@@ -15,7 +15,7 @@
  * counter and T the sum of the image: a debugger that replays a dispatch
  * without restoring what it writes changes V, H and T.
  *
- *   egl_compute [--frames N] [--indirect] [--draw]
+ *   egl_compute [--frames N] [--indirect] [--draw [--query]]
  *
  * --indirect: glDispatchComputeIndirect with the group counts in a
  *             GL_DISPATCH_INDIRECT_BUFFER (offset 4).
@@ -23,6 +23,8 @@
  *             fragment shader (DRAW_FS) counts its fragments with an atomic
  *             counter and in a storage buffer; then print
  *             `egl_compute draw: fragments F, visits V`.
+ * --query:    draw inside a GL_SAMPLES_PASSED query; the draw line adds
+ *             `, samples S` (the sum over frames).
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -149,16 +151,19 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2, indirect = 0, draw = 0;
+    int frames = 2, indirect = 0, draw = 0, query = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--indirect")) indirect = 1;
         else if (!strcmp(argv[i], "--draw")) draw = 1;
-        else die("usage: egl_compute [--frames N] [--indirect] [--draw]");
+        else if (!strcmp(argv[i], "--query")) query = 1;
+        else die("usage: egl_compute [--frames N] [--indirect] [--draw [--query]]");
     }
     context();
     GLuint prog = link(shader(GL_COMPUTE_SHADER, COMPUTE_CS), 0);
-    GLuint draw_prog = 0, fragments = 0, seen_buffer = 0, fbo = 0;
+    GLuint draw_prog = 0, fragments = 0, seen_buffer = 0, fbo = 0, samples_query = 0;
+    unsigned long samples = 0;
+    if (query) glGenQueries(1, &samples_query);
     if (draw) {
         draw_prog = link(shader(GL_VERTEX_SHADER, DRAW_VS), shader(GL_FRAGMENT_SHADER, DRAW_FS));
         static GLuint zero[256];
@@ -200,7 +205,14 @@ int main(int argc, char **argv) {
     for (int f = 0; f < frames; f++) {
         if (draw) {
             glUseProgram(draw_prog);
+            if (query) glBeginQuery(GL_SAMPLES_PASSED, samples_query);
             glDrawArrays(GL_TRIANGLES, 0, 3);
+            if (query) {
+                glEndQuery(GL_SAMPLES_PASSED);
+                GLuint n = 0;
+                glGetQueryObjectuiv(samples_query, GL_QUERY_RESULT, &n);
+                samples += n;
+            }
             glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
             glUseProgram(prog);
         }
@@ -233,7 +245,9 @@ int main(int argc, char **argv) {
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, seen_buffer);
         glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof seen_at, seen_at);
         for (int i = 0; i < 256; i++) seen_sum += seen_at[i];
-        printf("egl_compute draw: fragments %u, visits %lu\n", frag_count, seen_sum);
+        printf("egl_compute draw: fragments %u, visits %lu", frag_count, seen_sum);
+        if (query) printf(", samples %lu", samples);
+        printf("\n");
     }
     if (glGetError() != GL_NO_ERROR) die("a GL error was raised");
     printf("egl_compute: %d frames, checksum %.6f, visits %lu, hits %u, texels %lu, %s\n", frames,
