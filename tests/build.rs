@@ -10,6 +10,7 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_shade.c", "egl_shade", &["EGL"]),
     ("apps/glx_shade.c", "glx_shade", &["GL", "X11"]),
     ("apps/egl_compute.c", "egl_compute", &["EGL", "OpenGL"]),
+    ("apps/egl_stages.c", "egl_stages", &["EGL", "OpenGL"]),
 ];
 
 fn main() {

@@ -264,7 +264,7 @@ fn state_name(state: pb::RunState) -> &'static str {
 fn noun(stage: &str) -> &'static str {
     match stage {
         "fragment" => "fragments",
-        "vertex" => "vertices",
+        "vertex" | "tess-eval" | "geometry" => "vertices",
         _ => "invocations",
     }
 }

@@ -1428,12 +1428,11 @@ impl Session {
                 "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
             ))
         })?;
-        if !matches!(stage, Stage::Fragment | Stage::Vertex | Stage::Compute) {
-            return Err(Error::Unimplemented(format!(
-                "debugging the {} stage is not implemented yet; `debug vertex`, `debug fragment` \
-                 and `debug compute` are",
-                stage.name()
-            )));
+        if stage == Stage::TessControl {
+            return Err(Error::Unimplemented(
+                "debugging the tess-control stage is not implemented yet; every other stage is"
+                    .into(),
+            ));
         }
         let mut dbg = self.debug_lock();
         let (stop, shm, _) = self.stopped()?;
@@ -1587,16 +1586,11 @@ impl Session {
             match cell {
                 Some((x, y, z)) => {
                     let Some(index) = res.index((x, y, z)) else {
-                        let (w, rows, layers) = res.extent();
-                        return Err(Error::InvalidArgument(match stage {
-                            Stage::Vertex => {
-                                format!("vertex {x} is not in the draw ({w} vertices)")
-                            }
-                            Stage::Compute => format!(
-                                "invocation ({x},{y},{z}) is outside the dispatch ({w}x{rows}x{layers} invocations)"
-                            ),
-                            _ => format!("pixel ({x},{y}) is outside the {w}x{rows} framebuffer"),
-                        }));
+                        return Err(Error::InvalidArgument(outside(
+                            stage,
+                            (x, y, z),
+                            res.extent(),
+                        )));
                     };
                     let v = field.values[index];
                     Ok(pb::PrintReply {
@@ -1682,20 +1676,7 @@ impl Session {
             let pos = d.pos.clone();
             let res = d.probe(&pos, None, r)?;
             if res.index(cell).is_none() {
-                let (w, rows, layers) = res.extent();
-                return Err(Error::InvalidArgument(match stage {
-                    Stage::Fragment => format!(
-                        "{} is outside the {w}x{rows} framebuffer",
-                        describe_cell(stage, cell)
-                    ),
-                    Stage::Vertex => {
-                        format!("vertex {} is not in the draw ({w} vertices)", cell.0)
-                    }
-                    _ => format!(
-                        "{} is outside the dispatch ({w}x{rows}x{layers} invocations)",
-                        describe_cell(stage, cell)
-                    ),
-                }));
+                return Err(Error::InvalidArgument(outside(stage, cell, res.extent())));
             }
             d.focus = Some((cell, at));
             Ok(d.stop())
@@ -1801,7 +1782,7 @@ impl ProbeRunner for StepRunner<'_> {
     fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
         match self.stage {
             Stage::Fragment => self.fragment(inst, path),
-            Stage::Vertex => self.vertex(inst, path),
+            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path),
             Stage::Compute => self.compute(inst, path),
             other => Err(Error::Unimplemented(format!(
                 "debugging the {} stage is not implemented yet",
@@ -1881,6 +1862,7 @@ impl StepRunner<'_> {
         let (value, coverage) = (varying(&inst.value)?, varying(&inst.coverage)?);
         let mut req = VertexStepRequest {
             cache_key: inst.cache_key,
+            stage: self.stage.gl_enum(),
             ..Default::default()
         };
         let start = (std::mem::size_of::<VertexStepRequest>() + 63) & !63;
@@ -2019,12 +2001,18 @@ impl StepRunner<'_> {
     }
 }
 
-/// An invocation as the user named it, for messages.
-fn describe_cell(stage: Stage, (x, y, z): (u32, u32, u32)) -> String {
+/// Why `cell` names no invocation of a probe of `extent` (width, rows, layers).
+fn outside(stage: Stage, (x, y, z): (u32, u32, u32), (w, rows, layers): (u32, u32, u32)) -> String {
     match stage {
-        Stage::Fragment => format!("pixel ({x},{y})"),
-        Stage::Vertex => format!("vertex {x}"),
-        _ => format!("invocation ({x},{y},{z})"),
+        Stage::Fragment => format!("pixel ({x},{y}) is outside the {w}x{rows} framebuffer"),
+        Stage::Vertex => format!("vertex {x} is not in the draw ({w} vertices)"),
+        Stage::TessEval | Stage::Geometry => format!(
+            "vertex {x} is not among the {w} vertices the {} stage output",
+            stage.name()
+        ),
+        _ => format!(
+            "invocation ({x},{y},{z}) is outside the dispatch ({w}x{rows}x{layers} invocations)"
+        ),
     }
 }
 
@@ -2048,7 +2036,9 @@ fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(
     match (stage, at.and_then(|a| a.kind)) {
         (_, None) => Ok(None),
         (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y, 0))),
-        (Stage::Vertex, Some(Kind::Vertex(n))) => Ok(Some((n, 0, 0))),
+        (Stage::Vertex | Stage::TessEval | Stage::Geometry, Some(Kind::Vertex(n))) => {
+            Ok(Some((n, 0, 0)))
+        }
         (Stage::Compute, Some(Kind::Invocation(g))) => Ok(Some((g.x, g.y, g.z))),
         (Stage::Fragment, Some(_)) => Err(Error::InvalidArgument(
             "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
@@ -2056,6 +2046,11 @@ fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(
         (Stage::Vertex, Some(_)) => Err(Error::InvalidArgument(
             "a vertex shader is printed at a vertex (@ vertex N) or over all vertices".into(),
         )),
+        (Stage::TessEval | Stage::Geometry, Some(_)) => Err(Error::InvalidArgument(format!(
+            "a {} shader is printed at an output vertex (@ vertex N: the N-th vertex of the \
+             primitives it outputs, in order) or over all of them",
+            stage.name()
+        ))),
         (Stage::Compute, Some(_)) => Err(Error::InvalidArgument(
             "a compute shader is printed at an invocation (@ invocation X,Y,Z, its \
              gl_GlobalInvocationID) or over all invocations"

@@ -111,7 +111,7 @@ async fn unix_socket_token_health_and_preconditions() {
     }
     assert_eq!(
         c.debug_shader(pb::DebugShaderRequest {
-            stage: "geometry".into(),
+            stage: "tess-control".into(),
             ..Default::default()
         })
         .await

@@ -104,6 +104,12 @@ pub const BUFFER_BINDING: u32 = 0x9302;
 pub const DRAW_STAGES: [u32; 5] = [0x8B31, 0x8E88, 0x8E87, 0x8DD9, 0x8B30];
 pub const TRANSFORM_FEEDBACK_PAUSED: u32 = 0x8E23;
 pub const MINOR_VERSION: u32 = 0x821C;
+pub const ISOLINES: u32 = 0x8E7A;
+pub const TESS_GEN_POINT_MODE: u32 = 0x8E79;
+pub const TESS_GEN_MODE: u32 = 0x8E76;
+pub const GEOMETRY_OUTPUT_TYPE: u32 = 0x8918;
+pub const TESS_EVALUATION_SHADER: u32 = 0x8E87;
+pub const GEOMETRY_SHADER: u32 = 0x8DD9;
 
 pub const GLX_WIDTH: i32 = 0x801D;
 pub const GLX_HEIGHT: i32 = 0x801E;

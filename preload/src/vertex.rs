@@ -1,9 +1,13 @@
 //! The vertex debug step (`CMD_VERTEX_STEP`): the stopped draw replayed with
-//! an instrumented vertex shader, one captured record per vertex.
+//! an instrumented vertex, tessellation evaluation or geometry shader, one
+//! captured record per vertex the stage outputs.
 //!
-//! The draw runs again as `GL_POINTS` (same arguments otherwise, so the same
-//! vertices in the same order, instances one after another) with rasterizer
-//! discard, into a transform feedback buffer bound to a transform feedback
+//! Vertex: the draw runs again as `GL_POINTS` (same arguments otherwise, so
+//! the same vertices in the same order, instances one after another).
+//! Tess-eval and geometry: the draw runs again as it is, through every
+//! stage but the fragment shader, and the capture takes the primitive type
+//! the last stage outputs. Either way with rasterizer discard, into a
+//! transform feedback buffer bound to a transform feedback
 //! object of our own: the app's transform feedback object, its buffer
 //! bindings and its running capture are untouched (a running one is paused
 //! around the replay). The buffer is pre-filled with all-ones words; the
@@ -46,12 +50,14 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         bulk.write(reply_off, &reply);
         status
     };
+    let req: VertexStepRequest = bulk.read(shm::BULK_REQUEST);
+    let as_points = replays_as_points(&req);
     // Replayed as points: the call must take its primitive mode first.
     let has_mode = FUNCTIONS[id as usize]
         .params
         .first()
         .is_some_and(|p| p.name == "mode");
-    if let Err((status, log)) = replayable(id, has_mode) {
+    if let Err((status, log)) = replayable(id, has_mode || !as_points) {
         return fail(status, &log, Default::default());
     }
     let feedback_objects = if is_es() {
@@ -66,7 +72,6 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
             Default::default(),
         );
     }
-    let req: VertexStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
     if let Err(log) = no_counting_queries() {
         drain_own_errors();
@@ -136,7 +141,13 @@ fn step(
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
 
-    let expected = vertex_count(id, args);
+    let as_points = replays_as_points(req);
+    // Tessellation and geometry amplify: only the vertex stage's count is known.
+    let expected = if as_points {
+        vertex_count(id, args)
+    } else {
+        None
+    };
     let capacity = expected.unwrap_or(DEFAULT_CAPACITY).clamp(1, MAX_CAPACITY);
     reply.truncated = expected.is_some_and(|n| n > capacity) as u32;
     let out_off = shm::BULK_DATA;
@@ -163,12 +174,15 @@ fn step(
 
         let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
         let t1 = Instant::now();
-        gl::begin_transform_feedback(gl::POINTS);
-        let mut points = args.to_vec();
-        points[0] = gl::POINTS as u64;
-        // SAFETY: the stopped call's own arguments with the mode replaced by
-        // GL_POINTS (its pointers are valid: the app thread is inside the call).
-        unsafe { invoke(id, &points) };
+        let mut replay = args.to_vec();
+        if as_points {
+            replay[0] = gl::POINTS as u64;
+        }
+        gl::begin_transform_feedback(capture_mode(prog, req));
+        // SAFETY: the stopped call's own arguments, the mode replaced by
+        // GL_POINTS for the vertex stage (its pointers are valid: the app
+        // thread is inside the call).
+        unsafe { invoke(id, &replay) };
         gl::end_transform_feedback();
         writes.restore();
         let replay_error = drain_own_errors();
@@ -177,7 +191,7 @@ fn step(
             return Err((
                 shm::STATUS_GL_FAILED,
                 format!(
-                    "replaying the draw as points with the debug program raised GL error {replay_error:#x}"
+                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
                 ),
             ));
         }
@@ -226,9 +240,10 @@ fn step(
     result
 }
 
-/// Link the debug program: the instrumented vertex shader (plus, on GL ES,
-/// which needs one, the app's fragment shader), the app's attribute
-/// locations and block bindings, the two debug varyings captured.
+/// Link the debug program: the instrumented shader with the stages it needs
+/// (vertex: alone; tess-eval, geometry: every stage of the app's program
+/// but the fragment shader; GL ES needs the fragment shader too), the app's
+/// attribute locations and block bindings, the two debug varyings captured.
 fn build_program(
     bulk: &Bulk,
     app: u32,
@@ -236,12 +251,7 @@ fn build_program(
     value_name: &str,
     coverage_name: &str,
 ) -> Result<u32, Failure> {
-    let es = is_es();
-    let sources: Vec<shm::ShaderRef> = req.shaders[..(req.shader_count as usize).min(6)]
-        .iter()
-        .copied()
-        .filter(|s| s.gl_type == gl::VERTEX_SHADER || (es && s.gl_type == gl::FRAGMENT_SHADER))
-        .collect();
+    let sources = linked_stages(req);
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &sources)?;
     bind_app_attributes(app, prog);
@@ -255,6 +265,63 @@ fn build_program(
     cleanup(prog, &shaders, false);
     bind_app_blocks(app, prog);
     Ok(prog)
+}
+
+/// The shaders of the debug program. Vertex: the instrumented vertex
+/// shader. Tess-eval: the stages up to it (a geometry shader would be
+/// captured instead). Geometry: every stage. On GL ES, which needs one, the
+/// app's fragment shader too; on desktop GL rasterizer discard needs none.
+fn linked_stages(req: &VertexStepRequest) -> Vec<shm::ShaderRef> {
+    let es = is_es();
+    let stage = match req.stage {
+        0 => gl::VERTEX_SHADER,
+        s => s,
+    };
+    req.shaders[..(req.shader_count as usize).min(6)]
+        .iter()
+        .copied()
+        .filter(|s| match s.gl_type {
+            gl::FRAGMENT_SHADER => es,
+            gl::VERTEX_SHADER => true,
+            gl::GEOMETRY_SHADER => stage == gl::GEOMETRY_SHADER,
+            _ => stage != gl::VERTEX_SHADER,
+        })
+        .collect()
+}
+
+/// Whether the request debugs the vertex stage (replayed as points).
+fn replays_as_points(req: &VertexStepRequest) -> bool {
+    matches!(req.stage, 0 | gl::VERTEX_SHADER)
+}
+
+/// The primitive type transform feedback must capture in: points for the
+/// vertex stage replayed as points, else what the program's last stage
+/// before rasterization outputs (geometry: its output type; tessellation:
+/// points, lines for isolines, else triangles).
+fn capture_mode(prog: u32, req: &VertexStepRequest) -> u32 {
+    const LINES: u32 = 0x0001;
+    const TRIANGLES: u32 = 0x0004;
+    if replays_as_points(req) {
+        return gl::POINTS;
+    }
+    let stages: Vec<u32> = linked_stages(req).iter().map(|s| s.gl_type).collect();
+    if stages.contains(&gl::GEOMETRY_SHADER) {
+        return match gl::get_program_i(prog, gl::GEOMETRY_OUTPUT_TYPE) as u32 {
+            gl::POINTS => gl::POINTS,
+            0x0003 => LINES, // GL_LINE_STRIP
+            _ => TRIANGLES,
+        };
+    }
+    if stages.contains(&gl::TESS_EVALUATION_SHADER) {
+        if gl::get_program_i(prog, gl::TESS_GEN_POINT_MODE) != 0 {
+            return gl::POINTS;
+        }
+        return match gl::get_program_i(prog, gl::TESS_GEN_MODE) as u32 {
+            gl::ISOLINES => LINES,
+            _ => TRIANGLES,
+        };
+    }
+    gl::POINTS
 }
 
 /// How many vertices the draw feeds to the vertex stage, read from its

@@ -340,7 +340,9 @@ pub struct FragmentStepReply {
     pub readback_ns: u64,
 }
 
-/// Request of `CMD_VERTEX_STEP` (daemon → preload, at `BULK_REQUEST`).
+/// Request of `CMD_VERTEX_STEP` (daemon → preload, at `BULK_REQUEST`):
+/// the vertex stage, or (ABI 4) the tessellation evaluation or geometry
+/// stage, captured per vertex it outputs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VertexStepRequest {
@@ -348,11 +350,15 @@ pub struct VertexStepRequest {
     pub cache_key: u64,
     /// Number of valid entries in `shaders`.
     pub shader_count: u32,
-    pub _pad0: u32,
-    /// The instrumented vertex shader first, then the app program's other
-    /// stages unchanged; the preload links the vertex shader alone (desktop
-    /// GL) or with the fragment shader (GL ES needs one), so that transform
-    /// feedback captures the vertex stage.
+    /// GL shader type of the instrumented stage (`GL_VERTEX_SHADER`,
+    /// `GL_TESS_EVALUATION_SHADER`, `GL_GEOMETRY_SHADER`; 0 = vertex).
+    pub stage: u32,
+    /// The instrumented shader first, then the app program's other stages
+    /// unchanged. Vertex: the preload links the vertex shader alone (desktop
+    /// GL) or with the fragment shader (GL ES needs one), and replays the
+    /// draw as `GL_POINTS`. Tess-eval, geometry: every stage but the
+    /// fragment shader (kept on GL ES), the draw replayed as it is, captured
+    /// in the primitive type the last stage outputs.
     pub shaders: [ShaderRef; 6],
     /// The `vec4` debug value varying.
     pub value_varying: BulkRef,
@@ -371,7 +377,9 @@ pub struct VertexStepRequest {
 pub struct VertexStepReply {
     /// The app program the draw used.
     pub program: u32,
-    /// Vertices captured (the draw's vertices, instances one after another).
+    /// Vertices captured (vertex: the draw's vertices, instances one after
+    /// another; tess-eval, geometry: the vertices of the primitives the
+    /// stage output, in order).
     pub vertices: u32,
     /// RGBA32F per vertex, `vertices*16` bytes.
     pub values: BulkRef,

@@ -88,6 +88,11 @@ pub fn egl_compute() -> PathBuf {
     app(env!("GLDBG_APP_EGL_COMPUTE"), "egl_compute")
 }
 
+/// The tessellation + geometry test app (built by build.rs; see [`stages`]).
+pub fn egl_stages() -> PathBuf {
+    app(env!("GLDBG_APP_EGL_STAGES"), "egl_stages")
+}
+
 /// The GLX test app (built by build.rs); needs a display (see [`Xvfb`]).
 pub fn glx_shade() -> PathBuf {
     app(env!("GLDBG_APP_GLX_SHADE"), "glx_shade")
@@ -575,6 +580,16 @@ pub mod compute {
     pub fn takes_if(i: u32, k: u32) -> bool {
         (i % 7) as f32 > k as f32
     }
+}
+
+/// `tests/apps/egl_stages.c`: lines of its tess-eval and geometry shaders.
+pub mod stages {
+    /// TES `w += c[k] * float(k + 1);` (in the loop)
+    pub const TES_W_ADD: u32 = 8;
+    /// TES `te_value = w;`
+    pub const TES_VALUE: u32 = 10;
+    /// GS `g_value = s;` (in the loop, before EmitVertex)
+    pub const GS_VALUE: u32 = 9;
 }
 
 pub mod lines {

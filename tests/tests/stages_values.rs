@@ -1,0 +1,124 @@
+//! `debug tess-eval` and `debug geometry` end to end on
+//! `tests/apps/egl_stages.c` (one patch through tessellation and a
+//! geometry shader). Values at every output vertex are checked against the
+//! shaders' formulas, evaluated on the CPU from other values printed at the
+//! same vertex (the tessellator's vertex order is the driver's):
+//! * tess-eval: `w` after the loop is c.x + 2 c.y + 3 c.z of `gl_TessCoord`,
+//!   and inside the loop, iteration k, the partial sum;
+//! * geometry: the N-th emitted vertex belongs to primitive N / 3, and `s`
+//!   is `te_value[0] * 2 + gl_PrimitiveIDIn` at iteration 0.
+//! The app's frame checksum after the session equals a native run's.
+
+use gldbg_tests::stages::{GS_VALUE, TES_VALUE, TES_W_ADD};
+use gldbg_tests::*;
+use serde_json::Value;
+
+const TOL: f64 = 1e-4;
+
+fn checksum_line(stdout: &str) -> String {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("egl_stages: "))
+        .unwrap_or_else(|| panic!("no egl_stages line in:\n{stdout}"));
+    line.split(", ").take(2).collect::<Vec<_>>().join(", ")
+}
+
+/// The number of output vertices: the reached count of a summary `print`.
+fn output_vertices(out: &Output, cmd: &str) -> u64 {
+    let s = &out.ok(cmd)["summary"];
+    let n = s["count"].as_u64().unwrap_or_else(|| panic!("{s}"));
+    assert_eq!(s["total"], n, "every output vertex reaches the step: {s}");
+    assert!(n >= 6 && n % 3 == 0, "whole triangles: {s}");
+    n
+}
+
+#[test]
+fn tess_eval_and_geometry_values_follow_their_formulas() {
+    require_workspace();
+    let want = checksum_line(&run_native(&egl_stages(), &[], &[]).stdout);
+    // The vertex count is known only from the driver: ask for a generous
+    // range and check the ones that exist.
+    const MAX: u64 = 64;
+    let dir = TempDir::new("stages");
+    let mut script =
+        format!("break draw\ncontinue\ndebug tess-eval\nbreak {TES_W_ADD}\ncontinue\n");
+    for n in 0..MAX {
+        script += &format!(
+            "print w @ vertex {n}\nprint gl_TessCoord @ vertex {n}\nprint k @ vertex {n}\n"
+        );
+    }
+    script += &format!("delete\nbreak {TES_VALUE}\ncontinue\nprint w\n");
+    for n in 0..MAX {
+        script += &format!("print w @ vertex {n}\nprint gl_TessCoord @ vertex {n}\n");
+    }
+    script += &format!("end\ndebug geometry\nbreak {GS_VALUE}\ncontinue\nprint s\n");
+    for n in 0..MAX {
+        script += &format!(
+            "print s @ vertex {n}\nprint te_value[0] @ vertex {n}\nprint gl_PrimitiveIDIn @ vertex {n}\n"
+        );
+    }
+    script += "end\ndelete\ncontinue\n";
+    let out = Session::new(egl_stages(), &script).run(&dir);
+
+    // tess-eval, in the loop: iteration 0, w is still 0 everywhere.
+    let at_loop = out.ok_n("continue", 1);
+    assert_eq!(at_loop["stage"], "tess-eval", "{at_loop}");
+    assert_eq!(at_loop["line"], TES_W_ADD, "{at_loop}");
+    assert_eq!(at_loop["iterations"], serde_json::json!([0]), "{at_loop}");
+    // tess-eval at `te_value = w;`.
+    let tes_vertices = output_vertices(&out, "print w");
+    let value = |cmd: &str, n: usize| -> Vec<f64> { values(out.ok_n(cmd, n)) };
+    for v in 0..MAX {
+        let (w_cmd, c_cmd) = (
+            format!("print w @ vertex {v}"),
+            format!("print gl_TessCoord @ vertex {v}"),
+        );
+        if v >= tes_vertices {
+            let err = out.failed(&w_cmd);
+            assert!(err.contains("not among"), "{err}");
+            continue;
+        }
+        assert_close(value(&w_cmd, 0)[0], 0.0, TOL, "w before the loop body");
+        assert_eq!(scalar(out.ok(&format!("print k @ vertex {v}"))), 0.0);
+        let c = value(&c_cmd, 1);
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_close(
+            value(&w_cmd, 1)[0],
+            c[0] + 2.0 * c[1] + 3.0 * c[2],
+            TOL,
+            &w_cmd,
+        );
+    }
+
+    // geometry at `g_value = s;`, iteration 0.
+    let at_gs = out.ok_n("continue", 3);
+    assert_eq!(at_gs["stage"], "geometry", "{at_gs}");
+    assert_eq!(at_gs["iterations"], serde_json::json!([0]), "{at_gs}");
+    let gs_vertices = output_vertices(&out, "print s");
+    assert_eq!(
+        gs_vertices, tes_vertices,
+        "the GS emits each triangle again"
+    );
+    for v in 0..gs_vertices {
+        let s = scalar(out.ok(&format!("print s @ vertex {v}")));
+        let te = scalar(out.ok(&format!("print te_value[0] @ vertex {v}")));
+        let prim: &Value = out.ok(&format!("print gl_PrimitiveIDIn @ vertex {v}"));
+        assert_eq!(prim["type"], "int", "{prim}");
+        assert_eq!(
+            scalar(prim),
+            (v / 3) as f64,
+            "vertex {v} is emitted by primitive {}",
+            v / 3
+        );
+        assert_close(
+            s,
+            te * 2.0 + (v / 3) as f64,
+            TOL,
+            &format!("s at vertex {v}"),
+        );
+    }
+
+    let end = out.ok_n("continue", 4);
+    assert_eq!(end["state"], "exited", "{end}");
+    assert_eq!(checksum_line(&out.stdout), want, "{}", out.transcript());
+}
