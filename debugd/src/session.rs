@@ -1428,12 +1428,6 @@ impl Session {
                 "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
             ))
         })?;
-        if stage == Stage::TessControl {
-            return Err(Error::Unimplemented(
-                "debugging the tess-control stage is not implemented yet; every other stage is"
-                    .into(),
-            ));
-        }
         let mut dbg = self.debug_lock();
         let (stop, shm, _) = self.stopped()?;
         let at = function_name(stop.function);
@@ -1783,11 +1777,7 @@ impl ProbeRunner for StepRunner<'_> {
         match self.stage {
             Stage::Fragment => self.fragment(inst, path),
             Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path),
-            Stage::Compute => self.compute(inst, path),
-            other => Err(Error::Unimplemented(format!(
-                "debugging the {} stage is not implemented yet",
-                other.name()
-            ))),
+            Stage::Compute | Stage::TessControl => self.compute(inst, path),
         }
     }
 }
@@ -1915,13 +1905,18 @@ impl StepRunner<'_> {
         let mut req = ComputeStepRequest {
             cache_key: inst.cache_key,
             value_binding: *binding,
+            stage: self.stage.gl_enum(),
             ..Default::default()
         };
         let start = (std::mem::size_of::<ComputeStepRequest>() + 63) & !63;
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
-            if let Some(u) = &inst.local_size_uniform {
+            if let Some(u) = inst
+                .local_size_uniform
+                .as_ref()
+                .or(inst.output_vertices_uniform.as_ref())
+            {
                 req.local_size_uniform = w.push(u.as_bytes());
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
@@ -2006,7 +2001,7 @@ fn outside(stage: Stage, (x, y, z): (u32, u32, u32), (w, rows, layers): (u32, u3
     match stage {
         Stage::Fragment => format!("pixel ({x},{y}) is outside the {w}x{rows} framebuffer"),
         Stage::Vertex => format!("vertex {x} is not in the draw ({w} vertices)"),
-        Stage::TessEval | Stage::Geometry => format!(
+        Stage::TessEval | Stage::Geometry | Stage::TessControl => format!(
             "vertex {x} is not among the {w} vertices the {} stage output",
             stage.name()
         ),
@@ -2036,9 +2031,10 @@ fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(
     match (stage, at.and_then(|a| a.kind)) {
         (_, None) => Ok(None),
         (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y, 0))),
-        (Stage::Vertex | Stage::TessEval | Stage::Geometry, Some(Kind::Vertex(n))) => {
-            Ok(Some((n, 0, 0)))
-        }
+        (
+            Stage::Vertex | Stage::TessControl | Stage::TessEval | Stage::Geometry,
+            Some(Kind::Vertex(n)),
+        ) => Ok(Some((n, 0, 0))),
         (Stage::Compute, Some(Kind::Invocation(g))) => Ok(Some((g.x, g.y, g.z))),
         (Stage::Fragment, Some(_)) => Err(Error::InvalidArgument(
             "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
@@ -2051,15 +2047,16 @@ fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(
              primitives it outputs, in order) or over all of them",
             stage.name()
         ))),
+        (Stage::TessControl, Some(_)) => Err(Error::InvalidArgument(
+            "a tess-control shader is printed at an output vertex (@ vertex N: patch N / size, \
+             gl_InvocationID N % size) or over all of them"
+                .into(),
+        )),
         (Stage::Compute, Some(_)) => Err(Error::InvalidArgument(
             "a compute shader is printed at an invocation (@ invocation X,Y,Z, its \
              gl_GlobalInvocationID) or over all invocations"
                 .into(),
         )),
-        (other, Some(_)) => Err(Error::Unimplemented(format!(
-            "printing at an invocation of the {} stage",
-            other.name()
-        ))),
     }
 }
 

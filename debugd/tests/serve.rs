@@ -111,13 +111,13 @@ async fn unix_socket_token_health_and_preconditions() {
     }
     assert_eq!(
         c.debug_shader(pb::DebugShaderRequest {
-            stage: "tess-control".into(),
+            stage: "pixel".into(),
             ..Default::default()
         })
         .await
         .unwrap_err()
         .code(),
-        Code::Unimplemented
+        Code::InvalidArgument
     );
     let e = c
         .add_breakpoint(pb::BreakpointSpec {

@@ -1,6 +1,9 @@
 //! The compute debug step (`CMD_COMPUTE_STEP`): the stopped dispatch run
 //! again with an instrumented compute shader whose debug values go to two
-//! storage buffers of our own, one record per invocation.
+//! storage buffers of our own, one record per invocation. The tess-control
+//! step is the same with a draw: the draw replayed through every stage but
+//! the fragment shader with rasterizer discard, one record per output
+//! vertex of each patch.
 //!
 //! A replayed dispatch writes the app's buffers and images a second time;
 //! [`ShaderWrites`] copies them aside before the replay and back after it.
@@ -10,8 +13,9 @@
 //! back as they were.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, align8, bind_app_blocks, cleanup, compile_attach,
-    drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms, set_path,
+    Bulk, Failure, ProgramCache, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup,
+    compile_attach, drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms,
+    no_counting_queries, replayable, set_path,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
@@ -35,8 +39,14 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
         bulk.write(reply_off, &reply);
         status
     };
-    if CLASS[id as usize] & class::DISPATCH == 0 {
-        let name = FUNCTIONS[id as usize].name;
+    let req: ComputeStepRequest = bulk.read(shm::BULK_REQUEST);
+    let tess = req.stage == gl::TESS_CONTROL_SHADER;
+    let name = FUNCTIONS[id as usize].name;
+    if tess {
+        if let Err((status, log)) = replayable(id, true) {
+            return fail(status, &log, Default::default());
+        }
+    } else if CLASS[id as usize] & class::DISPATCH == 0 {
         return fail(
             shm::STATUS_NOT_A_DRAW,
             &format!("{name} is not a compute dispatch"),
@@ -50,9 +60,13 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
             Default::default(),
         );
     }
-    let req: ComputeStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
+    if tess && let Err(log) = no_counting_queries() {
+        drain_own_errors();
+        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+    }
     let saved = Saved::capture(0);
+    saved.suspend();
     let bindings = Bindings::capture(req.value_binding);
     let mut reply = ComputeStepReply {
         program: saved.program,
@@ -98,7 +112,12 @@ fn step(
             ),
         ));
     }
-    let (groups, local_size) = dispatch_size(id, args, app)?;
+    let tess = req.stage == gl::TESS_CONTROL_SHADER;
+    let (groups, local_size) = if tess {
+        patch_size(id, args, app)?
+    } else {
+        dispatch_size(id, args, app)?
+    };
     reply.groups = groups;
     reply.local_size = local_size;
     let invocations = groups
@@ -119,9 +138,9 @@ fn step(
 
     let t0 = Instant::now();
     let context = crate::hooks::current_context();
-    let still_ours = |p: u32| {
-        gl::is_program(p) && gl::attached_shaders(p).len() == req.shader_count.min(6) as usize
-    };
+    // Its shaders are detached after linking: a live, linked program of
+    // that name is still the one we built (our names are never the app's).
+    let still_ours = |p: u32| gl::is_program(p) && gl::get_program_i(p, gl::LINK_STATUS) != 0;
     let prog = match CACHE.get(context, app, req.cache_key, still_ours) {
         Some(p) => {
             reply.cached = 1;
@@ -140,7 +159,9 @@ fn step(
     let size_uniform = bulk.str(req.local_size_uniform);
     if !size_uniform.is_empty() {
         let loc = gl::uniform_location(prog, &size_uniform);
-        if loc >= 0 {
+        if loc >= 0 && tess {
+            gl::uniform_1ui(loc, local_size[0]);
+        } else if loc >= 0 {
             gl::uniform_3ui(loc, local_size);
         }
     }
@@ -177,8 +198,12 @@ fn step(
         }
 
         let t1 = Instant::now();
-        // SAFETY: the stopped call's own arguments (an indirect dispatch
-        // reads the app's indirect buffer, still bound as it was).
+        if tess {
+            // Only the tess-control values matter; `saved` restores it.
+            gl::set_enabled(gl::RASTERIZER_DISCARD, true);
+        }
+        // SAFETY: the stopped call's own arguments (an indirect dispatch or
+        // draw reads the app's indirect buffer, still bound as it was).
         unsafe { invoke(id, args) };
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
         let replay_error = drain_own_errors();
@@ -232,15 +257,26 @@ fn step(
 }
 
 /// Link the debug program: the instrumented compute shader (plus any other
-/// compute shader the app program links), the app's block bindings.
+/// compute shader the app program links), or the instrumented tess-control
+/// shader with every other stage but the fragment shader (kept on GL ES,
+/// which needs one); the app's attribute locations and block bindings.
 fn build_program(bulk: &Bulk, app: u32, req: &ComputeStepRequest) -> Result<u32, Failure> {
+    let tess = req.stage == gl::TESS_CONTROL_SHADER;
+    let es = is_es();
     let sources: Vec<shm::ShaderRef> = req.shaders[..(req.shader_count as usize).min(6)]
         .iter()
         .copied()
-        .filter(|s| s.gl_type == gl::COMPUTE_SHADER)
+        .filter(|s| match s.gl_type {
+            gl::COMPUTE_SHADER => !tess,
+            gl::FRAGMENT_SHADER => tess && es,
+            _ => tess,
+        })
         .collect();
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &sources)?;
+    if tess {
+        bind_app_attributes(app, prog);
+    }
     gl::link_program(prog);
     if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
         let log = gl::program_info_log(prog);
@@ -278,6 +314,22 @@ fn dispatch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3])
         gl::get_program_i3(app, gl::COMPUTE_WORK_GROUP_SIZE).map(|d| d.max(0) as u32)
     };
     Ok((groups, local))
+}
+
+/// Patches of the stopped draw and the output patch size (as work groups
+/// of one dimension: invocation `patch * size + gl_InvocationID`).
+fn patch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3]), Failure> {
+    let per_patch = gl::get_i(gl::PATCH_VERTICES).max(1) as usize;
+    let Some(vertices) = crate::vertex::vertex_count(id, args) else {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            "the draw's vertex count is not in its arguments (indirect draws are not \
+             supported for tess-control debugging)"
+                .into(),
+        ));
+    };
+    let out = gl::get_program_i(app, gl::TESS_CONTROL_OUTPUT_VERTICES).max(0) as u32;
+    Ok(([(vertices / per_patch) as u32, 1, 1], [out, 1, 1]))
 }
 
 /// The buffer bindings a compute step moves: the two indexed storage

@@ -104,6 +104,9 @@ pub const BUFFER_BINDING: u32 = 0x9302;
 pub const DRAW_STAGES: [u32; 5] = [0x8B31, 0x8E88, 0x8E87, 0x8DD9, 0x8B30];
 pub const TRANSFORM_FEEDBACK_PAUSED: u32 = 0x8E23;
 pub const MINOR_VERSION: u32 = 0x821C;
+pub const TESS_CONTROL_OUTPUT_VERTICES: u32 = 0x8E75;
+pub const PATCH_VERTICES: u32 = 0x8E72;
+pub const TESS_CONTROL_SHADER: u32 = 0x8E88;
 pub const ISOLINES: u32 = 0x8E7A;
 pub const TESS_GEN_POINT_MODE: u32 = 0x8E79;
 pub const TESS_GEN_MODE: u32 = 0x8E76;
@@ -1044,4 +1047,8 @@ pub fn current_query(target: u32) -> u32 {
     // SAFETY: see the module comment.
     unsafe { real::glGetQueryiv(target, 0x8865, p(&mut v)) };
     v[0] as u32
+}
+pub fn uniform_1ui(loc: i32, v: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glUniform1ui(loc, v) }
 }

@@ -327,7 +327,7 @@ fn capture_mode(prog: u32, req: &VertexStepRequest) -> u32 {
 /// How many vertices the draw feeds to the vertex stage, read from its
 /// arguments (`count` × `instancecount`, or the sum of a multi-draw's
 /// counts); `None` when they do not say (indirect draws).
-fn vertex_count(id: u32, args: &[u64]) -> Option<usize> {
+pub(crate) fn vertex_count(id: u32, args: &[u64]) -> Option<usize> {
     let params = FUNCTIONS[id as usize].params;
     let arg = |name: &str| {
         params

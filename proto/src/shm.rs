@@ -123,12 +123,13 @@ pub const CMD_QUERY_STATE: u32 = 6;
 /// feedback buffer of the preload's own transform feedback object: one
 /// record per vertex of the draw, in the draw's vertex order.
 pub const CMD_VERTEX_STEP: u32 = 7;
-/// Run a compute debug step (ABI 4): request [`ComputeStepRequest`] at
-/// `BULK_REQUEST`, reply [`ComputeStepReply`] at `BULK_REPLY`. The stopped
-/// dispatch runs again with the instrumented compute shader, its debug
-/// values going to two storage buffers of the preload's own; every buffer
-/// the app's shader can write (storage and atomic counter bindings) and
-/// every bound image is snapshotted before and restored after.
+/// Run a compute or tess-control debug step (ABI 4): request
+/// [`ComputeStepRequest`] at `BULK_REQUEST`, reply [`ComputeStepReply`] at
+/// `BULK_REPLY`. The stopped dispatch (or draw, with rasterizer discard)
+/// runs again with the instrumented shader, its debug values going to two
+/// storage buffers of the preload's own; every buffer the app's shader can
+/// write (storage and atomic counter bindings) and every bound image is
+/// snapshotted before and restored after.
 pub const CMD_COMPUTE_STEP: u32 = 8;
 
 // Command status (written by the preload).
@@ -402,16 +403,20 @@ pub struct VertexStepReply {
 pub struct ComputeStepRequest {
     /// Cache key of the debug program (as [`FragmentStepRequest::cache_key`]).
     pub cache_key: u64,
-    /// The instrumented compute shader, then the app program's other
-    /// compute shaders (a program may link several) unchanged.
+    /// The instrumented shader, then the app program's other shaders
+    /// unchanged (compute: a program may link several compute shaders).
     pub shader_count: u32,
     /// Binding of the `vec4` value storage block; the `float` coverage
     /// block is at `value_binding + 1`.
     pub value_binding: u32,
     pub shaders: [ShaderRef; 6],
-    /// `uniform uvec3` to set to the program's work group size (empty: the
-    /// shader declares its own `local_size`).
+    /// Compute: a `uniform uvec3` to set to the program's work group size;
+    /// tess-control: a `uniform uint` to set to its output patch size
+    /// (empty: the shader declares its own).
     pub local_size_uniform: BulkRef,
+    /// `GL_COMPUTE_SHADER` (0 too) or `GL_TESS_CONTROL_SHADER`.
+    pub stage: u32,
+    pub _pad0: u32,
     /// As in [`FragmentStepRequest`].
     pub path_uniform: BulkRef,
     pub path_len: u32,
@@ -426,9 +431,11 @@ pub struct ComputeStepReply {
     /// The app program the dispatch used.
     pub program: u32,
     /// Invocations in the dispatch (values and coverage per invocation,
-    /// by linear global index x + y*W + z*W*H, W and H in invocations).
+    /// by linear global index x + y*W + z*W*H, W and H in invocations);
+    /// tess-control: patches × output vertices, by patch then vertex.
     pub invocations: u32,
-    /// Work groups of the dispatch and invocations per work group.
+    /// Work groups of the dispatch and invocations per work group
+    /// (tess-control: [patches, 1, 1] and [output vertices, 1, 1]).
     pub groups: [u32; 3],
     pub local_size: [u32; 3],
     /// RGBA32F per invocation, `invocations*16` bytes.

@@ -1,8 +1,11 @@
-//! `debug tess-eval` and `debug geometry` end to end on
+//! `debug tess-control`, `debug tess-eval` and `debug geometry` end to end on
 //! `tests/apps/egl_stages.c` (one patch through tessellation and a
 //! geometry shader). Values at every output vertex are checked against the
 //! shaders' formulas, evaluated on the CPU from other values printed at the
 //! same vertex (the tessellator's vertex order is the driver's):
+//! * tess-control: one patch of 3 output vertices: `gl_InvocationID` is
+//!   the vertex, `gl_in[gl_InvocationID].gl_Position` the vertex shader's
+//!   position of that vertex, `u_level` the app's uniform;
 //! * tess-eval: `w` after the loop is c.x + 2 c.y + 3 c.z of `gl_TessCoord`,
 //!   and inside the loop, iteration k, the partial sum;
 //! * geometry: the N-th emitted vertex belongs to primitive N / 3, and `s`
@@ -121,4 +124,57 @@ fn tess_eval_and_geometry_values_follow_their_formulas() {
     let end = out.ok_n("continue", 4);
     assert_eq!(end["state"], "exited", "{end}");
     assert_eq!(checksum_line(&out.stdout), want, "{}", out.transcript());
+}
+
+/// egl_stages' vertex shader: the position of vertex `i` of the patch.
+fn vertex_position(i: u32) -> [f64; 4] {
+    [
+        ((i % 2) as f32 * 1.8 - 0.9) as f64,
+        ((i / 2) as f32 * 1.8 - 0.9) as f64,
+        0.0,
+        1.0,
+    ]
+}
+
+#[test]
+fn tess_control_values_per_output_vertex() {
+    require_workspace();
+    let dir = TempDir::new("stages-tcs");
+    let mut script = String::from("break draw\ncontinue\ndebug tess-control\n");
+    for n in 0..3 {
+        script += &format!(
+            "print gl_InvocationID @ vertex {n}\nprint gl_PrimitiveID @ vertex {n}\n\
+             print gl_in[gl_InvocationID].gl_Position @ vertex {n}\n"
+        );
+    }
+    script += "print u_level\nprint u_level @ vertex 3\nstep\nend\nkill\n";
+    let out = Session::new(egl_stages(), &script).run(&dir);
+    let first = out.ok("debug tess-control");
+    assert_eq!(first["stage"], "tess-control", "{first}");
+    assert_eq!(first["line"], 5, "{first}");
+    assert_eq!(
+        first["reached"], 3,
+        "one patch, three output vertices: {first}"
+    );
+    for n in 0..3u32 {
+        let id = out.ok(&format!("print gl_InvocationID @ vertex {n}"));
+        assert_eq!(id["type"], "int", "{id}");
+        assert_eq!(scalar(id), n as f64, "{id}");
+        assert_eq!(
+            scalar(out.ok(&format!("print gl_PrimitiveID @ vertex {n}"))),
+            0.0
+        );
+        let pos = values(out.ok(&format!(
+            "print gl_in[gl_InvocationID].gl_Position @ vertex {n}"
+        )));
+        for (got, want) in pos.iter().zip(vertex_position(n)) {
+            assert_close(*got, want, 1e-6, &format!("position of vertex {n}"));
+        }
+    }
+    let level = &out.ok("print u_level")["summary"];
+    assert_eq!(level["count"], 3, "{level}");
+    assert_eq!(level["min"][0], 3.0, "{level}");
+    let err = out.failed("print u_level @ vertex 3");
+    assert!(err.contains("not among the 3 vertices"), "{err}");
+    assert_eq!(out.ok("step")["line"], 6);
 }
