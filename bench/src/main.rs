@@ -16,15 +16,22 @@
 //! * (c) glmark2 (`glmark2-x11`, on an Xvfb of its own): the score under
 //!   `gldbg run` (script `continue`) over the native score, in pairs whose
 //!   order alternates; the ratio of the medians and the median pair ratio.
+//! * (d) Shader step latency: `apps/step_latency.c` draws a full-screen quad
+//!   at 1920x1080 and a grid of 1M vertices; a `gldbg run --json` session
+//!   prints a variable inside a loop of each draw's fragment / vertex shader
+//!   twice: cold (iteration 0: a debug program the preload has not built)
+//!   and warm (iteration 1: the same program, another loop path). Each
+//!   result's `timing` splits the probe into instrument (daemon), build
+//!   (compile + link), replay and readback (preload).
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
-//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c]`. Figures to report
+//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d]`. Figures to report
 //! come from a release build (`cargo build --release --workspace`): the
 //! daemon's share of a stepped call is several times larger unoptimised.
 //! `gldbg` is looked for beside this executable (both in
 //! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
-//! The C app is compiled with `cc` at start (or taken from
-//! `$GLDBG_BENCH_APP`). Every run has
+//! The C apps are compiled with `cc` at start (or taken from
+//! `$GLDBG_BENCH_APP` and `$GLDBG_BENCH_STEP_APP`). Every run has
 //! `MESA_SHADER_CACHE_DISABLE=true`.
 
 use std::io::{BufRead, BufReader};
@@ -56,7 +63,7 @@ impl Options {
             glmark2_seconds: 2.0,
             glmark2: None,
             glmark2_args: Vec::new(),
-            only: "abc".into(),
+            only: "abcd".into(),
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -73,7 +80,7 @@ impl Options {
                     println!(
                         "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
                          [--glmark2-seconds S] [--glmark2 PATH] [--glmark2-arg A]... \
-                         [--only a,b,c]"
+                         [--only a,b,c,d]"
                     );
                     std::process::exit(0);
                 }
@@ -117,6 +124,9 @@ fn run() -> Result<()> {
     }
     if opts.only.contains('c') {
         glmark2(&opts, &gldbg, &work)?;
+    }
+    if opts.only.contains('d') {
+        step_latency(&opts, &gldbg, &work)?;
     }
     Ok(())
 }
@@ -169,40 +179,44 @@ impl Drop for WorkDir {
     }
 }
 
-/// The C source: `apps/uniform_loop.c` under the current directory's
-/// `bench/` (a copied tree), else where this package was built from.
-fn uniform_loop_source() -> Result<PathBuf> {
+/// The C source `apps/NAME.c` under the current directory's `bench/` (a
+/// copied tree), else where this package was built from.
+fn app_source(name: &str) -> Result<PathBuf> {
     let candidates = [
-        PathBuf::from("bench/apps/uniform_loop.c"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("apps/uniform_loop.c"),
+        PathBuf::from(format!("bench/apps/{name}.c")),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("apps/{name}.c")),
     ];
     candidates
         .into_iter()
         .find(|p| p.exists())
-        .ok_or_else(|| "apps/uniform_loop.c not found".to_string())
+        .ok_or_else(|| format!("apps/{name}.c not found"))
 }
 
-/// `$GLDBG_BENCH_APP` (a prebuilt uniform_loop, for machines without a C
-/// toolchain), else uniform_loop.c compiled into `work`.
-fn build_uniform_loop(work: &WorkDir) -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("GLDBG_BENCH_APP") {
+/// `$env` (a prebuilt app, for machines without a C toolchain), else
+/// `apps/NAME.c` compiled into `work` and linked with `libs`.
+fn build_app(work: &WorkDir, name: &str, env: &str, libs: &[&str]) -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
         return Ok(PathBuf::from(p));
     }
-    let exe = work.join("uniform_loop");
+    let exe = work.join(name);
     let out = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(["-O2", "-Wall", "-o"])
         .arg(&exe)
-        .arg(uniform_loop_source()?)
-        .arg("-lEGL")
+        .arg(app_source(name)?)
+        .args(libs)
         .output()
         .map_err(|e| format!("cannot run cc: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "building uniform_loop failed (libegl-dev, libgl-dev?):\n{}",
+            "building {name} failed (libegl-dev, libgl-dev, libopengl-dev?):\n{}",
             String::from_utf8_lossy(&out.stderr)
         ));
     }
     Ok(exe)
+}
+
+fn build_uniform_loop(work: &WorkDir) -> Result<PathBuf> {
+    build_app(work, "uniform_loop", "GLDBG_BENCH_APP", &["-lEGL"])
 }
 
 /// A command with the environment every measured run gets.
@@ -563,6 +577,147 @@ fn glmark2(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
         "    ratio gldbg/native: of medians {:.3}; median of pair ratios {:.3} (goal: at least 0.98)",
         median(&under) / median(&native),
         median(&ratios)
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// (d) Shader step latency
+
+/// The session of one (d) run: a cold and a warm `print` in a loop of the
+/// fragment shader (draw 1, the 1080p quad) and of the vertex shader
+/// (draw 2, the 1M-vertex grid). Line 8 of both shaders is in their loop.
+const STEP_SCRIPT: &str = "break draw\ncontinue\ndebug fragment\nbreak 8\ncontinue\nprint acc\n\
+    continue\nprint acc\nend\ncontinue\ndebug vertex\nbreak 8\ncontinue\nprint wobble\n\
+    continue\nprint wobble\nend\nkill\n";
+
+/// One probe's cost, from a result line's `"timing"` (nanoseconds).
+#[derive(Clone, Copy, Default)]
+struct ProbeCost {
+    instrument: f64,
+    build: f64,
+    replay: f64,
+    readback: f64,
+    total: f64,
+    cached: bool,
+}
+
+/// The number after `"key":` in a JSON line (no JSON parser: this crate
+/// has no dependencies).
+fn json_number(line: &str, key: &str) -> Option<f64> {
+    let pat = format!("\"{key}\":");
+    let i = line.find(&pat)? + pat.len();
+    let rest = &line[i..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// The first probe of a `print` result line: a summary print also probes
+/// the step's coverage, already cached from the stop, so its timing is the
+/// value probe's alone.
+fn probe_cost(line: &str) -> Result<ProbeCost> {
+    let n =
+        |k: &str| json_number(line, k).ok_or_else(|| format!("no {k} in the timing of: {line}"));
+    if n("probes")? != 1.0 {
+        return Err(format!("expected one probe: {line}"));
+    }
+    Ok(ProbeCost {
+        instrument: n("instrument_ns")?,
+        build: n("build_ns")?,
+        replay: n("replay_ns")?,
+        readback: n("readback_ns")?,
+        total: n("total_ns")?,
+        cached: n("cached_programs")? > 0.0,
+    })
+}
+
+fn step_latency(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
+    let app = build_app(
+        work,
+        "step_latency",
+        "GLDBG_BENCH_STEP_APP",
+        &["-lEGL", "-lOpenGL"],
+    )?;
+    let script = work.script("steps.gldbg", STEP_SCRIPT)?;
+    // [fragment cold, fragment warm, vertex cold, vertex warm] per run.
+    let mut runs: Vec<[ProbeCost; 4]> = Vec::new();
+    for _ in 0..opts.runs.div_ceil(2) {
+        let mut c = command(gldbg);
+        c.args(["run", "--batch", "--json", "-x"])
+            .arg(&script)
+            .arg("--")
+            .arg(&app);
+        let out = output(c, "gldbg run (step latency)")?;
+        let prints: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("\"cmd\":\"print "))
+            .collect();
+        if prints.len() != 4 || prints.iter().any(|l| !l.contains("\"ok\":true")) {
+            return Err(format!("the step latency session failed:\n{out}"));
+        }
+        let mut costs = [ProbeCost::default(); 4];
+        for (c, line) in costs.iter_mut().zip(&prints) {
+            *c = probe_cost(line)?;
+        }
+        if costs[0].cached || costs[2].cached || !costs[1].cached || !costs[3].cached {
+            return Err(format!(
+                "cold probes must build their program and warm ones reuse it:\n{}",
+                prints.join("\n")
+            ));
+        }
+        runs.push(costs);
+    }
+    let ms = |i: usize, f: fn(&ProbeCost) -> f64| {
+        median(&runs.iter().map(|r| f(&r[i]) / 1e6).collect::<Vec<_>>())
+    };
+    println!();
+    println!(
+        "(d) shader step latency (median of {} runs, ms): a probe = instrument + build + replay + readback + other",
+        runs.len()
+    );
+    println!(
+        "    (other: the request, the preload's state save/restore and debug framebuffer, the daemon's copy and decoding)"
+    );
+    println!(
+        "    {:<34} {:>10} {:>8} {:>8} {:>9} {:>8} {:>8}",
+        "probe", "instrument", "build", "replay", "readback", "other", "total"
+    );
+    let names = [
+        "fragment 1920x1080, cold",
+        "fragment 1920x1080, warm",
+        "vertex 1M vertices, cold",
+        "vertex 1M vertices, warm",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        println!(
+            "    {:<34} {:>10.2} {:>8.2} {:>8.2} {:>9.2} {:>8.2} {:>8.2}",
+            name,
+            ms(i, |c| c.instrument),
+            ms(i, |c| c.build),
+            ms(i, |c| c.replay),
+            ms(i, |c| c.readback),
+            ms(i, |c| c.total
+                - c.instrument
+                - c.build
+                - c.replay
+                - c.readback),
+            ms(i, |c| c.total)
+        );
+    }
+    for (i, stage) in [(0, "fragment"), (2, "vertex")] {
+        let cold_budget = ms(i, |c| c.build) + 2.0 * ms(i, |c| c.replay) + 5.0;
+        println!(
+            "    {stage}: warm {:.2} ms (goal on a GPU: under 5 ms); cold {:.2} ms vs build + 2 x replay + 5 ms = {:.2} ms",
+            ms(i + 1, |c| c.total),
+            ms(i, |c| c.total),
+            cold_budget
+        );
+    }
+    println!(
+        "    1080p RGBA32F + coverage readback: {:.2} ms (goal on a GPU: under 10 ms)",
+        ms(1, |c| c.readback)
     );
     Ok(())
 }

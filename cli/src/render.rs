@@ -336,6 +336,20 @@ fn shader_stop_json(o: &mut Obj, stop: &pb::ShaderStop) {
         o.insert("focus".into(), at_json(at));
         o.insert("focus_reached".into(), json!(stop.focus_reached));
     }
+    timing_json(o, stop.timing.as_ref());
+}
+
+/// What a command's probes cost (`"timing"`, nanoseconds), when it ran any.
+fn timing_json(o: &mut Obj, timing: Option<&pb::ProbeTiming>) {
+    if let Some(t) = timing {
+        o.insert(
+            "timing".into(),
+            json!({"probes": t.probes, "cached_programs": t.cached_programs,
+                   "instrument_ns": t.instrument_ns, "build_ns": t.build_ns,
+                   "replay_ns": t.replay_ns, "readback_ns": t.readback_ns,
+                   "total_ns": t.total_ns}),
+        );
+    }
 }
 
 /// `info flow`: per side of a branch, or per loop iteration.
@@ -748,6 +762,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
             }
         }
     }
+    timing_json(o, reply.timing.as_ref());
 }
 
 fn help_text() -> String {
@@ -1134,6 +1149,7 @@ mod tests {
             breakpoint_line: 0,
             focus: None,
             focus_reached: false,
+            timing: None,
         }
     }
 
@@ -1396,6 +1412,7 @@ mod tests {
             reached: true,
             at: Some(crate::exec::invocation(At::Pixel { x: 10, y: 5 })),
             summary: None,
+            timing: None,
         };
         let out = Outcome::Print {
             reply: one.clone(),
@@ -1417,6 +1434,7 @@ mod tests {
             reached: true,
             at: None,
             summary: None,
+            timing: None,
         };
         let out = Outcome::Print {
             reply: vec,

@@ -1481,7 +1481,7 @@ impl Session {
         let mut d = ShaderDebug::start(model, stop.serial, &mut runner)?;
         d.others = others;
         d.depth_stencil = depth_stencil;
-        let s = d.stop();
+        let s = d.stop_with_timing();
         *dbg = Some(d);
         self.control().shader_stop = Some(s.clone());
         Ok(s)
@@ -1515,6 +1515,8 @@ impl Session {
             others: &others,
             depth_stencil: d.depth_stencil,
         };
+        // Each command reports the cost of its own probes.
+        let _ = d.take_timing();
         let r = f(d, &mut runner);
         let s = d.stop();
         self.control().shader_stop = Some(s);
@@ -1528,14 +1530,14 @@ impl Session {
                     break;
                 }
             }
-            Ok(d.stop())
+            Ok(d.stop_with_timing())
         })
     }
 
     pub fn shader_continue(&self) -> Result<pb::ShaderStop> {
         self.with_debug(|d, r| {
             d.continue_to_breakpoint(r)?;
-            Ok(d.stop())
+            Ok(d.stop_with_timing())
         })
     }
 
@@ -1596,6 +1598,7 @@ impl Session {
                         reached: v.is_some(),
                         at,
                         summary: None,
+                        timing: d.take_timing(),
                     })
                 }
                 None => {
@@ -1616,6 +1619,7 @@ impl Session {
                             inf: st.inf,
                             total,
                         }),
+                        timing: d.take_timing(),
                     })
                 }
             }
@@ -1673,7 +1677,7 @@ impl Session {
                 return Err(Error::InvalidArgument(outside(stage, cell, res.extent())));
             }
             d.focus = Some((cell, at));
-            Ok(d.stop())
+            Ok(d.stop_with_timing())
         })
     }
 
@@ -1891,6 +1895,12 @@ impl StepRunner<'_> {
             layers: 1,
             values,
             coverage,
+            timing: timing(
+                reply.cached,
+                reply.build_ns,
+                reply.replay_ns,
+                reply.readback_ns,
+            ),
         })
     }
 
@@ -1949,6 +1959,12 @@ impl StepRunner<'_> {
             layers,
             values,
             coverage,
+            timing: timing(
+                reply.cached,
+                reply.build_ns,
+                reply.replay_ns,
+                reply.readback_ns,
+            ),
         })
     }
 
@@ -1992,7 +2008,24 @@ impl StepRunner<'_> {
             layers: 1,
             values,
             coverage,
+            timing: timing(
+                reply.cached,
+                reply.build_ns,
+                reply.replay_ns,
+                reply.readback_ns,
+            ),
         })
+    }
+}
+
+/// A preload step reply's timing, as one probe's.
+fn timing(cached: u32, build_ns: u64, replay_ns: u64, readback_ns: u64) -> pb::ProbeTiming {
+    pb::ProbeTiming {
+        cached_programs: cached.min(1),
+        build_ns,
+        replay_ns,
+        readback_ns,
+        ..Default::default()
     }
 }
 

@@ -37,6 +37,8 @@ pub struct ProbeResult {
     pub values: Vec<f32>,
     /// Coverage/type code per pixel (0: not reached).
     pub coverage: Vec<f32>,
+    /// What the preload reported for it (build, replay, readback, cached).
+    pub timing: pb::ProbeTiming,
 }
 
 /// An invocation as `print` and `focus` name it: a fragment's pixel
@@ -131,6 +133,8 @@ pub struct ShaderDebug {
     pub depth_stencil: u32,
     /// The invocation steps follow (`focus`), as named by the user.
     pub focus: Option<(Cell, pb::Invocation)>,
+    /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
+    timing: pb::ProbeTiming,
     cache: HashMap<(Position, Option<String>), Arc<ProbeResult>>,
 }
 
@@ -185,6 +189,7 @@ impl ShaderDebug {
             others: Vec::new(),
             depth_stencil: 0,
             focus: None,
+            timing: pb::ProbeTiming::default(),
             cache: HashMap::new(),
         };
         d.reached = d.probe(&pos, None, runner)?.reached();
@@ -202,6 +207,7 @@ impl ShaderDebug {
         if let Some(r) = self.cache.get(&key) {
             return Ok(r.clone());
         }
+        let t0 = std::time::Instant::now();
         let inst = self
             .model
             .instrument(&Probe {
@@ -211,9 +217,31 @@ impl ShaderDebug {
                 semantics: Semantics::ReportDiscarded,
             })
             .map_err(instrument_error)?;
+        let instrumented = t0.elapsed();
         let r = Arc::new(runner.run(&inst, &pos.iterations)?);
+        let t = &mut self.timing;
+        t.probes += 1;
+        t.cached_programs += r.timing.cached_programs;
+        t.instrument_ns += instrumented.as_nanos() as u64;
+        t.build_ns += r.timing.build_ns;
+        t.replay_ns += r.timing.replay_ns;
+        t.readback_ns += r.timing.readback_ns;
+        t.total_ns += t0.elapsed().as_nanos() as u64;
         self.cache.insert(key, r.clone());
         Ok(r)
+    }
+
+    /// The current stop with the cost of the probes that led to it.
+    pub fn stop_with_timing(&mut self) -> pb::ShaderStop {
+        let mut s = self.stop();
+        s.timing = self.take_timing();
+        s
+    }
+
+    /// The cost of the probes run since the last call (for a command's reply).
+    pub fn take_timing(&mut self) -> Option<pb::ProbeTiming> {
+        let t = std::mem::take(&mut self.timing);
+        (t.probes > 0).then_some(t)
     }
 
     /// Move one step: the first successor candidate some invocation reaches
@@ -307,6 +335,7 @@ impl ShaderDebug {
                     .get(&(self.pos.clone(), None))
                     .is_some_and(|r| r.reached_at(*cell))
             }),
+            timing: None,
         }
     }
 
