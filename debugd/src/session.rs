@@ -1777,11 +1777,11 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
 }
 
 impl ProbeRunner for StepRunner<'_> {
-    fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+    fn run(&mut self, inst: &Instrumented, path: &[u32], values: bool) -> Result<ProbeResult> {
         match self.stage {
-            Stage::Fragment => self.fragment(inst, path),
-            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path),
-            Stage::Compute | Stage::TessControl => self.compute(inst, path),
+            Stage::Fragment => self.fragment(inst, path, values),
+            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path, values),
+            Stage::Compute | Stage::TessControl => self.compute(inst, path, values),
         }
     }
 }
@@ -1845,7 +1845,7 @@ impl StepRunner<'_> {
         }
     }
 
-    fn vertex(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+    fn vertex(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
         let varying = |slot: &OutputSlot| match slot {
             OutputSlot::Varying(name) => Ok(name.clone()),
@@ -1880,9 +1880,9 @@ impl StepRunner<'_> {
             )));
         }
         let n = reply.vertices as usize;
-        let values = self.shm.read_f32s(reply.values);
-        let coverage = self.shm.read_f32s(reply.coverage);
-        if values.len() < n * 4 || coverage.len() < n {
+        let (values, components, coverage) =
+            read_probe(self.shm, reply.values, reply.coverage, want);
+        if values.len() < n * components || coverage.len() < n {
             return Err(Error::Internal(format!(
                 "the vertex replay returned {} values and {} coverage words for {n} vertices",
                 values.len(),
@@ -1894,6 +1894,7 @@ impl StepRunner<'_> {
             height: 1,
             layers: 1,
             values,
+            components,
             coverage,
             timing: timing(
                 reply.cached,
@@ -1904,7 +1905,7 @@ impl StepRunner<'_> {
         })
     }
 
-    fn compute(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+    fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
         let OutputSlot::Buffer { binding, .. } = &inst.value else {
             return Err(Error::Internal(format!(
@@ -1941,10 +1942,10 @@ impl StepRunner<'_> {
         let extent = |i: usize| reply.groups[i].saturating_mul(reply.local_size[i]);
         let (w, rows, layers) = (extent(0), extent(1), extent(2));
         let n = reply.invocations as usize;
-        let values = self.shm.read_f32s(reply.values);
-        let coverage = self.shm.read_f32s(reply.coverage);
+        let (values, components, coverage) =
+            read_probe(self.shm, reply.values, reply.coverage, want);
         if n != (w as usize) * (rows as usize) * (layers as usize)
-            || values.len() < n * 4
+            || values.len() < n * components
             || coverage.len() < n
         {
             return Err(Error::Internal(format!(
@@ -1958,6 +1959,7 @@ impl StepRunner<'_> {
             height: rows * layers,
             layers,
             values,
+            components,
             coverage,
             timing: timing(
                 reply.cached,
@@ -1968,7 +1970,7 @@ impl StepRunner<'_> {
         })
     }
 
-    fn fragment(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult> {
+    fn fragment(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
         let mut req = FragmentStepRequest {
             cache_key: inst.cache_key,
@@ -1992,10 +1994,10 @@ impl StepRunner<'_> {
         let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
         self.check_step("CMD_FRAGMENT_STEP", st, inst, reply.log)?;
         let (w, h) = (reply.width, reply.height);
-        let values = self.shm.read_f32s(reply.values);
-        let coverage = self.shm.read_f32s(reply.coverage);
+        let (values, components, coverage) =
+            read_probe(self.shm, reply.values, reply.coverage, want);
         let n = (w as usize) * (h as usize);
-        if values.len() < n * 4 || coverage.len() < n {
+        if values.len() < n * components || coverage.len() < n {
             return Err(Error::Internal(format!(
                 "the debug replay returned {} values and {} coverage texels for {w}x{h}",
                 values.len(),
@@ -2007,6 +2009,7 @@ impl StepRunner<'_> {
             height: h,
             layers: 1,
             values,
+            components,
             coverage,
             timing: timing(
                 reply.cached,
@@ -2016,6 +2019,30 @@ impl StepRunner<'_> {
             ),
         })
     }
+}
+
+/// A probe's coverage, then (`want`) the value's components of each
+/// invocation, as many as the type of the first invocation that reached the
+/// step has (none reached: no values).
+fn read_probe(
+    shm: &SharedMemory,
+    values: BulkRef,
+    coverage: BulkRef,
+    want: bool,
+) -> (Vec<f32>, usize, Vec<f32>) {
+    let coverage = shm.read_f32s(coverage);
+    let components = match want {
+        true => coverage
+            .iter()
+            .find_map(|c| glsl_instrument::decode_type(*c))
+            .map_or(0, |t| (t.components as usize).clamp(1, 4)),
+        false => 0,
+    };
+    (
+        shm.read_texel_components(values, components),
+        components,
+        coverage,
+    )
 }
 
 /// A preload step reply's timing, as one probe's.

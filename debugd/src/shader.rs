@@ -33,8 +33,10 @@ pub struct ProbeResult {
     /// Layers stacked in `height` (compute: the z extent of the dispatch,
     /// each layer `height / layers` rows of y); 1 otherwise.
     pub layers: u32,
-    /// RGBA32F per pixel, rows bottom-up.
+    /// The value's first `components` floats per pixel (of the RGBA32F the
+    /// shader wrote), rows bottom-up; empty for a coverage-only probe.
     pub values: Vec<f32>,
+    pub components: usize,
     /// Coverage/type code per pixel (0: not reached).
     pub coverage: Vec<f32>,
     /// What the preload reported for it (build, replay, readback, cached).
@@ -88,8 +90,13 @@ impl ProbeResult {
                         ty_name = ty.to_string();
                         comps = ty.components.clamp(1, 4) as usize;
                     }
-                    let t =
-                        [0, 1, 2, 3].map(|c| self.values.get(i * 4 + c).copied().unwrap_or(0.0));
+                    let k = self.components;
+                    let t = [0, 1, 2, 3].map(|c| {
+                        (c < k)
+                            .then(|| self.values.get(i * k + c).copied())
+                            .flatten()
+                            .unwrap_or(0.0)
+                    });
                     let dec = ty.decode(t);
                     let mut v = [0f64; 4];
                     for (d, s) in v.iter_mut().zip(dec.iter()) {
@@ -114,7 +121,8 @@ impl ProbeResult {
 
 /// Runs a generated debug shader at the draw and reads back the result.
 pub trait ProbeRunner {
-    fn run(&mut self, inst: &Instrumented, path: &[u32]) -> Result<ProbeResult>;
+    /// `values`: read the debug values back too (else coverage only).
+    fn run(&mut self, inst: &Instrumented, path: &[u32], values: bool) -> Result<ProbeResult>;
 }
 
 /// The state of debugging one shader at one draw stop.
@@ -218,7 +226,7 @@ impl ShaderDebug {
             })
             .map_err(instrument_error)?;
         let instrumented = t0.elapsed();
-        let r = Arc::new(runner.run(&inst, &pos.iterations)?);
+        let r = Arc::new(runner.run(&inst, &pos.iterations, expr.is_some())?);
         let t = &mut self.timing;
         t.probes += 1;
         t.cached_programs += r.timing.cached_programs;

@@ -1052,3 +1052,15 @@ pub fn uniform_1ui(loc: i32, v: u32) {
     // SAFETY: see the module comment.
     unsafe { real::glUniform1ui(loc, v) }
 }
+
+/// Whether the context lists `name` among its extensions (GL 3.0+ / ES 3.0+:
+/// `glGetStringi`).
+pub fn has_extension(name: &str) -> bool {
+    let n = get_i(0x821D).clamp(0, 4096) as u32; // GL_NUM_EXTENSIONS
+    (0..n).any(|i| {
+        // SAFETY: see the module comment; GL returns a static NUL-terminated string or null.
+        let p = unsafe { real::glGetStringi(0x1F03, i) }; // GL_EXTENSIONS
+        // SAFETY: non-null strings from GL are NUL-terminated.
+        !p.is_null() && unsafe { core::ffi::CStr::from_ptr(p.cast()) }.to_bytes() == name.as_bytes()
+    })
+}

@@ -60,15 +60,18 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     if let Err((status, log)) = replayable(id, has_mode || !as_points) {
         return fail(status, &log, Default::default());
     }
+    // GL 3.3 contexts have them through ARB_transform_feedback2 (NVIDIA
+    // gives a 3.3 context exactly what it asks for; Mesa gives 4.5).
     let feedback_objects = if is_es() {
         gl::get_i(gl::MAJOR_VERSION) >= 3
     } else {
-        gl_at_least(4, 0)
+        gl_at_least(4, 0) || gl::has_extension("GL_ARB_transform_feedback2")
     };
     if !feedback_objects {
         return fail(
             shm::STATUS_GL_FAILED,
-            "vertex debugging needs transform feedback objects (GL 4.0 or GL ES 3.0)",
+            "vertex debugging needs transform feedback objects (GL 4.0, \
+             GL_ARB_transform_feedback2 or GL ES 3.0)",
             Default::default(),
         );
     }

@@ -77,3 +77,23 @@ fn vertex_values_equal_the_apps_vertex_data() {
     assert_eq!(last["state"], "exited", "{last}");
     assert_eq!(read_frame(&native), read_frame(&frame), "frames differ");
 }
+
+/// A GL 3.3 context (what NVIDIA's driver gives an app that asks for 3.3;
+/// Mesa's version override makes it so here) has transform feedback
+/// objects only through GL_ARB_transform_feedback2: `debug vertex` works.
+#[test]
+fn vertex_debugging_in_a_gl_3_3_context() {
+    require_workspace();
+    let dir = TempDir::new("vertex-gl33");
+    let quad = quad();
+    let out = Session::new(
+        egl_shade(),
+        "break draw\ncontinue\ninfo state GL_MAJOR_VERSION\ndebug vertex\nprint a_pos @ vertex 2\nend\nkill\n",
+    )
+    .env("MESA_GL_VERSION_OVERRIDE", "3.3")
+    .run(&dir);
+    let state = out.ok("info state GL_MAJOR_VERSION");
+    assert_eq!(state["state"]["GL_MAJOR_VERSION"][0], 3.0, "{state}");
+    out.ok("debug vertex");
+    assert_eq!(values(out.ok("print a_pos @ vertex 2")), quad[2].to_vec());
+}
