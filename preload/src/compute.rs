@@ -13,9 +13,9 @@
 //! back as they were.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, cleanup,
     compile_attach, drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms,
-    no_counting_queries, replayable, set_path,
+    no_counting_queries, replayable, set_path, write_reply,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
@@ -32,38 +32,36 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
     let Some(bulk) = Bulk::get() else {
         return shm::STATUS_GL_FAILED;
     };
-    let reply_off = shm::BULK_REPLY;
-    let log_off = align8(reply_off + size_of::<ComputeStepReply>());
-    let fail = |status: u32, log: &str, mut reply: ComputeStepReply| {
-        reply.log = bulk.put(log_off, log.as_bytes());
-        bulk.write(reply_off, &reply);
-        status
+    let fail = |status: u32, log: &str| {
+        write_reply(
+            &bulk,
+            ComputeStepReply::default(),
+            Err((status, log.to_string())),
+        )
     };
     let req: ComputeStepRequest = bulk.read(shm::BULK_REQUEST);
     let tess = req.stage == gl::TESS_CONTROL_SHADER;
     let name = FUNCTIONS[id as usize].name;
     if tess {
         if let Err((status, log)) = replayable(id, true) {
-            return fail(status, &log, Default::default());
+            return fail(status, &log);
         }
     } else if CLASS[id as usize] & class::DISPATCH == 0 {
         return fail(
             shm::STATUS_NOT_A_DRAW,
             &format!("{name} is not a compute dispatch"),
-            Default::default(),
         );
     }
     if !has_context() {
         return fail(
             shm::STATUS_NO_CONTEXT,
             "no GL context is current on the stopped thread",
-            Default::default(),
         );
     }
     hold_app_errors();
     if tess && let Err(log) = no_counting_queries() {
         drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+        return fail(shm::STATUS_GL_FAILED, &log);
     }
     let saved = Saved::capture(0);
     saved.suspend();
@@ -76,14 +74,7 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
     bindings.restore();
     saved.restore();
     drain_own_errors();
-    match result {
-        Ok(()) => {
-            reply.log = BulkRef::default();
-            bulk.write(reply_off, &reply);
-            shm::STATUS_OK
-        }
-        Err((status, log)) => fail(status, &log, reply),
-    }
+    write_reply(&bulk, reply, result)
 }
 
 fn step(

@@ -517,6 +517,49 @@ impl ProgramCache {
     }
 }
 
+/// The reply of a debug step command, written at `BULK_REPLY` with the
+/// driver's log or the error text after it.
+pub(crate) trait StepReply: Copy + Default {
+    fn log_mut(&mut self) -> &mut BulkRef;
+}
+
+macro_rules! step_reply {
+    ($($t:ty),*) => {$(
+        impl StepReply for $t {
+            fn log_mut(&mut self) -> &mut BulkRef {
+                &mut self.log
+            }
+        }
+    )*};
+}
+step_reply!(
+    shm::FragmentStepReply,
+    shm::VertexStepReply,
+    shm::ComputeStepReply
+);
+
+/// Write a step's reply (with the failure's log, if it failed); returns the
+/// command's status.
+pub(crate) fn write_reply<R: StepReply>(
+    bulk: &Bulk,
+    mut reply: R,
+    outcome: Result<(), Failure>,
+) -> u32 {
+    let log_off = align8(shm::BULK_REPLY + size_of::<R>());
+    let status = match outcome {
+        Ok(()) => {
+            *reply.log_mut() = BulkRef::default();
+            shm::STATUS_OK
+        }
+        Err((status, log)) => {
+            *reply.log_mut() = bulk.put(log_off, log.as_bytes());
+            status
+        }
+    };
+    bulk.write(shm::BULK_REPLY, &reply);
+    status
+}
+
 /// A failed step: status and a log for the reply.
 pub(crate) type Failure = (u32, String);
 
@@ -565,22 +608,22 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     let Some(bulk) = Bulk::get() else {
         return shm::STATUS_GL_FAILED;
     };
-    let reply_off = shm::BULK_REPLY;
-    let log_off = align8(reply_off + size_of::<FragmentStepReply>());
-    let fail = |status: u32, log: &str, mut reply: FragmentStepReply| {
-        reply.log = bulk.put(log_off, log.as_bytes());
-        bulk.write(reply_off, &reply);
-        status
+    let fail = |status: u32, log: &str| {
+        write_reply(
+            &bulk,
+            FragmentStepReply::default(),
+            Err((status, log.to_string())),
+        )
     };
     let name = FUNCTIONS[id as usize].name;
     if let Err((status, log)) = replayable(id, name != "glEnd") {
-        return fail(status, &log, Default::default());
+        return fail(status, &log);
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
     if let Err(log) = no_counting_queries() {
         drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+        return fail(shm::STATUS_GL_FAILED, &log);
     }
     let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
     let saved = Saved::capture(max_db);
@@ -593,14 +636,7 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     let result = step(&bulk, id, args, &req, &saved, max_db, &mut reply);
     saved.restore();
     drain_own_errors();
-    match result {
-        Ok(()) => {
-            reply.log = BulkRef::default();
-            bulk.write(reply_off, &reply);
-            shm::STATUS_OK
-        }
-        Err((status, log)) => fail(status, &log, reply),
-    }
+    write_reply(&bulk, reply, result)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -16,9 +16,9 @@
 //! with the app's own queries.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, align8, bind_app_attributes, bind_app_blocks, cleanup,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, cleanup,
     compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
-    no_counting_queries, replayable, set_path,
+    no_counting_queries, replayable, set_path, write_reply,
 };
 use crate::generated::invoke;
 use crate::gl;
@@ -43,12 +43,12 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     let Some(bulk) = Bulk::get() else {
         return shm::STATUS_GL_FAILED;
     };
-    let reply_off = shm::BULK_REPLY;
-    let log_off = align8(reply_off + size_of::<VertexStepReply>());
-    let fail = |status: u32, log: &str, mut reply: VertexStepReply| {
-        reply.log = bulk.put(log_off, log.as_bytes());
-        bulk.write(reply_off, &reply);
-        status
+    let fail = |status: u32, log: &str| {
+        write_reply(
+            &bulk,
+            VertexStepReply::default(),
+            Err((status, log.to_string())),
+        )
     };
     let req: VertexStepRequest = bulk.read(shm::BULK_REQUEST);
     let as_points = replays_as_points(&req);
@@ -58,7 +58,7 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         .first()
         .is_some_and(|p| p.name == "mode");
     if let Err((status, log)) = replayable(id, has_mode || !as_points) {
-        return fail(status, &log, Default::default());
+        return fail(status, &log);
     }
     // GL 3.3 contexts have them through ARB_transform_feedback2 (NVIDIA
     // gives a 3.3 context exactly what it asks for; Mesa gives 4.5).
@@ -72,13 +72,12 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
             shm::STATUS_GL_FAILED,
             "vertex debugging needs transform feedback objects (GL 4.0, \
              GL_ARB_transform_feedback2 or GL ES 3.0)",
-            Default::default(),
         );
     }
     hold_app_errors();
     if let Err(log) = no_counting_queries() {
         drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log, Default::default());
+        return fail(shm::STATUS_GL_FAILED, &log);
     }
     let saved = Saved::capture(1);
     let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
@@ -93,14 +92,7 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, app_feedback_buffer);
     saved.restore();
     drain_own_errors();
-    match result {
-        Ok(()) => {
-            reply.log = BulkRef::default();
-            bulk.write(reply_off, &reply);
-            shm::STATUS_OK
-        }
-        Err((status, log)) => fail(status, &log, reply),
-    }
+    write_reply(&bulk, reply, result)
 }
 
 fn step(
