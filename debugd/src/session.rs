@@ -1879,30 +1879,14 @@ impl StepRunner<'_> {
                 reply.vertices
             )));
         }
-        let n = reply.vertices as usize;
-        let (values, components, coverage) =
-            read_probe(self.shm, reply.values, reply.coverage, want);
-        if values.len() < n * components || coverage.len() < n {
-            return Err(Error::Internal(format!(
-                "the vertex replay returned {} values and {} coverage words for {n} vertices",
-                values.len(),
-                coverage.len()
-            )));
-        }
-        Ok(ProbeResult {
-            width: n as u32,
-            height: 1,
-            layers: 1,
-            values,
-            components,
-            coverage,
-            timing: timing(
-                reply.cached,
-                reply.build_ns,
-                reply.replay_ns,
-                reply.readback_ns,
-            ),
-        })
+        let t = timing(
+            reply.cached,
+            reply.build_ns,
+            reply.replay_ns,
+            reply.readback_ns,
+        );
+        let extent = (reply.vertices, 1, 1);
+        read_probe(self.shm, (reply.values, reply.coverage), extent, want, t)
     }
 
     fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
@@ -1941,33 +1925,25 @@ impl StepRunner<'_> {
         // Invocations by global index: rows of the x extent, y rows per z layer.
         let extent = |i: usize| reply.groups[i].saturating_mul(reply.local_size[i]);
         let (w, rows, layers) = (extent(0), extent(1), extent(2));
-        let n = reply.invocations as usize;
-        let (values, components, coverage) =
-            read_probe(self.shm, reply.values, reply.coverage, want);
-        if n != (w as usize) * (rows as usize) * (layers as usize)
-            || values.len() < n * components
-            || coverage.len() < n
-        {
+        if reply.invocations as u64 != w as u64 * rows as u64 * layers as u64 {
             return Err(Error::Internal(format!(
-                "the compute replay returned {} values and {} coverage words for {n} invocations ({w}x{rows}x{layers})",
-                values.len(),
-                coverage.len()
+                "the compute replay counted {} invocations for {w}x{rows}x{layers}",
+                reply.invocations
             )));
         }
-        Ok(ProbeResult {
-            width: w,
-            height: rows * layers,
-            layers,
-            values,
-            components,
-            coverage,
-            timing: timing(
-                reply.cached,
-                reply.build_ns,
-                reply.replay_ns,
-                reply.readback_ns,
-            ),
-        })
+        let t = timing(
+            reply.cached,
+            reply.build_ns,
+            reply.replay_ns,
+            reply.readback_ns,
+        );
+        read_probe(
+            self.shm,
+            (reply.values, reply.coverage),
+            (w, rows, layers),
+            want,
+            t,
+        )
     }
 
     fn fragment(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
@@ -1993,43 +1969,28 @@ impl StepRunner<'_> {
             .command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
         let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
         self.check_step("CMD_FRAGMENT_STEP", st, inst, reply.log)?;
-        let (w, h) = (reply.width, reply.height);
-        let (values, components, coverage) =
-            read_probe(self.shm, reply.values, reply.coverage, want);
-        let n = (w as usize) * (h as usize);
-        if values.len() < n * components || coverage.len() < n {
-            return Err(Error::Internal(format!(
-                "the debug replay returned {} values and {} coverage texels for {w}x{h}",
-                values.len(),
-                coverage.len()
-            )));
-        }
-        Ok(ProbeResult {
-            width: w,
-            height: h,
-            layers: 1,
-            values,
-            components,
-            coverage,
-            timing: timing(
-                reply.cached,
-                reply.build_ns,
-                reply.replay_ns,
-                reply.readback_ns,
-            ),
-        })
+        let t = timing(
+            reply.cached,
+            reply.build_ns,
+            reply.replay_ns,
+            reply.readback_ns,
+        );
+        let extent = (reply.width, reply.height, 1);
+        read_probe(self.shm, (reply.values, reply.coverage), extent, want, t)
     }
 }
 
-/// A probe's coverage, then (`want`) the value's components of each
-/// invocation, as many as the type of the first invocation that reached the
-/// step has (none reached: no values).
+/// A probe's result for `width` x `rows` x `layers` invocations, read out
+/// of the shared memory: the coverage, then (`want`) the value's components
+/// of each invocation, as many as the type of the first invocation that
+/// reached the step has (none reached: no values).
 fn read_probe(
     shm: &SharedMemory,
-    values: BulkRef,
-    coverage: BulkRef,
+    (values, coverage): (BulkRef, BulkRef),
+    (width, rows, layers): (u32, u32, u32),
     want: bool,
-) -> (Vec<f32>, usize, Vec<f32>) {
+    timing: pb::ProbeTiming,
+) -> Result<ProbeResult> {
     let coverage = shm.read_f32s(coverage);
     let components = match want {
         true => coverage
@@ -2038,11 +1999,24 @@ fn read_probe(
             .map_or(0, |t| (t.components as usize).clamp(1, 4)),
         false => 0,
     };
-    (
-        shm.read_texel_components(values, components),
+    let values = shm.read_texel_components(values, components);
+    let n = width as usize * rows as usize * layers as usize;
+    if values.len() < n * components || coverage.len() < n {
+        return Err(Error::Internal(format!(
+            "the debug replay returned {} values and {} coverage words for {width}x{rows}x{layers} invocations",
+            values.len(),
+            coverage.len()
+        )));
+    }
+    Ok(ProbeResult {
+        width,
+        height: rows * layers,
+        layers,
+        values,
         components,
         coverage,
-    )
+        timing,
+    })
 }
 
 /// A preload step reply's timing, as one probe's.
