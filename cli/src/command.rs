@@ -40,8 +40,8 @@ pub enum Command {
     Pause,
     /// `info program`
     InfoProgram,
-    /// `debug STAGE`
-    Debug(Stage),
+    /// `debug STAGE [OPTION...]` (options: fragment only)
+    Debug(Stage, FragmentOptions),
     /// `list [LINE]`; `None`: around the current step.
     List(Option<u32>),
     /// `print EXPR [@ ...]` / `p`
@@ -103,6 +103,56 @@ pub enum At {
         y: u32,
         z: u32,
     },
+}
+
+/// `debug fragment` options: `depth=`, `stencil=` (copy, clear, off) and
+/// `alpha-test=` (on, off). Blending never applies to the debug outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FragmentOptions {
+    pub depth: BufferMode,
+    pub stencil: BufferMode,
+    pub alpha_test_off: bool,
+}
+
+/// What a fragment step's depth or stencil buffer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BufferMode {
+    /// A copy of the app's buffer; the test runs as the app set it.
+    #[default]
+    Copy,
+    /// Cleared (depth 1.0, stencil 0); the test runs as the app set it.
+    Clear,
+    /// The test is off: every fragment passes it.
+    Off,
+}
+
+impl FragmentOptions {
+    /// Parse `KEY=VALUE` words after `debug fragment`.
+    fn parse(words: &[&str]) -> Result<FragmentOptions, ParseError> {
+        let mut o = FragmentOptions::default();
+        for word in words {
+            let mode = |v: &str| match v {
+                "copy" => Ok(BufferMode::Copy),
+                "clear" => Ok(BufferMode::Clear),
+                "off" => Ok(BufferMode::Off),
+                _ => err(format!("debug: `{word}`: use copy, clear or off")),
+            };
+            match word.split_once('=') {
+                Some(("depth", v)) => o.depth = mode(v)?,
+                Some(("stencil", v)) => o.stencil = mode(v)?,
+                Some(("alpha-test", "off")) => o.alpha_test_off = true,
+                Some(("alpha-test", "on")) => o.alpha_test_off = false,
+                Some(("alpha-test", _)) => return err(format!("debug: `{word}`: use on or off")),
+                _ => {
+                    return err(format!(
+                        "debug: unknown option `{word}` (depth=copy|clear|off, \
+                         stencil=copy|clear|off, alpha-test=on|off)"
+                    ));
+                }
+            }
+        }
+        Ok(o)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +271,8 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     (
         "debug vertex|tess-control|tess-eval|geometry|fragment|compute",
-        "debug that stage of the current draw",
+        "debug that stage of the current draw (fragment options: depth=copy|clear|off \
+         stencil=copy|clear|off alpha-test=on|off; default: copy, tests as the app set them)",
     ),
     ("list [LINE]", "shader source around the current step"),
     (
@@ -485,8 +536,17 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             at => Command::Focus(Some(parse_at("focus", at)?)),
         },
         "debug" => match rest.as_slice() {
-            [stage] => match parse_stage(stage) {
-                Some(stage) => Command::Debug(stage),
+            [stage, options @ ..] => match parse_stage(stage) {
+                Some(Stage::Fragment) => {
+                    Command::Debug(Stage::Fragment, FragmentOptions::parse(options)?)
+                }
+                Some(_) if !options.is_empty() => {
+                    return err(format!(
+                        "debug: `{}`: depth, stencil and alpha-test options are for `debug fragment`",
+                        options.join(" ")
+                    ));
+                }
+                Some(stage) => Command::Debug(stage, FragmentOptions::default()),
                 None => {
                     return err(format!(
                         "debug: unknown stage `{stage}` (vertex, tess-control, tess-eval, geometry, fragment, compute)"
@@ -494,7 +554,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 }
             },
             _ => {
-                return err("usage: debug vertex|tess-control|tess-eval|geometry|fragment|compute");
+                return err(
+                    "usage: debug vertex|tess-control|tess-eval|geometry|fragment|compute \
+                     (fragment: [depth=copy|clear|off] [stencil=copy|clear|off] [alpha-test=on|off])",
+                );
             }
         },
         "list" | "l" => match rest.as_slice() {
@@ -638,15 +701,30 @@ mod tests {
 
     #[test]
     fn shader_commands() {
-        assert_eq!(p("debug fragment"), Command::Debug(Stage::Fragment));
-        assert_eq!(p("debug vertex"), Command::Debug(Stage::Vertex));
-        assert_eq!(p("debug tess-control"), Command::Debug(Stage::TessControl));
-        assert_eq!(p("debug tess-eval"), Command::Debug(Stage::TessEval));
-        assert_eq!(p("debug geometry"), Command::Debug(Stage::Geometry));
-        assert_eq!(p("debug compute"), Command::Debug(Stage::Compute));
-        assert_eq!(p("debug frag"), Command::Debug(Stage::Fragment));
+        let d = |s| Command::Debug(s, FragmentOptions::default());
+        assert_eq!(p("debug fragment"), d(Stage::Fragment));
+        assert_eq!(p("debug vertex"), d(Stage::Vertex));
+        assert_eq!(p("debug tess-control"), d(Stage::TessControl));
+        assert_eq!(p("debug tess-eval"), d(Stage::TessEval));
+        assert_eq!(p("debug geometry"), d(Stage::Geometry));
+        assert_eq!(p("debug compute"), d(Stage::Compute));
+        assert_eq!(p("debug frag"), d(Stage::Fragment));
+        assert_eq!(
+            p("debug fragment depth=off stencil=clear alpha-test=off"),
+            Command::Debug(
+                Stage::Fragment,
+                FragmentOptions {
+                    depth: BufferMode::Off,
+                    stencil: BufferMode::Clear,
+                    alpha_test_off: true,
+                }
+            )
+        );
+        assert!(bad("debug fragment depth=maybe").contains("copy, clear or off"));
+        assert!(bad("debug fragment blend=off").contains("unknown option"));
+        assert!(bad("debug vertex depth=off").contains("for `debug fragment`"));
         for s in Stage::ALL {
-            assert_eq!(p(&format!("debug {}", s.name())), Command::Debug(s));
+            assert_eq!(p(&format!("debug {}", s.name())), d(s));
         }
         assert_eq!(p("list"), Command::List(None));
         assert_eq!(p("list 20"), Command::List(Some(20)));

@@ -12,7 +12,7 @@ use gldbg_proto::pb;
 use tonic::Status;
 
 use crate::client::Client;
-use crate::command::{At, BreakTarget, Command, DumpFormat};
+use crate::command::{At, BreakTarget, BufferMode, Command, DumpFormat};
 
 /// The result value of one successful command.
 #[derive(Debug, Clone, PartialEq)]
@@ -502,11 +502,19 @@ impl Session {
                     .into_inner();
                 Ok(Outcome::Program(program))
             }
-            Command::Debug(stage) => {
+            Command::Debug(stage, options) => {
                 self.need_app()?;
+                let mode = |m: BufferMode| match m {
+                    BufferMode::Copy => pb::FragmentBuffer::BufferCopy,
+                    BufferMode::Clear => pb::FragmentBuffer::BufferClear,
+                    BufferMode::Off => pb::FragmentBuffer::TestOff,
+                } as i32;
                 let request = pb::DebugShaderRequest {
                     stage: stage.name().to_string(),
                     clear_depth_stencil: false,
+                    depth: mode(options.depth),
+                    stencil: mode(options.stencil),
+                    alpha_test_off: options.alpha_test_off,
                 };
                 let stop = self
                     .client

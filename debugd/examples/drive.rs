@@ -105,7 +105,7 @@ async fn main() -> anyhow::Result<()> {
                     } else {
                         arg.into()
                     },
-                    clear_depth_stencil: false
+                    ..Default::default()
                 })
                 .await
             ),

@@ -189,8 +189,7 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::DebugShaderRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.debug_shader(r.stage.trim(), r.clear_depth_stencil))
-            .await
+        self.run(move |s| s.debug_shader(&r)).await
     }
 
     async fn shader_step(

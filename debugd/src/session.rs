@@ -37,7 +37,7 @@ use crate::format;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
-use crate::shader::{ProbeResult, ProbeRunner, ShaderDebug};
+use crate::shader::{FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
 use crate::{glstate, pointee};
 
@@ -1422,7 +1422,9 @@ impl Session {
 
     // ----- shader debugging -----
 
-    pub fn debug_shader(&self, stage: &str, clear_depth_stencil: bool) -> Result<pb::ShaderStop> {
+    pub fn debug_shader(&self, request: &pb::DebugShaderRequest) -> Result<pb::ShaderStop> {
+        let fragment_options = FragmentOptions::from_request(request)?;
+        let stage = request.stage.trim();
         let stage = Stage::from_name(stage).ok_or_else(|| {
             Error::InvalidArgument(format!(
                 "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
@@ -1465,22 +1467,17 @@ impl Session {
             .filter(|s| s.gl_type != stage.gl_enum())
             .cloned()
             .collect();
-        let depth_stencil = if clear_depth_stencil {
-            abi::DEPTH_STENCIL_CLEAR
-        } else {
-            abi::DEPTH_STENCIL_COPY
-        };
         let mut runner = StepRunner {
             session: self,
             shm: &shm,
             slot: stop.slot,
             stage,
             others: &others,
-            depth_stencil,
+            fragment_options,
         };
         let mut d = ShaderDebug::start(model, stop.serial, &mut runner)?;
         d.others = others;
-        d.depth_stencil = depth_stencil;
+        d.fragment_options = fragment_options;
         let s = d.stop_with_timing();
         *dbg = Some(d);
         self.control().shader_stop = Some(s.clone());
@@ -1513,7 +1510,7 @@ impl Session {
             slot: stop.slot,
             stage: d.model.stage(),
             others: &others,
-            depth_stencil: d.depth_stencil,
+            fragment_options: d.fragment_options,
         };
         // Each command reports the cost of its own probes.
         let _ = d.take_timing();
@@ -1735,7 +1732,7 @@ struct StepRunner<'a> {
     /// The stage being debugged (the instrumented shader's).
     stage: Stage,
     others: &'a [StageSource],
-    depth_stencil: u32,
+    fragment_options: FragmentOptions,
 }
 
 /// The loop path of a request: the uniform's name (pushed), its length and
@@ -1951,7 +1948,9 @@ impl StepRunner<'_> {
         let mut req = FragmentStepRequest {
             cache_key: inst.cache_key,
             shader_count: 0,
-            depth_stencil: self.depth_stencil,
+            depth: self.fragment_options.depth,
+            stencil: self.fragment_options.stencil,
+            alpha_test_off: self.fragment_options.alpha_test_off as u32,
             ..Default::default()
         };
         let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;

@@ -125,6 +125,42 @@ pub trait ProbeRunner {
     fn run(&mut self, inst: &Instrumented, path: &[u32], values: bool) -> Result<ProbeResult>;
 }
 
+/// How a fragment step treats the app's depth and stencil buffers and its
+/// depth, stencil and alpha tests (`shm::BUFFER_*`, `shm::TEST_OFF`).
+/// Blending never applies: the debug outputs are written unblended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FragmentOptions {
+    pub depth: u32,
+    pub stencil: u32,
+    pub alpha_test_off: bool,
+}
+
+impl FragmentOptions {
+    /// The options of a `DebugShader` request; an unknown buffer mode is an
+    /// invalid argument.
+    pub fn from_request(r: &pb::DebugShaderRequest) -> Result<FragmentOptions> {
+        let mode = |what: &str, v: i32| {
+            let m = pb::FragmentBuffer::try_from(v).map_err(|_| {
+                Error::InvalidArgument(format!("unknown {what} mode {v} (0 copy, 1 clear, 2 off)"))
+            })?;
+            Ok::<u32, Error>(match m {
+                // The older flag asks for clear where the new field says nothing.
+                pb::FragmentBuffer::BufferCopy if r.clear_depth_stencil => {
+                    gldbg_proto::shm::BUFFER_CLEAR
+                }
+                pb::FragmentBuffer::BufferCopy => gldbg_proto::shm::BUFFER_COPY,
+                pb::FragmentBuffer::BufferClear => gldbg_proto::shm::BUFFER_CLEAR,
+                pb::FragmentBuffer::TestOff => gldbg_proto::shm::TEST_OFF,
+            })
+        };
+        Ok(FragmentOptions {
+            depth: mode("depth", r.depth)?,
+            stencil: mode("stencil", r.stencil)?,
+            alpha_test_off: r.alpha_test_off,
+        })
+    }
+}
+
 /// The state of debugging one shader at one draw stop.
 pub struct ShaderDebug {
     pub model: ShaderModel,
@@ -137,8 +173,8 @@ pub struct ShaderDebug {
     pub breakpoint_hit: u32,
     /// The program's other stages, passed unchanged to every probe.
     pub others: Vec<StageSource>,
-    /// `DEPTH_STENCIL_COPY` or `DEPTH_STENCIL_CLEAR`.
-    pub depth_stencil: u32,
+    /// What fragment steps do with the depth, stencil and alpha tests.
+    pub fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
     pub focus: Option<(Cell, pb::Invocation)>,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
@@ -195,7 +231,7 @@ impl ShaderDebug {
             breakpoints: BTreeSet::new(),
             breakpoint_hit: 0,
             others: Vec::new(),
-            depth_stencil: 0,
+            fragment_options: FragmentOptions::default(),
             focus: None,
             timing: pb::ProbeTiming::default(),
             cache: HashMap::new(),

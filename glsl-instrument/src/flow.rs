@@ -67,13 +67,14 @@ impl Model {
     }
 
     /// The step's own successors in its function (a `Return` target leads
-    /// back into the caller).
+    /// back into the caller); for a jump, where the invocations that did
+    /// not jump go on comes first.
     fn static_next(&self, pos: &Position, into: bool, out: &mut Vec<Position>) {
         let (Some(info), Some(base)) = (self.info.get(pos.step.0 as usize), self.caller_loops(pos))
         else {
             return;
         };
-        for t in &info.succ {
+        for t in info.resume.iter().chain(&info.succ) {
             match *t {
                 Target::Step {
                     step,
@@ -273,19 +274,21 @@ void main() {
             m.successors(&p(if_j, &[], &[1, 2]), StepMode::Over),
             vec![p(j_inc_cont, &[], &[1, 2]), p(if_a, &[], &[1, 2])]
         );
-        // continue and the end of a while body: condition, next iteration.
+        // continue: first where the invocations that did not take it go on
+        // (the next statement, same iteration), then the condition, next
+        // iteration; the end of a while body: the condition.
         assert_eq!(
             m.successors(&p(cont, &[], &[1, 2]), StepMode::Over),
-            vec![p(while_cond, &[], &[1, 3])]
+            vec![p(if_a, &[], &[1, 2]), p(while_cond, &[], &[1, 3])]
         );
         assert_eq!(
             m.successors(&p(j_inc, &[], &[1, 2]), StepMode::Over),
             vec![p(while_cond, &[], &[1, 3])]
         );
-        // break leaves the inner loop only.
+        // break leaves the inner loop only (after the others' next statement).
         assert_eq!(
             m.successors(&p(brk, &[], &[0, 1]), StepMode::Over),
-            vec![p(for_inc, &[], &[0])]
+            vec![p(j_inc, &[], &[0, 1]), p(for_inc, &[], &[0])]
         );
         // do-while: body n then condition n; condition -> body n+1 or exit.
         assert_eq!(
@@ -332,10 +335,11 @@ void main() {
             m.successors(&p(if_empty, &[], &[]), StepMode::Over),
             vec![p(for_ever, &[], &[0])]
         );
-        // A for(;;) without condition: its body at iteration 0, break leaves it.
+        // A for(;;) without condition: its body at iteration 0; break leaves
+        // it (after the next iteration of those that did not break).
         assert_eq!(
             m.successors(&p(for_ever, &[], &[0]), StepMode::Over),
-            vec![p(last, &[], &[])]
+            vec![p(for_ever, &[], &[1]), p(last, &[], &[])]
         );
     }
 }

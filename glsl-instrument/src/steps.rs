@@ -63,6 +63,11 @@ pub(crate) struct StepInfo {
     pub call_targets: Vec<Option<usize>>,
     /// Static successors, preferred first.
     pub succ: Vec<Target>,
+    /// For a jump (`break`, `continue`, `return`, `discard`): where the
+    /// invocations that did not take it go on, as if it were an empty
+    /// statement (the reconvergence point: stepping visits it before the
+    /// jump's own target, as a GPU runs the other lanes on first).
+    pub resume: Option<Target>,
 }
 
 #[derive(Clone, Debug)]
@@ -705,6 +710,7 @@ impl Builder<'_> {
             loops: self.loops.clone(),
             call_targets,
             succ: Vec::new(),
+            resume: None,
         });
         id
     }
@@ -981,7 +987,8 @@ impl Builder<'_> {
     ) {
         match ir {
             Ir::Step(s) => {
-                let targets = match self.model.steps[*s as usize].kind {
+                let kind = self.model.steps[*s as usize].kind;
+                let targets = match kind {
                     StepKind::Break => brk.into_iter().collect(),
                     StepKind::Continue => cont.into_iter().collect(),
                     StepKind::Return => vec![Target::Return],
@@ -989,6 +996,12 @@ impl Builder<'_> {
                     _ => vec![follow],
                 };
                 self.set_succ(*s, targets);
+                let jump = matches!(
+                    kind,
+                    StepKind::Break | StepKind::Continue | StepKind::Return | StepKind::Discard
+                );
+                self.model.info[*s as usize].resume =
+                    (jump && follow != Target::Nowhere).then_some(follow);
             }
             Ir::Block(v) => self.flow_seq(v, depth, follow, brk, cont),
             Ir::If { cond, then, els } => {

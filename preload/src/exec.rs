@@ -254,6 +254,10 @@ pub(crate) struct Saved {
     renderbuffer: u32,
     scissor: bool,
     discard: bool,
+    depth_test: bool,
+    stencil_test: bool,
+    /// `None` where the context has no alpha test (core profiles, GL ES).
+    pub(crate) alpha_test: Option<bool>,
     blend: Vec<bool>,
     color_masks: Vec<[u8; 4]>,
     depth_mask: u8,
@@ -292,6 +296,9 @@ impl Saved {
             renderbuffer: gl::get_i(gl::RENDERBUFFER_BINDING) as u32,
             scissor: gl::is_enabled(gl::SCISSOR_TEST),
             discard: gl::is_enabled(gl::RASTERIZER_DISCARD),
+            depth_test: gl::is_enabled(gl::DEPTH_TEST),
+            stencil_test: gl::is_enabled(gl::STENCIL_TEST),
+            alpha_test: has_alpha_test().then(|| gl::is_enabled(gl::ALPHA_TEST)),
             blend: (0..draw_buffers)
                 .map(|i| gl::is_enabledi(gl::BLEND, i))
                 .collect(),
@@ -329,6 +336,11 @@ impl Saved {
         gl::bind_renderbuffer(self.renderbuffer);
         gl::set_enabled(gl::SCISSOR_TEST, self.scissor);
         gl::set_enabled(gl::RASTERIZER_DISCARD, self.discard);
+        gl::set_enabled(gl::DEPTH_TEST, self.depth_test);
+        gl::set_enabled(gl::STENCIL_TEST, self.stencil_test);
+        if let Some(on) = self.alpha_test {
+            gl::set_enabled(gl::ALPHA_TEST, on);
+        }
         for (i, &b) in self.blend.iter().enumerate() {
             gl::set_enabledi(gl::BLEND, i as u32, b);
         }
@@ -383,6 +395,15 @@ pub(crate) fn no_counting_queries() -> Result<(), String> {
          count and GL cannot pause a query, so it is not replayed (debug a draw outside the query)",
         active.join(", ")
     ))
+}
+
+/// Whether the context has the fixed-function alpha test: desktop GL
+/// before 3.2 (where `GL_MAJOR_VERSION` may not exist: 0) or a
+/// compatibility profile.
+fn has_alpha_test() -> bool {
+    !is_es()
+        && (!gl_at_least(3, 2)
+            || gl::get_i(gl::CONTEXT_PROFILE_MASK) & gl::CONTEXT_COMPATIBILITY_PROFILE_BIT != 0)
 }
 
 /// Whether the context is desktop GL of at least `major.minor`.
@@ -744,178 +765,313 @@ fn step(
     reply.height = h as u32;
     let ds = depth_stencil_format(saved.draw_fb);
 
-    // Private FBO: value and coverage at their output locations, depth/stencil like the app's.
-    let fbo = gl::gen_framebuffer();
-    let value_rb = gl::gen_renderbuffer();
-    let coverage_rb = gl::gen_renderbuffer();
-    let ds_rb = if ds.is_some() {
-        gl::gen_renderbuffer()
+    let target = DebugTarget::get(
+        crate::hooks::current_context(),
+        (w, h),
+        ds,
+        (dbg.value_loc, dbg.coverage_loc),
+    )?;
+    let fbo = target.fbo;
+    // Clears: no scissor, no discard, all masks open.
+    gl::set_enabled(gl::SCISSOR_TEST, false);
+    gl::set_enabled(gl::RASTERIZER_DISCARD, false);
+    for i in [dbg.value_loc, dbg.coverage_loc] {
+        gl::color_maski(i, [1, 1, 1, 1]);
+        // Blending never applies to the debug outputs: a value is written as it is.
+        gl::set_enabledi(gl::BLEND, i, false);
+        gl::clear_buffer_fv(gl::COLOR, i as i32, [0.0; 4]);
+    }
+    if let Some((_, att)) = ds {
+        gl::depth_mask(gl::TRUE);
+        gl::stencil_mask_separate(0x0408, !0);
+        clear_depth_stencil(att);
+        let copy = (if req.depth == shm::BUFFER_COPY {
+            gl::DEPTH_BUFFER_BIT
+        } else {
+            0
+        }) | (if req.stencil == shm::BUFFER_COPY {
+            gl::STENCIL_BUFFER_BIT
+        } else {
+            0
+        });
+        if copy != 0 {
+            drain_own_errors();
+            gl::bind_framebuffer(gl::READ_FRAMEBUFFER, saved.draw_fb);
+            gl::blit_framebuffer(w, h, copy);
+            if drain_own_errors() != 0 {
+                // Formats differ: keep the cleared depth/stencil.
+                clear_depth_stencil(att);
+            }
+            gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
+        }
+        gl::depth_mask(saved.depth_mask);
+        gl::stencil_mask_separate(0x0404, saved.stencil_mask.0);
+        gl::stencil_mask_separate(0x0405, saved.stencil_mask.1);
+    }
+    // The replay runs with the app's scissor and discard state, and its
+    // tests unless the user switched them off.
+    gl::set_enabled(gl::SCISSOR_TEST, saved.scissor);
+    gl::set_enabled(gl::RASTERIZER_DISCARD, saved.discard);
+    if req.depth == shm::TEST_OFF {
+        gl::set_enabled(gl::DEPTH_TEST, false);
+    }
+    if req.stencil == shm::TEST_OFF {
+        gl::set_enabled(gl::STENCIL_TEST, false);
+    }
+    if req.alpha_test_off != 0 && saved.alpha_test.is_some() {
+        gl::set_enabled(gl::ALPHA_TEST, false);
+    }
+    drain_own_errors();
+
+    let writes = ShaderWrites::snapshot(dbg.program).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
+    let t1 = Instant::now();
+    // SAFETY: the stopped call's own arguments (its pointers are still
+    // valid: the app thread is inside this very call).
+    unsafe { invoke(id, args) };
+    writes.restore();
+    let replay_error = drain_own_errors();
+    reply.replay_ns = t1.elapsed().as_nanos() as u64;
+    if replay_error != 0 {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("replaying the draw with the debug program raised GL error {replay_error:#x}"),
+        ));
+    }
+
+    let t2 = Instant::now();
+    read_back(bulk, saved, (w, h), &dbg, fbo, reply)?;
+    reply.readback_ns = t2.elapsed().as_nanos() as u64;
+    Ok(())
+}
+
+/// Clear the depth and/or stencil of the bound draw framebuffer's `att`
+/// (depth 1.0, stencil 0), with the masks open.
+fn clear_depth_stencil(att: u32) {
+    match att {
+        gl::DEPTH_STENCIL_ATTACHMENT => gl::clear_buffer_fi(1.0, 0),
+        gl::DEPTH_ATTACHMENT => gl::clear_buffer_depth(1.0),
+        _ => gl::clear_buffer_stencil(0),
+    }
+}
+
+/// Read the value (RGBA32F) and coverage (R32F) images of `fbo` into the
+/// bulk region, and say where in `reply`.
+fn read_back(
+    bulk: &Bulk,
+    saved: &Saved,
+    (w, h): (i32, i32),
+    dbg: &DebugProgram,
+    fbo: u32,
+    reply: &mut FragmentStepReply,
+) -> Result<(), Failure> {
+    let too_small = || (shm::STATUS_GL_FAILED, "bulk region too small".to_string());
+    gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
+    gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
+    for (p, v) in pack_params_here(is_es()).iter().zip([1, 0, 0, 0, 0]) {
+        gl::pixel_store(*p, v);
+    }
+    if saved.clamp_read != 0 {
+        gl::clamp_color(gl::CLAMP_READ_COLOR, gl::FALSE as u32);
+    }
+    let npix = (w as usize) * (h as usize);
+    let values_off = shm::BULK_DATA;
+    let coverage_off = values_off + npix * 16;
+    let dst = bulk
+        .slice_mut(values_off, npix * 16)
+        .ok_or_else(too_small)?;
+    gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
+    gl::read_pixels_f32(w, h, gl::RGBA, dst);
+    gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
+    if is_es() {
+        // GL ES reads float attachments only as RGBA/FLOAT: read into the
+        // space after the coverage, then keep the red channel in place.
+        let rgba_off = coverage_off + npix * 4;
+        let rgba = bulk.slice_mut(rgba_off, npix * 16).ok_or_else(too_small)?;
+        gl::read_pixels_f32(w, h, gl::RGBA, rgba);
+        let reds: Vec<[u8; 4]> = rgba
+            .chunks_exact(16)
+            .map(|t| [t[0], t[1], t[2], t[3]])
+            .collect();
+        let dst = bulk
+            .slice_mut(coverage_off, npix * 4)
+            .ok_or_else(too_small)?;
+        for (d, r) in dst.chunks_exact_mut(4).zip(reds) {
+            d.copy_from_slice(&r);
+        }
     } else {
-        0
+        let dst = bulk
+            .slice_mut(coverage_off, npix * 4)
+            .ok_or_else(too_small)?;
+        gl::read_pixels_f32(w, h, gl::RED, dst);
+    }
+    let read_error = drain_own_errors();
+    if read_error != 0 {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("reading the debug images back raised GL error {read_error:#x}"),
+        ));
+    }
+    reply.values = BulkRef {
+        offset: values_off as u32,
+        len: (npix * 16) as u32,
     };
-    let result = (|| {
-        gl::bind_framebuffer(gl::FRAMEBUFFER, fbo);
-        for (rb, fmt, att) in [
-            (value_rb, gl::RGBA32F, gl::COLOR_ATTACHMENT0 + dbg.value_loc),
+    reply.coverage = BulkRef {
+        offset: coverage_off as u32,
+        len: (npix * 4) as u32,
+    };
+    Ok(())
+}
+
+/// The private framebuffer of fragment steps: the value (RGBA32F) and
+/// coverage (R32F) renderbuffers at the debug outputs' locations, and a
+/// depth/stencil renderbuffer like the app's. Kept per context and reused
+/// while size, layout and locations stay the same: allocating three
+/// 1080p renderbuffers costs more than replaying a typical draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DebugTarget {
+    context: u64,
+    fbo: u32,
+    value_rb: u32,
+    coverage_rb: u32,
+    /// 0 when the app's framebuffer has no depth or stencil.
+    ds_rb: u32,
+    size: (i32, i32),
+    ds: Option<(u32, u32)>,
+    /// (value, coverage) output locations.
+    locs: (u32, u32),
+}
+
+static TARGETS: Mutex<Vec<DebugTarget>> = Mutex::new(Vec::new());
+/// Contexts whose targets are kept: the oldest goes.
+const TARGETS_MAX: usize = 4;
+
+impl DebugTarget {
+    /// This context's target for `size`, `ds` and `locs`, bound as the draw
+    /// framebuffer: the cached one, or a new one replacing it.
+    fn get(
+        context: u64,
+        size: (i32, i32),
+        ds: Option<(u32, u32)>,
+        locs: (u32, u32),
+    ) -> Result<DebugTarget, Failure> {
+        let Ok(mut targets) = TARGETS.lock() else {
+            return Err((shm::STATUS_GL_FAILED, "debug target cache poisoned".into()));
+        };
+        if let Some(i) = targets.iter().position(|t| t.context == context) {
+            let old = targets.remove(i);
+            if old.still_ours() {
+                if old.size == size && old.ds == ds && old.locs == locs {
+                    targets.push(old);
+                    return Ok(old);
+                }
+                old.delete();
+            }
+        }
+        let new = DebugTarget::create(context, size, ds, locs)?;
+        if targets.len() >= TARGETS_MAX {
+            // Another context's: its names mean nothing here, let them go with it.
+            targets.remove(0);
+        }
+        targets.push(new);
+        Ok(new)
+    }
+
+    fn create(
+        context: u64,
+        (w, h): (i32, i32),
+        ds: Option<(u32, u32)>,
+        (value_loc, coverage_loc): (u32, u32),
+    ) -> Result<DebugTarget, Failure> {
+        let t = DebugTarget {
+            context,
+            fbo: gl::gen_framebuffer(),
+            value_rb: gl::gen_renderbuffer(),
+            coverage_rb: gl::gen_renderbuffer(),
+            ds_rb: if ds.is_some() {
+                gl::gen_renderbuffer()
+            } else {
+                0
+            },
+            size: (w, h),
+            ds,
+            locs: (value_loc, coverage_loc),
+        };
+        gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, t.fbo);
+        let mut storage = vec![
+            (t.value_rb, gl::RGBA32F, gl::COLOR_ATTACHMENT0 + value_loc),
             (
-                coverage_rb,
+                t.coverage_rb,
                 gl::R32F,
-                gl::COLOR_ATTACHMENT0 + dbg.coverage_loc,
+                gl::COLOR_ATTACHMENT0 + coverage_loc,
             ),
-        ] {
+        ];
+        if let Some((fmt, att)) = ds {
+            storage.push((t.ds_rb, fmt, att));
+        }
+        for (rb, fmt, att) in storage {
             gl::bind_renderbuffer(rb);
             gl::renderbuffer_storage(fmt, w, h);
             gl::framebuffer_renderbuffer(gl::DRAW_FRAMEBUFFER, att, rb);
         }
-        if let Some((fmt, att)) = ds {
-            gl::bind_renderbuffer(ds_rb);
-            gl::renderbuffer_storage(fmt, w, h);
-            gl::framebuffer_renderbuffer(gl::DRAW_FRAMEBUFFER, att, ds_rb);
-        }
-        let n = dbg.value_loc.max(dbg.coverage_loc) + 1;
+        let n = value_loc.max(coverage_loc) + 1;
         let bufs: Vec<u32> = (0..n)
-            .map(|i| {
-                if i == dbg.value_loc || i == dbg.coverage_loc {
-                    gl::COLOR_ATTACHMENT0 + i
-                } else {
-                    gl::NONE
-                }
+            .map(|i| match i == value_loc || i == coverage_loc {
+                true => gl::COLOR_ATTACHMENT0 + i,
+                false => gl::NONE,
             })
             .collect();
         gl::draw_buffers(&bufs);
         let status = gl::check_framebuffer_status(gl::DRAW_FRAMEBUFFER);
         if status != gl::FRAMEBUFFER_COMPLETE {
+            t.delete();
             return Err((
                 shm::STATUS_GL_FAILED,
                 format!("debug framebuffer incomplete ({status:#x})"),
             ));
         }
-        // Clears: no scissor, no discard, all masks open.
-        gl::set_enabled(gl::SCISSOR_TEST, false);
-        gl::set_enabled(gl::RASTERIZER_DISCARD, false);
-        for i in [dbg.value_loc, dbg.coverage_loc] {
-            gl::color_maski(i, [1, 1, 1, 1]);
-            gl::set_enabledi(gl::BLEND, i, false);
-            gl::clear_buffer_fv(gl::COLOR, i as i32, [0.0; 4]);
-        }
-        if let Some((_, att)) = ds {
-            gl::depth_mask(gl::TRUE);
-            gl::stencil_mask_separate(0x0408, !0);
-            match att {
-                gl::DEPTH_STENCIL_ATTACHMENT => gl::clear_buffer_fi(1.0, 0),
-                gl::DEPTH_ATTACHMENT => gl::clear_buffer_depth(1.0),
-                _ => gl::clear_buffer_stencil(0),
-            }
-            if req.depth_stencil == shm::DEPTH_STENCIL_COPY {
-                drain_own_errors();
-                gl::bind_framebuffer(gl::READ_FRAMEBUFFER, saved.draw_fb);
-                gl::blit_framebuffer(w, h, gl::DEPTH_BUFFER_BIT | gl::STENCIL_BUFFER_BIT);
-                if drain_own_errors() != 0 {
-                    // Formats differ: keep the cleared depth/stencil.
-                    match att {
-                        gl::DEPTH_STENCIL_ATTACHMENT => gl::clear_buffer_fi(1.0, 0),
-                        gl::DEPTH_ATTACHMENT => gl::clear_buffer_depth(1.0),
-                        _ => gl::clear_buffer_stencil(0),
-                    }
-                }
-                gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
-            }
-            gl::depth_mask(saved.depth_mask);
-            gl::stencil_mask_separate(0x0404, saved.stencil_mask.0);
-            gl::stencil_mask_separate(0x0405, saved.stencil_mask.1);
-        }
-        // The replay runs with the app's scissor and discard state.
-        gl::set_enabled(gl::SCISSOR_TEST, saved.scissor);
-        gl::set_enabled(gl::RASTERIZER_DISCARD, saved.discard);
-        drain_own_errors();
+        Ok(t)
+    }
 
-        let writes = ShaderWrites::snapshot(dbg.program).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
-        let t1 = Instant::now();
-        // SAFETY: the stopped call's own arguments (its pointers are still
-        // valid: the app thread is inside this very call).
-        unsafe { invoke(id, args) };
-        writes.restore();
-        let replay_error = drain_own_errors();
-        reply.replay_ns = t1.elapsed().as_nanos() as u64;
-        if replay_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!(
-                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
-                ),
-            ));
-        }
-
-        let t2 = Instant::now();
-        gl::bind_framebuffer(gl::READ_FRAMEBUFFER, fbo);
-        gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
-        for (p, v) in pack_params_here(is_es()).iter().zip([1, 0, 0, 0, 0]) {
-            gl::pixel_store(*p, v);
-        }
-        if saved.clamp_read != 0 {
-            gl::clamp_color(gl::CLAMP_READ_COLOR, gl::FALSE as u32);
-        }
-        let npix = (w as usize) * (h as usize);
-        let values_off = shm::BULK_DATA;
-        let coverage_off = values_off + npix * 16;
-        let dst = bulk
-            .slice_mut(values_off, npix * 16)
-            .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
-        gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
-        gl::read_pixels_f32(w, h, gl::RGBA, dst);
-        gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
-        if is_es() {
-            // GL ES reads float attachments only as RGBA/FLOAT: read into the
-            // space after the coverage, then keep the red channel in place.
-            let rgba_off = coverage_off + npix * 4;
-            let rgba = bulk
-                .slice_mut(rgba_off, npix * 16)
-                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
-            gl::read_pixels_f32(w, h, gl::RGBA, rgba);
-            let reds: Vec<[u8; 4]> = rgba
-                .chunks_exact(16)
-                .map(|t| [t[0], t[1], t[2], t[3]])
-                .collect();
-            let dst = bulk
-                .slice_mut(coverage_off, npix * 4)
-                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
-            for (d, r) in dst.chunks_exact_mut(4).zip(reds) {
-                d.copy_from_slice(&r);
+    /// Whether the names are still ours, and binds the framebuffer: the app
+    /// may have destroyed the context and a new one may reuse its handle
+    /// and the names.
+    fn still_ours(&self) -> bool {
+        let rb_is = |rb: u32, fmt: u32| {
+            gl::is_renderbuffer(rb) && {
+                gl::bind_renderbuffer(rb);
+                gl::get_renderbuffer_param(gl::RENDERBUFFER_INTERNAL_FORMAT) as u32 == fmt
+                    && gl::get_renderbuffer_param(gl::RENDERBUFFER_WIDTH) == self.size.0
+                    && gl::get_renderbuffer_param(gl::RENDERBUFFER_HEIGHT) == self.size.1
             }
-        } else {
-            let dst = bulk
-                .slice_mut(coverage_off, npix * 4)
-                .ok_or((shm::STATUS_GL_FAILED, "bulk region too small".to_string()))?;
-            gl::read_pixels_f32(w, h, gl::RED, dst);
-        }
-        let read_error = drain_own_errors();
-        reply.readback_ns = t2.elapsed().as_nanos() as u64;
-        if read_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!("reading the debug images back raised GL error {read_error:#x}"),
-            ));
-        }
-        reply.values = BulkRef {
-            offset: values_off as u32,
-            len: (npix * 16) as u32,
         };
-        reply.coverage = BulkRef {
-            offset: coverage_off as u32,
-            len: (npix * 4) as u32,
+        if !gl::is_framebuffer(self.fbo)
+            || !rb_is(self.value_rb, gl::RGBA32F)
+            || !rb_is(self.coverage_rb, gl::R32F)
+        {
+            return false;
+        }
+        gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, self.fbo);
+        let attached = |loc: u32| {
+            gl::fb_attachment_param(
+                gl::DRAW_FRAMEBUFFER,
+                gl::COLOR_ATTACHMENT0 + loc,
+                gl::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
+            ) as u32
         };
-        Ok(())
-    })();
-    // Unbind ours before deleting (restore rebinds the app's objects after).
-    gl::bind_framebuffer(gl::FRAMEBUFFER, saved.draw_fb);
-    gl::bind_renderbuffer(saved.renderbuffer);
-    gl::delete_framebuffer(fbo);
-    for rb in [value_rb, coverage_rb, ds_rb] {
-        if rb != 0 {
-            gl::delete_renderbuffer(rb);
+        attached(self.locs.0) == self.value_rb && attached(self.locs.1) == self.coverage_rb
+    }
+
+    /// Delete the objects (the caller rebinds the app's framebuffer after).
+    fn delete(&self) {
+        gl::bind_framebuffer(gl::FRAMEBUFFER, 0);
+        gl::bind_renderbuffer(0);
+        gl::delete_framebuffer(self.fbo);
+        for rb in [self.value_rb, self.coverage_rb, self.ds_rb] {
+            if rb != 0 {
+                gl::delete_renderbuffer(rb);
+            }
         }
     }
-    result
 }
 
 /// Compile, bind locations and link the debug program of a request.

@@ -18,6 +18,12 @@ pub const TRUE: u8 = 1;
 pub const DEPTH_BUFFER_BIT: u32 = 0x0100;
 pub const STENCIL_BUFFER_BIT: u32 = 0x0400;
 pub const BLEND: u32 = 0x0BE2;
+pub const DEPTH_TEST: u32 = 0x0B71;
+pub const STENCIL_TEST: u32 = 0x0B90;
+/// Compatibility contexts only.
+pub const ALPHA_TEST: u32 = 0x0BC0;
+pub const CONTEXT_PROFILE_MASK: u32 = 0x9126;
+pub const CONTEXT_COMPATIBILITY_PROFILE_BIT: i32 = 0x2;
 pub const SCISSOR_TEST: u32 = 0x0C11;
 pub const RASTERIZER_DISCARD: u32 = 0x8C89;
 pub const COLOR_WRITEMASK: u32 = 0x0C23;
@@ -61,6 +67,7 @@ pub const FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE: u32 = 0x8211;
 pub const FRAMEBUFFER_ATTACHMENT_DEPTH_SIZE: u32 = 0x8216;
 pub const FRAMEBUFFER_ATTACHMENT_STENCIL_SIZE: u32 = 0x8217;
 pub const RENDERBUFFER_WIDTH: u32 = 0x8D42;
+pub const RENDERBUFFER_INTERNAL_FORMAT: u32 = 0x8D44;
 pub const RENDERBUFFER_HEIGHT: u32 = 0x8D43;
 pub const TEXTURE_WIDTH: u32 = 0x1000;
 pub const TEXTURE_HEIGHT: u32 = 0x1001;
@@ -252,6 +259,14 @@ pub fn gen_framebuffer() -> u32 {
     // SAFETY: see the module comment.
     unsafe { real::glGenFramebuffers(1, p(&mut v)) };
     v
+}
+pub fn is_framebuffer(fb: u32) -> bool {
+    // SAFETY: see the module comment.
+    unsafe { real::glIsFramebuffer(fb) != 0 }
+}
+pub fn is_renderbuffer(rb: u32) -> bool {
+    // SAFETY: see the module comment.
+    unsafe { real::glIsRenderbuffer(rb) != 0 }
 }
 pub fn delete_framebuffer(mut fb: u32) {
     // SAFETY: see the module comment.

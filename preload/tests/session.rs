@@ -216,7 +216,8 @@ fn fragment_step(
     let mut req = FragmentStepRequest {
         cache_key: key,
         shader_count: 2,
-        depth_stencil,
+        depth: depth_stencil,
+        stencil: depth_stencil,
         ..Default::default()
     };
     let start = (size_of::<FragmentStepRequest>() + 63) & !63;
@@ -348,12 +349,12 @@ fn run_session(mut cmd: Command, plain: String) {
         1,
         "#version 330 core\nvoid main() { nope }\n",
         &vs,
-        abi::DEPTH_STENCIL_COPY,
+        abi::BUFFER_COPY,
     );
     assert_eq!(st, abi::STATUS_COMPILE_FAILED);
     assert!(log.contains("fragment shader"), "{log}");
 
-    let (st, r, log) = fragment_step(&m, c.slot, 2, DEBUG_FS, &vs, abi::DEPTH_STENCIL_COPY);
+    let (st, r, log) = fragment_step(&m, c.slot, 2, DEBUG_FS, &vs, abi::BUFFER_COPY);
     assert_eq!(st, abi::STATUS_OK, "{log}");
     assert_eq!((r.width, r.height, r.cached), (64, 48, 0));
     assert_ne!(r.framebuffer, 0);
@@ -388,7 +389,7 @@ fn run_session(mut cmd: Command, plain: String) {
     assert!(r.build_ns > 0 && r.replay_ns > 0 && r.readback_ns > 0);
 
     // The same program again: cached. Cleared depth: the whole triangle passes.
-    let (st, r2, log) = fragment_step(&m, c.slot, 2, DEBUG_FS, &vs, abi::DEPTH_STENCIL_CLEAR);
+    let (st, r2, log) = fragment_step(&m, c.slot, 2, DEBUG_FS, &vs, abi::BUFFER_CLEAR);
     assert_eq!(st, abi::STATUS_OK, "{log}");
     assert_eq!(r2.cached, 1);
     let all = m
@@ -537,7 +538,7 @@ fn glx_default_framebuffer_step() {
     m.set_breakpoint(draw, true);
     let child = run(Some(&m), true).spawn().unwrap();
     let c = wait_stop(&m, draw);
-    let (st, r, log) = fragment_step(&m, c.slot, 9, GLX_DEBUG_FS, GLX_VS, abi::DEPTH_STENCIL_COPY);
+    let (st, r, log) = fragment_step(&m, c.slot, 9, GLX_DEBUG_FS, GLX_VS, abi::BUFFER_COPY);
     assert_eq!(st, abi::STATUS_OK, "{log}");
     assert_eq!((r.width, r.height, r.framebuffer), (96, 72, 0));
     let values = m.read_f32s(r.values);
@@ -608,7 +609,7 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
             5,
             THREAD_DEBUG_FS,
             THREAD_VS,
-            abi::DEPTH_STENCIL_COPY,
+            abi::BUFFER_COPY,
         );
         assert_eq!(st, abi::STATUS_OK, "{log}");
         assert_eq!((r.width, r.height), (32, 32));
@@ -668,7 +669,7 @@ fn subroutine_selection_survives_a_step() {
         11,
         SUBROUTINE_DEBUG_FS,
         SUBROUTINE_VS,
-        abi::DEPTH_STENCIL_COPY,
+        abi::BUFFER_COPY,
     );
     assert_eq!(st, abi::STATUS_OK, "{log}");
     let i = 8 * 32 + 8;

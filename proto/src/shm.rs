@@ -56,7 +56,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -149,10 +149,13 @@ pub const STATUS_GL_FAILED: u32 = 6;
 /// No GL context is current on the stopped thread.
 pub const STATUS_NO_CONTEXT: u32 = 7;
 
-/// `FragmentStepRequest::depth_stencil`: copy the app's depth/stencil.
-pub const DEPTH_STENCIL_COPY: u32 = 0;
-/// `FragmentStepRequest::depth_stencil`: clear depth to 1 and stencil to 0.
-pub const DEPTH_STENCIL_CLEAR: u32 = 1;
+/// `FragmentStepRequest::depth` / `stencil`: the app's buffer is copied
+/// into the debug framebuffer; the test runs as the app set it.
+pub const BUFFER_COPY: u32 = 0;
+/// The buffer is cleared (depth 1.0, stencil 0); the test runs as the app set it.
+pub const BUFFER_CLEAR: u32 = 1;
+/// The test is switched off for the step: every fragment passes it.
+pub const TEST_OFF: u32 = 2;
 
 /// Start of the mapping. Written by the daemon before the app starts,
 /// except where a field says otherwise.
@@ -293,8 +296,13 @@ pub struct FragmentStepRequest {
     pub cache_key: u64,
     /// Number of valid entries in `shaders`.
     pub shader_count: u32,
-    /// `DEPTH_STENCIL_COPY` or `DEPTH_STENCIL_CLEAR`.
-    pub depth_stencil: u32,
+    /// `BUFFER_COPY`, `BUFFER_CLEAR` or `TEST_OFF`, for the depth buffer
+    /// and test.
+    pub depth: u32,
+    /// The same for the stencil buffer and test.
+    pub stencil: u32,
+    /// Nonzero: the alpha test (compatibility contexts) is off for the step.
+    pub alpha_test_off: u32,
     /// The debug program's shaders: the instrumented fragment shader plus
     /// the app program's other stages, unchanged.
     pub shaders: [ShaderRef; 6],

@@ -203,6 +203,19 @@ async fn malformed_and_out_of_order_requests() {
         Code::InvalidArgument,
     );
     refused(
+        "DebugShader with depth mode 7",
+        timely(
+            "DebugShader",
+            c.debug_shader(pb::DebugShaderRequest {
+                stage: "fragment".into(),
+                depth: 7,
+                ..Default::default()
+            }),
+        )
+        .await,
+        Code::InvalidArgument,
+    );
+    refused(
         "DebugShader at eglGetProcAddress",
         timely(
             "DebugShader",

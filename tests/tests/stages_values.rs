@@ -10,6 +10,7 @@
 //!   and inside the loop, iteration k, the partial sum;
 //! * geometry: the N-th emitted vertex belongs to primitive N / 3, and `s`
 //!   is `te_value[0] * 2 + gl_PrimitiveIDIn` at iteration 0.
+//!
 //! The app's frame checksum after the session equals a native run's.
 
 use gldbg_tests::stages::{GS_VALUE, TES_VALUE, TES_W_ADD};
@@ -31,7 +32,7 @@ fn output_vertices(out: &Output, cmd: &str) -> u64 {
     let s = &out.ok(cmd)["summary"];
     let n = s["count"].as_u64().unwrap_or_else(|| panic!("{s}"));
     assert_eq!(s["total"], n, "every output vertex reaches the step: {s}");
-    assert!(n >= 6 && n % 3 == 0, "whole triangles: {s}");
+    assert!(n >= 6 && n.is_multiple_of(3), "whole triangles: {s}");
     n
 }
 

@@ -448,8 +448,8 @@ fn output_vertices(decls: &[ast::ExternalDeclaration]) -> Option<String> {
 /// compute, tess-control: two storage blocks after the highest binding the
 /// shader's buffer blocks use, `vec4 value[]` and `float coverage[]`,
 /// written by the flush function. Compute: indexed by the linear global
-/// invocation index; tess-control: by `gl_PrimitiveID * <output vertices>
-/// + gl_InvocationID`. A size the shader does not declare (compute
+/// invocation index; tess-control: by
+/// `gl_PrimitiveID * <output vertices> + gl_InvocationID`. A size the shader does not declare (compute
 /// `local_size`, tess-control `vertices`; another shader of the program
 /// does) comes from a uniform named in `size_uniform`: unset, it is 0 and
 /// only our own buffers get wrong indices.

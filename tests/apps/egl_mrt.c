@@ -1,0 +1,233 @@
+/* egl_mrt: fragment tests and outputs for gldbg's `debug fragment` options.
+ *
+ * EGL surfaceless, an OpenGL 3.3 compatibility context (for the alpha
+ * test), GL linked from libOpenGL. A 64x64 framebuffer of its own with two
+ * colour outputs (RGBA8 and RGBA32UI: MRT with an integer output) and
+ * DEPTH24_STENCIL8. Each frame draws:
+ *
+ *   1. an occluder over x < 32 at depth 0.25 (no colour, no stencil);
+ *   2. a stencil marker over y >= 32 (stencil 1; no colour, no depth);
+ *   3. the quad under test at depth 0.5 with the depth test LESS, the
+ *      stencil test EQUAL 0 and the alpha test GREATER 0.5, shaded by
+ *      MRT_FS: it discards y < 8, writes alpha 0 for y >= 48 and
+ *      gl_FragDepth 0.1 for x < 16 (so it passes the occluder there).
+ *
+ * So the quad's fragments that survive every test are those with
+ * (x < 16 or x >= 32) and 8 <= y < 32 (window pixels). The app prints
+ *
+ *   egl_mrt: N frames, color C, ids I, depth D, stencil S, <renderer>
+ *
+ * with an FNV-1a hash of the RGBA8 attachment and sums of the integer
+ * attachment, the depth and the stencil of the last frame.
+ *
+ *   egl_mrt [--frames N]
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef EGL_PLATFORM_SURFACELESS_MESA
+#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
+#endif
+
+#define SIZE 64
+
+static const char *VS =
+    "#version 330\n"
+    "layout(location = 0) in vec2 a_pos;\n"
+    "uniform float u_depth;\n"
+    "uniform vec4 u_rect;\n" /* x0, y0, x1, y1 in NDC */
+    "void main() {\n"
+    "    gl_Position = vec4(mix(u_rect.xy, u_rect.zw, a_pos), u_depth, 1.0);\n"
+    "}\n";
+
+/* Line numbers matter: tests/tests/fragment_options.rs breaks on them. */
+static const char *MRT_FS =
+    "#version 330\n"                                                       /*  1 */
+    "layout(location = 0) out vec4 color;\n"                               /*  2 */
+    "layout(location = 1) out uvec4 id;\n"                                 /*  3 */
+    "void main() {\n"                                                      /*  4 */
+    "    vec2 p = floor(gl_FragCoord.xy);\n"                               /*  5 */
+    "    if (p.y < 8.0) discard;\n"                                        /*  6 */
+    "    uint cell = uint(p.x) + 64u * uint(p.y);\n"                       /*  7 */
+    "    color = vec4(p.x / 64.0, p.y / 64.0, 0.5, p.y >= 48.0 ? 0.0 : 1.0);\n" /*  8 */
+    "    id = uvec4(cell, cell * 3u, 7u, 1u);\n"                           /*  9 */
+    "    gl_FragDepth = p.x < 16.0 ? 0.1 : gl_FragCoord.z;\n"             /* 10 */
+    "}\n";                                                                 /* 11 */
+
+static const char *PLAIN_FS =
+    "#version 330\n"
+    "layout(location = 0) out vec4 color;\n"
+    "void main() { color = vec4(1.0); }\n";
+
+static void die(const char *what) {
+    fprintf(stderr, "egl_mrt: %s\n", what);
+    exit(1);
+}
+
+static GLuint compile(GLenum type, const char *src) {
+    GLuint s = glCreateShader(type);
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[2048];
+        glGetShaderInfoLog(s, sizeof log, NULL, log);
+        fprintf(stderr, "egl_mrt: shader: %s\n", log);
+        exit(1);
+    }
+    return s;
+}
+
+static GLuint link(const char *fs) {
+    GLuint p = glCreateProgram();
+    glAttachShader(p, compile(GL_VERTEX_SHADER, VS));
+    glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
+    glLinkProgram(p);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) die("link failed");
+    return p;
+}
+
+/* NDC rectangle of window pixels [x0, x1) x [y0, y1). */
+static void rect(GLuint prog, float depth, int x0, int y0, int x1, int y1) {
+    float n = 2.0f / SIZE;
+    glUniform1f(glGetUniformLocation(prog, "u_depth"), depth * 2.0f - 1.0f);
+    glUniform4f(glGetUniformLocation(prog, "u_rect"), x0 * n - 1.0f, y0 * n - 1.0f,
+                x1 * n - 1.0f, y1 * n - 1.0f);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+int main(int argc, char **argv) {
+    int frames = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
+        else die("usage: egl_mrt [--frames N]");
+    }
+
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    if (!get_display) die("no eglGetPlatformDisplayEXT");
+    EGLDisplay dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (!eglInitialize(dpy, NULL, NULL)) die("eglInitialize failed");
+    eglBindAPI(EGL_OPENGL_API);
+    const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                                EGL_OPENGL_BIT, EGL_NONE};
+    EGLConfig cfg;
+    EGLint n = 0;
+    if (!eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &n) || n < 1) die("no EGL config");
+    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT, EGL_NONE};
+    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
+    if (ctx == EGL_NO_CONTEXT) die("no GL 3.3 compatibility context");
+    if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("eglMakeCurrent failed");
+
+    GLuint fbo, rbs[3];
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glGenRenderbuffers(3, rbs);
+    const GLenum formats[3] = {GL_RGBA8, GL_RGBA32UI, GL_DEPTH24_STENCIL8};
+    const GLenum attachments[3] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1,
+                                   GL_DEPTH_STENCIL_ATTACHMENT};
+    for (int i = 0; i < 3; i++) {
+        glBindRenderbuffer(GL_RENDERBUFFER, rbs[i]);
+        glRenderbufferStorage(GL_RENDERBUFFER, formats[i], SIZE, SIZE);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, attachments[i], GL_RENDERBUFFER, rbs[i]);
+    }
+    const GLenum bufs[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+    glDrawBuffers(2, bufs);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        die("framebuffer incomplete");
+    glViewport(0, 0, SIZE, SIZE);
+
+    GLuint vao, vbo;
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    const float quad[8] = {0, 0, 1, 0, 0, 1, 1, 1};
+    glBufferData(GL_ARRAY_BUFFER, sizeof quad, quad, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, 0);
+    glEnableVertexAttribArray(0);
+
+    GLuint plain = link(PLAIN_FS), mrt = link(MRT_FS);
+    const float black[4] = {0, 0, 0, 0};
+    const GLuint zero[4] = {0, 0, 0, 0};
+    uint64_t color_sum = 0, id_sum = 0, depth_sum = 0, stencil_sum = 0;
+    for (int f = 0; f < frames; f++) {
+        glClearBufferfv(GL_COLOR, 0, black);
+        glClearBufferuiv(GL_COLOR, 1, zero);
+        glClearBufferfi(GL_DEPTH_STENCIL, 0, 1.0f, 0);
+
+        glUseProgram(plain);
+        /* 1. occluder: depth only */
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LESS);
+        rect(plain, 0.25f, 0, 0, 32, SIZE);
+        /* 2. stencil marker: stencil only */
+        glDepthMask(GL_FALSE);
+        glDisable(GL_DEPTH_TEST);
+        glEnable(GL_STENCIL_TEST);
+        glStencilFunc(GL_ALWAYS, 1, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+        rect(plain, 0.5f, 0, 32, SIZE, SIZE);
+        /* 3. the quad under test */
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glDepthMask(GL_TRUE);
+        glEnable(GL_DEPTH_TEST);
+        glStencilFunc(GL_EQUAL, 0, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+        glEnable(GL_ALPHA_TEST);
+        glAlphaFunc(GL_GREATER, 0.5f);
+        glUseProgram(mrt);
+        rect(mrt, 0.5f, 0, 0, SIZE, SIZE);
+        glDisable(GL_ALPHA_TEST);
+        glDisable(GL_STENCIL_TEST);
+        glDisable(GL_DEPTH_TEST);
+
+        static unsigned char rgba[SIZE * SIZE * 4];
+        static GLuint ids[SIZE * SIZE * 4];
+        static GLuint ds[SIZE * SIZE];
+        glReadBuffer(GL_COLOR_ATTACHMENT0);
+        glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+        glReadBuffer(GL_COLOR_ATTACHMENT1);
+        glReadPixels(0, 0, SIZE, SIZE, GL_RGBA_INTEGER, GL_UNSIGNED_INT, ids);
+        glReadPixels(0, 0, SIZE, SIZE, GL_DEPTH_STENCIL, GL_UNSIGNED_INT_24_8, ds);
+        color_sum = 0, id_sum = 0, depth_sum = 0, stencil_sum = 0;
+        for (int i = 0; i < SIZE * SIZE; i++) {
+            id_sum += ids[4 * i] + ids[4 * i + 1] + ids[4 * i + 2] + ids[4 * i + 3];
+            depth_sum += ds[i] >> 8;
+            stencil_sum += ds[i] & 0xff;
+        }
+        color_sum = fnv(0xcbf29ce484222325ull, rgba, sizeof rgba);
+    }
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        fprintf(stderr, "egl_mrt: GL error 0x%x\n", err);
+        return 1;
+    }
+    printf("egl_mrt: %d frames, color %llu, ids %llu, depth %llu, stencil %llu, %s\n", frames,
+           (unsigned long long)color_sum, (unsigned long long)id_sum,
+           (unsigned long long)depth_sum, (unsigned long long)stencil_sum,
+           (const char *)glGetString(GL_RENDERER));
+    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(dpy, ctx);
+    eglTerminate(dpy);
+    return 0;
+}

@@ -1,0 +1,223 @@
+//! `debug fragment` options and fragment outputs, end to end on
+//! `tests/apps/egl_mrt.c` (GL 3.3 compatibility, two colour outputs of
+//! which one is `uvec4`, `discard`, `gl_FragDepth`, and the depth, stencil
+//! and alpha tests all on at the draw). Each option set gives the number
+//! of fragments that reach a step after the `discard`, computed here from
+//! the app's geometry; values at chosen pixels equal the shader's formula;
+//! and the app's four attachments end bit-identical to a native run.
+
+mod support;
+
+use gldbg_tests::*;
+use serde_json::Value;
+use support::build_c_app;
+
+fn egl_mrt() -> std::path::PathBuf {
+    build_c_app("egl_mrt.c", "egl_mrt", &["EGL", "OpenGL"], &[])
+}
+
+/// The app's result line without the renderer.
+fn result_line(stdout: &str) -> String {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("egl_mrt: "))
+        .unwrap_or_else(|| panic!("no egl_mrt line in:\n{stdout}"));
+    line.split(", ").take(5).collect::<Vec<_>>().join(", ")
+}
+
+/// Which of the quad's window pixels pass each test, as egl_mrt.c draws
+/// them (the shader discards y < 8 before the step, so that is not a test).
+struct Tests {
+    depth: bool,
+    stencil: bool,
+    alpha: bool,
+}
+
+impl Tests {
+    fn passes(&self, x: u32, y: u32) -> bool {
+        // Occluder at depth 0.25 over x < 32; the shader writes depth 0.1 for x < 16.
+        let depth = !self.depth || !(16..32).contains(&x);
+        // Stencil 1 over y >= 32, test EQUAL 0.
+        let stencil = !self.stencil || y < 32;
+        // Alpha 0 for y >= 48, test GREATER 0.5.
+        let alpha = !self.alpha || y < 48;
+        y >= 8 && depth && stencil && alpha
+    }
+
+    fn count(&self) -> u64 {
+        (0..64)
+            .flat_map(|x| (0..64).map(move |y| (x, y)))
+            .filter(|&(x, y)| self.passes(x, y))
+            .count() as u64
+    }
+}
+
+/// (options, which tests still run)
+const CASES: &[(&str, Tests)] = &[
+    (
+        "",
+        Tests {
+            depth: true,
+            stencil: true,
+            alpha: true,
+        },
+    ),
+    (
+        "depth=clear",
+        Tests {
+            depth: false,
+            stencil: true,
+            alpha: true,
+        },
+    ),
+    (
+        "depth=off",
+        Tests {
+            depth: false,
+            stencil: true,
+            alpha: true,
+        },
+    ),
+    (
+        "stencil=clear",
+        Tests {
+            depth: true,
+            stencil: false,
+            alpha: true,
+        },
+    ),
+    (
+        "depth=off stencil=off",
+        Tests {
+            depth: false,
+            stencil: false,
+            alpha: true,
+        },
+    ),
+    (
+        "depth=copy stencil=off alpha-test=off",
+        Tests {
+            depth: true,
+            stencil: false,
+            alpha: false,
+        },
+    ),
+    (
+        "depth=off stencil=off alpha-test=off",
+        Tests {
+            depth: false,
+            stencil: false,
+            alpha: false,
+        },
+    ),
+];
+
+/// Pixels printed in every case: passing or failing different tests.
+const PIXELS: &[(u32, u32)] = &[(40, 10), (20, 10), (5, 10), (40, 40), (40, 50), (60, 3)];
+
+fn cell(x: u32, y: u32) -> f64 {
+    (x + 64 * y) as f64
+}
+
+/// A printed value's components as numbers (integers print as integers).
+fn numbers(r: &Value) -> Vec<f64> {
+    r["value"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no value: {r}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn fragment_options_outputs_and_tests() {
+    require_workspace();
+    let app = egl_mrt();
+    let native = run_native(&app, &[], &[]);
+
+    let mut script = String::from("break draw 3\ncontinue\n");
+    for (options, _) in CASES {
+        script += &format!("debug fragment {options}\nbreak 9\ncontinue\n");
+        for (x, y) in PIXELS {
+            script += &format!("print cell @ {x},{y}\nprint color @ {x},{y}\n");
+        }
+        script += "print cell\nbreak 10\ncontinue\n";
+        for (x, y) in PIXELS {
+            script += &format!("print id @ {x},{y}\n");
+        }
+        script += "end\n";
+    }
+    script += "delete\ncontinue\n";
+    let dir = TempDir::new("fragment-options");
+    let out = Session::new(&app, &script).run(&dir);
+
+    let last = out.ok_n("continue", 1 + 2 * CASES.len());
+    assert_eq!(last["state"], "exited", "{last}\n{}", out.transcript());
+    assert_eq!(last["exited"]["code"], 0, "{last}");
+    assert_eq!(
+        result_line(&out.stdout),
+        result_line(&native.stdout),
+        "the app's attachments differ from a native run"
+    );
+
+    for (k, (options, tests)) in CASES.iter().enumerate() {
+        let case = format!("debug fragment {options}");
+        let stop = out.ok_n("continue", 1 + 2 * k);
+        assert_eq!(stop["line"], 9, "{case}: {stop}");
+        assert_eq!(
+            stop["reached"],
+            tests.count(),
+            "{case}: fragments reaching line 9: {stop}"
+        );
+        let summary = out.ok_n("print cell", k);
+        assert_eq!(
+            summary["summary"]["count"],
+            tests.count(),
+            "{case}: {summary}"
+        );
+        for &(x, y) in PIXELS {
+            let at = format!("{case} @ {x},{y}");
+            let c = out.ok_n(&format!("print cell @ {x},{y}"), k);
+            let color = out.ok_n(&format!("print color @ {x},{y}"), k);
+            let id = out.ok_n(&format!("print id @ {x},{y}"), k);
+            if !tests.passes(x, y) {
+                assert_eq!(c["reached"], false, "{at}: {c}");
+                continue;
+            }
+            assert_eq!(c["type"], "uint", "{at}: {c}");
+            assert_eq!(numbers(c), [cell(x, y)], "{at}: {c}");
+            let alpha = if y >= 48 { 0.0 } else { 1.0 };
+            let want = [x as f64 / 64.0, y as f64 / 64.0, 0.5, alpha];
+            assert_eq!(numbers(color), want, "{at}: {color}");
+            // The integer output, at the next step (after its assignment).
+            assert_eq!(id["type"], "uvec4", "{at}: {id}");
+            let want = [cell(x, y), 3.0 * cell(x, y), 7.0, 1.0];
+            assert_eq!(numbers(id), want, "{at}: {id}");
+        }
+    }
+}
+
+#[test]
+fn unknown_fragment_options_are_refused_and_the_app_goes_on() {
+    require_workspace();
+    let app = egl_mrt();
+    let script = "break draw 3\ncontinue\ndebug fragment blend=off\ndebug vertex depth=off\n\
+                  debug fragment depth=sometimes\ndebug fragment depth=off\nend\ndelete\ncontinue\n";
+    let dir = TempDir::new("fragment-options-bad");
+    let out = Session::new(&app, script).run(&dir);
+    assert!(
+        out.failed("debug fragment blend=off")
+            .contains("unknown option")
+    );
+    assert!(
+        out.failed("debug vertex depth=off")
+            .contains("debug fragment")
+    );
+    assert!(
+        out.failed("debug fragment depth=sometimes")
+            .contains("copy, clear or off")
+    );
+    out.ok("debug fragment depth=off");
+    let last = out.ok_n("continue", 1);
+    assert_eq!(last["exited"]["code"], 0, "{last}");
+}
