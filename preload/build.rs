@@ -91,7 +91,7 @@ fn main() {
             .map(|n| format!("crate::word::Word::to_word({n})"))
             .collect();
         let ret = f.ret.rust_type();
-        let hooked = c & (class::GET_PROC_ADDRESS | class::GET_ERROR) != 0;
+        let hooked = c & class::HOOKED != 0;
         let stop = format!(
             "if crate::stop::hit({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",
             words.join(", ")

@@ -13,9 +13,9 @@
 //! back as they were.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, cleanup,
-    compile_attach, drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms,
-    no_counting_queries, replayable, set_path, write_reply,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
+    cleanup, compile_attach, drain_own_errors, has_context, hold_app_errors, is_es,
+    load_app_uniforms, replayable, set_path, write_reply,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
@@ -59,11 +59,7 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
         );
     }
     hold_app_errors();
-    if tess && let Err(log) = no_counting_queries() {
-        drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log);
-    }
-    let saved = Saved::capture(0);
+    let mut saved = Saved::capture(0);
     saved.suspend();
     let bindings = Bindings::capture(req.value_binding);
     let mut reply = ComputeStepReply {
@@ -192,6 +188,7 @@ fn step(
         if tess {
             // Only the tess-control values matter; `saved` restores it.
             gl::set_enabled(gl::RASTERIZER_DISCARD, true);
+            bind_discard_target()?;
         }
         // SAFETY: the stopped call's own arguments (an indirect dispatch or
         // draw reads the app's indirect buffer, still bound as it was).

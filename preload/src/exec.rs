@@ -271,6 +271,8 @@ pub(crate) struct Saved {
     /// The app program's subroutine selections per stage (GL 4.0+):
     /// `glUseProgram` resets them, so they are put back after restoring it.
     pub(crate) subroutines: Vec<(u32, Vec<u32>)>,
+    /// The app's counting queries, ended for the replay (`suspend`).
+    queries: Option<crate::queries::Suspended>,
 }
 
 const PACK_PARAMS: [u32; 5] = [
@@ -316,11 +318,14 @@ impl Saved {
             feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0
                 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
             subroutines: capture_subroutines(),
+            queries: None,
         }
     }
 
-    /// Suspend what must not see our work (before binding anything of ours).
-    pub(crate) fn suspend(&self) {
+    /// Suspend what must not see our work (before binding anything of
+    /// ours): the app's transform feedback and its counting queries.
+    pub(crate) fn suspend(&mut self) {
+        self.queries = Some(crate::queries::suspend());
         if self.feedback_running {
             gl::pause_transform_feedback(true);
         }
@@ -362,39 +367,10 @@ impl Saved {
         if self.feedback_running {
             gl::pause_transform_feedback(false);
         }
+        if let Some(queries) = &self.queries {
+            queries.resume();
+        }
     }
-}
-
-/// Queries a replayed draw would add to: the app's occlusion and primitive
-/// counts would change. GL cannot pause a query, so a draw inside one is
-/// not replayed (timer queries are left alone: a debugger costs time).
-const COUNTING_QUERIES: [(u32, &str); 5] = [
-    (0x8914, "GL_SAMPLES_PASSED"),
-    (0x8C2F, "GL_ANY_SAMPLES_PASSED"),
-    (0x8D6A, "GL_ANY_SAMPLES_PASSED_CONSERVATIVE"),
-    (0x8C87, "GL_PRIMITIVES_GENERATED"),
-    (0x8C88, "GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN"),
-];
-
-/// Err (for the step's log) when a query of the app that a replay would
-/// count into is active. Call with the app's errors held: a target the
-/// context lacks raises an error of ours.
-pub(crate) fn no_counting_queries() -> Result<(), String> {
-    let active: Vec<String> = COUNTING_QUERIES
-        .iter()
-        .filter_map(|&(target, name)| {
-            let q = gl::current_query(target);
-            (q != 0).then(|| format!("{name} (query {q})"))
-        })
-        .collect();
-    if active.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "the app has a query active around this draw: {}; replaying the draw would add to its \
-         count and GL cannot pause a query, so it is not replayed (debug a draw outside the query)",
-        active.join(", ")
-    ))
 }
 
 /// Whether the context has the fixed-function alpha test: desktop GL
@@ -642,12 +618,8 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();
-    if let Err(log) = no_counting_queries() {
-        drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log);
-    }
     let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
-    let saved = Saved::capture(max_db);
+    let mut saved = Saved::capture(max_db);
     saved.suspend();
     let mut reply = FragmentStepReply {
         program: saved.program,
@@ -767,6 +739,7 @@ fn step(
 
     let target = DebugTarget::get(
         crate::hooks::current_context(),
+        Purpose::Fragment,
         (w, h),
         ds,
         (dbg.value_loc, dbg.coverage_loc),
@@ -930,6 +903,7 @@ fn read_back(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct DebugTarget {
     context: u64,
+    purpose: Purpose,
     fbo: u32,
     value_rb: u32,
     coverage_rb: u32,
@@ -941,15 +915,35 @@ struct DebugTarget {
     locs: (u32, u32),
 }
 
+/// What a [`DebugTarget`] is for: one of each is kept per context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Purpose {
+    /// The fragment step's values and coverage.
+    Fragment,
+    /// 1x1, bound while a replay rasterizes nothing (vertex, tess and
+    /// geometry steps): GL still validates the draw buffers, and Mesa
+    /// refuses a draw into the app's integer buffers from a compatibility
+    /// context when the debug program has no fragment shader.
+    Discard,
+}
+
 static TARGETS: Mutex<Vec<DebugTarget>> = Mutex::new(Vec::new());
-/// Contexts whose targets are kept: the oldest goes.
-const TARGETS_MAX: usize = 4;
+/// Targets kept (contexts x purposes): the oldest goes.
+const TARGETS_MAX: usize = 8;
+
+/// Bind this context's 1x1 framebuffer of ours as the draw framebuffer, for
+/// a replay with rasterizer discard (the caller's `Saved` rebinds the app's).
+pub(crate) fn bind_discard_target() -> Result<(), Failure> {
+    let context = crate::hooks::current_context();
+    DebugTarget::get(context, Purpose::Discard, (1, 1), None, (0, 1)).map(|_| ())
+}
 
 impl DebugTarget {
-    /// This context's target for `size`, `ds` and `locs`, bound as the draw
-    /// framebuffer: the cached one, or a new one replacing it.
+    /// This context's target for `purpose`, `size`, `ds` and `locs`, bound
+    /// as the draw framebuffer: the cached one, or a new one replacing it.
     fn get(
         context: u64,
+        purpose: Purpose,
         size: (i32, i32),
         ds: Option<(u32, u32)>,
         locs: (u32, u32),
@@ -957,7 +951,10 @@ impl DebugTarget {
         let Ok(mut targets) = TARGETS.lock() else {
             return Err((shm::STATUS_GL_FAILED, "debug target cache poisoned".into()));
         };
-        if let Some(i) = targets.iter().position(|t| t.context == context) {
+        if let Some(i) = targets
+            .iter()
+            .position(|t| t.context == context && t.purpose == purpose)
+        {
             let old = targets.remove(i);
             if old.still_ours() {
                 if old.size == size && old.ds == ds && old.locs == locs {
@@ -967,7 +964,7 @@ impl DebugTarget {
                 old.delete();
             }
         }
-        let new = DebugTarget::create(context, size, ds, locs)?;
+        let new = DebugTarget::create(context, purpose, size, ds, locs)?;
         if targets.len() >= TARGETS_MAX {
             // Another context's: its names mean nothing here, let them go with it.
             targets.remove(0);
@@ -978,12 +975,14 @@ impl DebugTarget {
 
     fn create(
         context: u64,
+        purpose: Purpose,
         (w, h): (i32, i32),
         ds: Option<(u32, u32)>,
         (value_loc, coverage_loc): (u32, u32),
     ) -> Result<DebugTarget, Failure> {
         let t = DebugTarget {
             context,
+            purpose,
             fbo: gl::gen_framebuffer(),
             value_rb: gl::gen_renderbuffer(),
             coverage_rb: gl::gen_renderbuffer(),

@@ -35,6 +35,7 @@ pub mod exec;
 pub mod gl;
 pub mod hooks;
 pub mod loader;
+pub mod queries;
 pub mod resolve;
 pub mod session;
 pub mod stop;

@@ -137,7 +137,7 @@ pub fn hit(id: u32) -> bool {
 
 /// Execute the real call (or the hook standing in for it).
 fn execute(id: u32, args: &[u64]) -> u64 {
-    if CLASS[id as usize] & (class::GET_PROC_ADDRESS | class::GET_ERROR) != 0 {
+    if CLASS[id as usize] & class::HOOKED != 0 {
         crate::hooks::call(id, args)
     } else {
         // SAFETY: `args` are the app's own arguments of this call (possibly

@@ -16,9 +16,9 @@
 //! with the app's own queries.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, cleanup,
-    compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
-    no_counting_queries, replayable, set_path, write_reply,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
+    cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
+    load_app_uniforms, replayable, set_path, write_reply,
 };
 use crate::generated::invoke;
 use crate::gl;
@@ -75,11 +75,7 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         );
     }
     hold_app_errors();
-    if let Err(log) = no_counting_queries() {
-        drain_own_errors();
-        return fail(shm::STATUS_GL_FAILED, &log);
-    }
-    let saved = Saved::capture(1);
+    let mut saved = Saved::capture(1);
     let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
     let app_feedback_buffer = gl::get_i(gl::TRANSFORM_FEEDBACK_BUFFER_BINDING) as u32;
     saved.suspend();
@@ -165,6 +161,7 @@ fn step(
         );
         gl::bind_buffer_base(gl::TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
+        bind_discard_target()?;
         drain_own_errors();
 
         let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;

@@ -603,14 +603,8 @@ fn two_threads_stop_and_step_in_their_own_contexts() {
     assert_ne!(stops[0].context, stops[1].context);
     let mut colors = Vec::new();
     for c in &stops {
-        let (st, r, log) = fragment_step(
-            &m,
-            c.slot,
-            5,
-            THREAD_DEBUG_FS,
-            THREAD_VS,
-            abi::BUFFER_COPY,
-        );
+        let (st, r, log) =
+            fragment_step(&m, c.slot, 5, THREAD_DEBUG_FS, THREAD_VS, abi::BUFFER_COPY);
         assert_eq!(st, abi::STATUS_OK, "{log}");
         assert_eq!((r.width, r.height), (32, 32));
         let i = 8 * 32 + 16;

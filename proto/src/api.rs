@@ -159,6 +159,12 @@ pub mod class {
     pub const GET_ERROR: u32 = 1 << 6;
     /// Shader/program bookkeeping the daemon records (sources, attachments, links).
     pub const SHADER_RECORD: u32 = 1 << 7;
+    /// Query object calls: the preload answers for an app query a debug
+    /// step split in two (it ended the query before the replay and
+    /// counted on in a query of its own after it).
+    pub const QUERY: u32 = 1 << 8;
+    /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
+    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY;
 }
 
 /// Classification of a function by name (see [`class`]).
@@ -214,6 +220,32 @@ pub fn classify(name: &str) -> u32 {
     }
     if name == "glGetError" {
         c |= GET_ERROR;
+    }
+    let query_call = name
+        .strip_suffix("ARB")
+        .or(name.strip_suffix("EXT"))
+        .unwrap_or(name);
+    if matches!(
+        query_call,
+        "glBeginQuery"
+            | "glBeginQueryIndexed"
+            | "glEndQuery"
+            | "glEndQueryIndexed"
+            | "glDeleteQueries"
+            | "glGetQueryiv"
+            | "glGetQueryIndexediv"
+            | "glGetQueryObjectiv"
+            | "glGetQueryObjectuiv"
+            | "glGetQueryObjecti64v"
+            | "glGetQueryObjectui64v"
+            | "glGetQueryBufferObjectiv"
+            | "glGetQueryBufferObjectuiv"
+            | "glGetQueryBufferObjecti64v"
+            | "glGetQueryBufferObjectui64v"
+            | "glBeginConditionalRender"
+    ) || name == "glBeginConditionalRenderNV"
+    {
+        c |= QUERY;
     }
     if matches!(
         name,

@@ -20,7 +20,15 @@
  * with an FNV-1a hash of the RGBA8 attachment and sums of the integer
  * attachment, the depth and the stencil of the last frame.
  *
- *   egl_mrt [--frames N]
+ * --query: draw 3 and a small quad after it run inside a GL_SAMPLES_PASSED
+ * and a GL_PRIMITIVES_GENERATED query; the app
+ * checks GL_CURRENT_QUERY after draw 3, reads the results (32 and 64 bit,
+ * after polling availability) and draws a last quad conditionally on the
+ * samples query; it prints
+ *
+ *   egl_mrt queries: samples S, primitives P, current ok
+ *
+ *   egl_mrt [--frames N] [--query]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -113,10 +121,11 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2;
+    int frames = 2, query = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-        else die("usage: egl_mrt [--frames N]");
+        else if (!strcmp(argv[i], "--query")) query = 1;
+        else die("usage: egl_mrt [--frames N] [--query]");
     }
 
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
@@ -166,6 +175,11 @@ int main(int argc, char **argv) {
     glEnableVertexAttribArray(0);
 
     GLuint plain = link(PLAIN_FS), mrt = link(MRT_FS);
+    /* One occlusion query can be active at a time (of any of its targets). */
+    GLuint queries[2];
+    const GLenum query_targets[2] = {GL_SAMPLES_PASSED, GL_PRIMITIVES_GENERATED};
+    glGenQueries(2, queries);
+    int current_ok = 1;
     const float black[4] = {0, 0, 0, 0};
     const GLuint zero[4] = {0, 0, 0, 0};
     uint64_t color_sum = 0, id_sum = 0, depth_sum = 0, stencil_sum = 0;
@@ -196,10 +210,27 @@ int main(int argc, char **argv) {
         glEnable(GL_ALPHA_TEST);
         glAlphaFunc(GL_GREATER, 0.5f);
         glUseProgram(mrt);
+        if (query)
+            for (int q = 0; q < 2; q++) glBeginQuery(query_targets[q], queries[q]);
         rect(mrt, 0.5f, 0, 0, SIZE, SIZE);
         glDisable(GL_ALPHA_TEST);
         glDisable(GL_STENCIL_TEST);
         glDisable(GL_DEPTH_TEST);
+        if (query) {
+            for (int q = 0; q < 2; q++) {
+                GLint cur = 0;
+                glGetQueryiv(query_targets[q], GL_CURRENT_QUERY, &cur);
+                current_ok &= (GLuint)cur == queries[q];
+            }
+            /* One more quad inside the queries: 4x4 pixels, 2 triangles. */
+            rect(mrt, 0.5f, 56, 8, 60, 12);
+            for (int q = 0; q < 2; q++) glEndQuery(query_targets[q]);
+            /* Drawn only if draw 3 and the small quad passed samples: in
+             * the alpha-tested band, so it changes the frame. */
+            glBeginConditionalRender(queries[0], GL_QUERY_WAIT);
+            rect(mrt, 0.5f, 60, 52, 64, 56);
+            glEndConditionalRender();
+        }
 
         static unsigned char rgba[SIZE * SIZE * 4];
         static GLuint ids[SIZE * SIZE * 4];
@@ -216,6 +247,16 @@ int main(int argc, char **argv) {
             stencil_sum += ds[i] & 0xff;
         }
         color_sum = fnv(0xcbf29ce484222325ull, rgba, sizeof rgba);
+    }
+    if (query) {
+        GLint available = 0;
+        while (!available) glGetQueryObjectiv(queries[1], GL_QUERY_RESULT_AVAILABLE, &available);
+        GLuint samples = 0;
+        GLuint64 primitives = 0;
+        glGetQueryObjectuiv(queries[0], GL_QUERY_RESULT, &samples);
+        glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &primitives);
+        printf("egl_mrt queries: samples %u, primitives %llu, current %s\n", samples,
+               (unsigned long long)primitives, current_ok ? "ok" : "WRONG");
     }
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {

@@ -221,3 +221,39 @@ fn unknown_fragment_options_are_refused_and_the_app_goes_on() {
     let last = out.ok_n("continue", 1);
     assert_eq!(last["exited"]["code"], 0, "{last}");
 }
+
+/// `egl_mrt --query`: the debugged draw runs inside the app's
+/// GL_SAMPLES_PASSED and GL_PRIMITIVES_GENERATED queries. The steps'
+/// replays are not counted, the app sees its own query as current, its
+/// results (32 and 64 bit) and its conditional rendering are as natively.
+#[test]
+fn queries_around_a_debugged_draw_keep_their_counts() {
+    require_workspace();
+    let app = egl_mrt();
+    let native = run_native(&app, &["--query"], &[]);
+    let queries = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("egl_mrt queries: "))
+            .unwrap_or_else(|| panic!("no queries line in:\n{stdout}"))
+            .to_string()
+    };
+    let want = queries(&native.stdout);
+    assert!(want.ends_with("current ok"), "{want}");
+
+    // Two sessions at the draw: each step splits the queries again.
+    let script = "break draw 3\ncontinue\n\
+                  debug fragment\nbreak 9\ncontinue\nprint cell\nprint cell @ 40,10\nend\n\
+                  debug vertex\nstep\nstep\nprint gl_Position @ vertex 1\nend\n\
+                  debug fragment depth=off\nnext\nprint p\nend\n\
+                  delete\ncontinue\n";
+    let dir = TempDir::new("fragment-queries");
+    let out = Session::new(&app, script).args(["--query"]).run(&dir);
+    let last = out.ok_n("continue", 2);
+    assert_eq!(last["exited"]["code"], 0, "{last}\n{}", out.transcript());
+    assert_eq!(out.ok("print cell")["summary"]["count"], 1152);
+    assert_eq!(numbers(out.ok("print cell @ 40,10")), [680.0]);
+    assert!(out.ok("print gl_Position @ vertex 1")["value"].is_array());
+    assert_eq!(queries(&out.stdout), want, "{}", out.transcript());
+    assert_eq!(result_line(&out.stdout), result_line(&native.stdout));
+}
