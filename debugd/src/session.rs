@@ -1774,11 +1774,12 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
 }
 
 impl ProbeRunner for StepRunner<'_> {
-    fn run(&mut self, inst: &Instrumented, path: &[u32], values: bool) -> Result<ProbeResult> {
+    fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult> {
+        let want = components > 0;
         match self.stage {
-            Stage::Fragment => self.fragment(inst, path, values),
-            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path, values),
-            Stage::Compute | Stage::TessControl => self.compute(inst, path, values),
+            Stage::Fragment => self.fragment(inst, path, components),
+            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path, want),
+            Stage::Compute | Stage::TessControl => self.compute(inst, path, want),
         }
     }
 }
@@ -1883,7 +1884,8 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.vertices, 1, 1);
-        read_probe(self.shm, (reply.values, reply.coverage), extent, want, t)
+        let values = (reply.values, 4, want);
+        read_probe(self.shm, values, reply.coverage, extent, t)
     }
 
     fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
@@ -1936,14 +1938,19 @@ impl StepRunner<'_> {
         );
         read_probe(
             self.shm,
-            (reply.values, reply.coverage),
+            (reply.values, 4, want),
+            reply.coverage,
             (w, rows, layers),
-            want,
             t,
         )
     }
 
-    fn fragment(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
+    fn fragment(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        components: u32,
+    ) -> Result<ProbeResult> {
         self.check_request(path)?;
         let mut req = FragmentStepRequest {
             cache_key: inst.cache_key,
@@ -1951,6 +1958,7 @@ impl StepRunner<'_> {
             depth: self.fragment_options.depth,
             stencil: self.fragment_options.stencil,
             alpha_test_off: self.fragment_options.alpha_test_off as u32,
+            value_components: components,
             ..Default::default()
         };
         let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;
@@ -1975,19 +1983,25 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.width, reply.height, 1);
-        read_probe(self.shm, (reply.values, reply.coverage), extent, want, t)
+        let values = (
+            reply.values,
+            reply.value_components as usize,
+            components > 0,
+        );
+        read_probe(self.shm, values, reply.coverage, extent, t)
     }
 }
 
 /// A probe's result for `width` x `rows` x `layers` invocations, read out
 /// of the shared memory: the coverage, then (`want`) the value's components
-/// of each invocation, as many as the type of the first invocation that
-/// reached the step has (none reached: no values).
+/// of each invocation (`values` holds `stride` floats per invocation), as
+/// many as the type of the first invocation that reached the step has
+/// (none reached: no values).
 fn read_probe(
     shm: &SharedMemory,
-    (values, coverage): (BulkRef, BulkRef),
+    (values, stride, want): (BulkRef, usize, bool),
+    coverage: BulkRef,
     (width, rows, layers): (u32, u32, u32),
-    want: bool,
     timing: pb::ProbeTiming,
 ) -> Result<ProbeResult> {
     let coverage = shm.read_f32s(coverage);
@@ -1995,10 +2009,10 @@ fn read_probe(
         true => coverage
             .iter()
             .find_map(|c| glsl_instrument::decode_type(*c))
-            .map_or(0, |t| (t.components as usize).clamp(1, 4)),
+            .map_or(0, |t| (t.components as usize).clamp(1, 4).min(stride)),
         false => 0,
     };
-    let values = shm.read_texel_components(values, components);
+    let values = shm.read_texel_components(values, stride, components);
     let n = width as usize * rows as usize * layers as usize;
     if values.len() < n * components || coverage.len() < n {
         return Err(Error::Internal(format!(

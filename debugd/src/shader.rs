@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use gldbg_proto::pb;
 use glsl_instrument::{
-    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepKind, StepMode,
-    decode_type,
+    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
+    StepMode, decode_type,
 };
 
 use crate::error::{Error, Result};
@@ -121,8 +121,26 @@ impl ProbeResult {
 
 /// Runs a generated debug shader at the draw and reads back the result.
 pub trait ProbeRunner {
-    /// `values`: read the debug values back too (else coverage only).
-    fn run(&mut self, inst: &Instrumented, path: &[u32], values: bool) -> Result<ProbeResult>;
+    /// `components`: how many of the value's components to read back
+    /// (1..=4; 0: coverage only, for a step).
+    fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult>;
+}
+
+/// How many value components a probe of `expr` at `step` reads back: the
+/// type's own where the type checker knows a scalar or vector type, else
+/// all four of the debug output.
+fn value_components(model: &ShaderModel, step: StepId, expr: &str) -> u32 {
+    let Some(ty) = model.expression_type(step, expr).ok().flatten() else {
+        return 4;
+    };
+    if matches!(ty.as_str(), "float" | "int" | "uint" | "bool") {
+        return 1;
+    }
+    let (base, n) = ty.split_at(ty.len().saturating_sub(1));
+    match (base, n.parse::<u32>()) {
+        ("vec" | "ivec" | "uvec" | "bvec", Ok(n @ 2..=4)) => n,
+        _ => 4,
+    }
 }
 
 /// How a fragment step treats the app's depth and stencil buffers and its
@@ -262,7 +280,8 @@ impl ShaderDebug {
             })
             .map_err(instrument_error)?;
         let instrumented = t0.elapsed();
-        let r = Arc::new(runner.run(&inst, &pos.iterations, expr.is_some())?);
+        let components = expr.map_or(0, |e| value_components(&self.model, pos.step, e));
+        let r = Arc::new(runner.run(&inst, &pos.iterations, components)?);
         let t = &mut self.timing;
         t.probes += 1;
         t.cached_programs += r.timing.cached_programs;

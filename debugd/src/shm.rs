@@ -420,25 +420,28 @@ impl SharedMemory {
             .to_vec()
     }
 
-    /// The first `take` of every 4 `f32`s of a `BulkRef` of RGBA32F texels
+    /// The first `take` of every `stride` `f32`s of a `BulkRef` of texels
     /// (a debug value's components: copying only those saves most of the
     /// page faults of a large copy).
-    pub fn read_texel_components(&self, r: BulkRef, take: usize) -> Vec<f32> {
-        let take = take.min(4);
-        if take == 4 {
+    pub fn read_texel_components(&self, r: BulkRef, stride: usize, take: usize) -> Vec<f32> {
+        let take = take.min(stride);
+        if take == stride {
             return self.read_f32s(r);
         }
         if !Self::in_bulk(r.offset as usize, r.len as usize) || take == 0 {
             return Vec::new();
         }
-        let texels = r.len as usize / 16;
+        let texels = r.len as usize / (4 * stride);
         // SAFETY: in bounds (checked); the preload finished writing before
         // acknowledging; f32 reads from an 8-aligned offset of the mapping.
         let all = unsafe {
-            std::slice::from_raw_parts(self.bulk().add(r.offset as usize).cast::<f32>(), texels * 4)
+            std::slice::from_raw_parts(
+                self.bulk().add(r.offset as usize).cast::<f32>(),
+                texels * stride,
+            )
         };
         let mut v = Vec::with_capacity(texels * take);
-        for t in all.chunks_exact(4) {
+        for t in all.chunks_exact(stride) {
             v.extend_from_slice(&t[..take]);
         }
         v

@@ -752,8 +752,9 @@ fn step(
         gl::color_maski(i, [1, 1, 1, 1]);
         // Blending never applies to the debug outputs: a value is written as it is.
         gl::set_enabledi(gl::BLEND, i, false);
-        gl::clear_buffer_fv(gl::COLOR, i as i32, [0.0; 4]);
     }
+    // Only the coverage needs clearing: a value counts where it is nonzero.
+    gl::clear_buffer_fv(gl::COLOR, dbg.coverage_loc as i32, [0.0; 4]);
     if let Some((_, att)) = ds {
         gl::depth_mask(gl::TRUE);
         gl::stencil_mask_separate(0x0408, !0);
@@ -812,7 +813,8 @@ fn step(
     }
 
     let t2 = Instant::now();
-    read_back(bulk, saved, (w, h), &dbg, fbo, reply)?;
+    let components = req.value_components.min(4) as usize;
+    read_back(bulk, saved, (w, h), (&dbg, components), fbo, reply)?;
     reply.readback_ns = t2.elapsed().as_nanos() as u64;
     Ok(())
 }
@@ -827,13 +829,15 @@ fn clear_depth_stencil(att: u32) {
     }
 }
 
-/// Read the value (RGBA32F) and coverage (R32F) images of `fbo` into the
-/// bulk region, and say where in `reply`.
+/// Read the coverage (R32F) and the value's first `components` channels
+/// (of RGBA32F; none for 0) of `fbo` into the bulk region, and say where
+/// in `reply`: a step needs the coverage alone, a scalar one channel of
+/// four, so most of a 1080p readback is never made.
 fn read_back(
     bulk: &Bulk,
     saved: &Saved,
     (w, h): (i32, i32),
-    dbg: &DebugProgram,
+    (dbg, components): (&DebugProgram, usize),
     fbo: u32,
     reply: &mut FragmentStepReply,
 ) -> Result<(), Failure> {
@@ -847,13 +851,23 @@ fn read_back(
         gl::clamp_color(gl::CLAMP_READ_COLOR, gl::FALSE as u32);
     }
     let npix = (w as usize) * (h as usize);
+    // GL ES reads float images as RGBA only.
+    let components = match components {
+        0 => 0,
+        _ if is_es() => 4,
+        n => n,
+    };
     let values_off = shm::BULK_DATA;
+    let values_len = npix * 4 * components;
     let coverage_off = values_off + npix * 16;
-    let dst = bulk
-        .slice_mut(values_off, npix * 16)
-        .ok_or_else(too_small)?;
-    gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
-    gl::read_pixels_f32(w, h, gl::RGBA, dst);
+    if components > 0 {
+        let dst = bulk
+            .slice_mut(values_off, values_len)
+            .ok_or_else(too_small)?;
+        gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.value_loc);
+        let format = [gl::RED, gl::RG, gl::RGB, gl::RGBA][components - 1];
+        gl::read_pixels_f32(w, h, format, dst);
+    }
     gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
     if is_es() {
         // GL ES reads float attachments only as RGBA/FLOAT: read into the
@@ -886,8 +900,9 @@ fn read_back(
     }
     reply.values = BulkRef {
         offset: values_off as u32,
-        len: (npix * 16) as u32,
+        len: values_len as u32,
     };
+    reply.value_components = components as u32;
     reply.coverage = BulkRef {
         offset: coverage_off as u32,
         len: (npix * 4) as u32,

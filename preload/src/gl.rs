@@ -83,6 +83,8 @@ pub const STENCIL_INDEX8: u32 = 0x8D48;
 pub const FLOAT: u32 = 0x1406;
 pub const RGBA: u32 = 0x1908;
 pub const RED: u32 = 0x1903;
+pub const RG: u32 = 0x8227;
+pub const RGB: u32 = 0x1907;
 pub const NEAREST: u32 = 0x2600;
 pub const FRAGMENT_SHADER: u32 = 0x8B30;
 pub const VERTEX_SHADER: u32 = 0x8B31;
@@ -343,7 +345,12 @@ pub fn blit_framebuffer(w: i32, h: i32, mask: u32) {
 }
 /// `glReadPixels` into `dst`, which must hold `w*h*components*4` bytes.
 pub fn read_pixels_f32(w: i32, h: i32, format: u32, dst: &mut [u8]) {
-    let comps = if format == RGBA { 4 } else { 1 };
+    let comps = match format {
+        RGBA => 4,
+        RGB => 3,
+        RG => 2,
+        _ => 1,
+    };
     assert!(dst.len() >= (w as usize) * (h as usize) * comps * 4);
     // SAFETY: see the module comment; `dst` is large enough (asserted) and pack state is tight.
     unsafe { real::glReadPixels(0, 0, w, h, format, FLOAT, dst.as_mut_ptr().cast()) }

@@ -34,13 +34,19 @@ impl ShaderWrites {
     /// Copy what program `prog` (current, linked, its bindings final) can
     /// write. Err: a writable image that cannot be copied (nothing was).
     pub(crate) fn snapshot(prog: u32) -> Result<ShaderWrites, String> {
-        // The app's earlier shader writes must land before we copy.
-        gl::memory_barrier(gl::ALL_BARRIER_BITS);
         let images = writable_images()?;
+        let buffers = written_buffers(prog);
         let mut w = ShaderWrites {
             buffers: Vec::new(),
             images: Vec::new(),
         };
+        if images.is_empty() && buffers.is_empty() {
+            // Nothing to copy: no barrier either (on a software driver it
+            // waits for all the work queued so far).
+            return Ok(w);
+        }
+        // The app's earlier shader writes must land before we copy.
+        gl::memory_barrier(gl::ALL_BARRIER_BITS);
         for image in images {
             w.images.push(image.snapshot());
         }
@@ -48,7 +54,7 @@ impl ShaderWrites {
             gl::get_i(gl::COPY_READ_BUFFER) as u32,
             gl::get_i(gl::COPY_WRITE_BUFFER) as u32,
         );
-        for b in written_buffers(prog) {
+        for b in buffers {
             gl::bind_buffer(gl::COPY_READ_BUFFER, b);
             let size = gl::buffer_size(gl::COPY_READ_BUFFER);
             if size <= 0 {
@@ -72,6 +78,9 @@ impl ShaderWrites {
 
     /// Put everything back and free our copies.
     pub(crate) fn restore(self) {
+        if self.buffers.is_empty() && self.images.is_empty() {
+            return;
+        }
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
         let (read, write) = (
             gl::get_i(gl::COPY_READ_BUFFER) as u32,

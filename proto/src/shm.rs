@@ -319,7 +319,9 @@ pub struct FragmentStepRequest {
     pub path_uniform: BulkRef,
     /// Number of valid entries in `path`.
     pub path_len: u32,
-    pub _pad: u32,
+    /// How many of the value's components to read back (1..=4: R, RG,
+    /// RGB, RGBA); 0: none, the coverage alone (a step, not a print).
+    pub value_components: u32,
     pub path: [i32; MAX_PATH],
 }
 
@@ -334,7 +336,8 @@ pub struct FragmentStepReply {
     /// Size of the images.
     pub width: u32,
     pub height: u32,
-    /// RGBA32F values, `width*height*16` bytes, rows bottom-up (GL order).
+    /// The values, `value_components` floats per pixel, rows bottom-up
+    /// (GL order); empty when none were asked for.
     pub values: BulkRef,
     /// R32F coverage/type codes, `width*height*4` bytes, rows bottom-up.
     pub coverage: BulkRef,
@@ -342,7 +345,9 @@ pub struct FragmentStepReply {
     pub log: BulkRef,
     /// 1 if the program came from the preload's cache.
     pub cached: u32,
-    pub _pad: u32,
+    /// Floats per pixel in `values`: as asked, or 4 where the context
+    /// reads float images only as RGBA (GL ES).
+    pub value_components: u32,
     /// Nanoseconds spent building (compile+link), replaying, reading back.
     pub build_ns: u64,
     pub replay_ns: u64,
