@@ -15,7 +15,8 @@
  * counter and T the sum of the image: a debugger that replays a dispatch
  * without restoring what it writes changes V, H and T.
  *
- *   egl_compute [--frames N] [--indirect] [--draw [--query]]
+ *   egl_compute [--frames N] [--indirect] [--draw [--query]] [--dump-state PATH]
+ *               [--busy-state]
  *
  * --indirect: glDispatchComputeIndirect with the group counts in a
  *             GL_DISPATCH_INDIRECT_BUFFER (offset 4).
@@ -25,6 +26,13 @@
  *             `egl_compute draw: fragments F, visits V`.
  * --query:    draw inside a GL_SAMPLES_PASSED query; the draw line adds
  *             `, samples S` (the sum over frames).
+ * --dump-state: append state_dump.h's dump of the whole GL state to PATH
+ *             right before and right after the first frame's draw ("before
+ *             draw 1", "after draw 1", with --draw) and dispatch ("before
+ *             dispatch 1", "after dispatch 1"), and after the last frame
+ *             ("final": the buffers', image's and frame's hashes among it).
+ * --busy-state: before the frames, set state the draw and dispatch do not
+ *             depend on to values other than the defaults (state_set_busy()).
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -34,6 +42,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "state_dump.h"
 
 #ifndef EGL_PLATFORM_SURFACELESS_MESA
 #define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
@@ -152,12 +162,17 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 
 int main(int argc, char **argv) {
     int frames = 2, indirect = 0, draw = 0, query = 0;
+    const char *dump = NULL;
+    int busy = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--indirect")) indirect = 1;
         else if (!strcmp(argv[i], "--draw")) draw = 1;
         else if (!strcmp(argv[i], "--query")) query = 1;
-        else die("usage: egl_compute [--frames N] [--indirect] [--draw [--query]]");
+        else if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
+        else if (!strcmp(argv[i], "--busy-state")) busy = 1;
+        else die("usage: egl_compute [--frames N] [--indirect] [--draw [--query]] "
+                 "[--dump-state PATH] [--busy-state]");
     }
     context();
     GLuint prog = link(shader(GL_COMPUTE_SHADER, COMPUTE_CS), 0);
@@ -202,11 +217,14 @@ int main(int argc, char **argv) {
     }
     glUseProgram(prog);
     glUniform1f(glGetUniformLocation(prog, "u_scale"), SCALE);
+    if (busy) state_set_busy();
     for (int f = 0; f < frames; f++) {
         if (draw) {
             glUseProgram(draw_prog);
             if (query) glBeginQuery(GL_SAMPLES_PASSED, samples_query);
+            if (dump && f == 0) state_dump(dump, "before draw 1");
             glDrawArrays(GL_TRIANGLES, 0, 3);
+            if (dump && f == 0) state_dump(dump, "after draw 1");
             if (query) {
                 glEndQuery(GL_SAMPLES_PASSED);
                 GLuint n = 0;
@@ -216,10 +234,13 @@ int main(int argc, char **argv) {
             glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
             glUseProgram(prog);
         }
+        if (dump && f == 0) state_dump(dump, "before dispatch 1");
         if (indirect) glDispatchComputeIndirect(4);
         else glDispatchCompute(4, 2, 2);
+        if (dump && f == 0) state_dump(dump, "after dispatch 1");
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
     }
+    if (dump) state_dump(dump, "final");
 
     float out[INVOCATIONS];
     GLuint seen[INVOCATIONS], hit = 0;
@@ -229,6 +250,7 @@ int main(int argc, char **argv) {
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof seen, seen);
     glBindBuffer(GL_ATOMIC_COUNTER_BUFFER, hits);
     glGetBufferSubData(GL_ATOMIC_COUNTER_BUFFER, 0, 4, &hit);
+    if (busy) glActiveTexture(GL_TEXTURE0); /* state_set_busy() left unit 5 active */
     glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, texels);
     double checksum = 0;
     unsigned long visited = 0, texel_sum = 0;

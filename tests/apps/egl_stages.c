@@ -12,7 +12,14 @@
  * where C sums the red channel of the last frame (the fragment shader
  * writes g_value there).
  *
- *   egl_stages [--frames N]
+ *   egl_stages [--frames N] [--dump-state PATH] [--busy-state]
+ *
+ * --dump-state: append state_dump.h's dump of the whole GL state to PATH
+ *               right before and right after the first frame's draw
+ *               ("before draw 1", "after draw 1") and after the last
+ *               frame ("final": the frame's hash among it).
+ * --busy-state: before the frames, set state the draw does not depend on
+ *               to values other than the defaults (state_set_busy()).
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -22,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "state_dump.h"
 
 #ifndef EGL_PLATFORM_SURFACELESS_MESA
 #define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
@@ -124,9 +133,13 @@ static void attach(GLuint prog, GLenum type, const char *src) {
 
 int main(int argc, char **argv) {
     int frames = 2;
+    const char *dump = NULL;
+    int busy = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-        else die("usage: egl_stages [--frames N]");
+        else if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
+        else if (!strcmp(argv[i], "--busy-state")) busy = 1;
+        else die("usage: egl_stages [--frames N] [--dump-state PATH] [--busy-state]");
     }
     context();
     GLuint prog = glCreateProgram();
@@ -154,11 +167,15 @@ int main(int argc, char **argv) {
     glUniform1f(glGetUniformLocation(prog, "u_level"), 3.0f);
     glPatchParameteri(GL_PATCH_VERTICES, 3);
     static float pixels[SIZE * SIZE * 4];
+    if (busy) state_set_busy();
     for (int f = 0; f < frames; f++) {
         glClearColor(0, 0, 0, 0);
         glClear(GL_COLOR_BUFFER_BIT);
+        if (dump && f == 0) state_dump(dump, "before draw 1");
         glDrawArrays(GL_PATCHES, 0, 3);
+        if (dump && f == 0) state_dump(dump, "after draw 1");
     }
+    if (dump) state_dump(dump, "final");
     glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_FLOAT, pixels);
     double checksum = 0;
     for (int i = 0; i < SIZE * SIZE; i++) checksum += pixels[i * 4];
