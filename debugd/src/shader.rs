@@ -197,7 +197,8 @@ pub struct ShaderDebug {
     pub focus: Option<(Cell, pb::Invocation)>,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
     timing: pb::ProbeTiming,
-    cache: HashMap<(Position, Option<String>), Arc<ProbeResult>>,
+    /// Probe results by (position, expression, at the end of main).
+    cache: HashMap<(Position, Option<String>, bool), Arc<ProbeResult>>,
 }
 
 fn side(label: &str, count: u64) -> pb::FlowSide {
@@ -265,23 +266,28 @@ impl ShaderDebug {
         expr: Option<&str>,
         runner: &mut dyn ProbeRunner,
     ) -> Result<Arc<ProbeResult>> {
-        let key = (pos.clone(), expr.map(str::to_string));
+        // Once stepping has finished, values are those at the end of main.
+        let at_end = self.finished && expr.is_some();
+        let key = (pos.clone(), expr.map(str::to_string), at_end);
         if let Some(r) = self.cache.get(&key) {
             return Ok(r.clone());
         }
         let t0 = std::time::Instant::now();
-        let inst = self
-            .model
-            .instrument(&Probe {
-                position: pos,
-                expr,
-                // The debugger wants the values of fragments discarded later too.
-                semantics: Semantics::ReportDiscarded,
-            })
-            .map_err(instrument_error)?;
+        let probe = Probe {
+            position: pos,
+            expr,
+            // The debugger wants the values of fragments discarded later too.
+            semantics: Semantics::ReportDiscarded,
+        };
+        let inst = match at_end {
+            true => self.model.instrument_end_of_main(&probe),
+            false => self.model.instrument(&probe),
+        }
+        .map_err(instrument_error)?;
         let instrumented = t0.elapsed();
         let components = expr.map_or(0, |e| value_components(&self.model, pos.step, e));
-        let r = Arc::new(runner.run(&inst, &pos.iterations, components)?);
+        let path = if at_end { &[][..] } else { &pos.iterations[..] };
+        let r = Arc::new(runner.run(&inst, path, components)?);
         let t = &mut self.timing;
         t.probes += 1;
         t.cached_programs += r.timing.cached_programs;
@@ -395,7 +401,7 @@ impl ShaderDebug {
             focus: self.focus.as_ref().map(|(_, at)| *at),
             focus_reached: self.focus.as_ref().is_some_and(|(cell, _)| {
                 self.cache
-                    .get(&(self.pos.clone(), None))
+                    .get(&(self.pos.clone(), None, false))
                     .is_some_and(|r| r.reached_at(*cell))
             }),
             timing: None,

@@ -559,9 +559,20 @@ fn plain_function(proto: &mut ast::FunctionPrototype) {
     }
 }
 
+/// The last step of `main` (in source order), if it has any.
+pub(crate) fn last_main_step(m: &ShaderModel) -> Option<StepId> {
+    let main = m.model.main?;
+    let last = m.model.info.iter().rposition(|i| i.func == main)?;
+    Some(StepId(last as u32))
+}
+
+/// The debug shader of `probe`; `at_end`: the write is the last statement
+/// of `main` instead of before the probe's step (whose position is then
+/// not used).
 pub(crate) fn instrument(
     m: &ShaderModel,
     probe: &Probe<'_>,
+    at_end: bool,
 ) -> Result<Instrumented, InstrumentError> {
     let stage = m.stage;
     // Tess-control allows `barrier()` only in `main` itself, so its `main` is
@@ -570,7 +581,20 @@ pub(crate) fn instrument(
     // original `main` and copy the debug globals out at the end.
     let wraps_main = !matches!(stage, Stage::TessControl | Stage::Compute);
     let model = &m.model;
-    let pos = probe.position;
+    let end_position;
+    let pos = match at_end {
+        true => {
+            let step = last_main_step(m)
+                .ok_or_else(|| InstrumentError::Unsupported("`main` has no steps".into()))?;
+            end_position = crate::Position {
+                step,
+                calls: Vec::new(),
+                iterations: vec![0; model.info[step.0 as usize].loops.len()],
+            };
+            &end_position
+        }
+        false => probe.position,
+    };
 
     // The chain of activations from main to the step.
     let known = |s: StepId| {
@@ -622,8 +646,13 @@ pub(crate) fn instrument(
         step: target,
         call: None,
     });
-    total_loops += model.info[target].loops.len();
-    if pos.iterations.len() != total_loops {
+    // At the end of main no loop encloses the write.
+    total_loops += if at_end {
+        0
+    } else {
+        model.info[target].loops.len()
+    };
+    if !at_end && pos.iterations.len() != total_loops {
         return Err(InstrumentError::Unsupported(format!(
             "position has {} loop iterations, its call chain has {total_loops} enclosing loops",
             pos.iterations.len()
@@ -730,14 +759,20 @@ pub(crate) fn instrument(
                 &dup_names[i],
                 &model.function_names,
             )?,
+            None if at_end => def.statement.statement_list.push(if_stmt(
+                guard.clone(),
+                compound(vec![expr_stmt(write.clone())]),
+            )),
             None => write_at(&mut def.statement, info, &guard, &write)?,
         }
-        count_loops(
-            &mut def.statement,
-            info,
-            &counters[loop_base..loop_base + info.loops.len()],
-        )?;
-        loop_base += info.loops.len();
+        if !at_end {
+            count_loops(
+                &mut def.statement,
+                info,
+                &counters[loop_base..loop_base + info.loops.len()],
+            )?;
+            loop_base += info.loops.len();
+        }
         let slot = if i == 0 {
             before.entry(decl).or_default()
         } else {
@@ -1954,5 +1989,49 @@ void main() {
             .source;
         assert!(s.contains("vec3 gldbg1_f(vec3 v) {"), "{s}");
         assert!(s.contains("o = vec4(gldbg1_f(c), f(c.x));"), "{s}");
+    }
+
+    #[test]
+    fn end_of_main_writes_after_the_last_statement_outside_loops() {
+        let src = "#version 330 core
+out vec4 o;
+void main() {
+    float a = 0.0;
+    for (int i = 0; i < 4; i++) {
+        a += 1.0;
+    }
+    o = vec4(a);
+}
+";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        // Any position: the end of main does not depend on it.
+        let pos = Position {
+            step: m.steps_on_line(6)[0],
+            calls: vec![],
+            iterations: vec![2],
+        };
+        let inst = m
+            .instrument_end_of_main(&Probe {
+                position: &pos,
+                expr: Some("o"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap();
+        let s = &inst.source;
+        assert!(
+            s.contains("    o = vec4(a);\n    if (gldbg_c == 0.) {\n        gldbg_c = gldbg_store(o);\n    }\n}"),
+            "{s}"
+        );
+        assert_eq!(inst.path_uniform, None, "{s}");
+        // A local declared in main is in scope there; one of the loop is not.
+        let at_end = |e| {
+            m.instrument_end_of_main(&Probe {
+                position: &pos,
+                expr: Some(e),
+                semantics: Semantics::ReportDiscarded,
+            })
+        };
+        assert!(at_end("a * 2.0").is_ok());
+        assert!(at_end("i").is_err());
     }
 }

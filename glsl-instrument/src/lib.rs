@@ -530,7 +530,22 @@ impl ShaderModel {
         if let Some(expr) = probe.expr {
             typeck::check(self, probe.position.step, expr)?;
         }
-        instrument::instrument(self, probe)
+        instrument::instrument(self, probe, false)
+    }
+
+    /// Like [`ShaderModel::instrument`], but the value is taken at the end
+    /// of `main`, after its last statement (an invocation that returned
+    /// early or was discarded does not reach it): what a debugger shows
+    /// once stepping has finished, outputs included. `probe.position` is
+    /// not used; names are those in scope at `main`'s last step.
+    pub fn instrument_end_of_main(
+        &self,
+        probe: &Probe<'_>,
+    ) -> Result<Instrumented, InstrumentError> {
+        if let (Some(expr), Some(last)) = (probe.expr, instrument::last_main_step(self)) {
+            typeck::check(self, last, expr)?;
+        }
+        instrument::instrument(self, probe, true)
     }
 
     /// The GLSL type of `expr` at `step` ("vec3", "float[4]", "S"), or

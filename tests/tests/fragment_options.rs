@@ -257,3 +257,46 @@ fn queries_around_a_debugged_draw_keep_their_counts() {
     assert_eq!(queries(&out.stdout), want, "{}", out.transcript());
     assert_eq!(result_line(&out.stdout), result_line(&native.stdout));
 }
+
+/// Once stepping has finished, `print` shows the values at the end of
+/// `main`: the outputs as the shader leaves them (`gl_FragDepth`, the
+/// integer output, `gl_Position`), not those before its last statement.
+#[test]
+fn values_at_the_end_of_main_after_the_last_step() {
+    require_workspace();
+    let app = egl_mrt();
+    let script = "break draw 3\ncontinue\n\
+                  debug fragment depth=off stencil=off\nbreak 10\ncontinue\nnext\nnext\n\
+                  print gl_FragDepth @ 5,10\nprint gl_FragDepth @ 40,10\nprint id @ 40,10\n\
+                  print color @ 40,10\nprint gl_FragDepth\nend\n\
+                  debug vertex\nnext\nnext\nprint gl_Position @ vertex 1\nprint gl_Position\nend\n\
+                  delete\ncontinue\n";
+    let dir = TempDir::new("end-of-main");
+    let out = Session::new(&app, script).run(&dir);
+    let last = out.ok_n("continue", 2);
+    assert_eq!(last["exited"]["code"], 0, "{last}\n{}", out.transcript());
+    let finished = out.ok_n("next", 1);
+    assert_eq!(finished["finished"], true, "{finished}");
+    assert_eq!(numbers(out.ok("print gl_FragDepth @ 5,10")), [0.1]);
+    assert_eq!(numbers(out.ok("print gl_FragDepth @ 40,10")), [0.5]);
+    assert_eq!(
+        numbers(out.ok("print id @ 40,10")),
+        [680.0, 2040.0, 7.0, 1.0]
+    );
+    assert_eq!(
+        numbers(out.ok("print color @ 40,10")),
+        [0.625, 0.15625, 0.5, 1.0]
+    );
+    // Every fragment not discarded (y >= 8) and passing the alpha test
+    // (y < 48; depth and stencil are off) gets to the end.
+    let s = out.ok("print gl_FragDepth");
+    assert_eq!(s["summary"]["count"], 64 * 40, "{s}");
+    // The quad under test spans the viewport at depth 0.5 (NDC z 0).
+    let vertex_done = out.ok_n("next", 3);
+    assert_eq!(vertex_done["finished"], true, "{vertex_done}");
+    assert_eq!(
+        numbers(out.ok("print gl_Position @ vertex 1")),
+        [1.0, -1.0, 0.0, 1.0]
+    );
+    assert_eq!(out.ok("print gl_Position")["summary"]["count"], 4);
+}
