@@ -321,8 +321,8 @@ fn step_json(step: &Step) -> Value {
 /// The debug outputs of `out` with their roles.
 fn output_slots(out: &Instrumented) -> Vec<(&'static str, &OutputSlot)> {
     let mut slots = vec![("value", &out.value), ("coverage", &out.coverage)];
-    if let Some(slot) = &out.emit_index {
-        slots.push(("emit_index", slot));
+    if let Some(slot) = &out.emission {
+        slots.push(("emission", slot));
     }
     slots
 }

@@ -693,6 +693,9 @@ fn at_json(at: At) -> Value {
 
 fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
     let ty = &reply.r#type;
+    if !reply.emitted.is_empty() {
+        return emitted_text(reply, asked);
+    }
     match (at_of(reply, asked), &reply.summary) {
         (Some(at), _) => {
             if reply.reached {
@@ -732,10 +735,60 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
     }
 }
 
+/// `print EXPR @ primitive N`: one line per vertex the primitive emitted.
+fn emitted_text(reply: &pb::PrintReply, asked: Option<At>) -> String {
+    let ty = &reply.r#type;
+    let at = at_of(reply, asked)
+        .map(|a| format!(" @ {a}"))
+        .unwrap_or_default();
+    let mut s = format!(
+        "{}{at} ({ty}): {} vertices emitted",
+        reply.expr,
+        reply.emitted.len()
+    );
+    for e in &reply.emitted {
+        let who = match e.invocation {
+            0 => format!("  #{}", e.emit),
+            i => format!("  #{} (invocation {i})", e.emit),
+        };
+        let what = match e.reached {
+            true => components_text(&e.value, ty),
+            false => "not reached when emitted".into(),
+        };
+        let _ = write!(s, "\n{who} [vertex {}]: {what}", e.vertex);
+    }
+    s
+}
+
 fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
     let ty = &reply.r#type;
     o.insert("expr".into(), json!(reply.expr));
     o.insert("type".into(), json!(ty));
+    if !reply.emitted.is_empty() {
+        if let Some(at) = at_of(reply, asked) {
+            o.insert("invocation".into(), at_json(at));
+        }
+        o.insert("reached".into(), json!(reply.reached));
+        let emitted: Vec<Value> = reply
+            .emitted
+            .iter()
+            .map(|e| {
+                let mut v = json!({
+                    "emit": e.emit,
+                    "invocation": e.invocation,
+                    "vertex": e.vertex,
+                    "reached": e.reached,
+                });
+                if e.reached {
+                    v["value"] = components_json(&e.value, ty);
+                }
+                v
+            })
+            .collect();
+        o.insert("emitted".into(), Value::Array(emitted));
+        timing_json(o, reply.timing.as_ref());
+        return;
+    }
     match at_of(reply, asked) {
         Some(at) => {
             o.insert("invocation".into(), at_json(at));
@@ -1404,6 +1457,49 @@ mod tests {
     }
 
     #[test]
+    fn prints_what_a_primitive_emitted() {
+        let vertex = |emit, invocation, vertex, value: Option<f64>| pb::EmittedVertex {
+            emit,
+            invocation,
+            vertex,
+            reached: value.is_some(),
+            value: value.into_iter().collect(),
+        };
+        let reply = pb::PrintReply {
+            expr: "s".into(),
+            r#type: "float".into(),
+            reached: true,
+            at: Some(crate::exec::invocation(At::Primitive(1))),
+            emitted: vec![
+                vertex(0, 0, 3, None),
+                vertex(1, 0, 4, Some(2.5)),
+                vertex(0, 1, 9, Some(1.0)),
+            ],
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply,
+            at: Some(At::Primitive(1)),
+            stage: "geometry".into(),
+        };
+        assert_eq!(
+            result_text(&Ok(out.clone())),
+            "s @ primitive 1 (float): 3 vertices emitted\n  #0 [vertex 3]: not reached when emitted\n  \
+             #1 [vertex 4]: 2.5\n  #0 (invocation 1) [vertex 9]: 1"
+        );
+        let v = j("print s @ primitive 1", Ok(out));
+        assert_eq!(v["invocation"], json!({"primitive": 1}));
+        assert_eq!(
+            v["emitted"],
+            json!([
+                {"emit": 0, "invocation": 0, "vertex": 3, "reached": false},
+                {"emit": 1, "invocation": 0, "vertex": 4, "reached": true, "value": [2.5]},
+                {"emit": 0, "invocation": 1, "vertex": 9, "reached": true, "value": [1.0]},
+            ])
+        );
+    }
+
+    #[test]
     fn prints() {
         let one = pb::PrintReply {
             expr: "v".into(),
@@ -1413,6 +1509,7 @@ mod tests {
             at: Some(crate::exec::invocation(At::Pixel { x: 10, y: 5 })),
             summary: None,
             timing: None,
+            emitted: Vec::new(),
         };
         let out = Outcome::Print {
             reply: one.clone(),
@@ -1435,6 +1532,7 @@ mod tests {
             at: None,
             summary: None,
             timing: None,
+            emitted: Vec::new(),
         };
         let out = Outcome::Print {
             reply: vec,

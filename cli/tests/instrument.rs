@@ -388,7 +388,7 @@ fn outputs_of_every_stage() {
             &[
                 ("value", "varying"),
                 ("coverage", "varying"),
-                ("emit_index", "varying"),
+                ("emission", "varying"),
             ],
         ),
         (

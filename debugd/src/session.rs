@@ -1572,6 +1572,9 @@ impl Session {
         }
         self.with_debug(|d, r| {
             let stage = d.model.stage();
+            if let Some(pb::invocation::Kind::Primitive(n)) = at.as_ref().and_then(|a| a.kind) {
+                return print_primitive(d, r, expr, n, at);
+            }
             let cell = invocation_cell(stage, at.as_ref())?;
             let pos = d.pos.clone();
             let res = d.probe(&pos, Some(expr), r)?;
@@ -1596,6 +1599,7 @@ impl Session {
                         at,
                         summary: None,
                         timing: d.take_timing(),
+                        emitted: Vec::new(),
                     })
                 }
                 None => {
@@ -1617,6 +1621,7 @@ impl Session {
                             total,
                         }),
                         timing: d.take_timing(),
+                        emitted: Vec::new(),
                     })
                 }
             }
@@ -1852,6 +1857,7 @@ impl StepRunner<'_> {
             ))),
         };
         let (value, coverage) = (varying(&inst.value)?, varying(&inst.coverage)?);
+        let emission = inst.emission.as_ref().map(varying).transpose()?;
         let mut req = VertexStepRequest {
             cache_key: inst.cache_key,
             stage: self.stage.gl_enum(),
@@ -1863,6 +1869,9 @@ impl StepRunner<'_> {
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
             req.value_varying = w.push(value.as_bytes());
             req.coverage_varying = w.push(coverage.as_bytes());
+            if let Some(e) = &emission {
+                req.emission_varying = w.push(e.as_bytes());
+            }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
         self.shm.write_struct(abi::BULK_REQUEST, &req);
@@ -1885,7 +1894,14 @@ impl StepRunner<'_> {
         );
         let extent = (reply.vertices, 1, 1);
         let values = (reply.values, 4, want);
-        read_probe(self.shm, values, reply.coverage, extent, t)
+        let mut r = read_probe(self.shm, values, reply.coverage, extent, t)?;
+        r.emission = self
+            .shm
+            .read_f32s(reply.emission)
+            .chunks_exact(3)
+            .map(|e| [e[0] as u32, e[1] as u32, e[2] as u32])
+            .collect();
+        Ok(r)
     }
 
     fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
@@ -2022,6 +2038,7 @@ fn read_probe(
         )));
     }
     Ok(ProbeResult {
+        emission: Vec::new(),
         width,
         height: rows * layers,
         layers,
@@ -2068,6 +2085,65 @@ fn file_extension(stage: Stage) -> &'static str {
         Stage::Fragment => "frag",
         Stage::Compute => "comp",
     }
+}
+
+/// `print EXPR @ primitive N` of a geometry shader: the vertices input
+/// primitive N emitted, with the value each carried when emitted.
+fn print_primitive(
+    d: &mut ShaderDebug,
+    r: &mut dyn ProbeRunner,
+    expr: &str,
+    primitive: u32,
+    at: Option<pb::Invocation>,
+) -> Result<pb::PrintReply> {
+    if d.model.stage() != Stage::Geometry {
+        return Err(Error::InvalidArgument(format!(
+            "`@ primitive N` names an input primitive of a geometry shader; a {} shader is \
+             printed at {}",
+            d.model.stage().name(),
+            match d.model.stage() {
+                Stage::Fragment => "a pixel (@ X,Y)",
+                Stage::Compute => "an invocation (@ invocation X,Y,Z)",
+                _ => "a vertex (@ vertex N)",
+            }
+        )));
+    }
+    let pos = d.pos.clone();
+    let res = d.probe(&pos, Some(expr), r)?;
+    let (field, ty) = res.field();
+    let emitted: Vec<pb::EmittedVertex> = res
+        .emitted_by(primitive)
+        .into_iter()
+        .map(|(i, emit, invocation)| {
+            let v = field.values.get(i).copied().flatten();
+            pb::EmittedVertex {
+                emit,
+                invocation,
+                vertex: i as u32,
+                reached: v.is_some(),
+                value: v
+                    .map(|v| v[..field.components].to_vec())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    if emitted.is_empty() {
+        let primitives = res.emission.iter().map(|e| e[1] + 1).max().unwrap_or(0);
+        return Err(Error::InvalidArgument(format!(
+            "input primitive {primitive} emitted no vertex (the geometry shader's captured \
+             vertices come from {primitives} input primitives)"
+        )));
+    }
+    Ok(pb::PrintReply {
+        expr: expr.to_string(),
+        r#type: ty,
+        value: Vec::new(),
+        reached: emitted.iter().any(|e| e.reached),
+        at,
+        summary: None,
+        timing: d.take_timing(),
+        emitted,
+    })
 }
 
 /// Which invocation of `stage` a `print` names: a fragment at its pixel

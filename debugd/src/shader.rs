@@ -41,6 +41,9 @@ pub struct ProbeResult {
     pub coverage: Vec<f32>,
     /// What the preload reported for it (build, replay, readback, cached).
     pub timing: pb::ProbeTiming,
+    /// Geometry: per captured vertex (emit index, input primitive,
+    /// invocation); empty for other stages.
+    pub emission: Vec<[u32; 3]>,
 }
 
 /// An invocation as `print` and `focus` name it: a fragment's pixel
@@ -48,6 +51,25 @@ pub struct ProbeResult {
 pub type Cell = (u32, u32, u32);
 
 impl ProbeResult {
+    /// The captured vertices input primitive `primitive` emitted, as
+    /// (captured index, emit index, invocation), in emission order, each
+    /// emission once: transform feedback splits strips into independent
+    /// primitives, so a strip's inner vertices are captured twice or more.
+    pub fn emitted_by(&self, primitive: u32) -> Vec<(usize, u32, u32)> {
+        let mut out: Vec<(usize, u32, u32)> = Vec::new();
+        for (i, &[emit, prim, invocation]) in self.emission.iter().enumerate() {
+            if prim == primitive
+                && !out
+                    .iter()
+                    .any(|&(_, e, inv)| (e, inv) == (emit, invocation))
+            {
+                out.push((i, emit, invocation));
+            }
+        }
+        out.sort_by_key(|&(_, emit, invocation)| (invocation, emit));
+        out
+    }
+
     /// Where `cell` is in `values` (×4) and `coverage`; `None` outside.
     pub fn index(&self, (x, y, z): Cell) -> Option<usize> {
         let layers = self.layers.max(1);
@@ -523,7 +545,39 @@ impl ShaderDebug {
 
 #[cfg(test)]
 mod tests {
-    use super::condition_of;
+    use super::{ProbeResult, condition_of};
+
+    #[test]
+    fn a_primitive_lists_each_emission_once_in_order() {
+        // A strip of 4 emitted by primitive 1 is captured as two triangles
+        // (0 1 2, 2 1 3); instance 1 of primitive 1 emits one vertex.
+        let r = ProbeResult {
+            width: 9,
+            height: 1,
+            layers: 1,
+            values: Vec::new(),
+            components: 0,
+            coverage: vec![1.0; 9],
+            timing: Default::default(),
+            emission: vec![
+                [0, 0, 0],
+                [0, 1, 0],
+                [1, 1, 0],
+                [2, 1, 0],
+                [2, 1, 0],
+                [1, 1, 0],
+                [3, 1, 0],
+                [0, 1, 1],
+                [1, 2, 0],
+            ],
+        };
+        assert_eq!(
+            r.emitted_by(1),
+            vec![(1, 0, 0), (2, 1, 0), (3, 2, 0), (6, 3, 0), (7, 0, 1)]
+        );
+        assert_eq!(r.emitted_by(0), vec![(0, 0, 0)]);
+        assert!(r.emitted_by(5).is_empty());
+    }
 
     #[test]
     fn conditions_are_read_from_step_texts() {

@@ -963,7 +963,7 @@ pub(crate) fn instrument(
         source,
         value: value_slot,
         coverage: coverage_slot,
-        emit_index: outs.emit_index,
+        emission: outs.emission,
         app_outputs: outs.app_outputs,
         path_uniform,
         local_size_uniform,
@@ -1490,7 +1490,7 @@ void main() {
         for out in every_position(&m) {
             assert_eq!(out.value, OutputSlot::Varying("gldbg_value".into()));
             assert_eq!(out.coverage, OutputSlot::Varying("gldbg_coverage".into()));
-            assert_eq!(out.emit_index, None);
+            assert_eq!(out.emission, None);
             let s = &out.source;
             assert!(s.starts_with("#version 330 core\n"), "{s}");
             assert!(
@@ -1596,11 +1596,12 @@ void main() {
             assert_eq!(out.value, OutputSlot::Varying("gldbg_value".into()));
             assert_eq!(out.coverage, OutputSlot::Varying("gldbg_coverage".into()));
             assert_eq!(
-                out.emit_index,
-                Some(OutputSlot::Varying("gldbg_emit_index".into()))
+                out.emission,
+                Some(OutputSlot::Varying("gldbg_emission".into()))
             );
-            assert!(s.contains("out vec4 gldbg_value;\nout float gldbg_coverage;\nout float gldbg_emit_index;\nint gldbg_emitted;\n"), "{s}");
-            assert!(s.contains("void gldbg_put() {\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n    gldbg_emit_index = float(gldbg_emitted);\n    gldbg_emitted++;\n}\n"), "{s}");
+            assert!(s.contains("out vec4 gldbg_value;\nout float gldbg_coverage;\nout vec3 gldbg_emission;\nint gldbg_emitted;\n"), "{s}");
+            // GLSL 1.50: no gl_InvocationID.
+            assert!(s.contains("void gldbg_put() {\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n    gldbg_emission = vec3(float(gldbg_emitted), float(gl_PrimitiveIDIn), 0.0);\n    gldbg_emitted++;\n}\n"), "{s}");
             // Every EmitVertex (also in `emit` and its duplicate) hands out first.
             assert_eq!(
                 s.matches("EmitVertex()").count(),
@@ -1856,7 +1857,7 @@ void main() {
         let src = "#version 410\nlayout(points) in;\nlayout(points, max_vertices = 1) out;\nlayout(stream = 1) out;\nlayout(location = 3) out vec4 c;\nvoid main() {\n    c = vec4(1.0);\n    EmitStreamVertex(1);\n}\n";
         let m = stage_model(src, Stage::Geometry);
         let s = probe(&m, &m.entry(), None).source;
-        assert!(s.contains("layout(stream = 0, location = 4) out vec4 gldbg_value;\nlayout(stream = 0, location = 5) out float gldbg_coverage;\nlayout(stream = 0, location = 6) out float gldbg_emit_index;\n"), "{s}");
+        assert!(s.contains("layout(stream = 0, location = 4) out vec4 gldbg_value;\nlayout(stream = 0, location = 5) out float gldbg_coverage;\nlayout(stream = 0, location = 6) out vec3 gldbg_emission;\n"), "{s}");
         // No explicit locations, or a language without output locations: none.
         let src = "#version 410\nin vec4 pos;\nout vec4 c;\nvoid main() {\n    c = pos;\n}\n";
         let m = stage_model(src, Stage::Vertex);

@@ -17,7 +17,7 @@
 //! let probe = model.instrument(&Probe { position: &pos, expr: Some("d * 2.0"),
 //!                                        semantics: Semantics::Equivalent })?;
 //! // probe.source: the debug shader; probe.value / probe.coverage: its outputs
-//! // (OutputSlot: per stage), probe.emit_index: geometry only;
+//! // (OutputSlot: per stage), probe.emission: geometry only;
 //! // probe.path_uniform + pos.iterations: the loop path to pass as uniform int[];
 //! // probe.cache_key: equal for equal sources.
 //! let ty = decode_type(coverage_texel);   // Some(ValueType) if reached
@@ -287,9 +287,11 @@ pub struct Instrumented {
     pub path_uniform: Option<String>,
     /// Hash of everything that determines `source`.
     pub cache_key: u64,
-    /// geometry: the emit index of each captured vertex (a `float` varying:
-    /// 0 for the first vertex the invocation emits, counted over all streams).
-    pub emit_index: Option<OutputSlot>,
+    /// geometry: the emission of each captured vertex, a `vec3` varying:
+    /// the invocation's emit index (0 for the first vertex it emits, counted
+    /// over all streams), `gl_PrimitiveIDIn` and `gl_InvocationID` (0 where
+    /// the shader's GLSL has none).
+    pub emission: Option<OutputSlot>,
     /// compute shader that does not declare its `local_size` (another shader
     /// of the program does): name of the `uniform uvec3` the buffer index is
     /// computed with. The executor sets it to `GL_COMPUTE_WORK_GROUP_SIZE` of
@@ -516,7 +518,7 @@ impl ShaderModel {
     /// `app_outputs`; older GLSL writes `gl_FragData[k]`, `gl_FragData[k+1]`
     /// with `gl_FragColor` rewritten to `gl_FragData[0]`. Vertex, tess-eval:
     /// two `Varying`s (0 where not reached). Geometry: the same, written
-    /// before every `EmitVertex`/`EmitStreamVertex`, plus `emit_index`.
+    /// before every `EmitVertex`/`EmitStreamVertex`, plus `emission`.
     /// Tess-control, compute: two `Buffer`s at bindings the shader does not use.
     ///
     /// With [`Semantics::Equivalent`] the app's own outputs are unchanged.

@@ -19,6 +19,8 @@ pub const DEPTH_BUFFER_BIT: u32 = 0x0100;
 pub const STENCIL_BUFFER_BIT: u32 = 0x0400;
 pub const BLEND: u32 = 0x0BE2;
 pub const DEPTH_TEST: u32 = 0x0B71;
+pub const PRIMITIVE_RESTART: u32 = 0x8F9D;
+pub const PRIMITIVE_RESTART_FIXED_INDEX: u32 = 0x8D69;
 pub const STENCIL_TEST: u32 = 0x0B90;
 /// Compatibility contexts only.
 pub const ALPHA_TEST: u32 = 0x0BC0;

@@ -27,8 +27,10 @@ use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
 use std::time::Instant;
 
-/// One captured vertex: the `vec4` value then the `float` coverage.
+/// One captured vertex: the `vec4` value then the `float` coverage; the
+/// geometry stage's then has its `vec3` emission.
 const RECORD: usize = 20;
+const RECORD_WITH_EMISSION: usize = 32;
 /// Vertices captured when the draw's count cannot be read from its
 /// arguments (indirect draws).
 const DEFAULT_CAPACITY: usize = 1 << 20;
@@ -111,17 +113,28 @@ fn step(
     }
     let t0 = Instant::now();
     let context = crate::hooks::current_context();
-    let value_name = bulk.str(req.value_varying);
-    let coverage_name = bulk.str(req.coverage_varying);
-    let still_ours =
-        |p: u32| gl::is_program(p) && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == 2;
+    let mut varyings = vec![bulk.str(req.value_varying), bulk.str(req.coverage_varying)];
+    let emission = req.emission_varying.len > 0;
+    if emission {
+        varyings.push(bulk.str(req.emission_varying));
+    }
+    let record = if emission {
+        RECORD_WITH_EMISSION
+    } else {
+        RECORD
+    };
+    let still_ours = |p: u32| {
+        gl::is_program(p)
+            && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == varyings.len() as i32
+    };
     let prog = match CACHE.get(context, app, req.cache_key, still_ours) {
         Some(p) => {
             reply.cached = 1;
             p
         }
         None => {
-            let p = build_program(bulk, app, req, &value_name, &coverage_name)?;
+            let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
+            let p = build_program(bulk, app, req, &names)?;
             CACHE.put(context, app, req.cache_key, p, still_ours);
             p
         }
@@ -142,7 +155,7 @@ fn step(
     let capacity = expected.unwrap_or(DEFAULT_CAPACITY).clamp(1, MAX_CAPACITY);
     reply.truncated = expected.is_some_and(|n| n > capacity) as u32;
     let out_off = shm::BULK_DATA;
-    if out_off + capacity * RECORD > shm::BULK_SIZE {
+    if out_off + capacity * record > shm::BULK_SIZE {
         return Err((
             shm::STATUS_GL_FAILED,
             format!("{capacity} vertices do not fit in the shared memory"),
@@ -154,11 +167,25 @@ fn step(
     let result = (|| {
         gl::bind_transform_feedback(feedback);
         gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, buffer);
-        gl::buffer_data(
-            gl::TRANSFORM_FEEDBACK_BUFFER,
-            &vec![0xFF; capacity * RECORD],
-            gl::STREAM_READ,
-        );
+        // The vertex stage captures exactly its vertices (unless a restart
+        // index drops some).
+        let restart = gl::is_enabled(gl::PRIMITIVE_RESTART)
+            || gl::is_enabled(gl::PRIMITIVE_RESTART_FIXED_INDEX);
+        drain_own_errors();
+        let exact = expected.filter(|_| !restart);
+        match exact {
+            Some(_) => gl::buffer_data_uninit(
+                gl::TRANSFORM_FEEDBACK_BUFFER,
+                (capacity * record) as i64,
+                gl::STREAM_READ,
+            ),
+            // Else an all-ones coverage (a NaN no shader writes) ends the capture.
+            None => gl::buffer_data(
+                gl::TRANSFORM_FEEDBACK_BUFFER,
+                &vec![0xFF; capacity * record],
+                gl::STREAM_READ,
+            ),
+        }
         gl::bind_buffer_base(gl::TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
         bind_discard_target()?;
@@ -189,7 +216,7 @@ fn step(
         }
 
         let t2 = Instant::now();
-        let mut records = vec![0u8; capacity * RECORD];
+        let mut records = vec![0u8; exact.map_or(capacity, |n| n.min(capacity)) * record];
         gl::get_buffer_bytes(gl::TRANSFORM_FEEDBACK_BUFFER, &mut records, is_es());
         let read_error = drain_own_errors();
         if read_error != 0 {
@@ -198,22 +225,35 @@ fn step(
                 format!("reading the captured vertices raised GL error {read_error:#x}"),
             ));
         }
-        let n = records
-            .chunks_exact(RECORD)
-            .position(|r| r[16..20] == [0xFF; 4])
-            .unwrap_or(capacity);
+        let n = match exact {
+            Some(n) => n.min(capacity),
+            None => records
+                .chunks_exact(record)
+                .position(|r| r[16..20] == [0xFF; 4])
+                .unwrap_or(capacity),
+        };
         let values = out_off;
         let coverage = values + n * 16;
-        let (Some(v), Some(c)) = (
+        let emissions = coverage + n * 4;
+        let emission_len = if emission { n * 12 } else { 0 };
+        let (Some(v), Some(c), Some(e)) = (
             bulk.slice_mut(values, n * 16),
             bulk.slice_mut(coverage, n * 4),
+            bulk.slice_mut(emissions, emission_len),
         ) else {
             return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
         };
-        for (i, r) in records.chunks_exact(RECORD).take(n).enumerate() {
+        for (i, r) in records.chunks_exact(record).take(n).enumerate() {
             v[i * 16..i * 16 + 16].copy_from_slice(&r[..16]);
             c[i * 4..i * 4 + 4].copy_from_slice(&r[16..20]);
+            if emission {
+                e[i * 12..i * 12 + 12].copy_from_slice(&r[20..32]);
+            }
         }
+        reply.emission = BulkRef {
+            offset: emissions as u32,
+            len: emission_len as u32,
+        };
         reply.vertices = n as u32;
         reply.values = BulkRef {
             offset: values as u32,
@@ -235,19 +275,18 @@ fn step(
 /// Link the debug program: the instrumented shader with the stages it needs
 /// (vertex: alone; tess-eval, geometry: every stage of the app's program
 /// but the fragment shader; GL ES needs the fragment shader too), the app's
-/// attribute locations and block bindings, the two debug varyings captured.
+/// attribute locations and block bindings, the debug `varyings` captured.
 fn build_program(
     bulk: &Bulk,
     app: u32,
     req: &VertexStepRequest,
-    value_name: &str,
-    coverage_name: &str,
+    varyings: &[&str],
 ) -> Result<u32, Failure> {
     let sources = linked_stages(req);
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &sources)?;
     bind_app_attributes(app, prog);
-    gl::transform_feedback_varyings(prog, &[value_name, coverage_name]);
+    gl::transform_feedback_varyings(prog, varyings);
     gl::link_program(prog);
     if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
         let log = gl::program_info_log(prog);

@@ -383,6 +383,9 @@ pub struct VertexStepRequest {
     pub path_len: u32,
     pub _pad1: u32,
     pub path: [i32; MAX_PATH],
+    /// Geometry: the `vec3` emission varying (emit index, input primitive,
+    /// invocation), captured after the coverage; empty: none.
+    pub emission_varying: BulkRef,
 }
 
 /// Reply of `CMD_VERTEX_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -405,6 +408,9 @@ pub struct VertexStepReply {
     pub cached: u32,
     /// 1 if the draw had more vertices than the capture could hold.
     pub truncated: u32,
+    /// Geometry: the emission of each vertex, 3 `f32`s (emit index, input
+    /// primitive, invocation); empty when not asked for.
+    pub emission: BulkRef,
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,

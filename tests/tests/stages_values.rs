@@ -179,3 +179,83 @@ fn tess_control_values_per_output_vertex() {
     assert!(err.contains("not among the 3 vertices"), "{err}");
     assert_eq!(out.ok("step")["line"], 6);
 }
+
+/// `print EXPR @ primitive N` (geometry): the vertices input primitive N
+/// emitted, in order, each with the value it carried when emitted. At
+/// `EmitVertex()` in iteration i, the emissions before i have not reached
+/// the step; the others carry `s = te_value[i] * 2 + N`.
+#[test]
+fn geometry_values_per_input_primitive() {
+    require_workspace();
+    const MAX: u32 = 40;
+    let dir = TempDir::new("stages-primitive");
+    let mut script = String::from("break draw\ncontinue\ndebug geometry\nbreak 11\ncontinue\n");
+    for iteration in 0..2 {
+        for n in 0..MAX {
+            script += &format!(
+                "print s @ primitive {n}\nprint te_value[{iteration}] @ primitive {n}\n\
+                 print gl_PrimitiveIDIn @ primitive {n}\n"
+            );
+        }
+        script += "continue\n";
+    }
+    script += "end\ndebug tess-eval\nprint w @ primitive 0\nend\ndelete\ncontinue\n";
+    let out = Session::new(egl_stages(), &script).run(&dir);
+    let last = out
+        .results()
+        .into_iter()
+        .rev()
+        .find(|r| r["cmd"] == "continue")
+        .unwrap();
+    assert_eq!(last["exited"]["code"], 0, "{last}\n{}", out.transcript());
+
+    let emitted =
+        |r: &Value| -> Vec<Value> { r["emitted"].as_array().cloned().unwrap_or_default() };
+    for iteration in 0..2usize {
+        let mut primitives = 0;
+        for n in 0..MAX {
+            let cmd = format!("print s @ primitive {n}");
+            let r = out.result_n(&cmd, iteration);
+            if r["ok"] == false {
+                assert!(
+                    r["error"].as_str().unwrap().contains("emitted no vertex"),
+                    "{r}"
+                );
+                continue;
+            }
+            primitives += 1;
+            let s = emitted(r);
+            let te = emitted(out.ok_n(&format!("print te_value[{iteration}] @ primitive {n}"), 0));
+            let id = emitted(out.ok_n(
+                &format!("print gl_PrimitiveIDIn @ primitive {n}"),
+                iteration,
+            ));
+            assert_eq!(s.len(), 3, "a triangle per input primitive: {r}");
+            for (k, ((s, te), id)) in s.iter().zip(&te).zip(&id).enumerate() {
+                assert_eq!(s["emit"], k, "{r}");
+                assert_eq!(s["invocation"], 0, "{r}");
+                if k < iteration {
+                    assert_eq!(
+                        s["reached"], false,
+                        "emission {k} comes before iteration {iteration}: {r}"
+                    );
+                    continue;
+                }
+                assert_eq!(values(id), [n as f64], "{r}");
+                let want = values(te)[0] * 2.0 + n as f64;
+                let got = values(s)[0];
+                assert!(
+                    (got - want).abs() < TOL,
+                    "primitive {n}, emission {k}: s {got} != {want}"
+                );
+            }
+        }
+        assert!(
+            primitives >= 2,
+            "iteration {iteration}: {primitives} primitives"
+        );
+        assert_eq!(out.result_n("print s @ primitive 0", iteration)["ok"], true);
+    }
+    let err = out.failed("print w @ primitive 0");
+    assert!(err.contains("geometry shader"), "{err}");
+}

@@ -9,8 +9,9 @@
 //! * fragment: two outputs, copied at the end of the wrapping `main`;
 //! * vertex, tess-eval: two `out` varyings, copied at the end of the
 //!   wrapping `main` (every vertex has them, 0 when not reached);
-//! * geometry: three `out` varyings (value, coverage, emit index) copied
-//!   before every `EmitVertex()`/`EmitStreamVertex()`;
+//! * geometry: three `out` varyings (value, coverage, and the emission:
+//!   emit index, `gl_PrimitiveIDIn`, `gl_InvocationID`) copied before every
+//!   `EmitVertex()`/`EmitStreamVertex()`;
 //! * tess-control, compute: two storage blocks at bindings the shader does
 //!   not use, written at the start of `main` (zero) and at the probe
 //!   (`main` is not wrapped: `barrier()` is only allowed in `main`).
@@ -42,7 +43,7 @@ pub(super) struct Globals<'a> {
 pub(super) struct StageOutputs {
     pub value: Option<OutputSlot>,
     pub coverage: Option<OutputSlot>,
-    pub emit_index: Option<OutputSlot>,
+    pub emission: Option<OutputSlot>,
     pub app_outputs: Vec<String>,
     /// `#extension` lines the outputs need.
     pub extensions: Vec<String>,
@@ -292,9 +293,13 @@ fn type_slots(
     base * arrays
 }
 
-/// geometry: value, coverage and emit index varyings, handed out by a
+/// geometry: value, coverage and emission varyings, handed out by a
 /// function called right before each `EmitVertex()`/`EmitStreamVertex(n)`
 /// of every function (`EmitVertex()` becomes `(put(), EmitVertex())`).
+/// The emission (`vec3`: the invocation's emit index, `gl_PrimitiveIDIn`,
+/// `gl_InvocationID` or 0 before GLSL 4.00) tells which input primitive
+/// emitted a captured vertex, and which of its vertices it is: transform
+/// feedback splits strips into independent primitives.
 pub(super) fn geometry(
     m: &ShaderModel,
     decls: &mut [ast::ExternalDeclaration],
@@ -303,7 +308,7 @@ pub(super) fn geometry(
 ) -> StageOutputs {
     let out_value = names.fresh("gldbg_value");
     let out_coverage = names.fresh("gldbg_coverage");
-    let out_emit = names.fresh("gldbg_emit_index");
+    let out_emit = names.fresh("gldbg_emission");
     let counter = names.fresh("gldbg_emitted");
     let put = names.fresh("gldbg_put");
     let (kw, p) = (varying_keyword(m), g.precision);
@@ -315,6 +320,12 @@ pub(super) fn geometry(
     let stream = streams.then_some(0);
     let layout = |k: u32| debug_layout(m, decls, stream, k);
     let (l0, l1, l2) = (layout(0), layout(1), layout(2));
+    // Instanced geometry shaders (GLSL 4.00, ARB_gpu_shader5, every GL ES one).
+    let invocation = if m.es || m.version >= 400 || has_ext("GL_ARB_gpu_shader5") {
+        "float(gl_InvocationID)"
+    } else {
+        "0.0"
+    };
     for d in decls.iter_mut() {
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
             for s in &mut def.statement.statement_list {
@@ -333,17 +344,17 @@ pub(super) fn geometry(
     }
     StageOutputs {
         decls: format!(
-            "{l0}{kw} {p}vec4 {out_value};\n{l1}{kw} {p}float {out_coverage};\n{l2}{kw} {p}float {out_emit};\n{p}int {counter};\n"
+            "{l0}{kw} {p}vec4 {out_value};\n{l1}{kw} {p}float {out_coverage};\n{l2}{kw} {p}vec3 {out_emit};\n{p}int {counter};\n"
         ),
         functions: format!(
-            "void {put}() {{\n    {out_value} = {v};\n    {out_coverage} = {c};\n    {out_emit} = float({counter});\n    {counter}++;\n}}\n",
+            "void {put}() {{\n    {out_value} = {v};\n    {out_coverage} = {c};\n    {out_emit} = vec3(float({counter}), float(gl_PrimitiveIDIn), {invocation});\n    {counter}++;\n}}\n",
             v = g.value,
             c = g.coverage
         ),
         main_start: format!("    {counter} = 0;\n"),
         value: Some(OutputSlot::Varying(out_value)),
         coverage: Some(OutputSlot::Varying(out_coverage)),
-        emit_index: Some(OutputSlot::Varying(out_emit)),
+        emission: Some(OutputSlot::Varying(out_emit)),
         ..StageOutputs::default()
     }
 }
