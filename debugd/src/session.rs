@@ -2020,11 +2020,20 @@ fn read_probe(
     (width, rows, layers): (u32, u32, u32),
     timing: pb::ProbeTiming,
 ) -> Result<ProbeResult> {
-    let coverage = shm.read_f32s(coverage);
+    // One byte per invocation: a quarter of the copy, and of the memory the
+    // probe cache keeps.
+    let coverage: Vec<u8> = shm.with_f32s(coverage, |c| {
+        c.iter()
+            .map(|&c| match glsl_instrument::decode_type(c) {
+                Some(_) => c as u8,
+                None => 0,
+            })
+            .collect()
+    });
     let components = match want {
         true => coverage
             .iter()
-            .find_map(|c| glsl_instrument::decode_type(*c))
+            .find_map(|&c| glsl_instrument::decode_type(c as f32))
             .map_or(0, |t| (t.components as usize).clamp(1, 4).min(stride)),
         false => 0,
     };

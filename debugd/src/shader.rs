@@ -37,8 +37,8 @@ pub struct ProbeResult {
     /// shader wrote), rows bottom-up; empty for a coverage-only probe.
     pub values: Vec<f32>,
     pub components: usize,
-    /// Coverage/type code per pixel (0: not reached).
-    pub coverage: Vec<f32>,
+    /// Type code per invocation (see `decode_type`; 0: not reached).
+    pub coverage: Vec<u8>,
     /// What the preload reported for it (build, replay, readback, cached).
     pub timing: pb::ProbeTiming,
     /// Geometry: per captured vertex (emit index, input primitive,
@@ -82,7 +82,7 @@ impl ProbeResult {
     pub fn reached_at(&self, cell: Cell) -> bool {
         self.index(cell)
             .and_then(|i| self.coverage.get(i))
-            .is_some_and(|c| decode_type(*c).is_some())
+            .is_some_and(|&c| c != 0)
     }
 
     /// The extent as `print` reports it: width, rows, layers.
@@ -92,10 +92,7 @@ impl ProbeResult {
     }
 
     pub fn reached(&self) -> u64 {
-        self.coverage
-            .iter()
-            .filter(|c| decode_type(**c).is_some())
-            .count() as u64
+        self.coverage.iter().filter(|&&c| c != 0).count() as u64
     }
 
     /// Decode into a field of values; also the GLSL type name (of the first reached fragment).
@@ -105,8 +102,8 @@ impl ProbeResult {
         let mut comps = 1usize;
         let mut values = Vec::with_capacity(n);
         for i in 0..n {
-            let cov = self.coverage.get(i).copied().unwrap_or(0.0);
-            match decode_type(cov) {
+            let cov = self.coverage.get(i).copied().unwrap_or(0);
+            match decode_type(cov as f32) {
                 Some(ty) => {
                     if ty_name.is_empty() {
                         ty_name = ty.to_string();
@@ -557,7 +554,7 @@ mod tests {
             layers: 1,
             values: Vec::new(),
             components: 0,
-            coverage: vec![1.0; 9],
+            coverage: vec![1; 9],
             timing: Default::default(),
             emission: vec![
                 [0, 0, 0],

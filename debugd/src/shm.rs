@@ -65,6 +65,8 @@ pub struct SharedMemory {
     fd: OwnedFd,
     base: NonNull<u8>,
     bits: Mutex<Bits>,
+    /// Bulk bytes mapped in so far (see [`SharedMemory::populate`]).
+    populated: std::sync::atomic::AtomicUsize,
 }
 
 // SAFETY: the mapping lives as long as `self`; everything the two sides share
@@ -194,6 +196,7 @@ impl SharedMemory {
                 step_all: false,
                 check_errors: false,
             }),
+            populated: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 
@@ -375,6 +378,29 @@ impl SharedMemory {
         unsafe { self.base.as_ptr().add(shm::BULK_OFFSET) }
     }
 
+    /// Map the bulk pages up to byte `end` in one call before reading them
+    /// (`MADV_POPULATE_READ`, Linux 5.14): the preload wrote them, but this
+    /// mapping would still take a fault per 4 KiB page on first access.
+    fn populate(&self, end: usize) {
+        use std::sync::atomic::Ordering::{Acquire, Release};
+        let end = end.next_multiple_of(4096).min(shm::BULK_SIZE);
+        let done = self.populated.load(Acquire);
+        if end <= done {
+            return;
+        }
+        // SAFETY: [done, end) lies inside the bulk region of our mapping
+        // (page-aligned); populating changes no contents. An old kernel's
+        // EINVAL leaves the pages to fault as before.
+        let _ = unsafe {
+            rustix::mm::madvise(
+                self.bulk().add(done).cast(),
+                end - done,
+                rustix::mm::Advice::LinuxPopulateRead,
+            )
+        };
+        self.populated.fetch_max(end, Release);
+    }
+
     fn in_bulk(offset: usize, len: usize) -> bool {
         offset
             .checked_add(len)
@@ -432,6 +458,7 @@ impl SharedMemory {
             return Vec::new();
         }
         let texels = r.len as usize / (4 * stride);
+        self.populate(r.offset as usize + r.len as usize);
         // SAFETY: in bounds (checked); the preload finished writing before
         // acknowledging; f32 reads from an 8-aligned offset of the mapping.
         let all = unsafe {
@@ -447,11 +474,30 @@ impl SharedMemory {
         v
     }
 
+    /// `f` over the `f32`s of a `BulkRef` in place (empty when out of
+    /// bounds): no copy of a large image just to scan it.
+    pub fn with_f32s<T>(&self, r: BulkRef, f: impl FnOnce(&[f32]) -> T) -> T {
+        if !Self::in_bulk(r.offset as usize, r.len as usize) {
+            return f(&[]);
+        }
+        self.populate(r.offset as usize + r.len as usize);
+        // SAFETY: in bounds (checked); the preload finished writing before
+        // acknowledging and does not write while this side has the turn;
+        // f32 reads from an 8-aligned offset of the mapping.
+        f(unsafe {
+            std::slice::from_raw_parts(
+                self.bulk().add(r.offset as usize).cast::<f32>(),
+                r.len as usize / 4,
+            )
+        })
+    }
+
     /// The bytes of a `BulkRef` as native-endian `f32`s.
     pub fn read_f32s(&self, r: BulkRef) -> Vec<f32> {
         if !Self::in_bulk(r.offset as usize, r.len as usize) {
             return Vec::new();
         }
+        self.populate(r.offset as usize + r.len as usize);
         let mut v = vec![0f32; r.len as usize / 4];
         // SAFETY: in bounds (checked); `v` holds len/4 floats; byte copy, any bits are valid f32.
         unsafe {

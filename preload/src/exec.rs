@@ -66,9 +66,12 @@ impl Bulk {
     /// Mutable view of `len` bytes at `off` (None if out of bounds).
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
+        if !Self::check(off, len) {
+            return None;
+        }
+        crate::session::populate_bulk(off + len);
         // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
-        Self::check(off, len)
-            .then(|| unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
+        Some(unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
     pub(crate) fn put(&self, off: usize, data: &[u8]) -> BulkRef {
