@@ -100,7 +100,13 @@ impl Recorded {
 /// The preload's description of the current program (`CMD_QUERY_PROGRAM`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramText {
+    /// The current program, or a pipeline's first stage program.
     pub program: u32,
+    /// The bound separable pipeline when no program is current (else 0).
+    pub pipeline: u32,
+    /// Every program described: the current one, or the pipeline's stage
+    /// programs, vertex first.
+    pub programs: Vec<u32>,
     /// Attached shaders: (id, GL type).
     pub shaders: Vec<(u32, u32)>,
     pub attributes: Vec<ProgramVariable>,
@@ -142,7 +148,14 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
                 .unwrap_or(0)
         };
         match f[0] {
-            "program" => p.program = num(1) as u32,
+            "pipeline" => p.pipeline = num(1) as u32,
+            "program" => {
+                let id = num(1) as u32;
+                if p.programs.is_empty() {
+                    p.program = id;
+                }
+                p.programs.push(id);
+            }
             "shader" => p.shaders.push((num(1) as u32, num(2) as u32)),
             "attribute" | "uniform" => {
                 let v = ProgramVariable {

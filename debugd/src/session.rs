@@ -1361,24 +1361,28 @@ impl Session {
         let c = self.control();
         let none = Recorded::default();
         let recorded = c.recorded.get(&stop.context).unwrap_or(&none);
-        let stages = match recorded.linked.get(&text.program) {
-            Some(linked) if !linked.is_empty() => linked.clone(),
-            _ => text
-                .shaders
-                .iter()
-                .map(|(id, ty)| {
-                    let rec = recorded.shaders.get(id).and_then(|s| s.source.clone());
-                    StageSource {
-                        id: *id,
-                        gl_type: *ty,
-                        recorded: rec.is_some(),
-                        source: rec
-                            .or_else(|| text.sources.get(id).cloned())
-                            .unwrap_or_default(),
-                    }
-                })
-                .collect(),
-        };
+        // The sources the app linked (a pipeline: each stage program's),
+        // else the attached shaders' as recorded or as the driver has them.
+        let mut stages: Vec<StageSource> = Vec::new();
+        for program in &text.programs {
+            if let Some(linked) = recorded.linked.get(program) {
+                stages.extend(linked.iter().cloned());
+            }
+        }
+        for (id, ty) in &text.shaders {
+            if stages.iter().any(|s| s.gl_type == *ty) {
+                continue;
+            }
+            let rec = recorded.shaders.get(id).and_then(|s| s.source.clone());
+            stages.push(StageSource {
+                id: *id,
+                gl_type: *ty,
+                recorded: rec.is_some(),
+                source: rec
+                    .or_else(|| text.sources.get(id).cloned())
+                    .unwrap_or_default(),
+            });
+        }
         Ok((text, stages))
     }
 

@@ -81,11 +81,16 @@ fn step(
     saved: &Saved,
     reply: &mut ComputeStepReply,
 ) -> Result<(), Failure> {
-    let app = saved.program;
-    if app == 0 || gl::get_program_i(app, gl::LINK_STATUS) == 0 {
+    saved.check_programs()?;
+    // The program of the debugged stage (a pipeline's stage program).
+    let app = saved.program_for(match req.stage {
+        gl::TESS_CONTROL_SHADER => gl::TESS_CONTROL_SHADER,
+        _ => gl::COMPUTE_SHADER,
+    });
+    if app == 0 {
         return Err((
             shm::STATUS_NO_PROGRAM,
-            "no linked program is current".into(),
+            "no program of the debugged stage is in use".into(),
         ));
     }
     let max_bindings = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
@@ -134,13 +139,13 @@ fn step(
             p
         }
         None => {
-            let p = build_program(bulk, app, req)?;
+            let p = build_program(bulk, saved, req)?;
             CACHE.put(context, app, req.cache_key, p, still_ours);
             p
         }
     };
     gl::use_program(prog);
-    load_app_uniforms(app, prog, saved);
+    load_app_uniforms(prog, saved);
     let path_len = (req.path_len as usize).min(shm::MAX_PATH);
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     let size_uniform = bulk.str(req.local_size_uniform);
@@ -248,7 +253,7 @@ fn step(
 /// compute shader the app program links), or the instrumented tess-control
 /// shader with every other stage but the fragment shader (kept on GL ES,
 /// which needs one); the app's attribute locations and block bindings.
-fn build_program(bulk: &Bulk, app: u32, req: &ComputeStepRequest) -> Result<u32, Failure> {
+fn build_program(bulk: &Bulk, saved: &Saved, req: &ComputeStepRequest) -> Result<u32, Failure> {
     let tess = req.stage == gl::TESS_CONTROL_SHADER;
     let es = is_es();
     let sources: Vec<shm::ShaderRef> = req.shaders[..(req.shader_count as usize).min(6)]
@@ -263,7 +268,7 @@ fn build_program(bulk: &Bulk, app: u32, req: &ComputeStepRequest) -> Result<u32,
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &sources)?;
     if tess {
-        bind_app_attributes(app, prog);
+        bind_app_attributes(saved.primary(), prog);
     }
     gl::link_program(prog);
     if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
@@ -272,7 +277,7 @@ fn build_program(bulk: &Bulk, app: u32, req: &ComputeStepRequest) -> Result<u32,
         return Err((shm::STATUS_LINK_FAILED, log));
     }
     cleanup(prog, &shaders, false);
-    bind_app_blocks(app, prog);
+    bind_app_blocks(&saved.programs, prog);
     Ok(prog)
 }
 

@@ -134,12 +134,19 @@ pub fn query_program() -> u32 {
         return shm::STATUS_NO_CONTEXT;
     }
     hold_app_errors();
-    let prog = gl::get_i(gl::CURRENT_PROGRAM) as u32;
+    let (current, pipeline, programs) = app_programs();
+    let prog = programs.first().copied().unwrap_or(0);
     let mut text = Vec::new();
     let status = if prog == 0 {
         shm::STATUS_NO_PROGRAM
     } else {
-        describe_program(prog, &mut text);
+        if current == 0 {
+            use std::io::Write as _;
+            let _ = writeln!(text, "pipeline\t{pipeline}");
+        }
+        for p in programs {
+            describe_program(p, &mut text);
+        }
         shm::STATUS_OK
     };
     drain_own_errors();
@@ -249,9 +256,38 @@ pub(crate) fn is_es() -> bool {
     v.starts_with(b"OpenGL ES")
 }
 
+/// The programs a draw would run: (current program, bound pipeline when
+/// no program is current, the programs: the current one or the distinct
+/// programs of the pipeline's stages, vertex first). Call with the app's
+/// errors held: without separate shader objects the pipeline query raises
+/// an error of ours.
+fn app_programs() -> (u32, u32, Vec<u32>) {
+    let program = gl::get_i(gl::CURRENT_PROGRAM) as u32;
+    if program != 0 {
+        return (program, 0, vec![program]);
+    }
+    let pipeline = gl::get_i(gl::PROGRAM_PIPELINE_BINDING) as u32;
+    let mut programs = Vec::new();
+    if pipeline != 0 {
+        for stage in gl::ALL_STAGES {
+            let p = gl::program_pipeline_i(pipeline, stage) as u32;
+            if p != 0 && !programs.contains(&p) {
+                programs.push(p);
+            }
+        }
+    }
+    (0, pipeline, programs)
+}
+
 /// The GL state a fragment step changes, captured before and restored after.
 pub(crate) struct Saved {
+    /// The current program (0 when a separable pipeline is used).
     pub(crate) program: u32,
+    /// The bound program pipeline, when no program is current (else 0).
+    pipeline: u32,
+    /// The programs the draw runs: the current program, or the distinct
+    /// programs of the pipeline's stages, vertex first (empty: none).
+    pub(crate) programs: Vec<u32>,
     draw_fb: u32,
     read_fb: u32,
     renderbuffer: u32,
@@ -293,9 +329,45 @@ fn pack_params_here(es: bool) -> &'static [u32] {
 }
 
 impl Saved {
+    /// The program of `stage` (a pipeline's stage program, else the
+    /// current program).
+    pub(crate) fn program_for(&self, stage: u32) -> u32 {
+        match self.pipeline {
+            0 => self.program,
+            pipe => gl::program_pipeline_i(pipe, stage) as u32,
+        }
+    }
+
+    /// The first of `programs` (the vertex stage's): attribute locations
+    /// and the preload's program caches go by it.
+    pub(crate) fn primary(&self) -> u32 {
+        self.programs.first().copied().unwrap_or(0)
+    }
+
+    /// Err for the step's log when the draw has no program to replay with.
+    pub(crate) fn check_programs(&self) -> Result<(), Failure> {
+        if self.programs.is_empty() {
+            return Err((
+                shm::STATUS_NO_PROGRAM,
+                "no program is current and no program pipeline is bound".into(),
+            ));
+        }
+        match self
+            .programs
+            .iter()
+            .find(|&&p| gl::get_program_i(p, gl::LINK_STATUS) == 0)
+        {
+            Some(p) => Err((shm::STATUS_NO_PROGRAM, format!("program {p} is not linked"))),
+            None => Ok(()),
+        }
+    }
+
     pub(crate) fn capture(draw_buffers: u32) -> Saved {
+        let (program, pipeline, programs) = app_programs();
         Saved {
-            program: gl::get_i(gl::CURRENT_PROGRAM) as u32,
+            program,
+            pipeline,
+            programs,
             draw_fb: gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32,
             read_fb: gl::get_i(gl::READ_FRAMEBUFFER_BINDING) as u32,
             renderbuffer: gl::get_i(gl::RENDERBUFFER_BINDING) as u32,
@@ -585,9 +657,15 @@ pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> 
 
 /// Give the current debug program `dbg` the app program's uniform values
 /// and subroutine selections.
-pub(crate) fn load_app_uniforms(app: u32, dbg: u32, saved: &Saved) {
-    copy_uniforms(app, dbg);
-    copy_subroutines(app, dbg, &saved.subroutines);
+pub(crate) fn load_app_uniforms(dbg: u32, saved: &Saved) {
+    // A pipeline's stage programs each hold their own uniforms; a name in
+    // two of them is one uniform of the debug program (the later stage's value).
+    for &p in &saved.programs {
+        copy_uniforms(p, dbg);
+    }
+    if saved.program != 0 {
+        copy_subroutines(saved.program, dbg, &saved.subroutines);
+    }
 }
 
 /// Set the debug program's loop-path uniform (`int[]`, named in the bulk
@@ -645,22 +723,8 @@ fn step(
     max_db: u32,
     reply: &mut FragmentStepReply,
 ) -> Result<(), Failure> {
-    let app = saved.program;
-    if app == 0 {
-        let pipeline = gl::get_i(gl::PROGRAM_PIPELINE_BINDING);
-        let why = if pipeline != 0 {
-            "the draw uses a program pipeline (not supported yet)"
-        } else {
-            "no program is current"
-        };
-        return Err((shm::STATUS_NO_PROGRAM, why.into()));
-    }
-    if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
-        return Err((
-            shm::STATUS_NO_PROGRAM,
-            format!("program {app} is not linked"),
-        ));
-    }
+    saved.check_programs()?;
+    let app = saved.primary();
 
     // Build or reuse the debug program.
     let t0 = Instant::now();
@@ -687,7 +751,7 @@ fn step(
             d
         }
         _ => {
-            let d = build_program(bulk, app, req, max_db)?;
+            let d = build_program(bulk, saved, req, max_db)?;
             let d = DebugProgram {
                 context,
                 key: req.cache_key,
@@ -714,7 +778,7 @@ fn step(
         }
     };
     gl::use_program(dbg.program);
-    load_app_uniforms(app, dbg.program, saved);
+    load_app_uniforms(dbg.program, saved);
     let path_len = (req.path_len as usize).min(shm::MAX_PATH);
     set_path(bulk, dbg.program, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
@@ -1094,13 +1158,15 @@ impl DebugTarget {
 /// Compile, bind locations and link the debug program of a request.
 fn build_program(
     bulk: &Bulk,
-    app: u32,
+    saved: &Saved,
     req: &FragmentStepRequest,
     max_db: u32,
 ) -> Result<DebugProgram, Failure> {
+    let app = saved.primary();
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &req.shaders[..req.shader_count as usize])?;
     bind_app_attributes(app, prog);
+    let fragment_program = saved.program_for(gl::FRAGMENT_SHADER);
     // The app's outputs keep their locations; the debug outputs take free ones.
     let mut used = Vec::new();
     for name in bulk
@@ -1109,7 +1175,7 @@ fn build_program(
         .map(str::trim)
         .filter(|s| !s.is_empty())
     {
-        let loc = gl::frag_data_location(app, name);
+        let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
             gl::bind_frag_data_location(prog, loc as u32, name);
             used.push(loc as u32);
@@ -1168,7 +1234,7 @@ fn build_program(
             ),
         ));
     }
-    bind_app_blocks(app, prog);
+    bind_app_blocks(&saved.programs, prog);
     Ok(DebugProgram {
         context: 0,
         app_program: app,
@@ -1235,7 +1301,15 @@ pub(crate) fn bind_app_attributes(app: u32, prog: u32) {
 
 /// Give the linked debug program the app program's uniform and storage
 /// block bindings, by block name.
-pub(crate) fn bind_app_blocks(app: u32, prog: u32) {
+/// Give `prog`'s uniform and storage blocks the bindings the blocks of the
+/// same names have in the app's `programs`.
+pub(crate) fn bind_app_blocks(programs: &[u32], prog: u32) {
+    for &app in programs {
+        bind_blocks_of(app, prog);
+    }
+}
+
+fn bind_blocks_of(app: u32, prog: u32) {
     let blocks = gl::get_program_i(app, gl::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
     for b in 0..blocks {
         let name = gl::uniform_block_name(app, b);

@@ -1182,3 +1182,20 @@ pub fn begin_conditional_render(q: u32, mode: u32) {
     // SAFETY: see the module comment.
     unsafe { real::glBeginConditionalRender(q, mode) }
 }
+
+/// The stages a separable program pipeline can hold, vertex first.
+pub const ALL_STAGES: [u32; 6] = [
+    VERTEX_SHADER,
+    0x8E88, // GL_TESS_CONTROL_SHADER
+    0x8E87, // GL_TESS_EVALUATION_SHADER
+    0x8DD9, // GL_GEOMETRY_SHADER
+    FRAGMENT_SHADER,
+    0x91B9, // GL_COMPUTE_SHADER
+];
+/// `glGetProgramPipelineiv` (a stage's enum as `pname`: its program).
+pub fn program_pipeline_i(pipeline: u32, pname: u32) -> i32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramPipelineiv(pipeline, pname, p(&mut v)) };
+    v[0]
+}

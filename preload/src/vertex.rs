@@ -101,16 +101,8 @@ fn step(
     saved: &Saved,
     reply: &mut VertexStepReply,
 ) -> Result<(), Failure> {
-    let app = saved.program;
-    if app == 0 {
-        return Err((shm::STATUS_NO_PROGRAM, "no program is current".into()));
-    }
-    if gl::get_program_i(app, gl::LINK_STATUS) == 0 {
-        return Err((
-            shm::STATUS_NO_PROGRAM,
-            format!("program {app} is not linked"),
-        ));
-    }
+    saved.check_programs()?;
+    let app = saved.primary();
     let t0 = Instant::now();
     let context = crate::hooks::current_context();
     let mut varyings = vec![bulk.str(req.value_varying), bulk.str(req.coverage_varying)];
@@ -134,13 +126,13 @@ fn step(
         }
         None => {
             let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
-            let p = build_program(bulk, app, req, &names)?;
+            let p = build_program(bulk, saved, req, &names)?;
             CACHE.put(context, app, req.cache_key, p, still_ours);
             p
         }
     };
     gl::use_program(prog);
-    load_app_uniforms(app, prog, saved);
+    load_app_uniforms(prog, saved);
     let path_len = (req.path_len as usize).min(shm::MAX_PATH);
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
@@ -278,14 +270,14 @@ fn step(
 /// attribute locations and block bindings, the debug `varyings` captured.
 fn build_program(
     bulk: &Bulk,
-    app: u32,
+    saved: &Saved,
     req: &VertexStepRequest,
     varyings: &[&str],
 ) -> Result<u32, Failure> {
     let sources = linked_stages(req);
     let prog = gl::create_program();
     let shaders = compile_attach(bulk, prog, &sources)?;
-    bind_app_attributes(app, prog);
+    bind_app_attributes(saved.primary(), prog);
     gl::transform_feedback_varyings(prog, varyings);
     gl::link_program(prog);
     if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
@@ -294,7 +286,7 @@ fn build_program(
         return Err((shm::STATUS_LINK_FAILED, log));
     }
     cleanup(prog, &shaders, false);
-    bind_app_blocks(app, prog);
+    bind_app_blocks(&saved.programs, prog);
     Ok(prog)
 }
 

@@ -218,6 +218,7 @@ fn fragment_step(
         shader_count: 2,
         depth: depth_stencil,
         stencil: depth_stencil,
+        value_components: 4,
         ..Default::default()
     };
     let start = (size_of::<FragmentStepRequest>() + 63) & !63;

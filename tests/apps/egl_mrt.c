@@ -28,7 +28,11 @@
  *
  *   egl_mrt queries: samples S, primitives P, current ok
  *
- *   egl_mrt [--frames N] [--query]
+ * --pipeline: the quad under test is drawn with a separable program
+ * pipeline (glCreateShaderProgramv: a vertex and a fragment program, the
+ * uniforms set with glProgramUniform) instead of a monolithic program.
+ *
+ *   egl_mrt [--frames N] [--query] [--pipeline]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -105,13 +109,28 @@ static GLuint link(const char *fs) {
     return p;
 }
 
-/* NDC rectangle of window pixels [x0, x1) x [y0, y1). */
+/* Draw the NDC rectangle of window pixels [x0, x1) x [y0, y1); `prog` is
+ * the program its vertex uniforms go to (its own, or a pipeline's vertex
+ * program), set through glProgramUniform. */
 static void rect(GLuint prog, float depth, int x0, int y0, int x1, int y1) {
     float n = 2.0f / SIZE;
-    glUniform1f(glGetUniformLocation(prog, "u_depth"), depth * 2.0f - 1.0f);
-    glUniform4f(glGetUniformLocation(prog, "u_rect"), x0 * n - 1.0f, y0 * n - 1.0f,
-                x1 * n - 1.0f, y1 * n - 1.0f);
+    glProgramUniform1f(prog, glGetUniformLocation(prog, "u_depth"), depth * 2.0f - 1.0f);
+    glProgramUniform4f(prog, glGetUniformLocation(prog, "u_rect"), x0 * n - 1.0f,
+                       y0 * n - 1.0f, x1 * n - 1.0f, y1 * n - 1.0f);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+static GLuint separable(GLenum type, const char *src) {
+    GLuint p = glCreateShaderProgramv(type, 1, &src);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[2048];
+        glGetProgramInfoLog(p, sizeof log, NULL, log);
+        fprintf(stderr, "egl_mrt: separable program: %s\n", log);
+        exit(1);
+    }
+    return p;
 }
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n) {
@@ -121,11 +140,12 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2, query = 0;
+    int frames = 2, query = 0, pipeline = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--query")) query = 1;
-        else die("usage: egl_mrt [--frames N] [--query]");
+        else if (!strcmp(argv[i], "--pipeline")) pipeline = 1;
+        else die("usage: egl_mrt [--frames N] [--query] [--pipeline]");
     }
 
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
@@ -175,6 +195,14 @@ int main(int argc, char **argv) {
     glEnableVertexAttribArray(0);
 
     GLuint plain = link(PLAIN_FS), mrt = link(MRT_FS);
+    GLuint stages = 0, mrt_vs = 0;
+    if (pipeline) {
+        mrt_vs = separable(GL_VERTEX_SHADER, VS);
+        GLuint fs = separable(GL_FRAGMENT_SHADER, MRT_FS);
+        glGenProgramPipelines(1, &stages);
+        glUseProgramStages(stages, GL_VERTEX_SHADER_BIT, mrt_vs);
+        glUseProgramStages(stages, GL_FRAGMENT_SHADER_BIT, fs);
+    }
     /* One occlusion query can be active at a time (of any of its targets). */
     GLuint queries[2];
     const GLenum query_targets[2] = {GL_SAMPLES_PASSED, GL_PRIMITIVES_GENERATED};
@@ -209,10 +237,16 @@ int main(int argc, char **argv) {
         glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
         glEnable(GL_ALPHA_TEST);
         glAlphaFunc(GL_GREATER, 0.5f);
-        glUseProgram(mrt);
+        if (pipeline) {
+            glUseProgram(0);
+            glBindProgramPipeline(stages);
+        } else {
+            glUseProgram(mrt);
+        }
+        GLuint quad = pipeline ? mrt_vs : mrt;
         if (query)
             for (int q = 0; q < 2; q++) glBeginQuery(query_targets[q], queries[q]);
-        rect(mrt, 0.5f, 0, 0, SIZE, SIZE);
+        rect(quad, 0.5f, 0, 0, SIZE, SIZE);
         glDisable(GL_ALPHA_TEST);
         glDisable(GL_STENCIL_TEST);
         glDisable(GL_DEPTH_TEST);
@@ -223,12 +257,12 @@ int main(int argc, char **argv) {
                 current_ok &= (GLuint)cur == queries[q];
             }
             /* One more quad inside the queries: 4x4 pixels, 2 triangles. */
-            rect(mrt, 0.5f, 56, 8, 60, 12);
+            rect(quad, 0.5f, 56, 8, 60, 12);
             for (int q = 0; q < 2; q++) glEndQuery(query_targets[q]);
             /* Drawn only if draw 3 and the small quad passed samples: in
              * the alpha-tested band, so it changes the frame. */
             glBeginConditionalRender(queries[0], GL_QUERY_WAIT);
-            rect(mrt, 0.5f, 60, 52, 64, 56);
+            rect(quad, 0.5f, 60, 52, 64, 56);
             glEndConditionalRender();
         }
 

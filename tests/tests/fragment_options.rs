@@ -300,3 +300,45 @@ fn values_at_the_end_of_main_after_the_last_step() {
     );
     assert_eq!(out.ok("print gl_Position")["summary"]["count"], 4);
 }
+
+/// `egl_mrt --pipeline`: the quad under test is drawn with a separable
+/// program pipeline (a vertex and a fragment program made by
+/// glCreateShaderProgramv). Fragment and vertex steps link the stage
+/// programs' sources into one debug program with each program's uniforms:
+/// the same values as with the monolithic program, and the same frame.
+#[test]
+fn separable_program_pipelines_are_debugged() {
+    require_workspace();
+    let app = egl_mrt();
+    let native = run_native(&app, &["--pipeline"], &[]);
+    let script = "break draw 3\ncontinue\ninfo program\n\
+                  debug fragment\nbreak 9\ncontinue\nprint cell\nprint cell @ 40,10\n\
+                  print color @ 40,10\nend\n\
+                  debug vertex\nnext\nnext\nprint gl_Position @ vertex 1\nend\n\
+                  delete\ncontinue\n";
+    let dir = TempDir::new("pipeline");
+    let out = Session::new(&app, script).args(["--pipeline"]).run(&dir);
+    let last = out.ok_n("continue", 2);
+    assert_eq!(last["exited"]["code"], 0, "{last}\n{}", out.transcript());
+    let info = out.ok("info program");
+    let stages: Vec<&str> = info["shaders"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{info}"))
+        .iter()
+        .filter_map(|s| s["stage"].as_str())
+        .collect();
+    assert_eq!(stages, ["vertex", "fragment"], "{info}");
+    assert_eq!(out.ok_n("continue", 1)["reached"], 1152);
+    assert_eq!(out.ok("print cell")["summary"]["count"], 1152);
+    assert_eq!(numbers(out.ok("print cell @ 40,10")), [680.0]);
+    assert_eq!(
+        numbers(out.ok("print color @ 40,10")),
+        [0.625, 0.15625, 0.5, 1.0]
+    );
+    // u_rect and u_depth come from the pipeline's vertex program.
+    assert_eq!(
+        numbers(out.ok("print gl_Position @ vertex 1")),
+        [1.0, -1.0, 0.0, 1.0]
+    );
+    assert_eq!(result_line(&out.stdout), result_line(&native.stdout));
+}
