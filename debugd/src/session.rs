@@ -1898,7 +1898,8 @@ impl StepRunner<'_> {
         );
         let extent = (reply.vertices, 1, 1);
         let values = (reply.values, 4, want);
-        let mut r = read_probe(self.shm, values, reply.coverage, extent, t)?;
+        let coverage = CoverageRef::Codes(reply.coverage);
+        let mut r = read_probe(self.shm, values, coverage, extent, t)?;
         r.emission = self
             .shm
             .read_f32s(reply.emission)
@@ -1959,7 +1960,7 @@ impl StepRunner<'_> {
         read_probe(
             self.shm,
             (reply.values, 4, want),
-            reply.coverage,
+            CoverageRef::Codes(reply.coverage),
             (w, rows, layers),
             t,
         )
@@ -2008,38 +2009,57 @@ impl StepRunner<'_> {
             reply.value_components as usize,
             components > 0,
         );
-        read_probe(self.shm, values, reply.coverage, extent, t)
+        let coverage = CoverageRef::Bytes(reply.coverage, reply.coverage_code);
+        read_probe(self.shm, values, coverage, extent, t)
     }
+}
+
+/// Where a probe's coverage is in the shared memory.
+enum CoverageRef {
+    /// One `f32` type code per invocation (vertex, compute steps).
+    Codes(BulkRef),
+    /// One byte per invocation (nonzero: reached) and the type code all
+    /// reached invocations wrote (fragment steps).
+    Bytes(BulkRef, u32),
 }
 
 /// A probe's result for `width` x `rows` x `layers` invocations, read out
 /// of the shared memory: the coverage, then (`want`) the value's components
 /// of each invocation (`values` holds `stride` floats per invocation), as
-/// many as the type of the first invocation that reached the step has
-/// (none reached: no values).
+/// many as the type the reached invocations wrote has (none reached: no
+/// values).
 fn read_probe(
     shm: &SharedMemory,
     (values, stride, want): (BulkRef, usize, bool),
-    coverage: BulkRef,
+    coverage: CoverageRef,
     (width, rows, layers): (u32, u32, u32),
     timing: pb::ProbeTiming,
 ) -> Result<ProbeResult> {
     // One byte per invocation: a quarter of the copy, and of the memory the
     // probe cache keeps.
-    let coverage: Vec<u8> = shm.with_f32s(coverage, |c| {
-        c.iter()
-            .map(|&c| match glsl_instrument::decode_type(c) {
-                Some(_) => c as u8,
-                None => 0,
-            })
-            .collect()
-    });
-    let components = match want {
-        true => coverage
-            .iter()
-            .find_map(|&c| glsl_instrument::decode_type(c as f32))
-            .map_or(0, |t| (t.components as usize).clamp(1, 4).min(stride)),
-        false => 0,
+    let (coverage, code) = match coverage {
+        CoverageRef::Bytes(r, code) => (
+            shm.read_bytes(r),
+            glsl_instrument::coverage_code(code as f32),
+        ),
+        CoverageRef::Codes(r) => shm.with_f32s(r, |c| {
+            let mut code = 0;
+            let bytes = c
+                .iter()
+                .map(|&c| match glsl_instrument::coverage_code(c) {
+                    0 => 0,
+                    k => {
+                        code = k;
+                        1
+                    }
+                })
+                .collect();
+            (bytes, code)
+        }),
+    };
+    let components = match (want, glsl_instrument::decode_type(code as f32)) {
+        (true, Some(t)) => (t.components as usize).clamp(1, 4).min(stride),
+        _ => 0,
     };
     let values = shm.read_texel_components(values, stride, components);
     let n = width as usize * rows as usize * layers as usize;
@@ -2052,6 +2072,7 @@ fn read_probe(
     }
     Ok(ProbeResult {
         emission: Vec::new(),
+        code,
         width,
         height: rows * layers,
         layers,

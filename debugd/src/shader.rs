@@ -37,8 +37,11 @@ pub struct ProbeResult {
     /// shader wrote), rows bottom-up; empty for a coverage-only probe.
     pub values: Vec<f32>,
     pub components: usize,
-    /// Type code per invocation (see `decode_type`; 0: not reached).
+    /// Per invocation: nonzero if it reached the probed step.
     pub coverage: Vec<u8>,
+    /// The type code (see `decode_type`) the reached invocations wrote:
+    /// one expression, one type; 0 when none was reached.
+    pub code: u8,
     /// What the preload reported for it (build, replay, readback, cached).
     pub timing: pb::ProbeTiming,
     /// Geometry: per captured vertex (emit index, input primitive,
@@ -98,17 +101,14 @@ impl ProbeResult {
     /// Decode into a field of values; also the GLSL type name (of the first reached fragment).
     pub fn field(&self) -> (Field, String) {
         let n = (self.width * self.height) as usize;
-        let mut ty_name = String::new();
-        let mut comps = 1usize;
+        let ty = decode_type(self.code as f32);
+        let ty_name = ty.map(|t| t.to_string()).unwrap_or_default();
+        let comps = ty.map_or(1, |t| t.components.clamp(1, 4) as usize);
         let mut values = Vec::with_capacity(n);
         for i in 0..n {
-            let cov = self.coverage.get(i).copied().unwrap_or(0);
-            match decode_type(cov as f32) {
+            let reached = self.coverage.get(i).is_some_and(|&c| c != 0);
+            match ty.filter(|_| reached) {
                 Some(ty) => {
-                    if ty_name.is_empty() {
-                        ty_name = ty.to_string();
-                        comps = ty.components.clamp(1, 4) as usize;
-                    }
                     let k = self.components;
                     let t = [0, 1, 2, 3].map(|c| {
                         (c < k)
@@ -555,6 +555,7 @@ mod tests {
             values: Vec::new(),
             components: 0,
             coverage: vec![1; 9],
+            code: 17,
             timing: Default::default(),
             emission: vec![
                 [0, 0, 0],

@@ -441,6 +441,7 @@ impl SharedMemory {
         if !Self::in_bulk(r.offset as usize, r.len as usize) {
             return Vec::new();
         }
+        self.populate(r.offset as usize + r.len as usize);
         // SAFETY: in bounds (checked); the preload finished writing before acknowledging.
         unsafe { std::slice::from_raw_parts(self.bulk().add(r.offset as usize), r.len as usize) }
             .to_vec()

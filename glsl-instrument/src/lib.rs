@@ -353,6 +353,8 @@ pub fn decode_type(coverage: f32) -> Option<ValueType> {
     value::decode_type(coverage)
 }
 
+pub use value::coverage_code;
+
 impl ValueType {
     /// The components of a value texel, in order.
     pub fn decode(self, texel: [f32; 4]) -> Vec<f64> {

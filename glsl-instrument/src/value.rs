@@ -24,6 +24,19 @@ pub(crate) fn type_code(ty: ValueType) -> u32 {
     4 * base + u32::from(ty.components.clamp(1, 4))
 }
 
+/// The type code a coverage texel holds, or 0 when it holds none (not
+/// reached, or not a code): the test of [`decode_type`] without building
+/// the type, for scanning a whole image.
+#[inline]
+pub fn coverage_code(coverage: f32) -> u8 {
+    let code = coverage as u32; // NaN and negatives give 0
+    if code as f32 == coverage && (1..=CODE_NO_VALUE).contains(&code) {
+        code as u8
+    } else {
+        0
+    }
+}
+
 pub(crate) fn decode_type(coverage: f32) -> Option<ValueType> {
     if !(coverage >= 1.0 && coverage <= CODE_NO_VALUE as f32) || coverage.fract() != 0.0 {
         return None;
@@ -64,6 +77,28 @@ pub(crate) fn decode(ty: ValueType, texel: [f32; 4]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coverage_codes_agree_with_decode_type() {
+        for c in [
+            0.0,
+            0.5,
+            1.0,
+            4.0,
+            16.0,
+            17.0,
+            17.5,
+            18.0,
+            -1.0,
+            f32::NAN,
+            f32::INFINITY,
+        ] {
+            assert_eq!(coverage_code(c) != 0, decode_type(c).is_some(), "{c}");
+            if coverage_code(c) != 0 {
+                assert_eq!(coverage_code(c) as f32, c);
+            }
+        }
+    }
 
     #[test]
     fn codes_round_trip() {

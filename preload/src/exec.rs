@@ -936,27 +936,27 @@ fn read_back(
         gl::read_pixels_f32(w, h, format, dst);
     }
     gl::read_buffer(gl::COLOR_ATTACHMENT0 + dbg.coverage_loc);
+    let coverage = bulk.slice_mut(coverage_off, npix).ok_or_else(too_small)?;
     if is_es() {
         // GL ES reads float attachments only as RGBA/FLOAT: read into the
-        // space after the coverage, then keep the red channel in place.
+        // space after the coverage, then keep one byte per pixel.
         let rgba_off = coverage_off + npix * 4;
         let rgba = bulk.slice_mut(rgba_off, npix * 16).ok_or_else(too_small)?;
         gl::read_pixels_f32(w, h, gl::RGBA, rgba);
-        let reds: Vec<[u8; 4]> = rgba
-            .chunks_exact(16)
-            .map(|t| [t[0], t[1], t[2], t[3]])
-            .collect();
-        let dst = bulk
-            .slice_mut(coverage_off, npix * 4)
-            .ok_or_else(too_small)?;
-        for (d, r) in dst.chunks_exact_mut(4).zip(reds) {
-            d.copy_from_slice(&r);
+        for (d, t) in coverage.iter_mut().zip(rgba.chunks_exact(16)) {
+            let red = f32::from_ne_bytes([t[0], t[1], t[2], t[3]]);
+            *d = if red != 0.0 { 255 } else { 0 };
+            if red != 0.0 && reply.coverage_code == 0 {
+                reply.coverage_code = red as u32;
+            }
         }
     } else {
-        let dst = bulk
-            .slice_mut(coverage_off, npix * 4)
-            .ok_or_else(too_small)?;
-        gl::read_pixels_f32(w, h, gl::RED, dst);
+        gl::read_pixels_red_u8(w, h, coverage);
+        // The type code, from one reached pixel.
+        if let Some(i) = coverage.iter().position(|&c| c != 0) {
+            let (x, y) = ((i % w as usize) as i32, (i / w as usize) as i32);
+            reply.coverage_code = gl::read_pixel_red_f32(x, y) as u32;
+        }
     }
     let read_error = drain_own_errors();
     if read_error != 0 {
@@ -972,7 +972,7 @@ fn read_back(
     reply.value_components = components as u32;
     reply.coverage = BulkRef {
         offset: coverage_off as u32,
-        len: (npix * 4) as u32,
+        len: npix as u32,
     };
     Ok(())
 }

@@ -84,6 +84,7 @@ pub const DEPTH_COMPONENT32F: u32 = 0x8CAC;
 pub const STENCIL_INDEX8: u32 = 0x8D48;
 pub const FLOAT: u32 = 0x1406;
 pub const RGBA: u32 = 0x1908;
+pub const UNSIGNED_BYTE: u32 = 0x1401;
 pub const RED: u32 = 0x1903;
 pub const RG: u32 = 0x8227;
 pub const RGB: u32 = 0x1907;
@@ -356,6 +357,21 @@ pub fn read_pixels_f32(w: i32, h: i32, format: u32, dst: &mut [u8]) {
     assert!(dst.len() >= (w as usize) * (h as usize) * comps * 4);
     // SAFETY: see the module comment; `dst` is large enough (asserted) and pack state is tight.
     unsafe { real::glReadPixels(0, 0, w, h, format, FLOAT, dst.as_mut_ptr().cast()) }
+}
+
+/// `glReadPixels` of a `w` x `h` single-channel image as normalized
+/// unsigned bytes into `dst` (`w*h` bytes).
+pub fn read_pixels_red_u8(w: i32, h: i32, dst: &mut [u8]) {
+    assert!(dst.len() >= (w as usize) * (h as usize));
+    // SAFETY: see the module comment; `dst` is large enough (asserted) and pack state is tight.
+    unsafe { real::glReadPixels(0, 0, w, h, RED, UNSIGNED_BYTE, dst.as_mut_ptr().cast()) }
+}
+/// The red channel of the pixel at (`x`, `y`) as a float.
+pub fn read_pixel_red_f32(x: i32, y: i32) -> f32 {
+    let mut v = [0f32; 4];
+    // SAFETY: see the module comment; one RED/FLOAT pixel fits in `v`.
+    unsafe { real::glReadPixels(x, y, 1, 1, RED, FLOAT, v.as_mut_ptr().cast()) };
+    v[0]
 }
 
 // Shaders and programs.

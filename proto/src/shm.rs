@@ -339,7 +339,9 @@ pub struct FragmentStepReply {
     /// The values, `value_components` floats per pixel, rows bottom-up
     /// (GL order); empty when none were asked for.
     pub values: BulkRef,
-    /// R32F coverage/type codes, `width*height*4` bytes, rows bottom-up.
+    /// Coverage, one byte per pixel (0: not reached, else reached), rows
+    /// bottom-up: the R32F coverage image read as normalized bytes, a
+    /// quarter of its size, converted on the GPU.
     pub coverage: BulkRef,
     /// Driver log (compile/link) or error text.
     pub log: BulkRef,
@@ -348,6 +350,10 @@ pub struct FragmentStepReply {
     /// Floats per pixel in `values`: as asked, or 4 where the context
     /// reads float images only as RGBA (GL ES).
     pub value_components: u32,
+    /// The type code the reached pixels wrote (they all write the same:
+    /// one expression, one type); 0 when none was reached.
+    pub coverage_code: u32,
+    pub _pad: u32,
     /// Nanoseconds spent building (compile+link), replaying, reading back.
     pub build_ns: u64,
     pub replay_ns: u64,
