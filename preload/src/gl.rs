@@ -1009,6 +1009,24 @@ pub fn uniform_3ui(loc: i32, v: [u32; 3]) {
     // SAFETY: see the module comment.
     unsafe { real::glUniform3ui(loc, v[0], v[1], v[2]) }
 }
+/// Run `f` over the first `len` bytes of the buffer bound at `target`,
+/// mapped for reading (`None` when it cannot be mapped); unmapped after.
+pub fn with_mapped<T>(target: u32, len: usize, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    if len == 0 {
+        return Some(f(&[]));
+    }
+    // SAFETY: see the module comment; the mapping holds `len` readable
+    // bytes until glUnmapBuffer, and `f` cannot keep the slice.
+    unsafe {
+        let m = real::glMapBufferRange(target, 0, len as i64, MAP_READ_BIT);
+        if m.is_null() {
+            return None;
+        }
+        let r = f(core::slice::from_raw_parts(m.cast::<u8>(), len));
+        real::glUnmapBuffer(target);
+        Some(r)
+    }
+}
 /// Copy `out.len()` bytes at `offset` of the buffer bound at `target` into `out`.
 pub fn get_buffer_bytes_at(target: u32, offset: i64, out: &mut [u8], es: bool) {
     if out.is_empty() {

@@ -208,40 +208,50 @@ fn step(
         }
 
         let t2 = Instant::now();
-        let mut records = vec![0u8; exact.map_or(capacity, |n| n.min(capacity)) * record];
-        gl::get_buffer_bytes(gl::TRANSFORM_FEEDBACK_BUFFER, &mut records, is_es());
+        // Split the records straight from the mapped buffer into the
+        // shared memory (values, then coverage, then emissions).
+        let split = |records: &[u8]| -> Result<usize, Failure> {
+            let n = match exact {
+                Some(n) => n.min(capacity),
+                None => records
+                    .chunks_exact(record)
+                    .position(|r| r[16..20] == [0xFF; 4])
+                    .unwrap_or(capacity),
+            };
+            let coverage = out_off + n * 16;
+            let emissions = coverage + n * 4;
+            let (Some(v), Some(c), Some(e)) = (
+                bulk.slice_mut(out_off, n * 16),
+                bulk.slice_mut(coverage, n * 4),
+                bulk.slice_mut(emissions, if emission { n * 12 } else { 0 }),
+            ) else {
+                return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
+            };
+            for (i, r) in records.chunks_exact(record).take(n).enumerate() {
+                v[i * 16..i * 16 + 16].copy_from_slice(&r[..16]);
+                c[i * 4..i * 4 + 4].copy_from_slice(&r[16..20]);
+                if emission {
+                    e[i * 12..i * 12 + 12].copy_from_slice(&r[20..32]);
+                }
+            }
+            Ok(n)
+        };
+        let len = exact.map_or(capacity, |n| n.min(capacity)) * record;
+        let n = gl::with_mapped(gl::TRANSFORM_FEEDBACK_BUFFER, len, split);
         let read_error = drain_own_errors();
-        if read_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!("reading the captured vertices raised GL error {read_error:#x}"),
-            ));
-        }
-        let n = match exact {
-            Some(n) => n.min(capacity),
-            None => records
-                .chunks_exact(record)
-                .position(|r| r[16..20] == [0xFF; 4])
-                .unwrap_or(capacity),
+        let n = match (n, read_error) {
+            (Some(n), 0) => n?,
+            _ => {
+                return Err((
+                    shm::STATUS_GL_FAILED,
+                    format!("reading the captured vertices raised GL error {read_error:#x}"),
+                ));
+            }
         };
         let values = out_off;
         let coverage = values + n * 16;
         let emissions = coverage + n * 4;
         let emission_len = if emission { n * 12 } else { 0 };
-        let (Some(v), Some(c), Some(e)) = (
-            bulk.slice_mut(values, n * 16),
-            bulk.slice_mut(coverage, n * 4),
-            bulk.slice_mut(emissions, emission_len),
-        ) else {
-            return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
-        };
-        for (i, r) in records.chunks_exact(record).take(n).enumerate() {
-            v[i * 16..i * 16 + 16].copy_from_slice(&r[..16]);
-            c[i * 4..i * 4 + 4].copy_from_slice(&r[16..20]);
-            if emission {
-                e[i * 12..i * 12 + 12].copy_from_slice(&r[20..32]);
-            }
-        }
         reply.emission = BulkRef {
             offset: emissions as u32,
             len: emission_len as u32,
