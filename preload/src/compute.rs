@@ -232,14 +232,8 @@ fn step(
             ));
         }
         reply.invocations = invocations as u32;
-        reply.values = BulkRef {
-            offset: value_off as u32,
-            len: (invocations * 16) as u32,
-        };
-        reply.coverage = BulkRef {
-            offset: coverage_off as u32,
-            len: (invocations * 4) as u32,
-        };
+        reply.values = BulkRef::at(value_off, invocations * 16);
+        reply.coverage = BulkRef::at(coverage_off, invocations * 4);
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         Ok(())
     })();

@@ -78,10 +78,7 @@ impl Bulk {
         match self.slice_mut(off, data.len()) {
             Some(dst) => {
                 dst.copy_from_slice(data);
-                BulkRef {
-                    offset: off as u32,
-                    len: data.len() as u32,
-                }
+                BulkRef::at(off, data.len())
             }
             None => BulkRef::default(),
         }
@@ -979,15 +976,9 @@ fn read_back(
             format!("reading the debug images back raised GL error {read_error:#x}"),
         ));
     }
-    reply.values = BulkRef {
-        offset: values_off as u32,
-        len: values_len as u32,
-    };
+    reply.values = BulkRef::at(values_off, values_len);
     reply.value_components = components as u32;
-    reply.coverage = BulkRef {
-        offset: coverage_off as u32,
-        len: npix as u32,
-    };
+    reply.coverage = BulkRef::at(coverage_off, npix);
     Ok(())
 }
 

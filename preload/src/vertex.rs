@@ -252,19 +252,10 @@ fn step(
         let coverage = values + n * 16;
         let emissions = coverage + n * 4;
         let emission_len = if emission { n * 12 } else { 0 };
-        reply.emission = BulkRef {
-            offset: emissions as u32,
-            len: emission_len as u32,
-        };
+        reply.emission = BulkRef::at(emissions, emission_len);
         reply.vertices = n as u32;
-        reply.values = BulkRef {
-            offset: values as u32,
-            len: (n * 16) as u32,
-        };
-        reply.coverage = BulkRef {
-            offset: coverage as u32,
-            len: (n * 4) as u32,
-        };
+        reply.values = BulkRef::at(values, n * 16);
+        reply.coverage = BulkRef::at(coverage, n * 4);
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         Ok(())
     })();

@@ -262,6 +262,17 @@ pub struct BulkRef {
     pub len: u32,
 }
 
+impl BulkRef {
+    /// The range of `len` bytes at `offset` (both inside the bulk region,
+    /// which is smaller than 4 GiB).
+    pub const fn at(offset: usize, len: usize) -> BulkRef {
+        BulkRef {
+            offset: offset as u32,
+            len: len as u32,
+        }
+    }
+}
+
 /// One shader of a debug program: a GL stage enum (`GL_VERTEX_SHADER`, ...) and its source.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
