@@ -32,6 +32,49 @@ pub struct Stats {
     pub inf: u64,
 }
 
+impl Stats {
+    /// Empty statistics of `components`-component values.
+    pub fn new(components: usize) -> Stats {
+        let n = components.clamp(1, 4);
+        Stats {
+            count: 0,
+            min: vec![f64::INFINITY; n],
+            max: vec![f64::NEG_INFINITY; n],
+            nan: 0,
+            inf: 0,
+        }
+    }
+
+    /// Count one reached invocation's value (its first `components`).
+    pub fn add(&mut self, v: &[f64; 4]) {
+        let comps = &v[..self.min.len()];
+        self.count += 1;
+        if comps.iter().any(|c| c.is_nan()) {
+            self.nan += 1;
+        }
+        if comps.iter().any(|c| c.is_infinite()) {
+            self.inf += 1;
+        }
+        for (i, c) in comps.iter().enumerate() {
+            if c.is_finite() {
+                self.min[i] = self.min[i].min(*c);
+                self.max[i] = self.max[i].max(*c);
+            }
+        }
+    }
+
+    /// Components without a finite value get NaN bounds.
+    pub fn finish(mut self) -> Stats {
+        for i in 0..self.min.len() {
+            if self.min[i] > self.max[i] {
+                self.min[i] = f64::NAN;
+                self.max[i] = f64::NAN;
+            }
+        }
+        self
+    }
+}
+
 impl Field {
     pub fn at(&self, x: u32, y: u32) -> Option<&[f64; 4]> {
         if x >= self.width || y >= self.height {
@@ -41,37 +84,11 @@ impl Field {
     }
 
     pub fn stats(&self) -> Stats {
-        let n = self.components.clamp(1, 4);
-        let mut s = Stats {
-            count: 0,
-            min: vec![f64::INFINITY; n],
-            max: vec![f64::NEG_INFINITY; n],
-            nan: 0,
-            inf: 0,
-        };
+        let mut s = Stats::new(self.components);
         for v in self.values.iter().flatten() {
-            s.count += 1;
-            let comps = &v[..n];
-            if comps.iter().any(|c| c.is_nan()) {
-                s.nan += 1;
-            }
-            if comps.iter().any(|c| c.is_infinite()) {
-                s.inf += 1;
-            }
-            for (i, c) in comps.iter().enumerate() {
-                if c.is_finite() {
-                    s.min[i] = s.min[i].min(*c);
-                    s.max[i] = s.max[i].max(*c);
-                }
-            }
+            s.add(v);
         }
-        for i in 0..n {
-            if s.min[i] > s.max[i] {
-                s.min[i] = f64::NAN;
-                s.max[i] = f64::NAN;
-            }
-        }
-        s
+        s.finish()
     }
 
     /// RGBA8 PNG: each component normalised over min..max of the reached

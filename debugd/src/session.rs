@@ -1582,7 +1582,7 @@ impl Session {
             let cell = invocation_cell(stage, at.as_ref())?;
             let pos = d.pos.clone();
             let res = d.probe(&pos, Some(expr), r)?;
-            let (field, ty) = res.field();
+            let (_, ty, components) = res.value_type();
             match cell {
                 Some((x, y, z)) => {
                     let Some(index) = res.index((x, y, z)) else {
@@ -1592,13 +1592,11 @@ impl Session {
                             res.extent(),
                         )));
                     };
-                    let v = field.values[index];
+                    let v = res.value_at(index);
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
-                        value: v
-                            .map(|v| v[..field.components].to_vec())
-                            .unwrap_or_default(),
+                        value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
                         reached: v.is_some(),
                         at,
                         summary: None,
@@ -1607,7 +1605,7 @@ impl Session {
                     })
                 }
                 None => {
-                    let st = field.stats();
+                    let (st, _) = res.stats();
                     let entry = d.model.entry();
                     let total = d.probe(&entry, None, r)?.reached();
                     Ok(pb::PrintReply {
@@ -2144,20 +2142,18 @@ fn print_primitive(
     }
     let pos = d.pos.clone();
     let res = d.probe(&pos, Some(expr), r)?;
-    let (field, ty) = res.field();
+    let (_, ty, components) = res.value_type();
     let emitted: Vec<pb::EmittedVertex> = res
         .emitted_by(primitive)
         .into_iter()
         .map(|(i, emit, invocation)| {
-            let v = field.values.get(i).copied().flatten();
+            let v = res.value_at(i);
             pb::EmittedVertex {
                 emit,
                 invocation,
                 vertex: i as u32,
                 reached: v.is_some(),
-                value: v
-                    .map(|v| v[..field.components].to_vec())
-                    .unwrap_or_default(),
+                value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
             }
         })
         .collect();

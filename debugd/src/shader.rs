@@ -15,7 +15,7 @@ use glsl_instrument::{
 };
 
 use crate::error::{Error, Result};
-use crate::image::Field;
+use crate::image::{Field, Stats};
 use crate::program::StageSource;
 
 /// Most steps `continue` takes before giving up.
@@ -98,42 +98,70 @@ impl ProbeResult {
         self.coverage.iter().filter(|&&c| c != 0).count() as u64
     }
 
-    /// Decode into a field of values; also the GLSL type name (of the first reached fragment).
-    pub fn field(&self) -> (Field, String) {
-        let n = (self.width * self.height) as usize;
+    /// The type the reached invocations wrote, its GLSL name ("" when none
+    /// was reached) and its components (1..=4).
+    pub fn value_type(&self) -> (Option<glsl_instrument::ValueType>, String, usize) {
         let ty = decode_type(self.code as f32);
-        let ty_name = ty.map(|t| t.to_string()).unwrap_or_default();
-        let comps = ty.map_or(1, |t| t.components.clamp(1, 4) as usize);
-        let mut values = Vec::with_capacity(n);
-        for i in 0..n {
-            let reached = self.coverage.get(i).is_some_and(|&c| c != 0);
-            match ty.filter(|_| reached) {
-                Some(ty) => {
-                    let k = self.components;
-                    let t = [0, 1, 2, 3].map(|c| {
-                        (c < k)
-                            .then(|| self.values.get(i * k + c).copied())
-                            .flatten()
-                            .unwrap_or(0.0)
-                    });
-                    let dec = ty.decode(t);
-                    let mut v = [0f64; 4];
-                    for (d, s) in v.iter_mut().zip(dec.iter()) {
-                        *d = *s;
-                    }
-                    values.push(Some(v));
+        let name = ty.map(|t| t.to_string()).unwrap_or_default();
+        (
+            ty,
+            name,
+            ty.map_or(1, |t| t.components.clamp(1, 4) as usize),
+        )
+    }
+
+    /// The decoded value of invocation `i` (`None`: not reached).
+    pub fn value_at(&self, i: usize) -> Option<[f64; 4]> {
+        self.decode_at(decode_type(self.code as f32)?, i)
+    }
+
+    fn decode_at(&self, ty: glsl_instrument::ValueType, i: usize) -> Option<[f64; 4]> {
+        if self.coverage.get(i).is_none_or(|&c| c == 0) {
+            return None;
+        }
+        let k = self.components;
+        let t = [0, 1, 2, 3].map(|c| {
+            (c < k)
+                .then(|| self.values.get(i * k + c).copied())
+                .flatten()
+                .unwrap_or(0.0)
+        });
+        let mut v = [0f64; 4];
+        for (d, s) in v.iter_mut().zip(ty.decode(t)) {
+            *d = s;
+        }
+        Some(v)
+    }
+
+    /// The summary over the reached invocations, and the type name,
+    /// without materializing the field (80 MB at 1080p).
+    pub fn stats(&self) -> (Stats, String) {
+        let (ty, name, comps) = self.value_type();
+        let mut s = Stats::new(comps);
+        if let Some(ty) = ty {
+            for i in 0..self.coverage.len() {
+                if let Some(v) = self.decode_at(ty, i) {
+                    s.add(&v);
                 }
-                None => values.push(None),
             }
         }
+        (s.finish(), name)
+    }
+
+    /// Decode into a field of values (for images); also the GLSL type name.
+    pub fn field(&self) -> (Field, String) {
+        let n = (self.width * self.height) as usize;
+        let (ty, name, comps) = self.value_type();
         (
             Field {
                 width: self.width,
                 height: self.height,
                 components: comps,
-                values,
+                values: (0..n)
+                    .map(|i| ty.and_then(|ty| self.decode_at(ty, i)))
+                    .collect(),
             },
-            ty_name,
+            name,
         )
     }
 }
@@ -513,8 +541,10 @@ impl ShaderDebug {
         runner: &mut dyn ProbeRunner,
     ) -> Result<Vec<f64>> {
         let res = self.probe(pos, Some(expr), runner)?;
-        let (field, _) = res.field();
-        Ok(field.values.iter().flatten().map(|v| v[0]).collect())
+        Ok((0..res.coverage.len())
+            .filter_map(|i| res.value_at(i))
+            .map(|v| v[0])
+            .collect())
     }
 
     /// Source lines around `center` (0: the current step), `context` each side.
