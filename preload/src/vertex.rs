@@ -81,6 +81,10 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
     let app_feedback_buffer = gl::get_i(gl::TRANSFORM_FEEDBACK_BUFFER_BINDING) as u32;
     saved.suspend();
+    // GL refuses glTransformFeedbackVaryings while a transform feedback
+    // object is active, even paused: build with none bound (ours is bound
+    // for the replay).
+    gl::bind_transform_feedback(0);
     let mut reply = VertexStepReply {
         program: saved.program,
         ..Default::default()
