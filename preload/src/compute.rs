@@ -15,7 +15,7 @@
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, has_context, hold_app_errors, is_es,
-    load_app_uniforms, replayable, set_path, write_reply,
+    load_app_uniforms, replay_draw, replayable, set_path, write_reply,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
@@ -195,9 +195,13 @@ fn step(
             gl::set_enabled(gl::RASTERIZER_DISCARD, true);
             bind_discard_target()?;
         }
-        // SAFETY: the stopped call's own arguments (an indirect dispatch or
-        // draw reads the app's indirect buffer, still bound as it was).
-        unsafe { invoke(id, args) };
+        if tess {
+            replay_draw(id, args, None);
+        } else {
+            // SAFETY: the stopped call's own arguments (an indirect dispatch
+            // reads the app's indirect buffer, still bound as it was).
+            unsafe { invoke(id, args) };
+        }
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
         let replay_error = drain_own_errors();
         reply.replay_ns = t1.elapsed().as_nanos() as u64;

@@ -632,11 +632,34 @@ pub(crate) fn write_reply<R: StepReply>(
 /// A failed step: status and a log for the reply.
 pub(crate) type Failure = (u32, String);
 
+/// Replay the stopped draw `id` with the app's `args`, its primitive mode
+/// replaced by `mode` where given; at `glEnd`, the deferred immediate-mode
+/// sequence (`immediate.rs`).
+pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
+    if id == gldbg_proto::api::ids::glEnd {
+        crate::immediate::replay(mode);
+        return;
+    }
+    let mut args = args.to_vec();
+    if let (Some(mode), Some(first)) = (mode, args.first_mut()) {
+        *first = u64::from(mode);
+    }
+    // SAFETY: the stopped call's own arguments (its pointers are still
+    // valid: the app thread is inside this very call), the mode (its first
+    // argument) replaced only where the caller checked it has one.
+    unsafe { invoke(id, &args) };
+}
+
 /// Whether the stopped call `id` is a draw a debug step can replay
 /// (`replayable_form`: the step's own condition on the call's form) on
-/// this thread's current context.
+/// this thread's current context. A `glEnd` is, after a deferred
+/// `glBegin` (immediate mode under a debugger).
 pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> {
     let name = FUNCTIONS[id as usize].name;
+    let replayable_form = match id {
+        gldbg_proto::api::ids::glEnd => crate::immediate::pending(),
+        _ => replayable_form,
+    };
     if CLASS[id as usize] & class::DRAW == 0 || !replayable_form {
         return Err((
             shm::STATUS_NOT_A_DRAW,
@@ -690,8 +713,7 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
             Err((status, log.to_string())),
         )
     };
-    let name = FUNCTIONS[id as usize].name;
-    if let Err((status, log)) = replayable(id, name != "glEnd") {
+    if let Err((status, log)) = replayable(id, true) {
         return fail(status, &log);
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
@@ -863,9 +885,7 @@ fn step(
 
     let writes = ShaderWrites::snapshot(dbg.program).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
     let t1 = Instant::now();
-    // SAFETY: the stopped call's own arguments (its pointers are still
-    // valid: the app thread is inside this very call).
-    unsafe { invoke(id, args) };
+    replay_draw(id, args, None);
     writes.restore();
     let replay_error = drain_own_errors();
     reply.replay_ns = t1.elapsed().as_nanos() as u64;

@@ -1,5 +1,5 @@
 //! The hand-written hooks behind the generated wrappers of the
-//! `GET_PROC_ADDRESS`, `GET_ERROR` and `QUERY` functions, and the app's held-back GL
+//! `GET_PROC_ADDRESS`, `GET_ERROR`, `QUERY` and `IMMEDIATE` functions, and the app's held-back GL
 //! errors.
 //!
 //! * GetProcAddress (`glXGetProcAddress[ARB]`, `eglGetProcAddress`): call the
@@ -8,7 +8,7 @@
 //! * `glGetError`: the executor drains the app's pending errors before its
 //!   own GL work and parks them here; the app's next `glGetError` calls get
 //!   them first, then the real ones.
-//! * Query object calls: `queries.rs`.
+//! * Query object calls: `queries.rs`; immediate mode: `immediate.rs`.
 
 use crate::generated::{CLASS, WRAPPERS, invoke};
 use core::cell::Cell;
@@ -39,6 +39,9 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
     }
     if c & class::QUERY != 0 {
         return crate::queries::call(id, args);
+    }
+    if c & class::IMMEDIATE != 0 {
+        return crate::immediate::call(id, args);
     }
     // SAFETY: not a hooked function: forward the app's own arguments.
     unsafe { invoke(id, args) }

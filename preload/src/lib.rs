@@ -34,6 +34,7 @@ pub mod compute;
 pub mod exec;
 pub mod gl;
 pub mod hooks;
+pub mod immediate;
 pub mod loader;
 pub mod queries;
 pub mod resolve;

@@ -18,9 +18,8 @@
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
-    load_app_uniforms, replayable, set_path, write_reply,
+    load_app_uniforms, replay_draw, replayable, set_path, write_reply,
 };
-use crate::generated::invoke;
 use crate::gl;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
@@ -189,15 +188,9 @@ fn step(
 
         let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
         let t1 = Instant::now();
-        let mut replay = args.to_vec();
-        if as_points {
-            replay[0] = gl::POINTS as u64;
-        }
         gl::begin_transform_feedback(capture_mode(prog, req));
-        // SAFETY: the stopped call's own arguments, the mode replaced by
-        // GL_POINTS for the vertex stage (its pointers are valid: the app
-        // thread is inside the call).
-        unsafe { invoke(id, &replay) };
+        // The vertex stage as points (`vertex_step` checked the mode).
+        replay_draw(id, args, as_points.then_some(gl::POINTS));
         gl::end_transform_feedback();
         writes.restore();
         let replay_error = drain_own_errors();

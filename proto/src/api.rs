@@ -163,8 +163,68 @@ pub mod class {
     /// step split in two (it ended the query before the replay and
     /// counted on in a query of its own after it).
     pub const QUERY: u32 = 1 << 8;
+    /// `glBegin`, `glEnd` and the calls allowed between them: the preload
+    /// defers the sequence under a debugger so a step can replay it.
+    pub const IMMEDIATE: u32 = 1 << 9;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
-    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY;
+    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE;
+}
+
+/// Whether `name` is `glBegin`, `glEnd` or a call GL allows between them
+/// (vertex attributes, colors, normals, texture coordinates, materials,
+/// evaluator points, `glArrayElement`, display lists).
+fn immediate_call(name: &str) -> bool {
+    let base = ["ARB", "EXT", "NV", "OES"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    if matches!(
+        base,
+        "glBegin"
+            | "glEnd"
+            | "glEdgeFlag"
+            | "glEdgeFlagv"
+            | "glArrayElement"
+            | "glCallList"
+            | "glCallLists"
+    ) {
+        return true;
+    }
+    // (prefix, the component counts it takes, the letters that may come first)
+    const FORMS: [(&str, &str, &str); 12] = [
+        ("glVertexAttrib", "1234", "ILP"),
+        ("glVertex", "234", "P"),
+        ("glColor", "34", "P"),
+        ("glSecondaryColor", "3", "P"),
+        ("glNormal", "3", "P"),
+        ("glTexCoord", "1234", "P"),
+        ("glMultiTexCoord", "1234", "P"),
+        ("glEvalCoord", "12", ""),
+        ("glEvalPoint", "12", ""),
+        ("glFogCoord", "", ""),
+        ("glIndex", "", ""),
+        ("glMaterial", "", ""),
+    ];
+    FORMS.iter().any(|&(prefix, counts, first)| {
+        let Some(mut rest) = base.strip_prefix(prefix) else {
+            return false;
+        };
+        if let Some(c) = rest.chars().next().filter(|c| first.contains(*c)) {
+            rest = &rest[c.len_utf8()..];
+        }
+        if !counts.is_empty() {
+            match rest.chars().next() {
+                Some(c) if counts.contains(c) => rest = &rest[1..],
+                _ => return false,
+            }
+        }
+        let rest = rest.strip_suffix('v').unwrap_or(rest);
+        let rest = rest.strip_prefix('N').unwrap_or(rest);
+        matches!(
+            rest,
+            "b" | "s" | "i" | "f" | "d" | "ub" | "us" | "ui" | "h" | "x" | "i64" | "ui64"
+        ) || (rest.is_empty() && prefix == "glEvalPoint")
+    })
 }
 
 /// Classification of a function by name (see [`class`]).
@@ -247,6 +307,9 @@ pub fn classify(name: &str) -> u32 {
     {
         c |= QUERY;
     }
+    if immediate_call(name) {
+        c |= IMMEDIATE;
+    }
     if matches!(
         name,
         "glCreateShader"
@@ -269,6 +332,56 @@ pub fn classify(name: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn immediate_mode_calls_are_those_allowed_between_begin_and_end() {
+        for name in [
+            "glBegin",
+            "glEnd",
+            "glVertex3f",
+            "glVertex2dv",
+            "glVertex4hvNV",
+            "glVertexAttrib4Nubv",
+            "glVertexAttribI4ui",
+            "glVertexAttribL1d",
+            "glVertexAttribP4ui",
+            "glVertexAttrib2fARB",
+            "glColor4ub",
+            "glColorP3ui",
+            "glSecondaryColor3fEXT",
+            "glNormal3sv",
+            "glTexCoord2f",
+            "glMultiTexCoord4iv",
+            "glFogCoordf",
+            "glIndexub",
+            "glEdgeFlagv",
+            "glMaterialfv",
+            "glEvalCoord2d",
+            "glEvalPoint1",
+            "glArrayElement",
+            "glCallLists",
+        ] {
+            assert!(classify(name) & class::IMMEDIATE != 0, "{name}");
+        }
+        for name in [
+            "glVertexAttribPointer",
+            "glVertexAttribIPointer",
+            "glVertexAttribDivisor",
+            "glVertexAttribFormat",
+            "glVertexArrayAttribBinding",
+            "glVertexPointer",
+            "glColorPointer",
+            "glColorMask",
+            "glColorMaterial",
+            "glNormalPointer",
+            "glTexCoordPointer",
+            "glIndexMask",
+            "glDrawArrays",
+            "glEvalMesh1",
+        ] {
+            assert_eq!(classify(name) & class::IMMEDIATE, 0, "{name}");
+        }
+    }
 
     #[test]
     fn table_is_sorted_unique_and_complete() {

@@ -32,7 +32,11 @@
  * pipeline (glCreateShaderProgramv: a vertex and a fragment program, the
  * uniforms set with glProgramUniform) instead of a monolithic program.
  *
- *   egl_mrt [--frames N] [--query] [--pipeline]
+ * --immediate: every quad is drawn in immediate mode, glBegin(GL_TRIANGLE_STRIP)
+ * with four glVertex2f (generic attribute 0 in a compatibility context) and
+ * glEnd (a draw), instead of glDrawArrays.
+ *
+ *   egl_mrt [--frames N] [--query] [--pipeline] [--immediate]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
@@ -112,12 +116,24 @@ static GLuint link(const char *fs) {
 /* Draw the NDC rectangle of window pixels [x0, x1) x [y0, y1); `prog` is
  * the program its vertex uniforms go to (its own, or a pipeline's vertex
  * program), set through glProgramUniform. */
+static int immediate;
+
 static void rect(GLuint prog, float depth, int x0, int y0, int x1, int y1) {
     float n = 2.0f / SIZE;
     glProgramUniform1f(prog, glGetUniformLocation(prog, "u_depth"), depth * 2.0f - 1.0f);
     glProgramUniform4f(prog, glGetUniformLocation(prog, "u_rect"), x0 * n - 1.0f,
                        y0 * n - 1.0f, x1 * n - 1.0f, y1 * n - 1.0f);
-    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    if (!immediate) {
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        return;
+    }
+    static const GLfloat corners[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+    glBegin(GL_TRIANGLE_STRIP);
+    for (int i = 0; i < 4; i++) {
+        if (i % 2) glVertex2fv(corners[i]); /* both forms: by value and by pointer */
+        else glVertex2f(corners[i][0], corners[i][1]);
+    }
+    glEnd();
 }
 
 static GLuint separable(GLenum type, const char *src) {
@@ -145,7 +161,8 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--query")) query = 1;
         else if (!strcmp(argv[i], "--pipeline")) pipeline = 1;
-        else die("usage: egl_mrt [--frames N] [--query] [--pipeline]");
+        else if (!strcmp(argv[i], "--immediate")) immediate = 1;
+        else die("usage: egl_mrt [--frames N] [--query] [--pipeline] [--immediate]");
     }
 
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =

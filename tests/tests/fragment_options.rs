@@ -342,3 +342,41 @@ fn separable_program_pipelines_are_debugged() {
     );
     assert_eq!(result_line(&out.stdout), result_line(&native.stdout));
 }
+
+/// `egl_mrt --immediate --query`: every quad is drawn in immediate mode
+/// (`glBegin`, `glVertex2f`/`glVertex2fv`, `glEnd`), the quad under test
+/// inside the app's queries. At the `glEnd` stop, fragment and vertex
+/// steps replay the sequence (the preload deferred it); the values, the
+/// query counts and the frame are as natively.
+#[test]
+fn immediate_mode_draws_are_debugged() {
+    require_workspace();
+    let app = egl_mrt();
+    let args = ["--immediate", "--query"];
+    let native = run_native(&app, &args, &[]);
+    let script = "break draw 3\ncontinue\ninfo call\n\
+                  debug fragment\nbreak 9\ncontinue\nprint cell\nprint cell @ 40,10\nend\n\
+                  debug vertex\nnext\nnext\nprint gl_Position @ vertex 1\nprint gl_Position\nend\n\
+                  delete\ncontinue\n";
+    let dir = TempDir::new("immediate");
+    let out = Session::new(&app, script).args(args).run(&dir);
+    let last = out.ok_n("continue", 2);
+    assert_eq!(last["exited"]["code"], 0, "{last}\n{}", out.transcript());
+    assert_eq!(out.ok("info call")["function"], "glEnd");
+    assert_eq!(out.ok_n("continue", 1)["reached"], 1152);
+    assert_eq!(out.ok("print cell")["summary"]["count"], 1152);
+    assert_eq!(numbers(out.ok("print cell @ 40,10")), [680.0]);
+    assert_eq!(
+        numbers(out.ok("print gl_Position @ vertex 1")),
+        [1.0, -1.0, 0.0, 1.0]
+    );
+    assert_eq!(out.ok("print gl_Position")["summary"]["count"], 4);
+    let queries = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("egl_mrt queries: "))
+            .map(str::to_string)
+    };
+    assert_eq!(queries(&out.stdout), queries(&native.stdout));
+    assert_eq!(result_line(&out.stdout), result_line(&native.stdout));
+}
