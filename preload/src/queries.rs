@@ -1,7 +1,7 @@
 //! The app's counting queries across a debug step.
 //!
-//! A replayed draw would add to an active occlusion, primitive or pipeline
-//! statistics query of the app, and GL cannot pause a query. So a step
+//! A replayed draw would add to an active occlusion, primitive, pipeline
+//! statistics or timer query of the app, and GL cannot pause a query. So a step
 //! *splits* it: it ends the app's query before the replay and begins a
 //! query of its own after it, which counts the app's later work. Each
 //! split is remembered ([`Split`]); the hooks of the query calls answer for
@@ -11,7 +11,7 @@
 //! rendering on a part whose result decides like the whole.
 //!
 //! Until the first split no hook does anything but forward the call.
-//! Timer queries are not split: a debugger costs time.
+//! `GL_TIMESTAMP` is a point in time, not a count: nothing to split.
 
 use crate::exec::{drain_own_errors, hold_app_errors};
 use crate::generated::invoke;
@@ -20,8 +20,10 @@ use gldbg_proto::api::FUNCTIONS;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-/// Targets a replay counts into: (target, boolean result).
-const COUNTING: [(u32, bool); 17] = [
+/// Targets a replay counts into: (target, boolean result). A timer query
+/// is split too: the app's elapsed time is its own work's, not the replays'.
+const COUNTING: [(u32, bool); 18] = [
+    (0x88BF, false), // GL_TIME_ELAPSED
     (0x8914, false), // GL_SAMPLES_PASSED
     (0x8C2F, true),  // GL_ANY_SAMPLES_PASSED
     (0x8D6A, true),  // GL_ANY_SAMPLES_PASSED_CONSERVATIVE

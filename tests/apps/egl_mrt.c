@@ -20,13 +20,13 @@
  * with an FNV-1a hash of the RGBA8 attachment and sums of the integer
  * attachment, the depth and the stencil of the last frame.
  *
- * --query: draw 3 and a small quad after it run inside a GL_SAMPLES_PASSED
- * and a GL_PRIMITIVES_GENERATED query; the app
+ * --query: draw 3 and a small quad after it run inside a GL_SAMPLES_PASSED,
+ * a GL_PRIMITIVES_GENERATED and a GL_TIME_ELAPSED query; the app
  * checks GL_CURRENT_QUERY after draw 3, reads the results (32 and 64 bit,
  * after polling availability) and draws a last quad conditionally on the
  * samples query; it prints
  *
- *   egl_mrt queries: samples S, primitives P, current ok
+ *   egl_mrt queries: samples S, primitives P, time elapsed, current ok
  *
  * --pipeline: the quad under test is drawn with a separable program
  * pipeline (glCreateShaderProgramv: a vertex and a fragment program, the
@@ -221,9 +221,10 @@ int main(int argc, char **argv) {
         glUseProgramStages(stages, GL_FRAGMENT_SHADER_BIT, fs);
     }
     /* One occlusion query can be active at a time (of any of its targets). */
-    GLuint queries[2];
-    const GLenum query_targets[2] = {GL_SAMPLES_PASSED, GL_PRIMITIVES_GENERATED};
-    glGenQueries(2, queries);
+    GLuint queries[3];
+    const GLenum query_targets[3] = {GL_SAMPLES_PASSED, GL_PRIMITIVES_GENERATED,
+                                     GL_TIME_ELAPSED};
+    glGenQueries(3, queries);
     int current_ok = 1;
     const float black[4] = {0, 0, 0, 0};
     const GLuint zero[4] = {0, 0, 0, 0};
@@ -262,20 +263,20 @@ int main(int argc, char **argv) {
         }
         GLuint quad = pipeline ? mrt_vs : mrt;
         if (query)
-            for (int q = 0; q < 2; q++) glBeginQuery(query_targets[q], queries[q]);
+            for (int q = 0; q < 3; q++) glBeginQuery(query_targets[q], queries[q]);
         rect(quad, 0.5f, 0, 0, SIZE, SIZE);
         glDisable(GL_ALPHA_TEST);
         glDisable(GL_STENCIL_TEST);
         glDisable(GL_DEPTH_TEST);
         if (query) {
-            for (int q = 0; q < 2; q++) {
+            for (int q = 0; q < 3; q++) {
                 GLint cur = 0;
                 glGetQueryiv(query_targets[q], GL_CURRENT_QUERY, &cur);
                 current_ok &= (GLuint)cur == queries[q];
             }
             /* One more quad inside the queries: 4x4 pixels, 2 triangles. */
             rect(quad, 0.5f, 56, 8, 60, 12);
-            for (int q = 0; q < 2; q++) glEndQuery(query_targets[q]);
+            for (int q = 0; q < 3; q++) glEndQuery(query_targets[q]);
             /* Drawn only if draw 3 and the small quad passed samples: in
              * the alpha-tested band, so it changes the frame. */
             glBeginConditionalRender(queries[0], GL_QUERY_WAIT);
@@ -301,13 +302,19 @@ int main(int argc, char **argv) {
     }
     if (query) {
         GLint available = 0;
-        while (!available) glGetQueryObjectiv(queries[1], GL_QUERY_RESULT_AVAILABLE, &available);
+        for (int q = 0; q < 3; q++) {
+            available = 0;
+            while (!available) glGetQueryObjectiv(queries[q], GL_QUERY_RESULT_AVAILABLE, &available);
+        }
+        GLuint64 elapsed = 0;
+        glGetQueryObjectui64v(queries[2], GL_QUERY_RESULT, &elapsed);
         GLuint samples = 0;
         GLuint64 primitives = 0;
         glGetQueryObjectuiv(queries[0], GL_QUERY_RESULT, &samples);
         glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &primitives);
-        printf("egl_mrt queries: samples %u, primitives %llu, current %s\n", samples,
-               (unsigned long long)primitives, current_ok ? "ok" : "WRONG");
+        printf("egl_mrt queries: samples %u, primitives %llu, time %s, current %s\n", samples,
+               (unsigned long long)primitives, elapsed > 0 ? "elapsed" : "NONE",
+               current_ok ? "ok" : "WRONG");
     }
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
