@@ -56,7 +56,7 @@ pub enum Command {
     Watch(String),
     /// `unwatch EXPR`
     Unwatch(String),
-    /// `focus X,Y | vertex N | invocation X,Y,Z`; `None` (`focus off`): follow all.
+    /// `focus X,Y | vertex N | primitive N | invocation X,Y,Z`; `None` (`focus off`): follow all.
     Focus(Option<At>),
     /// `info flow [FILE.png]`: branch / loop statistics at the current step.
     InfoFlow(Option<PathBuf>),
@@ -217,7 +217,7 @@ pub const COMMAND_NAMES: &[&str] = &[
 pub fn subcommands(command: &str) -> &'static [&'static str] {
     match command {
         "info" | "i" => &["breakpoints", "call", "flow", "program", "state"],
-        "focus" => &["vertex", "invocation", "off"],
+        "focus" => &["vertex", "primitive", "invocation", "off"],
         "debug" => &[
             "vertex",
             "tess-control",
@@ -288,7 +288,7 @@ pub const HELP: &[(&str, &str)] = &[
         "print EXPR after every shader step",
     ),
     (
-        "focus X,Y | vertex N | invocation X,Y,Z | off",
+        "focus X,Y | vertex N | primitive N | invocation X,Y,Z | off",
         "follow one invocation: steps take the path it takes",
     ),
     (
@@ -531,7 +531,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "watch" => Command::Watch(args.to_string()),
         "unwatch" => Command::Unwatch(args.to_string()),
         "focus" => match args {
-            "" => return err("usage: focus X,Y | vertex N | invocation X,Y,Z | off"),
+            "" => return err("usage: focus X,Y | vertex N | primitive N | invocation X,Y,Z | off"),
             "off" | "none" | "all" => Command::Focus(None),
             at => Command::Focus(Some(parse_at("focus", at)?)),
         },

@@ -37,7 +37,7 @@ use crate::format;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
-use crate::shader::{FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
+use crate::shader::{Focus, FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
 use crate::{glstate, pointee};
 
@@ -1672,15 +1672,31 @@ impl Session {
                 return Ok(d.stop());
             };
             let stage = d.model.stage();
+            let pos = d.pos.clone();
+            if let Some(pb::invocation::Kind::Primitive(n)) = at.kind {
+                if stage != Stage::Geometry {
+                    return Err(Error::InvalidArgument(format!(
+                        "`focus primitive N` follows an input primitive of a geometry shader, \
+                         not of a {} shader",
+                        stage.name()
+                    )));
+                }
+                if d.probe(&pos, None, r)?.emitted_by(n).is_empty() {
+                    return Err(Error::InvalidArgument(format!(
+                        "input primitive {n} emitted no vertex at this step"
+                    )));
+                }
+                d.focus = Some((Focus::Primitive(n), at));
+                return Ok(d.stop_with_timing());
+            }
             let Some(cell) = invocation_cell(stage, Some(&at))? else {
                 return Err(Error::InvalidArgument("focus needs an invocation".into()));
             };
-            let pos = d.pos.clone();
             let res = d.probe(&pos, None, r)?;
             if res.index(cell).is_none() {
                 return Err(Error::InvalidArgument(outside(stage, cell, res.extent())));
             }
-            d.focus = Some((cell, at));
+            d.focus = Some((Focus::Cell(cell), at));
             Ok(d.stop_with_timing())
         })
     }

@@ -49,6 +49,29 @@ pub struct ProbeResult {
     pub emission: Vec<[u32; 3]>,
 }
 
+/// The invocation `focus` follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// A fragment, vertex, tess or compute invocation.
+    Cell(Cell),
+    /// The geometry shader invocation(s) of an input primitive: reached
+    /// where a vertex it emitted after the step was captured.
+    Primitive(u32),
+}
+
+impl Focus {
+    /// Whether the focused invocation reached the step `r` probed.
+    pub fn reached(&self, r: &ProbeResult) -> bool {
+        match *self {
+            Focus::Cell(cell) => r.reached_at(cell),
+            Focus::Primitive(n) => r
+                .emitted_by(n)
+                .iter()
+                .any(|&(i, _, _)| r.coverage.get(i).is_some_and(|&c| c != 0)),
+        }
+    }
+}
+
 /// An invocation as `print` and `focus` name it: a fragment's pixel
 /// `(x, y, 0)`, vertex N as `(N, 0, 0)`, a compute invocation's global id.
 pub type Cell = (u32, u32, u32);
@@ -241,7 +264,7 @@ pub struct ShaderDebug {
     /// What fragment steps do with the depth, stencil and alpha tests.
     pub fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
-    pub focus: Option<(Cell, pb::Invocation)>,
+    pub focus: Option<(Focus, pb::Invocation)>,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
     timing: pb::ProbeTiming,
     /// Probe results by (position, expression, at the end of main).
@@ -377,7 +400,7 @@ impl ShaderDebug {
             for c in &cands {
                 let r = self.probe(c, None, runner)?;
                 let taken = match &self.focus {
-                    Some((cell, _)) => r.reached_at(*cell),
+                    Some((focus, _)) => focus.reached(&r),
                     None => r.reached() > 0,
                 };
                 if taken {
@@ -446,10 +469,10 @@ impl ShaderDebug {
             finished: self.finished,
             breakpoint_line: self.breakpoint_hit,
             focus: self.focus.as_ref().map(|(_, at)| *at),
-            focus_reached: self.focus.as_ref().is_some_and(|(cell, _)| {
+            focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
                 self.cache
                     .get(&(self.pos.clone(), None, false))
-                    .is_some_and(|r| r.reached_at(*cell))
+                    .is_some_and(|r| focus.reached(r))
             }),
             timing: None,
         }

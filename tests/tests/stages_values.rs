@@ -199,7 +199,8 @@ fn geometry_values_per_input_primitive() {
         }
         script += "continue\n";
     }
-    script += "end\ndebug tess-eval\nprint w @ primitive 0\nend\ndelete\ncontinue\n";
+    script +=
+        "end\ndebug tess-eval\nprint w @ primitive 0\nfocus primitive 0\nend\ndelete\ncontinue\n";
     let out = Session::new(egl_stages(), &script).run(&dir);
     let last = out
         .results()
@@ -258,4 +259,45 @@ fn geometry_values_per_input_primitive() {
     }
     let err = out.failed("print w @ primitive 0");
     assert!(err.contains("geometry shader"), "{err}");
+    let err = out.failed("focus primitive 0");
+    assert!(err.contains("geometry shader"), "{err}");
 }
+
+/// `focus primitive N` (geometry): steps follow the invocation of input
+/// primitive N. From `EmitVertex()` in iteration 0, a step goes to the
+/// loop increment: the emissions after it (1 and 2) carry the step.
+#[test]
+fn focus_follows_a_geometry_input_primitive() {
+    require_workspace();
+    let dir = TempDir::new("stages-focus-primitive");
+    let script = format!(
+        "break draw\ncontinue\ndebug geometry\nbreak {EMIT}\ncontinue\nfocus primitive 999\n\
+         focus primitive 1\nstep\nprint gl_PrimitiveIDIn @ primitive 1\nfocus off\nend\n\
+         delete\ncontinue\n"
+    );
+    let out = Session::new(egl_stages(), &script).run(&dir);
+    assert!(
+        out.failed("focus primitive 999")
+            .contains("emitted no vertex")
+    );
+    let focus = out.ok("focus primitive 1");
+    assert_eq!(
+        focus["focus"],
+        serde_json::json!({"primitive": 1}),
+        "{focus}"
+    );
+    let step = out.ok("step");
+    assert_eq!(step["focus_reached"], true, "{step}");
+    assert_eq!(step["iterations"], serde_json::json!([0]), "{step}");
+    let id = out.ok("print gl_PrimitiveIDIn @ primitive 1");
+    let reached: Vec<bool> = id["emitted"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{id}"))
+        .iter()
+        .map(|e| e["reached"] == true)
+        .collect();
+    assert_eq!(reached, [false, true, true], "{id}");
+}
+
+/// GS `EmitVertex();` (in the loop).
+const EMIT: u32 = 11;
