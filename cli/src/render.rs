@@ -725,6 +725,16 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
                 );
             }
             let _ = write!(s, "; NaN {}, Inf {}", sum.nan, sum.inf);
+            if !reply.table.is_empty() {
+                let _ = write!(s, "\n  first {} of {}:", reply.table.len(), sum.total);
+            }
+            for row in &reply.table {
+                let what = match row.reached {
+                    true => components_text(&row.value, ty),
+                    false => "not reached".into(),
+                };
+                let _ = write!(s, "\n  vertex {}: {what}", row.vertex);
+            }
             s
         }
         (None, None) => format!(
@@ -810,6 +820,20 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                         "total": sum.total,
                     }),
                 );
+                if !reply.table.is_empty() {
+                    let rows: Vec<Value> = reply
+                        .table
+                        .iter()
+                        .map(|row| {
+                            let mut v = json!({"vertex": row.vertex, "reached": row.reached});
+                            if row.reached {
+                                v["value"] = components_json(&row.value, ty);
+                            }
+                            v
+                        })
+                        .collect();
+                    o.insert("table".into(), Value::Array(rows));
+                }
             } else {
                 o.insert("value".into(), components_json(&reply.value, ty));
             }
@@ -1500,6 +1524,50 @@ mod tests {
     }
 
     #[test]
+    fn a_vertex_summary_shows_a_table() {
+        let reply = pb::PrintReply {
+            expr: "p".into(),
+            r#type: "vec2".into(),
+            reached: true,
+            summary: Some(pb::Summary {
+                count: 1,
+                min: vec![1.0, 2.0],
+                max: vec![1.0, 2.0],
+                total: 2,
+                ..Default::default()
+            }),
+            table: vec![
+                pb::TableRow {
+                    vertex: 0,
+                    reached: true,
+                    value: vec![1.0, 2.0],
+                },
+                pb::TableRow {
+                    vertex: 1,
+                    reached: false,
+                    value: vec![],
+                },
+            ],
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply,
+            at: None,
+            stage: "vertex".into(),
+        };
+        assert_eq!(
+            result_text(&Ok(out.clone())),
+            "p (vec2): 1 of 2 vertices reached; min (1, 2), max (1, 2); NaN 0, Inf 0\n  \
+             first 2 of 2:\n  vertex 0: (1, 2)\n  vertex 1: not reached"
+        );
+        assert_eq!(
+            j("print p", Ok(out))["table"],
+            json!([{"vertex": 0, "reached": true, "value": [1.0, 2.0]},
+                   {"vertex": 1, "reached": false}])
+        );
+    }
+
+    #[test]
     fn prints() {
         let one = pb::PrintReply {
             expr: "v".into(),
@@ -1510,6 +1578,7 @@ mod tests {
             summary: None,
             timing: None,
             emitted: Vec::new(),
+            table: Vec::new(),
         };
         let out = Outcome::Print {
             reply: one.clone(),
@@ -1533,6 +1602,7 @@ mod tests {
             summary: None,
             timing: None,
             emitted: Vec::new(),
+            table: Vec::new(),
         };
         let out = Outcome::Print {
             reply: vec,

@@ -1602,10 +1602,25 @@ impl Session {
                         summary: None,
                         timing: d.take_timing(),
                         emitted: Vec::new(),
+                        table: Vec::new(),
                     })
                 }
                 None => {
                     let (st, _) = res.stats();
+                    // Vertex-like stages also get a table of their first vertices.
+                    let table = match stage {
+                        Stage::Fragment | Stage::Compute => Vec::new(),
+                        _ => (0..res.coverage.len().min(TABLE_ROWS))
+                            .map(|i| {
+                                let v = res.value_at(i);
+                                pb::TableRow {
+                                    vertex: i as u32,
+                                    reached: v.is_some(),
+                                    value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
+                                }
+                            })
+                            .collect(),
+                    };
                     let entry = d.model.entry();
                     let total = d.probe(&entry, None, r)?.reached();
                     Ok(pb::PrintReply {
@@ -1624,6 +1639,7 @@ impl Session {
                         }),
                         timing: d.take_timing(),
                         emitted: Vec::new(),
+                        table,
                     })
                 }
             }
@@ -2135,6 +2151,9 @@ fn file_extension(stage: Stage) -> &'static str {
     }
 }
 
+/// Rows of the table a summary `print` of a vertex-like stage shows.
+const TABLE_ROWS: usize = 32;
+
 /// `print EXPR @ primitive N` of a geometry shader: the vertices input
 /// primitive N emitted, with the value each carried when emitted.
 fn print_primitive(
@@ -2189,6 +2208,7 @@ fn print_primitive(
         summary: None,
         timing: d.take_timing(),
         emitted,
+        table: Vec::new(),
     })
 }
 

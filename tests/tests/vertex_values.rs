@@ -64,6 +64,15 @@ fn vertex_values_equal_the_apps_vertex_data() {
     let max_y = quad.iter().map(|v| v[1]).fold(f64::NEG_INFINITY, f64::max);
     assert_eq!(summary["summary"]["min"][0], min_x, "{summary}");
     assert_eq!(summary["summary"]["max"][1], max_y, "{summary}");
+    // ... and a table of the vertices' values.
+    let table = summary["table"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(table.len(), quad.len(), "{summary}");
+    for (n, (row, v)) in table.iter().zip(&quad).enumerate() {
+        assert_eq!(row["vertex"], n, "{row}");
+        assert_eq!(values(row), v.to_vec(), "{row}");
+    }
     let err = out.failed("print a_pos @ vertex 6");
     assert!(
         err.contains("vertex 6 is not in the draw (6 vertices)"),
