@@ -1,5 +1,6 @@
 //! The hand-written hooks behind the generated wrappers of the
-//! `GET_PROC_ADDRESS`, `GET_ERROR`, `QUERY` and `IMMEDIATE` functions, and the app's held-back GL
+//! `GET_PROC_ADDRESS`, `GET_ERROR`, `QUERY`, `IMMEDIATE` and `FEEDBACK_BEGIN`
+//! functions, and the app's held-back GL
 //! errors.
 //!
 //! * GetProcAddress (`glXGetProcAddress[ARB]`, `eglGetProcAddress`): call the
@@ -8,7 +9,8 @@
 //! * `glGetError`: the executor drains the app's pending errors before its
 //!   own GL work and parks them here; the app's next `glGetError` calls get
 //!   them first, then the real ones.
-//! * Query object calls: `queries.rs`; immediate mode: `immediate.rs`.
+//! * Query object calls: `queries.rs`; immediate mode: `immediate.rs`;
+//!   `glBeginTransformFeedback`: its mode is remembered per context.
 
 use crate::generated::{CLASS, WRAPPERS, invoke};
 use core::cell::Cell;
@@ -42,6 +44,10 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
     }
     if c & class::IMMEDIATE != 0 {
         return crate::immediate::call(id, args);
+    }
+    if c & class::FEEDBACK_BEGIN != 0 {
+        let mode = args.first().copied().unwrap_or(0) as u32;
+        remember_feedback_mode(mode);
     }
     // SAFETY: not a hooked function: forward the app's own arguments.
     unsafe { invoke(id, args) }
@@ -115,6 +121,31 @@ fn pop_error() -> Option<u32> {
     });
     ERROR_COUNT.with(|c| c.set(n - 1));
     Some(first)
+}
+
+/// The primitive mode of the app's latest `glBeginTransformFeedback`, per
+/// context: Mesa keeps it per context, not per transform feedback object,
+/// so a step's own capture (points) must put it back before the app's
+/// paused capture resumes.
+static FEEDBACK_MODES: std::sync::Mutex<Vec<(u64, u32)>> = std::sync::Mutex::new(Vec::new());
+
+fn remember_feedback_mode(mode: u32) {
+    let context = current_context();
+    if let Ok(mut modes) = FEEDBACK_MODES.lock() {
+        modes.retain(|&(c, _)| c != context);
+        modes.push((context, mode));
+    }
+}
+
+/// The mode of the app's latest `glBeginTransformFeedback` in this context.
+pub fn feedback_mode() -> Option<u32> {
+    let context = current_context();
+    FEEDBACK_MODES
+        .lock()
+        .ok()?
+        .iter()
+        .find(|&&(c, _)| c == context)
+        .map(|&(_, m)| m)
 }
 
 /// The current GLX or EGL context of this thread (0 if none), asking only

@@ -79,17 +79,22 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     let mut saved = Saved::capture(1);
     let app_feedback = gl::get_i(gl::TRANSFORM_FEEDBACK_BINDING) as u32;
     let app_feedback_buffer = gl::get_i(gl::TRANSFORM_FEEDBACK_BUFFER_BINDING) as u32;
+    // The app's capture, paused or running: its primitive mode is put back
+    // after ours (`restore_feedback_mode`).
+    let app_capturing = gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0;
     saved.suspend();
     // GL refuses glTransformFeedbackVaryings while a transform feedback
-    // object is active, even paused: build with none bound (ours is bound
-    // for the replay).
-    gl::bind_transform_feedback(0);
+    // object is active, even paused, and the app's may be the default
+    // object 0: build with a scratch object bound (ours for the replay).
+    let scratch = gl::gen_transform_feedback();
+    gl::bind_transform_feedback(scratch);
     let mut reply = VertexStepReply {
         program: saved.program,
         ..Default::default()
     };
-    let result = step(&bulk, id, args, &req, &saved, &mut reply);
+    let result = step(&bulk, id, args, &req, &saved, &mut reply, app_capturing);
     gl::bind_transform_feedback(app_feedback);
+    gl::delete_transform_feedback(scratch);
     gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, app_feedback_buffer);
     saved.restore();
     drain_own_errors();
@@ -103,6 +108,7 @@ fn step(
     req: &VertexStepRequest,
     saved: &Saved,
     reply: &mut VertexStepReply,
+    app_capturing: bool,
 ) -> Result<(), Failure> {
     saved.check_programs()?;
     let app = saved.primary();
@@ -192,6 +198,12 @@ fn step(
         // The vertex stage as points (`vertex_step` checked the mode).
         replay_draw(id, args, as_points.then_some(gl::POINTS));
         gl::end_transform_feedback();
+        // Mesa keeps the capture's primitive mode per context: a begin/end
+        // in the app's mode puts it back for the app's paused capture.
+        if let Some(mode) = crate::hooks::feedback_mode().filter(|_| app_capturing) {
+            gl::begin_transform_feedback(mode);
+            gl::end_transform_feedback();
+        }
         writes.restore();
         let replay_error = drain_own_errors();
         reply.replay_ns = t1.elapsed().as_nanos() as u64;

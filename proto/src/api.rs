@@ -166,8 +166,11 @@ pub mod class {
     /// `glBegin`, `glEnd` and the calls allowed between them: the preload
     /// defers the sequence under a debugger so a step can replay it.
     pub const IMMEDIATE: u32 = 1 << 9;
+    /// `glBeginTransformFeedback`: the preload remembers the app's primitive
+    /// mode (a step's own capture must not leave another one behind).
+    pub const FEEDBACK_BEGIN: u32 = 1 << 10;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
-    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE;
+    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE | FEEDBACK_BEGIN;
 }
 
 /// Whether `name` is `glBegin`, `glEnd` or a call GL allows between them
@@ -309,6 +312,12 @@ pub fn classify(name: &str) -> u32 {
     }
     if immediate_call(name) {
         c |= IMMEDIATE;
+    }
+    if matches!(
+        name,
+        "glBeginTransformFeedback" | "glBeginTransformFeedbackEXT" | "glBeginTransformFeedbackNV"
+    ) {
+        c |= FEEDBACK_BEGIN;
     }
     if matches!(
         name,
