@@ -67,18 +67,13 @@
  * that differ from the table (0).
  */
 #define GL_GLEXT_PROTOTYPES 1
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
+#define APP_NAME "egl_draws"
+#include "egl_app.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef EGL_PLATFORM_SURFACELESS_MESA
-#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
-#endif
 
 #define W 128
 #define H 64
@@ -143,26 +138,6 @@ static const int QUADS[19][2] = {
     {11, 1}, {12, 1}, {12, 2}, {13, 1}, {13, 2},
 };
 
-static void die(const char *what) {
-    fprintf(stderr, "egl_draws: %s\n", what);
-    exit(1);
-}
-
-static GLuint compile(GLenum type, const char *src) {
-    GLuint s = glCreateShader(type);
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    GLint ok = 0;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[2048];
-        glGetShaderInfoLog(s, sizeof log, NULL, log);
-        fprintf(stderr, "egl_draws: shader: %s\n", log);
-        exit(1);
-    }
-    return s;
-}
-
 static GLuint link(const char *vs, const char *fs, const char *captured) {
     GLuint p = glCreateProgram();
     glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
@@ -173,12 +148,6 @@ static GLuint link(const char *vs, const char *fs, const char *captured) {
     glGetProgramiv(p, GL_LINK_STATUS, &ok);
     if (!ok) die("link failed");
     return p;
-}
-
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
 }
 
 /* The value the table of the header comment gives pixel (x, y). */
@@ -203,23 +172,7 @@ static void expected(int x, int y, float out[4]) {
 #define OFF(n) ((const void *)(uintptr_t)(n))
 
 int main(void) {
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display) die("no eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (!eglInitialize(dpy, NULL, NULL)) die("eglInitialize failed");
-    eglBindAPI(EGL_OPENGL_API);
-    const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig cfg;
-    EGLint n = 0;
-    if (!eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &n) || n < 1) die("no EGL config");
-    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT) die("no GL 4.5 core context");
-    if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("eglMakeCurrent failed");
+    struct egl_app app = egl_app_start(4, 5, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
 
     GLuint fbo, rb;
     glGenFramebuffers(1, &fbo);
@@ -382,7 +335,7 @@ int main(void) {
                 wrong++;
             }
         }
-    uint64_t checksum = fnv(0xcbf29ce484222325ull, image, sizeof image);
+    uint64_t checksum = fnv(FNV_OFFSET, image, sizeof image);
 
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
@@ -391,8 +344,6 @@ int main(void) {
     }
     printf("egl_draws: checksum %llu, wrong %d, %s\n", (unsigned long long)checksum, wrong,
            (const char *)glGetString(GL_RENDERER));
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
+    egl_app_end(app);
     return wrong != 0;
 }

@@ -39,18 +39,13 @@
  *   egl_mrt [--frames N] [--query] [--pipeline] [--immediate]
  */
 #define GL_GLEXT_PROTOTYPES 1
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
+#define APP_NAME "egl_mrt"
+#include "egl_app.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef EGL_PLATFORM_SURFACELESS_MESA
-#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
-#endif
 
 #define SIZE 64
 
@@ -81,26 +76,6 @@ static const char *PLAIN_FS =
     "#version 330\n"
     "layout(location = 0) out vec4 color;\n"
     "void main() { color = vec4(1.0); }\n";
-
-static void die(const char *what) {
-    fprintf(stderr, "egl_mrt: %s\n", what);
-    exit(1);
-}
-
-static GLuint compile(GLenum type, const char *src) {
-    GLuint s = glCreateShader(type);
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    GLint ok = 0;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[2048];
-        glGetShaderInfoLog(s, sizeof log, NULL, log);
-        fprintf(stderr, "egl_mrt: shader: %s\n", log);
-        exit(1);
-    }
-    return s;
-}
 
 static GLuint link(const char *fs) {
     GLuint p = glCreateProgram();
@@ -149,12 +124,6 @@ static GLuint separable(GLenum type, const char *src) {
     return p;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 int main(int argc, char **argv) {
     int frames = 2, query = 0, pipeline = 0;
     for (int i = 1; i < argc; i++) {
@@ -165,23 +134,7 @@ int main(int argc, char **argv) {
         else die("usage: egl_mrt [--frames N] [--query] [--pipeline] [--immediate]");
     }
 
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display) die("no eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (!eglInitialize(dpy, NULL, NULL)) die("eglInitialize failed");
-    eglBindAPI(EGL_OPENGL_API);
-    const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig cfg;
-    EGLint n = 0;
-    if (!eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &n) || n < 1) die("no EGL config");
-    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT, EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT) die("no GL 3.3 compatibility context");
-    if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("eglMakeCurrent failed");
+    struct egl_app app = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT);
 
     GLuint fbo, rbs[3];
     glGenFramebuffers(1, &fbo);
@@ -298,7 +251,7 @@ int main(int argc, char **argv) {
             depth_sum += ds[i] >> 8;
             stencil_sum += ds[i] & 0xff;
         }
-        color_sum = fnv(0xcbf29ce484222325ull, rgba, sizeof rgba);
+        color_sum = fnv(FNV_OFFSET, rgba, sizeof rgba);
     }
     if (query) {
         GLint available = 0;
@@ -325,8 +278,6 @@ int main(int argc, char **argv) {
            (unsigned long long)color_sum, (unsigned long long)id_sum,
            (unsigned long long)depth_sum, (unsigned long long)stencil_sum,
            (const char *)glGetString(GL_RENDERER));
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
+    egl_app_end(app);
     return 0;
 }

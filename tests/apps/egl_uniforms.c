@@ -82,18 +82,13 @@
  * program still has its varyings; `tf` then hashes the zeroed buffer).
  */
 #define GL_GLEXT_PROTOTYPES 1
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GL/gl.h>
-#include <GL/glext.h>
+#define APP_NAME "egl_uniforms"
+#include "egl_app.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef EGL_PLATFORM_SURFACELESS_MESA
-#define EGL_PLATFORM_SURFACELESS_MESA 0x31DD
-#endif
 
 #define SIZE 32
 
@@ -201,32 +196,6 @@ static const double ACC = (0.375 - 2.25 - 789 - 42) + (1000 + 295 + 217) + (1 + 
                           (-1 + 0.25 - 5.5) + (-6.5 + 0.125 + 3.5 + 1) +
                           (12.5 + 0.875 - 1007 + 112.25 + 3.25) + (16 - 0.75 + 6.125 + 40.5);
 
-static void die(const char *what) {
-    fprintf(stderr, "egl_uniforms: %s\n", what);
-    exit(1);
-}
-
-static GLuint compile(GLenum type, const char *src) {
-    GLuint s = glCreateShader(type);
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    GLint ok = 0;
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[4096];
-        glGetShaderInfoLog(s, sizeof log, NULL, log);
-        fprintf(stderr, "egl_uniforms: shader: %s\n", log);
-        exit(1);
-    }
-    return s;
-}
-
-static uint64_t fnv(uint64_t h, const void *data, size_t n) {
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static GLint loc(GLuint prog, const char *name) {
     GLint l = glGetUniformLocation(prog, name);
     if (l < 0) {
@@ -264,23 +233,7 @@ int main(int argc, char **argv) {
         else die("usage: egl_uniforms [--frames N] [--tfo | --no-tf]");
     }
 
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display) die("no eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-    if (!eglInitialize(dpy, NULL, NULL)) die("eglInitialize failed");
-    eglBindAPI(EGL_OPENGL_API);
-    const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                EGL_OPENGL_BIT, EGL_NONE};
-    EGLConfig cfg;
-    EGLint n = 0;
-    if (!eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &n) || n < 1) die("no EGL config");
-    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT) die("no GL 4.5 core context");
-    if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("eglMakeCurrent failed");
+    struct egl_app app = egl_app_start(4, 5, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
 
     GLuint fbo, rb;
     glGenFramebuffers(1, &fbo);
@@ -437,7 +390,7 @@ int main(int argc, char **argv) {
         if (!no_tf) glEndTransformFeedback();
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_FLOAT, rgba);
-        frame_hash = fnv(0xcbf29ce484222325ull, rgba, sizeof rgba);
+        frame_hash = fnv(FNV_OFFSET, rgba, sizeof rgba);
     }
 
     static float store_out[4 + SIZE * SIZE];
@@ -478,11 +431,9 @@ int main(int argc, char **argv) {
     printf("egl_uniforms: %d frames, values %s, frame %016llx, counter %u/%x, ssbo %016llx, "
            "tf %016llx/%g, %s\n",
            frames, wrong ? "WRONG" : "ok", (unsigned long long)frame_hash, counter_out[1], counter_out[0],
-           (unsigned long long)fnv(0xcbf29ce484222325ull, store_out, sizeof store_out),
-           (unsigned long long)fnv(0xcbf29ce484222325ull, captured, sizeof captured), tf_sum,
+           (unsigned long long)fnv(FNV_OFFSET, store_out, sizeof store_out),
+           (unsigned long long)fnv(FNV_OFFSET, captured, sizeof captured), tf_sum,
            (const char *)glGetString(GL_RENDERER));
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
+    egl_app_end(app);
     return 0;
 }
