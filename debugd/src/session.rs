@@ -1901,7 +1901,10 @@ impl StepRunner<'_> {
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
-            req.value_varying = w.push(value.as_bytes());
+            // A coverage-only probe (a step) leaves the value out of the capture.
+            if want {
+                req.value_varying = w.push(value.as_bytes());
+            }
             req.coverage_varying = w.push(coverage.as_bytes());
             if let Some(e) = &emission {
                 req.emission_varying = w.push(e.as_bytes());

@@ -26,10 +26,9 @@ use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
 use std::time::Instant;
 
-/// One captured vertex: the `vec4` value then the `float` coverage; the
-/// geometry stage's then has its `vec3` emission.
-const RECORD: usize = 20;
-const RECORD_WITH_EMISSION: usize = 32;
+// One captured vertex: the `vec4` value (when asked for) then the `float`
+// coverage; the geometry stage's then has its `vec3` emission.
+
 /// Vertices captured when the draw's count cannot be read from its
 /// arguments (indirect draws).
 const DEFAULT_CAPACITY: usize = 1 << 20;
@@ -114,21 +113,30 @@ fn step(
     let app = saved.primary();
     let t0 = Instant::now();
     let context = crate::hooks::current_context();
-    let mut varyings = vec![bulk.str(req.value_varying), bulk.str(req.coverage_varying)];
+    // A step needs the coverage alone (a fifth of the capture): the value
+    // is captured only when the request names it.
+    let value_len = if req.value_varying.len > 0 { 16 } else { 0 };
     let emission = req.emission_varying.len > 0;
-    if emission {
-        varyings.push(bulk.str(req.emission_varying));
+    let mut varyings = Vec::new();
+    for (name, wanted) in [
+        (req.value_varying, value_len > 0),
+        (req.coverage_varying, true),
+        (req.emission_varying, emission),
+    ] {
+        if wanted {
+            varyings.push(bulk.str(name));
+        }
     }
-    let record = if emission {
-        RECORD_WITH_EMISSION
-    } else {
-        RECORD
+    let record = value_len + 4 + if emission { 12 } else { 0 };
+    let key = match value_len {
+        0 => req.cache_key ^ (1 << 63),
+        _ => req.cache_key,
     };
     let still_ours = |p: u32| {
         gl::is_program(p)
             && gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) == varyings.len() as i32
     };
-    let prog = match CACHE.get(context, app, req.cache_key, still_ours) {
+    let prog = match CACHE.get(context, app, key, still_ours) {
         Some(p) => {
             reply.cached = 1;
             p
@@ -136,7 +144,7 @@ fn step(
         None => {
             let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
             let p = build_program(bulk, saved, req, &names)?;
-            CACHE.put(context, app, req.cache_key, p, still_ours);
+            CACHE.put(context, app, key, p, still_ours);
             p
         }
     };
@@ -224,23 +232,24 @@ fn step(
                 Some(n) => n.min(capacity),
                 None => records
                     .chunks_exact(record)
-                    .position(|r| r[16..20] == [0xFF; 4])
+                    .position(|r| r[value_len..value_len + 4] == [0xFF; 4])
                     .unwrap_or(capacity),
             };
-            let coverage = out_off + n * 16;
+            let coverage = out_off + n * value_len;
             let emissions = coverage + n * 4;
             let (Some(v), Some(c), Some(e)) = (
-                bulk.slice_mut(out_off, n * 16),
+                bulk.slice_mut(out_off, n * value_len),
                 bulk.slice_mut(coverage, n * 4),
                 bulk.slice_mut(emissions, if emission { n * 12 } else { 0 }),
             ) else {
                 return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
             };
             for (i, r) in records.chunks_exact(record).take(n).enumerate() {
-                v[i * 16..i * 16 + 16].copy_from_slice(&r[..16]);
-                c[i * 4..i * 4 + 4].copy_from_slice(&r[16..20]);
+                let (value, rest) = r.split_at(value_len);
+                v[i * value_len..(i + 1) * value_len].copy_from_slice(value);
+                c[i * 4..i * 4 + 4].copy_from_slice(&rest[..4]);
                 if emission {
-                    e[i * 12..i * 12 + 12].copy_from_slice(&r[20..32]);
+                    e[i * 12..i * 12 + 12].copy_from_slice(&rest[4..16]);
                 }
             }
             Ok(n)
@@ -258,12 +267,12 @@ fn step(
             }
         };
         let values = out_off;
-        let coverage = values + n * 16;
+        let coverage = values + n * value_len;
         let emissions = coverage + n * 4;
         let emission_len = if emission { n * 12 } else { 0 };
         reply.emission = BulkRef::at(emissions, emission_len);
         reply.vertices = n as u32;
-        reply.values = BulkRef::at(values, n * 16);
+        reply.values = BulkRef::at(values, n * value_len);
         reply.coverage = BulkRef::at(coverage, n * 4);
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         Ok(())

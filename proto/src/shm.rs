@@ -391,7 +391,7 @@ pub struct VertexStepRequest {
     /// fragment shader (kept on GL ES), the draw replayed as it is, captured
     /// in the primitive type the last stage outputs.
     pub shaders: [ShaderRef; 6],
-    /// The `vec4` debug value varying.
+    /// The `vec4` debug value varying; empty: capture the coverage alone.
     pub value_varying: BulkRef,
     /// The `float` coverage varying (0 = not reached, else a type code).
     pub coverage_varying: BulkRef,
