@@ -88,6 +88,51 @@ fn components_json(values: &[f64], ty: &str) -> Value {
     Value::Array(values.iter().map(|v| component_json(*v, s)).collect())
 }
 
+/// The components of a printed value, each part of a value in parts
+/// (`PrintReply.parts`) as its own type: `values` holds the parts'
+/// components one after the other.
+fn split_parts<'a>(
+    values: &'a [f64],
+    reply: &'a pb::PrintReply,
+) -> Vec<(&'a pb::ValuePart, &'a [f64])> {
+    let mut rest = values;
+    reply
+        .parts
+        .iter()
+        .map(|p| {
+            let (mine, tail) = rest.split_at((p.components as usize).min(rest.len()));
+            rest = tail;
+            (p, mine)
+        })
+        .collect()
+}
+
+/// A printed value as text: `(1, 2)`, or a value in parts at their paths,
+/// `{[0] = (1, 2, 3), [1] = (4, 5, 6)}`, as gdb prints an aggregate.
+fn value_text(values: &[f64], reply: &pb::PrintReply) -> String {
+    if reply.parts.is_empty() {
+        return components_text(values, &reply.r#type);
+    }
+    let items: Vec<String> = split_parts(values, reply)
+        .into_iter()
+        .map(|(p, v)| format!("{} = {}", p.path, components_text(v, &p.r#type)))
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// A printed value as JSON: its components in one array.
+fn value_json(values: &[f64], reply: &pb::PrintReply) -> Value {
+    if reply.parts.is_empty() {
+        return components_json(values, &reply.r#type);
+    }
+    Value::Array(
+        split_parts(values, reply)
+            .into_iter()
+            .flat_map(|(p, v)| v.iter().map(|&x| component_json(x, scalar_of(&p.r#type))))
+            .collect(),
+    )
+}
+
 // ---------------------------------------------------------------- pieces
 
 /// `#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234]`
@@ -702,7 +747,7 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
                 format!(
                     "{} = {} ({ty}) @ {at}",
                     reply.expr,
-                    components_text(&reply.value, ty)
+                    value_text(&reply.value, reply)
                 )
             } else {
                 format!("{} @ {at}: not reached at this step", reply.expr)
@@ -720,8 +765,8 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
                 let _ = write!(
                     s,
                     "; min {}, max {}",
-                    components_text(&sum.min, ty),
-                    components_text(&sum.max, ty)
+                    value_text(&sum.min, reply),
+                    value_text(&sum.max, reply)
                 );
             }
             let _ = write!(s, "; NaN {}, Inf {}", sum.nan, sum.inf);
@@ -730,7 +775,7 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
             }
             for row in &reply.table {
                 let what = match row.reached {
-                    true => components_text(&row.value, ty),
+                    true => value_text(&row.value, reply),
                     false => "not reached".into(),
                 };
                 let _ = write!(s, "\n  vertex {}: {what}", row.vertex);
@@ -740,7 +785,7 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
         (None, None) => format!(
             "{} = {} ({ty})",
             reply.expr,
-            components_text(&reply.value, ty)
+            value_text(&reply.value, reply)
         ),
     }
 }
@@ -762,7 +807,7 @@ fn emitted_text(reply: &pb::PrintReply, asked: Option<At>) -> String {
             i => format!("  #{} (invocation {i})", e.emit),
         };
         let what = match e.reached {
-            true => components_text(&e.value, ty),
+            true => value_text(&e.value, reply),
             false => "not reached when emitted".into(),
         };
         let _ = write!(s, "\n{who} [vertex {}]: {what}", e.vertex);
@@ -790,7 +835,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                     "reached": e.reached,
                 });
                 if e.reached {
-                    v["value"] = components_json(&e.value, ty);
+                    v["value"] = value_json(&e.value, reply);
                 }
                 v
             })
@@ -804,7 +849,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
             o.insert("invocation".into(), at_json(at));
             o.insert("reached".into(), json!(reply.reached));
             if reply.reached {
-                o.insert("value".into(), components_json(&reply.value, ty));
+                o.insert("value".into(), value_json(&reply.value, reply));
             }
         }
         None => {
@@ -813,8 +858,8 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                     "summary".into(),
                     json!({
                         "count": sum.count,
-                        "min": components_json(&sum.min, ty),
-                        "max": components_json(&sum.max, ty),
+                        "min": value_json(&sum.min, reply),
+                        "max": value_json(&sum.max, reply),
                         "nan": sum.nan,
                         "inf": sum.inf,
                         "total": sum.total,
@@ -827,7 +872,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                         .map(|row| {
                             let mut v = json!({"vertex": row.vertex, "reached": row.reached});
                             if row.reached {
-                                v["value"] = components_json(&row.value, ty);
+                                v["value"] = value_json(&row.value, reply);
                             }
                             v
                         })
@@ -835,9 +880,17 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                     o.insert("table".into(), Value::Array(rows));
                 }
             } else {
-                o.insert("value".into(), components_json(&reply.value, ty));
+                o.insert("value".into(), value_json(&reply.value, reply));
             }
         }
+    }
+    if !reply.parts.is_empty() {
+        let parts: Vec<Value> = reply
+            .parts
+            .iter()
+            .map(|p| json!({"path": p.path, "type": p.r#type, "components": p.components}))
+            .collect();
+        o.insert("parts".into(), Value::Array(parts));
     }
     timing_json(o, reply.timing.as_ref());
 }
@@ -1568,6 +1621,44 @@ mod tests {
     }
 
     #[test]
+    fn values_in_parts_print_each_part_at_its_path_and_type() {
+        let part = |path: &str, ty: &str, components| pb::ValuePart {
+            path: path.into(),
+            r#type: ty.into(),
+            components,
+        };
+        let reply = pb::PrintReply {
+            expr: "light".into(),
+            r#type: "Light".into(),
+            value: vec![0.5, 1.0, 0.0, 7.0, 1.0],
+            reached: true,
+            parts: vec![
+                part(".color", "vec3", 3),
+                part(".count", "int", 1),
+                part(".on", "bool", 1),
+            ],
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply,
+            at: Some(At::Pixel { x: 1, y: 2 }),
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            result_text(&Ok(out.clone())),
+            "light = {.color = (0.5, 1, 0), .count = 7, .on = true} (Light) @ 1,2"
+        );
+        let v = j("print light @ 1,2", Ok(out));
+        assert_eq!(v["value"], json!([0.5, 1.0, 0.0, 7, 1]));
+        assert_eq!(
+            v["parts"],
+            json!([{"path": ".color", "type": "vec3", "components": 3},
+                   {"path": ".count", "type": "int", "components": 1},
+                   {"path": ".on", "type": "bool", "components": 1}])
+        );
+    }
+
+    #[test]
     fn prints() {
         let one = pb::PrintReply {
             expr: "v".into(),
@@ -1579,6 +1670,7 @@ mod tests {
             timing: None,
             emitted: Vec::new(),
             table: Vec::new(),
+            parts: Vec::new(),
         };
         let out = Outcome::Print {
             reply: one.clone(),
@@ -1603,6 +1695,7 @@ mod tests {
             timing: None,
             emitted: Vec::new(),
             table: Vec::new(),
+            parts: Vec::new(),
         };
         let out = Outcome::Print {
             reply: vec,

@@ -35,7 +35,7 @@ pub struct Stats {
 impl Stats {
     /// Empty statistics of `components`-component values.
     pub fn new(components: usize) -> Stats {
-        let n = components.clamp(1, 4);
+        let n = components.max(1);
         Stats {
             count: 0,
             min: vec![f64::INFINITY; n],
@@ -46,7 +46,7 @@ impl Stats {
     }
 
     /// Count one reached invocation's value (its first `components`).
-    pub fn add(&mut self, v: &[f64; 4]) {
+    pub fn add(&mut self, v: &[f64]) {
         let comps = &v[..self.min.len()];
         self.count += 1;
         if comps.iter().any(|c| c.is_nan()) {

@@ -1581,8 +1581,9 @@ impl Session {
             }
             let cell = invocation_cell(stage, at.as_ref())?;
             let pos = d.pos.clone();
-            let res = d.probe(&pos, Some(expr), r)?;
-            let (_, ty, components) = res.value_type();
+            let value = d.probe_value(&pos, expr, r)?;
+            let res = value.first();
+            let ty = value.ty.clone();
             match cell {
                 Some((x, y, z)) => {
                     let Some(index) = res.index((x, y, z)) else {
@@ -1592,31 +1593,32 @@ impl Session {
                             res.extent(),
                         )));
                     };
-                    let v = res.value_at(index);
+                    let v = value.value_at(index);
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
-                        value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
+                        value: v.clone().unwrap_or_default(),
                         reached: v.is_some(),
                         at,
                         summary: None,
                         timing: d.take_timing(),
                         emitted: Vec::new(),
                         table: Vec::new(),
+                        parts: value.reply_parts(),
                     })
                 }
                 None => {
-                    let (st, _) = res.stats();
+                    let st = value.stats();
                     // Vertex-like stages also get a table of their first vertices.
                     let table = match stage {
                         Stage::Fragment | Stage::Compute => Vec::new(),
                         _ => (0..res.coverage.len().min(TABLE_ROWS))
                             .map(|i| {
-                                let v = res.value_at(i);
+                                let v = value.value_at(i);
                                 pb::TableRow {
                                     vertex: i as u32,
                                     reached: v.is_some(),
-                                    value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
+                                    value: v.unwrap_or_default(),
                                 }
                             })
                             .collect(),
@@ -1640,6 +1642,7 @@ impl Session {
                         timing: d.take_timing(),
                         emitted: Vec::new(),
                         table,
+                        parts: value.reply_parts(),
                     })
                 }
             }
@@ -1652,8 +1655,17 @@ impl Session {
         }
         self.with_debug(|d, r| {
             let pos = d.pos.clone();
-            let res = d.probe(&pos, Some(expr), r)?;
-            let (field, ty) = res.field();
+            let value = d.probe_value(&pos, expr, r)?;
+            if value.is_composite() {
+                return Err(Error::InvalidArgument(format!(
+                    "dump draws one scalar or vector per invocation; `{expr}` is a {} in parts \
+                     {}: dump one of them, e.g. `({expr}){}`",
+                    value.ty,
+                    value.part_paths().join(" "),
+                    value.part_paths()[0],
+                )));
+            }
+            let (field, ty) = value.first().field();
             let data = if npy {
                 field.to_npy()
             } else {
@@ -2091,7 +2103,7 @@ fn read_probe(
         }),
     };
     let components = match (want, glsl_instrument::decode_type(code as f32)) {
-        (true, Some(t)) => (t.components as usize).clamp(1, 4).min(stride),
+        (true, Some(t)) => t.words().min(stride),
         _ => 0,
     };
     let values = shm.read_texel_components(values, stride, components);
@@ -2179,19 +2191,20 @@ fn print_primitive(
         )));
     }
     let pos = d.pos.clone();
-    let res = d.probe(&pos, Some(expr), r)?;
-    let (_, ty, components) = res.value_type();
+    let value = d.probe_value(&pos, expr, r)?;
+    let res = value.first();
+    let ty = value.ty.clone();
     let emitted: Vec<pb::EmittedVertex> = res
         .emitted_by(primitive)
         .into_iter()
         .map(|(i, emit, invocation)| {
-            let v = res.value_at(i);
+            let v = value.value_at(i);
             pb::EmittedVertex {
                 emit,
                 invocation,
                 vertex: i as u32,
                 reached: v.is_some(),
-                value: v.map(|v| v[..components].to_vec()).unwrap_or_default(),
+                value: v.unwrap_or_default(),
             }
         })
         .collect();
@@ -2212,6 +2225,7 @@ fn print_primitive(
         timing: d.take_timing(),
         emitted,
         table: Vec::new(),
+        parts: value.reply_parts(),
     })
 }
 

@@ -189,6 +189,95 @@ impl ProbeResult {
     }
 }
 
+/// A value as `print` shows it: the probes of its parts (one, for a value
+/// the debug output holds; a matrix's columns, an array's elements, a
+/// struct's fields otherwise), their components concatenated.
+pub struct ProbedValue {
+    /// The GLSL type of the whole value.
+    pub ty: String,
+    parts: Vec<ProbedPart>,
+}
+
+struct ProbedPart {
+    /// Where the part is inside the value (`[1]`, `.color`; empty for a
+    /// value in one part).
+    path: String,
+    /// Its GLSL type as the type checker knows it.
+    ty: String,
+    result: Arc<ProbeResult>,
+}
+
+impl ProbedValue {
+    /// The probe of the first part: where the invocations are, which
+    /// reached the position, what a geometry shader emitted. All parts are
+    /// probes at the same position, so they agree on these.
+    pub fn first(&self) -> &ProbeResult {
+        &self.parts[0].result
+    }
+
+    /// Whether the value was probed in more than one part.
+    pub fn is_composite(&self) -> bool {
+        self.parts.len() > 1
+    }
+
+    /// The parts' paths, for a message.
+    pub fn part_paths(&self) -> Vec<&str> {
+        self.parts.iter().map(|p| p.path.as_str()).collect()
+    }
+
+    /// The parts as `PrintReply.parts` lists them: none for a value in one
+    /// part.
+    pub fn reply_parts(&self) -> Vec<pb::ValuePart> {
+        if !self.is_composite() {
+            return Vec::new();
+        }
+        self.parts
+            .iter()
+            .map(|p| {
+                let (ty, _, components) = p.result.value_type();
+                pb::ValuePart {
+                    path: p.path.clone(),
+                    // The type the driver wrote where reached (an int of an
+                    // old GLSL comes back as float).
+                    r#type: ty.map_or_else(|| p.ty.clone(), |t| t.to_string()),
+                    components: components as u32,
+                }
+            })
+            .collect()
+    }
+
+    /// How many components the value has (those of a part none reached
+    /// count as one).
+    pub fn components(&self) -> usize {
+        self.parts.iter().map(|p| p.result.value_type().2).sum()
+    }
+
+    /// The value of invocation `i`, all components in order (`None`: not
+    /// reached).
+    pub fn value_at(&self, i: usize) -> Option<Vec<f64>> {
+        let mut out = Vec::new();
+        for p in &self.parts {
+            let v = p.result.value_at(i)?;
+            out.extend_from_slice(&v[..p.result.value_type().2]);
+        }
+        Some(out)
+    }
+
+    /// The summary over the reached invocations.
+    pub fn stats(&self) -> Stats {
+        if let [only] = self.parts.as_slice() {
+            return only.result.stats().0; // without building a Vec per invocation
+        }
+        let mut s = Stats::new(self.components());
+        for i in 0..self.first().coverage.len() {
+            if let Some(v) = self.value_at(i) {
+                s.add(&v);
+            }
+        }
+        s.finish()
+    }
+}
+
 /// Runs a generated debug shader at the draw and reads back the result.
 pub trait ProbeRunner {
     /// `components`: how many of the value's components to read back
@@ -203,8 +292,12 @@ fn value_components(model: &ShaderModel, step: StepId, expr: &str) -> u32 {
     let Some(ty) = model.expression_type(step, expr).ok().flatten() else {
         return 4;
     };
-    if matches!(ty.as_str(), "float" | "int" | "uint" | "bool") {
-        return 1;
+    match ty.as_str() {
+        "float" | "int" | "uint" | "bool" => return 1,
+        // Two words per double.
+        "double" => return 2,
+        "dvec2" => return 4,
+        _ => {}
     }
     let (base, n) = ty.split_at(ty.len().saturating_sub(1));
     match (base, n.parse::<u32>()) {
@@ -368,6 +461,50 @@ impl ShaderDebug {
         t.total_ns += t0.elapsed().as_nanos() as u64;
         self.cache.insert(key, r.clone());
         Ok(r)
+    }
+
+    /// The value of `expr` at `pos` for `print`: probed whole where the
+    /// debug output holds it, else in parts (`ShaderModel::value_layout`).
+    pub fn probe_value(
+        &mut self,
+        pos: &Position,
+        expr: &str,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<ProbedValue> {
+        // Names resolve where the value is taken: at the end of main once
+        // stepping has finished.
+        let step = match self.finished {
+            true => self.model.last_step_of_main().unwrap_or(pos.step),
+            false => pos.step,
+        };
+        let layout = self
+            .model
+            .value_layout(step, expr)
+            .map_err(instrument_error)?;
+        let Some(layout) = layout.filter(|l| l.parts.len() > 1) else {
+            let result = self.probe(pos, Some(expr), runner)?;
+            let ty = result.value_type().1;
+            return Ok(ProbedValue {
+                ty: ty.clone(),
+                parts: vec![ProbedPart {
+                    path: String::new(),
+                    ty,
+                    result,
+                }],
+            });
+        };
+        let mut parts = Vec::with_capacity(layout.parts.len());
+        for part in layout.parts {
+            parts.push(ProbedPart {
+                result: self.probe(pos, Some(&part.expr), runner)?,
+                path: part.path,
+                ty: part.ty,
+            });
+        }
+        Ok(ProbedValue {
+            ty: layout.ty,
+            parts,
+        })
     }
 
     /// The current stop with the cost of the probes that led to it.

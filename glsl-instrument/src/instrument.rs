@@ -491,22 +491,63 @@ fn helpers(h: &HelperNames<'_>, has_uint: bool, bits: Bits, has_double: bool) ->
         );
     }
     if has_double {
-        for n in 1..=4usize {
-            let (ty, fty) = if n == 1 {
-                ("double".to_string(), "float".to_string())
-            } else {
-                (format!("dvec{n}"), format!("vec{n}"))
-            };
+        // Bit-exact where uintBitsToFloat exists (unpackDouble2x32 comes
+        // with the doubles); dvec3 and dvec4 exceed the vec4 output and are
+        // probed in parts where their type is known (parts.rs).
+        let exact = |out: &mut String| {
             store_fn(
-                &mut out,
+                out,
                 h,
-                &ty,
-                &pad(&format!("{fty}(x)"), n),
-                code(BaseType::Float, n),
+                "double",
+                "vec4(uintBitsToFloat(unpackDouble2x32(x)), 0.0, 0.0)",
+                code(BaseType::Double, 1),
             );
+            store_fn(
+                out,
+                h,
+                "dvec2",
+                "vec4(uintBitsToFloat(unpackDouble2x32(x.x)), uintBitsToFloat(unpackDouble2x32(x.y)))",
+                code(BaseType::Double, 2),
+            );
+        };
+        let converted_from = match bits {
+            Bits::Exact => {
+                exact(&mut out);
+                3
+            }
+            Bits::Converted => 1,
+            Bits::IfExtension => {
+                out.push_str("#ifdef GL_ARB_shader_bit_encoding\n");
+                exact(&mut out);
+                out.push_str("#else\n");
+                for n in 1..=2 {
+                    double_converted(&mut out, h, n);
+                }
+                out.push_str("#endif\n");
+                3
+            }
+        };
+        for n in converted_from..=4usize {
+            double_converted(&mut out, h, n);
         }
     }
     out
+}
+
+/// The `store` overload of a double type converted to float.
+fn double_converted(out: &mut String, h: &HelperNames<'_>, n: usize) {
+    let (ty, fty) = if n == 1 {
+        ("double".to_string(), "float".to_string())
+    } else {
+        (format!("dvec{n}"), format!("vec{n}"))
+    };
+    store_fn(
+        out,
+        h,
+        &ty,
+        &pad(&format!("{fty}(x)"), n),
+        code(BaseType::Float, n),
+    );
 }
 
 fn fnv1a(s: &str) -> u64 {

@@ -51,6 +51,7 @@ mod flow;
 pub mod fuzzing;
 mod instrument;
 mod parse;
+mod parts;
 mod steps;
 mod typeck;
 mod value;
@@ -307,7 +308,7 @@ pub struct Instrumented {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ValueType {
     pub base: BaseType,
-    /// 1..=4
+    /// 1..=4 (doubles: 1..=2)
     pub components: u8,
 }
 
@@ -317,6 +318,10 @@ pub enum BaseType {
     Int,
     Uint,
     Bool,
+    /// Two value words per component: a `double` or `dvec2` fills the
+    /// debug output's vec4; wider double types are probed in parts
+    /// ([`ShaderModel::value_layout`]).
+    Double,
 }
 
 impl fmt::Display for ValueType {
@@ -326,6 +331,7 @@ impl fmt::Display for ValueType {
             BaseType::Int => ("int", "i"),
             BaseType::Uint => ("uint", "u"),
             BaseType::Bool => ("bool", "b"),
+            BaseType::Double => ("double", "d"),
         };
         if self.components == 1 {
             f.write_str(scalar)
@@ -348,14 +354,26 @@ impl fmt::Display for ValueType {
 /// GL_ARB_shader_bit_encoding / GL_ARB_gpu_shader5, which the debug shader
 /// enables when available from GLSL 1.30); otherwise they are converted to
 /// float and their code is the float code (they decode as `float`).
-/// Doubles are converted to float. Bools decode as 0.0 / 1.0.
+/// `double` (18) and `dvec2` (19) are bit-exact where the shader has
+/// `uintBitsToFloat`; elsewhere, and for `dvec3`/`dvec4` probed whole,
+/// they are converted to float. Bools decode as 0.0 / 1.0.
 pub fn decode_type(coverage: f32) -> Option<ValueType> {
     value::decode_type(coverage)
 }
 
+pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
 pub use value::coverage_code;
 
 impl ValueType {
+    /// How many words of the value texel the value fills.
+    pub fn words(self) -> usize {
+        let n = usize::from(self.components.clamp(1, 4));
+        match self.base {
+            BaseType::Double => 2 * n.min(2),
+            _ => n,
+        }
+    }
+
     /// The components of a value texel, in order.
     pub fn decode(self, texel: [f32; 4]) -> Vec<f64> {
         value::decode(self, texel)
@@ -550,6 +568,27 @@ impl ShaderModel {
             typeck::check(self, last, expr)?;
         }
         instrument::instrument(self, probe, true)
+    }
+
+    /// The last step of `main`: where names resolve for
+    /// [`ShaderModel::instrument_end_of_main`].
+    pub fn last_step_of_main(&self) -> Option<StepId> {
+        instrument::last_main_step(self)
+    }
+
+    /// How `print` probes `expr` at `step`: in parts where the value is
+    /// wider than the debug output (a matrix by column, an array by
+    /// element, a struct by field, a `dvec3` as `.xy` and `.z`). `None`
+    /// where the type checker does not know the type (the driver decides;
+    /// probe the expression whole). Errors: a certain type error, an
+    /// opaque value (sampler, image), an unsized array, more than
+    /// [`MAX_PARTS`] parts.
+    pub fn value_layout(
+        &self,
+        step: StepId,
+        expr: &str,
+    ) -> Result<Option<ValueLayout>, InstrumentError> {
+        parts::layout(self, step, expr)
     }
 
     /// The GLSL type of `expr` at `step` ("vec3", "float[4]", "S"), or

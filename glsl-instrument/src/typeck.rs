@@ -337,6 +337,19 @@ impl Decls {
     }
 }
 
+/// The fields (name, type as written) of a struct or block type, built-in
+/// (`gl_DepthRangeParameters`) or declared; `None`: unknown.
+pub(crate) fn struct_fields(decls: &Decls, name: &str) -> Option<Vec<(String, String)>> {
+    if let Some(f) = builtins::builtin_struct(name) {
+        return Some(
+            f.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        );
+    }
+    decls.structs.get(name).cloned().flatten()
+}
+
 /// A certain type error, at a byte offset of the parsed probe source.
 struct TypeError {
     message: String,
@@ -390,14 +403,7 @@ impl Checker<'_> {
     }
 
     fn fields(&self, name: &str) -> Option<Vec<(String, String)>> {
-        if let Some(f) = builtins::builtin_struct(name) {
-            return Some(
-                f.iter()
-                    .map(|(a, b)| (a.to_string(), b.to_string()))
-                    .collect(),
-            );
-        }
-        self.decls.structs.get(name).cloned().flatten()
+        struct_fields(self.decls, name)
     }
 
     /// Type of `e`; `Ok(None)`: unknown.

@@ -4,12 +4,18 @@
 //! float..vec4 = 1..4, int..ivec4 = 5..8, uint..uvec4 = 9..12,
 //! bool..bvec4 = 13..16. [`CODE_NO_VALUE`] (17) = reached, no value asked
 //! (a coverage-only probe); it decodes as `float` with value 0.
+//! double = 18, dvec2 = 19: each component is two texel words, the low
+//! then the high half of its bits (unpackDouble2x32).
 //! 0 (the clear value) = not reached.
 
 use crate::{BaseType, ValueType};
 
 /// Coverage code of a probe without expression: reached, no value.
 pub(crate) const CODE_NO_VALUE: u32 = 17;
+/// Coverage code of a `double`; `dvec2` is the next.
+const CODE_DOUBLE: u32 = 18;
+/// The largest code.
+const CODE_MAX: u32 = CODE_DOUBLE + 1;
 
 const BASES: [BaseType; 4] = [
     BaseType::Float,
@@ -20,6 +26,9 @@ const BASES: [BaseType; 4] = [
 
 /// The coverage code of a value type.
 pub(crate) fn type_code(ty: ValueType) -> u32 {
+    if ty.base == BaseType::Double {
+        return CODE_DOUBLE + u32::from(ty.components.clamp(1, 2)) - 1;
+    }
     let base = BASES.iter().position(|b| *b == ty.base).unwrap_or(0) as u32;
     4 * base + u32::from(ty.components.clamp(1, 4))
 }
@@ -30,7 +39,7 @@ pub(crate) fn type_code(ty: ValueType) -> u32 {
 #[inline]
 pub fn coverage_code(coverage: f32) -> u8 {
     let code = coverage as u32; // NaN and negatives give 0
-    if code as f32 == coverage && (1..=CODE_NO_VALUE).contains(&code) {
+    if code as f32 == coverage && (1..=CODE_MAX).contains(&code) {
         code as u8
     } else {
         0
@@ -38,10 +47,16 @@ pub fn coverage_code(coverage: f32) -> u8 {
 }
 
 pub(crate) fn decode_type(coverage: f32) -> Option<ValueType> {
-    if !(coverage >= 1.0 && coverage <= CODE_NO_VALUE as f32) || coverage.fract() != 0.0 {
+    if !(coverage >= 1.0 && coverage <= CODE_MAX as f32) || coverage.fract() != 0.0 {
         return None;
     }
     let code = coverage as u32;
+    if code >= CODE_DOUBLE {
+        return Some(ValueType {
+            base: BaseType::Double,
+            components: (code - CODE_DOUBLE + 1) as u8,
+        });
+    }
     if code == CODE_NO_VALUE {
         return Some(ValueType {
             base: BaseType::Float,
@@ -56,6 +71,12 @@ pub(crate) fn decode_type(coverage: f32) -> Option<ValueType> {
 }
 
 pub(crate) fn decode(ty: ValueType, texel: [f32; 4]) -> Vec<f64> {
+    if ty.base == BaseType::Double {
+        return texel[..2 * usize::from(ty.components.clamp(1, 2))]
+            .chunks_exact(2)
+            .map(|w| f64::from_bits(u64::from(w[0].to_bits()) | u64::from(w[1].to_bits()) << 32))
+            .collect();
+    }
     texel[..usize::from(ty.components.clamp(1, 4))]
         .iter()
         .map(|&x| match ty.base {
@@ -70,6 +91,7 @@ pub(crate) fn decode(ty: ValueType, texel: [f32; 4]) -> Vec<f64> {
                     0.0
                 }
             }
+            BaseType::Double => unreachable!("doubles decode above"),
         })
         .collect()
 }
@@ -89,6 +111,8 @@ mod tests {
             17.0,
             17.5,
             18.0,
+            19.0,
+            20.0,
             -1.0,
             f32::NAN,
             f32::INFINITY,
@@ -108,10 +132,17 @@ mod tests {
                 assert_eq!(decode_type(type_code(ty) as f32), Some(ty));
             }
         }
+        for components in 1..=2 {
+            let ty = ValueType {
+                base: BaseType::Double,
+                components,
+            };
+            assert_eq!(decode_type(type_code(ty) as f32), Some(ty));
+        }
         assert_eq!(decode_type(0.0), None);
         assert_eq!(decode_type(f32::NAN), None);
         assert_eq!(decode_type(2.5), None);
-        assert_eq!(decode_type(18.0), None);
+        assert_eq!(decode_type(20.0), None);
         assert_eq!(
             decode_type(CODE_NO_VALUE as f32),
             Some(ValueType {
@@ -152,6 +183,24 @@ mod tests {
             components: 1,
         };
         assert_eq!(decode(b, [1.0, 0.0, 0.0, 0.0]), vec![1.0]);
+        // Doubles: low word, high word (unpackDouble2x32), bit-exact.
+        let x = 1.0 + 2f64.powi(-30);
+        let y = -6.5f64;
+        let words = |d: f64| {
+            let b = d.to_bits();
+            [f32::from_bits(b as u32), f32::from_bits((b >> 32) as u32)]
+        };
+        let (wx, wy) = (words(x), words(y));
+        let dvec2 = ValueType {
+            base: BaseType::Double,
+            components: 2,
+        };
+        assert_eq!(decode(dvec2, [wx[0], wx[1], wy[0], wy[1]]), vec![x, y]);
+        let double = ValueType {
+            base: BaseType::Double,
+            components: 1,
+        };
+        assert_eq!(decode(double, [wy[0], wy[1], 9.0, 9.0]), vec![y]);
         // Out-of-range component counts never panic.
         assert_eq!(
             decode(
