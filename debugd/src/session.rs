@@ -1943,7 +1943,7 @@ impl StepRunner<'_> {
         );
         let extent = (reply.vertices, 1, 1);
         let values = (reply.values, 4, want);
-        let coverage = CoverageRef::Codes(reply.coverage);
+        let coverage = CoverageRef::Bytes(reply.coverage, reply.coverage_code);
         let mut r = read_probe(self.shm, values, coverage, extent, t)?;
         r.emission = self
             .shm
@@ -2061,10 +2061,10 @@ impl StepRunner<'_> {
 
 /// Where a probe's coverage is in the shared memory.
 enum CoverageRef {
-    /// One `f32` type code per invocation (vertex, compute steps).
+    /// One `f32` type code per invocation (compute steps).
     Codes(BulkRef),
     /// One byte per invocation (nonzero: reached) and the type code all
-    /// reached invocations wrote (fragment steps).
+    /// reached invocations wrote (fragment, vertex-like steps).
     Bytes(BulkRef, u32),
 }
 

@@ -994,6 +994,10 @@ pub fn copy_buffer_sub_data(read: u32, write: u32, size: i64) {
     // SAFETY: see the module comment.
     unsafe { real::glCopyBufferSubData(read, write, 0, 0, size) }
 }
+pub fn is_buffer(b: u32) -> bool {
+    // SAFETY: see the module comment.
+    b != 0 && unsafe { real::glIsBuffer(b) } != 0
+}
 pub fn memory_barrier(bits: u32) {
     // SAFETY: see the module comment.
     unsafe { real::glMemoryBarrier(bits) }

@@ -30,6 +30,7 @@
 //! * A missing or dead daemon, or a foreign shared-memory layout, means
 //!   pass-through, never a hang or a crash.
 
+pub mod capture;
 pub mod compute;
 pub mod exec;
 pub mod gl;

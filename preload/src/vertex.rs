@@ -15,6 +15,7 @@
 //! untouched record ends the capture without a query that could collide
 //! with the app's own queries.
 
+use crate::capture::Capture;
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
@@ -172,30 +173,17 @@ fn step(
     }
 
     let feedback = gl::gen_transform_feedback();
-    let buffer = gl::gen_buffer();
     let result = (|| {
         gl::bind_transform_feedback(feedback);
-        gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, buffer);
         // The vertex stage captures exactly its vertices (unless a restart
         // index drops some).
         let restart = gl::is_enabled(gl::PRIMITIVE_RESTART)
             || gl::is_enabled(gl::PRIMITIVE_RESTART_FIXED_INDEX);
         drain_own_errors();
         let exact = expected.filter(|_| !restart);
-        match exact {
-            Some(_) => gl::buffer_data_uninit(
-                gl::TRANSFORM_FEEDBACK_BUFFER,
-                (capacity * record) as i64,
-                gl::STREAM_READ,
-            ),
-            // Else an all-ones coverage (a NaN no shader writes) ends the capture.
-            None => gl::buffer_data(
-                gl::TRANSFORM_FEEDBACK_BUFFER,
-                &vec![0xFF; capacity * record],
-                gl::STREAM_READ,
-            ),
-        }
-        gl::bind_buffer_base(gl::TRANSFORM_FEEDBACK_BUFFER, 0, buffer);
+        // Else an all-ones coverage (a NaN no shader writes) ends the capture.
+        let sentinel = exact.is_none().then_some(0xFF);
+        let capture = Capture::bind(context, capacity * record, sentinel)?;
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
         bind_discard_target()?;
         drain_own_errors();
@@ -225,8 +213,10 @@ fn step(
         }
 
         let t2 = Instant::now();
-        // Split the records straight from the mapped buffer into the
-        // shared memory (values, then coverage, then emissions).
+        // Split the records straight from the captured bytes into the
+        // shared memory: values, then coverage as one byte per vertex (a
+        // quarter of the copy; the daemon reads bytes), then emissions.
+        let mut code = 0u32;
         let split = |records: &[u8]| -> Result<usize, Failure> {
             let n = match exact {
                 Some(n) => n.min(capacity),
@@ -236,18 +226,39 @@ fn step(
                     .unwrap_or(capacity),
             };
             let coverage = out_off + n * value_len;
-            let emissions = coverage + n * 4;
+            let emissions = coverage + n;
             let (Some(v), Some(c), Some(e)) = (
                 bulk.slice_mut(out_off, n * value_len),
-                bulk.slice_mut(coverage, n * 4),
+                bulk.slice_mut(coverage, n),
                 bulk.slice_mut(emissions, if emission { n * 12 } else { 0 }),
             ) else {
                 return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
             };
-            for (i, r) in records.chunks_exact(record).take(n).enumerate() {
+            if record == 4 {
+                // A step's capture is the coverage alone: a loop the
+                // compiler vectorises (nonzero bits but the sign: reached).
+                let (words, _) = records.as_chunks::<4>();
+                for (reached, word) in c.iter_mut().zip(words) {
+                    *reached = u8::from(u32::from_ne_bytes(*word) << 1 != 0);
+                }
+                if let Some(i) = c.iter().position(|&r| r != 0) {
+                    code = f32::from_ne_bytes(words[i]) as u32;
+                }
+                return Ok(n);
+            }
+            let records = records.chunks_exact(record).take(n);
+            for ((i, r), reached) in records.enumerate().zip(c.iter_mut()) {
                 let (value, rest) = r.split_at(value_len);
-                v[i * value_len..(i + 1) * value_len].copy_from_slice(value);
-                c[i * 4..i * 4 + 4].copy_from_slice(&rest[..4]);
+                // 0.0 (not reached) or the type code, one for the whole
+                // probe (one expression, one type).
+                let cov = f32::from_ne_bytes([rest[0], rest[1], rest[2], rest[3]]);
+                *reached = u8::from(cov != 0.0);
+                if cov != 0.0 {
+                    code = cov as u32;
+                }
+                if value_len > 0 {
+                    v[i * value_len..(i + 1) * value_len].copy_from_slice(value);
+                }
                 if emission {
                     e[i * 12..i * 12 + 12].copy_from_slice(&rest[4..16]);
                 }
@@ -255,7 +266,7 @@ fn step(
             Ok(n)
         };
         let len = exact.map_or(capacity, |n| n.min(capacity)) * record;
-        let n = gl::with_mapped(gl::TRANSFORM_FEEDBACK_BUFFER, len, split);
+        let n = capture.read(len, split);
         let read_error = drain_own_errors();
         let n = match (n, read_error) {
             (Some(n), 0) => n?,
@@ -268,17 +279,17 @@ fn step(
         };
         let values = out_off;
         let coverage = values + n * value_len;
-        let emissions = coverage + n * 4;
+        let emissions = coverage + n;
         let emission_len = if emission { n * 12 } else { 0 };
         reply.emission = BulkRef::at(emissions, emission_len);
         reply.vertices = n as u32;
         reply.values = BulkRef::at(values, n * value_len);
-        reply.coverage = BulkRef::at(coverage, n * 4);
+        reply.coverage = BulkRef::at(coverage, n);
+        reply.coverage_code = code;
         reply.readback_ns = t2.elapsed().as_nanos() as u64;
         Ok(())
     })();
     gl::bind_transform_feedback(0);
-    gl::delete_buffer(buffer);
     gl::delete_transform_feedback(feedback);
     result
 }

@@ -56,7 +56,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -417,7 +417,7 @@ pub struct VertexStepReply {
     pub vertices: u32,
     /// RGBA32F per vertex, `vertices*16` bytes.
     pub values: BulkRef,
-    /// f32 coverage/type code per vertex, `vertices*4` bytes.
+    /// Coverage, one byte per vertex (0: not reached, else reached).
     pub coverage: BulkRef,
     /// Driver log (compile/link) or error text.
     pub log: BulkRef,
@@ -428,6 +428,10 @@ pub struct VertexStepReply {
     /// Geometry: the emission of each vertex, 3 `f32`s (emit index, input
     /// primitive, invocation); empty when not asked for.
     pub emission: BulkRef,
+    /// The type code the reached vertices wrote (one expression, one
+    /// type); 0 when none was reached.
+    pub coverage_code: u32,
+    pub _pad: u32,
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,
