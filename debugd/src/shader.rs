@@ -96,6 +96,11 @@ impl ProbeResult {
         out
     }
 
+    /// The memory the result holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.values.len() * 4 + self.coverage.len() + self.emission.len() * 12
+    }
+
     /// Where `cell` is in `values` (×4) and `coverage`; `None` outside.
     pub fn index(&self, (x, y, z): Cell) -> Option<usize> {
         let layers = self.layers.max(1);
@@ -278,6 +283,68 @@ impl ProbedValue {
     }
 }
 
+/// What a probe is cached by: the position, the expression (none: the
+/// coverage alone) and whether it was taken at the end of main.
+type ProbeKey = (Position, Option<String>, bool);
+
+/// The memory the probe results of one shader debug keep at most: a 1080p
+/// probe of a vec4 holds 35 MB, and a session steps through hundreds.
+const PROBE_CACHE_BYTES: usize = 1 << 30;
+
+/// Probe results, the least recently used dropped beyond a byte budget.
+struct ProbeCache {
+    entries: HashMap<ProbeKey, (Arc<ProbeResult>, u64)>,
+    /// Use counter: an entry's is its last use.
+    tick: u64,
+    bytes: usize,
+    budget: usize,
+}
+
+impl ProbeCache {
+    fn new(budget: usize) -> ProbeCache {
+        ProbeCache {
+            entries: HashMap::new(),
+            tick: 0,
+            bytes: 0,
+            budget,
+        }
+    }
+
+    fn get(&mut self, key: &ProbeKey) -> Option<Arc<ProbeResult>> {
+        self.tick += 1;
+        let (r, used) = self.entries.get_mut(key)?;
+        *used = self.tick;
+        Some(r.clone())
+    }
+
+    /// Without counting a use.
+    fn peek(&self, key: &ProbeKey) -> Option<&Arc<ProbeResult>> {
+        self.entries.get(key).map(|(r, _)| r)
+    }
+
+    /// Add `r`, then drop the least recently used results (never `keep`)
+    /// until the cache is within its budget.
+    fn insert(&mut self, key: ProbeKey, r: Arc<ProbeResult>, keep: &ProbeKey) {
+        self.tick += 1;
+        self.bytes += r.heap_bytes();
+        if let Some((old, _)) = self.entries.insert(key, (r, self.tick)) {
+            self.bytes -= old.heap_bytes();
+        }
+        while self.bytes > self.budget {
+            let oldest = self
+                .entries
+                .iter()
+                .filter(|(k, _)| *k != keep)
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            let Some((old, _)) = oldest.and_then(|k| self.entries.remove(&k)) else {
+                break;
+            };
+            self.bytes -= old.heap_bytes();
+        }
+    }
+}
+
 /// Runs a generated debug shader at the draw and reads back the result.
 pub trait ProbeRunner {
     /// `components`: how many of the value's components to read back
@@ -360,8 +427,7 @@ pub struct ShaderDebug {
     pub focus: Option<(Focus, pb::Invocation)>,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
     timing: pb::ProbeTiming,
-    /// Probe results by (position, expression, at the end of main).
-    cache: HashMap<(Position, Option<String>, bool), Arc<ProbeResult>>,
+    cache: ProbeCache,
 }
 
 fn side(label: &str, count: u64) -> pb::FlowSide {
@@ -416,7 +482,7 @@ impl ShaderDebug {
             fragment_options: FragmentOptions::default(),
             focus: None,
             timing: pb::ProbeTiming::default(),
-            cache: HashMap::new(),
+            cache: ProbeCache::new(PROBE_CACHE_BYTES),
         };
         d.reached = d.probe(&pos, None, runner)?.reached();
         Ok(d)
@@ -433,7 +499,7 @@ impl ShaderDebug {
         let at_end = self.finished && expr.is_some();
         let key = (pos.clone(), expr.map(str::to_string), at_end);
         if let Some(r) = self.cache.get(&key) {
-            return Ok(r.clone());
+            return Ok(r);
         }
         let t0 = std::time::Instant::now();
         let probe = Probe {
@@ -459,7 +525,9 @@ impl ShaderDebug {
         t.replay_ns += r.timing.replay_ns;
         t.readback_ns += r.timing.readback_ns;
         t.total_ns += t0.elapsed().as_nanos() as u64;
-        self.cache.insert(key, r.clone());
+        // The current position's coverage stays: `stop` reads it for the focus.
+        self.cache
+            .insert(key, r.clone(), &(self.pos.clone(), None, false));
         Ok(r)
     }
 
@@ -608,7 +676,7 @@ impl ShaderDebug {
             focus: self.focus.as_ref().map(|(_, at)| *at),
             focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
                 self.cache
-                    .get(&(self.pos.clone(), None, false))
+                    .peek(&(self.pos.clone(), None, false))
                     .is_some_and(|r| focus.reached(r))
             }),
             timing: None,
@@ -732,7 +800,7 @@ impl ShaderDebug {
 
 #[cfg(test)]
 mod tests {
-    use super::{ProbeResult, condition_of};
+    use super::{ProbeCache, ProbeResult, condition_of};
 
     #[test]
     fn a_primitive_lists_each_emission_once_in_order() {
@@ -765,6 +833,56 @@ mod tests {
         );
         assert_eq!(r.emitted_by(0), vec![(0, 0, 0)]);
         assert!(r.emitted_by(5).is_empty());
+    }
+
+    fn coverage_probe(invocations: usize) -> std::sync::Arc<ProbeResult> {
+        std::sync::Arc::new(ProbeResult {
+            width: invocations as u32,
+            height: 1,
+            layers: 1,
+            values: Vec::new(),
+            components: 0,
+            coverage: vec![1; invocations],
+            code: 17,
+            timing: Default::default(),
+            emission: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn the_probe_cache_drops_the_least_recently_used_but_never_the_current() {
+        use glsl_instrument::{Position, StepId};
+        let key = |step: u32| {
+            let pos = Position {
+                step: StepId(step),
+                calls: Vec::new(),
+                iterations: Vec::new(),
+            };
+            (pos, None, false)
+        };
+        let mut cache = ProbeCache::new(300);
+        let current = key(0);
+        cache.insert(current.clone(), coverage_probe(100), &current);
+        cache.insert(key(1), coverage_probe(100), &current);
+        cache.insert(key(2), coverage_probe(100), &current);
+        assert!(cache.get(&key(1)).is_some()); // 1 is now newer than 2
+        cache.insert(key(3), coverage_probe(100), &current);
+        assert!(
+            cache.peek(&key(2)).is_none(),
+            "the least recently used goes"
+        );
+        assert!(cache.peek(&current).is_some() && cache.peek(&key(1)).is_some());
+        assert!(cache.peek(&key(3)).is_some());
+        assert_eq!(cache.bytes, 300);
+        // A result larger than the budget evicts everything but the current.
+        cache.insert(key(4), coverage_probe(1000), &current);
+        assert!(cache.peek(&current).is_some());
+        assert!(cache.peek(&key(1)).is_none() && cache.peek(&key(3)).is_none());
+        assert!(
+            cache.peek(&key(4)).is_none(),
+            "it goes too, being the oldest but the current"
+        );
+        assert_eq!(cache.bytes, 100);
     }
 
     #[test]
