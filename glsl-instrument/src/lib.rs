@@ -40,7 +40,8 @@
 //!
 //! Modules: `parse` (glsl-lang front-end), `steps` (static step model and
 //! flow targets), `flow` (dynamic successors), `instrument` (debug shader),
-//! `value` (type codes).
+//! `typeck` (the probe expression's type), `parts` (values wider than the
+//! debug output, probed in parts), `value` (type codes).
 
 use std::collections::HashSet;
 use std::fmt;
