@@ -465,19 +465,22 @@ fn second_client_shares_a_run_listen_session() {
     assert_eq!(c.first()["ok"], false);
     assert_eq!(c.close(), Some(1));
 
-    // A lets the app finish; B observes the exit on its event stream.
+    // A lets the app finish; B observes the exit on its event stream (B
+    // prints events between commands and, at the end of its input, until
+    // the exit). A, which serves the session, ends last: its end takes the
+    // server down, events on their way to B with it.
     a.ok("delete");
     let end = a.ok("continue");
     assert_eq!(end["exited"]["code"], 0, "{end}");
+    b.stdin.take();
+    let exited = b.json_where("the exited event", |v| v["event"] == "exited");
+    assert_eq!(exited["code"], 0, "{exited}");
+    b.close();
     a.stdin.take();
     assert!(
         a.out.rest().contains(&want),
         "the app's frame is the native one"
     );
-    b.stdin.take();
-    let exited = b.json_where("the exited event", |v| v["event"] == "exited");
-    assert_eq!(exited["code"], 0, "{exited}");
-    b.close();
 }
 
 // ---------------------------------------------------------------------------
