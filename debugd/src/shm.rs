@@ -502,11 +502,21 @@ impl SharedMemory {
         if !Self::in_bulk(r.offset as usize, r.len as usize) {
             return Vec::new();
         }
-        self.with_f32s(r, |floats| {
-            let mut v = populated_vec(floats.len());
-            v.extend_from_slice(floats);
-            v
-        })
+        self.populate(r.offset as usize + r.len as usize);
+        let n = r.len as usize / 4;
+        let mut v = populated_vec::<f32>(n);
+        // SAFETY: in bounds (checked); `v` has room for n floats, written
+        // whole before `set_len`; a byte copy (the offset may be unaligned),
+        // and any bits are a valid f32.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.bulk().add(r.offset as usize),
+                v.as_mut_ptr().cast::<u8>(),
+                n * 4,
+            );
+            v.set_len(n);
+        }
+        v
     }
 
     fn write_bytes(&self, offset: usize, bytes: &[u8]) {
