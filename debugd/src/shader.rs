@@ -154,11 +154,7 @@ impl ProbeResult {
                 .flatten()
                 .unwrap_or(0.0)
         });
-        let mut v = [0f64; 4];
-        for (d, s) in v.iter_mut().zip(ty.decode(t)) {
-            *d = s;
-        }
-        Some(v)
+        Some(ty.decode_fixed(t).0)
     }
 
     /// The summary over the reached invocations, and the type name,

@@ -379,6 +379,12 @@ impl ValueType {
     pub fn decode(self, texel: [f32; 4]) -> Vec<f64> {
         value::decode(self, texel)
     }
+
+    /// [`ValueType::decode`] without allocating: the components, zeros
+    /// after them, and how many there are.
+    pub fn decode_fixed(self, texel: [f32; 4]) -> ([f64; 4], usize) {
+        value::decode_fixed(self, texel)
+    }
 }
 
 /// A parsed shader with its step model.

@@ -71,29 +71,33 @@ pub(crate) fn decode_type(coverage: f32) -> Option<ValueType> {
 }
 
 pub(crate) fn decode(ty: ValueType, texel: [f32; 4]) -> Vec<f64> {
+    let (values, n) = decode_fixed(ty, texel);
+    values[..n].to_vec()
+}
+
+/// [`decode`] without allocating (summaries decode millions of texels):
+/// the components, zeros after them, and how many there are.
+pub(crate) fn decode_fixed(ty: ValueType, texel: [f32; 4]) -> ([f64; 4], usize) {
+    let mut out = [0f64; 4];
     if ty.base == BaseType::Double {
-        return texel[..2 * usize::from(ty.components.clamp(1, 2))]
-            .chunks_exact(2)
-            .map(|w| f64::from_bits(u64::from(w[0].to_bits()) | u64::from(w[1].to_bits()) << 32))
-            .collect();
+        let n = usize::from(ty.components.clamp(1, 2));
+        for (d, w) in out.iter_mut().zip(texel.chunks_exact(2)).take(n) {
+            *d = f64::from_bits(u64::from(w[0].to_bits()) | u64::from(w[1].to_bits()) << 32);
+        }
+        return (out, n);
     }
-    texel[..usize::from(ty.components.clamp(1, 4))]
-        .iter()
-        .map(|&x| match ty.base {
+    let n = usize::from(ty.components.clamp(1, 4));
+    for (d, &x) in out.iter_mut().zip(&texel).take(n) {
+        *d = match ty.base {
             BaseType::Float => f64::from(x),
             // Integers travel bit-exact through intBitsToFloat / uintBitsToFloat.
             BaseType::Int => f64::from(x.to_bits() as i32),
             BaseType::Uint => f64::from(x.to_bits()),
-            BaseType::Bool => {
-                if x != 0.0 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
+            BaseType::Bool => f64::from(u8::from(x != 0.0)),
             BaseType::Double => unreachable!("doubles decode above"),
-        })
-        .collect()
+        };
+    }
+    (out, n)
 }
 
 #[cfg(test)]
