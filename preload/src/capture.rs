@@ -43,17 +43,14 @@ impl Capture {
         };
         let mine = all.iter().position(|c| c.context == context);
         let reuse = mine.map(|i| all.remove(i)).filter(|c| {
-            let ours = gl::is_buffer(c.buffer);
+            let ours = c.still_ours();
             if ours && c.size < size {
                 gl::delete_buffer(c.buffer);
             }
             ours && c.size >= size
         });
         let capture = match reuse {
-            Some(c) => {
-                gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, c.buffer);
-                c
-            }
+            Some(c) => c, // bound by `still_ours`
             None => {
                 let c = Capture {
                     context,
@@ -79,6 +76,18 @@ impl Capture {
         }
         gl::bind_buffer_base(gl::TRANSFORM_FEEDBACK_BUFFER, 0, capture.buffer);
         Ok(capture)
+    }
+
+    /// Whether the buffer is still the one we made, bound at
+    /// `GL_TRANSFORM_FEEDBACK_BUFFER` to look: the app may have deleted
+    /// the name and made its own, or the context may be a new one at the
+    /// old one's address.
+    fn still_ours(&self) -> bool {
+        gl::is_buffer(self.buffer) && {
+            gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, self.buffer);
+            gl::buffer_size(gl::TRANSFORM_FEEDBACK_BUFFER) == self.size as i64
+                && gl::buffer_usage(gl::TRANSFORM_FEEDBACK_BUFFER) == gl::STREAM_READ
+        }
     }
 
     /// Run `f` over the first `len` bytes captured (the buffer must still

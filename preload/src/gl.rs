@@ -990,6 +990,14 @@ pub fn buffer_size(target: u32) -> i64 {
     unsafe { real::glGetBufferParameteri64v(target, BUFFER_SIZE, p(&mut v)) };
     v
 }
+/// The usage hint of the buffer bound at `target` (`GL_BUFFER_USAGE`).
+pub fn buffer_usage(target: u32) -> u32 {
+    const BUFFER_USAGE: u32 = 0x8765;
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBufferParameteriv(target, BUFFER_USAGE, p(&mut v)) };
+    v as u32
+}
 pub fn copy_buffer_sub_data(read: u32, write: u32, size: i64) {
     // SAFETY: see the module comment.
     unsafe { real::glCopyBufferSubData(read, write, 0, 0, size) }
