@@ -216,9 +216,10 @@ impl ProbedValue {
         &self.parts[0].result
     }
 
-    /// Whether the value was probed in more than one part.
+    /// Whether the value was probed in parts (a struct whose other members
+    /// are opaque has only one).
     pub fn is_composite(&self) -> bool {
-        self.parts.len() > 1
+        self.parts.len() > 1 || self.parts.iter().any(|p| !p.path.is_empty())
     }
 
     /// The parts' paths, for a message.
@@ -545,7 +546,7 @@ impl ShaderDebug {
             .model
             .value_layout(step, expr)
             .map_err(instrument_error)?;
-        let Some(layout) = layout.filter(|l| l.parts.len() > 1) else {
+        let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
             let result = self.probe(pos, Some(expr), runner)?;
             let ty = result.value_type().1;
             return Ok(ProbedValue {

@@ -4,7 +4,8 @@
 //! order GLSL lays the value out (columns, elements, fields).
 //!
 //! Opaque values (samplers, images, atomic counters) have no value a shader
-//! can store: asking for one is an error that says what to print instead.
+//! can store: asking for one is an error that says what to print instead;
+//! inside a struct they are left out.
 
 use crate::typeck::{Base, Decls, Ty};
 use crate::{InstrumentError, ShaderModel, StepId};
@@ -57,7 +58,15 @@ pub(crate) fn layout(
     let whole = format!("({})", expr.trim());
     let mut parts = Vec::new();
     split(&decls, &ty, &whole, String::new(), &mut parts).map_err(bad)?;
-    if let [only] = parts.as_mut_slice() {
+    if parts.is_empty() {
+        return Err(bad(format!(
+            "a {ty} holds only opaque handles (samplers, images), which have no value in \
+             the shader"
+        )));
+    }
+    if let [only] = parts.as_mut_slice()
+        && only.path.is_empty()
+    {
         // The value itself: probed as the user wrote it.
         only.expr = expr.trim().to_string();
     }
@@ -189,6 +198,8 @@ fn split(
                 }
             }
         }
+        // Inside an aggregate: left out, the rest still prints.
+        Ty::Opaque(_) if !path.is_empty() => {}
         Ty::Opaque(name) => {
             return Err(format!(
                 "a {name} is an opaque handle with no value in the shader; print what it \
@@ -208,6 +219,10 @@ mod tests {
 
     const SHADER: &str = "#version 400 core
 struct Light { vec3 color; float power[2]; };
+struct Material { sampler2D albedo; float gloss; };
+uniform Material mat;
+struct Maps { sampler2D a; sampler2D b; };
+uniform Maps maps;
 uniform mat3 m3;
 uniform mat2x3 m23;
 uniform dmat2 dm;
@@ -225,7 +240,7 @@ void main() {
 
     fn layout_of(expr: &str) -> Result<Option<ValueLayout>, InstrumentError> {
         let m = ShaderModel::parse(SHADER, Stage::Fragment).unwrap();
-        let step = m.steps_on_line(14)[0];
+        let step = m.steps_on_line(18)[0];
         layout(&m, step, expr)
     }
 
@@ -328,6 +343,19 @@ void main() {
         assert!(
             huge.contains("100 parts") && huge.contains("an element"),
             "{huge}"
+        );
+        let maps = message("maps");
+        assert!(maps.contains("only opaque handles"), "{maps}");
+    }
+
+    #[test]
+    fn opaque_members_are_left_out_of_a_struct() {
+        assert_eq!(
+            exprs("mat"),
+            (
+                "Material".into(),
+                vec![part("(mat).gloss", ".gloss", "float")]
+            )
         );
     }
 }
