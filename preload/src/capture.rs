@@ -3,6 +3,11 @@
 //! megabytes of GPU memory at every step and freeing them after costs more
 //! than reading them.
 //!
+//! In a compatibility context an app may bind names it never generated
+//! (old code binds buffer 1, 2, 3 as it likes), and a name of ours kept
+//! between steps would then be shared with it: there the buffer lives for
+//! one step only, as before.
+//!
 //! Measured on an H100 at 1M vertices (bench d, a step's 4 MB): mapping
 //! this buffer after the replay took 5.4-6.2 ms, the 5.0 ms replay
 //! included; copying it into a persistently mapped client-storage buffer
@@ -23,6 +28,8 @@ pub(crate) struct Capture {
     context: u64,
     buffer: u32,
     size: usize,
+    /// Kept for the next step (not in a compatibility context).
+    kept: bool,
 }
 
 static CAPTURES: Mutex<Vec<Capture>> = Mutex::new(Vec::new());
@@ -56,6 +63,7 @@ impl Capture {
                     context,
                     buffer: gl::gen_buffer(),
                     size: size.div_ceil(GRANULE) * GRANULE,
+                    kept: !crate::exec::compatibility_context(),
                 };
                 gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, c.buffer);
                 gl::buffer_data_uninit(
@@ -87,6 +95,14 @@ impl Capture {
             gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, self.buffer);
             gl::buffer_size(gl::TRANSFORM_FEEDBACK_BUFFER) == self.size as i64
                 && gl::buffer_usage(gl::TRANSFORM_FEEDBACK_BUFFER) == gl::STREAM_READ
+        }
+    }
+
+    /// End this context's step: a buffer not kept is deleted.
+    pub(crate) fn end_step(context: u64) {
+        let Ok(mut all) = CAPTURES.lock() else { return };
+        if let Some(i) = all.iter().position(|c| c.context == context && !c.kept) {
+            gl::delete_buffer(all.remove(i).buffer);
         }
     }
 

@@ -372,7 +372,7 @@ impl Saved {
             discard: gl::is_enabled(gl::RASTERIZER_DISCARD),
             depth_test: gl::is_enabled(gl::DEPTH_TEST),
             stencil_test: gl::is_enabled(gl::STENCIL_TEST),
-            alpha_test: has_alpha_test().then(|| gl::is_enabled(gl::ALPHA_TEST)),
+            alpha_test: compatibility_context().then(|| gl::is_enabled(gl::ALPHA_TEST)),
             blend: (0..draw_buffers)
                 .map(|i| gl::is_enabledi(gl::BLEND, i))
                 .collect(),
@@ -445,10 +445,10 @@ impl Saved {
     }
 }
 
-/// Whether the context has the fixed-function alpha test: desktop GL
-/// before 3.2 (where `GL_MAJOR_VERSION` may not exist: 0) or a
-/// compatibility profile.
-fn has_alpha_test() -> bool {
+/// Whether the context is desktop GL before 3.2 (where `GL_MAJOR_VERSION`
+/// may not exist: 0) or a compatibility profile: it has the fixed-function
+/// alpha test, and an app may bind object names it never generated.
+pub(crate) fn compatibility_context() -> bool {
     !is_es()
         && (!gl_at_least(3, 2)
             || gl::get_i(gl::CONTEXT_PROFILE_MASK) & gl::CONTEXT_COMPATIBILITY_PROFILE_BIT != 0)

@@ -291,6 +291,7 @@ fn step(
     })();
     gl::bind_transform_feedback(0);
     gl::delete_transform_feedback(feedback);
+    Capture::end_step(context);
     result
 }
 
