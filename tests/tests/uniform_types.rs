@@ -534,11 +534,13 @@ fn values_in_parts_print_whole() {
         "u_tex",
         "u_m3[2]",
     ];
+    let dir = TempDir::new("uniform-types-parts");
+    let png = dir.join("m3.png");
+    let dump = format!("dump u_m3 {}", png.display());
     let script = format!(
-        "break draw 1\ncontinue\ndebug fragment\nbreak {FS_COUNTER}\ncontinue\n{}\nend\ndelete\ncontinue\n",
+        "break draw 1\ncontinue\ndebug fragment\nbreak {FS_COUNTER}\ncontinue\n{}\n{dump}\nend\ndelete\ncontinue\n",
         prints.map(|e| format!("print {e} @ {X},{Y}")).join("\n")
     );
-    let dir = TempDir::new("uniform-types-parts");
     let out = Session::new(&app, &script).run(&dir);
     let cases: [(&str, &str, &[f64]); 10] = [
         ("u_m2", "mat2", &[1.0, 2.0, 3.0, 4.0]),
@@ -609,4 +611,12 @@ fn values_in_parts_print_whole() {
     assert!(paths("u_m3[2]").is_empty());
     let err = out.failed(&format!("print u_tex @ {X},{Y}"));
     assert!(err.contains("sampler2D is an opaque handle"), "{err}");
+    // An image shows one vector per pixel: a matrix is refused, with the
+    // column to dump instead, and no file is written.
+    let err = out.failed(&dump);
+    assert!(
+        err.contains("mat3 in parts [0] [1] [2]") && err.contains("`(u_m3)[0]`"),
+        "{err}"
+    );
+    assert!(!png.exists());
 }
