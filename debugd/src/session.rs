@@ -1479,7 +1479,11 @@ impl Session {
             others: &others,
             fragment_options,
         };
-        let mut d = ShaderDebug::start(model, stop.serial, &mut runner)?;
+        // A non-indexed draw's vertices are gl_VertexID - first (plus whole
+        // instances): the vertex shader can write them in place.
+        let vertex_buffer =
+            stage == Stage::Vertex && at.starts_with("glDrawArrays") && !at.contains("Indirect");
+        let mut d = ShaderDebug::start(model, stop.serial, vertex_buffer, &mut runner)?;
         d.others = others;
         d.fragment_options = fragment_options;
         let s = d.stop_with_timing();
@@ -1902,24 +1906,34 @@ impl StepRunner<'_> {
                 "a vertex step got a debug output of another stage: {other:?}"
             ))),
         };
-        let (value, coverage) = (varying(&inst.value)?, varying(&inst.coverage)?);
-        let emission = inst.emission.as_ref().map(varying).transpose()?;
         let mut req = VertexStepRequest {
             cache_key: inst.cache_key,
             stage: self.stage.gl_enum(),
+            want_value: u32::from(want),
             ..Default::default()
         };
         let start = (std::mem::size_of::<VertexStepRequest>() + 63) & !63;
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
-            // A coverage-only probe (a step) leaves the value out of the capture.
-            if want {
-                req.value_varying = w.push(value.as_bytes());
-            }
-            req.coverage_varying = w.push(coverage.as_bytes());
-            if let Some(e) = &emission {
-                req.emission_varying = w.push(e.as_bytes());
+            match (&inst.value, &inst.vertex_index_uniforms) {
+                // Storage blocks at the draw's vertices (a non-indexed draw).
+                (OutputSlot::Buffer { binding, .. }, Some((first, count))) => {
+                    req.value_binding = *binding;
+                    req.first_uniform = w.push(first.as_bytes());
+                    req.count_uniform = w.push(count.as_bytes());
+                }
+                _ => {
+                    let (value, coverage) = (varying(&inst.value)?, varying(&inst.coverage)?);
+                    // A coverage-only probe (a step) leaves the value out of the capture.
+                    if want {
+                        req.value_varying = w.push(value.as_bytes());
+                    }
+                    req.coverage_varying = w.push(coverage.as_bytes());
+                    if let Some(e) = inst.emission.as_ref().map(varying).transpose()? {
+                        req.emission_varying = w.push(e.as_bytes());
+                    }
+                }
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }

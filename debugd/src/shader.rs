@@ -422,6 +422,10 @@ pub struct ShaderDebug {
     pub fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
     pub focus: Option<(Focus, pb::Invocation)>,
+    /// A vertex shader at a non-indexed draw: probes write storage blocks
+    /// at each vertex's place in the draw, without transform feedback
+    /// (cleared for good when the driver refuses such a probe).
+    pub vertex_buffer: bool,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
     timing: pb::ProbeTiming,
     cache: ProbeCache,
@@ -464,6 +468,7 @@ impl ShaderDebug {
     pub fn start(
         model: ShaderModel,
         stop_serial: u64,
+        vertex_buffer: bool,
         runner: &mut dyn ProbeRunner,
     ) -> Result<ShaderDebug> {
         let pos = model.entry();
@@ -478,6 +483,7 @@ impl ShaderDebug {
             others: Vec::new(),
             fragment_options: FragmentOptions::default(),
             focus: None,
+            vertex_buffer,
             timing: pb::ProbeTiming::default(),
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
         };
@@ -505,15 +511,45 @@ impl ShaderDebug {
             // The debugger wants the values of fragments discarded later too.
             semantics: Semantics::ReportDiscarded,
         };
-        let inst = match at_end {
-            true => self.model.instrument_end_of_main(&probe),
-            false => self.model.instrument(&probe),
-        }
-        .map_err(instrument_error)?;
-        let instrumented = t0.elapsed();
-        let components = expr.map_or(0, |e| value_components(&self.model, pos.step, e));
         let path = if at_end { &[][..] } else { &pos.iterations[..] };
-        let r = Arc::new(runner.run(&inst, path, components)?);
+        let components = expr.map_or(0, |e| value_components(&self.model, pos.step, e));
+        let mut instrumented = std::time::Duration::ZERO;
+        let mut result = None;
+        let mut buffer_failed = false;
+        if self.vertex_buffer {
+            match self.model.instrument_vertex_buffer(&probe, at_end) {
+                Ok(inst) => {
+                    instrumented = t0.elapsed();
+                    match runner.run(&inst, path, components) {
+                        Ok(r) => result = Some(r),
+                        Err(Error::InvalidArgument(e)) => return Err(Error::InvalidArgument(e)),
+                        Err(_) => buffer_failed = true,
+                    }
+                }
+                Err(InstrumentError::Unsupported(_)) => self.vertex_buffer = false,
+                Err(e) => return Err(instrument_error(e)),
+            }
+        }
+        let r = match result {
+            Some(r) => Arc::new(r),
+            None => {
+                let t1 = std::time::Instant::now();
+                let inst = match at_end {
+                    true => self.model.instrument_end_of_main(&probe),
+                    false => self.model.instrument(&probe),
+                }
+                .map_err(instrument_error)?;
+                instrumented += t1.elapsed();
+                let r = Arc::new(runner.run(&inst, path, components)?);
+                // Transform feedback took what storage blocks could not
+                // (the driver has none in vertex shaders): it from now on.
+                // Where it failed too, the expression was at fault.
+                if buffer_failed {
+                    self.vertex_buffer = false;
+                }
+                r
+            }
+        };
         let t = &mut self.timing;
         t.probes += 1;
         t.cached_programs += r.timing.cached_programs;

@@ -615,7 +615,22 @@ pub(crate) fn instrument(
     probe: &Probe<'_>,
     at_end: bool,
 ) -> Result<Instrumented, InstrumentError> {
+    instrument_to(m, probe, at_end, false)
+}
+
+/// [`instrument`]; `vertex_buffer`: a vertex shader's outputs are storage
+/// blocks indexed by the vertex's place in a non-indexed draw (see
+/// `outputs::vertex_buffer`) instead of varyings.
+pub(crate) fn instrument_to(
+    m: &ShaderModel,
+    probe: &Probe<'_>,
+    at_end: bool,
+    vertex_buffer: bool,
+) -> Result<Instrumented, InstrumentError> {
     let stage = m.stage;
+    if vertex_buffer {
+        outputs::check_vertex_buffer(m)?;
+    }
     // Tess-control allows `barrier()` only in `main` itself, so its `main` is
     // edited in place and the outputs are written at the probe (compute
     // does the same: its outputs are buffer writes). Other stages wrap the
@@ -913,11 +928,13 @@ pub(crate) fn instrument(
     };
     let outs = match stage {
         Stage::Fragment => outputs::fragment(m, &mut decls, &mut names, &globals),
+        Stage::Vertex if vertex_buffer => outputs::vertex_buffer(m, &decls, &mut names, &globals),
         Stage::Vertex | Stage::TessEval => outputs::varyings(m, &decls, &mut names, &globals),
         Stage::Geometry => outputs::geometry(m, &mut decls, &mut names, &globals),
         Stage::TessControl | Stage::Compute => outputs::buffer(m, &decls, &mut names, &globals),
     };
     let size_uniform = outs.size_uniform.clone();
+    let vertex_index_uniforms = outs.vertex_index_uniforms.clone();
     let (Some(value_slot), Some(coverage_slot)) = (outs.value, outs.coverage) else {
         return Err(internal("stage without outputs"));
     };
@@ -1008,6 +1025,7 @@ pub(crate) fn instrument(
         app_outputs: outs.app_outputs,
         path_uniform,
         local_size_uniform,
+        vertex_index_uniforms,
         output_vertices_uniform,
     })
 }
@@ -1550,6 +1568,62 @@ void main() {
         };
         let s = probe(&m, &pos, Some("c")).source;
         assert!(s.contains("if (gldbg_iter0 == gldbg_path[0] && gldbg_c == 0.) {\n            gldbg_c = gldbg_store(c);\n        }\n        c += pos * float(i);"), "{s}");
+    }
+
+    #[test]
+    fn vertex_shaders_of_non_indexed_draws_write_storage_blocks_in_draw_order() {
+        let m = stage_model(VERTEX_330, Stage::Vertex);
+        let probe = Probe {
+            position: &m.entry(),
+            expr: Some("pos"),
+            semantics: Semantics::ReportDiscarded,
+        };
+        let out = m.instrument_vertex_buffer(&probe, false).unwrap();
+        let block = |binding: u32, block: &str, member: &str| OutputSlot::Buffer {
+            binding,
+            block: block.into(),
+            member: member.into(),
+        };
+        assert_eq!(out.value, block(0, "gldbg_Value", "gldbg_value"));
+        assert_eq!(out.coverage, block(1, "gldbg_Coverage", "gldbg_coverage"));
+        assert_eq!(
+            out.vertex_index_uniforms,
+            Some(("gldbg_first".into(), "gldbg_count".into()))
+        );
+        let s = &out.source;
+        assert!(
+            s.contains("#extension GL_ARB_shader_storage_buffer_object : require"),
+            "{s}"
+        );
+        assert!(
+            s.contains("uniform uint gldbg_first;\nuniform uint gldbg_count;\n"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with(
+                "    gldbg_main();\n    uint gldbg_index = uint(gl_VertexID) - gldbg_first + \
+                 uint(gl_InstanceID) * gldbg_count;\n    gldbg_value[gldbg_index] = gldbg_v;\n    \
+                 gldbg_coverage[gldbg_index] = gldbg_c;\n}\n"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("out vec4 gldbg_value"), "{s}");
+        // At the end of main too; no other stage, no GLSL without gl_InstanceID.
+        assert!(m.instrument_vertex_buffer(&probe, true).is_ok());
+        let legacy = stage_model(
+            "#version 130\nin vec4 p;\nvoid main() {\n    gl_Position = p;\n}\n",
+            Stage::Vertex,
+        );
+        let entry = legacy.entry();
+        let old = Probe {
+            position: &entry,
+            expr: None,
+            semantics: Semantics::ReportDiscarded,
+        };
+        assert!(matches!(
+            legacy.instrument_vertex_buffer(&old, false),
+            Err(InstrumentError::Unsupported(_))
+        ));
     }
 
     #[test]

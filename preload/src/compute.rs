@@ -326,14 +326,14 @@ fn patch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3]), F
 /// The buffer bindings a compute step moves: the two indexed storage
 /// bindings our buffers take and the generic bindings of the targets it
 /// binds to.
-struct Bindings {
+pub(crate) struct Bindings {
     value_binding: u32,
     indexed: [(u32, i64, i64); 2],
     generic: [(u32, u32); 3],
 }
 
 impl Bindings {
-    fn capture(value_binding: u32) -> Bindings {
+    pub(crate) fn capture(value_binding: u32) -> Bindings {
         let indexed = |i: u32| {
             (
                 gl::get_i_indexed(gl::SHADER_STORAGE_BUFFER_BINDING, i) as u32,
@@ -357,7 +357,7 @@ impl Bindings {
         }
     }
 
-    fn restore(&self) {
+    pub(crate) fn restore(&self) {
         for (i, &(buffer, start, size)) in self.indexed.iter().enumerate() {
             let index = self.value_binding + i as u32;
             if buffer != 0 && size > 0 {

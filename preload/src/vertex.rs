@@ -16,6 +16,7 @@
 //! with the app's own queries.
 
 use crate::capture::Capture;
+use crate::compute::Bindings;
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
@@ -119,9 +120,11 @@ fn step(
     let value_len = if req.value_varying.len > 0 { 16 } else { 0 };
     let emission = req.emission_varying.len > 0;
     let mut varyings = Vec::new();
+    // Storage-block outputs (a non-indexed draw) capture no varyings.
+    let to_buffers = req.first_uniform.len > 0;
     for (name, wanted) in [
         (req.value_varying, value_len > 0),
-        (req.coverage_varying, true),
+        (req.coverage_varying, !to_buffers),
         (req.emission_varying, emission),
     ] {
         if wanted {
@@ -154,6 +157,9 @@ fn step(
     let path_len = (req.path_len as usize).min(shm::MAX_PATH);
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
+    if to_buffers {
+        return step_to_buffers(bulk, id, args, req, prog, reply);
+    }
 
     let as_points = replays_as_points(req);
     // Tessellation and geometry amplify: only the vertex stage's count is known.
@@ -235,15 +241,8 @@ fn step(
                 return Err((shm::STATUS_GL_FAILED, "no room for the capture".into()));
             };
             if record == 4 {
-                // A step's capture is the coverage alone: a loop the
-                // compiler vectorises (nonzero bits but the sign: reached).
-                let (words, _) = records.as_chunks::<4>();
-                for (reached, word) in c.iter_mut().zip(words) {
-                    *reached = u8::from(u32::from_ne_bytes(*word) << 1 != 0);
-                }
-                if let Some(i) = c.iter().position(|&r| r != 0) {
-                    code = f32::from_ne_bytes(words[i]) as u32;
-                }
+                // A step's capture is the coverage alone.
+                code = coverage_bytes(records, c);
                 return Ok(n);
             }
             let records = records.chunks_exact(record).take(n);
@@ -293,6 +292,137 @@ fn step(
     gl::delete_transform_feedback(feedback);
     Capture::end_step(context);
     result
+}
+
+/// The vertex step of a non-indexed draw whose debug shader writes storage
+/// blocks at `gl_VertexID - first + gl_InstanceID * count` (the order
+/// transform feedback would capture in): the draw replayed as it is with
+/// rasterizer discard, no transform feedback, the blocks read back. The
+/// program is current; the caller restores the rest.
+fn step_to_buffers(
+    bulk: &Bulk,
+    id: u32,
+    args: &[u64],
+    req: &VertexStepRequest,
+    prog: u32,
+    reply: &mut VertexStepReply,
+) -> Result<(), Failure> {
+    let name = FUNCTIONS[id as usize].name;
+    let arg = |i: usize| args.get(i).copied().unwrap_or(0) as u32;
+    // glDrawArrays[Instanced[BaseInstance]](mode, first, count, ...).
+    if !name.starts_with("glDrawArrays") || name.contains("Indirect") {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("{name} is not a non-indexed draw with its first and count"),
+        ));
+    }
+    let (first, count) = (arg(1), (arg(2) as i32).max(0) as u32);
+    let n = vertex_count(id, args).unwrap_or(0);
+    if n == 0 {
+        return Err((shm::STATUS_GL_FAILED, "the draw has no vertices".into()));
+    }
+    let want = req.want_value != 0;
+    let out_off = shm::BULK_DATA;
+    let value_len = if want { 16 } else { 0 };
+    if out_off + n * (value_len + 1) > shm::BULK_SIZE {
+        return Err((
+            shm::STATUS_GL_FAILED,
+            format!("{n} vertices do not fit in the shared memory"),
+        ));
+    }
+    for (uniform, v) in [(req.first_uniform, first), (req.count_uniform, count)] {
+        let loc = gl::uniform_location(prog, &bulk.str(uniform));
+        if loc >= 0 {
+            gl::uniform_1ui(loc, v);
+        }
+    }
+    // Uniforms the copy cannot set raise errors of ours that mean nothing.
+    drain_own_errors();
+
+    let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
+    let bindings = Bindings::capture(req.value_binding);
+    let (values, coverage) = (gl::gen_buffer(), gl::gen_buffer());
+    let result = (|| {
+        // Every vertex writes both (coverage 0 where not reached).
+        for (buffer, len) in [(values, n * 16), (coverage, n * 4)] {
+            gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, buffer);
+            gl::buffer_data_uninit(gl::SHADER_STORAGE_BUFFER, len as i64, gl::STREAM_READ);
+        }
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding, values);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding + 1, coverage);
+        gl::set_enabled(gl::RASTERIZER_DISCARD, true);
+        bind_discard_target()?;
+        if drain_own_errors() != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                "preparing the debug buffers failed".into(),
+            ));
+        }
+
+        let t1 = Instant::now();
+        replay_draw(id, args, None);
+        gl::memory_barrier(gl::ALL_BARRIER_BITS);
+        let replay_error = drain_own_errors();
+        reply.replay_ns = t1.elapsed().as_nanos() as u64;
+        if replay_error != 0 {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!(
+                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
+                ),
+            ));
+        }
+
+        let t2 = Instant::now();
+        let coverage_off = out_off + n * value_len;
+        let (Some(v), Some(c)) = (
+            bulk.slice_mut(out_off, n * value_len),
+            bulk.slice_mut(coverage_off, n),
+        ) else {
+            return Err((shm::STATUS_GL_FAILED, "no room for the values".into()));
+        };
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, coverage);
+        let code = gl::with_mapped(gl::SHADER_STORAGE_BUFFER, n * 4, |words| {
+            coverage_bytes(words, c)
+        });
+        if want {
+            gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, values);
+            gl::with_mapped(gl::SHADER_STORAGE_BUFFER, n * 16, |bytes| {
+                v.copy_from_slice(bytes)
+            });
+        }
+        let read_error = drain_own_errors();
+        let Some(code) = code.filter(|_| read_error == 0) else {
+            return Err((
+                shm::STATUS_GL_FAILED,
+                format!("reading the debug buffers raised GL error {read_error:#x}"),
+            ));
+        };
+        reply.vertices = n as u32;
+        reply.values = BulkRef::at(out_off, n * value_len);
+        reply.coverage = BulkRef::at(coverage_off, n);
+        reply.coverage_code = code;
+        reply.readback_ns = t2.elapsed().as_nanos() as u64;
+        Ok(())
+    })();
+    writes.restore();
+    bindings.restore();
+    gl::delete_buffer(values);
+    gl::delete_buffer(coverage);
+    result
+}
+
+/// Coverage words (0.0: not reached, else the type code, one for the
+/// whole probe) as one byte per vertex in `out`, in a loop the compiler
+/// vectorises (nonzero bits but the sign: reached); returns the code.
+fn coverage_bytes(words: &[u8], out: &mut [u8]) -> u32 {
+    let (words, _) = words.as_chunks::<4>();
+    for (reached, word) in out.iter_mut().zip(words) {
+        *reached = u8::from(u32::from_ne_bytes(*word) << 1 != 0);
+    }
+    out.iter()
+        .position(|&r| r != 0)
+        .map_or(0, |i| f32::from_ne_bytes(words[i]) as u32)
 }
 
 /// Link the debug program: the instrumented shader with the stages it needs

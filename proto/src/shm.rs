@@ -56,7 +56,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -403,6 +403,18 @@ pub struct VertexStepRequest {
     /// Geometry: the `vec3` emission varying (emit index, input primitive,
     /// invocation), captured after the coverage; empty: none.
     pub emission_varying: BulkRef,
+    /// A vertex shader at a non-indexed draw (ABI 7) may write storage
+    /// blocks instead of varyings: the `vec4` value block at
+    /// `value_binding`, the `float` coverage block at `value_binding + 1`,
+    /// indexed by `gl_VertexID - first + gl_InstanceID * count` with these
+    /// `uint` uniforms set to the draw's `first` and `count`. Empty:
+    /// transform feedback.
+    pub first_uniform: BulkRef,
+    pub count_uniform: BulkRef,
+    pub value_binding: u32,
+    /// With storage blocks: 1 if the value is wanted (else the coverage alone
+    /// is read back).
+    pub want_value: u32,
 }
 
 /// Reply of `CMD_VERTEX_STEP` (preload → daemon, at `BULK_REPLY`).

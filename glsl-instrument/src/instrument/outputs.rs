@@ -8,7 +8,10 @@
 //!
 //! * fragment: two outputs, copied at the end of the wrapping `main`;
 //! * vertex, tess-eval: two `out` varyings, copied at the end of the
-//!   wrapping `main` (every vertex has them, 0 when not reached);
+//!   wrapping `main` (every vertex has them, 0 when not reached); a vertex
+//!   shader at a non-indexed draw may instead write two storage blocks at
+//!   the end of the wrapping `main`, at the vertex's place in the draw
+//!   (`vertex_buffer`: no transform feedback);
 //! * geometry: three `out` varyings (value, coverage, and the emission:
 //!   emit index, `gl_PrimitiveIDIn`, `gl_InvocationID`) copied before every
 //!   `EmitVertex()`/`EmitStreamVertex()`;
@@ -60,6 +63,8 @@ pub(super) struct StageOutputs {
     /// compute: the `uvec3` local-size uniform; tess-control: the `uint`
     /// output-vertices uniform (declared where the shader lacks the layout).
     pub size_uniform: Option<String>,
+    /// vertex to buffers: the `uint` uniforms `first` and `count`.
+    pub vertex_index_uniforms: Option<(String, String)>,
 }
 
 /// `kw` for an output variable by GLSL version: `varying` before 1.30 and in ES 1.00.
@@ -552,6 +557,88 @@ pub(super) fn buffer(
             member: out_coverage,
         }),
         size_uniform,
+        ..StageOutputs::default()
+    }
+}
+
+/// Whether a vertex shader can write its outputs to storage blocks: it
+/// needs `gl_VertexID` and `gl_InstanceID` (desktop GLSL 1.40, ES 3.00) and
+/// storage blocks (desktop 4.30 or the extension, ES 3.10).
+pub(super) fn check_vertex_buffer(m: &ShaderModel) -> Result<(), crate::InstrumentError> {
+    let ok = m.stage == Stage::Vertex
+        && if m.es {
+            m.version >= 310
+        } else {
+            m.version >= 140
+        };
+    match ok {
+        true => Ok(()),
+        false => Err(crate::InstrumentError::Unsupported(format!(
+            "storage-block outputs need a vertex shader of GLSL 1.40 or ES 3.10 (this is a {} shader, version {}{})",
+            m.stage.name(),
+            m.version,
+            if m.es { " es" } else { "" }
+        ))),
+    }
+}
+
+/// vertex, for a non-indexed draw: `vec4 value[]` and `float coverage[]`
+/// in two storage blocks after the highest binding the shader's buffer
+/// blocks use, written at the end of the wrapping `main` at the vertex's
+/// place in the draw, `gl_VertexID - first + gl_InstanceID * count` (the
+/// order transform feedback would capture it in), `first` and `count`
+/// being uniforms the executor sets from the draw's arguments. A vertex
+/// the driver shades twice writes the same values twice.
+pub(super) fn vertex_buffer(
+    m: &ShaderModel,
+    decls: &[ast::ExternalDeclaration],
+    names: &mut Names,
+    g: &Globals<'_>,
+) -> StageOutputs {
+    let p = g.precision;
+    let first = names.fresh("gldbg_first");
+    let count = names.fresh("gldbg_count");
+    let i = names.fresh("gldbg_index");
+    let binding = buffer_bindings(decls)
+        .into_iter()
+        .max()
+        .map_or(0, |b| b + 1);
+    let value_block = names.fresh("gldbg_Value");
+    let coverage_block = names.fresh("gldbg_Coverage");
+    let out_value = names.fresh("gldbg_value");
+    let out_coverage = names.fresh("gldbg_coverage");
+    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
+    let mut extensions = Vec::new();
+    if !m.es && m.version < 430 && !has_ext("GL_ARB_shader_storage_buffer_object") {
+        extensions.push("#extension GL_ARB_shader_storage_buffer_object : require".to_string());
+    }
+    if !m.es && m.version < 420 && !has_ext("GL_ARB_shading_language_420pack") {
+        extensions.push("#extension GL_ARB_shading_language_420pack : require".to_string());
+    }
+    StageOutputs {
+        decls: format!(
+            "uniform {p}uint {first};\nuniform {p}uint {count};\n\
+             layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
+             layout(std430, binding = {}) buffer {coverage_block} {{\n    {p}float {out_coverage}[];\n}};\n",
+            binding + 1
+        ),
+        main_end: format!(
+            "    {p}uint {i} = uint(gl_VertexID) - {first} + uint(gl_InstanceID) * {count};\n    \
+             {out_value}[{i}] = {};\n    {out_coverage}[{i}] = {};\n",
+            g.value, g.coverage
+        ),
+        extensions,
+        value: Some(OutputSlot::Buffer {
+            binding,
+            block: value_block,
+            member: out_value,
+        }),
+        coverage: Some(OutputSlot::Buffer {
+            binding: binding + 1,
+            block: coverage_block,
+            member: out_coverage,
+        }),
+        vertex_index_uniforms: Some((first, count)),
         ..StageOutputs::default()
     }
 }
