@@ -385,14 +385,15 @@ fn step_to_buffers(
         let code = gl::with_mapped(gl::SHADER_STORAGE_BUFFER, n * 4, |words| {
             coverage_bytes(words, c)
         });
-        if want {
+        let values_read = !want || {
             gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, values);
             gl::with_mapped(gl::SHADER_STORAGE_BUFFER, n * 16, |bytes| {
                 v.copy_from_slice(bytes)
-            });
-        }
+            })
+            .is_some()
+        };
         let read_error = drain_own_errors();
-        let Some(code) = code.filter(|_| read_error == 0) else {
+        let Some(code) = code.filter(|_| read_error == 0 && values_read) else {
             return Err((
                 shm::STATUS_GL_FAILED,
                 format!("reading the debug buffers raised GL error {read_error:#x}"),
