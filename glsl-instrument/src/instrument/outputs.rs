@@ -461,6 +461,64 @@ fn output_vertices(decls: &[ast::ExternalDeclaration]) -> Option<String> {
     })
 }
 
+/// The two storage blocks of the buffer outputs, after the highest binding
+/// the shader's buffer blocks use: `vec4 value[]` and `float coverage[]`.
+struct StorageBlocks {
+    /// Their declarations.
+    decls: String,
+    /// `#extension` lines they need.
+    extensions: Vec<String>,
+    value: OutputSlot,
+    coverage: OutputSlot,
+    /// The array members, to write.
+    value_member: String,
+    coverage_member: String,
+}
+
+fn storage_blocks(
+    m: &ShaderModel,
+    decls: &[ast::ExternalDeclaration],
+    names: &mut Names,
+    p: &str,
+) -> StorageBlocks {
+    let binding = buffer_bindings(decls)
+        .into_iter()
+        .max()
+        .map_or(0, |b| b + 1);
+    let value_block = names.fresh("gldbg_Value");
+    let coverage_block = names.fresh("gldbg_Coverage");
+    let out_value = names.fresh("gldbg_value");
+    let out_coverage = names.fresh("gldbg_coverage");
+    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
+    let mut extensions = Vec::new();
+    if !m.es && m.version < 430 && !has_ext("GL_ARB_shader_storage_buffer_object") {
+        extensions.push("#extension GL_ARB_shader_storage_buffer_object : require".to_string());
+    }
+    if !m.es && m.version < 420 && !has_ext("GL_ARB_shading_language_420pack") {
+        extensions.push("#extension GL_ARB_shading_language_420pack : require".to_string());
+    }
+    StorageBlocks {
+        decls: format!(
+            "layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
+             layout(std430, binding = {}) buffer {coverage_block} {{\n    {p}float {out_coverage}[];\n}};\n",
+            binding + 1
+        ),
+        extensions,
+        value: OutputSlot::Buffer {
+            binding,
+            block: value_block,
+            member: out_value.clone(),
+        },
+        coverage: OutputSlot::Buffer {
+            binding: binding + 1,
+            block: coverage_block,
+            member: out_coverage.clone(),
+        },
+        value_member: out_value,
+        coverage_member: out_coverage,
+    }
+}
+
 /// compute, tess-control: two storage blocks after the highest binding the
 /// shader's buffer blocks use, `vec4 value[]` and `float coverage[]`,
 /// written by the flush function. Compute: indexed by the linear global
@@ -511,29 +569,11 @@ pub(super) fn buffer(
             "gl_GlobalInvocationID.x + gl_NumWorkGroups.x * {size}.x * (gl_GlobalInvocationID.y + gl_NumWorkGroups.y * {size}.y * gl_GlobalInvocationID.z)"
         )
     };
-    let binding = buffer_bindings(decls)
-        .into_iter()
-        .max()
-        .map_or(0, |b| b + 1);
-    let value_block = names.fresh("gldbg_Value");
-    let coverage_block = names.fresh("gldbg_Coverage");
-    let out_value = names.fresh("gldbg_value");
-    let out_coverage = names.fresh("gldbg_coverage");
+    let blocks = storage_blocks(m, decls, names, p);
+    let (out_value, out_coverage) = (&blocks.value_member, &blocks.coverage_member);
     let code = names.fresh("gldbg_code");
-    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
-    let mut extensions = Vec::new();
-    if !m.es && m.version < 430 && !has_ext("GL_ARB_shader_storage_buffer_object") {
-        extensions.push("#extension GL_ARB_shader_storage_buffer_object : require".to_string());
-    }
-    if !m.es && m.version < 420 && !has_ext("GL_ARB_shading_language_420pack") {
-        extensions.push("#extension GL_ARB_shading_language_420pack : require".to_string());
-    }
     StageOutputs {
-        decls: format!(
-            "{size_decl}layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
-             layout(std430, binding = {}) buffer {coverage_block} {{\n    {p}float {out_coverage}[];\n}};\n",
-            binding + 1
-        ),
+        decls: format!("{size_decl}{}", blocks.decls),
         functions: flush_prototype(g),
         // Defined last: gl_WorkGroupSize needs the `local_size` layout first,
         // which may come anywhere before the end.
@@ -545,17 +585,9 @@ pub(super) fn buffer(
                 g.value
             ),
         ),
-        extensions,
-        value: Some(OutputSlot::Buffer {
-            binding,
-            block: value_block,
-            member: out_value,
-        }),
-        coverage: Some(OutputSlot::Buffer {
-            binding: binding + 1,
-            block: coverage_block,
-            member: out_coverage,
-        }),
+        extensions: blocks.extensions,
+        value: Some(blocks.value),
+        coverage: Some(blocks.coverage),
         size_uniform,
         ..StageOutputs::default()
     }
@@ -599,45 +631,21 @@ pub(super) fn vertex_buffer(
     let first = names.fresh("gldbg_first");
     let count = names.fresh("gldbg_count");
     let i = names.fresh("gldbg_index");
-    let binding = buffer_bindings(decls)
-        .into_iter()
-        .max()
-        .map_or(0, |b| b + 1);
-    let value_block = names.fresh("gldbg_Value");
-    let coverage_block = names.fresh("gldbg_Coverage");
-    let out_value = names.fresh("gldbg_value");
-    let out_coverage = names.fresh("gldbg_coverage");
-    let has_ext = |e: &str| m.extensions.iter().any(|x| x == e);
-    let mut extensions = Vec::new();
-    if !m.es && m.version < 430 && !has_ext("GL_ARB_shader_storage_buffer_object") {
-        extensions.push("#extension GL_ARB_shader_storage_buffer_object : require".to_string());
-    }
-    if !m.es && m.version < 420 && !has_ext("GL_ARB_shading_language_420pack") {
-        extensions.push("#extension GL_ARB_shading_language_420pack : require".to_string());
-    }
+    let blocks = storage_blocks(m, decls, names, p);
+    let (out_value, out_coverage) = (&blocks.value_member, &blocks.coverage_member);
     StageOutputs {
         decls: format!(
-            "uniform {p}uint {first};\nuniform {p}uint {count};\n\
-             layout(std430, binding = {binding}) buffer {value_block} {{\n    {p}vec4 {out_value}[];\n}};\n\
-             layout(std430, binding = {}) buffer {coverage_block} {{\n    {p}float {out_coverage}[];\n}};\n",
-            binding + 1
+            "uniform {p}uint {first};\nuniform {p}uint {count};\n{}",
+            blocks.decls
         ),
         main_end: format!(
             "    {p}uint {i} = uint(gl_VertexID) - {first} + uint(gl_InstanceID) * {count};\n    \
              {out_value}[{i}] = {};\n    {out_coverage}[{i}] = {};\n",
             g.value, g.coverage
         ),
-        extensions,
-        value: Some(OutputSlot::Buffer {
-            binding,
-            block: value_block,
-            member: out_value,
-        }),
-        coverage: Some(OutputSlot::Buffer {
-            binding: binding + 1,
-            block: coverage_block,
-            member: out_coverage,
-        }),
+        extensions: blocks.extensions,
+        value: Some(blocks.value),
+        coverage: Some(blocks.coverage),
         vertex_index_uniforms: Some((first, count)),
         ..StageOutputs::default()
     }
