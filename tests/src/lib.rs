@@ -621,11 +621,21 @@ pub const SHADE_COMMON_H: &str = include_str!("../apps/shade_common.h");
 /// The GLSL source of a `static const char *const NAME = "..." "...";` string of
 /// shade_common.h, unescaped.
 pub fn shader_source(name: &str) -> String {
-    let start = SHADE_COMMON_H
-        .find(&format!("{name} ="))
-        .unwrap_or_else(|| panic!("{name} not in shade_common.h"));
+    c_string_constant(SHADE_COMMON_H, "shade_common.h", name)
+}
+
+/// The text of the C string constant `NAME` (`static const char *NAME =`
+/// or `*const NAME =`, then one `"..."` literal per line up to the `;`) of
+/// the C source `c_source` (named `file` in the panic), unescaped: the
+/// test apps' shaders, for checking line numbers.
+pub fn c_string_constant(c_source: &str, file: &str, name: &str) -> String {
+    let start = [format!("*{name} ="), format!(" {name} =")]
+        .iter()
+        .filter_map(|pattern| c_source.find(pattern.as_str()))
+        .min()
+        .unwrap_or_else(|| panic!("{name} not in {file}"));
     let mut src = String::new();
-    for line in SHADE_COMMON_H[start..].lines().skip(1) {
+    for line in c_source[start..].lines().skip(1) {
         let (Some(a), Some(b)) = (line.find('"'), line.rfind('"')) else {
             break;
         };

@@ -38,18 +38,7 @@ const SOURCE: &str = include_str!("../apps/egl_uniforms.c");
 
 /// The GLSL of `static const char *NAME = "..." ...;` in egl_uniforms.c.
 fn shader(name: &str) -> String {
-    let start = SOURCE
-        .find(&format!("*{name} ="))
-        .unwrap_or_else(|| panic!("{name} not in egl_uniforms.c"));
-    let mut src = String::new();
-    for line in SOURCE[start..].lines().skip(1) {
-        let (a, b) = (line.find('"').unwrap(), line.rfind('"').unwrap());
-        src.push_str(&line[a + 1..b].replace("\\n", "\n"));
-        if line[b + 1..].split("/*").next().unwrap().contains(';') {
-            break;
-        }
-    }
-    src
+    gldbg_tests::c_string_constant(SOURCE, "egl_uniforms.c", name)
 }
 
 /// UNI_FS `float f_sbin = sb_in[3];`: the last local read from a uniform.
