@@ -15,7 +15,7 @@
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, has_context, hold_app_errors, is_es,
-    load_app_uniforms, replay_draw, replayable, set_path, write_reply,
+    load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
@@ -203,16 +203,9 @@ fn step(
             unsafe { invoke(id, args) };
         }
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
-        let replay_error = drain_own_errors();
+        let replayed = replay_errors("dispatch");
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
-        if replay_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!(
-                    "replaying the dispatch with the debug program raised GL error {replay_error:#x}"
-                ),
-            ));
-        }
+        replayed?;
 
         let t2 = Instant::now();
         let value_off = out_off;

@@ -445,6 +445,18 @@ impl Saved {
     }
 }
 
+/// After a replay of the stopped `call` (draw or dispatch): our own GL
+/// errors drained, the first one a failure that names it.
+pub(crate) fn replay_errors(call: &str) -> Result<(), Failure> {
+    match drain_own_errors() {
+        0 => Ok(()),
+        e => Err((
+            shm::STATUS_GL_FAILED,
+            format!("replaying the {call} with the debug program raised GL error {e:#x}"),
+        )),
+    }
+}
+
 /// Whether the context is desktop GL before 3.2 (where `GL_MAJOR_VERSION`
 /// may not exist: 0) or a compatibility profile: it has the fixed-function
 /// alpha test, and an app may bind object names it never generated.
@@ -887,14 +899,9 @@ fn step(
     let t1 = Instant::now();
     replay_draw(id, args, None);
     writes.restore();
-    let replay_error = drain_own_errors();
+    let replayed = replay_errors("draw");
     reply.replay_ns = t1.elapsed().as_nanos() as u64;
-    if replay_error != 0 {
-        return Err((
-            shm::STATUS_GL_FAILED,
-            format!("replaying the draw with the debug program raised GL error {replay_error:#x}"),
-        ));
-    }
+    replayed?;
 
     let t2 = Instant::now();
     let components = req.value_components.min(4) as usize;

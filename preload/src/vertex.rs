@@ -20,7 +20,7 @@ use crate::compute::Bindings;
 use crate::exec::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
-    load_app_uniforms, replay_draw, replayable, set_path, write_reply,
+    load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::gl;
 use crate::writes::ShaderWrites;
@@ -207,16 +207,9 @@ fn step(
             gl::end_transform_feedback();
         }
         writes.restore();
-        let replay_error = drain_own_errors();
+        let replayed = replay_errors("draw");
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
-        if replay_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!(
-                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
-                ),
-            ));
-        }
+        replayed?;
 
         let t2 = Instant::now();
         // Split the records straight from the captured bytes into the
@@ -362,16 +355,9 @@ fn step_to_buffers(
         let t1 = Instant::now();
         replay_draw(id, args, None);
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
-        let replay_error = drain_own_errors();
+        let replayed = replay_errors("draw");
         reply.replay_ns = t1.elapsed().as_nanos() as u64;
-        if replay_error != 0 {
-            return Err((
-                shm::STATUS_GL_FAILED,
-                format!(
-                    "replaying the draw with the debug program raised GL error {replay_error:#x}"
-                ),
-            ));
-        }
+        replayed?;
 
         let t2 = Instant::now();
         let coverage_off = out_off + n * value_len;
