@@ -1,6 +1,7 @@
 /* egl_app.h: what the headless EGL test apps share (egl_mrt, egl_draws,
  * egl_uniforms): an EGL surfaceless desktop GL context of a given version
- * and profile, fatal errors, shader compilation, an FNV-1a hash.
+ * and profile, fatal errors, shader compilation, an FNV-1a hash, an RGBA32F
+ * framebuffer to draw into.
  *
  * Define APP_NAME (a string) before including it: messages start with it.
  */
@@ -77,6 +78,21 @@ static struct egl_app egl_app_start(EGLint major, EGLint minor, EGLint profile) 
     if (!eglMakeCurrent(a.dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, a.ctx))
         die("eglMakeCurrent failed");
     return a;
+}
+
+/* Draw into a w x h RGBA32F renderbuffer of a framebuffer of our own
+ * (bound, viewport set): exact float results to read back. */
+static void egl_app_float_target(GLsizei w, GLsizei h) {
+    GLuint fbo, rb;
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glGenRenderbuffers(1, &rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA32F, w, h);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        die("framebuffer incomplete");
+    glViewport(0, 0, w, h);
 }
 
 static void egl_app_end(struct egl_app a) {

@@ -174,16 +174,7 @@ static void expected(int x, int y, float out[4]) {
 int main(void) {
     struct egl_app app = egl_app_start(4, 5, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
 
-    GLuint fbo, rb;
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glGenRenderbuffers(1, &rb);
-    glBindRenderbuffer(GL_RENDERBUFFER, rb);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA32F, W, H);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        die("framebuffer incomplete");
-    glViewport(0, 0, W, H);
+    egl_app_float_target(W, H);
 
     /* Vertex buffer: the quads of QUADS, 4 vertices each. */
     static float verts[19 * 4][2];

@@ -235,16 +235,7 @@ int main(int argc, char **argv) {
 
     struct egl_app app = egl_app_start(4, 5, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
 
-    GLuint fbo, rb;
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glGenRenderbuffers(1, &rb);
-    glBindRenderbuffer(GL_RENDERBUFFER, rb);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA32F, SIZE, SIZE);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        die("framebuffer incomplete");
-    glViewport(0, 0, SIZE, SIZE);
+    egl_app_float_target(SIZE, SIZE);
 
     GLuint vao, vbo;
     glGenVertexArrays(1, &vao);
