@@ -13,10 +13,11 @@
 //! back as they were.
 
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, has_context, hold_app_errors, is_es,
     load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
 };
+use crate::debug_blocks;
 use crate::generated::{CLASS, invoke};
 use crate::gl;
 use crate::writes::ShaderWrites;
@@ -61,13 +62,11 @@ pub fn compute_step(id: u32, args: &[u64]) -> u32 {
     hold_app_errors();
     let mut saved = Saved::capture(0);
     saved.suspend();
-    let bindings = Bindings::capture(req.value_binding);
     let mut reply = ComputeStepReply {
         program: saved.program,
         ..Default::default()
     };
     let result = step(&bulk, id, args, &req, &saved, &mut reply);
-    bindings.restore();
     saved.restore();
     drain_own_errors();
     write_reply(&bulk, reply, result)
@@ -91,17 +90,6 @@ fn step(
         return Err((
             shm::STATUS_NO_PROGRAM,
             "no program of the debugged stage is in use".into(),
-        ));
-    }
-    let max_bindings = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
-    if req.value_binding + 1 >= max_bindings {
-        return Err((
-            shm::STATUS_GL_FAILED,
-            format!(
-                "the debug buffers need storage bindings {} and {}; this context has {max_bindings}",
-                req.value_binding,
-                req.value_binding + 1
-            ),
         ));
     }
     let tess = req.stage == gl::TESS_CONTROL_SHADER;
@@ -146,6 +134,7 @@ fn step(
     };
     gl::use_program(prog);
     load_app_uniforms(prog, saved);
+    let value_binding = debug_blocks::place(prog, &saved.programs, req.value_binding)?;
     let path_len = (req.path_len as usize).min(shm::MAX_PATH);
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     let size_uniform = bulk.str(req.local_size_uniform);
@@ -164,6 +153,7 @@ fn step(
 
     let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
     (reply.restored_buffers, reply.restored_images) = writes.counts();
+    let bindings = Bindings::capture(value_binding);
     let values = gl::gen_buffer();
     let coverage = gl::gen_buffer();
     let result = (|| {
@@ -179,8 +169,8 @@ fn step(
             &vec![0u8; invocations * 4],
             gl::DYNAMIC_COPY,
         );
-        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding, values);
-        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding + 1, coverage);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, value_binding, values);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, value_binding + 1, coverage);
         let setup_error = drain_own_errors();
         if setup_error != 0 {
             return Err((
@@ -235,6 +225,7 @@ fn step(
         Ok(())
     })();
     writes.restore();
+    bindings.restore();
     gl::delete_buffer(values);
     gl::delete_buffer(coverage);
     result
@@ -243,7 +234,8 @@ fn step(
 /// Link the debug program: the instrumented compute shader (plus any other
 /// compute shader the app program links), or the instrumented tess-control
 /// shader with every other stage but the fragment shader (kept on GL ES,
-/// which needs one); the app's attribute locations and block bindings.
+/// which needs one); the app's attribute locations (block bindings are
+/// the app's at each step: `load_app_uniforms`).
 fn build_program(bulk: &Bulk, saved: &Saved, req: &ComputeStepRequest) -> Result<u32, Failure> {
     let tess = req.stage == gl::TESS_CONTROL_SHADER;
     let es = is_es();
@@ -268,7 +260,6 @@ fn build_program(bulk: &Bulk, saved: &Saved, req: &ComputeStepRequest) -> Result
         return Err((shm::STATUS_LINK_FAILED, log));
     }
     cleanup(prog, &shaders, false);
-    bind_app_blocks(&saved.programs, prog);
     Ok(prog)
 }
 

@@ -687,9 +687,12 @@ pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> 
     Ok(())
 }
 
-/// Give the current debug program `dbg` the app program's uniform values
-/// and subroutine selections.
+/// Give the current debug program `dbg` the app program's uniform values,
+/// subroutine selections and block bindings (at every step: a cached debug
+/// program must follow what the app set since).
 pub(crate) fn load_app_uniforms(dbg: u32, saved: &Saved) {
+    // Block bindings too: the app may have moved its blocks since we linked.
+    bind_app_blocks(&saved.programs, dbg);
     // A pipeline's stage programs each hold their own uniforms; a name in
     // two of them is one uniform of the debug program (the later stage's value).
     for &p in &saved.programs {
@@ -1293,7 +1296,6 @@ fn build_program(
             ),
         ));
     }
-    bind_app_blocks(&saved.programs, prog);
     Ok(DebugProgram {
         context: 0,
         app_program: app,
@@ -1358,8 +1360,6 @@ pub(crate) fn bind_app_attributes(app: u32, prog: u32) {
     }
 }
 
-/// Give the linked debug program the app program's uniform and storage
-/// block bindings, by block name.
 /// Give `prog`'s uniform and storage blocks the bindings the blocks of the
 /// same names have in the app's `programs`.
 pub(crate) fn bind_app_blocks(programs: &[u32], prog: u32) {

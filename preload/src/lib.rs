@@ -32,6 +32,7 @@
 
 pub mod capture;
 pub mod compute;
+pub mod debug_blocks;
 pub mod exec;
 pub mod gl;
 pub mod hooks;

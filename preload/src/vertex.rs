@@ -17,8 +17,9 @@
 
 use crate::capture::Capture;
 use crate::compute::Bindings;
+use crate::debug_blocks;
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_app_blocks, bind_discard_target,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target,
     cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
     load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
 };
@@ -158,7 +159,7 @@ fn step(
     set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
     reply.build_ns = t0.elapsed().as_nanos() as u64;
     if to_buffers {
-        return step_to_buffers(bulk, id, args, req, prog, reply);
+        return step_to_buffers(bulk, id, args, req, (prog, &saved.programs), reply);
     }
 
     let as_points = replays_as_points(req);
@@ -297,7 +298,7 @@ fn step_to_buffers(
     id: u32,
     args: &[u64],
     req: &VertexStepRequest,
-    prog: u32,
+    (prog, app_programs): (u32, &[u32]),
     reply: &mut VertexStepReply,
 ) -> Result<(), Failure> {
     let name = FUNCTIONS[id as usize].name;
@@ -332,8 +333,9 @@ fn step_to_buffers(
     // Uniforms the copy cannot set raise errors of ours that mean nothing.
     drain_own_errors();
 
+    let value_binding = debug_blocks::place(prog, app_programs, req.value_binding)?;
     let writes = ShaderWrites::snapshot(prog).map_err(|e| (shm::STATUS_GL_FAILED, e))?;
-    let bindings = Bindings::capture(req.value_binding);
+    let bindings = Bindings::capture(value_binding);
     let (values, coverage) = (gl::gen_buffer(), gl::gen_buffer());
     let result = (|| {
         // Every vertex writes both (coverage 0 where not reached).
@@ -341,8 +343,8 @@ fn step_to_buffers(
             gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, buffer);
             gl::buffer_data_uninit(gl::SHADER_STORAGE_BUFFER, len as i64, gl::STREAM_READ);
         }
-        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding, values);
-        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, req.value_binding + 1, coverage);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, value_binding, values);
+        gl::bind_buffer_base(gl::SHADER_STORAGE_BUFFER, value_binding + 1, coverage);
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
         bind_discard_target()?;
         if drain_own_errors() != 0 {
@@ -415,7 +417,8 @@ fn coverage_bytes(words: &[u8], out: &mut [u8]) -> u32 {
 /// Link the debug program: the instrumented shader with the stages it needs
 /// (vertex: alone; tess-eval, geometry: every stage of the app's program
 /// but the fragment shader; GL ES needs the fragment shader too), the app's
-/// attribute locations and block bindings, the debug `varyings` captured.
+/// attribute locations, the debug `varyings` captured (block bindings are
+/// the app's at each step: `load_app_uniforms`).
 fn build_program(
     bulk: &Bulk,
     saved: &Saved,
@@ -434,7 +437,6 @@ fn build_program(
         return Err((shm::STATUS_LINK_FAILED, log));
     }
     cleanup(prog, &shaders, false);
-    bind_app_blocks(&saved.programs, prog);
     Ok(prog)
 }
 
