@@ -386,7 +386,9 @@ impl Saved {
             ),
             pack_buffer: gl::get_i(gl::PIXEL_PACK_BUFFER_BINDING) as u32,
             pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
-            clamp_read: gl::get_i(gl::CLAMP_READ_COLOR),
+            // GL ES has no read clamping (Mesa answers the query, but
+            // glClampColor raises GL_INVALID_OPERATION there).
+            clamp_read: if is_es() { 0 } else { gl::get_i(gl::CLAMP_READ_COLOR) },
             feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0
                 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
             subroutines: capture_subroutines(),
