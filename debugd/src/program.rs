@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use gldbg_proto::api;
-use glsl_instrument::Stage;
+use glsl_instrument::{Api, Stage};
 
 /// One shader as recorded from the app's calls.
 #[derive(Clone, Debug, Default)]
@@ -115,6 +115,8 @@ pub struct ProgramText {
     pub outputs: Vec<(String, i32)>,
     /// The driver's copy of attached shaders' sources.
     pub sources: HashMap<u32, String>,
+    /// The context's API (GL ES: a shader without `#version` is GLSL ES 1.00).
+    pub api: Api,
 }
 
 /// An active attribute or uniform of a program.
@@ -148,6 +150,7 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
                 .unwrap_or(0)
         };
         match f[0] {
+            "api" if f.get(1) == Some(&"es") => p.api = Api::Es,
             "pipeline" => p.pipeline = num(1) as u32,
             "program" => {
                 let id = num(1) as u32;

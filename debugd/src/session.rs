@@ -1451,7 +1451,7 @@ impl Session {
             }
             _ => {}
         }
-        let (_, stages) = self.query_program()?;
+        let (text, stages) = self.query_program()?;
         let Some(shader) = stages.iter().find(|s| s.gl_type == stage.gl_enum()) else {
             return Err(Error::FailedPrecondition(format!(
                 "the current program has no {} shader",
@@ -1464,7 +1464,7 @@ impl Session {
                 stage.name()
             )));
         }
-        let model = ShaderModel::parse(&shader.source, stage)
+        let model = ShaderModel::parse_in(&shader.source, stage, text.api)
             .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))?;
         let others: Vec<StageSource> = stages
             .iter()

@@ -385,8 +385,15 @@ fn pad(x: &str, n: usize) -> String {
 
 fn store_fn(out: &mut String, h: &HelperNames<'_>, ty: &str, packed: &str, code: u32) {
     let p = h.precision;
+    // GLSL ES allows precision qualifiers on float, int and opaque types
+    // only: `highp bool` is an error (NVIDIA: C1151; Mesa lets it pass).
+    let param_p = if ty.starts_with("bool") || ty.starts_with("bvec") {
+        ""
+    } else {
+        p
+    };
     out.push_str(&format!(
-        "{p}float {store}({p}{ty} x) {{\n    {v} = {packed};\n    return {code}.0;\n}}\n",
+        "{p}float {store}({param_p}{ty} x) {{\n    {v} = {packed};\n    return {code}.0;\n}}\n",
         store = h.store,
         v = h.value
     ));

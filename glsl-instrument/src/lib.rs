@@ -391,6 +391,17 @@ impl ValueType {
     }
 }
 
+/// The API of the context a shader is compiled in: it decides the
+/// language of a shader without `#version`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Api {
+    /// Desktop OpenGL: GLSL 1.10 without `#version`.
+    #[default]
+    Gl,
+    /// OpenGL ES: GLSL ES 1.00 without `#version`.
+    Es,
+}
+
 /// A parsed shader with its step model.
 ///
 /// Lines and columns are those of the original source text (physical
@@ -430,7 +441,14 @@ impl ShaderModel {
     /// gated by version (`atomic_uint` in 3.10 es, `dvec3` via an
     /// extension, int64 types) are declared when a first parse fails.
     pub fn parse(source: &str, stage: Stage) -> Result<ShaderModel, ParseError> {
-        let parsed = parse::parse_shader(source)?;
+        ShaderModel::parse_in(source, stage, Api::Gl)
+    }
+
+    /// [`ShaderModel::parse`] for a shader of a context of `api`: in GL ES
+    /// a shader without `#version` is GLSL ES 1.00 (`GL_ES` defined, its
+    /// precision statements kept), not GLSL 1.10.
+    pub fn parse_in(source: &str, stage: Stage, api: Api) -> Result<ShaderModel, ParseError> {
+        let parsed = parse::parse_shader_in(source, api)?;
         let mut tu = parsed.tu;
         let builtins = steps::builtin_scope(stage, parsed.version, parsed.es, parsed.compat);
         let model = steps::build(&mut tu, source, builtins);

@@ -21,13 +21,13 @@ use glsl_lang::ast;
 use glsl_lang::parse::{DefaultLexer, ParseBuilder, ParseContext, ParseOptions};
 use glsl_lang::transpiler::glsl as printer;
 
-use crate::ParseError;
+use crate::{Api, ParseError};
 
 /// A parsed shader: the tree (with `#version`/`#extension`/`#pragma`
 /// injected back so they survive printing) and what the preamble said.
 pub(crate) struct Parsed {
     pub tu: ast::TranslationUnit,
-    /// `#version` number (110 if absent).
+    /// `#version` number (if absent: 110, or 100 in a GL ES context).
     pub version: u32,
     pub es: bool,
     /// `#version N compatibility`.
@@ -891,8 +891,10 @@ fn restore_workarounds(tu: &mut ast::TranslationUnit, w: &Workarounds) {
 /// `GL_FRAGMENT_PRECISION_HIGH` in GLSL ES and desktop GLSL >= 1.30. Their
 /// tests in `#ifdef`/`#ifndef`/`#if`/`#elif` lines are replaced by the
 /// constant result, padded to the same length (offsets are kept).
-/// `#version` number and ES-ness as the source's first `#version` line says.
-fn version_of(src: &str) -> (u32, bool) {
+/// `#version` number and ES-ness as the source's first `#version` line
+/// says; without one, the context's default (GLSL 1.10 in GL, GLSL ES 1.00
+/// in GL ES).
+fn version_of(src: &str, api: Api) -> (u32, bool) {
     for l in src.lines() {
         if let Some(r) = l.trim_start().strip_prefix('#')
             && let Some(r) = r.trim_start().strip_prefix("version")
@@ -902,11 +904,19 @@ fn version_of(src: &str) -> (u32, bool) {
             return (version, version == 100 || w.next() == Some("es"));
         }
     }
-    (110, false)
+    default_version(api)
 }
 
-fn resolve_builtin_macros(src: &str) -> String {
-    let (version, es) = version_of(src);
+/// The version of a shader without `#version` in a context of `api`.
+fn default_version(api: Api) -> (u32, bool) {
+    match api {
+        Api::Gl => (110, false),
+        Api::Es => (100, true),
+    }
+}
+
+fn resolve_builtin_macros(src: &str, api: Api) -> String {
+    let (version, es) = version_of(src, api);
     let mut defined: Vec<&str> = Vec::new();
     if es {
         defined.push("GL_ES");
@@ -986,15 +996,22 @@ pub(crate) fn line_col(src: &str, offset: usize) -> (u32, u32) {
 
 /// Parse a complete shader. Never panics: a panic inside glsl-lang is
 /// turned into a ParseError at 1:1.
+#[cfg(test)]
 pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
+    parse_shader_in(src, Api::Gl)
+}
+
+/// [`parse_shader`] for a context of `api` (which decides what a shader
+/// without `#version` is).
+pub(crate) fn parse_shader_in(src: &str, api: Api) -> Result<Parsed, ParseError> {
     let opts = ParseOptions {
-        default_version: 110,
+        default_version: default_version(api).0 as u16,
         ..ParseOptions::default()
     };
     let mut used = HashSet::new();
     words(src, &mut used);
     let mut renames = std::collections::HashMap::new();
-    let edited = resolve_builtin_macros(src);
+    let edited = resolve_builtin_macros(src, api);
     let (edited, unknown_extensions, unknown_names) =
         hide_unknown_extensions(&edited, &used, &mut renames);
     used.extend(renames.keys().cloned());
@@ -1090,14 +1107,14 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
             let rescanned = stuck.and_then(|m| expand_stuck_macro(&edited, m));
             let edited = match rescanned {
                 Some(text) => match attempt(&text, !gated.is_empty(), None) {
-                    Ok(tu) => return finish(tu, unknown_names, unknown_extensions),
+                    Ok(tu) => return finish(tu, api, unknown_names, unknown_extensions),
                     Err(_) => text,
                 },
                 None => edited,
             };
             // Valid GLSL glsl-lang rejects: rewrite and try again (the
             // first error is the one reported if that fails too).
-            let (v, is_es) = version_of(src);
+            let (v, is_es) = version_of(src, api);
             let (fixed, w) = workarounds(&edited, v, is_es, &used);
             if fixed == edited && w.type_names.is_empty() {
                 return Err(e);
@@ -1112,17 +1129,17 @@ pub(crate) fn parse_shader(src: &str) -> Result<Parsed, ParseError> {
             }
         }
     };
-    finish(tu, unknown_names, unknown_extensions)
+    finish(tu, api, unknown_names, unknown_extensions)
 }
 
 /// The [`Parsed`] of a tree: version and extensions from its directives.
 fn finish(
     tu: ast::TranslationUnit,
+    api: Api,
     unknown_names: Vec<String>,
     unknown_extensions: Vec<String>,
 ) -> Result<Parsed, ParseError> {
-    let mut version = 110;
-    let mut es = false;
+    let (mut version, mut es) = default_version(api);
     let mut compat = false;
     let mut extensions = unknown_names;
     for decl in &tu.0 {

@@ -137,8 +137,12 @@ pub fn query_program() -> u32 {
     let status = if prog == 0 {
         shm::STATUS_NO_PROGRAM
     } else {
+        use std::io::Write as _;
+        if is_es() {
+            // A shader without `#version` is GLSL ES 1.00 here.
+            let _ = writeln!(text, "api\tes");
+        }
         if current == 0 {
-            use std::io::Write as _;
             let _ = writeln!(text, "pipeline\t{pipeline}");
         }
         for p in programs {

@@ -510,7 +510,7 @@ pub struct ComputeStepReply {
 /// Reply of `CMD_QUERY_PROGRAM` (preload → daemon, at `BULK_REPLY`).
 ///
 /// `text` holds one record per line, tab-separated:
-/// `program\tID`, `shader\tID\tGL_TYPE` (attached shaders),
+/// `api\tes` (a GL ES context), `program\tID`, `shader\tID\tGL_TYPE` (attached shaders),
 /// `attribute\tNAME\tGL_TYPE\tSIZE\tLOCATION`,
 /// `uniform\tNAME\tGL_TYPE\tSIZE\tLOCATION\tVALUE` (VALUE as GLSL writes it; ABI 3),
 /// `output\tNAME\tLOCATION` (fragment outputs, where queryable),

@@ -1,0 +1,151 @@
+//! GLSL ES debug shaders follow the ES precision rules, over piglit's GLSL
+//! ES shaders (every stage, ES 1.00 to 3.20), each instrumented at several
+//! steps with and without a value probe:
+//! * no precision qualifier on a `bool`/`bvecN` (GLSL ES allows precision
+//!   on float, int and opaque types only: NVIDIA rejects `highp bool` with
+//!   C1151, Mesa lets it pass, so the driver here cannot be the check);
+//! * in a GLSL ES fragment shader (no default float precision), every float
+//!   declaration gldbg adds carries a precision.
+//!
+//! Needs Debian's `piglit` package, like `slice.rs`.
+
+use std::sync::OnceLock;
+
+use gldbg_corpus::*;
+use glsl_instrument::{Api, ShaderModel, Stage};
+
+/// Every `EVERY`-th GLSL ES shader of the corpus, at most `STEPS` steps each.
+const EVERY: usize = 3;
+const STEPS: usize = 4;
+
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let dir = piglit_dir();
+        assert!(
+            dir.join("tests").is_dir(),
+            "piglit is not installed at {}: install the Debian package `piglit`",
+            dir.display()
+        );
+        Corpus::load(&dir)
+    })
+}
+
+const PRECISIONS: [&str; 3] = ["highp", "mediump", "lowp"];
+
+/// The identifier-like words of `line`, in order.
+fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Each `PRECISION bool`/`PRECISION bvecN` of `source`, where PRECISION is
+/// a precision keyword or a macro `#define`d as one (gldbg's `GLDBG_P`).
+fn precision_on_bool(source: &str) -> Vec<String> {
+    let mut qualifiers: Vec<String> = PRECISIONS.iter().map(|p| p.to_string()).collect();
+    for line in source.lines() {
+        let w = words(line);
+        if line.trim_start().starts_with('#')
+            && w.len() == 3
+            && w[0] == "define"
+            && PRECISIONS.contains(&w[2])
+        {
+            qualifiers.push(w[1].to_string());
+        }
+    }
+    let mut found = Vec::new();
+    for line in source.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        let w = words(line);
+        for pair in w.windows(2) {
+            let is_bool = pair[1] == "bool" || pair[1].starts_with("bvec");
+            if is_bool && qualifiers.iter().any(|q| q == pair[0]) {
+                found.push(line.trim().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Declarations of float types gldbg added (`gldbg_` names) without a
+/// precision before them: `vec4 gldbg_v;`, `float gldbg_store(vec2 x)`.
+fn float_without_precision(source: &str) -> Vec<String> {
+    let float_types = ["float", "vec2", "vec3", "vec4"];
+    let mut found = Vec::new();
+    for line in source.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        let w = words(line);
+        for (i, pair) in w.windows(2).enumerate() {
+            if float_types.contains(&pair[0]) && pair[1].starts_with("gldbg_") {
+                let before = if i > 0 { w[i - 1] } else { "" };
+                let qualified = PRECISIONS.contains(&before) || before.starts_with("GLDBG_P");
+                if !qualified {
+                    found.push(line.trim().to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn es_debug_shaders_put_no_precision_on_bool() {
+    let es: Vec<&CorpusShader> = corpus()
+        .shaders
+        .iter()
+        .filter(|s| version_of(&s.source).es)
+        .collect();
+    assert!(es.len() > 300, "only {} GLSL ES shaders", es.len());
+    let mut problems = Vec::new();
+    let (mut sources, mut with_bool, mut fragment) = (0, 0, 0);
+    let mut stages = std::collections::BTreeSet::new();
+    for sh in es.iter().step_by(EVERY) {
+        let Ok(model) = ShaderModel::parse_in(&sh.source, sh.stage, Api::Es) else {
+            continue;
+        };
+        let positions = equiv::walk(&model, 200);
+        for i in spread(positions.len(), STEPS) {
+            let pos = &positions[i];
+            for expr in [None, equiv::scope_expr(&model, pos)] {
+                let Ok(ins) = model.instrument(&probe(pos, expr.as_deref())) else {
+                    continue;
+                };
+                sources += 1;
+                stages.insert(sh.stage.name());
+                with_bool += usize::from(ins.source.contains("bool"));
+                for line in precision_on_bool(&ins.source) {
+                    problems.push(format!("{}: precision on a bool: {line}", sh.location()));
+                }
+                if sh.stage == Stage::Fragment {
+                    fragment += 1;
+                    for line in float_without_precision(&ins.source) {
+                        problems.push(format!("{}: no precision: {line}", sh.location()));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{sources} GLSL ES debug shaders ({fragment} fragment, {with_bool} with bools) of {} stages checked",
+        stages.len()
+    );
+    assert!(
+        sources > 500 && fragment > 100 && with_bool > 100 && stages.len() >= 4,
+        "too little checked: {sources} sources, {fragment} fragment, stages {stages:?}"
+    );
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_see_what_they_look_for() {
+    let bad = "#define GLDBG_P highp\nGLDBG_P float f(GLDBG_P bool x) { return 1.0; }\nfloat g(highp bvec2 b);\n";
+    assert_eq!(precision_on_bool(bad).len(), 2);
+    assert!(precision_on_bool("highp float f(bool x, highp int y);\n").is_empty());
+    assert_eq!(float_without_precision("vec4 gldbg_v;\nhighp float gldbg_c;\n").len(), 1);
+}
