@@ -17,6 +17,7 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/glx_shade.c", "glx_shade", &["GL", "X11"]),
     ("apps/egl_compute.c", "egl_compute", &["EGL", "OpenGL"]),
     ("apps/egl_stages.c", "egl_stages", &["EGL", "OpenGL"]),
+    ("apps/egl_gles.c", "egl_gles", &["EGL", "GLESv2"]),
 ];
 
 fn main() {

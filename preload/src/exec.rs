@@ -237,9 +237,12 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
 
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
 pub(crate) fn program_interface_query() -> bool {
-    let (major, minor) = (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION));
     let available = crate::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
-    available && (major, minor) >= if is_es() { (3, 1) } else { (4, 3) }
+    available
+        && match crate::es::version() {
+            Some(v) => v >= (3, 1),
+            None => (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION)) >= (4, 3),
+        }
 }
 
 pub(crate) fn is_es() -> bool {
@@ -381,7 +384,10 @@ impl Saved {
                 .map(|i| gl::is_enabledi(gl::BLEND, i))
                 .collect(),
             color_masks: (0..draw_buffers)
-                .map(|i| gl::get_b4_indexed(gl::COLOR_WRITEMASK, i))
+                .map(|i| match crate::es::has_get_booleani() {
+                    true => gl::get_b4_indexed(gl::COLOR_WRITEMASK, i),
+                    false => gl::get_i4_indexed_as_b4(gl::COLOR_WRITEMASK, i),
+                })
                 .collect(),
             depth_mask: gl::get_b(gl::DEPTH_WRITEMASK),
             stencil_mask: (
@@ -736,6 +742,10 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
     };
     if let Err((status, log)) = replayable(id, true) {
         return fail(status, &log);
+    }
+    // Before any state is touched: what this GL ES context lacks.
+    if let Some(why) = crate::es::fragment_unsupported() {
+        return fail(shm::STATUS_GL_FAILED, &why);
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
     hold_app_errors();

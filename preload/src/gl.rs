@@ -182,6 +182,13 @@ pub fn get_b4_indexed(pname: u32, i: u32) -> [u8; 4] {
     unsafe { real::glGetBooleani_v(pname, i, p(&mut v)) };
     [v[0], v[1], v[2], v[3]]
 }
+/// [`get_b4_indexed`] through `glGetIntegeri_v` (GL ES 3.0 has no `glGetBooleani_v`).
+pub fn get_i4_indexed_as_b4(pname: u32, i: u32) -> [u8; 4] {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetIntegeri_v(pname, i, p(&mut v)) };
+    v.map(|x| u8::from(x != 0))
+}
 pub fn is_enabled(cap: u32) -> bool {
     // SAFETY: see the module comment.
     unsafe { real::glIsEnabled(cap) != 0 }
@@ -1123,6 +1130,21 @@ pub fn current_query(target: u32) -> u32 {
 pub fn uniform_1ui(loc: i32, v: u32) {
     // SAFETY: see the module comment.
     unsafe { real::glUniform1ui(loc, v) }
+}
+
+pub const EXTENSIONS: u32 = 0x1F03;
+
+/// `glGetString(name)` (empty where GL returns null).
+pub fn get_string(name: u32) -> String {
+    // SAFETY: see the module comment; GL returns a static NUL-terminated string or null.
+    let p = unsafe { real::glGetString(name) };
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-null strings from GL are NUL-terminated.
+    unsafe { core::ffi::CStr::from_ptr(p.cast()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Whether the context lists `name` among its extensions (GL 3.0+ / ES 3.0+:

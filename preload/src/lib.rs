@@ -33,6 +33,7 @@
 pub mod capture;
 pub mod compute;
 pub mod debug_blocks;
+pub mod es;
 pub mod exec;
 pub mod gl;
 pub mod hooks;

@@ -65,8 +65,9 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     }
     // GL 3.3 contexts have them through ARB_transform_feedback2 (NVIDIA
     // gives a 3.3 context exactly what it asks for; Mesa gives 4.5).
-    let feedback_objects = if is_es() {
-        gl::get_i(gl::MAJOR_VERSION) >= 3
+    // (ES 2.0 has no GL_MAJOR_VERSION: asking would raise an error the app sees.)
+    let feedback_objects = if let Some((major, _)) = crate::es::version() {
+        major >= 3
     } else {
         gl_at_least(4, 0) || gl::has_extension("GL_ARB_transform_feedback2")
     };

@@ -125,6 +125,9 @@ impl ImageCopy {
 /// The buffers bound where `prog`'s storage and atomic counter blocks are.
 fn written_buffers(prog: u32) -> Vec<u32> {
     let mut buffers: Vec<u32> = Vec::new();
+    if !crate::es::has_shader_writes() {
+        return buffers;
+    }
     let lists = [
         (
             gl::SHADER_STORAGE_BLOCK,
@@ -159,6 +162,9 @@ fn written_buffers(prog: u32) -> Vec<u32> {
 
 /// The textures on image units bound for writing, with what a copy needs.
 fn writable_images() -> Result<Vec<ImageCopy>, String> {
+    if !crate::es::has_shader_writes() {
+        return Ok(Vec::new());
+    }
     let units = gl::get_i(gl::MAX_IMAGE_UNITS).clamp(0, 1024) as u32;
     let mut out: Vec<ImageCopy> = Vec::new();
     for u in 0..units {

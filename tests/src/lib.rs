@@ -93,6 +93,12 @@ pub fn egl_stages() -> PathBuf {
     app(env!("GLDBG_APP_EGL_STAGES"), "egl_stages")
 }
 
+/// The OpenGL ES test app (built by build.rs): EGL surfaceless, `--es 2`,
+/// `--es 3` or `--es 31` (see tests/gles.rs).
+pub fn egl_gles() -> PathBuf {
+    app(env!("GLDBG_APP_EGL_GLES"), "egl_gles")
+}
+
 /// The GLX test app (built by build.rs); needs a display (see [`Xvfb`]).
 pub fn glx_shade() -> PathBuf {
     app(env!("GLDBG_APP_GLX_SHADE"), "glx_shade")

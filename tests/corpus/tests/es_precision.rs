@@ -15,7 +15,7 @@ use gldbg_corpus::*;
 use glsl_instrument::{Api, ShaderModel, Stage};
 
 /// Every `EVERY`-th GLSL ES shader of the corpus, at most `STEPS` steps each.
-const EVERY: usize = 3;
+const EVERY: usize = 1;
 const STEPS: usize = 4;
 
 fn corpus() -> &'static Corpus {
@@ -129,7 +129,7 @@ fn es_debug_shaders_put_no_precision_on_bool() {
         stages.len()
     );
     assert!(
-        sources > 500 && fragment > 100 && with_bool > 100 && stages.len() >= 4,
+        sources > 500 && fragment > 200 && with_bool > 200 && stages.len() >= 4,
         "too little checked: {sources} sources, {fragment} fragment, stages {stages:?}"
     );
     problems.sort();

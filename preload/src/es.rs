@@ -1,0 +1,84 @@
+//! What an OpenGL ES context offers the debug steps, and what a step
+//! needs that it lacks: each step asks before it touches any GL state, so
+//! a context that cannot run it gets an error naming the missing feature
+//! and the app's state is never half changed.
+//!
+//! Desktop GL contexts pass every check here (their needs are checked
+//! where each step starts).
+
+use crate::exec::is_es;
+use crate::gl;
+
+/// The context's GL ES version (major, minor); `None` on desktop GL. Read
+/// from the version string: ES 2.0 has no `GL_MAJOR_VERSION` (asking would
+/// raise an error).
+pub(crate) fn version() -> Option<(i32, i32)> {
+    if !is_es() {
+        return None;
+    }
+    let v = gl::get_string(gl::VERSION);
+    let number = v.strip_prefix("OpenGL ES")?.split_whitespace().next()?;
+    let (major, minor) = number.split_once('.')?;
+    let minor: String = minor.chars().take_while(char::is_ascii_digit).collect();
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// Whether the context lists `name` among its extensions. ES 2.0 has no
+/// `glGetStringi` (nor `GL_NUM_EXTENSIONS`): the one string is searched.
+fn has_extension(name: &str, (major, _): (i32, i32)) -> bool {
+    if major >= 3 {
+        return gl::has_extension(name);
+    }
+    gl::get_string(gl::EXTENSIONS)
+        .split_ascii_whitespace()
+        .any(|e| e == name)
+}
+
+fn describe((major, minor): (i32, i32)) -> String {
+    format!("this context is OpenGL ES {major}.{minor}")
+}
+
+/// Why the fragment step cannot run in this context, if it cannot: it
+/// renders a float value and a float coverage into two render targets of
+/// its own (multiple render targets, float color buffers) and reads them
+/// back as floats, with the blend state and color mask set per buffer.
+pub(crate) fn fragment_unsupported() -> Option<String> {
+    let v = version()?;
+    if v.0 < 3 {
+        return Some(format!(
+            "fragment debugging needs OpenGL ES 3.0 or later (float render targets and \
+             their read-back, glReadBuffer, separate draw and read framebuffers); {}",
+            describe(v)
+        ));
+    }
+    if v < (3, 2) && !has_extension("GL_EXT_color_buffer_float", v) {
+        return Some(format!(
+            "fragment debugging needs float render targets (OpenGL ES 3.2 or \
+             GL_EXT_color_buffer_float), which this context lacks; {}",
+            describe(v)
+        ));
+    }
+    if v < (3, 2)
+        && !has_extension("GL_OES_draw_buffers_indexed", v)
+        && !has_extension("GL_EXT_draw_buffers_indexed", v)
+    {
+        return Some(format!(
+            "fragment debugging needs blending and color masks per draw buffer (OpenGL ES \
+             3.2 or GL_OES_draw_buffers_indexed), which this context lacks; {}",
+            describe(v)
+        ));
+    }
+    None
+}
+
+/// Whether per-buffer state is read with `glGetBooleani_v` (desktop GL,
+/// ES 3.1+); ES 3.0 reads it with `glGetIntegeri_v`.
+pub(crate) fn has_get_booleani() -> bool {
+    version().is_none_or(|v| v >= (3, 1))
+}
+
+/// Whether the context has storage buffers, atomic counters and image
+/// units (desktop GL: asked by the callers; ES: 3.1 and later).
+pub(crate) fn has_shader_writes() -> bool {
+    version().is_none_or(|v| v >= (3, 1))
+}
