@@ -95,7 +95,7 @@ static const char *const GLES3_FS =
     "    uint code = uint(p.x) * 16u + uint(p.y);\n"               /* 19 */
     "    float s = shade(p);\n"                                    /* 20 */
     "    ivec2 cell = ivec2(p) / 8;\n"                             /* 21 */
-    "    frag = vec4(fract(s), v_uv.x, float(code % 256u) / 255.0, float(cell.x + cell.y) / 16.0);\n" /* 22 */
+    "    frag = vec4(fract(s), v_uv.x, float(code % 256u) * 0.00390625, float(cell.x + cell.y) * 0.0625);\n" /* 22 */
     "}\n";                                                         /* 23 */
 
 /* values[y * 16 + x] = (x * u_scale)^2 + y over a 16 x 6 grid. */

@@ -1,0 +1,293 @@
+//! OpenGL ES contexts (`tests/apps/egl_gles.c`, EGL surfaceless, GL ES from
+//! libGLESv2): fragment and vertex steps in a GLES 2 app (GLSL ES 1.00
+//! without `#version`, `gl_FragColor`) and a GLES 3 app (GLSL ES 3.00, uint
+//! and ivec2 values), the compute step in a GLES 3.1 app; values against
+//! the CPU references of the shaders (`shade()` is SHADE_FS's), summaries,
+//! a dump, and the app's own result (frame or buffer checksum) equal to a
+//! native run's.
+//!
+//! Mesa gives a GLES 2 or 3 app an ES 3.2 context; `MESA_GLES_VERSION_OVERRIDE`
+//! makes it the version asked for, with only what that version offers
+//! (ES 3.0: no `glGetBooleani_v`, no images or storage buffers; ES 2.0: no
+//! float render targets, no `glReadBuffer`, no transform feedback). ES 3.0
+//! and 3.1 debug like 3.2; ES 2.0 gets errors naming what it lacks, and
+//! the app goes on unharmed.
+
+use std::path::Path;
+
+use gldbg_tests::*;
+
+/// Pixels inside the quad (window coordinates), both sides of x = 32.
+const PIXELS: &[(u32, u32)] = &[(16, 12), (20, 20), (40, 30), (50, 13), (55, 35), (33, 24)];
+const TOL: f64 = 1e-5;
+
+/// `shade()`'s `return v;` and main's last line in both fragment shaders.
+const RETURN: u32 = 15;
+const GLES2_LAST: u32 = 21;
+const GLES3_LAST: u32 = 22;
+
+/// `v_uv` at vertex `n` of the draw (SHADE_QUAD * 0.5 + 0.5).
+fn vertex_uv(n: usize) -> [f64; 2] {
+    const QUAD: [f32; 12] = [
+        -0.5, -0.5, 0.75, -0.5, 0.75, 0.5, -0.5, -0.5, 0.75, 0.5, -0.5, 0.5,
+    ];
+    [0, 1].map(|k| (QUAD[2 * n + k] * 0.5 + 0.5) as f64)
+}
+
+/// `v_uv` interpolated at pixel (x, y): the window position over the size.
+fn pixel_uv(x: u32, y: u32) -> [f64; 2] {
+    [(x as f64 + 0.5) / 64.0, (y as f64 + 0.5) / 48.0]
+}
+
+/// The `checksum H` line of the app's output.
+fn checksum(stdout: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with("checksum "))
+        .unwrap_or_else(|| panic!("no checksum line in {stdout:?}"))
+        .to_string()
+}
+
+/// The app run natively with `env`: its checksum line.
+fn native_checksum(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = run_native(&egl_gles(), args, env);
+    assert!(out.status.success(), "{}", out.transcript());
+    checksum(&out.stdout)
+}
+
+fn session(args: &[&str], env: Option<&str>, script: &str, dir: &TempDir) -> Output {
+    let mut s = Session::new(egl_gles(), script).args(args);
+    if let Some(v) = env {
+        s = s.env("MESA_GLES_VERSION_OVERRIDE", v);
+    }
+    s.run(dir)
+}
+
+#[track_caller]
+fn check_close(out: &Output, cmd: &str, want: &[f64]) {
+    let r = out.ok(cmd);
+    assert_eq!(r["reached"], true, "{cmd}: {r}");
+    let got = values(r);
+    assert_eq!(got.len(), want.len(), "{cmd}: {r}");
+    for (g, w) in got.iter().zip(want) {
+        assert_close(*g, *w, TOL, cmd);
+    }
+}
+
+/// The fragment and vertex script shared by the GLES 2 and GLES 3 apps:
+/// `shade()`'s locals at `return v;`, main's locals at its last line, the
+/// outputs at the end of main, a dump, then `v_uv` at every vertex.
+fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
+    let mut s = format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
+    for &(x, y) in PIXELS {
+        s += &format!("print v @ {x},{y}\nprint acc @ {x},{y}\n");
+    }
+    s += &format!("print v\ndump v {}\ndelete\nbreak {last}\ncontinue\n", npy.display());
+    for &(x, y) in PIXELS {
+        for p in main_prints {
+            s += &format!("print {p} @ {x},{y}\n");
+        }
+    }
+    s += "print s @ 0,0\nnext\n";
+    for &(x, y) in PIXELS {
+        s += &format!("print {output} @ {x},{y}\n");
+    }
+    s += "end\ndebug vertex\nnext\nnext\n";
+    for n in 0..6 {
+        s += &format!("print v_uv @ vertex {n}\n");
+    }
+    s + "end\ndelete\ncontinue\n"
+}
+
+/// What both draw apps show: `shade()`'s values, the summary, the dump,
+/// `v_uv` per vertex, the app's frame.
+fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
+    let first = out.ok("debug fragment");
+    assert_eq!(first["line"], 18, "`vec2 p = gl_FragCoord.xy;`: {first}");
+    assert_eq!(first["reached"], COVERED, "{first}");
+    assert_eq!(out.ok_n("continue", 1)["line"], RETURN);
+    for &(x, y) in PIXELS {
+        let s = shade(x, y, gain(0));
+        check_close(out, &format!("print v @ {x},{y}"), &[s.v as f64]);
+        check_close(out, &format!("print acc @ {x},{y}"), &[s.acc as f64]);
+    }
+    let summary = &out.ok("print v")["summary"];
+    assert_eq!(summary["count"], COVERED, "{summary}");
+    let (lo, hi) = v_range(0);
+    assert_close(summary["min"][0].as_f64().unwrap(), lo as f64, TOL, "min v");
+    assert_close(summary["max"][0].as_f64().unwrap(), hi as f64, TOL, "max v");
+    let npy_data = read_npy(npy);
+    assert_eq!(npy_data.shape, vec![48, 64, 4]);
+    for y in 0..48 {
+        for x in 0..64 {
+            let got = npy_data.data[(((47 - y) * 64 + x) * 4) as usize];
+            if covered(x, y) {
+                assert_close(got as f64, shade(x, y, gain(0)).v as f64, TOL, "npy");
+            } else {
+                assert!(got.is_nan(), "uncovered ({x},{y}) in the dump: {got}");
+            }
+        }
+    }
+    // Outside the quad nothing is reached.
+    assert_eq!(out.ok("print s @ 0,0")["reached"], false);
+    // The vertex stage: v_uv at every vertex once main has run.
+    assert_eq!(out.ok_n("next", 2)["finished"], true);
+    for n in 0..6 {
+        check_close(out, &format!("print v_uv @ vertex {n}"), &vertex_uv(n));
+    }
+    let exit = out.ok_n("continue", 3);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(checksum(&out.stdout), want_checksum, "the frame after the debug steps vs native");
+}
+
+/// The end-of-main output at each pixel: `want(x, y, s)` (s: shade's value).
+fn check_outputs(out: &Output, name: &str, want: impl Fn(u32, u32, f32) -> [f64; 4]) {
+    assert_eq!(out.ok_n("next", 0)["finished"], true);
+    for &(x, y) in PIXELS {
+        let v = shade(x, y, gain(0)).v;
+        check_close(out, &format!("print {name} @ {x},{y}"), &want(x, y, v));
+    }
+}
+
+fn fract(v: f32) -> f64 {
+    (v - v.floor()) as f64
+}
+
+#[test]
+fn gles2_fragment_and_vertex_values() {
+    require_workspace();
+    let dir = TempDir::new("gles2");
+    let npy = dir.join("v.npy");
+    let want = native_checksum(&["--es", "2"], &[]);
+    let script = draw_script(GLES2_LAST, &["left", "s", "p"], "gl_FragColor", &npy);
+    let out = session(&["--es", "2"], None, &script, &dir);
+    // The app's own GLSL ES 1.00, no #version.
+    let program = out.ok("info program");
+    let fs = program["shaders"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["stage"] == "fragment"))
+        .unwrap_or_else(|| panic!("{program}"));
+    assert!(
+        fs["source"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("precision highp float;") && s.contains("gl_FragColor")),
+        "{fs}"
+    );
+    check_draw_common(&out, &npy, &want);
+    assert_eq!(out.ok_n("continue", 2)["line"], GLES2_LAST);
+    for &(x, y) in PIXELS {
+        let s = shade(x, y, gain(0));
+        let left = out.ok(&format!("print left @ {x},{y}"));
+        assert_eq!(left["type"], "bool", "{left}");
+        assert_eq!(scalar(left), f64::from(u8::from(s.p[0] < 32.0)), "left @ {x},{y}");
+        check_close(&out, &format!("print s @ {x},{y}"), &[s.v as f64]);
+        check_close(&out, &format!("print p @ {x},{y}"), &[s.p[0] as f64, s.p[1] as f64]);
+    }
+    check_outputs(&out, "gl_FragColor", |x, y, v| {
+        let uv = pixel_uv(x, y);
+        let a = if (x as f32 + 0.5) < 32.0 { 1.0 } else { 0.5 };
+        [fract(v), uv[0], uv[1], a]
+    });
+}
+
+/// The GLES 3 app in Mesa's ES 3.2 context and in an ES 3.0 one.
+#[test]
+fn gles3_fragment_and_vertex_values() {
+    require_workspace();
+    for version in [None, Some("3.0")] {
+        let dir = TempDir::new("gles3");
+        let npy = dir.join("v.npy");
+        let env: Vec<(&str, &str)> =
+            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let want = native_checksum(&["--es", "3"], &env);
+        let script = draw_script(GLES3_LAST, &["code", "cell", "s"], "frag", &npy);
+        let out = session(&["--es", "3"], version, &script, &dir);
+        if version.is_some() {
+            assert!(out.stdout.contains("context OpenGL ES 3.0"), "{}", out.stdout);
+        }
+        check_draw_common(&out, &npy, &want);
+        assert_eq!(out.ok_n("continue", 2)["line"], GLES3_LAST);
+        for &(x, y) in PIXELS {
+            let code = out.ok(&format!("print code @ {x},{y}"));
+            assert_eq!(code["type"], "uint", "{code}");
+            assert_eq!(scalar(code), f64::from(x * 16 + y), "code @ {x},{y}");
+            let cell = out.ok(&format!("print cell @ {x},{y}"));
+            assert_eq!(cell["type"], "ivec2", "{cell}");
+            assert_eq!(values(cell), vec![f64::from(x / 8), f64::from(y / 8)]);
+            check_close(&out, &format!("print s @ {x},{y}"), &[shade(x, y, gain(0)).v as f64]);
+        }
+        check_outputs(&out, "frag", |x, y, v| {
+            let uv = pixel_uv(x, y);
+            let code = (x * 16 + y) % 256;
+            // (Multiplications by powers of two: exact on the GPU too;
+            // llvmpipe's `/ 255.0` is off by 7e-5.)
+            [fract(v), uv[0], code as f64 / 256.0, (x / 8 + y / 8) as f64 / 16.0]
+        });
+    }
+}
+
+/// The GLES 3.1 compute app in Mesa's ES 3.2 context and in an ES 3.1 one:
+/// `values[i] = (x * 0.375)^2 + y` over 16 x 6 invocations.
+#[test]
+fn gles31_compute_values() {
+    require_workspace();
+    let scale = 0.375f32;
+    let picks: &[[u32; 2]] = &[[0, 0], [5, 3], [15, 5], [7, 1], [12, 4]];
+    for version in [None, Some("3.1")] {
+        let dir = TempDir::new("gles31");
+        let env: Vec<(&str, &str)> =
+            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let want = native_checksum(&["--es", "31"], &env);
+        let mut script = String::from("break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n");
+        for [x, y] in picks {
+            script += &format!("print y @ invocation {x},{y},0\nprint i @ invocation {x},{y},0\n");
+        }
+        script += "print i\nprint y\nend\ndelete\ncontinue\n";
+        let out = session(&["--es", "31"], version, &script, &dir);
+        let first = out.ok("debug compute");
+        assert_eq!(first["line"], 6, "{first}");
+        assert_eq!(first["reached"], 96, "{first}");
+        assert_eq!(out.ok_n("continue", 1)["line"], 9);
+        for &[x, y] in picks {
+            let s = x as f32 * scale;
+            check_close(&out, &format!("print y @ invocation {x},{y},0"), &[(s * s + y as f32) as f64]);
+            assert_eq!(scalar(out.ok(&format!("print i @ invocation {x},{y},0"))), f64::from(y * 16 + x));
+        }
+        let i = &out.ok("print i")["summary"];
+        assert_eq!((i["count"].as_u64(), i["min"][0].as_f64(), i["max"][0].as_f64()), (Some(96), Some(0.0), Some(95.0)), "{i}");
+        let y = &out.ok("print y")["summary"];
+        let top = 15.0f32 * scale;
+        assert_close(y["max"][0].as_f64().unwrap(), (top * top + 5.0) as f64, TOL, "max y");
+        let exit = out.ok_n("continue", 2);
+        assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+        assert_eq!(checksum(&out.stdout), want, "the buffer after the debug step vs native");
+    }
+}
+
+/// A real ES 2.0 context: each step says what the context lacks, before
+/// touching any state; the app then goes on as natively.
+#[test]
+fn gles2_context_names_what_it_lacks() {
+    require_workspace();
+    let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
+    let want = native_checksum(&["--es", "2"], &env);
+    for (stage, lacks) in [
+        ("fragment", "needs OpenGL ES 3.0 or later (float render targets"),
+        ("vertex", "needs transform feedback objects"),
+    ] {
+        let dir = TempDir::new("gles2-lacks");
+        let script = format!("break draw\ncontinue\ndebug {stage}\ndelete\ncontinue\n");
+        let out = session(&["--es", "2"], Some("2.0"), &script, &dir);
+        assert!(out.stdout.contains("context OpenGL ES 2.0") || !out.stdout.contains("context"));
+        let error = out.failed(&format!("debug {stage}"));
+        assert!(error.contains(lacks), "{stage}: {error}");
+        if stage == "fragment" {
+            assert!(error.contains("this context is OpenGL ES 2.0"), "{error}");
+        }
+        // Where the batch goes on after the failed command: the app is unharmed.
+        if out.results().iter().any(|r| r["cmd"] == "continue" && r.get("exited").is_some()) {
+            assert_eq!(out.ok_n("continue", 1)["exited"]["code"], 0, "{}", out.transcript());
+            assert_eq!(checksum(&out.stdout), want, "{stage}: the frame vs native");
+        }
+    }
+}
