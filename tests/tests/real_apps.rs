@@ -1,5 +1,5 @@
 //! Real applications under `gldbg run`: apps nobody here wrote (Debian's
-//! glxgears, es2gears_x11, glmark2, piglit's shader_runner) and test apps
+//! glxgears, es2gears_x11, glmark2, glmark2-es2, piglit's shader_runner) and test apps
 //! reaching GL the ways real apps do (two GL threads with a context each;
 //! SDL2 and GLFW with a glad-style loader and a core-profile context).
 //!
@@ -9,7 +9,7 @@
 //! Windowed apps run on an Xvfb of their own; nothing assumes a display.
 //!
 //! Needs `cargo build --workspace` and the Debian packages mesa-utils,
-//! glmark2-x11, piglit, libsdl2-dev, libglfw3-dev, xvfb. A missing package
+//! glmark2-x11, glmark2-es2-x11, piglit, libsdl2-dev, libglfw3-dev, xvfb. A missing package
 //! fails the test with its name (these are the issue's must-show apps).
 
 mod support;
@@ -139,28 +139,135 @@ fn es2gears_calls_and_shaders() {
     }
 }
 
-/// `debug fragment` at an es2gears draw (a GLES 2 context), asserted as it
-/// is today.
-///
-/// FIXME: GLES 2 has no float read-back (no RGBA32F `glReadPixels`), so the
-/// replay of the debug program fails at read-back with a clear error and the
-/// app goes on. Debugging needs a packed RGBA8 read-back on ES 2; when that
-/// lands, this test must assert the printed values instead.
+/// `print gl_FragColor @ X,Y` at every pixel of a grid over a `width` x
+/// `height` window, as script lines.
+fn grid_prints(width: u32, height: u32, step: u32) -> (String, Vec<(u32, u32)>) {
+    let mut script = String::new();
+    let mut pixels = Vec::new();
+    for y in (step / 2..height).step_by(step as usize) {
+        for x in (step / 2..width).step_by(step as usize) {
+            script += &format!("print gl_FragColor @ {x},{y}\n");
+            pixels.push((x, y));
+        }
+    }
+    (script, pixels)
+}
+
+/// The values of `print gl_FragColor @ X,Y` at the pixels a draw covers.
+fn covered_colors(out: &Output, pixels: &[(u32, u32)]) -> Vec<((u32, u32), Vec<f64>)> {
+    pixels
+        .iter()
+        .filter_map(|&(x, y)| {
+            let r = out.ok(&format!("print gl_FragColor @ {x},{y}"));
+            (r["reached"] == true).then(|| ((x, y), values(r)))
+        })
+        .collect()
+}
+
+/// `debug fragment` at es2gears' first draw (a GLES context; its shaders
+/// have no `#version`: GLSL ES 1.00). Its vertex shader lights the gear:
+/// `Color = (0.2 + diffuse) * MaterialColor` (alpha 1), and the first gear
+/// is `MaterialColor = (0.8, 0.1, 0, 1)`: every covered pixel's
+/// `gl_FragColor` has green = red / 8, no blue, alpha 1.
 #[test]
-fn es2gears_debug_fragment_fails_cleanly_on_gles2() {
+fn es2gears_debug_fragment_values() {
     require_workspace();
     let es2gears = debian("es2gears_x11", "mesa-utils");
     let x = Xvfb::start();
     let dir = TempDir::new("es2gears-debug");
-    let script = "break draw\ncontinue\ndebug fragment\ninfo call\ndelete\nstep\n";
-    let out = Session::new(&es2gears, script)
+    let (prints, pixels) = grid_prints(300, 300, 12);
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment\nprint Color\nstep\nprint gl_FragColor\n{prints}\
+         end\ndelete\nbreak eglSwapBuffers\ncontinue\ncontinue\n"
+    );
+    let out = Session::new(&es2gears, &script)
         .env("DISPLAY", x.display())
         .run(&dir);
-    let error = out.failed("debug fragment");
-    assert!(error.contains("reading the debug images back"), "{error}");
-    // The app is still stopped at the same draw and goes on.
-    assert_eq!(out.ok("info call")["function"], "glDrawArrays");
-    out.ok("step");
+    let first = out.ok("debug fragment");
+    assert_eq!(first["line"], 6, "`gl_FragColor = Color;`: {first}");
+    let reached = first["reached"].as_u64().unwrap_or(0);
+    assert!(reached > 1000 && reached < 300 * 300, "{first}");
+    assert_eq!(out.ok("step")["finished"], true);
+    let summary = &out.ok("print gl_FragColor")["summary"];
+    assert_eq!(summary["count"].as_u64(), Some(reached), "{summary}");
+    let colors = covered_colors(&out, &pixels);
+    assert!(colors.len() > 10, "grid pixels on the gear: {}", colors.len());
+    for ((x, y), c) in &colors {
+        assert!(c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6, "red @ {x},{y}: {c:?}");
+        assert_close(c[1], c[0] / 8.0, 1e-5, &format!("green = red / 8 @ {x},{y}"));
+        assert_eq!((c[2], c[3]), (0.0, 1.0), "blue, alpha @ {x},{y}: {c:?}");
+    }
+    // The app goes on drawing frames.
+    for n in 1..3 {
+        assert_eq!(
+            stopped_function(out.ok_n("continue", n)),
+            "eglSwapBuffers",
+            "{}",
+            out.transcript()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// glmark2-es2 (glmark2-es2-x11): GLES 2 through EGL, shaders without
+// #version whose precision statement sits in `#ifdef GL_ES`
+
+/// glmark2-es2's phong shading, off-screen: the fragment shader's output
+/// at the end of main at covered pixels of the draw. The material is blue
+/// (`MaterialDiffuse = (0, 0, 1, 1)`), the ambient and specular light
+/// grey: red = green, blue >= red, all finite and >= 0.
+#[test]
+fn glmark2_es2_phong_fragment_debug() {
+    require_workspace();
+    let glmark2 = debian("glmark2-es2", "glmark2-es2-x11");
+    let x = Xvfb::start();
+    let dir = TempDir::new("glmark2-es2");
+    let (prints, pixels) = grid_prints(320, 240, 10);
+    let script = format!(
+        "break draw\ncontinue\ninfo program\ndebug fragment\nnext\nnext\nprint gl_FragColor\n\
+         {prints}end\ndelete\ncontinue\n"
+    );
+    let out = Session::new(&glmark2, &script)
+        .args([
+            "--off-screen",
+            "--size",
+            "320x240",
+            "-b",
+            "shading:shading=phong:duration=0.5",
+        ])
+        .env("DISPLAY", x.display())
+        .run(&dir);
+    let fs = stage_source(out.ok("info program"), "fragment");
+    assert!(
+        !fs.contains("#version") && fs.contains("#ifdef GL_ES\nprecision mediump float;"),
+        "glmark2-es2's own GLSL ES 1.00: {fs}"
+    );
+    let first = out.ok("debug fragment");
+    let reached = first["reached"].as_u64().unwrap_or(0);
+    assert!(reached > 1000 && reached < 320 * 240, "{first}");
+    assert_eq!(out.ok_n("next", 1)["finished"], true, "{}", out.transcript());
+    assert_eq!(
+        out.ok("print gl_FragColor")["summary"]["count"].as_u64(),
+        Some(reached)
+    );
+    let colors = covered_colors(&out, &pixels);
+    assert!(colors.len() > 10, "grid pixels on the model: {}", colors.len());
+    for ((x, y), c) in &colors {
+        assert!(c.iter().all(|v| v.is_finite() && *v >= 0.0), "@ {x},{y}: {c:?}");
+        assert_eq!(c[0], c[1], "red = green @ {x},{y}: {c:?}");
+        assert!(c[2] >= c[0], "blue >= red @ {x},{y}: {c:?}");
+    }
+    assert!(
+        colors.iter().any(|(_, c)| c[2] > c[0] + 0.1),
+        "some pixels are lit blue: {colors:?}"
+    );
+    out.ok("end");
+    assert_last_exited_0(&out, "continue");
+    assert!(
+        out.stdout.contains("glmark2 Score:"),
+        "{}",
+        out.transcript()
+    );
 }
 
 // ---------------------------------------------------------------------------
