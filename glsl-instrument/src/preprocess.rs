@@ -172,6 +172,8 @@ struct State<'a> {
     line_sets_next: bool,
     /// The driver's number of the directive being read.
     here: DriverLine,
+    /// The directory of the named string being read (none: the shader's own).
+    dir: Option<String>,
 }
 
 /// Run the pass over `src` (see the module doc).
@@ -189,6 +191,7 @@ pub(crate) fn preprocess(src: &str, includes: &Includes) -> Result<Preprocessed,
         next: DriverLine { string: 0, line: 1 },
         line_sets_next: if es { version >= 300 } else { version >= 330 },
         here: DriverLine { string: 0, line: 1 },
+        dir: None,
     };
     st.run(src, 0)?;
     if !st.conds.is_empty() {
@@ -423,9 +426,8 @@ impl State<'_> {
 
     /// Splice the named string `#include` names.
     fn include(&mut self, rest: &str, depth: usize) -> Result<(), ParseError> {
-        let path = rest
-            .strip_prefix('"')
-            .and_then(|r| r.split_once('"'))
+        let quoted = rest.strip_prefix('"').and_then(|r| r.split_once('"'));
+        let path = quoted
             .or_else(|| rest.strip_prefix('<').and_then(|r| r.split_once('>')))
             .map(|(p, _)| p);
         let Some(path) = path else {
@@ -434,7 +436,8 @@ impl State<'_> {
         if depth >= MAX_INCLUDE_DEPTH {
             return Err(self.err(format!("#include \"{path}\" nests deeper than {MAX_INCLUDE_DEPTH}")));
         }
-        let Some(text) = resolve(self.includes, path) else {
+        let dir = self.dir.clone().filter(|_| quoted.is_some());
+        let Some((name, text)) = resolve(self.includes, path, dir.as_deref()) else {
             return Err(self.err(format!(
                 "#include \"{path}\": no such named string (glNamedStringARB){}",
                 if path.starts_with('/') {
@@ -444,9 +447,13 @@ impl State<'_> {
                 }
             )));
         };
-        let text = text.to_string();
         let string = self.next.string;
+        let outer = std::mem::replace(
+            &mut self.dir,
+            Some(name.rsplit_once('/').map_or("", |(d, _)| d).to_string()),
+        );
         self.run(&text, depth + 1)?;
+        self.dir = outer;
         if !self.text.ends_with('\n') {
             self.text.push('\n');
             self.active.push('\n');
@@ -459,26 +466,39 @@ impl State<'_> {
     }
 }
 
-/// The named string an `#include` path names: absolute paths as they are,
-/// relative ones in each search path in order.
-fn resolve<'a>(includes: &'a Includes, path: &str) -> Option<&'a str> {
-    let normal = |p: String| {
-        let mut out = String::new();
-        for part in p.split('/').filter(|s| !s.is_empty() && *s != ".") {
-            out.push('/');
-            out.push_str(part);
+/// A path with `.`, `..` and repeated `/` resolved (`/a/./b/../c` → `/a/c`).
+fn normal(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        if part == ".." {
+            parts.pop();
+        } else {
+            parts.push(part);
         }
-        out
-    };
-    if path.starts_with('/') {
-        return includes.strings.get(&normal(path.into())).map(String::as_str);
     }
-    includes.search_paths.iter().find_map(|dir| {
+    format!("/{}", parts.join("/"))
+}
+
+/// The named string an `#include` names, and its name: an absolute path
+/// as it is; a relative one first beside the including named string
+/// (`"..."` in an included string: `dir`), then in each search path in
+/// order (ARB_shading_language_include).
+fn resolve(includes: &Includes, path: &str, dir: Option<&str>) -> Option<(String, String)> {
+    let find = |full: String| {
+        let full = normal(&full);
         includes
             .strings
-            .get(&normal(format!("{dir}/{path}")))
-            .map(String::as_str)
-    })
+            .iter()
+            .find(|(name, _)| normal(name) == full)
+            .map(|(_, text)| (full, text.clone()))
+    };
+    if path.starts_with('/') {
+        return find(path.to_string());
+    }
+    dir.iter()
+        .map(|d| d.to_string())
+        .chain(includes.search_paths.iter().cloned())
+        .find_map(|d| find(format!("{d}/{path}")))
 }
 
 #[cfg(test)]

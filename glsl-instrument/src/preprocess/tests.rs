@@ -168,6 +168,17 @@ fn includes_are_spliced_and_numbered_as_mesa_does() {
     assert!(seen(&p).iter().all(|l| !l.starts_with("#include")));
     let e = preprocess("#version 330\n#include \"x.glsl\"\n", &inc).err().unwrap();
     assert!(e.message.contains("no such named string"), "{e:?}");
+    // `..`, `.`; a quoted relative path in an included string looks beside
+    // it first, an angled one only in the search paths (piglit's
+    // relative_path_test_double_quotes2).
+    let mut rel = Includes::default();
+    rel.strings.insert("/p/colour/c.glsl".into(), "one\n".into());
+    rel.strings.insert("/p/c.glsl".into(), "two\n".into());
+    rel.strings.insert("/p/to/main.glsl".into(), "#include \"c.glsl\"\n#include <c.glsl>\n".into());
+    rel.search_paths = vec!["/p/colour/".into(), "/p/".into()];
+    rel.strings.insert("/p/to/c.glsl".into(), "three\n".into());
+    let p = preprocess("#include \"/p/x/../to/./main.glsl\"\n", &rel).unwrap();
+    assert_eq!(seen(&p), ["three", "one"]);
     let mut looped = Includes::default();
     looped.strings.insert("/a".into(), "#include \"/a\"\n".into());
     let e = preprocess("#include \"/a\"\n", &looped).err().unwrap();
