@@ -60,6 +60,13 @@ mod value;
 
 pub use preprocess::Includes;
 
+/// `source` with its `#include`s spliced in as the driver does and the
+/// `#include` lines blanked: the same shader, compilable without the named
+/// strings (`glCompileShader`). Errors: an `#include` that names no string.
+pub fn splice_includes(source: &str, includes: &Includes) -> Result<String, ParseError> {
+    Ok(preprocess::preprocess(source, includes)?.spliced)
+}
+
 /// Shader stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {

@@ -63,6 +63,9 @@ struct DefSpan {
 pub(crate) struct Preprocessed {
     pub text: String,
     pub active: String,
+    /// `text` with the `#include` lines blanked: compiles without the
+    /// named strings (the shader's other stages are linked from it).
+    pub spliced: String,
     /// Per line of `text` (0-based index).
     pub lines: Vec<DriverLine>,
     defs: Vec<DefSpan>,
@@ -165,6 +168,7 @@ struct State<'a> {
     conds: Vec<Cond>,
     text: String,
     active: String,
+    spliced: String,
     lines: Vec<DriverLine>,
     /// The driver's number of the next line.
     next: DriverLine,
@@ -187,6 +191,7 @@ pub(crate) fn preprocess(src: &str, includes: &Includes) -> Result<Preprocessed,
         conds: Vec::new(),
         text: String::with_capacity(src.len()),
         active: String::with_capacity(src.len()),
+        spliced: String::with_capacity(src.len()),
         lines: Vec::new(),
         next: DriverLine { string: 0, line: 1 },
         line_sets_next: if es { version >= 300 } else { version >= 330 },
@@ -205,6 +210,7 @@ pub(crate) fn preprocess(src: &str, includes: &Includes) -> Result<Preprocessed,
     Ok(Preprocessed {
         text: st.text,
         active: st.active,
+        spliced: st.spliced,
         lines: st.lines,
         defs: st.defs,
     })
@@ -260,15 +266,24 @@ impl State<'_> {
         }
     }
 
-    /// Append one physical line of `text`, kept in `active` or blanked.
-    fn push_line(&mut self, raw: &str, keep: bool) {
+    /// Append one physical line of `text`, kept in `active` or blanked;
+    /// in `spliced` unless it is an `#include`.
+    fn push_line(&mut self, raw: &str, keep: bool, include: bool) {
+        let body = raw.trim_end_matches(['\n', '\r']);
+        let blank = |out: &mut String| {
+            out.extend(std::iter::repeat_n(' ', body.len()));
+            out.push_str(&raw[body.len()..]);
+        };
         self.text.push_str(raw);
         if keep {
             self.active.push_str(raw);
         } else {
-            let body = raw.trim_end_matches(['\n', '\r']);
-            self.active.extend(std::iter::repeat_n(' ', body.len()));
-            self.active.push_str(&raw[body.len()..]);
+            blank(&mut self.active);
+        }
+        if include {
+            blank(&mut self.spliced);
+        } else {
+            self.spliced.push_str(raw);
         }
         self.lines.push(self.next);
         self.next.line += 1;
@@ -281,7 +296,7 @@ impl State<'_> {
             let (raw, code) = &lines[i];
             let Some(d) = code.trim_start().strip_prefix('#') else {
                 let keep = self.is_active();
-                self.push_line(raw, keep);
+                self.push_line(raw, keep, false);
                 i += 1;
                 continue;
             };
@@ -305,8 +320,9 @@ impl State<'_> {
             let conditional = self.conditional(&word, rest)?;
             let keep = was_active && !conditional && word != "include";
             let first_line = self.lines.len();
+            let include = was_active && word == "include";
             for (raw, _) in &lines[i..=last] {
-                self.push_line(raw, keep);
+                self.push_line(raw, keep, include);
             }
             if was_active && !conditional {
                 self.directive(&word, rest, d, first_line, self.lines.len() - 1, depth)?;
@@ -457,6 +473,7 @@ impl State<'_> {
         if !self.text.ends_with('\n') {
             self.text.push('\n');
             self.active.push('\n');
+            self.spliced.push('\n');
         }
         // The driver goes on one line after the included string's, in
         // the including string.

@@ -166,6 +166,9 @@ fn includes_are_spliced_and_numbered_as_mesa_does() {
     assert_eq!(lines, [1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14]);
     assert_eq!(p.macros_at(12), "#define SCALE 2.0\n");
     assert!(seen(&p).iter().all(|l| !l.starts_with("#include")));
+    let spliced: Vec<&str> = p.spliced.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    assert_eq!(spliced[2..5], ["// a", "#define SCALE 2.0", "float f() { return SCALE; }"]);
+    assert_eq!(spliced[6..], ["#if 0", "#include \"/missing\"", "#endif", "foo;"]);
     let e = preprocess("#version 330\n#include \"x.glsl\"\n", &inc).err().unwrap();
     assert!(e.message.contains("no such named string"), "{e:?}");
     // `..`, `.`; a quoted relative path in an included string looks beside
