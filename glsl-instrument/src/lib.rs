@@ -52,8 +52,8 @@ mod flow;
 pub mod fuzzing;
 mod instrument;
 mod parse;
-mod preprocess;
 mod parts;
+mod preprocess;
 mod steps;
 mod typeck;
 mod value;
@@ -528,7 +528,10 @@ impl ShaderModel {
 
     /// The `#define`s in effect at `step`, for probe expressions there.
     pub(crate) fn probe_macros(&self, step: StepId) -> String {
-        let line = self.steps().get(step.0 as usize).map_or(u32::MAX, |s| s.line);
+        let line = self
+            .steps()
+            .get(step.0 as usize)
+            .map_or(u32::MAX, |s| s.line);
         self.pp.macros_at(line)
     }
 

@@ -113,10 +113,8 @@ fn predefined(text: &str) -> HashMap<String, MacroDef> {
     if es || version >= 130 {
         names.push("GL_FRAGMENT_PRECISION_HIGH".into());
     }
-    let mut defs: HashMap<String, MacroDef> = names
-        .into_iter()
-        .map(|n| (n, object(&["1"])))
-        .collect();
+    let mut defs: HashMap<String, MacroDef> =
+        names.into_iter().map(|n| (n, object(&["1"]))).collect();
     defs.insert("__VERSION__".into(), object(&[&version.to_string()]));
     defs
 }
@@ -450,7 +448,9 @@ impl State<'_> {
             return Err(self.err(format!("#include needs \"path\" or <path>, not `{rest}`")));
         };
         if depth >= MAX_INCLUDE_DEPTH {
-            return Err(self.err(format!("#include \"{path}\" nests deeper than {MAX_INCLUDE_DEPTH}")));
+            return Err(self.err(format!(
+                "#include \"{path}\" nests deeper than {MAX_INCLUDE_DEPTH}"
+            )));
         }
         let dir = self.dir.clone().filter(|_| quoted.is_some());
         let Some((name, text)) = resolve(self.includes, path, dir.as_deref()) else {

@@ -78,14 +78,31 @@ fn outputs_and_macros_resolve_through_the_active_branch_only() {
         let m = ShaderModel::parse(&src, Stage::Fragment).unwrap_or_else(|e| panic!("{head}: {e}"));
         let write = last_step(&m);
         assert_eq!(m.step(write).text, format!("{out} = c;"), "{head}");
-        let declared: Vec<&str> = m.step(write).scope.iter().map(|v| v.name.as_str()).collect();
+        let declared: Vec<&str> = m
+            .step(write)
+            .scope
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect();
         for other in ["out_a", "out_b", "out_c"] {
-            assert_eq!(declared.contains(&other), other == out, "{head}: {declared:?}");
+            assert_eq!(
+                declared.contains(&other),
+                other == out,
+                "{head}: {declared:?}"
+            );
         }
         // The debug shader writes `gl_FragColor` through an output of its own.
-        let var = if out == "gl_FragColor" { "gldbg_FragColor" } else { out };
+        let var = if out == "gl_FragColor" {
+            "gldbg_FragColor"
+        } else {
+            out
+        };
         assert_eq!(stored(&m, write, "OUT"), var, "{head}");
-        assert_eq!(stored(&m, write, "K * OUT"), format!("{k} * {var}"), "{head}");
+        assert_eq!(
+            stored(&m, write, "K * OUT"),
+            format!("{k} * {var}"),
+            "{head}"
+        );
     }
 }
 
@@ -207,7 +224,14 @@ fn includes_are_spliced_as_the_driver_does() {
     let m = ShaderModel::parse_with(src, Stage::Fragment, &inc).unwrap();
     // The included function's step, and main's, with Mesa's numbers.
     let twice = m.steps().iter().find(|s| s.function == "twice").unwrap();
-    assert_eq!(m.source().lines().nth(twice.line as usize - 1).unwrap().trim(), "return 2.0 * x;");
+    assert_eq!(
+        m.source()
+            .lines()
+            .nth(twice.line as usize - 1)
+            .unwrap()
+            .trim(),
+        "return 2.0 * x;"
+    );
     assert_eq!(m.driver_line(twice.line), 8);
     let write = last_step(&m);
     assert_eq!(m.step(write).text, "result = vec4(t);");
@@ -219,7 +243,10 @@ fn includes_are_spliced_as_the_driver_does() {
     // No named string: a clear error at the `#include`.
     let e = ShaderModel::parse(src, Stage::Fragment).err().unwrap();
     assert_eq!(e.line, 3, "{e}");
-    assert!(e.message.contains("common.glsl") && e.message.contains("named string"), "{e}");
+    assert!(
+        e.message.contains("common.glsl") && e.message.contains("named string"),
+        "{e}"
+    );
     // The debug shader has no #include left.
     let pos = m.entry();
     let out = m
@@ -230,5 +257,9 @@ fn includes_are_spliced_as_the_driver_does() {
         })
         .unwrap();
     assert!(!out.source.contains("#include"), "{}", out.source);
-    assert!(out.source.contains("float twice(float x)"), "{}", out.source);
+    assert!(
+        out.source.contains("float twice(float x)"),
+        "{}",
+        out.source
+    );
 }

@@ -425,4 +425,3 @@ pub(crate) fn expand_stuck_macro(src: &str, stuck: &str) -> Option<String> {
     }
     changed.then_some(out)
 }
-

@@ -25,7 +25,10 @@ pub(crate) fn eval_condition(text: &str, defs: &HashMap<String, MacroDef>) -> Re
     if words.is_empty() {
         return Err("no expression".into());
     }
-    let mut p = Parser { toks: &words, at: 0 };
+    let mut p = Parser {
+        toks: &words,
+        at: 0,
+    };
     let v = p.binary(0)?;
     match p.toks.get(p.at) {
         None => Ok(v != 0),
@@ -34,7 +37,10 @@ pub(crate) fn eval_condition(text: &str, defs: &HashMap<String, MacroDef>) -> Re
 }
 
 /// `defined X` and `defined ( X )` replaced by `1` or `0`.
-fn resolve_defined(toks: &[String], defs: &HashMap<String, MacroDef>) -> Result<Vec<String>, String> {
+fn resolve_defined(
+    toks: &[String],
+    defs: &HashMap<String, MacroDef>,
+) -> Result<Vec<String>, String> {
     let mut out = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {
@@ -54,7 +60,14 @@ fn resolve_defined(toks: &[String], defs: &HashMap<String, MacroDef>) -> Result<
         if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
             return Err(format!("`defined` needs a macro name, not `{name}`"));
         }
-        out.push(if defs.contains_key(name.as_str()) { "1" } else { "0" }.into());
+        out.push(
+            if defs.contains_key(name.as_str()) {
+                "1"
+            } else {
+                "0"
+            }
+            .into(),
+        );
         i = next;
     }
     Ok(out)
@@ -152,7 +165,10 @@ fn apply(op: &str, a: i64, b: i64) -> Result<i64, String> {
 /// A decimal, octal (`0`) or hex (`0x`) integer, `u`/`U` suffix allowed.
 fn number(w: &str) -> Result<i64, String> {
     let digits = w.trim_end_matches(['u', 'U']);
-    let parsed = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let parsed = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         i64::from_str_radix(h, 16)
     } else if digits.len() > 1 && digits.starts_with('0') {
         i64::from_str_radix(&digits[1..], 8)

@@ -54,7 +54,16 @@ fn branches_are_decided_as_the_driver_does() {
         #endif\n");
     assert_eq!(
         seen(&p),
-        ["#version 330", "#define MODE 2", "a2", "b1", "#undef MODE", "c1", "d3", "e1"]
+        [
+            "#version 330",
+            "#define MODE 2",
+            "a2",
+            "b1",
+            "#undef MODE",
+            "c1",
+            "d3",
+            "e1"
+        ]
     );
     assert_eq!(p.active.len(), p.text.len(), "every offset kept");
     assert_eq!(p.text.lines().count(), p.active.lines().count());
@@ -75,7 +84,9 @@ fn inactive_defines_do_not_count() {
     assert_eq!(p.macros_at(10), "#define FragColor fragColor\n");
     let es = pp("#version 300 es\n#ifdef GL_ES\n#define P highp\n#else\n#define P\n#endif\nx\n");
     assert_eq!(es.macros_at(7), "#define P highp\n");
-    let old = pp("#version 120\n#if __VERSION__ >= 130\n#define C fragColor\n#else\n#define C gl_FragColor\n#endif\nx\n");
+    let old = pp(
+        "#version 120\n#if __VERSION__ >= 130\n#define C fragColor\n#else\n#define C gl_FragColor\n#endif\nx\n",
+    );
     assert_eq!(old.macros_at(7), "#define C gl_FragColor\n");
 }
 
@@ -100,16 +111,25 @@ fn macros_are_those_in_effect_at_the_line() {
 #[test]
 fn conditionals_in_comments_are_text() {
     let p = pp("#version 330\n/* start\n#if 0\n*/ a\n// #if 0\nb\n");
-    assert_eq!(seen(&p), ["#version 330", "/* start", "#if 0", "*/ a", "// #if 0", "b"]);
+    assert_eq!(
+        seen(&p),
+        ["#version 330", "/* start", "#if 0", "*/ a", "// #if 0", "b"]
+    );
 }
 
 #[test]
 fn unbalanced_conditionals_are_errors() {
-    let e = preprocess("#version 330\n#if 1\nx\n", &Includes::default()).err().unwrap();
+    let e = preprocess("#version 330\n#if 1\nx\n", &Includes::default())
+        .err()
+        .unwrap();
     assert!(e.message.contains("unterminated #if"), "{e:?}");
-    let e = preprocess("#version 330\n#endif\n", &Includes::default()).err().unwrap();
+    let e = preprocess("#version 330\n#endif\n", &Includes::default())
+        .err()
+        .unwrap();
     assert_eq!((e.line, e.message.as_str()), (2, "#endif without #if"));
-    let e = preprocess("#if 1\n#else\n#elif 1\n#endif\n", &Includes::default()).err().unwrap();
+    let e = preprocess("#if 1\n#else\n#elif 1\n#endif\n", &Includes::default())
+        .err()
+        .unwrap();
     assert!(e.message.contains("after #else"), "{e:?}");
 }
 
@@ -131,8 +151,14 @@ fn lines_follow_line_directives_as_mesa_numbers_them() {
 #[test]
 fn includes_are_spliced_and_numbered_as_mesa_does() {
     let mut inc = Includes::default();
-    inc.strings.insert("/lib/a.glsl".into(), "// a\n#define SCALE 2.0\nfloat f() { return SCALE; }\n".into());
-    inc.strings.insert("/lib/b.glsl".into(), "#include \"/lib/a.glsl\"\nfloat g() { return f(); }\n".into());
+    inc.strings.insert(
+        "/lib/a.glsl".into(),
+        "// a\n#define SCALE 2.0\nfloat f() { return SCALE; }\n".into(),
+    );
+    inc.strings.insert(
+        "/lib/b.glsl".into(),
+        "#include \"/lib/a.glsl\"\nfloat g() { return f(); }\n".into(),
+    );
     inc.search_paths.push("/lib".into());
     let src = "#version 330\n\
         #extension GL_ARB_shading_language_include : require\n\
@@ -166,24 +192,43 @@ fn includes_are_spliced_and_numbered_as_mesa_does() {
     assert_eq!(lines, [1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14]);
     assert_eq!(p.macros_at(12), "#define SCALE 2.0\n");
     assert!(seen(&p).iter().all(|l| !l.starts_with("#include")));
-    let spliced: Vec<&str> = p.spliced.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    assert_eq!(spliced[2..5], ["// a", "#define SCALE 2.0", "float f() { return SCALE; }"]);
-    assert_eq!(spliced[6..], ["#if 0", "#include \"/missing\"", "#endif", "foo;"]);
-    let e = preprocess("#version 330\n#include \"x.glsl\"\n", &inc).err().unwrap();
+    let spliced: Vec<&str> = p
+        .spliced
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        spliced[2..5],
+        ["// a", "#define SCALE 2.0", "float f() { return SCALE; }"]
+    );
+    assert_eq!(
+        spliced[6..],
+        ["#if 0", "#include \"/missing\"", "#endif", "foo;"]
+    );
+    let e = preprocess("#version 330\n#include \"x.glsl\"\n", &inc)
+        .err()
+        .unwrap();
     assert!(e.message.contains("no such named string"), "{e:?}");
     // `..`, `.`; a quoted relative path in an included string looks beside
     // it first, an angled one only in the search paths (piglit's
     // relative_path_test_double_quotes2).
     let mut rel = Includes::default();
-    rel.strings.insert("/p/colour/c.glsl".into(), "one\n".into());
+    rel.strings
+        .insert("/p/colour/c.glsl".into(), "one\n".into());
     rel.strings.insert("/p/c.glsl".into(), "two\n".into());
-    rel.strings.insert("/p/to/main.glsl".into(), "#include \"c.glsl\"\n#include <c.glsl>\n".into());
+    rel.strings.insert(
+        "/p/to/main.glsl".into(),
+        "#include \"c.glsl\"\n#include <c.glsl>\n".into(),
+    );
     rel.search_paths = vec!["/p/colour/".into(), "/p/".into()];
     rel.strings.insert("/p/to/c.glsl".into(), "three\n".into());
     let p = preprocess("#include \"/p/x/../to/./main.glsl\"\n", &rel).unwrap();
     assert_eq!(seen(&p), ["three", "one"]);
     let mut looped = Includes::default();
-    looped.strings.insert("/a".into(), "#include \"/a\"\n".into());
+    looped
+        .strings
+        .insert("/a".into(), "#include \"/a\"\n".into());
     let e = preprocess("#include \"/a\"\n", &looped).err().unwrap();
     assert!(e.message.contains("nests deeper"), "{e:?}");
 }
