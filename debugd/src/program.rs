@@ -3,16 +3,18 @@
 //! `glLinkProgram`), the preload's `CMD_QUERY_PROGRAM` reply text, and small
 //! helpers (stage names, `#version`, GLSL type names).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use gldbg_proto::api;
-use glsl_instrument::{Api, Stage};
+use glsl_instrument::{Api, Includes, Stage};
 
 /// One shader as recorded from the app's calls.
 #[derive(Clone, Debug, Default)]
 pub struct RecordedShader {
     pub gl_type: u32,
     pub source: Option<String>,
+    /// The search paths of its `glCompileShaderIncludeARB`.
+    pub search_paths: Vec<String>,
 }
 
 /// One stage of a linked program.
@@ -23,6 +25,10 @@ pub struct StageSource {
     pub source: String,
     /// True when recorded from the app's calls, false when queried from the driver.
     pub recorded: bool,
+    /// What its `#include`s name (ARB_shading_language_include): the named
+    /// strings at `glLinkProgram`, the compile's search paths. Empty for a
+    /// source without `#include`.
+    pub includes: Includes,
 }
 
 /// Shader bookkeeping of one session (object names of all contexts share
@@ -33,6 +39,8 @@ pub struct Recorded {
     pub attached: HashMap<u32, Vec<u32>>,
     /// Stages of each program as they were at its last `glLinkProgram`.
     pub linked: HashMap<u32, Vec<StageSource>>,
+    /// `glNamedStringARB`'s named strings: name → text.
+    pub named_strings: BTreeMap<String, String>,
 }
 
 impl Recorded {
@@ -42,12 +50,37 @@ impl Recorded {
             RecordedShader {
                 gl_type,
                 source: None,
+                search_paths: Vec::new(),
             },
         );
     }
 
     pub fn shader_source(&mut self, id: u32, source: String) {
         self.shaders.entry(id).or_default().source = Some(source);
+    }
+
+    /// `glCompileShaderIncludeARB`: the search paths of its `#include`s.
+    pub fn compile_include(&mut self, id: u32, search_paths: Vec<String>) {
+        self.shaders.entry(id).or_default().search_paths = search_paths;
+    }
+
+    /// `glNamedStringARB` (`None`: `glDeleteNamedStringARB`).
+    pub fn named_string(&mut self, name: String, text: Option<String>) {
+        match text {
+            Some(t) => self.named_strings.insert(name, t),
+            None => self.named_strings.remove(&name),
+        };
+    }
+
+    /// What `source`'s `#include`s can name now.
+    pub fn includes(&self, source: &str, search_paths: &[String]) -> Includes {
+        if !source.contains("include") {
+            return Includes::default();
+        }
+        Includes {
+            strings: self.named_strings.clone(),
+            search_paths: search_paths.to_vec(),
+        }
     }
 
     pub fn attach(&mut self, program: u32, shader: u32) {
@@ -72,10 +105,12 @@ impl Recorded {
             .flatten()
             .filter_map(|id| {
                 let s = self.shaders.get(id)?;
+                let source = s.source.clone()?;
                 Some(StageSource {
                     id: *id,
                     gl_type: s.gl_type,
-                    source: s.source.clone()?,
+                    includes: self.includes(&source, &s.search_paths),
+                    source,
                     recorded: true,
                 })
             })
@@ -90,6 +125,7 @@ impl Recorded {
             vec![StageSource {
                 id: 0,
                 gl_type,
+                includes: self.includes(&source, &[]),
                 source,
                 recorded: true,
             }],

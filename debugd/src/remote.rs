@@ -117,8 +117,16 @@ impl Remote {
     /// The concatenated source of `glShaderSource(shader, count, strings, lengths)`:
     /// `lengths` NULL or a negative entry means NUL-terminated.
     pub fn shader_source(&self, count: i32, strings: u64, lengths: u64) -> Result<String, Errno> {
+        Ok(self.strings(count, strings, lengths)?.concat())
+    }
+
+    /// Each string of a `(count, strings, lengths)` array argument (the
+    /// paths of `glCompileShaderIncludeARB`, the strings of
+    /// `glShaderSource`): `lengths` NULL or a negative entry means
+    /// NUL-terminated.
+    pub fn strings(&self, count: i32, strings: u64, lengths: u64) -> Result<Vec<String>, Errno> {
         if count <= 0 {
-            return Ok(String::new());
+            return Ok(Vec::new());
         }
         let count = count as usize;
         let ptrs = self.read_u64s(strings, count)?;
@@ -127,14 +135,19 @@ impl Remote {
         } else {
             None
         };
-        let mut src = Vec::new();
-        for (i, p) in ptrs.iter().enumerate() {
-            match lens.as_ref().map(|l| l[i]) {
-                Some(n) if n >= 0 => src.extend_from_slice(&self.read(*p, n as usize)?),
-                _ => src.extend_from_slice(&self.read_cstr(*p)?),
-            }
-        }
-        Ok(String::from_utf8_lossy(&src).into_owned())
+        ptrs.iter()
+            .enumerate()
+            .map(|(i, p)| self.string(*p, lens.as_ref().map_or(-1, |l| l[i])))
+            .collect()
+    }
+
+    /// The string at `addr`: `len` bytes, or NUL-terminated if `len` < 0.
+    pub fn string(&self, addr: u64, len: i32) -> Result<String, Errno> {
+        let bytes = match usize::try_from(len) {
+            Ok(n) => self.read(addr, n)?,
+            Err(_) => self.read_cstr(addr)?,
+        };
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 }
 

@@ -788,6 +788,29 @@ impl Session {
                     .link(a(0) as u32);
                 Ok(None)
             }
+            "glNamedStringARB" | "glDeleteNamedStringARB" => {
+                let (name, text) = if name == "glNamedStringARB" {
+                    let text = remote.string(a(4), a(3) as i32).map_err(mem)?;
+                    (remote.string(a(2), a(1) as i32).map_err(mem)?, Some(text))
+                } else {
+                    (remote.string(a(1), a(0) as i32).map_err(mem)?, None)
+                };
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .named_string(name, text);
+                Ok(None)
+            }
+            "glCompileShaderIncludeARB" => {
+                let paths = remote.strings(a(1) as i32, a(2), a(3)).map_err(mem)?;
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .compile_include(a(0) as u32, paths);
+                Ok(None)
+            }
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call.slot)?;
@@ -1373,14 +1396,19 @@ impl Session {
             if stages.iter().any(|s| s.gl_type == *ty) {
                 continue;
             }
-            let rec = recorded.shaders.get(id).and_then(|s| s.source.clone());
+            let shader = recorded.shaders.get(id);
+            let rec = shader.and_then(|s| s.source.clone());
+            let source = rec
+                .clone()
+                .or_else(|| text.sources.get(id).cloned())
+                .unwrap_or_default();
+            let paths = shader.map_or(&[][..], |s| &s.search_paths[..]);
             stages.push(StageSource {
                 id: *id,
                 gl_type: *ty,
                 recorded: rec.is_some(),
-                source: rec
-                    .or_else(|| text.sources.get(id).cloned())
-                    .unwrap_or_default(),
+                includes: recorded.includes(&source, paths),
+                source,
             });
         }
         Ok((text, stages))
@@ -1464,12 +1492,18 @@ impl Session {
                 stage.name()
             )));
         }
-        let model = ShaderModel::parse_in(&shader.source, stage, text.api)
+        let model = ShaderModel::parse_with(&shader.source, stage, &shader.includes, text.api)
             .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))?;
+        // The other stages are compiled with `glCompileShader`: their
+        // `#include`s spliced in.
         let others: Vec<StageSource> = stages
             .iter()
             .filter(|s| s.gl_type != stage.gl_enum())
-            .cloned()
+            .map(|s| StageSource {
+                source: glsl_instrument::splice_includes(&s.source, &s.includes, text.api)
+                    .unwrap_or_else(|_| s.source.clone()),
+                ..s.clone()
+            })
             .collect();
         let mut runner = StepRunner {
             session: self,

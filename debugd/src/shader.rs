@@ -659,7 +659,7 @@ impl ShaderDebug {
             if !self.step_once(StepMode::Into, runner)? {
                 return Ok(());
             }
-            let line = self.model.step(self.pos.step).line;
+            let line = self.model.driver_line(self.model.step(self.pos.step).line);
             if self.breakpoints.contains(&line) {
                 self.breakpoint_hit = line;
                 return Ok(());
@@ -667,15 +667,24 @@ impl ShaderDebug {
         }
         Err(Error::FailedPrecondition(format!(
             "no shader breakpoint reached within {MAX_CONTINUE_STEPS} steps; stopped at line {}",
-            self.model.step(self.pos.step).line
+            self.model.driver_line(self.model.step(self.pos.step).line)
         )))
     }
 
-    /// Set a breakpoint at `line`, or at the next line (within 50) that has a step.
+    /// Set a breakpoint at `line` (the driver's number, after `#line` and
+    /// `#include`), or at the next line (within 50) that has a step.
     pub fn add_breakpoint(&mut self, line: u32) -> Result<u32> {
-        let last = self.model.source().lines().count() as u32;
+        let last = (1..=self.model.source().lines().count() as u32)
+            .map(|l| self.model.driver_line(l))
+            .max()
+            .unwrap_or(0);
         for l in line..=(line + 50).min(last.max(line)) {
-            if !self.model.steps_on_line(l).is_empty() {
+            let has_step = self
+                .model
+                .lines_numbered(l)
+                .into_iter()
+                .any(|t| !self.model.steps_on_line(t).is_empty());
+            if has_step {
                 self.breakpoints.insert(l);
                 return Ok(l);
             }
@@ -696,7 +705,7 @@ impl ShaderDebug {
         pb::ShaderStop {
             stage: self.model.stage().name().to_string(),
             step: self.pos.step.0,
-            line: st.line,
+            line: self.model.driver_line(st.line),
             column: st.column,
             function: st.function.clone(),
             text: st.text.clone(),
@@ -731,7 +740,7 @@ impl ShaderDebug {
             _ => {
                 return Err(Error::FailedPrecondition(format!(
                     "info flow needs a branch or loop condition; the current step (line {}) is a {}: `{}`",
-                    st.line,
+                    self.model.driver_line(st.line),
                     st.kind.name(),
                     st.text
                 )));
@@ -739,7 +748,7 @@ impl ShaderDebug {
         };
         let mut info = pb::FlowInfo {
             kind: kind.into(),
-            line: st.line,
+            line: self.model.driver_line(st.line),
             condition: cond.to_string(),
             ..Default::default()
         };
@@ -808,10 +817,15 @@ impl ShaderDebug {
             .collect())
     }
 
-    /// Source lines around `center` (0: the current step), `context` each side.
+    /// Source lines around `center` (0: the current step; else the
+    /// driver's number, the last line so numbered), `context` each side,
+    /// numbered as the driver numbers them (after `#line`, `#include`).
     pub fn listing(&self, center: u32, context: u32) -> pb::SourceListing {
         let cur = self.model.step(self.pos.step).line;
-        let center = if center == 0 { cur } else { center };
+        let center = match center {
+            0 => cur,
+            n => self.model.lines_numbered(n).last().copied().unwrap_or(n),
+        };
         let context = if context == 0 { 5 } else { context };
         let lines = self
             .model
@@ -820,11 +834,14 @@ impl ShaderDebug {
             .enumerate()
             .map(|(i, t)| (i as u32 + 1, t))
             .filter(|(n, _)| *n + context >= center && *n <= center + context)
-            .map(|(n, t)| pb::SourceLine {
-                line: n,
-                text: t.to_string(),
-                current: n == cur && !self.finished,
-                breakpoint: self.breakpoints.contains(&n),
+            .map(|(n, t)| {
+                let shown = self.model.driver_line(n);
+                pb::SourceLine {
+                    line: shown,
+                    text: t.to_string(),
+                    current: n == cur && !self.finished,
+                    breakpoint: self.breakpoints.contains(&shown),
+                }
             })
             .collect();
         pb::SourceListing { lines }

@@ -724,11 +724,15 @@ pub(crate) fn instrument_to(
 
     let expr = match probe.expr {
         Some(text) => Some(
-            parse_expr_in(text, &model.type_names, &m.macros, m.version).map_err(|message| {
-                InstrumentError::BadExpression {
-                    expr: text.to_string(),
-                    message,
-                }
+            parse_expr_in(
+                text,
+                &model.type_names,
+                &m.probe_macros(pos.step),
+                m.version,
+            )
+            .map_err(|message| InstrumentError::BadExpression {
+                expr: text.to_string(),
+                message,
             })?,
         ),
         None => None,

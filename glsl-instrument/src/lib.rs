@@ -53,9 +53,19 @@ pub mod fuzzing;
 mod instrument;
 mod parse;
 mod parts;
+mod preprocess;
 mod steps;
 mod typeck;
 mod value;
+
+pub use preprocess::Includes;
+
+/// `source` with its `#include`s spliced in as the driver does and the
+/// `#include` lines blanked: the same shader, compilable without the named
+/// strings (`glCompileShader`). Errors: an `#include` that names no string.
+pub fn splice_includes(source: &str, includes: &Includes, api: Api) -> Result<String, ParseError> {
+    Ok(preprocess::preprocess(source, includes, api)?.spliced)
+}
 
 /// Shader stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -404,9 +414,10 @@ pub enum Api {
 
 /// A parsed shader with its step model.
 ///
-/// Lines and columns are those of the original source text (physical
-/// lines: `#line` directives do not renumber them; a statement produced by
-/// a macro sits where the macro is used). Step text is the step's source
+/// Lines and columns are those of [`ShaderModel::source`] (the shader with
+/// its `#include`s spliced in; a statement produced by a macro sits where
+/// the macro is used); [`ShaderModel::driver_line`] gives the number the
+/// driver uses for one (after `#line` and `#include`). Step text is the step's source
 /// text on one line, or, where a macro is involved, the expansion as
 /// glsl-lang prints it (literals normalised, e.g. `1.`).
 pub struct ShaderModel {
@@ -420,8 +431,9 @@ pub struct ShaderModel {
     unknown_extensions: Vec<String>,
     /// Every identifier of the source, so generated names are unique.
     idents: HashSet<String>,
-    /// The source's macro directives, for probe expressions.
-    macros: String,
+    /// The preprocessor's view: macros in effect per line (for probe
+    /// expressions), the driver's line numbers.
+    pp: preprocess::Preprocessed,
     model: steps::Model,
 }
 
@@ -448,27 +460,59 @@ impl ShaderModel {
     /// a shader without `#version` is GLSL ES 1.00 (`GL_ES` defined, its
     /// precision statements kept), not GLSL 1.10.
     pub fn parse_in(source: &str, stage: Stage, api: Api) -> Result<ShaderModel, ParseError> {
-        let parsed = parse::parse_shader_in(source, api)?;
+        Self::parse_with(source, stage, &Includes::default(), api)
+    }
+
+    /// [`ShaderModel::parse_in`] with the named strings an `#include` may
+    /// name (`ARB_shading_language_include`), spliced in as the driver does.
+    /// Branches (`#if` ...) are decided once, by [`preprocess`]: glsl-lang
+    /// parses only the active lines. Error lines are the driver's numbers.
+    pub fn parse_with(
+        source: &str,
+        stage: Stage,
+        includes: &Includes,
+        api: Api,
+    ) -> Result<ShaderModel, ParseError> {
+        let pp = preprocess::preprocess(source, includes, api)?;
+        Self::parse_preprocessed(pp, stage, api).map_err(|(e, pp)| ParseError {
+            line: pp.map_or(e.line, |pp| pp.driver_line(e.line)),
+            ..e
+        })
+    }
+
+    fn parse_preprocessed(
+        pp: preprocess::Preprocessed,
+        stage: Stage,
+        api: Api,
+    ) -> Result<ShaderModel, (ParseError, Option<preprocess::Preprocessed>)> {
+        let text = pp.text.clone();
+        let source = text.as_str();
+        let parsed = match parse::parse_active(source, &pp.active, api) {
+            Ok(p) => p,
+            Err(e) => return Err((e, Some(pp))),
+        };
         let mut tu = parsed.tu;
         let builtins = steps::builtin_scope(stage, parsed.version, parsed.es, parsed.compat);
         let model = steps::build(&mut tu, source, builtins);
         let Some(main) = model.main else {
-            return Err(ParseError {
+            let e = ParseError {
                 line: 1,
                 column: 1,
                 message: "no `main` function".into(),
-            });
+            };
+            return Err((e, None));
         };
         if !matches!(model.functions[main].entry, steps::Target::Step { .. }) {
             let (line, column) = match &tu.0[model.functions[main].decl].span {
                 Some(span) => parse::line_col(source, usize::from(span.start().offset)),
                 None => (1, 1),
             };
-            return Err(ParseError {
+            let e = ParseError {
                 line,
                 column,
                 message: "`main` has no statement to debug".into(),
-            });
+            };
+            return Err((e, Some(pp)));
         }
         let mut idents = HashSet::new();
         parse::words(source, &mut idents);
@@ -482,9 +526,33 @@ impl ShaderModel {
             extensions: parsed.extensions,
             unknown_extensions: parsed.unknown_extensions,
             idents,
-            macros: parse::macro_lines(source),
+            pp,
             model,
         })
+    }
+
+    /// The number the driver gives 1-based line `line` of
+    /// [`ShaderModel::source`] (after `#line` and `#include`): what its
+    /// logs say, and what a user names.
+    pub fn driver_line(&self, line: u32) -> u32 {
+        self.pp.driver_line(line)
+    }
+
+    /// The lines of [`ShaderModel::source`] (1-based) the driver numbers
+    /// `driver_line`, in order (several where `#line` repeats numbers).
+    pub fn lines_numbered(&self, driver_line: u32) -> Vec<u32> {
+        (1..=self.pp.lines.len() as u32)
+            .filter(|&l| self.pp.driver_line(l) == driver_line)
+            .collect()
+    }
+
+    /// The `#define`s in effect at `step`, for probe expressions there.
+    pub(crate) fn probe_macros(&self, step: StepId) -> String {
+        let line = self
+            .steps()
+            .get(step.0 as usize)
+            .map_or(u32::MAX, |s| s.line);
+        self.pp.macros_at(line)
     }
 
     pub fn stage(&self) -> Stage {

@@ -378,7 +378,7 @@ pub(crate) struct Checker<'a> {
     pub line: u32,
     pub column: u32,
     pub source: &'a str,
-    /// The shader's macro directives (parse::macro_lines).
+    /// The `#define`s in effect at the step (`ShaderModel::probe_macros`).
     pub macros: &'a str,
     /// The probe expression and where it starts in the parsed text.
     pub probe: &'a str,
@@ -1222,12 +1222,10 @@ pub(crate) fn check(
     let Some(st) = model.model.steps.get(step.0 as usize) else {
         return Ok(None);
     };
-    let Ok((e, base)) = crate::parse::parse_expr_spanned(
-        expr,
-        &model.model.type_names,
-        &model.macros,
-        model.version,
-    ) else {
+    let macros = model.probe_macros(step);
+    let Ok((e, base)) =
+        crate::parse::parse_expr_spanned(expr, &model.model.type_names, &macros, model.version)
+    else {
         return Ok(None);
     };
     let decls = Decls::collect(&model.tu);
@@ -1238,7 +1236,7 @@ pub(crate) fn check(
         line: st.line,
         column: st.column,
         source: &model.source,
-        macros: &model.macros,
+        macros: &macros,
         probe: expr,
         base,
     };

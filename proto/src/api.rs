@@ -332,6 +332,9 @@ pub fn classify(name: &str) -> u32 {
             | "glLinkProgram"
             | "glLinkProgramARB"
             | "glCreateShaderProgramv"
+            | "glNamedStringARB"
+            | "glDeleteNamedStringARB"
+            | "glCompileShaderIncludeARB"
     ) {
         c |= SHADER_RECORD;
     }
