@@ -32,7 +32,7 @@ use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr, w
 use crate::value::{CODE_NO_VALUE, type_code};
 use crate::{
     BaseType, InstrumentError, Instrumented, Probe, Semantics, ShaderModel, Stage, StepId,
-    ValueType,
+    StepKind, ValueType,
 };
 
 mod outputs;
@@ -607,6 +607,23 @@ pub(crate) fn last_main_step(m: &ShaderModel) -> Option<StepId> {
     Some(StepId(last as u32))
 }
 
+/// The `return` steps of `main` (in source order) where `expr` resolves
+/// (all of them for a coverage-only probe): an invocation returning there
+/// ends `main`, so the end-of-main value is taken before each. Where a name
+/// of `expr` is not in scope (declared after the `return`), the invocation
+/// has no such value and stays unwritten.
+fn returns_in_main(m: &ShaderModel, expr: Option<&str>) -> Vec<usize> {
+    let Some(main) = m.model.main else {
+        return Vec::new();
+    };
+    (0..m.model.steps.len())
+        .filter(|&i| m.model.info[i].func == main && m.model.steps[i].kind == StepKind::Return)
+        .filter(|&i| {
+            expr.is_none_or(|e| crate::typeck::check(m, StepId(i as u32), e).is_ok())
+        })
+        .collect()
+}
+
 /// The debug shader of `probe`; `at_end`: the write is the last statement
 /// of `main` instead of before the probe's step (whose position is then
 /// not used).
@@ -815,10 +832,16 @@ pub(crate) fn instrument_to(
                 &dup_names[i],
                 &model.function_names,
             )?,
-            None if at_end => def.statement.statement_list.push(if_stmt(
-                guard.clone(),
-                compound(vec![expr_stmt(write.clone())]),
-            )),
+            None if at_end => {
+                // A `return` in main ends main: the value is taken there too.
+                for r in returns_in_main(m, probe.expr).into_iter().rev() {
+                    write_at(&mut def.statement, &model.info[r], &guard, &write)?;
+                }
+                def.statement.statement_list.push(if_stmt(
+                    guard.clone(),
+                    compound(vec![expr_stmt(write.clone())]),
+                ))
+            }
             None => write_at(&mut def.statement, info, &guard, &write)?,
         }
         if !at_end {
@@ -2149,5 +2172,49 @@ void main() {
         };
         assert!(at_end("a * 2.0").is_ok());
         assert!(at_end("i").is_err());
+    }
+
+    #[test]
+    fn end_of_main_is_also_taken_at_each_return_of_main() {
+        let src = "#version 330 core
+out vec4 o;
+uniform float t;
+float f(float x) { if (x > 1.0) return x; return 0.0; }
+void main() {
+    float a = f(t);
+    if (a > 0.5) {
+        o = vec4(a);
+        return;
+    }
+    if (a < 0.0) discard;
+    float late = 2.0 * a;
+    for (int i = 0; i < 3; i++) { if (late > 9.0) return; }
+    o = vec4(late);
+}
+";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let pos = m.entry();
+        let at_end = |e| {
+            m.instrument_end_of_main(&Probe {
+                position: &pos,
+                expr: e,
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source
+        };
+        let s = at_end(Some("o"));
+        let write = "if (gldbg_c == 0.) {\n            gldbg_c = gldbg_store(o);\n        }\n        return;";
+        assert!(s.contains(write), "{s}");
+        // The loop's return too (no loop counter guards it), the callee's not.
+        assert_eq!(s.matches("gldbg_c = gldbg_store(o);").count(), 3, "{s}");
+        assert!(s.contains("if (x > 1.) return x;"), "{s}");
+        // `late` is not in scope at the first return: that invocation has
+        // no `late`, so nothing is written there.
+        let s = at_end(Some("late"));
+        assert_eq!(s.matches("gldbg_c = gldbg_store(late);").count(), 2, "{s}");
+        // Coverage alone: every return of main.
+        let s = at_end(None);
+        assert_eq!(s.matches("gldbg_c = 17.;").count(), 3, "{s}");
     }
 }
