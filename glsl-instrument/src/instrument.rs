@@ -36,6 +36,7 @@ use crate::{
 };
 
 mod outputs;
+mod written;
 
 fn internal(what: &str) -> InstrumentError {
     InstrumentError::Unsupported(format!("internal error: {what}"))
@@ -618,9 +619,7 @@ fn returns_in_main(m: &ShaderModel, expr: Option<&str>) -> Vec<usize> {
     };
     (0..m.model.steps.len())
         .filter(|&i| m.model.info[i].func == main && m.model.steps[i].kind == StepKind::Return)
-        .filter(|&i| {
-            expr.is_none_or(|e| crate::typeck::check(m, StepId(i as u32), e).is_ok())
-        })
+        .filter(|&i| expr.is_none_or(|e| crate::typeck::check(m, StepId(i as u32), e).is_ok()))
         .collect()
 }
 
@@ -632,17 +631,19 @@ pub(crate) fn instrument(
     probe: &Probe<'_>,
     at_end: bool,
 ) -> Result<Instrumented, InstrumentError> {
-    instrument_to(m, probe, at_end, false)
+    instrument_to(m, probe, at_end, false, false)
 }
 
 /// [`instrument`]; `vertex_buffer`: a vertex shader's outputs are storage
 /// blocks indexed by the vertex's place in a non-indexed draw (see
-/// `outputs::vertex_buffer`) instead of varyings.
+/// `outputs::vertex_buffer`) instead of varyings; `written`: the written
+/// probe of the expression (written.rs) instead of its value.
 pub(crate) fn instrument_to(
     m: &ShaderModel,
     probe: &Probe<'_>,
     at_end: bool,
     vertex_buffer: bool,
+    written: bool,
 ) -> Result<Instrumented, InstrumentError> {
     let stage = m.stage;
     if vertex_buffer {
@@ -772,6 +773,22 @@ pub(crate) fn instrument_to(
         .collect();
     let path_uniform = (total_loops > 0).then(|| names.fresh("gldbg_path"));
     let flush = (!wraps_main).then(|| names.fresh("gldbg_flush"));
+    // The written probe hands out what the expression's outputs had
+    // written instead of its value, and tracks them in every function.
+    let mut tu = m.tu.0.clone();
+    let mut expr = expr;
+    let mut written_clear = String::new();
+    let mut written_decls = String::new();
+    if written {
+        let no_output =
+            || InstrumentError::Unsupported("the expression reads no tracked output".into());
+        let e = expr.as_ref().filter(|_| wraps_main).ok_or_else(no_output)?;
+        let w = written::Written::new(m, e, &mut names);
+        expr = Some(w.expr(e).ok_or_else(no_output)?);
+        w.track(&mut tu, &model.function_names);
+        written_decls = w.decls();
+        written_clear = w.clear(&mut names);
+    }
 
     // The debug write, `coverage = store(expr)` (or the no-value code),
     // through the flush function where the outputs are written at the
@@ -805,13 +822,13 @@ pub(crate) fn instrument_to(
     };
 
     // Edit main in place and add the duplicates of the chain's functions.
-    let mut decls = m.tu.0.clone();
+    let mut decls = tu.clone();
     let mut before: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut after: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut loop_base = 0;
     for (i, fr) in frames.iter().enumerate() {
         let decl = model.functions[fr.func].decl;
-        let mut def = function_def(&m.tu.0[decl])
+        let mut def = function_def(&tu[decl])
             .ok_or_else(|| internal("function definition missing"))?
             .clone();
         def.prototype.name = ast::IdentifierData::from(if i == 0 {
@@ -859,7 +876,7 @@ pub(crate) fn instrument_to(
         };
         if fr.call.is_some() {
             // A prototype, so this function may call the next duplicate.
-            let next = function_def(&m.tu.0[model.functions[frames[i + 1].func].decl])
+            let next = function_def(&tu[model.functions[frames[i + 1].func].decl])
                 .ok_or_else(|| internal("callee missing"))?;
             let mut proto = next.prototype.clone();
             proto.name = ast::IdentifierData::from(dup_names[i].as_str()).into();
@@ -968,6 +985,7 @@ pub(crate) fn instrument_to(
     }
     extension_lines.extend(outs.extensions);
     prelude.push_str(&outs.decls);
+    prelude.push_str(&written_decls);
     prelude.push_str(&helpers(
         &HelperNames {
             value: &value_var,
@@ -993,6 +1011,7 @@ pub(crate) fn instrument_to(
             tail.push_str(&format!("    {c} = 0;\n"));
         }
         tail.push_str(&outs.main_start);
+        tail.push_str(&written_clear);
         tail.push_str(&format!("    {main_name}();\n"));
         tail.push_str(&outs.main_end);
         tail.push_str("}\n");
