@@ -750,7 +750,10 @@ fn written_text(values: &[f64], undefined: &[u32], reply: &pb::PrintReply) -> St
         types.resize(values.len(), reply.r#type.as_str());
     }
     for p in &reply.parts {
-        types.extend(std::iter::repeat_n(p.r#type.as_str(), p.components as usize));
+        types.extend(std::iter::repeat_n(
+            p.r#type.as_str(),
+            p.components as usize,
+        ));
     }
     let items: Vec<String> = values
         .iter()
@@ -1774,7 +1777,10 @@ mod tests {
             result_text(&Ok(out(discarded.clone()))),
             "gl_FragColor @ 3,4: discarded before the end of main"
         );
-        assert_eq!(j("print gl_FragColor @ 3,4", Ok(out(discarded)))["discarded"], json!(true));
+        assert_eq!(
+            j("print gl_FragColor @ 3,4", Ok(out(discarded)))["discarded"],
+            json!(true)
+        );
         let sum = pb::PrintReply {
             at: None,
             value: vec![],

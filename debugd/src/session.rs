@@ -1602,7 +1602,8 @@ impl Session {
                     // reach its end was discarded.
                     let discarded = v.is_none()
                         && stage == Stage::Fragment
-                        && d.end_coverage(r)?.is_some_and(|end| !end.reached_at((x, y, z)))
+                        && d.end_coverage(r)?
+                            .is_some_and(|end| !end.reached_at((x, y, z)))
                         && {
                             let entry = d.model.entry();
                             d.probe(&entry, None, r)?.reached_at((x, y, z))

@@ -553,7 +553,10 @@ impl ShaderDebug {
 
     /// Once stepping has finished: which invocations reached the end of
     /// `main` (a `return` in it or its last statement); `None` before.
-    pub fn end_coverage(&mut self, runner: &mut dyn ProbeRunner) -> Result<Option<Arc<ProbeResult>>> {
+    pub fn end_coverage(
+        &mut self,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Option<Arc<ProbeResult>>> {
         if !self.finished {
             return Ok(None);
         }
