@@ -2112,6 +2112,71 @@ void main() {
             "isampler2MSx isampler2DMS(usampler2DMSArray)"
         );
     }
+
+    /// piglit's fs-inout-index-two-level: `v[w[i]]` is an `inout` argument
+    /// whose index reads another `inout` argument; GLSL evaluates it once,
+    /// at the call. At every position and at the end of main the debug
+    /// shader keeps the call as it is (only renamed to the position's copy)
+    /// with the statements around it in their order: no probe rewrites an
+    /// argument, duplicates an index or moves a side effect.
+    #[test]
+    fn an_indexed_inout_argument_stays_as_the_app_wrote_it() {
+        let src = "#version 120
+uniform int u = 1;
+void func(inout int i, inout int w[4], inout int x)
+{
+  i = 0;
+  for (int j = 0; j < 4; ++j)
+    w[j] += j;
+  x = 1;
+}
+void main()
+{
+  int v[4] = int[](0, 0, 0, 0);
+  int w[4] = int[](0, 1, 0, 0);
+  int i = u;
+  func(i, w, v[w[i]]);
+  if (v[1] != 1) {
+    gl_FragColor = vec4(1.0, 0.0, 0.0, 1.0);
+    return;
+  }
+  gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0);
+}
+";
+        let m = model(src);
+        let mut sources: Vec<String> = every_position(&m).into_iter().map(|i| i.source).collect();
+        sources.push(
+            m.instrument_end_of_main(&Probe {
+                position: &m.entry(),
+                expr: Some("gl_FragColor"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source,
+        );
+        for s in &sources {
+            let main = &s[s.find("void gldbg_main()").unwrap_or_else(|| panic!("{s}"))..];
+            let app_lines: Vec<&str> = main
+                .lines()
+                .map(str::trim)
+                .filter(|l| {
+                    [
+                        "int v[4]",
+                        "int w[4]",
+                        "int i = u;",
+                        "func(i, w, v[w[i]]);",
+                        "v[1] != 1",
+                    ]
+                    .iter()
+                    .any(|p| l.contains(p))
+                })
+                .collect();
+            assert_eq!(app_lines.len(), 5, "{s}");
+            assert!(app_lines[3].ends_with("func(i, w, v[w[i]]);"), "{s}");
+            assert!(app_lines[4].ends_with("v[1] != 1) {"), "{s}");
+            assert!(!s.contains("? "), "no argument is rewritten: {s}");
+        }
+    }
 }
 
 #[cfg(test)]
