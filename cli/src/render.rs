@@ -766,8 +766,15 @@ fn written_text(values: &[f64], undefined: &[u32], reply: &pb::PrintReply) -> St
     format!("({})", items.join(", "))
 }
 
-/// [`written_text`] as JSON: the undefined components as the string `"undefined"`.
-fn written_json(values: &[f64], undefined: &[u32], reply: &pb::PrintReply) -> Value {
+/// A reached invocation's value as JSON (CLI.md): not written at all,
+/// `"undefined": true` and no `"value"`; partly, the components not written
+/// as the string `"undefined"` in `"value"`, their indices in
+/// `"undefined_components"`.
+fn undefined_json(o: &mut Obj, values: &[f64], undefined: &[u32], reply: &pb::PrintReply) {
+    if !undefined.is_empty() && undefined.len() >= values.len() {
+        o.insert("undefined".into(), json!(true));
+        return;
+    }
     let mut v = value_json(values, reply);
     if let Value::Array(items) = &mut v {
         for &i in undefined {
@@ -776,7 +783,10 @@ fn written_json(values: &[f64], undefined: &[u32], reply: &pb::PrintReply) -> Va
             }
         }
     }
-    v
+    o.insert("value".into(), v);
+    if !undefined.is_empty() {
+        o.insert("undefined_components".into(), json!(undefined));
+    }
 }
 
 fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
@@ -906,13 +916,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
             o.insert("invocation".into(), at_json(at));
             o.insert("reached".into(), json!(reply.reached));
             if reply.reached {
-                o.insert(
-                    "value".into(),
-                    written_json(&reply.value, &reply.undefined, reply),
-                );
-            }
-            if !reply.undefined.is_empty() {
-                o.insert("undefined".into(), json!(reply.undefined));
+                undefined_json(o, &reply.value, &reply.undefined, reply);
             }
             if reply.discarded {
                 o.insert("discarded".into(), json!(true));
@@ -941,13 +945,13 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                         .table
                         .iter()
                         .map(|row| {
-                            let mut v = json!({"vertex": row.vertex, "reached": row.reached});
+                            let mut v = Obj::new();
+                            v.insert("vertex".into(), json!(row.vertex));
+                            v.insert("reached".into(), json!(row.reached));
                             if row.reached {
-                                v["value"] = written_json(&row.value, &row.undefined, reply);
+                                undefined_json(&mut v, &row.value, &row.undefined, reply);
                             }
-                            if !row.undefined.is_empty() {
-                                v["undefined"] = json!(row.undefined);
-                            }
+                            let v = Value::Object(v);
                             v
                         })
                         .collect();
@@ -1757,15 +1761,18 @@ mod tests {
         );
         let v = j("print gl_FragColor @ 3,4", Ok(out(reply.clone())));
         assert_eq!(v["value"], json!([0.5, 0.25, 1.0, "undefined"]));
-        assert_eq!(v["undefined"], json!([3]));
+        assert_eq!(v["undefined_components"], json!([3]));
         let none = pb::PrintReply {
             undefined: vec![0, 1, 2, 3],
             ..reply.clone()
         };
         assert_eq!(
-            result_text(&Ok(out(none))),
+            result_text(&Ok(out(none.clone()))),
             "gl_FragColor @ 3,4: not yet written at this step (vec4)"
         );
+        let v = j("print gl_FragColor @ 3,4", Ok(out(none)));
+        assert_eq!(v["undefined"], json!(true), "{v}");
+        assert!(v.get("value").is_none(), "{v}");
         let discarded = pb::PrintReply {
             reached: false,
             discarded: true,
