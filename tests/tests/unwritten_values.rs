@@ -200,3 +200,33 @@ fn an_indexed_inout_argument_is_evaluated_as_the_app_does() {
         "{sum}"
     );
 }
+
+#[test]
+fn gl_position_is_undefined_until_the_vertex_shader_writes_it() {
+    require_workspace();
+    let dir = TempDir::new("unwritten-vertex");
+    let script = "break draw\ncontinue\ndebug vertex\n\
+                  print gl_Position @ vertex 1\nprint gl_Position\n\
+                  step\nprint gl_Position @ vertex 1\nprint gl_Position\n";
+    let out = Session::new(app(), script).run(&dir);
+    let r = out.ok_n("print gl_Position @ vertex 1", 0);
+    assert_eq!(r["reached"], true, "{r}");
+    assert_eq!(r["undefined"], true, "{r}");
+    let sum = &out.ok_n("print gl_Position", 0)["summary"];
+    assert_eq!(sum["count"], 4, "{sum}");
+    assert_eq!(sum["undefined"], 4, "{sum}");
+    // After `gl_Position = vec4(a_pos, 0.0, 1.0);`: vertex 1 is (1, -1).
+    let end = out.ok("step");
+    assert_eq!(end["finished"], true, "{end}");
+    check(
+        out.ok_n("print gl_Position @ vertex 1", 1),
+        &[Some(1.0), Some(-1.0), Some(0.0), Some(1.0)],
+    );
+    let sum = &out.ok_n("print gl_Position", 1)["summary"];
+    assert!(sum.get("undefined").is_none(), "{sum}");
+    assert_eq!(
+        values(&json!({"value": sum["min"]})),
+        vec![-1.0, -1.0, 0.0, 1.0],
+        "{sum}"
+    );
+}
