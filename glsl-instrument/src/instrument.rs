@@ -783,7 +783,10 @@ pub(crate) fn instrument_to(
         let no_output =
             || InstrumentError::Unsupported("the expression reads no tracked output".into());
         let e = expr.as_ref().filter(|_| wraps_main).ok_or_else(no_output)?;
-        let w = written::Written::new(m, e, &mut names);
+        // Locals of main where the probe is in main itself.
+        let in_main =
+            at_end || (pos.calls.is_empty() && Some(model.info[target].func) == model.main);
+        let w = written::Written::new(m, e, in_main, &mut names);
         expr = Some(w.expr(e).ok_or_else(no_output)?);
         w.track(&mut tu, &model.function_names);
         written_decls = w.decls();

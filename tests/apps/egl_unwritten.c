@@ -10,7 +10,8 @@
  *           p.x < 16: gl_FragColor = (k, 1, 0, 1), then `return`;
  *           p.x >= 48: discard;
  *           else (k, p.y, 0.5, 1) where p.y < 32, and only .ba = (0.5, 1)
- *           written elsewhere (.rg stay undefined).
+ *           written elsewhere (.rg stay undefined); the local `late`
+ *           (line 15, no initializer) is assigned k where p.y < 8 only.
  *   draw 2: INOUT_FS, piglit's fs-inout-index-two-level: an indexed array
  *           element as an `inout` argument, `func(i, w, v[w[i]])`; green
  *           (0, 1, 0, 1) where GLSL's rules hold (the lvalue evaluated once,
@@ -48,6 +49,8 @@ static const char *UNWRITTEN_FS =
     "    if (p.y < 32.0)\n"
     "        gl_FragColor.rg = vec2(k, p.y);\n"
     "    gl_FragColor.b = 0.5;\n"
+    "    float late;\n"
+    "    if (p.y < 8.0) late = k;\n"
     "    gl_FragColor.a = 1.0;\n"
     "}\n";
 

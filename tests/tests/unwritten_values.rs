@@ -88,7 +88,8 @@ fn unwritten_outputs_are_undefined_and_the_end_of_main_has_returns_and_discards(
          print gl_FragColor @ 20,10\nprint gl_FragColor @ 20,40\nprint gl_FragColor\n\
          print gl_FragColor.r + 1.0 @ 20,10\n\
          dump gl_FragColor.rg {}\n\
-         delete 14\ncontinue\n\
+         break 17\ncontinue\nprint late @ 20,5\nprint late @ 20,10\n\
+         delete 14\ndelete 17\ncontinue\n\
          print gl_FragColor @ 5,5\nprint gl_FragColor @ 20,10\nprint gl_FragColor @ 20,40\n\
          print gl_FragColor @ 50,5\nprint k @ 5,5\nprint gl_FragColor\n",
         png.display()
@@ -128,7 +129,15 @@ fn unwritten_outputs_are_undefined_and_the_end_of_main_has_returns_and_discards(
 
     // The end of main: returned early (x < 16), discarded (x >= 48), ran
     // to the end (.rg written below y = 32 only).
-    let end = out.ok_n("continue", 2);
+    // A local read before any assignment is undefined too.
+    let at = out.ok_n("continue", 2);
+    assert_eq!(at["line"], 17, "{at}");
+    check(out.ok("print late @ 20,5"), &[Some(k(20))]);
+    let r = out.ok("print late @ 20,10");
+    assert_eq!(r["undefined"], true, "{r}");
+    assert!(r.get("value").is_none(), "{r}");
+
+    let end = out.ok_n("continue", 3);
     assert_eq!(end["finished"], true, "{end}");
     check(
         out.ok_n("print gl_FragColor @ 5,5", 1),

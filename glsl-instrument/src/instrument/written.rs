@@ -12,10 +12,14 @@
 //! it reads: per component where the expression is an output, its swizzle
 //! or element, else one `bool` (all it reads written).
 //!
-//! Conservative where it cannot follow a write (the output passed as an
-//! `out` argument, a write nested in a larger expression, an index with
-//! side effects, a matrix column, a whole array): the mirror stays false
-//! and the value is reported as not written, never the other way round.
+//! Locals of `main` declared without an initializer (outside loops, one
+//! declaration of the name) are tracked the same way while the probe is in
+//! `main` (or at its end): a local read before any assignment is undefined.
+//!
+//! A name passed to a function call (it may be an `out` argument) is not
+//! tracked. Where a write cannot be followed (nested in a larger
+//! expression, an index with side effects, a matrix column, a whole array)
+//! the mirror stays false and the value is reported as not written.
 //! Structs and interface blocks are not tracked (reported as written).
 
 use glsl_lang::ast;
@@ -36,12 +40,14 @@ enum Shape {
     Array(Box<Shape>, String),
 }
 
-/// One tracked output and its mirror global.
+/// One tracked output (or local of `main`) and its mirror global.
 #[derive(Clone, Debug)]
 pub(super) struct Tracked {
     name: String,
     mirror: String,
     shape: Shape,
+    /// A local: only `main`'s assignments set it.
+    local: bool,
 }
 
 /// The tracked outputs of a shader and what the written probe adds.
@@ -115,47 +121,159 @@ fn user_outputs(decls: &[ast::ExternalDeclaration], stage: Stage) -> Vec<(String
         let ast::DeclarationData::InitDeclaratorList(list) = &decl.content else {
             continue;
         };
-        if !is_output(&list.head.ty.qualifier, stage) {
-            continue;
-        }
-        let ts = &list.head.ty.ty;
-        let plain: ast::TypeSpecifier = ast::TypeSpecifierData {
-            ty: ts.ty.clone(),
-            array_specifier: None,
-        }
-        .into();
-        let Some(base) = base_shape(&crate::steps::type_string(&plain, None)) else {
-            continue;
-        };
-        let heads = list
-            .head
-            .name
-            .iter()
-            .map(|n| (n.0.to_string(), list.head.array_specifier.as_ref()));
-        let tails = list
-            .tail
-            .iter()
-            .map(|t| (t.ident.ident.0.to_string(), t.ident.array_spec.as_ref()));
-        for (name, own) in heads.chain(tails) {
-            let dims: Vec<&ast::ArraySpecifierDimension> = own
-                .into_iter()
-                .chain(ts.array_specifier.iter())
-                .flat_map(|a| a.dimensions.iter())
-                .collect();
-            let shape = match dims.as_slice() {
-                [] => base.clone(),
-                [d] => match &d.content {
-                    ast::ArraySpecifierDimensionData::ExplicitlySized(n) => {
-                        Shape::Array(Box::new(base.clone()), expr_text(n))
-                    }
-                    ast::ArraySpecifierDimensionData::Unsized => continue,
-                },
-                _ => continue,
-            };
-            out.push((name, shape));
+        if is_output(&list.head.ty.qualifier, stage) {
+            declared(list, false, &mut out);
         }
     }
     out
+}
+
+/// The names `list` declares with their shapes, where the shape is known
+/// (`uninitialized`: only those without an initializer).
+fn declared(list: &ast::InitDeclaratorList, uninitialized: bool, out: &mut Vec<(String, Shape)>) {
+    let ts = &list.head.ty.ty;
+    let plain: ast::TypeSpecifier = ast::TypeSpecifierData {
+        ty: ts.ty.clone(),
+        array_specifier: None,
+    }
+    .into();
+    let Some(base) = base_shape(&crate::steps::type_string(&plain, None)) else {
+        return;
+    };
+    let heads = list.head.name.iter().map(|n| {
+        let init = list.head.initializer.is_some();
+        (n.0.to_string(), list.head.array_specifier.as_ref(), init)
+    });
+    let tails = list.tail.iter().map(|t| {
+        let init = t.initializer.is_some();
+        (
+            t.ident.ident.0.to_string(),
+            t.ident.array_spec.as_ref(),
+            init,
+        )
+    });
+    for (name, own, init) in heads.chain(tails) {
+        if uninitialized && init {
+            continue;
+        }
+        let dims: Vec<&ast::ArraySpecifierDimension> = own
+            .into_iter()
+            .chain(ts.array_specifier.iter())
+            .flat_map(|a| a.dimensions.iter())
+            .collect();
+        let shape = match dims.as_slice() {
+            [] => base.clone(),
+            [d] => match &d.content {
+                ast::ArraySpecifierDimensionData::ExplicitlySized(n) => {
+                    Shape::Array(Box::new(base.clone()), expr_text(n))
+                }
+                ast::ArraySpecifierDimensionData::Unsized => continue,
+            },
+            _ => continue,
+        };
+        out.push((name, shape));
+    }
+}
+
+/// The names `list` declares.
+fn names_of(list: &ast::InitDeclaratorList) -> Vec<String> {
+    let head = list.head.name.iter().map(|n| n.0.to_string());
+    let tail = list.tail.iter().map(|t| t.ident.ident.0.to_string());
+    head.chain(tail).collect()
+}
+
+/// Every name `main` declares (`names`), and in `out` the uninitialized
+/// ones declared outside loops.
+fn main_locals(
+    s: &ast::Statement,
+    in_loop: bool,
+    names: &mut Vec<String>,
+    out: &mut Vec<(String, Shape)>,
+) {
+    use ast::IterationStatementData as It;
+    use ast::StatementData as S;
+    if let S::Iteration(it) = &s.content
+        && let It::For(init, _, b) = &it.content
+    {
+        if let ast::ForInitStatementData::Declaration(d) = &init.content
+            && let ast::DeclarationData::InitDeclaratorList(list) = &d.content
+        {
+            names.extend(names_of(list));
+        }
+        return main_locals(b, true, names, out);
+    }
+    let mut each = |x: &ast::Statement, in_loop| main_locals(x, in_loop, names, out);
+    match &s.content {
+        S::Declaration(d) => {
+            if let ast::DeclarationData::InitDeclaratorList(list) = &d.content {
+                names.extend(names_of(list));
+                if !in_loop {
+                    declared(list, true, out);
+                }
+            }
+        }
+        S::Compound(c) => c.statement_list.iter().for_each(|x| each(x, in_loop)),
+        S::Switch(sw) => sw.body.iter().for_each(|x| each(x, in_loop)),
+        S::Selection(sel) => match &sel.rest.content {
+            ast::SelectionRestStatementData::Statement(t) => each(t, in_loop),
+            ast::SelectionRestStatementData::Else(t, e) => {
+                each(t, in_loop);
+                each(e, in_loop);
+            }
+        },
+        S::Iteration(it) => match &it.content {
+            It::While(_, b) | It::DoWhile(b, _) => each(b, true),
+            It::For(_, _, b) => each(b, true), // handled above
+        },
+        _ => {}
+    }
+}
+
+/// The locals of `main` a written probe tracks: declared once in `main`,
+/// outside loops, without an initializer.
+fn uninitialized_locals(decls: &[ast::ExternalDeclaration]) -> Vec<(String, Shape)> {
+    let main = decls.iter().find_map(|d| match &d.content {
+        ast::ExternalDeclarationData::FunctionDefinition(f)
+            if f.prototype.name.as_str() == "main" =>
+        {
+            Some(f)
+        }
+        _ => None,
+    });
+    let Some(main) = main else {
+        return Vec::new();
+    };
+    let (mut names, mut out) = (Vec::new(), Vec::new());
+    for s in &main.statement.statement_list {
+        main_locals(s, false, &mut names, &mut out);
+    }
+    out.retain(|(n, _)| names.iter().filter(|m| *m == n).count() == 1);
+    out
+}
+
+/// The names passed (whole, indexed or swizzled) to a function call
+/// anywhere in `decls`: they may be `out` arguments.
+fn call_arguments(decls: &[ast::ExternalDeclaration]) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    for d in decls {
+        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &d.content {
+            let mut body = def.statement.clone();
+            for s in &mut body.statement_list {
+                crate::steps::walk_stmt_exprs(s, &mut |e| {
+                    if let ast::ExprData::FunCall(id, args) = &e.content
+                        && id.as_ident().is_some()
+                    {
+                        for a in args {
+                            if let Some((root, _)) = chain(a) {
+                                names.insert(root.to_string());
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+    names
 }
 
 /// An lvalue-like chain: a variable, then indices and swizzles.
@@ -213,8 +331,14 @@ fn bvec(n: u8, b: bool) -> ast::Expr {
 impl Written {
     /// The outputs of `m` a written probe tracks.
     /// Built-ins only where the shader or `probe` names them (their array
-    /// sizes are constants of some GLSL versions only).
-    pub(super) fn new(m: &ShaderModel, probe: &ast::Expr, names: &mut Names) -> Written {
+    /// sizes are constants of some GLSL versions only); `main`'s locals
+    /// where the probe is in `main` itself (`in_main`).
+    pub(super) fn new(
+        m: &ShaderModel,
+        probe: &ast::Expr,
+        in_main: bool,
+        names: &mut Names,
+    ) -> Written {
         let mut named = std::collections::HashSet::new();
         walk_expr(&mut probe.clone(), &mut |x| {
             if let ast::ExprData::Variable(v) = &x.content {
@@ -226,13 +350,23 @@ impl Written {
             .into_iter()
             .filter(|(n, _)| named.contains(*n) || m.idents.contains(*n))
             .map(|(n, s)| (n.to_string(), s))
-            .chain(user_outputs(&m.tu.0, m.stage));
-        for (name, shape) in outputs {
+            .chain(user_outputs(&m.tu.0, m.stage))
+            .map(|(n, s)| (n, s, false));
+        let locals = match in_main {
+            true => uninitialized_locals(&m.tu.0),
+            false => Vec::new(),
+        };
+        let passed = call_arguments(&m.tu.0);
+        for (name, shape, local) in outputs.chain(locals.into_iter().map(|(n, s)| (n, s, true))) {
+            if passed.contains(&name) || tracked.iter().any(|t: &Tracked| t.name == name) {
+                continue;
+            }
             let mirror = names.fresh(&format!("gldbg_w_{}", name.trim_start_matches("gl_")));
             tracked.push(Tracked {
                 name,
                 mirror,
                 shape,
+                local,
             });
         }
         Written { tracked }
@@ -310,10 +444,17 @@ impl Written {
         decls: &mut [ast::ExternalDeclaration],
         user: &std::collections::HashSet<String>,
     ) {
+        let outputs = Written {
+            tracked: self.tracked.iter().filter(|t| !t.local).cloned().collect(),
+        };
         for d in decls {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
+                let w = match def.prototype.name.as_str() {
+                    "main" => self,
+                    _ => &outputs,
+                };
                 for s in &mut def.statement.statement_list {
-                    self.track_stmt(s, user);
+                    w.track_stmt(s, user);
                 }
             }
         }
@@ -591,5 +732,30 @@ void main() {
         );
         let s = written(src, Stage::Vertex, 9, "c").unwrap();
         assert!(s.contains("c = p.xyz, gldbg_w_c = bvec3(true);"), "{s}");
+    }
+
+    #[test]
+    fn locals_of_main_without_initializer_are_tracked_unless_passed_to_a_call() {
+        let src = "#version 330 core
+uniform float t;
+out vec4 o;
+float f(out float y) { float x; y = 1.0; x = y; return x; }
+void main() {
+    float x;
+    float z;
+    float g = f(z);
+    if (t > 0.5) x = 1.0;
+    o = vec4(x, z, g, 1.0);
+}
+";
+        let s = written(src, Stage::Fragment, 10, "x").unwrap();
+        assert!(s.contains("if (t > 0.5) x = 1., gldbg_w_x = true;"), "{s}");
+        assert!(s.contains("gldbg_store(gldbg_w_x)"), "{s}");
+        // f's own `x` is another variable: its writes set nothing.
+        assert!(s.contains("x = y;\n"), "{s}");
+        // `z` may be written through `out`: not tracked.
+        assert_eq!(written(src, Stage::Fragment, 10, "z"), None);
+        // Inside f, main's locals are not tracked.
+        assert_eq!(written(src, Stage::Fragment, 4, "x"), None);
     }
 }
