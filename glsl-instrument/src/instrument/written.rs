@@ -599,7 +599,7 @@ impl Written {
                         _ => "false".into(),
                     };
                     s.push_str(&format!(
-                        "    for (int {i} = 0; {i} < {size}; {i}++) {}[{i}] = {v};\n",
+                        "    for (int {i} = 0; {i} < ({size}); {i}++) {}[{i}] = {v};\n",
                         t.mirror
                     ));
                 }
@@ -679,7 +679,7 @@ void main() {
         assert!(s.contains("gldbg_w_FragColor.a = true;"), "{s}");
         assert!(s.contains("gldbg_w_FragData[1] = bvec4(true);"), "{s}");
         assert!(
-            s.contains("for (int gldbg_k = 0; gldbg_k < gl_MaxDrawBuffers; gldbg_k++) gldbg_w_FragData[gldbg_k] = bvec4(false);"),
+            s.contains("for (int gldbg_k = 0; gldbg_k < (gl_MaxDrawBuffers); gldbg_k++) gldbg_w_FragData[gldbg_k] = bvec4(false);"),
             "{s}"
         );
         // The probe hands out the mirror, per component.
