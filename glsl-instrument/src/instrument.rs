@@ -789,7 +789,7 @@ pub(crate) fn instrument_to(
         let w = written::Written::new(m, e, in_main, &mut names);
         expr = Some(w.expr(e).ok_or_else(no_output)?);
         w.track(&mut tu, &model.function_names);
-        written_decls = w.decls();
+        written_decls = w.decls(&mut names);
         written_clear = w.clear(&mut names);
     }
 

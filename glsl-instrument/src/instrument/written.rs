@@ -53,6 +53,9 @@ pub(super) struct Tracked {
 /// The tracked outputs of a shader and what the written probe adds.
 pub(super) struct Written {
     tracked: Vec<Tracked>,
+    /// Geometry: the function clearing every mirror, called after each
+    /// `EmitVertex()`/`EmitStreamVertex()` (outputs are undefined after it).
+    reset: Option<String>,
 }
 
 /// The shape of a (non-array) type name.
@@ -369,7 +372,8 @@ impl Written {
                 local,
             });
         }
-        Written { tracked }
+        let reset = (m.stage == Stage::Geometry).then(|| names.fresh("gldbg_unwritten"));
+        Written { tracked, reset }
     }
 
     fn find(&self, name: &str) -> Option<&Tracked> {
@@ -445,6 +449,7 @@ impl Written {
         user: &std::collections::HashSet<String>,
     ) {
         let outputs = Written {
+            reset: self.reset.clone(),
             tracked: self.tracked.iter().filter(|t| !t.local).cloned().collect(),
         };
         for d in decls {
@@ -461,6 +466,14 @@ impl Written {
     }
 
     fn track_top(&self, e: &mut ast::Expr, user: &std::collections::HashSet<String>) {
+        let emits = crate::steps::call_name(e)
+            .is_some_and(|(n, _)| matches!(n, "EmitVertex" | "EmitStreamVertex"));
+        if let Some(reset) = &self.reset
+            && emits
+        {
+            super::wrap_expr(e, |e| comma(e, call(reset, vec![])));
+            return;
+        }
         match &mut e.content {
             ast::ExprData::Comma(a, b) => {
                 self.track_top(a, user);
@@ -571,7 +584,19 @@ impl Written {
     }
 
     /// Declarations of the mirrors (global, uninitialized).
-    pub(super) fn decls(&self) -> String {
+    pub(super) fn decls(&self, names: &mut Names) -> String {
+        let mut s = self.mirrors();
+        if let Some(reset) = &self.reset {
+            s.push_str(&format!(
+                "void {reset}() {{\n{}}}\n",
+                self.clear_statements(names)
+            ));
+        }
+        s
+    }
+
+    /// The mirrors' declarations.
+    fn mirrors(&self) -> String {
         let mut s = String::new();
         for t in &self.tracked {
             let line = match &t.shape {
@@ -589,6 +614,13 @@ impl Written {
 
     /// Statements clearing every mirror (the start of `main`).
     pub(super) fn clear(&self, names: &mut Names) -> String {
+        match &self.reset {
+            Some(reset) => format!("    {reset}();\n"),
+            None => self.clear_statements(names),
+        }
+    }
+
+    fn clear_statements(&self, names: &mut Names) -> String {
         let mut s = String::new();
         for t in &self.tracked {
             match &t.shape {
@@ -757,5 +789,29 @@ void main() {
         assert_eq!(written(src, Stage::Fragment, 10, "z"), None);
         // Inside f, main's locals are not tracked.
         assert_eq!(written(src, Stage::Fragment, 4, "x"), None);
+    }
+
+    #[test]
+    fn geometry_outputs_are_unwritten_again_after_each_emit() {
+        let src = "#version 150
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+out vec4 c;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        c = vec4(1.0);
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+";
+        let s = written(src, Stage::Geometry, 11, "gl_Position").unwrap();
+        assert!(s.contains("void gldbg_unwritten() {\n"), "{s}");
+        assert!(s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"), "{s}");
+        assert!(
+            s.contains("    gldbg_unwritten();\n    gldbg_main();"),
+            "{s}"
+        );
     }
 }
