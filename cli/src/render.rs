@@ -736,6 +736,59 @@ fn at_json(at: At) -> Value {
     }
 }
 
+/// Components of a value; those in `undefined` (not written yet at this
+/// step) as `undefined`, never as a number.
+fn written_text(values: &[f64], undefined: &[u32], reply: &pb::PrintReply) -> String {
+    if undefined.is_empty() {
+        return value_text(values, reply);
+    }
+    if undefined.len() >= values.len() {
+        return "not yet written at this step".into();
+    }
+    let mut types = Vec::new();
+    if reply.parts.is_empty() {
+        types.resize(values.len(), reply.r#type.as_str());
+    }
+    for p in &reply.parts {
+        types.extend(std::iter::repeat_n(
+            p.r#type.as_str(),
+            p.components as usize,
+        ));
+    }
+    let items: Vec<String> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match undefined.contains(&(i as u32)) {
+            true => "undefined".into(),
+            false => components_text(&[v], types.get(i).copied().unwrap_or("float")),
+        })
+        .collect();
+    format!("({})", items.join(", "))
+}
+
+/// A reached invocation's value as JSON (CLI.md): not written at all,
+/// `"undefined": true` and no `"value"`; partly, the components not written
+/// as the string `"undefined"` in `"value"`, their indices in
+/// `"undefined_components"`.
+fn undefined_json(o: &mut Obj, values: &[f64], undefined: &[u32], reply: &pb::PrintReply) {
+    if !undefined.is_empty() && undefined.len() >= values.len() {
+        o.insert("undefined".into(), json!(true));
+        return;
+    }
+    let mut v = value_json(values, reply);
+    if let Value::Array(items) = &mut v {
+        for &i in undefined {
+            if let Some(x) = items.get_mut(i as usize) {
+                *x = json!("undefined");
+            }
+        }
+    }
+    o.insert("value".into(), v);
+    if !undefined.is_empty() {
+        o.insert("undefined_components".into(), json!(undefined));
+    }
+}
+
 fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
     let ty = &reply.r#type;
     if !reply.emitted.is_empty() {
@@ -743,12 +796,16 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
     }
     match (at_of(reply, asked), &reply.summary) {
         (Some(at), _) => {
-            if reply.reached {
+            if reply.reached && reply.undefined.len() >= reply.value.len().max(1) {
+                format!("{} @ {at}: not yet written at this step ({ty})", reply.expr)
+            } else if reply.reached {
                 format!(
                     "{} = {} ({ty}) @ {at}",
                     reply.expr,
-                    value_text(&reply.value, reply)
+                    written_text(&reply.value, &reply.undefined, reply)
                 )
+            } else if reply.discarded {
+                format!("{} @ {at}: discarded before the end of main", reply.expr)
             } else {
                 format!("{} @ {at}: not reached at this step", reply.expr)
             }
@@ -761,7 +818,17 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
                 sum.total,
                 noun(stage)
             );
-            if sum.count > 0 {
+            if sum.discarded > 0 {
+                let _ = write!(s, ", {} discarded", sum.discarded);
+            }
+            if sum.undefined > 0 {
+                let _ = write!(
+                    s,
+                    "; {} not yet written at this step (left out of min/max)",
+                    sum.undefined
+                );
+            }
+            if sum.count > sum.undefined {
                 let _ = write!(
                     s,
                     "; min {}, max {}",
@@ -775,7 +842,7 @@ fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String 
             }
             for row in &reply.table {
                 let what = match row.reached {
-                    true => value_text(&row.value, reply),
+                    true => written_text(&row.value, &row.undefined, reply),
                     false => "not reached".into(),
                 };
                 let _ = write!(s, "\n  vertex {}: {what}", row.vertex);
@@ -849,7 +916,10 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
             o.insert("invocation".into(), at_json(at));
             o.insert("reached".into(), json!(reply.reached));
             if reply.reached {
-                o.insert("value".into(), value_json(&reply.value, reply));
+                undefined_json(o, &reply.value, &reply.undefined, reply);
+            }
+            if reply.discarded {
+                o.insert("discarded".into(), json!(true));
             }
         }
         None => {
@@ -865,15 +935,23 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                         "total": sum.total,
                     }),
                 );
+                for (k, n) in [("discarded", sum.discarded), ("undefined", sum.undefined)] {
+                    if n > 0 {
+                        o["summary"][k] = json!(n);
+                    }
+                }
                 if !reply.table.is_empty() {
                     let rows: Vec<Value> = reply
                         .table
                         .iter()
                         .map(|row| {
-                            let mut v = json!({"vertex": row.vertex, "reached": row.reached});
+                            let mut v = Obj::new();
+                            v.insert("vertex".into(), json!(row.vertex));
+                            v.insert("reached".into(), json!(row.reached));
                             if row.reached {
-                                v["value"] = value_json(&row.value, reply);
+                                undefined_json(&mut v, &row.value, &row.undefined, reply);
                             }
+                            let v = Value::Object(v);
                             v
                         })
                         .collect();
@@ -1594,11 +1672,13 @@ mod tests {
                     vertex: 0,
                     reached: true,
                     value: vec![1.0, 2.0],
+                    ..Default::default()
                 },
                 pb::TableRow {
                     vertex: 1,
                     reached: false,
                     value: vec![],
+                    ..Default::default()
                 },
             ],
             ..Default::default()
@@ -1659,6 +1739,86 @@ mod tests {
     }
 
     #[test]
+    fn unwritten_components_and_discarded_fragments_are_no_numbers() {
+        let at = Some(At::Pixel { x: 3, y: 4 });
+        let reply = pb::PrintReply {
+            expr: "gl_FragColor".into(),
+            r#type: "vec4".into(),
+            value: vec![0.5, 0.25, 1.0, -8e-38],
+            reached: true,
+            at: Some(crate::exec::invocation(At::Pixel { x: 3, y: 4 })),
+            undefined: vec![3],
+            ..Default::default()
+        };
+        let out = |reply: pb::PrintReply| Outcome::Print {
+            reply,
+            at,
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            result_text(&Ok(out(reply.clone()))),
+            "gl_FragColor = (0.5, 0.25, 1, undefined) (vec4) @ 3,4"
+        );
+        let v = j("print gl_FragColor @ 3,4", Ok(out(reply.clone())));
+        assert_eq!(v["value"], json!([0.5, 0.25, 1.0, "undefined"]));
+        assert_eq!(v["undefined_components"], json!([3]));
+        let none = pb::PrintReply {
+            undefined: vec![0, 1, 2, 3],
+            ..reply.clone()
+        };
+        assert_eq!(
+            result_text(&Ok(out(none.clone()))),
+            "gl_FragColor @ 3,4: not yet written at this step (vec4)"
+        );
+        let v = j("print gl_FragColor @ 3,4", Ok(out(none)));
+        assert_eq!(v["undefined"], json!(true), "{v}");
+        assert!(v.get("value").is_none(), "{v}");
+        let discarded = pb::PrintReply {
+            reached: false,
+            discarded: true,
+            value: vec![],
+            undefined: vec![],
+            ..reply.clone()
+        };
+        assert_eq!(
+            result_text(&Ok(out(discarded.clone()))),
+            "gl_FragColor @ 3,4: discarded before the end of main"
+        );
+        assert_eq!(
+            j("print gl_FragColor @ 3,4", Ok(out(discarded)))["discarded"],
+            json!(true)
+        );
+        let sum = pb::PrintReply {
+            at: None,
+            value: vec![],
+            undefined: vec![],
+            summary: Some(pb::Summary {
+                count: 10,
+                min: vec![0.0; 4],
+                max: vec![1.0; 4],
+                total: 12,
+                discarded: 2,
+                undefined: 4,
+                ..Default::default()
+            }),
+            ..reply
+        };
+        let out = Outcome::Print {
+            reply: sum,
+            at: None,
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            result_text(&Ok(out.clone())),
+            "gl_FragColor (vec4): 10 of 12 fragments reached, 2 discarded; 4 not yet written at \
+             this step (left out of min/max); min (0, 0, 0, 0), max (1, 1, 1, 1); NaN 0, Inf 0"
+        );
+        let v = j("print gl_FragColor", Ok(out));
+        assert_eq!(v["summary"]["discarded"], json!(2));
+        assert_eq!(v["summary"]["undefined"], json!(4));
+    }
+
+    #[test]
     fn prints() {
         let one = pb::PrintReply {
             expr: "v".into(),
@@ -1671,6 +1831,7 @@ mod tests {
             emitted: Vec::new(),
             table: Vec::new(),
             parts: Vec::new(),
+            ..Default::default()
         };
         let out = Outcome::Print {
             reply: one.clone(),
@@ -1696,6 +1857,7 @@ mod tests {
             emitted: Vec::new(),
             table: Vec::new(),
             parts: Vec::new(),
+            ..Default::default()
         };
         let out = Outcome::Print {
             reply: vec,
@@ -1757,6 +1919,7 @@ mod tests {
                 nan: 0,
                 inf: 1,
                 total: 5000,
+                ..Default::default()
             }),
             ..Default::default()
         };

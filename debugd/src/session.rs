@@ -1632,6 +1632,16 @@ impl Session {
                         )));
                     };
                     let v = value.value_at(index);
+                    // Once finished, a fragment that ran main but did not
+                    // reach its end was discarded.
+                    let discarded = v.is_none()
+                        && stage == Stage::Fragment
+                        && d.end_coverage(r)?
+                            .is_some_and(|end| !end.reached_at((x, y, z)))
+                        && {
+                            let entry = d.model.entry();
+                            d.probe(&entry, None, r)?.reached_at((x, y, z))
+                        };
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
@@ -1643,10 +1653,15 @@ impl Session {
                         emitted: Vec::new(),
                         table: Vec::new(),
                         parts: value.reply_parts(),
+                        discarded,
+                        undefined: match v {
+                            Some(_) => value.undefined_at(index),
+                            None => Vec::new(),
+                        },
                     })
                 }
                 None => {
-                    let st = value.stats();
+                    let (st, undefined) = value.stats();
                     // Vertex-like stages also get a table of their first vertices.
                     let table = match stage {
                         Stage::Fragment | Stage::Compute => Vec::new(),
@@ -1656,13 +1671,29 @@ impl Session {
                                 pb::TableRow {
                                     vertex: i as u32,
                                     reached: v.is_some(),
+                                    undefined: match v {
+                                        Some(_) => value.undefined_at(i),
+                                        None => Vec::new(),
+                                    },
                                     value: v.unwrap_or_default(),
                                 }
                             })
                             .collect(),
                     };
                     let entry = d.model.entry();
-                    let total = d.probe(&entry, None, r)?.reached();
+                    let ran = d.probe(&entry, None, r)?;
+                    let total = ran.reached();
+                    // Once finished: fragments that ran main but did not
+                    // reach its end (a return or its last statement).
+                    let discarded = match (stage, d.end_coverage(r)?) {
+                        (Stage::Fragment, Some(end)) => ran
+                            .coverage
+                            .iter()
+                            .zip(&end.coverage)
+                            .filter(|(a, b)| **a != 0 && **b == 0)
+                            .count() as u64,
+                        _ => 0,
+                    };
                     Ok(pb::PrintReply {
                         expr: expr.to_string(),
                         r#type: ty,
@@ -1670,17 +1701,20 @@ impl Session {
                         reached: st.count > 0,
                         at: None,
                         summary: Some(pb::Summary {
-                            count: st.count,
+                            count: st.count + undefined,
                             min: st.min,
                             max: st.max,
                             nan: st.nan,
                             inf: st.inf,
                             total,
+                            discarded,
+                            undefined,
                         }),
                         timing: d.take_timing(),
                         emitted: Vec::new(),
                         table,
                         parts: value.reply_parts(),
+                        ..Default::default()
                     })
                 }
             }
@@ -1703,7 +1737,15 @@ impl Session {
                     value.part_paths()[0],
                 )));
             }
-            let (field, ty) = value.first().field();
+            let (mut field, ty) = value.first().field();
+            // A value not written yet is no value: drawn as uncovered.
+            let mut undefined = 0;
+            for (i, v) in field.values.iter_mut().enumerate() {
+                if v.is_some() && !value.undefined_at(i).is_empty() {
+                    *v = None;
+                    undefined += 1;
+                }
+            }
             let data = if npy {
                 field.to_npy()
             } else {
@@ -1715,6 +1757,7 @@ impl Session {
                 r#type: ty,
                 data,
                 reached: field.stats().count,
+                undefined,
             })
         })
     }
@@ -2274,6 +2317,7 @@ fn print_primitive(
         emitted,
         table: Vec::new(),
         parts: value.reply_parts(),
+        ..Default::default()
     })
 }
 

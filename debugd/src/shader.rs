@@ -206,6 +206,26 @@ struct ProbedPart {
     /// Its GLSL type as the type checker knows it.
     ty: String,
     result: Arc<ProbeResult>,
+    /// Its written probe (per invocation: whether the outputs it reads were
+    /// written yet); `None` when it reads no tracked output.
+    written: Option<Arc<ProbeResult>>,
+}
+
+impl ProbedPart {
+    /// Which of the part's `n` components invocation `i` has not written
+    /// yet (a one-flag written probe covers them all).
+    fn undefined_at(&self, i: usize, n: usize) -> Vec<usize> {
+        let Some(w) = &self.written else {
+            return Vec::new();
+        };
+        let Some(flags) = w.value_at(i) else {
+            return Vec::new(); // the written probe did not reach: cannot say
+        };
+        let k = w.value_type().2;
+        (0..n)
+            .filter(|&c| flags[if k == 1 { 0 } else { c.min(k - 1) }] == 0.0)
+            .collect()
+    }
 }
 
 impl ProbedValue {
@@ -265,24 +285,52 @@ impl ProbedValue {
         Some(out)
     }
 
-    /// The summary over the reached invocations.
-    pub fn stats(&self) -> Stats {
-        if let [only] = self.parts.as_slice() {
-            return only.result.stats().0; // without building a Vec per invocation
+    /// The components of invocation `i`'s value (indices into
+    /// [`ProbedValue::value_at`]) not written yet at the position: an output
+    /// before its first write, or left out by a partial write.
+    pub fn undefined_at(&self, i: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut base = 0;
+        for p in &self.parts {
+            let n = p.result.value_type().2;
+            out.extend(p.undefined_at(i, n).into_iter().map(|c| (base + c) as u32));
+            base += n;
+        }
+        out
+    }
+
+    /// Whether any part has a written probe.
+    fn tracks_writes(&self) -> bool {
+        self.parts.iter().any(|p| p.written.is_some())
+    }
+
+    /// The summary over the reached invocations whose value is written,
+    /// and how many reached ones are not (wholly) written yet.
+    pub fn stats(&self) -> (Stats, u64) {
+        if let [only] = self.parts.as_slice()
+            && only.written.is_none()
+        {
+            return (only.result.stats().0, 0); // without building a Vec per invocation
         }
         let mut s = Stats::new(self.components());
+        let mut undefined = 0;
         for i in 0..self.first().coverage.len() {
             if let Some(v) = self.value_at(i) {
-                s.add(&v);
+                if self.tracks_writes() && !self.undefined_at(i).is_empty() {
+                    undefined += 1;
+                } else {
+                    s.add(&v);
+                }
             }
         }
-        s.finish()
+        (s.finish(), undefined)
     }
 }
 
 /// What a probe is cached by: the position, the expression (none: the
-/// coverage alone) and whether it was taken at the end of main.
-type ProbeKey = (Position, Option<String>, bool);
+/// coverage alone), whether it was taken at the end of main and whether
+/// it is the expression's written probe.
+type ProbeKey = (Position, Option<String>, bool, bool);
 
 /// The memory the probe results of one shader debug keep at most: a 1080p
 /// probe of a vec4 holds 35 MB, and a session steps through hundreds.
@@ -500,7 +548,64 @@ impl ShaderDebug {
     ) -> Result<Arc<ProbeResult>> {
         // Once stepping has finished, values are those at the end of main.
         let at_end = self.finished && expr.is_some();
-        let key = (pos.clone(), expr.map(str::to_string), at_end);
+        self.probe_at(pos, expr, at_end, runner)
+    }
+
+    /// Once stepping has finished: which invocations reached the end of
+    /// `main` (a `return` in it or its last statement); `None` before.
+    pub fn end_coverage(
+        &mut self,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Option<Arc<ProbeResult>>> {
+        if !self.finished {
+            return Ok(None);
+        }
+        let pos = self.pos.clone();
+        self.probe_at(&pos, None, true, runner).map(Some)
+    }
+
+    /// The written probe of `expr` (`ShaderModel::instrument_written`):
+    /// per invocation whether the outputs it reads were written yet;
+    /// `None` when it reads none the probe tracks.
+    fn probe_written(
+        &mut self,
+        pos: &Position,
+        expr: &str,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Option<Arc<ProbeResult>>> {
+        let at_end = self.finished;
+        let key = (pos.clone(), Some(expr.to_string()), at_end, true);
+        if let Some(r) = self.cache.get(&key) {
+            return Ok(Some(r));
+        }
+        let probe = Probe {
+            position: pos,
+            expr: Some(expr),
+            semantics: Semantics::ReportDiscarded,
+        };
+        let Some(inst) = self
+            .model
+            .instrument_written(&probe, at_end)
+            .map_err(instrument_error)?
+        else {
+            return Ok(None);
+        };
+        let path = if at_end { &[][..] } else { &pos.iterations[..] };
+        let r = Arc::new(runner.run(&inst, path, 4)?);
+        self.cache
+            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
+        Ok(Some(r))
+    }
+
+    /// [`ShaderDebug::probe`], at the end of `main` or not.
+    fn probe_at(
+        &mut self,
+        pos: &Position,
+        expr: Option<&str>,
+        at_end: bool,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Arc<ProbeResult>> {
+        let key = (pos.clone(), expr.map(str::to_string), at_end, false);
         if let Some(r) = self.cache.get(&key) {
             return Ok(r);
         }
@@ -560,7 +665,7 @@ impl ShaderDebug {
         t.total_ns += t0.elapsed().as_nanos() as u64;
         // The current position's coverage stays: `stop` reads it for the focus.
         self.cache
-            .insert(key, r.clone(), &(self.pos.clone(), None, false));
+            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
         Ok(r)
     }
 
@@ -584,6 +689,7 @@ impl ShaderDebug {
             .map_err(instrument_error)?;
         let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
             let result = self.probe(pos, Some(expr), runner)?;
+            let written = self.probe_written(pos, expr, runner)?;
             let ty = result.value_type().1;
             return Ok(ProbedValue {
                 ty: ty.clone(),
@@ -591,6 +697,7 @@ impl ShaderDebug {
                     path: String::new(),
                     ty,
                     result,
+                    written,
                 }],
             });
         };
@@ -598,6 +705,7 @@ impl ShaderDebug {
         for part in layout.parts {
             parts.push(ProbedPart {
                 result: self.probe(pos, Some(&part.expr), runner)?,
+                written: self.probe_written(pos, &part.expr, runner)?,
                 path: part.path,
                 ty: part.ty,
             });
@@ -718,7 +826,7 @@ impl ShaderDebug {
             focus: self.focus.as_ref().map(|(_, at)| *at),
             focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
                 self.cache
-                    .peek(&(self.pos.clone(), None, false))
+                    .peek(&(self.pos.clone(), None, false, false))
                     .is_some_and(|r| focus.reached(r))
             }),
             timing: None,
@@ -908,7 +1016,7 @@ mod tests {
                 calls: Vec::new(),
                 iterations: Vec::new(),
             };
-            (pos, None, false)
+            (pos, None, false, false)
         };
         let mut cache = ProbeCache::new(300);
         let current = key(0);

@@ -32,10 +32,11 @@ use crate::steps::{Part, PathElem, StepInfo, call_name, step_exprs, walk_expr, w
 use crate::value::{CODE_NO_VALUE, type_code};
 use crate::{
     BaseType, InstrumentError, Instrumented, Probe, Semantics, ShaderModel, Stage, StepId,
-    ValueType,
+    StepKind, ValueType,
 };
 
 mod outputs;
+mod written;
 
 fn internal(what: &str) -> InstrumentError {
     InstrumentError::Unsupported(format!("internal error: {what}"))
@@ -614,6 +615,21 @@ pub(crate) fn last_main_step(m: &ShaderModel) -> Option<StepId> {
     Some(StepId(last as u32))
 }
 
+/// The `return` steps of `main` (in source order) where `expr` resolves
+/// (all of them for a coverage-only probe): an invocation returning there
+/// ends `main`, so the end-of-main value is taken before each. Where a name
+/// of `expr` is not in scope (declared after the `return`), the invocation
+/// has no such value and stays unwritten.
+fn returns_in_main(m: &ShaderModel, expr: Option<&str>) -> Vec<usize> {
+    let Some(main) = m.model.main else {
+        return Vec::new();
+    };
+    (0..m.model.steps.len())
+        .filter(|&i| m.model.info[i].func == main && m.model.steps[i].kind == StepKind::Return)
+        .filter(|&i| expr.is_none_or(|e| crate::typeck::check(m, StepId(i as u32), e).is_ok()))
+        .collect()
+}
+
 /// The debug shader of `probe`; `at_end`: the write is the last statement
 /// of `main` instead of before the probe's step (whose position is then
 /// not used).
@@ -622,17 +638,19 @@ pub(crate) fn instrument(
     probe: &Probe<'_>,
     at_end: bool,
 ) -> Result<Instrumented, InstrumentError> {
-    instrument_to(m, probe, at_end, false)
+    instrument_to(m, probe, at_end, false, false)
 }
 
 /// [`instrument`]; `vertex_buffer`: a vertex shader's outputs are storage
 /// blocks indexed by the vertex's place in a non-indexed draw (see
-/// `outputs::vertex_buffer`) instead of varyings.
+/// `outputs::vertex_buffer`) instead of varyings; `written`: the written
+/// probe of the expression (written.rs) instead of its value.
 pub(crate) fn instrument_to(
     m: &ShaderModel,
     probe: &Probe<'_>,
     at_end: bool,
     vertex_buffer: bool,
+    written: bool,
 ) -> Result<Instrumented, InstrumentError> {
     let stage = m.stage;
     if vertex_buffer {
@@ -766,6 +784,25 @@ pub(crate) fn instrument_to(
         .collect();
     let path_uniform = (total_loops > 0).then(|| names.fresh("gldbg_path"));
     let flush = (!wraps_main).then(|| names.fresh("gldbg_flush"));
+    // The written probe hands out what the expression's outputs had
+    // written instead of its value, and tracks them in every function.
+    let mut tu = m.tu.0.clone();
+    let mut expr = expr;
+    let mut written_clear = String::new();
+    let mut written_decls = String::new();
+    if written {
+        let no_output =
+            || InstrumentError::Unsupported("the expression reads no tracked output".into());
+        let e = expr.as_ref().filter(|_| wraps_main).ok_or_else(no_output)?;
+        // Locals of main where the probe is in main itself.
+        let in_main =
+            at_end || (pos.calls.is_empty() && Some(model.info[target].func) == model.main);
+        let w = written::Written::new(m, e, in_main, &mut names);
+        expr = Some(w.expr(e).ok_or_else(no_output)?);
+        w.track(&mut tu, &model.function_names);
+        written_decls = w.decls(&mut names);
+        written_clear = w.clear(&mut names);
+    }
 
     // The debug write, `coverage = store(expr)` (or the no-value code),
     // through the flush function where the outputs are written at the
@@ -799,13 +836,13 @@ pub(crate) fn instrument_to(
     };
 
     // Edit main in place and add the duplicates of the chain's functions.
-    let mut decls = m.tu.0.clone();
+    let mut decls = tu.clone();
     let mut before: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut after: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut loop_base = 0;
     for (i, fr) in frames.iter().enumerate() {
         let decl = model.functions[fr.func].decl;
-        let mut def = function_def(&m.tu.0[decl])
+        let mut def = function_def(&tu[decl])
             .ok_or_else(|| internal("function definition missing"))?
             .clone();
         def.prototype.name = ast::IdentifierData::from(if i == 0 {
@@ -826,10 +863,16 @@ pub(crate) fn instrument_to(
                 &dup_names[i],
                 &model.function_names,
             )?,
-            None if at_end => def.statement.statement_list.push(if_stmt(
-                guard.clone(),
-                compound(vec![expr_stmt(write.clone())]),
-            )),
+            None if at_end => {
+                // A `return` in main ends main: the value is taken there too.
+                for r in returns_in_main(m, probe.expr).into_iter().rev() {
+                    write_at(&mut def.statement, &model.info[r], &guard, &write)?;
+                }
+                def.statement.statement_list.push(if_stmt(
+                    guard.clone(),
+                    compound(vec![expr_stmt(write.clone())]),
+                ))
+            }
             None => write_at(&mut def.statement, info, &guard, &write)?,
         }
         if !at_end {
@@ -847,7 +890,7 @@ pub(crate) fn instrument_to(
         };
         if fr.call.is_some() {
             // A prototype, so this function may call the next duplicate.
-            let next = function_def(&m.tu.0[model.functions[frames[i + 1].func].decl])
+            let next = function_def(&tu[model.functions[frames[i + 1].func].decl])
                 .ok_or_else(|| internal("callee missing"))?;
             let mut proto = next.prototype.clone();
             proto.name = ast::IdentifierData::from(dup_names[i].as_str()).into();
@@ -956,6 +999,7 @@ pub(crate) fn instrument_to(
     }
     extension_lines.extend(outs.extensions);
     prelude.push_str(&outs.decls);
+    prelude.push_str(&written_decls);
     prelude.push_str(&helpers(
         &HelperNames {
             value: &value_var,
@@ -981,6 +1025,7 @@ pub(crate) fn instrument_to(
             tail.push_str(&format!("    {c} = 0;\n"));
         }
         tail.push_str(&outs.main_start);
+        tail.push_str(&written_clear);
         tail.push_str(&format!("    {main_name}();\n"));
         tail.push_str(&outs.main_end);
         tail.push_str("}\n");
@@ -2081,6 +2126,71 @@ void main() {
             "isampler2MSx isampler2DMS(usampler2DMSArray)"
         );
     }
+
+    /// piglit's fs-inout-index-two-level: `v[w[i]]` is an `inout` argument
+    /// whose index reads another `inout` argument; GLSL evaluates it once,
+    /// at the call. At every position and at the end of main the debug
+    /// shader keeps the call as it is (only renamed to the position's copy)
+    /// with the statements around it in their order: no probe rewrites an
+    /// argument, duplicates an index or moves a side effect.
+    #[test]
+    fn an_indexed_inout_argument_stays_as_the_app_wrote_it() {
+        let src = "#version 120
+uniform int u = 1;
+void func(inout int i, inout int w[4], inout int x)
+{
+  i = 0;
+  for (int j = 0; j < 4; ++j)
+    w[j] += j;
+  x = 1;
+}
+void main()
+{
+  int v[4] = int[](0, 0, 0, 0);
+  int w[4] = int[](0, 1, 0, 0);
+  int i = u;
+  func(i, w, v[w[i]]);
+  if (v[1] != 1) {
+    gl_FragColor = vec4(1.0, 0.0, 0.0, 1.0);
+    return;
+  }
+  gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0);
+}
+";
+        let m = model(src);
+        let mut sources: Vec<String> = every_position(&m).into_iter().map(|i| i.source).collect();
+        sources.push(
+            m.instrument_end_of_main(&Probe {
+                position: &m.entry(),
+                expr: Some("gl_FragColor"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source,
+        );
+        for s in &sources {
+            let main = &s[s.find("void gldbg_main()").unwrap_or_else(|| panic!("{s}"))..];
+            let app_lines: Vec<&str> = main
+                .lines()
+                .map(str::trim)
+                .filter(|l| {
+                    [
+                        "int v[4]",
+                        "int w[4]",
+                        "int i = u;",
+                        "func(i, w, v[w[i]]);",
+                        "v[1] != 1",
+                    ]
+                    .iter()
+                    .any(|p| l.contains(p))
+                })
+                .collect();
+            assert_eq!(app_lines.len(), 5, "{s}");
+            assert!(app_lines[3].ends_with("func(i, w, v[w[i]]);"), "{s}");
+            assert!(app_lines[4].ends_with("v[1] != 1) {"), "{s}");
+            assert!(!s.contains("? "), "no argument is rewritten: {s}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -2160,5 +2270,49 @@ void main() {
         };
         assert!(at_end("a * 2.0").is_ok());
         assert!(at_end("i").is_err());
+    }
+
+    #[test]
+    fn end_of_main_is_also_taken_at_each_return_of_main() {
+        let src = "#version 330 core
+out vec4 o;
+uniform float t;
+float f(float x) { if (x > 1.0) return x; return 0.0; }
+void main() {
+    float a = f(t);
+    if (a > 0.5) {
+        o = vec4(a);
+        return;
+    }
+    if (a < 0.0) discard;
+    float late = 2.0 * a;
+    for (int i = 0; i < 3; i++) { if (late > 9.0) return; }
+    o = vec4(late);
+}
+";
+        let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+        let pos = m.entry();
+        let at_end = |e| {
+            m.instrument_end_of_main(&Probe {
+                position: &pos,
+                expr: e,
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source
+        };
+        let s = at_end(Some("o"));
+        let write = "if (gldbg_c == 0.) {\n            gldbg_c = gldbg_store(o);\n        }\n        return;";
+        assert!(s.contains(write), "{s}");
+        // The loop's return too (no loop counter guards it), the callee's not.
+        assert_eq!(s.matches("gldbg_c = gldbg_store(o);").count(), 3, "{s}");
+        assert!(s.contains("if (x > 1.) return x;"), "{s}");
+        // `late` is not in scope at the first return: that invocation has
+        // no `late`, so nothing is written there.
+        let s = at_end(Some("late"));
+        assert_eq!(s.matches("gldbg_c = gldbg_store(late);").count(), 2, "{s}");
+        // Coverage alone: every return of main.
+        let s = at_end(None);
+        assert_eq!(s.matches("gldbg_c = 17.;").count(), 3, "{s}");
     }
 }

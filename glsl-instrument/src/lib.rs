@@ -688,7 +688,26 @@ impl ShaderModel {
         if let (Some(expr), Some(step)) = (probe.expr, step) {
             typeck::check(self, step, expr)?;
         }
-        instrument::instrument_to(self, probe, at_end, true)
+        instrument::instrument_to(self, probe, at_end, true, false)
+    }
+
+    /// The *written probe* of `probe.expr`: a debug shader that hands out,
+    /// instead of the value, whether the outputs it reads were written yet
+    /// on the invocation's path (`bool`/`bvecN`: per component where the
+    /// expression is an output or a part of one, else one `bool` for all;
+    /// see `instrument/written.rs`). An output is undefined until written.
+    /// `at_end`: at the end of `main`, as [`ShaderModel::instrument_end_of_main`].
+    /// `Ok(None)`: the expression reads no output the probe tracks.
+    pub fn instrument_written(
+        &self,
+        probe: &Probe<'_>,
+        at_end: bool,
+    ) -> Result<Option<Instrumented>, InstrumentError> {
+        match instrument::instrument_to(self, probe, at_end, false, true) {
+            Ok(i) => Ok(Some(i)),
+            Err(InstrumentError::Unsupported(_)) if probe.expr.is_some() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The last step of `main`: where names resolve for

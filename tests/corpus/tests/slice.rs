@@ -17,6 +17,7 @@ use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use gldbg_corpus::*;
+use glsl_instrument::{ShaderModel, Stage};
 
 /// Every `SLICE`-th unique shader (deterministic: sorted paths, first copy wins).
 const SLICE: usize = 50;
@@ -230,4 +231,76 @@ fn equivalence_slice() {
          tests/corpus/known-failures.txt as LOCATION<TAB>CAUSE):\n{}",
         problems.join("\n")
     );
+}
+
+/// The outputs a `print` of a shader of `stage` may name: the built-ins its
+/// source uses and its user `out`s (read from the declarations' text).
+fn output_names(source: &str, stage: Stage) -> Vec<String> {
+    let builtins: &[&str] = match stage {
+        Stage::Fragment => &["gl_FragColor", "gl_FragData[0]", "gl_FragDepth"],
+        Stage::Vertex | Stage::TessEval | Stage::Geometry => &["gl_Position", "gl_PointSize"],
+        _ => &[],
+    };
+    let mut names: Vec<String> = builtins
+        .iter()
+        .filter(|b| source.contains(b.split('[').next().unwrap_or(b)))
+        .map(|b| b.to_string())
+        .collect();
+    for line in source.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ';' || c == '[' || c == ')')
+            .filter(|w| !w.is_empty())
+            .collect();
+        if let Some(i) = words.iter().position(|w| *w == "out")
+            && words.len() == i + 3
+            && line.trim_end().ends_with(';')
+            && !line.contains('{')
+            && !line.contains('(')
+        {
+            names.push(words[i + 2].to_string());
+        }
+    }
+    names
+}
+
+/// The written probe (is an output written yet?) of every output a shader
+/// of the slice prints, at its first step and at the end of `main`,
+/// compiles wherever the shader itself compiles.
+#[test]
+fn written_probes_compile() {
+    let _ = piglit();
+    let shaders = corpus().per_stage(COMPILE_PER_STAGE * 2, 0);
+    let driver = driver::Driver::new().expect("headless EGL context on Mesa");
+    quiet_library_panics();
+    let (mut compiled, mut failures) = (0, Vec::new());
+    for sh in shaders {
+        if driver.compile(sh.stage.gl_enum(), &sh.source).is_err() {
+            continue;
+        }
+        let Ok(Ok(m)) = std::panic::catch_unwind(|| ShaderModel::parse(&sh.source, sh.stage))
+        else {
+            continue;
+        };
+        let entry = m.entry();
+        for name in output_names(&sh.source, sh.stage) {
+            for at_end in [false, true] {
+                let p = probe(&entry, Some(&name));
+                let Ok(Ok(Some(inst))) =
+                    std::panic::catch_unwind(|| m.instrument_written(&p, at_end))
+                else {
+                    continue;
+                };
+                match driver.compile(sh.stage.gl_enum(), &inst.source) {
+                    Ok(()) => compiled += 1,
+                    Err(e) => failures.push(format!("{} `{name}`: {e}", sh.location())),
+                }
+            }
+        }
+    }
+    eprintln!("{compiled} written probes compiled");
+    assert!(
+        compiled >= 20,
+        "too few written probes exercised: {compiled}"
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
 }
