@@ -220,7 +220,8 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         for i in 0..n {
             let name = gl::program_resource_name(prog, gl::PROGRAM_OUTPUT, i);
             let loc = gl::program_resource_location(prog, gl::PROGRAM_OUTPUT, &name);
-            let _ = writeln!(text, "output\t{name}\t{loc}");
+            let index = output_index(prog, &name);
+            let _ = writeln!(text, "output\t{name}\t{loc}\t{index}");
         }
     }
     for &s in &shaders {
@@ -229,6 +230,15 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         text.extend_from_slice(&src);
         text.push(b'\n');
     }
+}
+
+/// A fragment output's index (dual-source blending), -1 for other stages
+/// outputs and where GL cannot say (GL ES).
+fn output_index(prog: u32, name: &str) -> i32 {
+    if is_es() {
+        return -1;
+    }
+    gl::frag_data_index(prog, name)
 }
 
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
@@ -652,6 +662,13 @@ pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
         crate::immediate::replay(mode);
         return;
     }
+    if matches!(
+        id,
+        gldbg_proto::api::ids::glCallList | gldbg_proto::api::ids::glCallLists
+    ) {
+        crate::lists::replay(id, args);
+        return;
+    }
     let mut args = args.to_vec();
     if let (Some(mode), Some(first)) = (mode, args.first_mut()) {
         *first = u64::from(mode);
@@ -851,9 +868,15 @@ fn step(
     gl::set_enabled(gl::RASTERIZER_DISCARD, false);
     for i in [dbg.value_loc, dbg.coverage_loc] {
         gl::color_maski(i, [1, 1, 1, 1]);
-        // Blending never applies to the debug outputs: a value is written as it is.
+    }
+    // Blending never applies to the debug outputs: a value is written as it
+    // is. It is off on every draw buffer (the app's are NONE here), with
+    // neutral functions: one reading the second source (dual-source
+    // blending) on more draw buffers than GL allows fails the draw.
+    for i in 0..max_db {
         gl::set_enabledi(gl::BLEND, i, false);
     }
+    let _blend = crate::blend::Neutral::set(max_db);
     // Only the coverage needs clearing: a value counts where it is nonzero.
     gl::clear_buffer_fv(gl::COLOR, dbg.coverage_loc as i32, [0.0; 4]);
     if let Some((_, att)) = ds {
@@ -1239,7 +1262,14 @@ fn build_program(
     {
         let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
-            gl::bind_frag_data_location(prog, loc as u32, name);
+            // A dual-source blending output (index 1) keeps its index: bound
+            // at index 0 it would clash with the first source.
+            match output_index(fragment_program, name) {
+                index @ 1.. => {
+                    gl::bind_frag_data_location_indexed(prog, loc as u32, index as u32, name)
+                }
+                _ => gl::bind_frag_data_location(prog, loc as u32, name),
+            }
             used.push(loc as u32);
         }
     }

@@ -169,8 +169,16 @@ pub mod class {
     /// `glBeginTransformFeedback`: the preload remembers the app's primitive
     /// mode (a step's own capture must not leave another one behind).
     pub const FEEDBACK_BEGIN: u32 = 1 << 10;
+    /// Program and shader binaries: `glProgramBinary` (the preload makes it
+    /// fail, so the app compiles from source) and the state queries that
+    /// answer the number and list of binary formats (none, under gldbg).
+    pub const BINARY: u32 = 1 << 11;
+    /// `glNewList`, `glEndList`: the preload knows when a display list is
+    /// only compiled (`GL_COMPILE`), when a draw call draws nothing.
+    pub const LIST: u32 = 1 << 12;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
-    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE | FEEDBACK_BEGIN;
+    pub const HOOKED: u32 =
+        GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE | FEEDBACK_BEGIN | BINARY | LIST;
 }
 
 /// Whether `name` is `glBegin`, `glEnd` or a call GL allows between them
@@ -332,8 +340,26 @@ pub fn classify(name: &str) -> u32 {
             | "glLinkProgram"
             | "glLinkProgramARB"
             | "glCreateShaderProgramv"
+            | "glProgramBinary"
+            | "glProgramBinaryOES"
+            | "glShaderBinary"
     ) {
         c |= SHADER_RECORD;
+    }
+    if matches!(
+        name,
+        "glProgramBinary"
+            | "glProgramBinaryOES"
+            | "glGetIntegerv"
+            | "glGetInteger64v"
+            | "glGetBooleanv"
+            | "glGetFloatv"
+            | "glGetDoublev"
+    ) {
+        c |= BINARY;
+    }
+    if matches!(name, "glNewList" | "glEndList") {
+        c |= LIST;
     }
     c
 }
@@ -454,5 +480,8 @@ mod tests {
         assert_eq!(classify("glDrawPixels"), 0);
         assert_eq!(classify("eglSwapBuffers"), FRAME_END);
         assert_eq!(classify("glUseProgram"), SHADER_SWITCH);
+        assert_eq!(classify("glProgramBinary"), SHADER_RECORD | BINARY);
+        assert_eq!(classify("glGetIntegerv"), BINARY);
+        assert_eq!(classify("glNewList"), LIST);
     }
 }

@@ -1,0 +1,106 @@
+//! Program and draw forms real apps use, end to end on the real driver:
+//! dual-source blending (`tests/apps/egl_dual_source.c`), programs loaded
+//! from a binary (`egl_binary.c`), display lists (`egl_lists.c`),
+//! bindless texture handles (`egl_bindless.c`) and an address-space limit
+//! (`egl_rlimit.c`). Values are checked against the shaders' formulas.
+
+mod support;
+
+use gldbg_tests::*;
+use support::build_c_app;
+
+/// The app's result line (`<name>: ...`) without the renderer.
+fn result_line(stdout: &str, name: &str) -> String {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: ")))
+        .unwrap_or_else(|| panic!("no {name} line in:\n{stdout}"));
+    let parts: Vec<&str> = line.split(", ").collect();
+    parts[..parts.len() - 1].join(", ")
+}
+
+// ---------------------------------------------------------------------------
+// Dual-source blending
+
+/// The two sources egl_dual_source.c's shaders write at window pixel (x, y).
+fn dual_sources(x: u32, y: u32) -> [Vec<f64>; 2] {
+    let (fx, fy) = (x as f64 / 64.0, y as f64 / 64.0);
+    [
+        vec![fx * 0.5, fy * 0.5, 0.25, 0.5],
+        vec![1.0 - fx, 0.5, fy, 0.25],
+    ]
+}
+
+/// Both programs (outputs placed by layout qualifiers, and by
+/// glBindFragDataLocationIndexed) debug: `info program` shows the second
+/// source's index, in text and JSON; both outputs print the shader's
+/// values; the app's blended frame is as natively.
+#[test]
+fn dual_source_blending_programs_debug() {
+    require_workspace();
+    let app = build_c_app("egl_dual_source.c", "egl_dual_source", &["EGL", "OpenGL", "m"], &[]);
+    let native = run_native(&app, &[], &[]);
+    // (draw, a pixel it covers)
+    let draws = [(1, (10, 20)), (2, (40, 50))];
+    let mut script = String::new();
+    for (draw, (x, y)) in draws {
+        script += &format!(
+            "break draw {draw}\ncontinue\ninfo program\ndebug fragment\nbreak 8\ncontinue\n\
+             print c0 @ {x},{y}\nprint c1 @ {x},{y}\nend\ndelete\n"
+        );
+    }
+    script += "continue\n";
+    let dir = TempDir::new("dual-source");
+    let out = Session::new(&app, &script).run(&dir);
+    assert_exited_0_last(&out);
+    assert_eq!(
+        result_line(&out.stdout, "egl_dual_source"),
+        result_line(&native.stdout, "egl_dual_source"),
+        "the app's frame differs from a native run"
+    );
+    assert!(out.stdout.contains("blend ok"), "{}", out.stdout);
+    for (k, (draw, (x, y))) in draws.into_iter().enumerate() {
+        let info = out.ok_n("info program", k);
+        let outputs: Vec<(String, i64, i64)> = info["outputs"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no outputs: {info}"))
+            .iter()
+            .map(|o| {
+                let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
+                (s("name"), o["location"].as_i64().unwrap(), o["index"].as_i64().unwrap())
+            })
+            .collect();
+        assert!(outputs.contains(&("c0".into(), 0, 0)), "draw {draw}: {info}");
+        assert!(outputs.contains(&("c1".into(), 0, 1)), "draw {draw}: {info}");
+        let stop = out.ok_n("continue", 2 * k + 1);
+        assert_eq!(stop["line"], 8, "draw {draw}: {stop}");
+        assert_eq!(stop["reached"], 32 * 64, "draw {draw}: {stop}");
+        let [c0, c1] = dual_sources(x, y);
+        let got = out.ok_n(&format!("print c0 @ {x},{y}"), 0);
+        assert_eq!(values(got), c0, "draw {draw}: {got}");
+        let got = out.ok_n(&format!("print c1 @ {x},{y}"), 0);
+        assert_eq!(values(got), c1, "draw {draw}: {got}");
+    }
+}
+
+/// The text form of `info program` names the index of both sources.
+#[test]
+fn dual_source_index_in_text() {
+    require_workspace();
+    let app = build_c_app("egl_dual_source.c", "egl_dual_source", &["EGL", "OpenGL", "m"], &[]);
+    let dir = TempDir::new("dual-source-text");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "break draw 1\ncontinue\ninfo program\ndelete\ncontinue\n").unwrap();
+    let out = run_command({
+        let mut c = std::process::Command::new(gldbg());
+        c.args(["run", "--batch", "-x"]).arg(&script).arg("--").arg(&app);
+        c
+    });
+    assert!(out.stdout.contains("c0 (location 0, index 0)"), "{}", out.stdout);
+    assert!(out.stdout.contains("c1 (location 0, index 1)"), "{}", out.stdout);
+}
+
+#[track_caller]
+fn assert_exited_0_last(out: &Output) {
+    support::assert_last_exited_0(out, "continue");
+}
