@@ -1407,7 +1407,10 @@ impl Session {
             });
         }
         let shaders: Vec<u32> = text.shaders.iter().map(|s| s.0).collect();
-        let note = recorded.binary_note(&text.programs, &shaders);
+        let unknown = stages.is_empty() || stages.iter().any(|s| s.source.is_empty());
+        let note = unknown
+            .then(|| recorded.binary_note(&text.programs, &shaders))
+            .flatten();
         Ok((text, stages, note))
     }
 

@@ -104,3 +104,74 @@ fn dual_source_index_in_text() {
 fn assert_exited_0_last(out: &Output) {
     support::assert_last_exited_0(out, "continue");
 }
+
+// ---------------------------------------------------------------------------
+// Programs loaded from a binary
+
+fn egl_binary() -> std::path::PathBuf {
+    build_c_app("egl_binary.c", "egl_binary", &["EGL", "OpenGL", "m"], &[])
+}
+
+/// The value egl_binary.c's shader holds in `v` at window pixel (x, y).
+fn binary_value(x: u32, y: u32) -> Vec<f64> {
+    let (fx, fy) = (x as f32 / 64.0, y as f32 / 64.0);
+    [fx, fy, fx * fy, 0.75].iter().map(|&v| v as f64).collect()
+}
+
+/// The frame hash of an egl_binary result line.
+fn binary_frame(stdout: &str) -> String {
+    let line = result_line(stdout, "egl_binary");
+    line.split(", ")
+        .find(|p| p.starts_with("frame "))
+        .unwrap_or_else(|| panic!("no frame in {line}"))
+        .to_string()
+}
+
+/// Natively the app loads its program from a binary (one made in the same
+/// run, or a cache file of an earlier run); under gldbg it sees no binary
+/// format through any glGet*v, its glProgramBinary of the cache fails
+/// without a GL error, it links from source, draws the same frame, and its
+/// fragment shader debugs with the formula's values.
+#[test]
+fn program_binaries_give_way_to_sources() {
+    require_workspace();
+    let app = egl_binary();
+    let dir = TempDir::new("program-binary");
+    let cache = dir.join("cache.bin");
+    let cache = cache.to_str().unwrap();
+    let native = run_native(&app, &[], &[]);
+    let line = result_line(&native.stdout, "egl_binary");
+    assert!(line.contains("program from binary, formats 1 1 1 1 1"), "{line}");
+    // An earlier run saves the cache; the next loads it.
+    run_native(&app, &["--cache", cache], &[]);
+    let cached = run_native(&app, &["--cache", cache], &[]);
+    assert!(cached.stdout.contains("program from binary"), "{}", cached.stdout);
+
+    let (x, y) = (10, 20);
+    let script = format!(
+        "break draw 1\ncontinue\ninfo program\ndebug fragment\nbreak 6\ncontinue\n\
+         print v @ {x},{y}\nend\ndelete\ncontinue\n"
+    );
+    for args in [vec![], vec!["--cache", cache]] {
+        let out = Session::new(&app, &script).args(&args).run(&dir);
+        support::assert_last_exited_0(&out, "continue");
+        let line = result_line(&out.stdout, "egl_binary");
+        assert!(
+            line.contains("program from source, formats 0 0 0 0 0"),
+            "{args:?}: {line}"
+        );
+        assert!(line.contains("pixels ok"), "{args:?}: {line}");
+        assert_eq!(binary_frame(&out.stdout), binary_frame(&native.stdout), "{args:?}");
+        let info = out.ok("info program");
+        assert!(
+            support::stage_source(info, "fragment").contains("color = v;"),
+            "{args:?}: {info}"
+        );
+        assert!(info.get("note").is_none(), "{args:?}: {info}");
+        let stop = out.ok_n("continue", 1);
+        assert_eq!(stop["line"], 6, "{args:?}: {stop}");
+        assert_eq!(stop["reached"], 64 * 64, "{args:?}: {stop}");
+        let v = out.ok(&format!("print v @ {x},{y}"));
+        assert_eq!(values(v), binary_value(x, y), "{args:?}: {v}");
+    }
+}
