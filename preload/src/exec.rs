@@ -701,6 +701,15 @@ pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> 
             "no GL context is current on the stopped thread".into(),
         ));
     }
+    if crate::lists::compiling() {
+        return Err((
+            shm::STATUS_NOT_A_DRAW,
+            format!(
+                "{name} is inside glNewList(GL_COMPILE_AND_EXECUTE): GL would record the \
+                 replay into the display list; debug a later glCallList of that list"
+            ),
+        ));
+    }
     Ok(())
 }
 

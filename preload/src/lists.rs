@@ -56,6 +56,12 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
     r
 }
 
+/// Whether this thread is between `glNewList` and `glEndList`: GL would
+/// record a replay's calls into the list.
+pub fn compiling() -> bool {
+    CURRENT.with(|c| c.get().0 != 0)
+}
+
 /// Count a draw of a wrapper without a hook (`Header::draw_count`), unless
 /// it is only compiled into a display list.
 #[inline(always)]

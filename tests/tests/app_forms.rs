@@ -175,3 +175,62 @@ fn program_binaries_give_way_to_sources() {
         assert_eq!(values(v), binary_value(x, y), "{args:?}: {v}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Display lists
+
+/// Draw calls compiled into a display list (GL_COMPILE) and calls of lists
+/// that draw nothing are no draws; glCallList(s) of lists that draw are,
+/// and debug with the shader's values; a glEnd inside
+/// GL_COMPILE_AND_EXECUTE draws but cannot be replayed, and gldbg says
+/// why. The app's frame (lists that translate the modelview matrix) is as
+/// natively.
+#[test]
+fn display_lists_draw_only_when_called() {
+    require_workspace();
+    let app = build_c_app("egl_lists.c", "egl_lists", &["EGL", "OpenGL"], &[]);
+    let native = run_native(&app, &[], &[]);
+    let script = "break draw\ncontinue\ninfo call\ndebug fragment\nbreak 5\ncontinue\n\
+                  print p @ 20,10\nend\ncontinue\ndebug fragment\ncontinue\ncontinue\n\
+                  debug fragment\nbreak 5\ncontinue\nprint p @ 45,10\nend\ndelete\ncontinue\n";
+    let dir = TempDir::new("display-lists");
+    let out = Session::new(&app, script).run(&dir);
+    support::assert_last_exited_0(&out, "continue");
+    assert_eq!(
+        result_line(&out.stdout, "egl_lists"),
+        result_line(&native.stdout, "egl_lists"),
+        "the app's frame differs from a native run"
+    );
+    assert!(out.stdout.contains("pixels ok"), "{}", out.stdout);
+    // The draws in order: glCallList(D), glEnd in C's compile-and-execute,
+    // then glCallList(D) and glCallList(C) of frame 2.
+    let stops: Vec<(String, u64)> = [0, 2, 3, 4]
+        .iter()
+        .map(|&n| {
+            let r = out.ok_n("continue", n);
+            (
+                r["stopped"]["function"].as_str().unwrap_or("").to_string(),
+                r["stopped"]["draw"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64)> = [("glCallList", 1), ("glEnd", 2), ("glCallList", 3), ("glCallList", 4)]
+        .iter()
+        .map(|&(f, d)| (f.to_string(), d))
+        .collect();
+    assert_eq!(stops, want, "{}", out.transcript());
+    // (x, y) in the list's quad: p = floor(gl_FragCoord.xy) / 64.
+    for (k, (x, y)) in [(20u32, 10u32), (45, 10)].into_iter().enumerate() {
+        let stop = out.ok_n("continue", [1, 5][k]);
+        assert_eq!(stop["line"], 5, "{stop}");
+        assert_eq!(stop["reached"], 16 * 64, "{stop}");
+        let p = out.ok(&format!("print p @ {x},{y}"));
+        assert_eq!(values(p), [x as f64 / 64.0, y as f64 / 64.0], "{p}");
+    }
+    let refused = out.result_n("debug fragment", 1);
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert!(
+        refused["error"].as_str().is_some_and(|e| e.contains("GL_COMPILE_AND_EXECUTE")),
+        "{refused}"
+    );
+}
