@@ -402,11 +402,19 @@ mod tests {
     fn binaries_are_remembered_until_sources_replace_them() {
         let mut r = Recorded::default();
         r.program_binary(7);
-        assert!(r.binary_note(&[7], &[]).unwrap().contains("glProgramBinary"));
+        assert!(
+            r.binary_note(&[7], &[])
+                .unwrap()
+                .contains("glProgramBinary")
+        );
         r.link(7);
         assert_eq!(r.binary_note(&[7], &[]), None);
         r.shader_binary(&[3]);
-        assert!(r.binary_note(&[8], &[3]).unwrap().contains("glShaderBinary"));
+        assert!(
+            r.binary_note(&[8], &[3])
+                .unwrap()
+                .contains("glShaderBinary")
+        );
         r.shader_source(3, "void main(){}".into());
         assert_eq!(r.binary_note(&[8], &[3]), None);
     }

@@ -1931,12 +1931,10 @@ impl StepRunner<'_> {
                     .rejected_shader("link", self.stage, &inst.source, &log()))
             }
             // The preload says why (e.g. inside a display list being compiled).
-            abi::STATUS_NOT_A_DRAW if !log().is_empty() => {
-                Err(Error::FailedPrecondition(format!(
-                    "not stopped at a draw call the debugger can replay: {}",
-                    log()
-                )))
-            }
+            abi::STATUS_NOT_A_DRAW if !log().is_empty() => Err(Error::FailedPrecondition(format!(
+                "not stopped at a draw call the debugger can replay: {}",
+                log()
+            ))),
             st => check_status(command, st, |st| {
                 Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
             }),

@@ -24,7 +24,12 @@ pub struct Neutral {
     funcs: Vec<[u32; 4]>,
 }
 
-const PNAMES: [u32; 4] = [BLEND_SRC_RGB, BLEND_DST_RGB, BLEND_SRC_ALPHA, BLEND_DST_ALPHA];
+const PNAMES: [u32; 4] = [
+    BLEND_SRC_RGB,
+    BLEND_DST_RGB,
+    BLEND_SRC_ALPHA,
+    BLEND_DST_ALPHA,
+];
 
 fn indexed() -> bool {
     crate::exec::gl_at_least(4, 0) && !crate::exec::is_es()

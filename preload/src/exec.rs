@@ -27,38 +27,60 @@ use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, Pr
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The bulk region of the shared mapping.
+/// The bulk region of the shared mapping, through a window that grows
+/// when an access needs more of it (`bulk.rs`; earlier windows stay mapped).
 pub(crate) struct Bulk {
-    base: *mut u8,
+    base: core::cell::Cell<*mut u8>,
+    len: core::cell::Cell<usize>,
 }
 
 impl Bulk {
     pub(crate) fn get() -> Option<Bulk> {
-        crate::session::bulk_base().map(|base| Bulk { base })
+        crate::session::bulk_window(0).map(|(base, len)| Bulk {
+            base: base.into(),
+            len: len.into(),
+        })
     }
-    fn check(off: usize, len: usize) -> bool {
-        off.checked_add(len)
-            .is_some_and(|end| end <= shm::BULK_SIZE)
+    /// Whether `len` bytes at `off` are inside the region, growing the
+    /// window to them.
+    fn check(&self, off: usize, len: usize) -> bool {
+        let Some(end) = off.checked_add(len).filter(|&e| e <= shm::BULK_SIZE) else {
+            return false;
+        };
+        if end <= self.len.get() {
+            return true;
+        }
+        match crate::session::bulk_window(end) {
+            Some((base, len)) => {
+                self.base.set(base);
+                self.len.set(len);
+                true
+            }
+            None => false,
+        }
     }
     pub(crate) fn read<T: Copy + Default>(&self, off: usize) -> T {
-        if !Self::check(off, size_of::<T>()) {
+        if !self.check(off, size_of::<T>()) {
             return T::default();
         }
         // SAFETY: in bounds (checked); `T` is a plain #[repr(C)] Copy struct; unaligned read.
-        unsafe { self.base.add(off).cast::<T>().read_unaligned() }
+        unsafe { self.base.get().add(off).cast::<T>().read_unaligned() }
     }
     pub(crate) fn write<T: Copy>(&self, off: usize, v: &T) {
-        if Self::check(off, size_of::<T>()) {
+        if self.check(off, size_of::<T>()) {
             // SAFETY: in bounds (checked); the daemon does not touch the reply while a command runs.
-            unsafe { self.base.add(off).cast::<T>().write_unaligned(*v) }
+            unsafe { self.base.get().add(off).cast::<T>().write_unaligned(*v) }
         }
     }
     pub(crate) fn bytes(&self, r: BulkRef) -> &[u8] {
-        if !Self::check(r.offset as usize, r.len as usize) {
+        if !self.check(r.offset as usize, r.len as usize) {
             return &[];
         }
-        // SAFETY: in bounds (checked); the daemon wrote the request before the command.
-        unsafe { core::slice::from_raw_parts(self.base.add(r.offset as usize), r.len as usize) }
+        // SAFETY: in bounds (checked; a window stays mapped once grown out
+        // of); the daemon wrote the request before the command.
+        unsafe {
+            core::slice::from_raw_parts(self.base.get().add(r.offset as usize), r.len as usize)
+        }
     }
     pub(crate) fn str(&self, r: BulkRef) -> String {
         String::from_utf8_lossy(self.bytes(r)).into_owned()
@@ -66,12 +88,13 @@ impl Bulk {
     /// Mutable view of `len` bytes at `off` (None if out of bounds).
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
-        if !Self::check(off, len) {
+        if !self.check(off, len) {
             return None;
         }
-        crate::session::populate_bulk(off + len);
-        // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
-        Some(unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
+        crate::bulk::populate(off + len);
+        // SAFETY: in bounds (checked; a window stays mapped once grown out
+        // of); only this thread writes the reply area during a command.
+        Some(unsafe { core::slice::from_raw_parts_mut(self.base.get().add(off), len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
     pub(crate) fn put(&self, off: usize, data: &[u8]) -> BulkRef {

@@ -13,7 +13,8 @@
 //! * [`resolve`]: real function pointers; [`loader`]: the `dlopen`
 //!   interception; [`hooks`]: GetProcAddress and `glGetError`; [`lists`]:
 //!   which draw calls draw (display lists); [`binary`]: program binaries.
-//! * [`session`]: the shared mapping (constructor); [`stop`]: fast path test
+//! * [`session`]: the shared mapping (constructor), [`bulk`]: its bulk
+//!   region, mapped on demand; [`stop`]: fast path test
 //!   and the stop protocol; [`exec`]: the in-context GL executor (program
 //!   queries, the fragment step); [`vertex`] and [`compute`]: the vertex
 //!   and compute debug steps; [`writes`]: what a replay writes, copied
@@ -33,6 +34,7 @@
 
 pub mod binary;
 pub mod blend;
+pub mod bulk;
 pub mod capture;
 pub mod compute;
 pub mod debug_blocks;

@@ -38,7 +38,12 @@ fn dual_sources(x: u32, y: u32) -> [Vec<f64>; 2] {
 #[test]
 fn dual_source_blending_programs_debug() {
     require_workspace();
-    let app = build_c_app("egl_dual_source.c", "egl_dual_source", &["EGL", "OpenGL", "m"], &[]);
+    let app = build_c_app(
+        "egl_dual_source.c",
+        "egl_dual_source",
+        &["EGL", "OpenGL", "m"],
+        &[],
+    );
     let native = run_native(&app, &[], &[]);
     // (draw, a pixel it covers)
     let draws = [(1, (10, 20)), (2, (40, 50))];
@@ -67,11 +72,21 @@ fn dual_source_blending_programs_debug() {
             .iter()
             .map(|o| {
                 let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
-                (s("name"), o["location"].as_i64().unwrap(), o["index"].as_i64().unwrap())
+                (
+                    s("name"),
+                    o["location"].as_i64().unwrap(),
+                    o["index"].as_i64().unwrap(),
+                )
             })
             .collect();
-        assert!(outputs.contains(&("c0".into(), 0, 0)), "draw {draw}: {info}");
-        assert!(outputs.contains(&("c1".into(), 0, 1)), "draw {draw}: {info}");
+        assert!(
+            outputs.contains(&("c0".into(), 0, 0)),
+            "draw {draw}: {info}"
+        );
+        assert!(
+            outputs.contains(&("c1".into(), 0, 1)),
+            "draw {draw}: {info}"
+        );
         let stop = out.ok_n("continue", 2 * k + 1);
         assert_eq!(stop["line"], 8, "draw {draw}: {stop}");
         assert_eq!(stop["reached"], 32 * 64, "draw {draw}: {stop}");
@@ -87,17 +102,37 @@ fn dual_source_blending_programs_debug() {
 #[test]
 fn dual_source_index_in_text() {
     require_workspace();
-    let app = build_c_app("egl_dual_source.c", "egl_dual_source", &["EGL", "OpenGL", "m"], &[]);
+    let app = build_c_app(
+        "egl_dual_source.c",
+        "egl_dual_source",
+        &["EGL", "OpenGL", "m"],
+        &[],
+    );
     let dir = TempDir::new("dual-source-text");
     let script = dir.join("s.gldbg");
-    std::fs::write(&script, "break draw 1\ncontinue\ninfo program\ndelete\ncontinue\n").unwrap();
+    std::fs::write(
+        &script,
+        "break draw 1\ncontinue\ninfo program\ndelete\ncontinue\n",
+    )
+    .unwrap();
     let out = run_command({
         let mut c = std::process::Command::new(gldbg());
-        c.args(["run", "--batch", "-x"]).arg(&script).arg("--").arg(&app);
+        c.args(["run", "--batch", "-x"])
+            .arg(&script)
+            .arg("--")
+            .arg(&app);
         c
     });
-    assert!(out.stdout.contains("c0 (location 0, index 0)"), "{}", out.stdout);
-    assert!(out.stdout.contains("c1 (location 0, index 1)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("c0 (location 0, index 0)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("c1 (location 0, index 1)"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[track_caller]
@@ -141,11 +176,18 @@ fn program_binaries_give_way_to_sources() {
     let cache = cache.to_str().unwrap();
     let native = run_native(&app, &[], &[]);
     let line = result_line(&native.stdout, "egl_binary");
-    assert!(line.contains("program from binary, formats 1 1 1 1 1"), "{line}");
+    assert!(
+        line.contains("program from binary, formats 1 1 1 1 1"),
+        "{line}"
+    );
     // An earlier run saves the cache; the next loads it.
     run_native(&app, &["--cache", cache], &[]);
     let cached = run_native(&app, &["--cache", cache], &[]);
-    assert!(cached.stdout.contains("program from binary"), "{}", cached.stdout);
+    assert!(
+        cached.stdout.contains("program from binary"),
+        "{}",
+        cached.stdout
+    );
 
     let (x, y) = (10, 20);
     let script = format!(
@@ -161,7 +203,11 @@ fn program_binaries_give_way_to_sources() {
             "{args:?}: {line}"
         );
         assert!(line.contains("pixels ok"), "{args:?}: {line}");
-        assert_eq!(binary_frame(&out.stdout), binary_frame(&native.stdout), "{args:?}");
+        assert_eq!(
+            binary_frame(&out.stdout),
+            binary_frame(&native.stdout),
+            "{args:?}"
+        );
         let info = out.ok("info program");
         assert!(
             support::stage_source(info, "fragment").contains("color = v;"),
@@ -214,10 +260,15 @@ fn display_lists_draw_only_when_called() {
             )
         })
         .collect();
-    let want: Vec<(String, u64)> = [("glCallList", 1), ("glEnd", 2), ("glCallList", 3), ("glCallList", 4)]
-        .iter()
-        .map(|&(f, d)| (f.to_string(), d))
-        .collect();
+    let want: Vec<(String, u64)> = [
+        ("glCallList", 1),
+        ("glEnd", 2),
+        ("glCallList", 3),
+        ("glCallList", 4),
+    ]
+    .iter()
+    .map(|&(f, d)| (f.to_string(), d))
+    .collect();
     assert_eq!(stops, want, "{}", out.transcript());
     // (x, y) in the list's quad: p = floor(gl_FragCoord.xy) / 64.
     for (k, (x, y)) in [(20u32, 10u32), (45, 10)].into_iter().enumerate() {
@@ -230,7 +281,62 @@ fn display_lists_draw_only_when_called() {
     let refused = out.result_n("debug fragment", 1);
     assert_eq!(refused["ok"], false, "{refused}");
     assert!(
-        refused["error"].as_str().is_some_and(|e| e.contains("GL_COMPILE_AND_EXECUTE")),
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("GL_COMPILE_AND_EXECUTE")),
         "{refused}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// An address-space limit
+
+fn egl_rlimit() -> std::path::PathBuf {
+    build_c_app("egl_rlimit.c", "egl_rlimit", &["EGL", "OpenGL"], &[])
+}
+
+/// An app that limits its address space to 256 MiB (as piglit's `rlimit`)
+/// runs under gldbg in run mode and through a fragment step, and exits 0
+/// with the native frame: the preload maps only the shared header at
+/// start and bulk windows as commands need them. A 1024x1024 step (a
+/// larger window than the first) reads right values at a far pixel.
+/// llvmpipe's rasterizer threads reserve much address space: they are off.
+#[test]
+fn an_address_space_limit_leaves_room_for_the_app() {
+    require_workspace();
+    let app = egl_rlimit();
+    let env = [("LP_NUM_THREADS", "0")];
+    let native = run_native(&app, &[], &env);
+    assert!(native.stdout.contains("pixels ok"), "{}", native.stdout);
+    let dir = TempDir::new("rlimit");
+    let session = |script: &str, args: &[&str]| {
+        Session::new(&app, script)
+            .args(args)
+            .env("LP_NUM_THREADS", "0")
+            .run(&dir)
+    };
+    let run = session("continue\n", &[]);
+    support::assert_last_exited_0(&run, "continue");
+    assert_eq!(
+        result_line(&run.stdout, "egl_rlimit"),
+        result_line(&native.stdout, "egl_rlimit")
+    );
+    for (args, (x, y)) in [
+        (vec![], (10u32, 20u32)),
+        (vec!["--size", "1024", "--limit", "2048"], (1000, 900)),
+    ] {
+        let script = format!(
+            "break draw 1\ncontinue\ndebug fragment\nbreak 5\ncontinue\nprint p @ {x},{y}\n\
+             end\ndelete\ncontinue\n"
+        );
+        let out = session(&script, &args);
+        support::assert_last_exited_0(&out, "continue");
+        assert!(out.stdout.contains("pixels ok"), "{args:?}: {}", out.stdout);
+        let p = out.ok(&format!("print p @ {x},{y}"));
+        assert_eq!(
+            values(p),
+            [x as f64 / 64.0, y as f64 / 64.0],
+            "{args:?}: {p}"
+        );
+    }
 }

@@ -51,7 +51,10 @@ fn glxgears_calls_frames_and_steps() {
     assert_eq!(draw["stopped"]["frame"], 1, "{draw}");
     let call = out.ok_n("info call", 0);
     assert_eq!(call["function"], "glCallList", "{call}");
-    assert_eq!(call["args"][0]["value"], "1", "the first gear's list: {call}");
+    assert_eq!(
+        call["args"][0]["value"], "1",
+        "the first gear's list: {call}"
+    );
     // `step` executes glCallList and stops at the very next call: glxgears
     // pops the gear's matrix.
     let step = out.ok("step");
