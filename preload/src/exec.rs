@@ -746,6 +746,8 @@ pub(crate) fn load_app_uniforms(dbg: u32, saved: &Saved) {
     // two of them is one uniform of the debug program (the later stage's value).
     for &p in &saved.programs {
         copy_uniforms(p, dbg);
+        // Sampler and image uniforms the app set to bindless handles.
+        crate::bindless::copy(p, dbg);
     }
     if saved.program != 0 {
         copy_subroutines(saved.program, dbg, &saved.subroutines);

@@ -12,7 +12,8 @@
 //!   function, typed `real::*` calls, the `invoke` dispatcher.
 //! * [`resolve`]: real function pointers; [`loader`]: the `dlopen`
 //!   interception; [`hooks`]: GetProcAddress and `glGetError`; [`lists`]:
-//!   which draw calls draw (display lists); [`binary`]: program binaries.
+//!   which draw calls draw (display lists); [`binary`]: program binaries;
+//!   [`bindless`]: texture handles in uniforms.
 //! * [`session`]: the shared mapping (constructor), [`bulk`]: its bulk
 //!   region, mapped on demand; [`stop`]: fast path test
 //!   and the stop protocol; [`exec`]: the in-context GL executor (program
@@ -33,6 +34,7 @@
 //!   pass-through, never a hang or a crash.
 
 pub mod binary;
+pub mod bindless;
 pub mod blend;
 pub mod bulk;
 pub mod capture;

@@ -176,9 +176,19 @@ pub mod class {
     /// `glNewList`, `glEndList`: the preload knows when a display list is
     /// only compiled (`GL_COMPILE`), when a draw call draws nothing.
     pub const LIST: u32 = 1 << 12;
+    /// Sets a sampler or image uniform to a bindless texture handle
+    /// (`glUniformHandleui64ARB` ...): the preload remembers which uniforms
+    /// hold handles, to give a debug program the same.
+    pub const HANDLE_UNIFORM: u32 = 1 << 13;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
-    pub const HOOKED: u32 =
-        GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE | FEEDBACK_BEGIN | BINARY | LIST;
+    pub const HOOKED: u32 = GET_PROC_ADDRESS
+        | GET_ERROR
+        | QUERY
+        | IMMEDIATE
+        | FEEDBACK_BEGIN
+        | BINARY
+        | LIST
+        | HANDLE_UNIFORM;
 }
 
 /// Whether `name` is `glBegin`, `glEnd` or a call GL allows between them
@@ -361,6 +371,17 @@ pub fn classify(name: &str) -> u32 {
     if matches!(name, "glNewList" | "glEndList") {
         c |= LIST;
     }
+    if matches!(
+        name.strip_suffix("ARB").or(name.strip_suffix("NV")),
+        Some(
+            "glUniformHandleui64"
+                | "glUniformHandleui64v"
+                | "glProgramUniformHandleui64"
+                | "glProgramUniformHandleui64v"
+        )
+    ) {
+        c |= HANDLE_UNIFORM;
+    }
     c
 }
 
@@ -483,5 +504,7 @@ mod tests {
         assert_eq!(classify("glProgramBinary"), SHADER_RECORD | BINARY);
         assert_eq!(classify("glGetIntegerv"), BINARY);
         assert_eq!(classify("glNewList"), LIST);
+        assert_eq!(classify("glProgramUniformHandleui64vARB"), HANDLE_UNIFORM);
+        assert_eq!(classify("glUniformHandleui64NV"), HANDLE_UNIFORM);
     }
 }

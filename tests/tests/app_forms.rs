@@ -340,3 +340,40 @@ fn an_address_space_limit_leaves_room_for_the_app() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Bindless texture handles
+
+/// Sampler uniforms set to bindless handles (glUniformHandleui64ARB and
+/// glProgramUniformHandleui64ARB) sample the same textures in the debug
+/// program: red and green at every fragment. Where the context has no
+/// GL_ARB_bindless_texture (Mesa llvmpipe) the app says it skipped, under
+/// gldbg as natively, and only that is checked here: the values are
+/// checked on a driver with the extension (NVIDIA).
+#[test]
+fn bindless_handles_reach_the_debug_program() {
+    require_workspace();
+    let app = build_c_app("egl_bindless.c", "egl_bindless", &["EGL", "OpenGL"], &[]);
+    let native = run_native(&app, &[], &[]);
+    let dir = TempDir::new("bindless");
+    let script = "break draw 1\ncontinue\ndebug fragment\nbreak 9\ncontinue\n\
+                  print r @ 10,20\nprint g @ 10,20\nend\ndelete\ncontinue\n";
+    if native.stdout.contains("egl_bindless: skipped") {
+        let out = Session::new(&app, "continue\n").run(&dir);
+        support::assert_last_exited_0(&out, "continue");
+        assert!(out.stdout.contains("egl_bindless: skipped"), "{}", out.stdout);
+        eprintln!("bindless_handles_reach_the_debug_program: no GL_ARB_bindless_texture here; values not checked");
+        return;
+    }
+    let out = Session::new(&app, script).run(&dir);
+    support::assert_last_exited_0(&out, "continue");
+    assert_eq!(
+        result_line(&out.stdout, "egl_bindless"),
+        result_line(&native.stdout, "egl_bindless")
+    );
+    let stop = out.ok_n("continue", 1);
+    assert_eq!(stop["line"], 9, "{stop}");
+    assert_eq!(stop["reached"], 64 * 64, "{stop}");
+    assert_eq!(values(out.ok("print r @ 10,20")), [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(values(out.ok("print g @ 10,20")), [0.0, 1.0, 0.0, 1.0]);
+}
