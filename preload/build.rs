@@ -109,8 +109,16 @@ fn main() {
         )
         .unwrap();
         writeln!(o, "crate::stop::count_call();").unwrap();
-        if c & class::DRAW != 0 {
-            writeln!(o, "crate::session::count_draw();").unwrap();
+        if c & class::DRAW != 0 && hooked {
+            // glEnd, glCallList(s): not counted while only compiled into a list.
+            writeln!(
+                o,
+                "if crate::lists::draws({id}, &[{}]) {{ crate::session::count_draw(); }}",
+                words.join(", ")
+            )
+            .unwrap();
+        } else if c & class::DRAW != 0 {
+            writeln!(o, "crate::lists::count_draw({id});").unwrap();
         }
         if c & class::FRAME_END != 0 {
             writeln!(o, "crate::session::count_frame();").unwrap();

@@ -633,6 +633,16 @@ fn breakpoint_json(b: &pb::Breakpoint) -> Value {
     json!({"id": b.id, "description": b.description, "hits": b.hits})
 }
 
+/// An output's location with its dual-source blending index, where the
+/// program has a second source (`dual`).
+fn output_text(v: &pb::Variable, dual: bool) -> String {
+    let s = variable_text(v);
+    match (dual && v.index >= 0, s.strip_suffix(')')) {
+        (true, Some(head)) if v.location >= 0 => format!("{head}, index {})", v.index),
+        _ => s,
+    }
+}
+
 fn variable_text(v: &pb::Variable) -> String {
     let mut s = if v.r#type.is_empty() {
         v.name.clone()
@@ -661,10 +671,25 @@ fn variables_json(vars: &[pb::Variable]) -> Value {
     )
 }
 
+/// Outputs as [`variables_json`], each with its dual-source blending
+/// `index` (-1 where GL does not say).
+fn outputs_json(vars: &[pb::Variable]) -> Value {
+    let mut v = variables_json(vars);
+    if let Value::Array(items) = &mut v {
+        for (item, var) in items.iter_mut().zip(vars) {
+            item["index"] = json!(var.index);
+        }
+    }
+    v
+}
+
 fn program_text(p: &pb::ProgramInfo) -> String {
     let mut s = format!("Program {}", p.program);
     if p.shaders.is_empty() {
         s.push_str("\n  (no shaders)");
+    }
+    if !p.note.is_empty() {
+        let _ = write!(s, "\n  {}", p.note);
     }
     for sh in &p.shaders {
         let _ = write!(s, "\n  {} shader {}", sh.stage, sh.id);
@@ -682,8 +707,9 @@ fn program_text(p: &pb::ProgramInfo) -> String {
     ] {
         if !vars.is_empty() {
             let _ = write!(s, "\n{title}:");
+            let dual = title == "Outputs" && vars.iter().any(|v| v.index > 0);
             for v in vars {
-                let _ = write!(s, "\n  {}", variable_text(v));
+                let _ = write!(s, "\n  {}", output_text(v, dual));
             }
         }
     }
@@ -1152,7 +1178,10 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             );
             o.insert("uniforms".into(), variables_json(&p.uniforms));
             o.insert("attributes".into(), variables_json(&p.attributes));
-            o.insert("outputs".into(), variables_json(&p.outputs));
+            o.insert("outputs".into(), outputs_json(&p.outputs));
+            if !p.note.is_empty() {
+                o.insert("note".into(), json!(p.note));
+            }
         }
         Outcome::ShaderStop(stop) => shader_stop_json(&mut o, stop),
         Outcome::Listing(l) => {
@@ -1956,6 +1985,7 @@ mod tests {
                 size: 1,
                 location: 0,
                 value: "1.5".into(),
+                ..Default::default()
             }],
             attributes: vec![pb::Variable {
                 name: "pos".into(),
@@ -1963,8 +1993,10 @@ mod tests {
                 size: 1,
                 location: 0,
                 value: String::new(),
+                ..Default::default()
             }],
             outputs: vec![],
+            ..Default::default()
         };
         let v = j("info program", Ok(Outcome::Program(p.clone())));
         assert_eq!(v["program"], json!(3));

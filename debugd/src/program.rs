@@ -41,6 +41,11 @@ pub struct Recorded {
     pub linked: HashMap<u32, Vec<StageSource>>,
     /// `glNamedStringARB`'s named strings: name → text.
     pub named_strings: BTreeMap<String, String>,
+    /// Programs whose latest load was `glProgramBinary` (no source).
+    pub binary_programs: std::collections::HashSet<u32>,
+    /// Shaders whose latest load was `glShaderBinary` (SPIR-V or a
+    /// vendor format: no GLSL source).
+    pub binary_shaders: std::collections::HashSet<u32>,
 }
 
 impl Recorded {
@@ -57,6 +62,40 @@ impl Recorded {
 
     pub fn shader_source(&mut self, id: u32, source: String) {
         self.shaders.entry(id).or_default().source = Some(source);
+        self.binary_shaders.remove(&id);
+    }
+
+    /// `glShaderBinary`: these shaders now hold a binary, no GLSL source.
+    pub fn shader_binary(&mut self, ids: &[u32]) {
+        for &id in ids {
+            self.shaders.entry(id).or_default().source = None;
+            self.binary_shaders.insert(id);
+        }
+    }
+
+    /// `glProgramBinary` (which gldbg makes fail: the app should link
+    /// from source next).
+    pub fn program_binary(&mut self, program: u32) {
+        self.linked.remove(&program);
+        self.binary_programs.insert(program);
+    }
+
+    /// Why the sources of `programs` (attached `shaders`) are unknown, and
+    /// what to do; `None` when nothing was loaded as a binary.
+    pub fn binary_note(&self, programs: &[u32], shaders: &[u32]) -> Option<String> {
+        if let Some(p) = programs.iter().find(|p| self.binary_programs.contains(p)) {
+            return Some(format!(
+                "program {p} was loaded with glProgramBinary and has no source: gldbg makes \
+                 glProgramBinary fail (and reports no binary formats) so that apps compile \
+                 from source, but this app did not fall back to its sources; clear the app's \
+                 shader cache or turn it off, then run it again"
+            ));
+        }
+        let s = shaders.iter().find(|s| self.binary_shaders.contains(s))?;
+        Some(format!(
+            "shader {s} was loaded with glShaderBinary (SPIR-V or a driver binary) and has no \
+             GLSL source to debug; make the app load GLSL with glShaderSource instead"
+        ))
     }
 
     /// `glCompileShaderIncludeARB`: the search paths of its `#include`s.
@@ -98,6 +137,7 @@ impl Recorded {
 
     /// Snapshot the attached shaders' sources (at `glLinkProgram`).
     pub fn link(&mut self, program: u32) {
+        self.binary_programs.remove(&program);
         let stages: Vec<StageSource> = self
             .attached
             .get(&program)
@@ -147,8 +187,9 @@ pub struct ProgramText {
     pub shaders: Vec<(u32, u32)>,
     pub attributes: Vec<ProgramVariable>,
     pub uniforms: Vec<ProgramVariable>,
-    /// (name, location)
-    pub outputs: Vec<(String, i32)>,
+    /// (name, location, index): the index is that of dual-source blending
+    /// (0 or 1) for fragment outputs, -1 where GL does not say.
+    pub outputs: Vec<(String, i32, i32)>,
     /// The driver's copy of attached shaders' sources.
     pub sources: HashMap<u32, String>,
     /// The context's API (GL ES: a shader without `#version` is GLSL ES 1.00).
@@ -210,9 +251,11 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
                     p.uniforms.push(v)
                 }
             }
-            "output" => p
-                .outputs
-                .push((f.get(1).unwrap_or(&"").to_string(), num(2) as i32)),
+            "output" => p.outputs.push((
+                f.get(1).unwrap_or(&"").to_string(),
+                num(2) as i32,
+                f.get(3).map_or(-1, |_| num(3) as i32),
+            )),
             "source" => {
                 let id = num(1) as u32;
                 let len = num(2).max(0) as usize;
@@ -338,7 +381,7 @@ mod tests {
     fn parses_program_text() {
         let src = "#version 330 core\nvoid main(){}\n";
         let text = format!(
-            "program\t3\nshader\t1\t35633\nshader\t2\t35632\nuniform\tu_r\t5126\t1\t0\t0.5\nattribute\tpos\t35665\t1\t0\noutput\tcolor\t0\nsource\t2\t{}\n{}\nsource\t1\t0\n\n",
+            "program\t3\nshader\t1\t35633\nshader\t2\t35632\nuniform\tu_r\t5126\t1\t0\t0.5\nattribute\tpos\t35665\t1\t0\noutput\tcolor\t0\t1\nsource\t2\t{}\n{}\nsource\t1\t0\n\n",
             src.len(),
             src
         );
@@ -357,7 +400,7 @@ mod tests {
         );
         assert_eq!(p.attributes[0].name, "pos");
         assert_eq!(p.attributes[0].value, "");
-        assert_eq!(p.outputs, vec![("color".to_string(), 0)]);
+        assert_eq!(p.outputs, vec![("color".to_string(), 0, 1)]);
         assert_eq!(p.sources[&2], src);
         assert_eq!(p.sources[&1], "");
     }
@@ -392,5 +435,26 @@ mod tests {
         assert_eq!(r.linked[&5].len(), 2);
         assert_eq!(r.linked[&5][1].source, "f");
         assert_eq!(r.attached[&5], vec![2]);
+    }
+
+    #[test]
+    fn binaries_are_remembered_until_sources_replace_them() {
+        let mut r = Recorded::default();
+        r.program_binary(7);
+        assert!(
+            r.binary_note(&[7], &[])
+                .unwrap()
+                .contains("glProgramBinary")
+        );
+        r.link(7);
+        assert_eq!(r.binary_note(&[7], &[]), None);
+        r.shader_binary(&[3]);
+        assert!(
+            r.binary_note(&[8], &[3])
+                .unwrap()
+                .contains("glShaderBinary")
+        );
+        r.shader_source(3, "void main(){}".into());
+        assert_eq!(r.binary_note(&[8], &[3]), None);
     }
 }

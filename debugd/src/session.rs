@@ -108,6 +108,8 @@ impl BreakKind {
             BreakKind::DrawNumber(n) => {
                 self.covers(stop.function) && stop.draw == n && stop.error == 0
             }
+            // A draw call compiled into a display list draws nothing.
+            BreakKind::Draw => self.covers(stop.function) && stop.draw != 0 && stop.error == 0,
             BreakKind::GlError => stop.error != 0,
             // Other breakpoints stop before the call, never again after it.
             k => k.covers(stop.function) && stop.error == 0,
@@ -641,7 +643,7 @@ impl Session {
                 ))),
             }
         }
-        let draw = if class_of(call.function) & class::DRAW != 0 {
+        let draw = if class_of(call.function) & class::DRAW != 0 && !call.not_drawn {
             // The draw count is bumped before the call's stop; after it for an error stop too.
             shm.draw_count()
         } else {
@@ -809,6 +811,25 @@ impl Session {
                     .entry(call.context)
                     .or_default()
                     .compile_include(a(0) as u32, paths);
+                Ok(None)
+            }
+            "glProgramBinary" | "glProgramBinaryOES" => {
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .program_binary(a(0) as u32);
+                Ok(None)
+            }
+            "glShaderBinary" => {
+                let count = (a(0) as i32).clamp(0, 1024) as usize;
+                let ids = remote.read_i32s(a(1), count).map_err(mem)?;
+                let ids: Vec<u32> = ids.into_iter().map(|i| i as u32).collect();
+                self.control()
+                    .recorded
+                    .entry(call.context)
+                    .or_default()
+                    .shader_binary(&ids);
                 Ok(None)
             }
             "glCreateShaderProgramv" => {
@@ -1373,7 +1394,9 @@ impl Session {
     }
 
     /// Ask the preload for the current program and combine with recorded sources.
-    fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>)> {
+    /// The current program's description, its stages' sources and, when
+    /// some source is unknown because the app loaded a binary, why.
+    fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>, Option<String>)> {
         let (stop, shm, _) = self.stopped()?;
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
         check_status("CMD_QUERY_PROGRAM", st, |st| {
@@ -1411,20 +1434,27 @@ impl Session {
                 source,
             });
         }
-        Ok((text, stages))
+        let shaders: Vec<u32> = text.shaders.iter().map(|s| s.0).collect();
+        let unknown = stages.is_empty() || stages.iter().any(|s| s.source.is_empty());
+        let note = unknown
+            .then(|| recorded.binary_note(&text.programs, &shaders))
+            .flatten();
+        Ok((text, stages, note))
     }
 
     pub fn info_program(&self) -> Result<pb::ProgramInfo> {
         let _dbg = self.debug_lock();
-        let (text, stages) = self.query_program()?;
+        let (text, stages, note) = self.query_program()?;
         let var = |v: &program::ProgramVariable| pb::Variable {
             name: v.name.clone(),
             r#type: program::glsl_type_name(v.gl_type),
             size: v.size,
             location: v.location,
             value: v.value.clone(),
+            index: 0,
         };
         Ok(pb::ProgramInfo {
+            note: note.unwrap_or_default(),
             program: text.program,
             shaders: stages
                 .iter()
@@ -1441,12 +1471,13 @@ impl Session {
             outputs: text
                 .outputs
                 .iter()
-                .map(|(n, l)| pb::Variable {
+                .map(|(n, l, i)| pb::Variable {
                     name: n.clone(),
                     r#type: String::new(),
                     size: 1,
                     location: *l,
                     value: String::new(),
+                    index: *i,
                 })
                 .collect(),
         })
@@ -1477,18 +1508,25 @@ impl Session {
                     "not stopped at a draw call (stopped at {at}); use `break draw` and `continue`"
                 )));
             }
+            _ if stop.draw == 0 => {
+                return Err(Error::FailedPrecondition(format!(
+                    "{at} draws nothing here (it is compiled into a display list, or calls \
+                     lists that draw nothing); use `break draw` and `continue`"
+                )));
+            }
             _ => {}
         }
-        let (text, stages) = self.query_program()?;
+        let (text, stages, note) = self.query_program()?;
+        let because = note.map_or(String::new(), |n| format!(": {n}"));
         let Some(shader) = stages.iter().find(|s| s.gl_type == stage.gl_enum()) else {
             return Err(Error::FailedPrecondition(format!(
-                "the current program has no {} shader",
+                "the current program has no {} shader{because}",
                 stage.name()
             )));
         };
         if shader.source.is_empty() {
             return Err(Error::FailedPrecondition(format!(
-                "the {} shader's source is unknown",
+                "the {} shader's source is unknown{because}",
                 stage.name()
             )));
         }
@@ -1969,6 +2007,11 @@ impl StepRunner<'_> {
                     .session
                     .rejected_shader("link", self.stage, &inst.source, &log()))
             }
+            // The preload says why (e.g. inside a display list being compiled).
+            abi::STATUS_NOT_A_DRAW if !log().is_empty() => Err(Error::FailedPrecondition(format!(
+                "not stopped at a draw call the debugger can replay: {}",
+                log()
+            ))),
             st => check_status(command, st, |st| {
                 Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
             }),

@@ -49,6 +49,8 @@ pub struct StoppedCall {
     pub context: u64,
     /// The GL error of an error-breakpoint stop after the call (0: a stop before the call).
     pub error: u32,
+    /// A draw call that draws nothing (compiled into a display list).
+    pub not_drawn: bool,
 }
 
 /// What the daemon remembers about breakpoints (the shared bitset may hold
@@ -310,6 +312,7 @@ impl SharedMemory {
                 ret: s.ret.load(Relaxed),
                 context: s.context.load(Relaxed),
                 error: s.error.load(Relaxed),
+                not_drawn: s.not_drawn.load(Relaxed) != 0,
             });
         }
         out

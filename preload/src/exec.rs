@@ -27,38 +27,60 @@ use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, Pr
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The bulk region of the shared mapping.
+/// The bulk region of the shared mapping, through a window that grows
+/// when an access needs more of it (`bulk.rs`; earlier windows stay mapped).
 pub(crate) struct Bulk {
-    base: *mut u8,
+    base: core::cell::Cell<*mut u8>,
+    len: core::cell::Cell<usize>,
 }
 
 impl Bulk {
     pub(crate) fn get() -> Option<Bulk> {
-        crate::session::bulk_base().map(|base| Bulk { base })
+        crate::session::bulk_window(0).map(|(base, len)| Bulk {
+            base: base.into(),
+            len: len.into(),
+        })
     }
-    fn check(off: usize, len: usize) -> bool {
-        off.checked_add(len)
-            .is_some_and(|end| end <= shm::BULK_SIZE)
+    /// Whether `len` bytes at `off` are inside the region, growing the
+    /// window to them.
+    fn check(&self, off: usize, len: usize) -> bool {
+        let Some(end) = off.checked_add(len).filter(|&e| e <= shm::BULK_SIZE) else {
+            return false;
+        };
+        if end <= self.len.get() {
+            return true;
+        }
+        match crate::session::bulk_window(end) {
+            Some((base, len)) => {
+                self.base.set(base);
+                self.len.set(len);
+                true
+            }
+            None => false,
+        }
     }
     pub(crate) fn read<T: Copy + Default>(&self, off: usize) -> T {
-        if !Self::check(off, size_of::<T>()) {
+        if !self.check(off, size_of::<T>()) {
             return T::default();
         }
         // SAFETY: in bounds (checked); `T` is a plain #[repr(C)] Copy struct; unaligned read.
-        unsafe { self.base.add(off).cast::<T>().read_unaligned() }
+        unsafe { self.base.get().add(off).cast::<T>().read_unaligned() }
     }
     pub(crate) fn write<T: Copy>(&self, off: usize, v: &T) {
-        if Self::check(off, size_of::<T>()) {
+        if self.check(off, size_of::<T>()) {
             // SAFETY: in bounds (checked); the daemon does not touch the reply while a command runs.
-            unsafe { self.base.add(off).cast::<T>().write_unaligned(*v) }
+            unsafe { self.base.get().add(off).cast::<T>().write_unaligned(*v) }
         }
     }
     pub(crate) fn bytes(&self, r: BulkRef) -> &[u8] {
-        if !Self::check(r.offset as usize, r.len as usize) {
+        if !self.check(r.offset as usize, r.len as usize) {
             return &[];
         }
-        // SAFETY: in bounds (checked); the daemon wrote the request before the command.
-        unsafe { core::slice::from_raw_parts(self.base.add(r.offset as usize), r.len as usize) }
+        // SAFETY: in bounds (checked; a window stays mapped once grown out
+        // of); the daemon wrote the request before the command.
+        unsafe {
+            core::slice::from_raw_parts(self.base.get().add(r.offset as usize), r.len as usize)
+        }
     }
     pub(crate) fn str(&self, r: BulkRef) -> String {
         String::from_utf8_lossy(self.bytes(r)).into_owned()
@@ -66,12 +88,13 @@ impl Bulk {
     /// Mutable view of `len` bytes at `off` (None if out of bounds).
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
-        if !Self::check(off, len) {
+        if !self.check(off, len) {
             return None;
         }
-        crate::session::populate_bulk(off + len);
-        // SAFETY: in bounds (checked); only this thread writes the reply area during a command.
-        Some(unsafe { core::slice::from_raw_parts_mut(self.base.add(off), len) })
+        crate::bulk::populate(off + len);
+        // SAFETY: in bounds (checked; a window stays mapped once grown out
+        // of); only this thread writes the reply area during a command.
+        Some(unsafe { core::slice::from_raw_parts_mut(self.base.get().add(off), len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
     pub(crate) fn put(&self, off: usize, data: &[u8]) -> BulkRef {
@@ -224,7 +247,8 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         for i in 0..n {
             let name = gl::program_resource_name(prog, gl::PROGRAM_OUTPUT, i);
             let loc = gl::program_resource_location(prog, gl::PROGRAM_OUTPUT, &name);
-            let _ = writeln!(text, "output\t{name}\t{loc}");
+            let index = output_index(prog, &name);
+            let _ = writeln!(text, "output\t{name}\t{loc}\t{index}");
         }
     }
     for &s in &shaders {
@@ -233,6 +257,15 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         text.extend_from_slice(&src);
         text.push(b'\n');
     }
+}
+
+/// A fragment output's index (dual-source blending), -1 for other stages
+/// outputs and where GL cannot say (GL ES).
+fn output_index(prog: u32, name: &str) -> i32 {
+    if is_es() {
+        return -1;
+    }
+    gl::frag_data_index(prog, name)
 }
 
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
@@ -664,6 +697,13 @@ pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
         crate::immediate::replay(mode);
         return;
     }
+    if matches!(
+        id,
+        gldbg_proto::api::ids::glCallList | gldbg_proto::api::ids::glCallLists
+    ) {
+        crate::lists::replay(id, args);
+        return;
+    }
     let mut args = args.to_vec();
     if let (Some(mode), Some(first)) = (mode, args.first_mut()) {
         *first = u64::from(mode);
@@ -696,6 +736,15 @@ pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> 
             "no GL context is current on the stopped thread".into(),
         ));
     }
+    if crate::lists::compiling() {
+        return Err((
+            shm::STATUS_NOT_A_DRAW,
+            format!(
+                "{name} is inside glNewList(GL_COMPILE_AND_EXECUTE): GL would record the \
+                 replay into the display list; debug a later glCallList of that list"
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -709,6 +758,8 @@ pub(crate) fn load_app_uniforms(dbg: u32, saved: &Saved) {
     // two of them is one uniform of the debug program (the later stage's value).
     for &p in &saved.programs {
         copy_uniforms(p, dbg);
+        // Sampler and image uniforms the app set to bindless handles.
+        crate::bindless::copy(p, dbg);
     }
     if saved.program != 0 {
         copy_subroutines(saved.program, dbg, &saved.subroutines);
@@ -867,9 +918,15 @@ fn step(
     gl::set_enabled(gl::RASTERIZER_DISCARD, false);
     for i in [dbg.value_loc, dbg.coverage_loc] {
         gl::color_maski(i, [1, 1, 1, 1]);
-        // Blending never applies to the debug outputs: a value is written as it is.
+    }
+    // Blending never applies to the debug outputs: a value is written as it
+    // is. It is off on every draw buffer (the app's are NONE here), with
+    // neutral functions: one reading the second source (dual-source
+    // blending) on more draw buffers than GL allows fails the draw.
+    for i in 0..max_db {
         gl::set_enabledi(gl::BLEND, i, false);
     }
+    let _blend = crate::blend::Neutral::set(max_db);
     // Only the coverage needs clearing: a value counts where it is nonzero.
     gl::clear_buffer_fv(gl::COLOR, dbg.coverage_loc as i32, [0.0; 4]);
     if let Some((_, att)) = ds {
@@ -1255,7 +1312,14 @@ fn build_program(
     {
         let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
-            gl::bind_frag_data_location(prog, loc as u32, name);
+            // A dual-source blending output (index 1) keeps its index: bound
+            // at index 0 it would clash with the first source.
+            match output_index(fragment_program, name) {
+                index @ 1.. => {
+                    gl::bind_frag_data_location_indexed(prog, loc as u32, index as u32, name)
+                }
+                _ => gl::bind_frag_data_location(prog, loc as u32, name),
+            }
             used.push(loc as u32);
         }
     }

@@ -19,6 +19,8 @@ pub const DEPTH_BUFFER_BIT: u32 = 0x0100;
 pub const COLOR_BUFFER_BIT: u32 = 0x4000;
 pub const STENCIL_BUFFER_BIT: u32 = 0x0400;
 pub const BLEND: u32 = 0x0BE2;
+/// Compatibility contexts only: `glCallLists`' offset.
+pub const LIST_BASE: u32 = 0x0B32;
 pub const DEPTH_TEST: u32 = 0x0B71;
 pub const PRIMITIVE_RESTART: u32 = 0x8F9D;
 pub const PRIMITIVE_RESTART_FIXED_INDEX: u32 = 0x8D69;
@@ -38,6 +40,7 @@ pub const VERSION: u32 = 0x1F02;
 pub const MAX_DRAW_BUFFERS: u32 = 0x8824;
 pub const CURRENT_PROGRAM: u32 = 0x8B8D;
 pub const PROGRAM_PIPELINE_BINDING: u32 = 0x825A;
+pub const ACTIVE_PROGRAM: u32 = 0x8259;
 pub const DRAW_FRAMEBUFFER_BINDING: u32 = 0x8CA6;
 pub const READ_FRAMEBUFFER_BINDING: u32 = 0x8CAA;
 pub const RENDERBUFFER_BINDING: u32 = 0x8CA7;
@@ -530,6 +533,22 @@ pub fn bind_frag_data_location(prog: u32, loc: u32, name: &str) {
     // SAFETY: see the module comment; NUL-terminated name.
     unsafe { real::glBindFragDataLocation(prog, loc, c.as_mut_ptr().cast()) }
 }
+/// The index (0, or 1 for the second source of dual-source blending) of
+/// fragment output `name`; -1 when it is not one, or without the query
+/// (GL before 3.3, GL ES).
+pub fn frag_data_index(prog: u32, name: &str) -> i32 {
+    if !crate::resolve::available(gldbg_proto::api::ids::glGetFragDataIndex) {
+        return -1;
+    }
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name; the function exists.
+    unsafe { real::glGetFragDataIndex(prog, c.as_mut_ptr().cast()) }
+}
+pub fn bind_frag_data_location_indexed(prog: u32, loc: u32, index: u32, name: &str) {
+    let mut c = cname(name);
+    // SAFETY: see the module comment; NUL-terminated name.
+    unsafe { real::glBindFragDataLocationIndexed(prog, loc, index, c.as_mut_ptr().cast()) }
+}
 pub fn uniform_location(prog: u32, name: &str) -> i32 {
     let mut c = cname(name);
     // SAFETY: see the module comment; NUL-terminated name.
@@ -974,6 +993,17 @@ pub const IMAGE_BINDING_NAME: u32 = 0x8F3A;
 pub const IMAGE_BINDING_ACCESS: u32 = 0x8F3E;
 pub const READ_ONLY: u32 = 0x88B8;
 
+/// `glBlendFuncSeparate[i]`: (src rgb, dst rgb, src alpha, dst alpha) of
+/// draw buffer `buffer`, or of all of them.
+pub fn blend_func_separate(buffer: Option<u32>, f: [u32; 4]) {
+    // SAFETY: see the module comment.
+    unsafe {
+        match buffer {
+            Some(i) => real::glBlendFuncSeparatei(i, f[0], f[1], f[2], f[3]),
+            None => real::glBlendFuncSeparate(f[0], f[1], f[2], f[3]),
+        }
+    }
+}
 pub fn get_i_indexed(pname: u32, i: u32) -> i32 {
     let mut v = [0i32; 4];
     // SAFETY: see the module comment.

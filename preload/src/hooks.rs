@@ -1,7 +1,7 @@
 //! The hand-written hooks behind the generated wrappers of the
-//! `GET_PROC_ADDRESS`, `GET_ERROR`, `QUERY`, `IMMEDIATE` and `FEEDBACK_BEGIN`
-//! functions, and the app's held-back GL
-//! errors.
+//! `GET_PROC_ADDRESS`, `GET_ERROR`, `QUERY`, `IMMEDIATE`, `LIST`, `BINARY`,
+//! `HANDLE_UNIFORM` and `FEEDBACK_BEGIN` functions, and the app's held-back
+//! GL errors.
 //!
 //! * GetProcAddress (`glXGetProcAddress[ARB]`, `eglGetProcAddress`): call the
 //!   real one; for a name we export and a non-null answer, remember the real
@@ -10,6 +10,8 @@
 //!   own GL work and parks them here; the app's next `glGetError` calls get
 //!   them first, then the real ones.
 //! * Query object calls: `queries.rs`; immediate mode: `immediate.rs`;
+//!   display lists: `lists.rs`; program binaries and their formats: `binary.rs`;
+//!   bindless texture handles in uniforms: `bindless.rs`;
 //!   `glBeginTransformFeedback`: its mode is remembered per context.
 
 use crate::generated::{CLASS, WRAPPERS, invoke};
@@ -44,6 +46,15 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
     }
     if c & class::IMMEDIATE != 0 {
         return crate::immediate::call(id, args);
+    }
+    if c & class::LIST != 0 {
+        return crate::lists::call(id, args);
+    }
+    if c & class::BINARY != 0 {
+        return crate::binary::call(id, args);
+    }
+    if c & class::HANDLE_UNIFORM != 0 {
+        return crate::bindless::call(id, args);
     }
     if c & class::FEEDBACK_BEGIN != 0 {
         let mode = args.first().copied().unwrap_or(0) as u32;

@@ -11,12 +11,15 @@
 //! * `generated` (from `build.rs`): one exported wrapper per GL/GLX/EGL
 //!   function, typed `real::*` calls, the `invoke` dispatcher.
 //! * [`resolve`]: real function pointers; [`loader`]: the `dlopen`
-//!   interception; [`hooks`]: GetProcAddress and `glGetError`.
-//! * [`session`]: the shared mapping (constructor); [`stop`]: fast path test
+//!   interception; [`hooks`]: GetProcAddress and `glGetError`; [`lists`]:
+//!   which draw calls draw (display lists); [`binary`]: program binaries;
+//!   [`bindless`]: texture handles in uniforms.
+//! * [`session`]: the shared mapping (constructor), [`bulk`]: its bulk
+//!   region, mapped on demand; [`stop`]: fast path test
 //!   and the stop protocol; [`exec`]: the in-context GL executor (program
 //!   queries, the fragment step); [`vertex`] and [`compute`]: the vertex
 //!   and compute debug steps; [`writes`]: what a replay writes, copied
-//!   aside and back.
+//!   aside and back; [`blend`]: neutral blend functions for a replay.
 //!
 //! **Architecture invariants:**
 //! * The fast path (a wrapper whose breakpoint bit is clear) takes no lock,
@@ -30,6 +33,10 @@
 //! * A missing or dead daemon, or a foreign shared-memory layout, means
 //!   pass-through, never a hang or a crash.
 
+pub mod binary;
+pub mod bindless;
+pub mod blend;
+pub mod bulk;
 pub mod capture;
 pub mod compute;
 pub mod debug_blocks;
@@ -38,6 +45,7 @@ pub mod exec;
 pub mod gl;
 pub mod hooks;
 pub mod immediate;
+pub mod lists;
 pub mod loader;
 pub mod queries;
 pub mod resolve;

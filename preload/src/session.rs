@@ -108,40 +108,13 @@ pub fn count_frame() {
     header().frame_count.fetch_add(1, Relaxed);
 }
 
-/// Base of the bulk region (only while a session is attached).
-pub fn bulk_base() -> Option<*mut u8> {
-    let m = MAPPING.load(Acquire);
-    // SAFETY: the mapping is SHM_SIZE bytes; BULK_OFFSET is inside it.
-    (!m.is_null()).then(|| unsafe { m.add(shm::BULK_OFFSET) })
-}
-
-/// Fault in the bulk region up to byte `end` before it is written, in one
-/// call (`MADV_POPULATE_WRITE`, Linux 5.14) rather than a page fault per
-/// 4 KiB: the first 1080p RGBA32F readback into fresh pages costs ~20 ms of
-/// faults. Pages stay populated, so each range is done once.
-pub fn populate_bulk(end: usize) {
-    use std::sync::atomic::AtomicUsize;
-    static DONE: AtomicUsize = AtomicUsize::new(0);
-    let end = end
-        .min(shm::BULK_SIZE)
-        .next_multiple_of(4096)
-        .min(shm::BULK_SIZE);
-    let done = DONE.load(Acquire);
-    let Some(base) = bulk_base() else { return };
-    if end <= done {
-        return;
+/// A window over at least the first `min_len` bytes of the bulk region
+/// (only while a session is mapped): see `bulk.rs`.
+pub fn bulk_window(min_len: usize) -> Option<(*mut u8, usize)> {
+    if MAPPING.load(Acquire).is_null() {
+        return None;
     }
-    // SAFETY: [done, end) lies inside the bulk region of our shared mapping
-    // (page-aligned: BULK_OFFSET and both ends are); populating changes no
-    // contents. An old kernel's EINVAL leaves the pages to fault as before.
-    let _ = unsafe {
-        rustix::mm::madvise(
-            base.add(done).cast(),
-            end - done,
-            rustix::mm::Advice::LinuxPopulateWrite,
-        )
-    };
-    DONE.fetch_max(end, Release);
+    crate::bulk::window(min_len)
 }
 
 /// Switch to pass-through for good (daemon gone): breakpoints and
@@ -179,9 +152,13 @@ pub fn attach_from_env() {
             return;
         }
         let mapped = map(fd);
-        // SAFETY: our own fd, opened above.
-        unsafe { libc::close(fd) };
-        if let Some(base) = mapped.and_then(validate) {
+        let Some(base) = mapped.and_then(validate) else {
+            // SAFETY: our own fd, opened above.
+            unsafe { libc::close(fd) };
+            return;
+        };
+        {
+            crate::bulk::keep_fd(fd);
             MAPPING.store(base, Release);
             ATTACHED.store(2, Release);
             HEADER.store(&CLAIM_HEADER as *const Header as *mut Header, Release);
@@ -209,11 +186,15 @@ pub fn attach_from_env() {
         return;
     };
     let mapped = map(fd);
-    // SAFETY: the fd was handed to us for this purpose only; nobody else uses it.
-    unsafe { libc::close(fd) };
     let Some(base) = mapped.and_then(validate) else {
+        // SAFETY: the fd was handed to us for this purpose only; nobody else uses it.
+        unsafe { libc::close(fd) };
         return;
     };
+    // Kept to map bulk windows later; not for the app's exec'd children.
+    // SAFETY: fcntl on the fd handed to us for this purpose only.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    crate::bulk::keep_fd(fd);
     MAPPING.store(base, Release);
     ATTACHED.store(2, Release);
     if claim().is_none() {
@@ -226,7 +207,7 @@ pub fn attach_from_env() {
 /// Check the header of a fresh mapping; registers the fork handler and
 /// records the daemon's start time. Unmaps and returns None on a mismatch.
 fn validate(base: *mut u8) -> Option<*mut u8> {
-    // SAFETY: the mapping is SHM_SIZE bytes, page-aligned; Header sits at offset 0.
+    // SAFETY: the mapping is BULK_OFFSET bytes, page-aligned; Header sits at offset 0.
     let h = unsafe { &*(base as *const Header) };
     let fcount = gldbg_proto::api::FUNCTIONS.len() as u32;
     if h.magic != shm::MAGIC
@@ -246,7 +227,7 @@ fn validate(base: *mut u8) -> Option<*mut u8> {
             fcount
         ));
         // SAFETY: our own mapping, no references into it escape.
-        unsafe { libc::munmap(base.cast(), shm::SHM_SIZE) };
+        unsafe { libc::munmap(base.cast(), shm::BULK_OFFSET) };
         return None;
     }
     // A child forked without exec shares the mapping but is not the process
@@ -268,11 +249,13 @@ extern "C" fn forget_in_child() {
 fn map(fd: i32) -> Option<*mut u8> {
     // SAFETY: fd is open (inherited for us) for the duration of this call.
     let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
-    // SAFETY: a fresh shared mapping chosen by the kernel; nothing else is at that address.
+    // SAFETY: a fresh shared mapping chosen by the kernel; nothing else is at
+    // that address. The header only: the bulk region is mapped on demand
+    // (`bulk.rs`), to keep the app's address space small.
     let r = unsafe {
         rustix::mm::mmap(
             core::ptr::null_mut(),
-            shm::SHM_SIZE,
+            shm::BULK_OFFSET,
             rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
             rustix::mm::MapFlags::SHARED,
             bfd,
@@ -283,7 +266,8 @@ fn map(fd: i32) -> Option<*mut u8> {
         Ok(p) => Some(p.cast()),
         Err(e) => {
             crate::log(format_args!(
-                "cannot map the debugger's shared memory (fd {fd}): {e}; running without the debugger"
+                "cannot map the debugger's shared memory (fd {fd}): {e}{}; running without the debugger",
+                crate::bulk::address_space_limit()
             ));
             None
         }

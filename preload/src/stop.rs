@@ -313,6 +313,8 @@ fn stop(
     }
     slot.ret.store(after.map_or(0, |a| a.0), Relaxed);
     slot.error.store(after.map_or(0, |a| a.1), Relaxed);
+    let not_drawn = CLASS[id as usize] & class::DRAW != 0 && !crate::lists::draws(id, args);
+    slot.not_drawn.store(not_drawn as u32, Relaxed);
     slot.call_number.store(calls::get(), Relaxed);
     slot.context.store(crate::hooks::current_context(), Relaxed);
     slot.state.store(shm::STATE_STOPPED, Release);

@@ -169,8 +169,26 @@ pub mod class {
     /// `glBeginTransformFeedback`: the preload remembers the app's primitive
     /// mode (a step's own capture must not leave another one behind).
     pub const FEEDBACK_BEGIN: u32 = 1 << 10;
+    /// Program and shader binaries: `glProgramBinary` (the preload makes it
+    /// fail, so the app compiles from source) and the state queries that
+    /// answer the number and list of binary formats (none, under gldbg).
+    pub const BINARY: u32 = 1 << 11;
+    /// `glNewList`, `glEndList`: the preload knows when a display list is
+    /// only compiled (`GL_COMPILE`), when a draw call draws nothing.
+    pub const LIST: u32 = 1 << 12;
+    /// Sets a sampler or image uniform to a bindless texture handle
+    /// (`glUniformHandleui64ARB` ...): the preload remembers which uniforms
+    /// hold handles, to give a debug program the same.
+    pub const HANDLE_UNIFORM: u32 = 1 << 13;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
-    pub const HOOKED: u32 = GET_PROC_ADDRESS | GET_ERROR | QUERY | IMMEDIATE | FEEDBACK_BEGIN;
+    pub const HOOKED: u32 = GET_PROC_ADDRESS
+        | GET_ERROR
+        | QUERY
+        | IMMEDIATE
+        | FEEDBACK_BEGIN
+        | BINARY
+        | LIST
+        | HANDLE_UNIFORM;
 }
 
 /// Whether `name` is `glBegin`, `glEnd` or a call GL allows between them
@@ -335,8 +353,37 @@ pub fn classify(name: &str) -> u32 {
             | "glNamedStringARB"
             | "glDeleteNamedStringARB"
             | "glCompileShaderIncludeARB"
+            | "glProgramBinary"
+            | "glProgramBinaryOES"
+            | "glShaderBinary"
     ) {
         c |= SHADER_RECORD;
+    }
+    if matches!(
+        name,
+        "glProgramBinary"
+            | "glProgramBinaryOES"
+            | "glGetIntegerv"
+            | "glGetInteger64v"
+            | "glGetBooleanv"
+            | "glGetFloatv"
+            | "glGetDoublev"
+    ) {
+        c |= BINARY;
+    }
+    if matches!(name, "glNewList" | "glEndList") {
+        c |= LIST;
+    }
+    if matches!(
+        name.strip_suffix("ARB").or(name.strip_suffix("NV")),
+        Some(
+            "glUniformHandleui64"
+                | "glUniformHandleui64v"
+                | "glProgramUniformHandleui64"
+                | "glProgramUniformHandleui64v"
+        )
+    ) {
+        c |= HANDLE_UNIFORM;
     }
     c
 }
@@ -457,5 +504,10 @@ mod tests {
         assert_eq!(classify("glDrawPixels"), 0);
         assert_eq!(classify("eglSwapBuffers"), FRAME_END);
         assert_eq!(classify("glUseProgram"), SHADER_SWITCH);
+        assert_eq!(classify("glProgramBinary"), SHADER_RECORD | BINARY);
+        assert_eq!(classify("glGetIntegerv"), BINARY);
+        assert_eq!(classify("glNewList"), LIST);
+        assert_eq!(classify("glProgramUniformHandleui64vARB"), HANDLE_UNIFORM);
+        assert_eq!(classify("glUniformHandleui64NV"), HANDLE_UNIFORM);
     }
 }

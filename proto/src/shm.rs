@@ -250,6 +250,11 @@ pub struct Slot {
     /// Daemon (ABI 3): 1 while a daemon thread sleeps (or is about to) on
     /// `done_seq`; the preload issues the futex wake only then.
     pub daemon_sleeping: AtomicU32,
+    /// Preload (ABI 7, in what was padding: older preloads leave 0): 1 when
+    /// the stopped call is a draw call that draws nothing (compiled into a
+    /// display list by `glNewList(GL_COMPILE)`, or a `glCallList` of lists
+    /// that draw nothing): it has no draw number.
+    pub not_drawn: AtomicU32,
 }
 
 /// A string or byte range inside the bulk region.
