@@ -24,6 +24,7 @@ mod exec;
 mod instrument;
 mod render;
 mod repl;
+mod signals;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -143,7 +144,10 @@ impl Embedded {
         let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
         let dir = private_dir()?;
         let socket = dir.join("gldbg.sock");
-        let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config { preload });
+        let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config {
+            preload,
+            app_ends_with_daemon: true,
+        });
         let (shutdown, rx) = watch::channel(false);
         let mut servers = Vec::new();
         let mut addrs = vec![(gldbg_debugd::ListenAddr::Unix(socket.clone()), None)];
@@ -222,7 +226,8 @@ fn private_dir() -> Result<PathBuf> {
         .unwrap_or(0);
     for attempt in 0..100u32 {
         let dir = base.join(format!(
-            "gldbg-cli-{}-{:x}-{attempt}",
+            "{}{}-{:x}-{attempt}",
+            signals::DIR_PREFIX,
             std::process::id(),
             nanos
         ));
@@ -298,6 +303,9 @@ async fn subscribe(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     Go,
+    /// The command failed: a `--batch` script stops here (as gdb's does);
+    /// the REPL and a script without `--batch` go on.
+    Failed,
     Quit,
 }
 
@@ -433,10 +441,10 @@ impl Driver {
             self.show_watches();
         }
         self.drain_events();
-        if matches!(result, Ok(Outcome::Quit)) {
-            Flow::Quit
-        } else {
-            Flow::Go
+        match result {
+            Ok(Outcome::Quit) => Flow::Quit,
+            Ok(_) => Flow::Go,
+            Err(_) => Flow::Failed,
         }
     }
 
@@ -531,7 +539,13 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
     let _guard = rt.enter();
     let (embedded, client) = match mode {
         Mode::Run { opts, listen, .. } => {
+            signals::sweep_stale_dirs(&std::env::temp_dir());
             let (mut embedded, target) = Embedded::start(listen.as_deref(), opts.token.as_deref())?;
+            // Ctrl-C pauses the app at an interactive REPL; elsewhere it ends gldbg.
+            use std::io::IsTerminal;
+            let interactive = !opts.batch && std::io::stdin().is_terminal();
+            signals::end_on_signals(embedded.dir.clone(), !interactive)
+                .context("cannot install the signal handlers")?;
             let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
             (Some(embedded), client)
         }
@@ -651,15 +665,10 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         let mut flow = Flow::Go;
         if let Some(text) = &script {
             driver.echo = true;
-            for line in text.lines() {
-                flow = driver.run_line(line);
-                if flow == Flow::Quit {
-                    break;
-                }
-            }
+            flow = run_script(&mut driver, text, opts.batch);
             driver.echo = false;
         }
-        if !opts.batch && flow == Flow::Go {
+        if !opts.batch && flow != Flow::Quit {
             repl::run(&mut driver);
         }
     } else {
@@ -686,6 +695,34 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
     // The runtime may hold tasks blocked on the daemon's threads: do not wait for them.
     rt.shutdown_timeout(Duration::from_millis(100));
     Ok(code)
+}
+
+/// The commands of `-x`, one per line. In `--batch` the script stops at its
+/// first failed command, as gdb's does (the exit status is then 1); without
+/// it, every line runs as if typed at the prompt.
+fn run_script(driver: &mut Driver, text: &str, batch: bool) -> Flow {
+    for (number, line) in text.lines().enumerate() {
+        match driver.run_line(line) {
+            Flow::Quit => return Flow::Quit,
+            Flow::Failed if batch => {
+                let skipped = text
+                    .lines()
+                    .skip(number + 1)
+                    .filter(|l| !matches!(command::parse(l), Ok(None)))
+                    .count();
+                if skipped > 0 {
+                    eprintln!(
+                        "gldbg: the script stops at its first failed command (line {}); \
+                         {skipped} command(s) not run",
+                        number + 1
+                    );
+                }
+                return Flow::Failed;
+            }
+            Flow::Failed | Flow::Go => {}
+        }
+    }
+    Flow::Go
 }
 
 /// `run PROGRAM ARGS`, the `cmd` of the launch's result line.

@@ -78,6 +78,10 @@ fn history_path() -> Option<PathBuf> {
 
 /// Read commands until `quit`, Ctrl-D, or an unusable terminal.
 pub fn run(driver: &mut Driver) {
+    use std::io::IsTerminal as _;
+    if !std::io::stdin().is_terminal() {
+        return run_piped(driver);
+    }
     let mut editor: Editor<Completion, FileHistory> = match Editor::new() {
         Ok(e) => e,
         Err(e) => {
@@ -126,6 +130,25 @@ pub fn run(driver: &mut Driver) {
     }
     if let Some(h) = &history {
         let _ = editor.save_history(h);
+    }
+}
+
+/// Commands from a pipe or file: one per line, no prompt (a prompt would
+/// glue onto the next output line, e.g. a JSON line), no history.
+fn run_piped(driver: &mut Driver) {
+    use std::io::BufRead as _;
+    let mut stdin = std::io::stdin().lock();
+    let mut line = String::new();
+    loop {
+        driver.drain_events();
+        line.clear();
+        match stdin.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if driver.run_line(&line) == Flow::Quit {
+            break;
+        }
     }
 }
 

@@ -350,6 +350,7 @@ impl Session {
             cwd: opts.cwd.clone(),
             shm_fd: None,
             own_process_group: opts.own_process_group,
+            kill_with_tracer: self.config.app_ends_with_daemon,
             preload: self.config.preload.clone(),
             output_fds: pipes
                 .as_ref()

@@ -41,6 +41,7 @@ fn glxgears_calls_frames_and_steps() {
                   delete\nbreak glXSwapBuffers\ncontinue\ncontinue\ncontinue\ninfo call\n";
     let out = Session::new(&glxgears, script)
         .env("DISPLAY", x.display())
+        .keep_going()
         .run(&dir);
 
     // Its first draw: immediate mode (glEnd ends a glBegin primitive).
@@ -155,6 +156,7 @@ fn es2gears_debug_fragment_fails_cleanly_on_gles2() {
     let script = "break draw\ncontinue\ndebug fragment\ninfo call\ndelete\nstep\n";
     let out = Session::new(&es2gears, script)
         .env("DISPLAY", x.display())
+        .keep_going()
         .run(&dir);
     let error = out.failed("debug fragment");
     assert!(error.contains("reading the debug images back"), "{error}");
