@@ -46,11 +46,12 @@ pub enum Command {
     List(Option<u32>),
     /// `print EXPR [@ ...]` / `p`
     Print { expr: String, at: Option<At> },
-    /// `dump EXPR FILE.png|FILE.npy`
+    /// `dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]`
     Dump {
         expr: String,
         file: PathBuf,
         format: DumpFormat,
+        options: DumpOptions,
     },
     /// `watch EXPR`: print EXPR after every shader step.
     Watch(String),
@@ -160,6 +161,18 @@ pub enum DumpFormat {
     Png,
     Npy,
 }
+
+/// How a PNG dump maps values onto colours: `range=LO,HI` (a fixed range
+/// instead of the values' min..max), `colormap=viridis` (a scalar through
+/// viridis, with a legend bar).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DumpOptions {
+    pub range: Option<(f64, f64)>,
+    pub viridis: bool,
+}
+
+/// The parser takes finite numbers only, so `==` is an equivalence.
+impl Eq for DumpOptions {}
 
 /// A shader stage; its wire and command-line name is `Stage::name`.
 pub use glsl_instrument::Stage;
@@ -280,8 +293,10 @@ pub const HELP: &[(&str, &str)] = &[
         "value of EXPR at the current step",
     ),
     (
-        "dump EXPR FILE.png|FILE.npy",
-        "image (or raw floats) of EXPR over all fragments",
+        "dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]",
+        "image (or raw floats) of EXPR over all invocations; the PNG maps each component's \
+         min..max (said in the result), or LO..HI; viridis: a scalar in a perceptual colormap \
+         with a legend bar at the right (top max, bottom min); uncovered: a checkerboard",
     ),
     (
         "watch EXPR | unwatch EXPR",
@@ -427,8 +442,58 @@ fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
     })
 }
 
+/// `range=LO,HI`: two finite numbers, LO below HI.
+fn parse_range(value: &str) -> Result<(f64, f64), ParseError> {
+    let bad = || err(format!("dump: range={value}: expected range=LO,HI, e.g. range=0,1"));
+    let Some((lo, hi)) = value.split_once(',') else {
+        return bad();
+    };
+    let (Ok(lo), Ok(hi)) = (lo.trim().parse::<f64>(), hi.trim().parse::<f64>()) else {
+        return bad();
+    };
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return err(format!(
+            "dump: range={value}: LO must be below HI, both finite numbers"
+        ));
+    }
+    Ok((lo, hi))
+}
+
+/// The `key=value` options after a dump's file name; returns the text before them.
+fn parse_dump_options(args: &str) -> Result<(&str, DumpOptions), ParseError> {
+    let mut rest = args.trim();
+    let mut options = DumpOptions::default();
+    while let Some((head, last)) = rest.rsplit_once(char::is_whitespace) {
+        let lower = last.to_ascii_lowercase();
+        let Some((key, value)) = last.split_once('=') else {
+            break;
+        };
+        if lower.ends_with(".png") || lower.ends_with(".npy") {
+            break; // a file name with '=' in it
+        }
+        match (key, value) {
+            ("range", _) => options.range = Some(parse_range(value)?),
+            ("colormap", "viridis") => options.viridis = true,
+            ("colormap", "channels") => options.viridis = false,
+            ("colormap", _) => {
+                return err(format!(
+                    "dump: colormap={value}: the colormaps are viridis and channels"
+                ));
+            }
+            _ => {
+                return err(format!(
+                    "dump: unknown option `{last}` (options: range=LO,HI colormap=viridis)"
+                ));
+            }
+        }
+        rest = head.trim_end();
+    }
+    Ok((rest, options))
+}
+
 fn parse_dump(args: &str) -> Result<Command, ParseError> {
-    let usage = "usage: dump EXPR FILE.png|FILE.npy";
+    let usage = "usage: dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]";
+    let (args, options) = parse_dump_options(args)?;
     let Some((expr, file)) = args.trim().rsplit_once(char::is_whitespace) else {
         return err(usage);
     };
@@ -446,10 +511,14 @@ fn parse_dump(args: &str) -> Result<Command, ParseError> {
             "dump: `{file}`: the file name must end in .png or .npy"
         ));
     };
+    if format == DumpFormat::Npy && options != DumpOptions::default() {
+        return err("dump: range= and colormap= are for .png files (a .npy file holds the values)");
+    }
     Ok(Command::Dump {
         expr: expr.to_string(),
         file: PathBuf::from(file),
         format,
+        options,
     })
 }
 
@@ -817,15 +886,44 @@ mod tests {
             Command::Dump {
                 expr: "v".into(),
                 file: "x.png".into(),
-                format: DumpFormat::Png
+                format: DumpFormat::Png,
+                options: DumpOptions::default(),
             }
         );
+        assert_eq!(
+            p("dump v * 2.0 x.png range=-1,1 colormap=viridis"),
+            Command::Dump {
+                expr: "v * 2.0".into(),
+                file: "x.png".into(),
+                format: DumpFormat::Png,
+                options: DumpOptions {
+                    range: Some((-1.0, 1.0)),
+                    viridis: true
+                },
+            }
+        );
+        assert_eq!(
+            p("dump a == b x=1.png"),
+            Command::Dump {
+                expr: "a == b".into(),
+                file: "x=1.png".into(),
+                format: DumpFormat::Png,
+                options: DumpOptions::default(),
+            }
+        );
+        assert!(bad("dump v x.png range=1,0").contains("LO must be below HI"));
+        assert!(bad("dump v x.png range=0").contains("range=LO,HI"));
+        assert!(bad("dump v x.png range=0,inf").contains("finite"));
+        assert!(bad("dump v x.png colormap=jet").contains("viridis"));
+        assert!(bad("dump v x.png gamma=2").contains("unknown option"));
+        assert!(bad("dump v x.npy colormap=viridis").contains(".png"));
         assert_eq!(
             p("dump color * 2.0 /tmp/out.npy"),
             Command::Dump {
                 expr: "color * 2.0".into(),
                 file: "/tmp/out.npy".into(),
-                format: DumpFormat::Npy
+                format: DumpFormat::Npy,
+                options: DumpOptions::default(),
             }
         );
     }

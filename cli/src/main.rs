@@ -22,6 +22,7 @@ mod client;
 mod command;
 mod exec;
 mod instrument;
+mod numbers;
 mod render;
 mod repl;
 mod signals;

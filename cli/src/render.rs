@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::command::{At, HELP};
 use crate::exec::{Deleted, Failure, Outcome};
+use crate::numbers;
 
 type Obj = Map<String, Value>;
 
@@ -41,35 +42,24 @@ fn scalar_of(ty: &str) -> Scalar {
     }
 }
 
-/// One component as text: floats in their shortest single-precision form.
+/// One component as text: floats in their shortest round-trip form, `%g`-like
+/// (`numbers::float_text`).
 fn component_text(v: f64, s: Scalar) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
     match s {
-        Scalar::Bool => (v != 0.0).to_string(),
-        Scalar::Int if v.fract() == 0.0 => format!("{}", v as i64),
-        Scalar::Double | Scalar::Int => format!("{v}"),
-        Scalar::Float => format!("{}", v as f32),
+        Scalar::Bool if v.is_finite() => (v != 0.0).to_string(),
+        Scalar::Int if v.is_finite() && v.fract() == 0.0 => format!("{}", v as i64),
+        Scalar::Float => numbers::float_text(v, true),
+        _ => numbers::float_text(v, false),
     }
 }
 
 /// One component as JSON: a number (floats rounded to the shortest decimal of
-/// their f32, so 0.1f reads 0.1), `null` for NaN and infinities.
+/// their f32, so 0.1f reads 0.1), `"NaN"`, `"Inf"`, `"-Inf"` for the others.
 fn component_json(v: f64, s: Scalar) -> Value {
-    if !v.is_finite() {
-        return Value::Null;
-    }
     match s {
-        Scalar::Bool | Scalar::Int if v.fract() == 0.0 => json!(v as i64),
-        Scalar::Float => {
-            let short: f64 = format!("{}", v as f32).parse().unwrap_or(v);
-            json!(short)
-        }
-        _ => json!(v),
+        Scalar::Bool | Scalar::Int if v.is_finite() && v.fract() == 0.0 => json!(v as i64),
+        Scalar::Float => numbers::float_json(v, true),
+        _ => numbers::float_json(v, false),
     }
 }
 
@@ -895,6 +885,40 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
     timing_json(o, reply.timing.as_ref());
 }
 
+/// What a PNG dump mapped: `; mapped 0..1`, `; mapped r 0..1, g -2..3`, or
+/// `; viridis over 0..1, legend at x 64..75 (top max, bottom min)`.
+fn mapped_text(mapped: &[(f64, f64)], viridis: bool, width: u32, legend: u32) -> String {
+    let range = |&(lo, hi): &(f64, f64)| {
+        if lo.is_nan() {
+            "no finite value".to_string()
+        } else {
+            format!(
+                "{}..{}",
+                numbers::float_text(lo, false),
+                numbers::float_text(hi, false)
+            )
+        }
+    };
+    match mapped {
+        [] => String::new(),
+        [one] if viridis => format!(
+            "; viridis over {}, legend at x {}..{} (top max, bottom min)",
+            range(one),
+            width,
+            width + legend.max(1) - 1
+        ),
+        [one] => format!("; mapped {}", range(one)),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .zip(["r", "g", "b"])
+                .map(|(r, c)| format!("{c} {}", range(r)))
+                .collect();
+            format!("; mapped {}", parts.join(", "))
+        }
+    }
+}
+
 fn help_text() -> String {
     const W: usize = 32;
     HELP.iter()
@@ -945,10 +969,14 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             ty,
             reached,
             stage,
+            mapped,
+            viridis,
+            legend_width,
         } => format!(
-            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached).",
+            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
             file.display(),
-            noun(stage)
+            noun(stage),
+            mapped_text(mapped, *viridis, *width, *legend_width)
         ),
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
@@ -1098,6 +1126,9 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             height,
             ty,
             reached,
+            mapped,
+            viridis,
+            legend_width,
             ..
         } => {
             o.insert("file".into(), json!(file.display().to_string()));
@@ -1105,6 +1136,21 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("height".into(), json!(height));
             o.insert("type".into(), json!(ty));
             o.insert("reached".into(), json!(reached));
+            if !mapped.is_empty() {
+                let bound = |v: f64| numbers::float_json(v, false);
+                o.insert(
+                    "mapped".into(),
+                    json!({
+                        "min": mapped.iter().map(|r| bound(r.0)).collect::<Vec<_>>(),
+                        "max": mapped.iter().map(|r| bound(r.1)).collect::<Vec<_>>(),
+                    }),
+                );
+                let colormap = if *viridis { "viridis" } else { "channels" };
+                o.insert("colormap".into(), json!(colormap));
+                if *legend_width > 0 {
+                    o.insert("legend_width".into(), json!(legend_width));
+                }
+            }
         }
         Outcome::Watches(list) => {
             o.insert("watches".into(), json!(list));
@@ -1684,7 +1730,7 @@ mod tests {
         );
         assert_eq!(result_text(&Ok(out)), "v = 31.5 (float) @ 10,5");
 
-        // f32 values print in their shortest form; NaN is null in JSON.
+        // f32 values print in their shortest form; NaN is a string in JSON.
         let vec = pb::PrintReply {
             expr: "c".into(),
             r#type: "vec3".into(),
@@ -1703,7 +1749,7 @@ mod tests {
             stage: "vertex".into(),
         };
         let v = j("p c @ vertex 2", Ok(out.clone()));
-        assert_eq!(v["value"], json!([0.1, 1.0, null]));
+        assert_eq!(v["value"], json!([0.1, 1.0, "NaN"]));
         assert_eq!(v["invocation"], json!({"vertex": 2}));
         assert_eq!(result_text(&Ok(out)), "c = (0.1, 1, NaN) (vec3) @ vertex 2");
 
@@ -1852,15 +1898,55 @@ mod tests {
             ty: "float".into(),
             reached: 100,
             stage: "fragment".into(),
+            mapped: vec![(0.0, 1.5e-30)],
+            viridis: false,
+            legend_width: 0,
         };
         assert_eq!(
             j("dump v x.png", Ok(dump.clone())),
             json!({"cmd": "dump v x.png", "ok": true, "file": "x.png", "width": 64, "height": 32,
-                   "type": "float", "reached": 100})
+                   "type": "float", "reached": 100, "mapped": {"min": [0.0], "max": [1.5e-30]},
+                   "colormap": "channels"})
         );
         assert_eq!(
             result_text(&Ok(dump)),
-            "Wrote x.png (64x32, float, 100 fragments reached)."
+            "Wrote x.png (64x32, float, 100 fragments reached; mapped 0..1.5e-30)."
+        );
+        let viridis = Outcome::Dump {
+            file: PathBuf::from("x.png"),
+            width: 64,
+            height: 32,
+            ty: "float".into(),
+            reached: 100,
+            stage: "fragment".into(),
+            mapped: vec![(0.0, 1.0)],
+            viridis: true,
+            legend_width: 12,
+        };
+        assert_eq!(j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"], 12);
+        assert_eq!(
+            result_text(&Ok(viridis)),
+            "Wrote x.png (64x32, float, 100 fragments reached; viridis over 0..1, legend at x \
+             64..75 (top max, bottom min))."
+        );
+        let channels = Outcome::Dump {
+            file: PathBuf::from("c.png"),
+            width: 4,
+            height: 4,
+            ty: "vec3".into(),
+            reached: 0,
+            stage: "fragment".into(),
+            mapped: vec![(f64::NAN, f64::NAN), (-2.0, 3.0), (0.0, 0.0)],
+            viridis: false,
+            legend_width: 0,
+        };
+        assert_eq!(
+            j("dump c c.png", Ok(channels.clone()))["mapped"],
+            json!({"min": ["NaN", -2.0, 0.0], "max": ["NaN", 3.0, 0.0]})
+        );
+        assert_eq!(
+            result_text(&Ok(channels)),
+            "Wrote c.png (4x4, vec3, 0 fragments reached; mapped r no finite value, g -2..3, b 0..0)."
         );
     }
 

@@ -198,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
                     .dump(pb::DumpRequest {
                         expr: expr.into(),
                         format: if file.ends_with(".npy") { 1 } else { 0 },
+                        ..Default::default()
                     })
                     .await
                 {

@@ -43,6 +43,7 @@
 //! * `tonic::Status` appears only in [`service`]; library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
+pub mod colormap;
 pub mod error;
 pub mod format;
 pub mod glstate;

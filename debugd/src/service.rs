@@ -256,7 +256,11 @@ impl pb::debugger_server::Debugger for Service {
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
         let r = req.into_inner();
         let npy = r.format == pb::DumpFormat::Npy as i32;
-        self.run(move |s| s.dump(&r.expr, npy)).await
+        let png = crate::image::PngOptions {
+            range: r.fixed_range.then_some((r.range_min, r.range_max)),
+            viridis: r.colormap == pb::DumpColormap::Viridis as i32,
+        };
+        self.run(move |s| s.dump(&r.expr, npy, png)).await
     }
 
     async fn end_debug(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {

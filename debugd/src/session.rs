@@ -34,6 +34,7 @@ use tokio::sync::broadcast;
 use crate::Config;
 use crate::error::{Error, Result};
 use crate::format;
+use crate::image::PngOptions;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
@@ -1654,9 +1655,23 @@ impl Session {
         })
     }
 
-    pub fn dump(&self, expr: &str, npy: bool) -> Result<pb::DumpReply> {
+    /// `dump`: the value of `expr` over every invocation as an NPY file or
+    /// as a PNG drawn with `png` (the range it mapped comes back).
+    pub fn dump(&self, expr: &str, npy: bool, png: PngOptions) -> Result<pb::DumpReply> {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("dump needs an expression".into()));
+        }
+        if npy && png != PngOptions::default() {
+            return Err(Error::InvalidArgument(
+                "range= and colormap= are for .png dumps (a .npy file holds the values)".into(),
+            ));
+        }
+        if let Some((lo, hi)) = png.range
+            && !(lo.is_finite() && hi.is_finite() && lo < hi)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "range={lo},{hi}: the range needs two finite numbers, the first below the second"
+            )));
         }
         self.with_debug(|d, r| {
             let pos = d.pos.clone();
@@ -1671,18 +1686,29 @@ impl Session {
                 )));
             }
             let (field, ty) = value.first().field();
-            let data = if npy {
-                field.to_npy()
-            } else {
-                field.to_png().map_err(Error::Internal)?
-            };
-            Ok(pb::DumpReply {
+            if png.viridis && field.components != 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "colormap=viridis draws a scalar; `{expr}` is a {ty}: dump one component, \
+                     e.g. `({expr}).x`"
+                )));
+            }
+            let mut reply = pb::DumpReply {
                 width: field.width,
                 height: field.height,
                 r#type: ty,
-                data,
                 reached: field.stats().count,
-            })
+                ..Default::default()
+            };
+            if npy {
+                reply.data = field.to_npy();
+            } else {
+                let image = field.render_png(&png).map_err(Error::Internal)?;
+                reply.data = image.data;
+                reply.mapped_min = image.mapped.iter().map(|r| r.0).collect();
+                reply.mapped_max = image.mapped.iter().map(|r| r.1).collect();
+                reply.legend_width = image.legend_width;
+            }
+            Ok(reply)
         })
     }
 
