@@ -444,7 +444,11 @@ fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
 
 /// `range=LO,HI`: two finite numbers, LO below HI.
 fn parse_range(value: &str) -> Result<(f64, f64), ParseError> {
-    let bad = || err(format!("dump: range={value}: expected range=LO,HI, e.g. range=0,1"));
+    let bad = || {
+        err(format!(
+            "dump: range={value}: expected range=LO,HI, e.g. range=0,1"
+        ))
+    };
     let Some((lo, hi)) = value.split_once(',') else {
         return bad();
     };

@@ -105,6 +105,9 @@ mod tests {
         );
         assert_eq!(float_json(f64::NAN, true), serde_json::json!("NaN"));
         assert_eq!(float_json(f64::INFINITY, false), serde_json::json!("Inf"));
-        assert_eq!(float_json(f64::NEG_INFINITY, true), serde_json::json!("-Inf"));
+        assert_eq!(
+            float_json(f64::NEG_INFINITY, true),
+            serde_json::json!("-Inf")
+        );
     }
 }

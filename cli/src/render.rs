@@ -1923,7 +1923,10 @@ mod tests {
             viridis: true,
             legend_width: 12,
         };
-        assert_eq!(j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"], 12);
+        assert_eq!(
+            j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"],
+            12
+        );
         assert_eq!(
             result_text(&Ok(viridis)),
             "Wrote x.png (64x32, float, 100 fragments reached; viridis over 0..1, legend at x \

@@ -74,9 +74,7 @@ pub fn sweep_stale_dirs(base: &Path) {
         let Some(pid) = name.to_str().and_then(owner_pid) else {
             continue;
         };
-        let ours = entry
-            .metadata()
-            .is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
         if ours && !process_exists(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
