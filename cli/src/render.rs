@@ -887,15 +887,22 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
 
 /// What a PNG dump mapped: `; mapped 0..1`, `; mapped r 0..1, g -2..3`, or
 /// `; viridis over 0..1, legend at x 64..75 (top max, bottom min)`.
-fn mapped_text(mapped: &[(f64, f64)], viridis: bool, width: u32, legend: u32) -> String {
+fn mapped_text(
+    mapped: &[(f64, f64)],
+    ty: &str,
+    viridis: bool,
+    width: u32,
+    legend: u32,
+) -> String {
+    let single = scalar_of(ty) != Scalar::Double;
     let range = |&(lo, hi): &(f64, f64)| {
         if lo.is_nan() {
             "no finite value".to_string()
         } else {
             format!(
                 "{}..{}",
-                numbers::float_text(lo, false),
-                numbers::float_text(hi, false)
+                numbers::float_text(lo, single),
+                numbers::float_text(hi, single)
             )
         }
     };
@@ -976,7 +983,7 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
             file.display(),
             noun(stage),
-            mapped_text(mapped, *viridis, *width, *legend_width)
+            mapped_text(mapped, ty, *viridis, *width, *legend_width)
         ),
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
@@ -1137,7 +1144,8 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("type".into(), json!(ty));
             o.insert("reached".into(), json!(reached));
             if !mapped.is_empty() {
-                let bound = |v: f64| numbers::float_json(v, false);
+                let single = scalar_of(ty) != Scalar::Double;
+                let bound = |v: f64| numbers::float_json(v, single);
                 o.insert(
                     "mapped".into(),
                     json!({
