@@ -69,8 +69,8 @@ pub enum Command {
     Kill,
     /// `quit` / `q`
     Quit,
-    /// `help`
-    Help,
+    /// `help [CMD]`: every command, or the entries of CMD (e.g. `break`, `info flow`).
+    Help(Option<String>),
 }
 
 /// What a `break` stops at.
@@ -177,8 +177,9 @@ impl Eq for DumpOptions {}
 /// A shader stage; its wire and command-line name is `Stage::name`.
 pub use glsl_instrument::Stage;
 
-/// A stage as typed: the wire name or a short alias (`frag`, `fs`, ...).
-fn parse_stage(word: &str) -> Option<Stage> {
+/// A stage as typed: the wire name, glslang's name (`vert`, `tesc`, `tese`,
+/// `geom`, `frag`, `comp`) or a short alias (`vs`, `fs`, ...).
+pub fn parse_stage(word: &str) -> Option<Stage> {
     let name = match word {
         "vert" | "vs" => "vertex",
         "tesc" | "tcs" => "tess-control",
@@ -243,6 +244,25 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
         "set" => &["arg"],
         _ => &[],
     }
+}
+
+/// The [`HELP`] entries of `topic` (all with `None`): those with a form
+/// (`|`-separated) whose words start with the topic's, e.g. `break` (GL and
+/// shader breakpoints), `info flow`, `c`, `kill`.
+pub fn help_entries(topic: Option<&str>) -> Vec<(&'static str, &'static str)> {
+    let Some(topic) = topic else {
+        return HELP.to_vec();
+    };
+    let want: Vec<&str> = topic.split_whitespace().collect();
+    HELP.iter()
+        .copied()
+        .filter(|(usage, _)| {
+            usage.split(" | ").any(|form| {
+                let words: Vec<&str> = form.split_whitespace().collect();
+                !want.is_empty() && words.starts_with(&want)
+            })
+        })
+        .collect()
 }
 
 /// One line of help per command, for `help`.
@@ -647,7 +667,17 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "detach" => no_args(name, &rest, Command::Detach)?,
         "kill" | "k" => no_args(name, &rest, Command::Kill)?,
         "quit" | "q" | "exit" => no_args(name, &rest, Command::Quit)?,
-        "help" | "h" | "?" => Command::Help,
+        "help" | "h" | "?" => match args.trim() {
+            "" => Command::Help(None),
+            topic => {
+                if help_entries(Some(topic)).is_empty() {
+                    return err(format!(
+                        "help: no command `{topic}` (`help` lists them all)"
+                    ));
+                }
+                Command::Help(Some(topic.split_whitespace().collect::<Vec<_>>().join(" ")))
+            }
+        },
         _ => return err(format!("unknown command `{name}` (try `help`)")),
     };
     Ok(Some(cmd))
@@ -693,7 +723,7 @@ mod tests {
         assert_eq!(p("kill"), Command::Kill);
         assert_eq!(p("quit"), Command::Quit);
         assert_eq!(p("q"), Command::Quit);
-        assert_eq!(p("help"), Command::Help);
+        assert_eq!(p("help"), Command::Help(None));
     }
 
     #[test]
@@ -881,6 +911,46 @@ mod tests {
             At::Invocation { x: 1, y: 2, z: 3 }.to_string(),
             "invocation 1,2,3"
         );
+    }
+
+    #[test]
+    fn help_for_one_command() {
+        let usages =
+            |t: &str| -> Vec<&str> { help_entries(Some(t)).into_iter().map(|e| e.0).collect() };
+        assert_eq!(usages("dump").len(), 1);
+        assert!(usages("dump")[0].starts_with("dump EXPR"));
+        // Both kinds of breakpoint; an alias; a second word.
+        let b = usages("break");
+        assert!(
+            b.len() == 2 && b.iter().all(|u| u.starts_with("break ")),
+            "{b:?}"
+        );
+        assert_eq!(usages("c"), ["continue | c"]);
+        assert_eq!(usages("kill"), ["detach | kill | quit"]);
+        assert_eq!(usages("info flow"), ["info flow [FILE.png]"]);
+        assert!(usages("info").len() >= 4);
+        assert_eq!(help_entries(None).len(), HELP.len());
+        assert_eq!(
+            p("help  info   flow"),
+            Command::Help(Some("info flow".into()))
+        );
+        assert!(bad("help frobnicate").contains("no command `frobnicate`"));
+    }
+
+    #[test]
+    fn glslang_stage_names() {
+        for (short, stage) in [
+            ("vert", Stage::Vertex),
+            ("tesc", Stage::TessControl),
+            ("tese", Stage::TessEval),
+            ("geom", Stage::Geometry),
+            ("frag", Stage::Fragment),
+            ("comp", Stage::Compute),
+        ] {
+            assert_eq!(parse_stage(short), Some(stage), "{short}");
+            assert_eq!(parse_stage(stage.name()), Some(stage));
+        }
+        assert_eq!(parse_stage("pixel"), None);
     }
 
     #[test]

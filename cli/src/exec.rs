@@ -71,7 +71,8 @@ pub enum Outcome {
         info: pb::FlowInfo,
         chart: Option<PathBuf>,
     },
-    Help,
+    /// `help [CMD]`: the topic asked for.
+    Help(Option<String>),
     Quit,
 }
 
@@ -317,7 +318,7 @@ impl Session {
         use pb::StepMode;
         let e = pb::Empty {};
         match cmd {
-            Command::Help => Ok(Outcome::Help),
+            Command::Help(topic) => Ok(Outcome::Help(topic.clone())),
             Command::Quit => Ok(Outcome::Quit),
             Command::Continue => {
                 self.need_app()?;

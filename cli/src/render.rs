@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use gldbg_proto::pb;
 use serde_json::{Map, Value, json};
 
-use crate::command::{At, HELP};
+use crate::command::{At, help_entries};
 use crate::exec::{Deleted, Failure, Outcome};
 use crate::numbers;
 
@@ -887,13 +887,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
 
 /// What a PNG dump mapped: `; mapped 0..1`, `; mapped r 0..1, g -2..3`, or
 /// `; viridis over 0..1, legend at x 64..75 (top max, bottom min)`.
-fn mapped_text(
-    mapped: &[(f64, f64)],
-    ty: &str,
-    viridis: bool,
-    width: u32,
-    legend: u32,
-) -> String {
+fn mapped_text(mapped: &[(f64, f64)], ty: &str, viridis: bool, width: u32, legend: u32) -> String {
     let single = scalar_of(ty) != Scalar::Double;
     let range = |&(lo, hi): &(f64, f64)| {
         if lo.is_nan() {
@@ -926,9 +920,10 @@ fn mapped_text(
     }
 }
 
-fn help_text() -> String {
+fn help_text(topic: Option<&str>) -> String {
     const W: usize = 32;
-    HELP.iter()
+    help_entries(topic)
+        .into_iter()
         .map(|(c, m)| {
             if c.len() <= W {
                 format!("  {c:W$}  {m}")
@@ -988,7 +983,7 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
         Outcome::Flow { info, chart } => flow_text(info, chart.as_deref()),
-        Outcome::Help => help_text(),
+        Outcome::Help(topic) => help_text(topic.as_deref()),
         Outcome::Quit => String::new(),
     }
 }
@@ -1164,11 +1159,12 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("watches".into(), json!(list));
         }
         Outcome::Flow { info, chart } => flow_json(&mut o, info, chart.as_deref()),
-        Outcome::Help => {
+        Outcome::Help(topic) => {
             o.insert(
                 "commands".into(),
                 Value::Array(
-                    HELP.iter()
+                    help_entries(topic.as_deref())
+                        .into_iter()
                         .map(|(c, m)| json!({"command": c, "help": m}))
                         .collect(),
                 ),

@@ -132,8 +132,15 @@ impl pb::debugger_server::Debugger for Service {
             Some(Kind::Function(name)) => match gldbg_proto::api::function_id(name.trim()) {
                 Some(id) => BreakKind::Function(id),
                 None => {
+                    let near = crate::format::nearest_functions(&name, 5);
+                    let hint = if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (did you mean {}?)", near.join(", "))
+                    };
                     return Err(Status::invalid_argument(format!(
-                        "unknown GL/GLX/EGL function: {name}"
+                        "unknown GL/GLX/EGL function: {}{hint}",
+                        name.trim()
                     )));
                 }
             },
