@@ -22,6 +22,7 @@ mod client;
 mod command;
 mod exec;
 mod instrument;
+mod line_start;
 mod numbers;
 mod render;
 mod repl;
@@ -328,9 +329,21 @@ pub struct Driver {
     exit_event_seen: bool,
     /// Events received while only the app's output was being shown, in order.
     deferred: std::collections::VecDeque<pb::Event>,
+    /// Text mode: how to start gldbg's lines after the app's partial line.
+    line_start: line_start::LineStart,
 }
 
 impl Driver {
+    /// Text mode: a gldbg line is about to be written; start it on a line of
+    /// its own if the app left its last line open (`line_start`).
+    fn fresh_line(&self) {
+        if !self.json {
+            let mut out = std::io::stdout().lock();
+            let _ = out.flush();
+            self.line_start.ensure(&mut out);
+        }
+    }
+
     /// Show the app's output that arrived while a command ran, before the
     /// command's result (it was written before the result was known); other
     /// events keep their place after the result.
@@ -360,6 +373,9 @@ impl Driver {
         } else {
             let text = render::result_text(result);
             if !text.is_empty() {
+                drop(out);
+                self.fresh_line();
+                out = std::io::stdout().lock();
                 let _ = writeln!(out, "{text}");
             }
         }
@@ -410,6 +426,9 @@ impl Driver {
                 _ => false,
             };
             if !repeat && let Some(t) = render::event_text(event) {
+                drop(out);
+                self.fresh_line();
+                out = std::io::stdout().lock();
                 let _ = writeln!(out, "{t}");
             }
         }
@@ -426,6 +445,7 @@ impl Driver {
         }
         self.drain_events();
         if self.echo && !self.json {
+            self.fresh_line();
             say!("(gldbg) {cmd_text}");
         }
         let result = match parsed {
@@ -456,6 +476,7 @@ impl Driver {
             if self.json {
                 say!("{}", render::watch_json(&watch, &result));
             } else {
+                self.fresh_line();
                 say!("{}", render::watch_text(&result));
             }
         }
@@ -496,6 +517,7 @@ impl Driver {
                 killed = true;
                 if !self.json {
                     // Say it, so a user is not surprised the app is gone.
+                    self.fresh_line();
                     say!("Killed the app.");
                 }
                 if let Outcome::State(r) = &outcome
@@ -624,6 +646,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         error_shown: None,
         exit_event_seen: false,
         deferred: Default::default(),
+        line_start: line_start::LineStart::detect(),
     };
 
     // The first result line: the launch (run) or where the session stands (connect).

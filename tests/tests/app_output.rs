@@ -46,3 +46,41 @@ fn app_output_comes_as_output_events_before_the_result() {
     assert!(output < result, "the app's line comes first:\n{stdout}");
     assert_eq!(lines[result]["exited"]["code"], 0, "{}", lines[result]);
 }
+
+/// Issue 11, point 12: in text mode the app writes to gldbg's stdout itself;
+/// a partial line it leaves (`printf` without a newline) does not glue onto
+/// gldbg's next line. Here stdout is a file (`> log`): gldbg reads its last
+/// byte. The launcher shell prints before it execs the app.
+#[test]
+fn the_apps_partial_line_does_not_glue_onto_gldbgs_line() {
+    require_workspace();
+    let dir = TempDir::new("partial-line");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "break draw\ncontinue\n").unwrap();
+    let log = dir.join("log.txt");
+    let status = Command::new(gldbg())
+        .args(["run", "--batch", "-x"])
+        .arg(&script)
+        .args([
+            "--",
+            "/bin/sh",
+            "-c",
+            "printf 'partial output'; exec \"$0\" \"$@\"",
+        ])
+        .arg(egl_shade())
+        .args(["--frames", "1"])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .status()
+        .expect("gldbg runs");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{text}");
+    assert!(
+        text.lines().any(|l| l == "partial output"),
+        "the app's partial line stands alone:\n{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("(gldbg) continue")),
+        "{text}"
+    );
+}

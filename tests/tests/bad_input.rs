@@ -435,8 +435,9 @@ fn batch_script_stops_at_its_first_failed_command() {
         out.transcript()
     );
     assert!(
-        out.stderr
-            .contains("the script stops at its first failed command (line 2); 2 command(s) not run"),
+        out.stderr.contains(
+            "the script stops at its first failed command (line 2); 2 command(s) not run"
+        ),
         "{}",
         out.transcript()
     );
@@ -455,4 +456,23 @@ fn batch_script_stops_at_its_first_failed_command() {
         out.ok_n("info call", 0)["call"],
         out.ok_n("info call", 1)["call"]
     );
+}
+
+/// Issue 11, point 12: an unknown function in `break FUNC` says which
+/// names are nearest; a name nothing resembles gets the plain error.
+#[test]
+fn unknown_break_function_suggests_the_nearest_names() {
+    require_workspace();
+    let dir = TempDir::new("break-nearest");
+    let script = "break glDrawArray\nbreak DrawElements\nbreak frobnicate\n";
+    let out = Session::new(egl_shade(), script).keep_going().run(&dir);
+    let err = out.failed("break glDrawArray");
+    assert!(
+        err.contains("unknown GL/GLX/EGL function: glDrawArray (did you mean glDrawArrays"),
+        "{err}"
+    );
+    let err = out.failed("break DrawElements");
+    assert!(err.contains("did you mean glDrawElements"), "{err}");
+    let err = out.failed("break frobnicate");
+    assert!(!err.contains("did you mean"), "{err}");
 }
