@@ -4,39 +4,11 @@
 
 use serde_json::Value;
 
-/// Significant digits that identify every f32 / f64 (gdb's `%g` precision).
-const F32_DIGITS: i32 = 9;
-const F64_DIGITS: i32 = 17;
-
 /// A float value as text: the shortest decimal that reads back as the same
-/// f32 (`single`) or f64, in positional form (`0.25`, `1024`) when its
-/// decimal exponent is in -4..digits, else with an exponent
-/// (`-2.2318231e-35`, `1e20`); `NaN`, `inf`, `-inf`.
+/// f32 (`single`) or f64, `%g`-like (the one implementation, shared with the
+/// daemon's and the preload's formatting, is `gldbg_proto::api::float_text`).
 pub fn float_text(v: f64, single: bool) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let (exp_form, digits) = if single {
-        (format!("{:e}", v as f32), F32_DIGITS)
-    } else {
-        (format!("{v:e}"), F64_DIGITS)
-    };
-    let exponent: i32 = exp_form
-        .rsplit_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
-    if v == 0.0 || (-4..digits).contains(&exponent) {
-        if single {
-            format!("{}", v as f32)
-        } else {
-            format!("{v}")
-        }
-    } else {
-        exp_form
-    }
+    gldbg_proto::api::float_text(v, single)
 }
 
 /// A float in JSON: the number (an f32 as the shortest decimal of its value,
