@@ -28,7 +28,7 @@ mod render;
 mod repl;
 mod signals;
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -331,6 +331,9 @@ pub struct Driver {
     deferred: std::collections::VecDeque<pb::Event>,
     /// Text mode: how to start gldbg's lines after the app's partial line.
     line_start: line_start::LineStart,
+    /// Ctrl-C while the app runs pauses it (a REPL on a terminal); else
+    /// SIGINT ends gldbg (`signals`).
+    pause_on_interrupt: bool,
 }
 
 impl Driver {
@@ -483,10 +486,9 @@ impl Driver {
     }
 
     fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
-        use std::io::IsTerminal;
         let resumes = matches!(cmd, Command::Continue | Command::Step(_) | Command::Next(_));
         let session = &mut self.session;
-        if !(resumes && std::io::stdin().is_terminal()) {
+        if !(resumes && self.pause_on_interrupt) {
             return self.rt.block_on(session.execute(cmd));
         }
         // Interactive: Ctrl-C while the app runs pauses it (the Pause RPC);
@@ -565,7 +567,6 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
             signals::sweep_stale_dirs(&std::env::temp_dir());
             let (mut embedded, target) = Embedded::start(listen.as_deref(), opts.token.as_deref())?;
             // Ctrl-C pauses the app at an interactive REPL; elsewhere it ends gldbg.
-            use std::io::IsTerminal;
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
                 .context("cannot install the signal handlers")?;
@@ -647,6 +648,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         exit_event_seen: false,
         deferred: Default::default(),
         line_start: line_start::LineStart::detect(),
+        pause_on_interrupt: !opts.batch && std::io::stdin().is_terminal(),
     };
 
     // The first result line: the launch (run) or where the session stands (connect).
@@ -656,7 +658,6 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
             let cwd = std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            use std::io::IsTerminal;
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             let result = driver.rt.block_on(driver.session.launch(
                 program,

@@ -84,3 +84,41 @@ fn the_apps_partial_line_does_not_glue_onto_gldbgs_line() {
         "{text}"
     );
 }
+
+/// Commands piped into the REPL (no `--batch`): no prompt is written, not
+/// even where rustyline would print one (TERM=dumb), so every stdout line of
+/// `--json` is a whole JSON line; every command runs, a failed one too.
+#[test]
+fn piped_commands_get_whole_json_lines_and_no_prompt() {
+    use std::io::Write as _;
+    require_workspace();
+    let mut child = Command::new(gldbg())
+        .args(["run", "--json", "--"])
+        .arg(egl_shade())
+        .args(["--frames", "1"])
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gldbg runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"info call\ndebug fragment\ninfo call\ncontinue\n")
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(!stdout.contains("(gldbg)"), "no prompt:\n{stdout}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}")))
+        .collect();
+    let cmds: Vec<&str> = lines.iter().filter_map(|v| v["cmd"].as_str()).collect();
+    assert_eq!(
+        cmds[1..],
+        ["info call", "debug fragment", "info call", "continue"],
+        "{stdout}"
+    );
+}
