@@ -73,9 +73,15 @@ fn start_running(tmp: &TempDir) -> (Child, i32) {
 /// The children of every thread of process `pid`.
 fn children(pid: i32) -> Vec<i32> {
     let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
         let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(list.split_whitespace().filter_map(|p| p.parse::<i32>().ok()));
+        found.extend(
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
     }
     found
 }
@@ -150,5 +156,60 @@ fn the_app_ends_with_gldbg_and_nothing_is_left_in_tmp() {
         let out = run_command(next);
         assert!(out.status.success(), "{}", out.transcript());
         assert_eq!(socket_dirs(tmp.path()), Vec::<String>::new(), "{name}");
+    }
+}
+
+/// A detached app is no longer gldbg's: it runs on after gldbg ends, to
+/// its own exit.
+#[test]
+fn a_detached_app_outlives_gldbg() {
+    require_workspace();
+    // SAFETY: prctl with integer arguments only.
+    let r = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    assert_eq!(r, 0, "PR_SET_CHILD_SUBREAPER");
+    let tmp = TempDir::new("ends-detach");
+    let script = tmp.join("detach.gldbg");
+    std::fs::write(&script, "detach\n").unwrap();
+    let mut session = Command::new(gldbg())
+        .args(["run", "--batch", "--json", "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(survivor())
+        .args(["--frames", "300", "--tick", "100"])
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start gldbg");
+    let gldbg_pid = session.id() as i32;
+    // The app, a child of gldbg while gldbg lives.
+    let deadline = Instant::now() + WAIT;
+    let app = loop {
+        if let Some(pid) = children(gldbg_pid)
+            .into_iter()
+            .find(|&p| comm(p) == "survivor")
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "survivor did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(session.wait().unwrap().success());
+    assert_eq!(socket_dirs(tmp.path()), Vec::<String>::new());
+    // Reparented to us: it ends by itself, with status 0.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on a specific pid with a valid status pointer.
+        let r = unsafe { libc::waitpid(app, &mut status, libc::WNOHANG) };
+        if r == app {
+            assert!(
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                "the detached app ends by itself with 0 (status {status:#x})"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "the detached app did not end");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
