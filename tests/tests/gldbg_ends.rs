@@ -73,10 +73,10 @@ fn start_running(tmp: &TempDir) -> (Child, i32) {
 /// The children of every thread of process `pid`.
 fn children(pid: i32) -> Vec<i32> {
     let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .unwrap()
-        .flatten()
-    {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return found; // ended
+    };
+    for task in tasks.flatten() {
         let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
         found.extend(
             list.split_whitespace()
@@ -182,13 +182,12 @@ fn a_detached_app_outlives_gldbg() {
         .spawn()
         .expect("start gldbg");
     let gldbg_pid = session.id() as i32;
-    // The app, a child of gldbg while gldbg lives.
+    // The app: a child of gldbg while gldbg lives, then of this process.
     let deadline = Instant::now() + WAIT;
     let app = loop {
-        if let Some(pid) = children(gldbg_pid)
-            .into_iter()
-            .find(|&p| comm(p) == "survivor")
-        {
+        let mut candidates = children(gldbg_pid);
+        candidates.extend(children(std::process::id() as i32));
+        if let Some(pid) = candidates.into_iter().find(|&p| comm(p) == "survivor") {
             break pid;
         }
         assert!(Instant::now() < deadline, "survivor did not start");
