@@ -529,9 +529,11 @@ fn gl_state_text(st: &pb::GlState) -> String {
                     .collect::<Vec<_>>()
                     .join(" ")
             } else {
+                // A value GL keeps as a float (it converts exactly to f32)
+                // shows as that float: 0.1, not 0.10000000149011612.
                 v.values
                     .iter()
-                    .map(|x| x.to_string())
+                    .map(|&x| numbers::float_text(x, x as f32 as f64 == x))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
@@ -1078,7 +1080,8 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             let mut errors = Obj::new();
             for v in &st.values {
                 if v.error.is_empty() {
-                    m.insert(v.name.clone(), json!(v.values));
+                    let values = v.values.iter().map(|&x| numbers::float_json(x, false));
+                    m.insert(v.name.clone(), Value::Array(values.collect()));
                 } else {
                     errors.insert(v.name.clone(), json!(v.error));
                 }
@@ -1266,6 +1269,11 @@ mod tests {
                     values: vec![],
                     error: "GL_INVALID_ENUM".into(),
                 },
+                pb::GlStateValue {
+                    name: "GL_FOG_COLOR".into(),
+                    values: vec![0.1f32 as f64, 1e-30f32 as f64, 0.1, f64::NAN],
+                    error: String::new(),
+                },
             ],
         };
         let v = j("info state", Ok(Outcome::GlState(st.clone())));
@@ -1275,6 +1283,10 @@ mod tests {
         assert!(t.contains("GL_VIEWPORT      = 0 0 64 48"), "{t}");
         assert!(t.contains("GL_BLEND_SRC_RGB = GL_ONE"), "{t}");
         assert!(t.contains("<GL_INVALID_ENUM>"), "{t}");
+        // A float GL keeps reads as that float; a true double keeps its digits.
+        assert!(t.contains("= 0.1 1e-30 0.1 NaN"), "{t}");
+        let clear = &v["state"]["GL_FOG_COLOR"];
+        assert_eq!(clear[3], "NaN", "{v}");
 
         let mut r = stopped();
         r.stop.as_mut().unwrap().error = "GL_INVALID_ENUM".into();
