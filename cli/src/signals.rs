@@ -5,8 +5,9 @@
 //! (`Config::app_ends_with_daemon`), so whatever ends this process, SIGKILL
 //! included, the kernel kills the app. What is left is ours to clean: on
 //! SIGTERM, SIGHUP (a closed terminal) and, when nobody types at a REPL,
-//! SIGINT, [`end_on_signals`] removes the socket directory and ends the
-//! process by the same signal (the default action, so a parent sees it). A
+//! SIGINT, [`end_on_signals`] removes the socket directory, puts the
+//! terminal back out of the line editor's raw mode, and ends the process by
+//! the same signal (the default action, so a parent sees it). A
 //! directory that a SIGKILLed gldbg left is removed by the next `gldbg run`
 //! ([`sweep_stale_dirs`]).
 
@@ -29,6 +30,8 @@ pub fn end_on_signals(dir: PathBuf, interrupt: bool) -> std::io::Result<()> {
     } else {
         None
     };
+    // The terminal as it is now, before the line editor makes it raw.
+    let terminal = saved_terminal();
     tokio::spawn(async move {
         let interrupted = async {
             match &mut int {
@@ -42,9 +45,28 @@ pub fn end_on_signals(dir: PathBuf, interrupt: bool) -> std::io::Result<()> {
             _ = interrupted => libc::SIGINT,
         };
         let _ = std::fs::remove_dir_all(&dir);
+        if let Some(t) = terminal {
+            restore_terminal(&t);
+        }
         die_by(sig);
     });
     Ok(())
+}
+
+/// The settings of the terminal on stdin, if it is one.
+fn saved_terminal() -> Option<libc::termios> {
+    // SAFETY: tcgetattr writes one termios into the struct we pass; the
+    // zeroed struct is a valid termios (plain integers and arrays).
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::tcgetattr(0, &mut t) };
+    (r == 0).then_some(t)
+}
+
+/// Put the terminal back as [`saved_terminal`] found it (a REPL's raw mode
+/// would otherwise outlive gldbg).
+fn restore_terminal(t: &libc::termios) {
+    // SAFETY: tcsetattr reads the termios we pass.
+    unsafe { libc::tcsetattr(0, libc::TCSANOW, t) };
 }
 
 /// End the process by `sig`'s default action (terminate), as if no handler
