@@ -122,3 +122,93 @@ fn piped_commands_get_whole_json_lines_and_no_prompt() {
         "{stdout}"
     );
 }
+
+/// The rows a terminal of `columns` shows for `bytes`: printable text with
+/// automatic margins (a character written past the last column goes to the
+/// next row), `\r`, `\n`; escape sequences are skipped.
+fn screen(bytes: &str, columns: usize) -> Vec<String> {
+    let mut rows = vec![Vec::<char>::new()];
+    let (mut row, mut col) = (0usize, 0usize);
+    let mut chars = bytes.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => col = 0,
+            '\n' => {
+                row += 1;
+                col = 0;
+            }
+            '\x1b' => {
+                // CSI: parameters up to a final byte in @..~.
+                if chars.next() == Some('[') {
+                    for f in chars.by_ref() {
+                        if ('@'..='~').contains(&f) {
+                            break;
+                        }
+                    }
+                }
+            }
+            c if c >= ' ' => {
+                if col == columns {
+                    row += 1;
+                    col = 0;
+                }
+                while rows.len() <= row {
+                    rows.push(Vec::new());
+                }
+                let line = &mut rows[row];
+                while line.len() <= col {
+                    line.push(' ');
+                }
+                line[col] = c;
+                col += 1;
+            }
+            _ => {}
+        }
+        while rows.len() <= row {
+            rows.push(Vec::new());
+        }
+    }
+    rows.into_iter()
+        .map(|r| r.into_iter().collect::<String>().trim_end().to_string())
+        .collect()
+}
+
+/// The same on a terminal (a pseudo-terminal of `script`, 40 columns): the
+/// app's partial line ends where it was, gldbg's line starts a row of its
+/// own; lines that start at column 0 stay where they are.
+#[test]
+fn the_apps_partial_line_stays_apart_on_a_terminal() {
+    require_workspace();
+    let dir = TempDir::new("partial-tty");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "break draw\ncontinue\n").unwrap();
+    let inner = format!(
+        "stty cols 40; '{}' run --batch -x '{}' -- /bin/sh -c 'printf partial; exec \"$0\" \"$@\"' '{}' --frames 1",
+        gldbg().display(),
+        script.display(),
+        egl_shade().display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(out.status.success(), "{out:?}");
+    let rows = screen(&String::from_utf8_lossy(&out.stdout), 40);
+    assert_eq!(rows[0], "partial", "{rows:#?}");
+    assert!(rows[1].starts_with("Stopped at #1 "), "{rows:#?}");
+    let echo = rows.iter().position(|r| r == "(gldbg) break draw");
+    let result = rows.iter().position(|r| r == "Breakpoint 1: draw");
+    assert!(
+        echo.is_some() && result == echo.map(|e| e + 1),
+        "no blank rows between lines: {rows:#?}"
+    );
+}
+
+#[test]
+fn the_screen_model_wraps_and_returns() {
+    assert_eq!(screen("ab\r\ncd", 4), ["ab", "cd"]);
+    assert_eq!(screen("abcdef", 4), ["abcd", "ef"]);
+    assert_eq!(screen("abc\x1b[2Kd\rX", 4), ["Xbcd"]);
+    assert_eq!(screen("   \rok", 4), ["ok"]);
+}
