@@ -46,11 +46,12 @@ pub enum Command {
     List(Option<u32>),
     /// `print EXPR [@ ...]` / `p`
     Print { expr: String, at: Option<At> },
-    /// `dump EXPR FILE.png|FILE.npy`
+    /// `dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]`
     Dump {
         expr: String,
         file: PathBuf,
         format: DumpFormat,
+        options: DumpOptions,
     },
     /// `watch EXPR`: print EXPR after every shader step.
     Watch(String),
@@ -68,8 +69,8 @@ pub enum Command {
     Kill,
     /// `quit` / `q`
     Quit,
-    /// `help`
-    Help,
+    /// `help [CMD]`: every command, or the entries of CMD (e.g. `break`, `info flow`).
+    Help(Option<String>),
 }
 
 /// What a `break` stops at.
@@ -161,11 +162,24 @@ pub enum DumpFormat {
     Npy,
 }
 
+/// How a PNG dump maps values onto colours: `range=LO,HI` (a fixed range
+/// instead of the values' min..max), `colormap=viridis` (a scalar through
+/// viridis, with a legend bar).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DumpOptions {
+    pub range: Option<(f64, f64)>,
+    pub viridis: bool,
+}
+
+/// The parser takes finite numbers only, so `==` is an equivalence.
+impl Eq for DumpOptions {}
+
 /// A shader stage; its wire and command-line name is `Stage::name`.
 pub use glsl_instrument::Stage;
 
-/// A stage as typed: the wire name or a short alias (`frag`, `fs`, ...).
-fn parse_stage(word: &str) -> Option<Stage> {
+/// A stage as typed: the wire name, glslang's name (`vert`, `tesc`, `tese`,
+/// `geom`, `frag`, `comp`) or a short alias (`vs`, `fs`, ...).
+pub fn parse_stage(word: &str) -> Option<Stage> {
     let name = match word {
         "vert" | "vs" => "vertex",
         "tesc" | "tcs" => "tess-control",
@@ -232,6 +246,25 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
     }
 }
 
+/// The [`HELP`] entries of `topic` (all with `None`): those with a form
+/// (`|`-separated) whose words start with the topic's, e.g. `break` (GL and
+/// shader breakpoints), `info flow`, `c`, `kill`.
+pub fn help_entries(topic: Option<&str>) -> Vec<(&'static str, &'static str)> {
+    let Some(topic) = topic else {
+        return HELP.to_vec();
+    };
+    let want: Vec<&str> = topic.split_whitespace().collect();
+    HELP.iter()
+        .copied()
+        .filter(|(usage, _)| {
+            usage.split(" | ").any(|form| {
+                let words: Vec<&str> = form.split_whitespace().collect();
+                !want.is_empty() && words.starts_with(&want)
+            })
+        })
+        .collect()
+}
+
 /// One line of help per command, for `help`.
 pub const HELP: &[(&str, &str)] = &[
     (
@@ -282,8 +315,10 @@ pub const HELP: &[(&str, &str)] = &[
         "value of EXPR at the current step",
     ),
     (
-        "dump EXPR FILE.png|FILE.npy",
-        "image (or raw floats) of EXPR over all fragments",
+        "dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]",
+        "image (or raw floats) of EXPR over all invocations; the PNG maps each component's \
+         min..max (said in the result), or LO..HI; viridis: a scalar in a perceptual colormap \
+         with a legend bar at the right (top max, bottom min); uncovered: a checkerboard",
     ),
     (
         "watch EXPR | unwatch EXPR",
@@ -429,8 +464,62 @@ fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
     })
 }
 
+/// `range=LO,HI`: two finite numbers, LO below HI.
+fn parse_range(value: &str) -> Result<(f64, f64), ParseError> {
+    let bad = || {
+        err(format!(
+            "dump: range={value}: expected range=LO,HI, e.g. range=0,1"
+        ))
+    };
+    let Some((lo, hi)) = value.split_once(',') else {
+        return bad();
+    };
+    let (Ok(lo), Ok(hi)) = (lo.trim().parse::<f64>(), hi.trim().parse::<f64>()) else {
+        return bad();
+    };
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return err(format!(
+            "dump: range={value}: LO must be below HI, both finite numbers"
+        ));
+    }
+    Ok((lo, hi))
+}
+
+/// The `key=value` options after a dump's file name; returns the text before them.
+fn parse_dump_options(args: &str) -> Result<(&str, DumpOptions), ParseError> {
+    let mut rest = args.trim();
+    let mut options = DumpOptions::default();
+    while let Some((head, last)) = rest.rsplit_once(char::is_whitespace) {
+        let lower = last.to_ascii_lowercase();
+        let Some((key, value)) = last.split_once('=') else {
+            break;
+        };
+        if lower.ends_with(".png") || lower.ends_with(".npy") {
+            break; // a file name with '=' in it
+        }
+        match (key, value) {
+            ("range", _) => options.range = Some(parse_range(value)?),
+            ("colormap", "viridis") => options.viridis = true,
+            ("colormap", "channels") => options.viridis = false,
+            ("colormap", _) => {
+                return err(format!(
+                    "dump: colormap={value}: the colormaps are viridis and channels"
+                ));
+            }
+            _ => {
+                return err(format!(
+                    "dump: unknown option `{last}` (options: range=LO,HI colormap=viridis)"
+                ));
+            }
+        }
+        rest = head.trim_end();
+    }
+    Ok((rest, options))
+}
+
 fn parse_dump(args: &str) -> Result<Command, ParseError> {
-    let usage = "usage: dump EXPR FILE.png|FILE.npy";
+    let usage = "usage: dump EXPR FILE.png|FILE.npy [range=LO,HI] [colormap=viridis]";
+    let (args, options) = parse_dump_options(args)?;
     let Some((expr, file)) = args.trim().rsplit_once(char::is_whitespace) else {
         return err(usage);
     };
@@ -448,10 +537,14 @@ fn parse_dump(args: &str) -> Result<Command, ParseError> {
             "dump: `{file}`: the file name must end in .png or .npy"
         ));
     };
+    if format == DumpFormat::Npy && options != DumpOptions::default() {
+        return err("dump: range= and colormap= are for .png files (a .npy file holds the values)");
+    }
     Ok(Command::Dump {
         expr: expr.to_string(),
         file: PathBuf::from(file),
         format,
+        options,
     })
 }
 
@@ -576,7 +669,17 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "detach" => no_args(name, &rest, Command::Detach)?,
         "kill" | "k" => no_args(name, &rest, Command::Kill)?,
         "quit" | "q" | "exit" => no_args(name, &rest, Command::Quit)?,
-        "help" | "h" | "?" => Command::Help,
+        "help" | "h" | "?" => match args.trim() {
+            "" => Command::Help(None),
+            topic => {
+                if help_entries(Some(topic)).is_empty() {
+                    return err(format!(
+                        "help: no command `{topic}` (`help` lists them all)"
+                    ));
+                }
+                Command::Help(Some(topic.split_whitespace().collect::<Vec<_>>().join(" ")))
+            }
+        },
         _ => return err(format!("unknown command `{name}` (try `help`)")),
     };
     Ok(Some(cmd))
@@ -622,7 +725,7 @@ mod tests {
         assert_eq!(p("kill"), Command::Kill);
         assert_eq!(p("quit"), Command::Quit);
         assert_eq!(p("q"), Command::Quit);
-        assert_eq!(p("help"), Command::Help);
+        assert_eq!(p("help"), Command::Help(None));
     }
 
     #[test]
@@ -813,21 +916,90 @@ mod tests {
     }
 
     #[test]
+    fn help_for_one_command() {
+        let usages =
+            |t: &str| -> Vec<&str> { help_entries(Some(t)).into_iter().map(|e| e.0).collect() };
+        assert_eq!(usages("dump").len(), 1);
+        assert!(usages("dump")[0].starts_with("dump EXPR"));
+        // Both kinds of breakpoint; an alias; a second word.
+        let b = usages("break");
+        assert!(
+            b.len() == 2 && b.iter().all(|u| u.starts_with("break ")),
+            "{b:?}"
+        );
+        assert_eq!(usages("c"), ["continue | c"]);
+        assert_eq!(usages("kill"), ["detach | kill | quit"]);
+        assert_eq!(usages("info flow"), ["info flow [FILE.png]"]);
+        assert!(usages("info").len() >= 4);
+        assert_eq!(help_entries(None).len(), HELP.len());
+        assert_eq!(
+            p("help  info   flow"),
+            Command::Help(Some("info flow".into()))
+        );
+        assert!(bad("help frobnicate").contains("no command `frobnicate`"));
+    }
+
+    #[test]
+    fn glslang_stage_names() {
+        for (short, stage) in [
+            ("vert", Stage::Vertex),
+            ("tesc", Stage::TessControl),
+            ("tese", Stage::TessEval),
+            ("geom", Stage::Geometry),
+            ("frag", Stage::Fragment),
+            ("comp", Stage::Compute),
+        ] {
+            assert_eq!(parse_stage(short), Some(stage), "{short}");
+            assert_eq!(parse_stage(stage.name()), Some(stage));
+        }
+        assert_eq!(parse_stage("pixel"), None);
+    }
+
+    #[test]
     fn dump_forms() {
         assert_eq!(
             p("dump v x.png"),
             Command::Dump {
                 expr: "v".into(),
                 file: "x.png".into(),
-                format: DumpFormat::Png
+                format: DumpFormat::Png,
+                options: DumpOptions::default(),
             }
         );
+        assert_eq!(
+            p("dump v * 2.0 x.png range=-1,1 colormap=viridis"),
+            Command::Dump {
+                expr: "v * 2.0".into(),
+                file: "x.png".into(),
+                format: DumpFormat::Png,
+                options: DumpOptions {
+                    range: Some((-1.0, 1.0)),
+                    viridis: true
+                },
+            }
+        );
+        assert_eq!(
+            p("dump a == b x=1.png"),
+            Command::Dump {
+                expr: "a == b".into(),
+                file: "x=1.png".into(),
+                format: DumpFormat::Png,
+                options: DumpOptions::default(),
+            }
+        );
+        assert!(bad("dump v x.png range=1,0").contains("LO must be below HI"));
+        assert!(bad("dump v x.png range=0").contains("range=LO,HI"));
+        assert!(bad("dump v x.png range=0,inf").contains("finite"));
+        assert!(bad("dump v x.png colormap=jet").contains("viridis"));
+        assert!(bad("dump v x.png gamma=2").contains("unknown option"));
+        assert!(bad("dump v x.npy colormap=viridis").contains(".png"));
         assert_eq!(
             p("dump color * 2.0 /tmp/out.npy"),
             Command::Dump {
                 expr: "color * 2.0".into(),
                 file: "/tmp/out.npy".into(),
-                format: DumpFormat::Npy
+                format: DumpFormat::Npy,
+                options: DumpOptions::default(),
             }
         );
     }

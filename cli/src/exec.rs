@@ -58,6 +58,11 @@ pub enum Outcome {
         ty: String,
         reached: u64,
         stage: String,
+        /// PNG: the range mapped onto each colour channel drawn.
+        mapped: Vec<(f64, f64)>,
+        viridis: bool,
+        /// Columns of the legend bar at the image's right (0: none).
+        legend_width: u32,
     },
     /// `watch`, `unwatch`: the watched expressions now.
     Watches(Vec<String>),
@@ -66,7 +71,8 @@ pub enum Outcome {
         info: pb::FlowInfo,
         chart: Option<PathBuf>,
     },
-    Help,
+    /// `help [CMD]`: the topic asked for.
+    Help(Option<String>),
     Quit,
 }
 
@@ -312,7 +318,7 @@ impl Session {
         use pb::StepMode;
         let e = pb::Empty {};
         match cmd {
-            Command::Help => Ok(Outcome::Help),
+            Command::Help(topic) => Ok(Outcome::Help(topic.clone())),
             Command::Quit => Ok(Outcome::Quit),
             Command::Continue => {
                 self.need_app()?;
@@ -562,15 +568,29 @@ impl Session {
                     stage,
                 })
             }
-            Command::Dump { expr, file, format } => {
+            Command::Dump {
+                expr,
+                file,
+                format,
+                options,
+            } => {
                 let stage = self.need_shader()?;
                 let format = match format {
                     DumpFormat::Png => pb::DumpFormat::Png,
                     DumpFormat::Npy => pb::DumpFormat::Npy,
                 };
+                let (lo, hi) = options.range.unwrap_or_default();
                 let request = pb::DumpRequest {
                     expr: expr.clone(),
                     format: format as i32,
+                    fixed_range: options.range.is_some(),
+                    range_min: lo,
+                    range_max: hi,
+                    colormap: if options.viridis {
+                        pb::DumpColormap::Viridis
+                    } else {
+                        pb::DumpColormap::Channels
+                    } as i32,
                 };
                 let reply = self
                     .client
@@ -587,6 +607,14 @@ impl Session {
                     ty: reply.r#type,
                     reached: reply.reached,
                     stage,
+                    mapped: reply
+                        .mapped_min
+                        .iter()
+                        .zip(&reply.mapped_max)
+                        .map(|(&lo, &hi)| (lo, hi))
+                        .collect(),
+                    viridis: options.viridis,
+                    legend_width: reply.legend_width,
                 })
             }
             Command::Watch(expr) => {

@@ -28,7 +28,8 @@ pub struct InstrumentArgs {
     /// The shader source file.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// vertex, tess-control, tess-eval, geometry, fragment or compute
+    /// vertex, tess-control, tess-eval, geometry, fragment or compute, or
+    /// glslang's vert, tesc, tese, geom, frag, comp
     /// (default: from the extension: .vert .tesc .tese .geom .frag .comp, .vs .gs .fs).
     #[arg(long, value_name = "S")]
     pub stage: Option<String>,
@@ -102,7 +103,7 @@ pub fn run(args: &InstrumentArgs) -> ExitCode {
 /// Everything but the printing: the text to put on stdout.
 fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
     let stage = match &args.stage {
-        Some(name) => Stage::from_name(name).ok_or_else(|| {
+        Some(name) => crate::command::parse_stage(name).ok_or_else(|| {
             Failure::Other(format!(
                 "unknown stage `{name}` (expected one of: {})",
                 stage_names()
@@ -186,7 +187,10 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
 }
 
 fn stage_names() -> String {
-    Stage::ALL.map(Stage::name).join(", ")
+    format!(
+        "{}, or glslang's vert, tesc, tese, geom, frag, comp",
+        Stage::ALL.map(Stage::name).join(", ")
+    )
 }
 
 /// The stage a file name implies: `.vert .tesc .tese .geom .frag .comp`,

@@ -22,10 +22,13 @@ mod client;
 mod command;
 mod exec;
 mod instrument;
+mod line_start;
+mod numbers;
 mod render;
 mod repl;
+mod signals;
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -143,7 +146,10 @@ impl Embedded {
         let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
         let dir = private_dir()?;
         let socket = dir.join("gldbg.sock");
-        let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config { preload });
+        let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config {
+            preload,
+            app_ends_with_daemon: true,
+        });
         let (shutdown, rx) = watch::channel(false);
         let mut servers = Vec::new();
         let mut addrs = vec![(gldbg_debugd::ListenAddr::Unix(socket.clone()), None)];
@@ -222,7 +228,8 @@ fn private_dir() -> Result<PathBuf> {
         .unwrap_or(0);
     for attempt in 0..100u32 {
         let dir = base.join(format!(
-            "gldbg-cli-{}-{:x}-{attempt}",
+            "{}{}-{:x}-{attempt}",
+            signals::DIR_PREFIX,
             std::process::id(),
             nanos
         ));
@@ -298,6 +305,9 @@ async fn subscribe(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     Go,
+    /// The command failed: a `--batch` script stops here (as gdb's does);
+    /// the REPL and a script without `--batch` go on.
+    Failed,
     Quit,
 }
 
@@ -319,9 +329,24 @@ pub struct Driver {
     exit_event_seen: bool,
     /// Events received while only the app's output was being shown, in order.
     deferred: std::collections::VecDeque<pb::Event>,
+    /// Text mode: how to start gldbg's lines after the app's partial line.
+    line_start: line_start::LineStart,
+    /// Ctrl-C while the app runs pauses it (a REPL on a terminal); else
+    /// SIGINT ends gldbg (`signals`).
+    pause_on_interrupt: bool,
 }
 
 impl Driver {
+    /// Text mode: a gldbg line is about to be written; start it on a line of
+    /// its own if the app left its last line open (`line_start`).
+    fn fresh_line(&self) {
+        if !self.json {
+            let mut out = std::io::stdout().lock();
+            let _ = out.flush();
+            self.line_start.ensure(&mut out);
+        }
+    }
+
     /// Show the app's output that arrived while a command ran, before the
     /// command's result (it was written before the result was known); other
     /// events keep their place after the result.
@@ -351,6 +376,9 @@ impl Driver {
         } else {
             let text = render::result_text(result);
             if !text.is_empty() {
+                drop(out);
+                self.fresh_line();
+                out = std::io::stdout().lock();
                 let _ = writeln!(out, "{text}");
             }
         }
@@ -401,6 +429,9 @@ impl Driver {
                 _ => false,
             };
             if !repeat && let Some(t) = render::event_text(event) {
+                drop(out);
+                self.fresh_line();
+                out = std::io::stdout().lock();
                 let _ = writeln!(out, "{t}");
             }
         }
@@ -417,6 +448,7 @@ impl Driver {
         }
         self.drain_events();
         if self.echo && !self.json {
+            self.fresh_line();
             say!("(gldbg) {cmd_text}");
         }
         let result = match parsed {
@@ -433,10 +465,10 @@ impl Driver {
             self.show_watches();
         }
         self.drain_events();
-        if matches!(result, Ok(Outcome::Quit)) {
-            Flow::Quit
-        } else {
-            Flow::Go
+        match result {
+            Ok(Outcome::Quit) => Flow::Quit,
+            Ok(_) => Flow::Go,
+            Err(_) => Flow::Failed,
         }
     }
 
@@ -447,16 +479,16 @@ impl Driver {
             if self.json {
                 say!("{}", render::watch_json(&watch, &result));
             } else {
+                self.fresh_line();
                 say!("{}", render::watch_text(&result));
             }
         }
     }
 
     fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
-        use std::io::IsTerminal;
         let resumes = matches!(cmd, Command::Continue | Command::Step(_) | Command::Next(_));
         let session = &mut self.session;
-        if !(resumes && std::io::stdin().is_terminal()) {
+        if !(resumes && self.pause_on_interrupt) {
             return self.rt.block_on(session.execute(cmd));
         }
         // Interactive: Ctrl-C while the app runs pauses it (the Pause RPC);
@@ -487,6 +519,7 @@ impl Driver {
                 killed = true;
                 if !self.json {
                     // Say it, so a user is not surprised the app is gone.
+                    self.fresh_line();
                     say!("Killed the app.");
                 }
                 if let Outcome::State(r) = &outcome
@@ -531,7 +564,12 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
     let _guard = rt.enter();
     let (embedded, client) = match mode {
         Mode::Run { opts, listen, .. } => {
+            signals::sweep_stale_dirs(&std::env::temp_dir());
             let (mut embedded, target) = Embedded::start(listen.as_deref(), opts.token.as_deref())?;
+            // Ctrl-C pauses the app at an interactive REPL; elsewhere it ends gldbg.
+            let interactive = !opts.batch && std::io::stdin().is_terminal();
+            signals::end_on_signals(embedded.dir.clone(), !interactive)
+                .context("cannot install the signal handlers")?;
             let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
             (Some(embedded), client)
         }
@@ -609,6 +647,8 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         error_shown: None,
         exit_event_seen: false,
         deferred: Default::default(),
+        line_start: line_start::LineStart::detect(),
+        pause_on_interrupt: !opts.batch && std::io::stdin().is_terminal(),
     };
 
     // The first result line: the launch (run) or where the session stands (connect).
@@ -618,7 +658,6 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
             let cwd = std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();
-            use std::io::IsTerminal;
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             let result = driver.rt.block_on(driver.session.launch(
                 program,
@@ -651,15 +690,10 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         let mut flow = Flow::Go;
         if let Some(text) = &script {
             driver.echo = true;
-            for line in text.lines() {
-                flow = driver.run_line(line);
-                if flow == Flow::Quit {
-                    break;
-                }
-            }
+            flow = run_script(&mut driver, text, opts.batch);
             driver.echo = false;
         }
-        if !opts.batch && flow == Flow::Go {
+        if !opts.batch && flow != Flow::Quit {
             repl::run(&mut driver);
         }
     } else {
@@ -686,6 +720,34 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
     // The runtime may hold tasks blocked on the daemon's threads: do not wait for them.
     rt.shutdown_timeout(Duration::from_millis(100));
     Ok(code)
+}
+
+/// The commands of `-x`, one per line. In `--batch` the script stops at its
+/// first failed command, as gdb's does (the exit status is then 1); without
+/// it, every line runs as if typed at the prompt.
+fn run_script(driver: &mut Driver, text: &str, batch: bool) -> Flow {
+    for (number, line) in text.lines().enumerate() {
+        match driver.run_line(line) {
+            Flow::Quit => return Flow::Quit,
+            Flow::Failed if batch => {
+                let skipped = text
+                    .lines()
+                    .skip(number + 1)
+                    .filter(|l| !matches!(command::parse(l), Ok(None)))
+                    .count();
+                if skipped > 0 {
+                    eprintln!(
+                        "gldbg: the script stops at its first failed command (line {}); \
+                         {skipped} command(s) not run",
+                        number + 1
+                    );
+                }
+                return Flow::Failed;
+            }
+            Flow::Failed | Flow::Go => {}
+        }
+    }
+    Flow::Go
 }
 
 /// `run PROGRAM ARGS`, the `cmd` of the launch's result line.

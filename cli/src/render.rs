@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 use gldbg_proto::pb;
 use serde_json::{Map, Value, json};
 
-use crate::command::{At, HELP};
+use crate::command::{At, help_entries};
 use crate::exec::{Deleted, Failure, Outcome};
+use crate::numbers;
 
 type Obj = Map<String, Value>;
 
@@ -41,35 +42,24 @@ fn scalar_of(ty: &str) -> Scalar {
     }
 }
 
-/// One component as text: floats in their shortest single-precision form.
+/// One component as text: floats in their shortest round-trip form, `%g`-like
+/// (`numbers::float_text`).
 fn component_text(v: f64, s: Scalar) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
     match s {
-        Scalar::Bool => (v != 0.0).to_string(),
-        Scalar::Int if v.fract() == 0.0 => format!("{}", v as i64),
-        Scalar::Double | Scalar::Int => format!("{v}"),
-        Scalar::Float => format!("{}", v as f32),
+        Scalar::Bool if v.is_finite() => (v != 0.0).to_string(),
+        Scalar::Int if v.is_finite() && v.fract() == 0.0 => format!("{}", v as i64),
+        Scalar::Float => numbers::float_text(v, true),
+        _ => numbers::float_text(v, false),
     }
 }
 
 /// One component as JSON: a number (floats rounded to the shortest decimal of
-/// their f32, so 0.1f reads 0.1), `null` for NaN and infinities.
+/// their f32, so 0.1f reads 0.1), `"NaN"`, `"Inf"`, `"-Inf"` for the others.
 fn component_json(v: f64, s: Scalar) -> Value {
-    if !v.is_finite() {
-        return Value::Null;
-    }
     match s {
-        Scalar::Bool | Scalar::Int if v.fract() == 0.0 => json!(v as i64),
-        Scalar::Float => {
-            let short: f64 = format!("{}", v as f32).parse().unwrap_or(v);
-            json!(short)
-        }
-        _ => json!(v),
+        Scalar::Bool | Scalar::Int if v.is_finite() && v.fract() == 0.0 => json!(v as i64),
+        Scalar::Float => numbers::float_json(v, true),
+        _ => numbers::float_json(v, false),
     }
 }
 
@@ -539,9 +529,11 @@ fn gl_state_text(st: &pb::GlState) -> String {
                     .collect::<Vec<_>>()
                     .join(" ")
             } else {
+                // A value GL keeps as a float (it converts exactly to f32)
+                // shows as that float: 0.1, not 0.10000000149011612.
                 v.values
                     .iter()
-                    .map(|x| x.to_string())
+                    .map(|&x| numbers::float_text(x, x as f32 as f64 == x))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
@@ -999,9 +991,45 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
     timing_json(o, reply.timing.as_ref());
 }
 
-fn help_text() -> String {
+/// What a PNG dump mapped: `; mapped 0..1`, `; mapped r 0..1, g -2..3`, or
+/// `; viridis over 0..1, legend at x 64..75 (top max, bottom min)`.
+fn mapped_text(mapped: &[(f64, f64)], ty: &str, viridis: bool, width: u32, legend: u32) -> String {
+    let single = scalar_of(ty) != Scalar::Double;
+    let range = |&(lo, hi): &(f64, f64)| {
+        if lo.is_nan() {
+            "no finite value".to_string()
+        } else {
+            format!(
+                "{}..{}",
+                numbers::float_text(lo, single),
+                numbers::float_text(hi, single)
+            )
+        }
+    };
+    match mapped {
+        [] => String::new(),
+        [one] if viridis => format!(
+            "; viridis over {}, legend at x {}..{} (top max, bottom min)",
+            range(one),
+            width,
+            width + legend.max(1) - 1
+        ),
+        [one] => format!("; mapped {}", range(one)),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .zip(["r", "g", "b"])
+                .map(|(r, c)| format!("{c} {}", range(r)))
+                .collect();
+            format!("; mapped {}", parts.join(", "))
+        }
+    }
+}
+
+fn help_text(topic: Option<&str>) -> String {
     const W: usize = 32;
-    HELP.iter()
+    help_entries(topic)
+        .into_iter()
         .map(|(c, m)| {
             if c.len() <= W {
                 format!("  {c:W$}  {m}")
@@ -1049,15 +1077,19 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             ty,
             reached,
             stage,
+            mapped,
+            viridis,
+            legend_width,
         } => format!(
-            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached).",
+            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
             file.display(),
-            noun(stage)
+            noun(stage),
+            mapped_text(mapped, ty, *viridis, *width, *legend_width)
         ),
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
         Outcome::Flow { info, chart } => flow_text(info, chart.as_deref()),
-        Outcome::Help => help_text(),
+        Outcome::Help(topic) => help_text(topic.as_deref()),
         Outcome::Quit => String::new(),
     }
 }
@@ -1152,7 +1184,8 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             let mut errors = Obj::new();
             for v in &st.values {
                 if v.error.is_empty() {
-                    m.insert(v.name.clone(), json!(v.values));
+                    let values = v.values.iter().map(|&x| numbers::float_json(x, false));
+                    m.insert(v.name.clone(), Value::Array(values.collect()));
                 } else {
                     errors.insert(v.name.clone(), json!(v.error));
                 }
@@ -1205,6 +1238,9 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             height,
             ty,
             reached,
+            mapped,
+            viridis,
+            legend_width,
             ..
         } => {
             o.insert("file".into(), json!(file.display().to_string()));
@@ -1212,16 +1248,33 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             o.insert("height".into(), json!(height));
             o.insert("type".into(), json!(ty));
             o.insert("reached".into(), json!(reached));
+            if !mapped.is_empty() {
+                let single = scalar_of(ty) != Scalar::Double;
+                let bound = |v: f64| numbers::float_json(v, single);
+                o.insert(
+                    "mapped".into(),
+                    json!({
+                        "min": mapped.iter().map(|r| bound(r.0)).collect::<Vec<_>>(),
+                        "max": mapped.iter().map(|r| bound(r.1)).collect::<Vec<_>>(),
+                    }),
+                );
+                let colormap = if *viridis { "viridis" } else { "channels" };
+                o.insert("colormap".into(), json!(colormap));
+                if *legend_width > 0 {
+                    o.insert("legend_width".into(), json!(legend_width));
+                }
+            }
         }
         Outcome::Watches(list) => {
             o.insert("watches".into(), json!(list));
         }
         Outcome::Flow { info, chart } => flow_json(&mut o, info, chart.as_deref()),
-        Outcome::Help => {
+        Outcome::Help(topic) => {
             o.insert(
                 "commands".into(),
                 Value::Array(
-                    HELP.iter()
+                    help_entries(topic.as_deref())
+                        .into_iter()
                         .map(|(c, m)| json!({"command": c, "help": m}))
                         .collect(),
                 ),
@@ -1323,6 +1376,11 @@ mod tests {
                     values: vec![],
                     error: "GL_INVALID_ENUM".into(),
                 },
+                pb::GlStateValue {
+                    name: "GL_FOG_COLOR".into(),
+                    values: vec![0.1f32 as f64, 1e-30f32 as f64, 0.1, f64::NAN],
+                    error: String::new(),
+                },
             ],
         };
         let v = j("info state", Ok(Outcome::GlState(st.clone())));
@@ -1332,6 +1390,10 @@ mod tests {
         assert!(t.contains("GL_VIEWPORT      = 0 0 64 48"), "{t}");
         assert!(t.contains("GL_BLEND_SRC_RGB = GL_ONE"), "{t}");
         assert!(t.contains("<GL_INVALID_ENUM>"), "{t}");
+        // A float GL keeps reads as that float; a true double keeps its digits.
+        assert!(t.contains("= 0.1 1e-30 0.1 NaN"), "{t}");
+        let clear = &v["state"]["GL_FOG_COLOR"];
+        assert_eq!(clear[3], "NaN", "{v}");
 
         let mut r = stopped();
         r.stop.as_mut().unwrap().error = "GL_INVALID_ENUM".into();
@@ -1874,7 +1936,7 @@ mod tests {
         );
         assert_eq!(result_text(&Ok(out)), "v = 31.5 (float) @ 10,5");
 
-        // f32 values print in their shortest form; NaN is null in JSON.
+        // f32 values print in their shortest form; NaN is a string in JSON.
         let vec = pb::PrintReply {
             expr: "c".into(),
             r#type: "vec3".into(),
@@ -1894,7 +1956,7 @@ mod tests {
             stage: "vertex".into(),
         };
         let v = j("p c @ vertex 2", Ok(out.clone()));
-        assert_eq!(v["value"], json!([0.1, 1.0, null]));
+        assert_eq!(v["value"], json!([0.1, 1.0, "NaN"]));
         assert_eq!(v["invocation"], json!({"vertex": 2}));
         assert_eq!(result_text(&Ok(out)), "c = (0.1, 1, NaN) (vec3) @ vertex 2");
 
@@ -2047,15 +2109,58 @@ mod tests {
             ty: "float".into(),
             reached: 100,
             stage: "fragment".into(),
+            mapped: vec![(0.0, 1.5e-30)],
+            viridis: false,
+            legend_width: 0,
         };
         assert_eq!(
             j("dump v x.png", Ok(dump.clone())),
             json!({"cmd": "dump v x.png", "ok": true, "file": "x.png", "width": 64, "height": 32,
-                   "type": "float", "reached": 100})
+                   "type": "float", "reached": 100, "mapped": {"min": [0.0], "max": [1.5e-30]},
+                   "colormap": "channels"})
         );
         assert_eq!(
             result_text(&Ok(dump)),
-            "Wrote x.png (64x32, float, 100 fragments reached)."
+            "Wrote x.png (64x32, float, 100 fragments reached; mapped 0..1.5e-30)."
+        );
+        let viridis = Outcome::Dump {
+            file: PathBuf::from("x.png"),
+            width: 64,
+            height: 32,
+            ty: "float".into(),
+            reached: 100,
+            stage: "fragment".into(),
+            mapped: vec![(0.0, 1.0)],
+            viridis: true,
+            legend_width: 12,
+        };
+        assert_eq!(
+            j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"],
+            12
+        );
+        assert_eq!(
+            result_text(&Ok(viridis)),
+            "Wrote x.png (64x32, float, 100 fragments reached; viridis over 0..1, legend at x \
+             64..75 (top max, bottom min))."
+        );
+        let channels = Outcome::Dump {
+            file: PathBuf::from("c.png"),
+            width: 4,
+            height: 4,
+            ty: "vec3".into(),
+            reached: 0,
+            stage: "fragment".into(),
+            mapped: vec![(f64::NAN, f64::NAN), (-2.0, 3.0), (0.0, 0.0)],
+            viridis: false,
+            legend_width: 0,
+        };
+        assert_eq!(
+            j("dump c c.png", Ok(channels.clone()))["mapped"],
+            json!({"min": ["NaN", -2.0, 0.0], "max": ["NaN", 3.0, 0.0]})
+        );
+        assert_eq!(
+            result_text(&Ok(channels)),
+            "Wrote c.png (4x4, vec3, 0 fragments reached; mapped r no finite value, g -2..3, b 0..0)."
         );
     }
 

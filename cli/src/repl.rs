@@ -1,5 +1,7 @@
 //! The interactive loop: rustyline with history in ~/.gldbg_history and
-//! completion of command names (and of the word after `info`, `debug`, `break`).
+//! completion of command names, of the word after `info`, `debug`, `break`,
+//! and of GL/GLX/EGL function names after `break` (the registry's table);
+//! several candidates are listed, as in bash.
 
 use std::path::PathBuf;
 
@@ -30,14 +32,33 @@ fn complete(line: &str, pos: usize) -> (usize, Vec<String>) {
         [cmd] => subcommands(cmd),
         _ => &[],
     };
-    (
-        start,
-        choices
-            .iter()
-            .filter(|c| c.starts_with(word))
-            .map(|c| c.to_string())
-            .collect(),
-    )
+    let mut found: Vec<String> = choices
+        .iter()
+        .filter(|c| c.starts_with(word))
+        .map(|c| c.to_string())
+        .collect();
+    if matches!(previous.as_slice(), ["break" | "b" | "br"]) && !word.is_empty() {
+        found.extend(function_names(word));
+    }
+    (start, found)
+}
+
+/// GL/GLX/EGL function names starting with `prefix` (the registry's table,
+/// sorted by name); ignoring case when none match as typed.
+fn function_names(prefix: &str) -> Vec<String> {
+    let names = || gldbg_proto::api::FUNCTIONS.iter().map(|f| f.name);
+    let exact: Vec<String> = names()
+        .filter(|n| n.starts_with(prefix))
+        .map(str::to_string)
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let lower = prefix.to_ascii_lowercase();
+    names()
+        .filter(|n| n.to_ascii_lowercase().starts_with(&lower))
+        .map(str::to_string)
+        .collect()
 }
 
 impl Completer for Completion {
@@ -78,7 +99,14 @@ fn history_path() -> Option<PathBuf> {
 
 /// Read commands until `quit`, Ctrl-D, or an unusable terminal.
 pub fn run(driver: &mut Driver) {
-    let mut editor: Editor<Completion, FileHistory> = match Editor::new() {
+    use std::io::IsTerminal as _;
+    if !std::io::stdin().is_terminal() {
+        return run_piped(driver);
+    }
+    let config = rustyline::Config::builder()
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: Editor<Completion, FileHistory> = match Editor::with_config(config) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("gldbg: cannot start the line editor: {e}");
@@ -129,6 +157,25 @@ pub fn run(driver: &mut Driver) {
     }
 }
 
+/// Commands from a pipe or file: one per line, no prompt (a prompt would
+/// glue onto the next output line, e.g. a JSON line), no history.
+fn run_piped(driver: &mut Driver) {
+    use std::io::BufRead as _;
+    let mut stdin = std::io::stdin().lock();
+    let mut line = String::new();
+    loop {
+        driver.drain_events();
+        line.clear();
+        match stdin.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if driver.run_line(&line) == Flow::Quit {
+            break;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::complete;
@@ -150,5 +197,21 @@ mod tests {
         assert_eq!(complete("info b", 6), (5, vec!["breakpoints".to_string()]));
         assert_eq!(complete("debug f", 7), (6, vec!["fragment".to_string()]));
         assert_eq!(complete("print x", 7), (6, vec![]));
+        // GL function names after `break`: every candidate, in order.
+        let (start, words) = complete("break glDrawArraysI", 19);
+        assert_eq!(start, 6);
+        assert!(words.len() >= 5, "{words:?}");
+        assert!(words.iter().all(|w| w.starts_with("glDrawArraysI")));
+        assert!(words.is_sorted());
+        for name in ["glDrawArraysIndirect", "glDrawArraysInstanced"] {
+            assert!(words.iter().any(|w| w == name), "{name} in {words:?}");
+        }
+        assert!(
+            complete("b eglSwapBuff", 13)
+                .1
+                .contains(&"eglSwapBuffers".to_string())
+        );
+        assert_eq!(complete("break gluseprogra", 17).1[0], "glUseProgram");
+        assert_eq!(complete("break dr", 8).1, ["draw"]);
     }
 }

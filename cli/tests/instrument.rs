@@ -305,6 +305,9 @@ fn stage_from_the_extension_or_the_option() {
         "fragment",
         "--list-steps",
     ]);
+    // glslang's stage names (glslangValidator -S) are taken too.
+    ok_json(&[plain.to_str().unwrap(), "--stage", "frag", "--list-steps"]);
+    ok_json(&[vert.to_str().unwrap(), "--stage", "vert", "--list-steps"]);
     let _ = std::fs::remove_file(&plain);
 }
 

@@ -20,7 +20,10 @@ async fn main() -> anyhow::Result<()> {
     let preload = std::env::var("GLDBG_PRELOAD")
         .map(Into::into)
         .or_else(|_| find_preload())?;
-    let daemon = Daemon::new(Config { preload });
+    let daemon = Daemon::new(Config {
+        preload,
+        app_ends_with_daemon: false,
+    });
     let port = std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port();
@@ -195,6 +198,7 @@ async fn main() -> anyhow::Result<()> {
                     .dump(pb::DumpRequest {
                         expr: expr.into(),
                         format: if file.ends_with(".npy") { 1 } else { 0 },
+                        ..Default::default()
                     })
                     .await
                 {

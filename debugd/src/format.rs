@@ -1,5 +1,6 @@
 //! Human-readable call arguments: GL enum names for `GLenum` parameters,
-//! booleans, bitfields in hex, numbers, floats and pointers.
+//! booleans, bitfields in hex, numbers, floats and pointers; and the GL
+//! function names nearest to a mistyped one.
 
 use gldbg_proto::api::{self, Abi, Function, Param};
 use gldbg_proto::pb;
@@ -121,12 +122,65 @@ pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
     }
 }
 
+/// The function names nearest to `name` (an unknown one), best first, at
+/// most `n`: edit distance ignoring case, also with a `gl` prefix added
+/// (`DrawArrays`); only names close enough to be what was meant.
+pub fn nearest_functions(name: &str, n: usize) -> Vec<&'static str> {
+    let typed = name.trim().to_ascii_lowercase();
+    let prefixed = format!("gl{typed}");
+    let limit = (typed.len() / 4).clamp(1, 3);
+    let mut scored: Vec<(usize, &'static str)> = api::FUNCTIONS
+        .iter()
+        .filter_map(|f| {
+            let candidate = f.name.to_ascii_lowercase();
+            let d = edit_distance(&typed, &candidate).min(edit_distance(&prefixed, &candidate));
+            (d <= limit).then_some((d, f.name))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, name)| name).collect()
+}
+
+/// Levenshtein distance between two ASCII strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len().abs_diff(b.len()) > 3 {
+        return a.len().abs_diff(b.len());
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn func(name: &str) -> &'static Function {
         &api::FUNCTIONS[api::function_id(name).unwrap() as usize]
+    }
+
+    #[test]
+    fn nearest_function_names() {
+        let near = |n: &str| nearest_functions(n, 5);
+        assert_eq!(near("glDrawArray")[0], "glDrawArrays");
+        assert_eq!(near("gldrawarrays")[0], "glDrawArrays");
+        assert_eq!(near("DrawElements")[0], "glDrawElements");
+        assert!(near("glUseProgam").contains(&"glUseProgram"));
+        assert!(near("glBindBuffr").contains(&"glBindBuffer"));
+        assert!(near("frobnicate").is_empty());
+        assert!(near("glDrawArrays").len() <= 5);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

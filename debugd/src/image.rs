@@ -1,13 +1,69 @@
-//! Fields of per-fragment values: summary statistics, PNG and NPY encoding.
+//! Fields of per-fragment values: summary statistics, PNG (value range or
+//! a fixed one, colour channels or viridis with a legend) and NPY encoding.
 //!
 //! A [`Field`] is in GL order (row 0 = bottom). Both encoders write rows
 //! top-down (image convention): PNG row 0 and NPY `[0, :, :]` are the top
 //! row of the framebuffer, so the value at window pixel (x, y) is at
 //! `[height - 1 - y, x]`.
 
+use crate::colormap;
+
 /// Checkerboard colours of uncovered fragments in PNG dumps (odd channels).
 pub const CHECKER_MAGENTA: [u8; 4] = [255, 0, 255, 255];
 pub const CHECKER_GREY: [u8; 4] = [64, 64, 64, 255];
+
+/// Width of the legend bar of a colormapped PNG: a black gap, then the bar.
+pub const LEGEND_WIDTH: u32 = 12;
+const LEGEND_GAP: usize = 4;
+
+/// How [`Field::render_png`] maps values onto colours.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PngOptions {
+    /// Map this range (every channel) instead of the values' own min..max.
+    pub range: Option<(f64, f64)>,
+    /// A scalar through viridis, with a legend bar.
+    pub viridis: bool,
+}
+
+/// A PNG dump and how it was drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Png {
+    pub data: Vec<u8>,
+    /// The value range mapped onto each colour channel drawn (one for a
+    /// scalar): NaN bounds when no value of that component was finite.
+    pub mapped: Vec<(f64, f64)>,
+    /// Columns of the legend bar at the right (0: none).
+    pub legend_width: u32,
+}
+
+/// `v` on 0..=1 over `(lo, hi)`, clamped; +Inf at 1, -Inf and NaN at 0; a
+/// single value (lo == hi) at 1 unless it is 0.
+fn unit(v: f64, (lo, hi): (f64, f64)) -> f64 {
+    if !v.is_finite() || lo.is_nan() {
+        if v == f64::INFINITY { 1.0 } else { 0.0 }
+    } else if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else if v != 0.0 {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Column `x` of the legend bar at image row `row` (top-down) of `height`:
+/// a black gap, then viridis from max (top) to min (bottom).
+fn legend_pixel(x: usize, row: usize, height: usize) -> [u8; 4] {
+    if x < LEGEND_GAP {
+        return [0, 0, 0, 255];
+    }
+    let t = if height > 1 {
+        (height - 1 - row) as f64 / (height - 1) as f64
+    } else {
+        1.0
+    };
+    let c = colormap::viridis(t);
+    [c[0], c[1], c[2], 255]
+}
 
 /// Per-fragment values of one expression at one step.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,63 +147,76 @@ impl Field {
         s.finish()
     }
 
-    /// RGBA8 PNG: each component normalised over min..max of the reached
-    /// fragments (a scalar is drawn grey), alpha 255; fragments that did not
-    /// reach the step are a magenta / dark-grey checkerboard.
+    /// RGBA8 PNG with the default mapping (see [`Field::render_png`]).
+    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+        self.render_png(&PngOptions::default()).map(|png| png.data)
+    }
+
+    /// RGBA8 PNG: each component (up to 3, alpha 255) normalised over the
+    /// mapped range, by default min..max of the reached fragments (a scalar
+    /// is drawn grey, or through viridis with a legend bar at the right:
+    /// top = max, bottom = min); fragments that did not reach the step are a
+    /// magenta / dark-grey checkerboard. +Inf maps to the top, -Inf to the
+    /// bottom; NaN to black, or red with viridis (a colour it never takes).
     ///
     /// A covered pixel whose colour would equal a checker colour exactly gets
     /// its green channel moved by one, so uncovered is always told apart.
-    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+    pub fn render_png(&self, opts: &PngOptions) -> Result<Png, String> {
         let st = self.stats();
         let n = self.components.clamp(1, 4);
+        let channels = if n == 1 { 1 } else { n.min(3) };
+        let mapped: Vec<(f64, f64)> = (0..channels)
+            .map(|i| opts.range.unwrap_or((st.min[i], st.max[i])))
+            .collect();
+        let legend = if opts.viridis { LEGEND_WIDTH } else { 0 };
         let (w, h) = (self.width as usize, self.height as usize);
-        let mut rgba = vec![0u8; w * h * 4];
-        let norm = |i: usize, v: f64| -> u8 {
-            let (lo, hi) = (st.min[i], st.max[i]);
-            let t = if !v.is_finite() || lo.is_nan() {
-                if v == f64::INFINITY { 1.0 } else { 0.0 }
-            } else if hi > lo {
-                ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
-            } else if v != 0.0 {
-                1.0
+        let full = w + legend as usize;
+        let mut rgba = vec![0u8; full * h * 4];
+        let colour = |v: &[f64; 4]| -> [u8; 4] {
+            let byte = |t: f64| (t * 255.0).round() as u8;
+            let mut p = if opts.viridis {
+                let rgb = if v[0].is_nan() {
+                    colormap::NAN_COLOUR
+                } else {
+                    colormap::viridis(unit(v[0], mapped[0]))
+                };
+                [rgb[0], rgb[1], rgb[2], 255]
+            } else if n == 1 {
+                let g = byte(unit(v[0], mapped[0]));
+                [g, g, g, 255]
             } else {
-                0.0
+                let mut p = [0, 0, 0, 255];
+                for (i, item) in p.iter_mut().enumerate().take(channels) {
+                    *item = byte(unit(v[i], mapped[i]));
+                }
+                p
             };
-            (t * 255.0).round() as u8
+            if p == CHECKER_MAGENTA || p == CHECKER_GREY {
+                p[1] ^= 1;
+            }
+            p
         };
         for row in 0..h {
             let gl_row = h - 1 - row;
-            for x in 0..w {
-                let o = (row * w + x) * 4;
-                let px = match &self.values[gl_row * w + x] {
-                    Some(v) => {
-                        let mut p = if n == 1 {
-                            let g = norm(0, v[0]);
-                            [g, g, g, 255]
-                        } else {
-                            let mut p = [0, 0, 0, 255];
-                            for (i, item) in p.iter_mut().enumerate().take(n.min(3)) {
-                                *item = norm(i, v[i]);
-                            }
-                            p
-                        };
-                        if p == CHECKER_MAGENTA || p == CHECKER_GREY {
-                            p[1] ^= 1;
-                        }
-                        p
-                    }
-                    None => {
-                        if ((x / 8) + (gl_row / 8)) % 2 == 0 {
-                            CHECKER_MAGENTA
-                        } else {
-                            CHECKER_GREY
-                        }
+            for x in 0..full {
+                let px = if x >= w {
+                    legend_pixel(x - w, row, h)
+                } else {
+                    match &self.values[gl_row * w + x] {
+                        Some(v) => colour(v),
+                        None if ((x / 8) + (gl_row / 8)) % 2 == 0 => CHECKER_MAGENTA,
+                        None => CHECKER_GREY,
                     }
                 };
+                let o = (row * full + x) * 4;
                 rgba[o..o + 4].copy_from_slice(&px);
             }
         }
-        encode_rgba(self.width, self.height, &rgba)
+        Ok(Png {
+            data: encode_rgba(full as u32, self.height, &rgba)?,
+            mapped,
+            legend_width: legend,
+        })
     }
 
     /// NPY (version 1.0): little-endian float32, shape (height, width, 4),
@@ -280,14 +349,67 @@ mod tests {
         );
     }
 
-    #[test]
-    fn png_roundtrip() {
-        let bytes = field().to_png().unwrap();
+    /// Width, height and RGBA8 pixels (rows top-down) of a PNG.
+    fn decode(bytes: Vec<u8>) -> (u32, u32, Vec<u8>) {
         let dec = png::Decoder::new(std::io::Cursor::new(bytes));
         let mut r = dec.read_info().unwrap();
         let mut buf = vec![0; r.output_buffer_size().unwrap()];
         let info = r.next_frame(&mut buf).unwrap();
-        assert_eq!((info.width, info.height), (2, 2));
+        (info.width, info.height, buf)
+    }
+
+    #[test]
+    fn fixed_range_and_what_was_mapped() {
+        let png = field().render_png(&PngOptions::default()).unwrap();
+        assert_eq!(png.mapped, vec![(0.0, 2.0)]);
+        assert_eq!(png.legend_width, 0);
+        let fixed = PngOptions {
+            range: Some((0.0, 4.0)),
+            viridis: false,
+        };
+        let png = field().render_png(&fixed).unwrap();
+        assert_eq!(png.mapped, vec![(0.0, 4.0)]);
+        let (_, _, buf) = decode(png.data);
+        // 1 of 0..4 -> 64 (not the checker grey: nudged), 2 -> 128, 0 -> 0.
+        assert_eq!(&buf[0..4], &[64, 65, 64, 255]);
+        assert_eq!(&buf[12..16], &[128, 128, 128, 255]);
+        // Values beyond a fixed range clamp.
+        let narrow = PngOptions {
+            range: Some((0.5, 1.0)),
+            viridis: false,
+        };
+        let (_, _, buf) = decode(field().render_png(&narrow).unwrap().data);
+        assert_eq!(&buf[8..12], &[0, 0, 0, 255]);
+        assert_eq!(&buf[12..16], &[255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn viridis_with_a_legend_and_the_checkerboard() {
+        let mut f = field();
+        f.values[2] = Some([f64::NAN; 4]);
+        let opts = PngOptions {
+            range: None,
+            viridis: true,
+        };
+        let png = f.render_png(&opts).unwrap();
+        assert_eq!(png.legend_width, LEGEND_WIDTH);
+        let (w, h, buf) = decode(png.data);
+        assert_eq!((w, h), (2 + LEGEND_WIDTH, 2));
+        let px = |x: u32, row: u32| &buf[((row * w + x) * 4) as usize..][..4];
+        assert_eq!(px(0, 0), &[255, 0, 0, 255], "NaN is red");
+        assert_eq!(px(1, 0), &CHECKER_MAGENTA, "uncovered stays a checker");
+        assert_eq!(px(0, 1), &[68, 1, 84, 255], "min: viridis' first colour");
+        assert_eq!(px(1, 1), &[253, 231, 37, 255], "max: its last");
+        // The legend: a black gap, then max at the top, min at the bottom.
+        assert_eq!(px(2, 0), &[0, 0, 0, 255]);
+        assert_eq!(px(w - 1, 0), &[253, 231, 37, 255]);
+        assert_eq!(px(w - 1, 1), &[68, 1, 84, 255]);
+    }
+
+    #[test]
+    fn png_roundtrip() {
+        let (width, height, buf) = decode(field().to_png().unwrap());
+        assert_eq!((width, height), (2, 2));
         // Top row (GL row 1): x=0 value 1 -> 128 grey, x=1 uncovered -> checker.
         assert_eq!(&buf[0..4], &[128, 128, 128, 255]);
         assert_eq!(&buf[4..8], &CHECKER_MAGENTA);

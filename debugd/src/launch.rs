@@ -3,8 +3,8 @@
 //! [`spawn`] starts one dedicated OS thread (the tracer: the kernel accepts
 //! ptrace requests only from the thread that attached). That thread forks
 //! the app, seizes it (`PTRACE_SEIZE` with `TRACECLONE | TRACEEXEC |
-//! TRACEFORK | TRACEVFORK`, no `EXITKILL`: if the daemon dies the app lives
-//! on), lets it exec, and then runs the wait loop: it restarts every stop
+//! TRACEFORK | TRACEVFORK`; `EXITKILL` only for `gldbg run`: for
+//! `gldbg-debugd`, if the daemon dies the app lives on), lets it exec, and then runs the wait loop: it restarts every stop
 //! (forwarding signals), follows new threads and child processes (an app
 //! started by a launcher script), turns an uncaught fatal signal into a
 //! [`CrashReport`] and reports the exit of the launched process. `Pause`
@@ -119,6 +119,9 @@ pub struct LaunchSpec {
     pub preload: PathBuf,
     /// `setpgid(0, 0)` in the child before exec.
     pub own_process_group: bool,
+    /// `PTRACE_O_EXITKILL`: every process still traced is killed when the
+    /// tracer ends (with the daemon's process); a detached one is not.
+    pub kill_with_tracer: bool,
     /// Write ends of pipes to become the child's stdout and stderr (None:
     /// inherited).
     pub output_fds: Option<(RawFd, RawFd)>,
@@ -382,7 +385,9 @@ pub fn spawn(spec: LaunchSpec, events: Sender<TraceEvent>) -> Result<Tracer, Lau
         .spawn(move || match start_child(&spec) {
             Ok(pid) => {
                 let _ = ready_tx.send(Ok(pid));
-                TraceLoop::new(pid, events, cmd_rx, spec.preload.clone()).run();
+                let mut trace = TraceLoop::new(pid, events, cmd_rx, spec.preload.clone());
+                trace.detach_at_end = spec.kill_with_tracer;
+                trace.run();
             }
             Err(e) => {
                 let _ = ready_tx.send(Err(e));
@@ -526,7 +531,7 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
         Ok(nix::unistd::ForkResult::Parent { child }) => {
             // SAFETY: closing our copy of the write end.
             unsafe { libc::close(err_w) };
-            let result = seize_and_exec(child, err_r, &program_name);
+            let result = seize_and_exec(child, err_r, &program_name, spec.kill_with_tracer);
             // SAFETY: closing our read end.
             unsafe { libc::close(err_r) };
             result.map(|()| child)
@@ -554,7 +559,12 @@ fn read_exec_error(err_r: RawFd, program: &str) -> Option<LaunchError> {
     })
 }
 
-fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchError> {
+fn seize_and_exec(
+    child: Pid,
+    err_r: RawFd,
+    program: &str,
+    kill_with_tracer: bool,
+) -> Result<(), LaunchError> {
     // Wait for the child's own SIGSTOP (or its early death).
     loop {
         let mut status = 0;
@@ -581,10 +591,16 @@ fn seize_and_exec(child: Pid, err_r: RawFd, program: &str) -> Result<(), LaunchE
     // not `exec` it is a child of the shell, and must be traced (crashes,
     // pause, kill). Which process gets GL stops is decided by the preload
     // (the first one to call GL claims the session).
-    let opts = ptrace::Options::PTRACE_O_TRACECLONE
+    // With `kill_with_tracer` (`gldbg run`), EXITKILL: the app and the
+    // children it forked (they inherit the options) end with us, even when
+    // gldbg is SIGKILLed; a detached process is no tracee and lives on.
+    let mut opts = ptrace::Options::PTRACE_O_TRACECLONE
         | ptrace::Options::PTRACE_O_TRACEEXEC
         | ptrace::Options::PTRACE_O_TRACEFORK
         | ptrace::Options::PTRACE_O_TRACEVFORK;
+    if kill_with_tracer {
+        opts |= ptrace::Options::PTRACE_O_EXITKILL;
+    }
     if let Err(e) = ptrace::seize(child, opts) {
         let _ = signal::kill(child, Signal::SIGKILL);
         return Err(LaunchError::Trace(format!("PTRACE_SEIZE: {e}")));
@@ -632,6 +648,9 @@ struct TraceLoop {
     paused: bool,
     events: Sender<TraceEvent>,
     commands: Receiver<TraceCommand>,
+    /// Detach what is still traced when the launched process ends (with
+    /// `PTRACE_O_EXITKILL`, the end of this thread would kill it).
+    detach_at_end: bool,
 }
 
 impl TraceLoop {
@@ -649,6 +668,7 @@ impl TraceLoop {
             paused: false,
             events,
             commands,
+            detach_at_end: false,
         }
     }
 
@@ -658,6 +678,17 @@ impl TraceLoop {
     }
 
     fn run(mut self) {
+        self.wait_loop();
+        // The launched process ended with other processes still traced
+        // (children it forked): let them go before this thread ends, as
+        // without `PTRACE_O_EXITKILL`, which would kill them.
+        if self.detach_at_end && !self.tids.is_empty() {
+            let _ = self.detach_all();
+        }
+    }
+
+    /// Restart stops and serve commands until the launched process ends.
+    fn wait_loop(&mut self) {
         loop {
             let mut progressed = false;
             let tids: Vec<i32> = self.tids.iter().copied().collect();

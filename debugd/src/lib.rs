@@ -43,6 +43,7 @@
 //! * `tonic::Status` appears only in [`service`]; library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
+pub mod colormap;
 pub mod error;
 pub mod format;
 pub mod glstate;
@@ -74,6 +75,10 @@ pub use session::{LaunchOptions, Session};
 pub struct Config {
     /// Path of `libgldbg_preload.so`.
     pub preload: PathBuf,
+    /// The launched app ends with the daemon's process (`PTRACE_O_EXITKILL`),
+    /// as an app launched by `gldbg run` ends with gldbg, unless detached.
+    /// `gldbg-debugd` leaves it off: there the app survives the daemon.
+    pub app_ends_with_daemon: bool,
 }
 
 /// Name of the preload library.

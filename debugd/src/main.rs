@@ -50,7 +50,10 @@ fn run(args: Args) -> anyhow::Result<()> {
         .build()
         .context("starting the async runtime")?;
     rt.block_on(async move {
-        let daemon = Daemon::new(Config { preload });
+        let daemon = Daemon::new(Config {
+            preload,
+            app_ends_with_daemon: false,
+        });
         if let Some((program, rest)) = args.program.split_first() {
             let opts = LaunchOptions {
                 program: program.clone(),

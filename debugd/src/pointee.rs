@@ -52,8 +52,8 @@ impl Elem {
         w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
         let u = u64::from_ne_bytes(w);
         match self {
-            Elem::F32 => f32::from_bits(u as u32).to_string(),
-            Elem::F64 => f64::from_bits(u).to_string(),
+            Elem::F32 => gldbg_proto::api::float_text(f32::from_bits(u as u32) as f64, true),
+            Elem::F64 => gldbg_proto::api::float_text(f64::from_bits(u), false),
             Elem::I8 => (u as i8).to_string(),
             Elem::U8 | Elem::Byte => (u as u8).to_string(),
             Elem::I16 => (u as i16).to_string(),

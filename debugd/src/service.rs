@@ -132,8 +132,15 @@ impl pb::debugger_server::Debugger for Service {
             Some(Kind::Function(name)) => match gldbg_proto::api::function_id(name.trim()) {
                 Some(id) => BreakKind::Function(id),
                 None => {
+                    let near = crate::format::nearest_functions(&name, 5);
+                    let hint = if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (did you mean {}?)", near.join(", "))
+                    };
                     return Err(Status::invalid_argument(format!(
-                        "unknown GL/GLX/EGL function: {name}"
+                        "unknown GL/GLX/EGL function: {}{hint}",
+                        name.trim()
                     )));
                 }
             },
@@ -256,7 +263,11 @@ impl pb::debugger_server::Debugger for Service {
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
         let r = req.into_inner();
         let npy = r.format == pb::DumpFormat::Npy as i32;
-        self.run(move |s| s.dump(&r.expr, npy)).await
+        let png = crate::image::PngOptions {
+            range: r.fixed_range.then_some((r.range_min, r.range_max)),
+            viridis: r.colormap == pb::DumpColormap::Viridis as i32,
+        };
+        self.run(move |s| s.dump(&r.expr, npy, png)).await
     }
 
     async fn end_debug(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {

@@ -34,6 +34,7 @@ use tokio::sync::broadcast;
 use crate::Config;
 use crate::error::{Error, Result};
 use crate::format;
+use crate::image::PngOptions;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
@@ -352,6 +353,7 @@ impl Session {
             cwd: opts.cwd.clone(),
             shm_fd: None,
             own_process_group: opts.own_process_group,
+            kill_with_tracer: self.config.app_ends_with_daemon,
             preload: self.config.preload.clone(),
             output_fds: pipes
                 .as_ref()
@@ -1759,9 +1761,23 @@ impl Session {
         })
     }
 
-    pub fn dump(&self, expr: &str, npy: bool) -> Result<pb::DumpReply> {
+    /// `dump`: the value of `expr` over every invocation as an NPY file or
+    /// as a PNG drawn with `png` (the range it mapped comes back).
+    pub fn dump(&self, expr: &str, npy: bool, png: PngOptions) -> Result<pb::DumpReply> {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("dump needs an expression".into()));
+        }
+        if npy && png != PngOptions::default() {
+            return Err(Error::InvalidArgument(
+                "range= and colormap= are for .png dumps (a .npy file holds the values)".into(),
+            ));
+        }
+        if let Some((lo, hi)) = png.range
+            && !(lo.is_finite() && hi.is_finite() && lo < hi)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "range={lo},{hi}: the range needs two finite numbers, the first below the second"
+            )));
         }
         self.with_debug(|d, r| {
             let pos = d.pos.clone();
@@ -1776,6 +1792,12 @@ impl Session {
                 )));
             }
             let (mut field, ty) = value.first().field();
+            if png.viridis && field.components != 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "colormap=viridis draws a scalar; `{expr}` is a {ty}: dump one component, \
+                     e.g. `({expr}).x`"
+                )));
+            }
             // A value not written yet is no value: drawn as uncovered.
             let mut undefined = 0;
             for (i, v) in field.values.iter_mut().enumerate() {
@@ -1784,19 +1806,24 @@ impl Session {
                     undefined += 1;
                 }
             }
-            let data = if npy {
-                field.to_npy()
-            } else {
-                field.to_png().map_err(Error::Internal)?
-            };
-            Ok(pb::DumpReply {
+            let mut reply = pb::DumpReply {
                 width: field.width,
                 height: field.height,
                 r#type: ty,
-                data,
                 reached: field.stats().count,
                 undefined,
-            })
+                ..Default::default()
+            };
+            if npy {
+                reply.data = field.to_npy();
+            } else {
+                let image = field.render_png(&png).map_err(Error::Internal)?;
+                reply.data = image.data;
+                reply.mapped_min = image.mapped.iter().map(|r| r.0).collect();
+                reply.mapped_max = image.mapped.iter().map(|r| r.1).collect();
+                reply.legend_width = image.legend_width;
+            }
+            Ok(reply)
         })
     }
 

@@ -77,7 +77,10 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 fn session() -> Arc<Session> {
-    Session::new(Config { preload: preload() })
+    Session::new(Config {
+        preload: preload(),
+        app_ends_with_daemon: false,
+    })
 }
 
 fn launch(s: &Arc<Session>, program: &Path, args: &[&str]) -> pb::StateReply {

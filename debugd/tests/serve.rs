@@ -43,6 +43,7 @@ async fn unix_socket_token_health_and_preconditions() {
     let _stale = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     let daemon = Daemon::new(Config {
         preload: dir.join("libgldbg_preload.so"),
+        app_ends_with_daemon: false,
     });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let d = daemon.clone();
@@ -181,6 +182,7 @@ async fn unix_socket_token_health_and_preconditions() {
 async fn tcp_needs_a_token() {
     let daemon = Daemon::new(Config {
         preload: "/nonexistent.so".into(),
+        app_ends_with_daemon: false,
     });
     let r = daemon
         .serve("127.0.0.1:0".parse().unwrap(), None, async {})

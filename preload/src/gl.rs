@@ -578,8 +578,8 @@ pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
     let half = |i: usize| (words[i / 2] >> (32 * (i % 2))) as u32;
     let parts: Vec<String> = (0..n)
         .map(|i| match kind {
-            Float => format!("{}", f32::from_bits(half(i))),
-            Double => format!("{}", f64::from_bits(words[i])),
+            Float => gldbg_proto::api::float_text(f32::from_bits(half(i)) as f64, true),
+            Double => gldbg_proto::api::float_text(f64::from_bits(words[i]), false),
             Int if boolean => (half(i) != 0).to_string(),
             Int => (half(i) as i32).to_string(),
             Uint => format!("{}u", half(i)),

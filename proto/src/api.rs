@@ -62,10 +62,41 @@ impl Abi {
             Abi::U32 => (word as u32).to_string(),
             Abi::I64 => (word as i64).to_string(),
             Abi::U64 => word.to_string(),
-            Abi::F32 => f32::from_bits(word as u32).to_string(),
-            Abi::F64 => f64::from_bits(word).to_string(),
+            Abi::F32 => float_text(f32::from_bits(word as u32) as f64, true),
+            Abi::F64 => float_text(f64::from_bits(word), false),
             Abi::Ptr => format!("{word:#x}"),
         }
+    }
+}
+
+/// A float for people: the shortest decimal that reads back as the same f32
+/// (`single`) or f64, positional (`0.25`, `1024`) when its decimal exponent
+/// is in -4..9 (f32) / -4..17 (f64), else with an exponent (`-2.2318231e-35`,
+/// `1e20`), as gdb's `%g` with the type's digits; `NaN`, `inf`, `-inf`.
+pub fn float_text(v: f64, single: bool) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let (exp_form, digits) = if single {
+        (format!("{:e}", v as f32), 9)
+    } else {
+        (format!("{v:e}"), 17)
+    };
+    let exponent: i32 = exp_form
+        .rsplit_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    if v == 0.0 || (-4..digits).contains(&exponent) {
+        if single {
+            format!("{}", v as f32)
+        } else {
+            format!("{v}")
+        }
+    } else {
+        exp_form
     }
 }
 
@@ -391,6 +422,18 @@ pub fn classify(name: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_format_shortest_with_an_exponent_where_long() {
+        assert_eq!(Abi::F32.format_word(u64::from(0.5f32.to_bits())), "0.5");
+        assert_eq!(
+            Abi::F32.format_word(u64::from((-2.2318231e-35f32).to_bits())),
+            "-2.2318231e-35"
+        );
+        assert_eq!(Abi::F64.format_word(1e-300f64.to_bits()), "1e-300");
+        assert_eq!(float_text(1e9, true), "1e9");
+        assert_eq!(float_text(123456790.0, true), "123456790");
+    }
 
     #[test]
     fn immediate_mode_calls_are_those_allowed_between_begin_and_end() {

@@ -377,6 +377,10 @@ impl Output {
 }
 
 /// A scripted gldbg session: `gldbg run --batch --json -x SCRIPT -- PROGRAM ARGS`.
+///
+/// In `--batch` the script stops at its first failed command (exit status 1),
+/// as gdb's does. A test whose script has commands expected to fail and goes
+/// on after them uses [`Session::keep_going`].
 pub struct Session {
     pub script: String,
     pub program: PathBuf,
@@ -386,6 +390,9 @@ pub struct Session {
     pub cwd: Option<PathBuf>,
     /// Script file to use instead of writing `script` to a file.
     pub script_file: Option<PathBuf>,
+    /// Run without `--batch` (the REPL, reading an empty stdin, follows the
+    /// script): every command runs, failed ones included; exit status 0.
+    pub keep_going: bool,
 }
 
 impl Session {
@@ -397,7 +404,14 @@ impl Session {
             env: Vec::new(),
             cwd: None,
             script_file: None,
+            keep_going: false,
         }
+    }
+
+    /// Every command of the script runs, also after a failed one (no `--batch`).
+    pub fn keep_going(mut self) -> Session {
+        self.keep_going = true;
+        self
     }
 
     /// A session running the commands of an existing script file.
@@ -436,9 +450,11 @@ impl Session {
             }
         };
         let mut cmd = Command::new(gldbg());
-        cmd.arg("run")
-            .arg("--batch")
-            .arg("--json")
+        cmd.arg("run");
+        if !self.keep_going {
+            cmd.arg("--batch");
+        }
+        cmd.arg("--json")
             .arg("-x")
             .arg(&script_path)
             .arg("--")

@@ -77,11 +77,11 @@ info call
 delete
 continue
 ";
-    let out = Session::new(egl_shade(), script).run(&dir);
+    let out = Session::new(egl_shade(), script).keep_going().run(&dir);
     assert_eq!(
         out.status.code(),
-        Some(1),
-        "a command failed, so --batch exits 1:\n{}",
+        Some(0),
+        "without --batch every command runs and gldbg exits 0:\n{}",
         out.transcript()
     );
 
@@ -194,6 +194,7 @@ fn debug_shader_rejected_by_the_driver_is_saved_and_the_app_goes_on() {
     );
     let out = Session::new(egl_shade(), &script)
         .args(["--out", path.to_str().unwrap()])
+        .keep_going()
         .run(&dir);
     // A type error glsl-instrument sees itself: a clear message, no driver round trip.
     let err = out.failed("print vec2(1.0) + vec3(1.0)");
@@ -260,6 +261,7 @@ info call
 ";
     let out = Session::new(egl_shade(), script)
         .args(["--crash", "--frames", "1"])
+        .keep_going()
         .run(&dir);
     assert!(
         out.status.code().is_some(),
@@ -344,8 +346,8 @@ fn bad_commands_fail_cleanly_and_the_session_goes_on() {
          print v @ 20,20\nend\ndelete\ncontinue\n",
         ret = lines::RETURN
     );
-    let out = Session::new(egl_shade(), &script).run(&dir);
-    assert_eq!(out.status.code(), Some(1), "{}", out.transcript());
+    let out = Session::new(egl_shade(), &script).keep_going().run(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", out.transcript());
     for cmd in [
         "frobnicate",
         "print v",
@@ -406,4 +408,71 @@ fn programs_that_cannot_start_or_fail_are_reported() {
         .map(|e| e["code"].clone())
         .unwrap_or_else(|| exit["code"].clone());
     assert_eq!(code, 2, "{exit}");
+}
+
+/// Issue 11, point 9: in `--batch` a script stops at its first failed
+/// command, as gdb's does, with exit status 1: the `step` after a failed
+/// `debug fragment` is not run (it would step a GL call instead), and the
+/// app is killed. Without `--batch` every line runs, as if typed.
+#[test]
+fn batch_script_stops_at_its_first_failed_command() {
+    require_workspace();
+    let dir = TempDir::new("batch-stops");
+    let script = "info call\ndebug fragment\nstep\ninfo call\n";
+    let out = Session::new(egl_shade(), script).run(&dir);
+    assert_eq!(out.status.code(), Some(1), "{}", out.transcript());
+    out.ok("info call");
+    out.failed("debug fragment");
+    let cmds: Vec<&str> = out
+        .results()
+        .iter()
+        .filter_map(|r| r["cmd"].as_str())
+        .collect();
+    assert_eq!(
+        cmds[1..],
+        ["info call", "debug fragment"],
+        "nothing runs after the failed command:\n{}",
+        out.transcript()
+    );
+    assert!(
+        out.stderr.contains(
+            "the script stops at its first failed command (line 2); 2 command(s) not run"
+        ),
+        "{}",
+        out.transcript()
+    );
+    assert!(
+        out.events().iter().any(|e| e["event"] == "exited"),
+        "the app was killed at the end:\n{}",
+        out.transcript()
+    );
+
+    let out = Session::new(egl_shade(), script).keep_going().run(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", out.transcript());
+    out.failed("debug fragment");
+    let step = out.ok("step");
+    assert_eq!(step["state"], "stopped", "a GL-level step: {step}");
+    assert_ne!(
+        out.ok_n("info call", 0)["call"],
+        out.ok_n("info call", 1)["call"]
+    );
+}
+
+/// Issue 11, point 12: an unknown function in `break FUNC` says which
+/// names are nearest; a name nothing resembles gets the plain error.
+#[test]
+fn unknown_break_function_suggests_the_nearest_names() {
+    require_workspace();
+    let dir = TempDir::new("break-nearest");
+    let script = "break glDrawArray\nbreak DrawElements\nbreak frobnicate\n";
+    let out = Session::new(egl_shade(), script).keep_going().run(&dir);
+    let err = out.failed("break glDrawArray");
+    assert!(
+        err.contains("unknown GL/GLX/EGL function: glDrawArray (did you mean glDrawArrays"),
+        "{err}"
+    );
+    let err = out.failed("break DrawElements");
+    assert!(err.contains("did you mean glDrawElements"), "{err}");
+    let err = out.failed("break frobnicate");
+    assert!(!err.contains("did you mean"), "{err}");
 }

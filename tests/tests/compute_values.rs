@@ -31,7 +31,7 @@ fn at(g: [u32; 3]) -> String {
 
 /// The app's result line: `egl_compute: N frames, checksum C, visits V, hits H, texels T, ...`.
 /// The session's last `continue` ran the app to a clean exit (a session
-/// with commands expected to fail ends with status 1 in `--batch`).
+/// with commands expected to fail runs without `--batch`: `keep_going`).
 #[track_caller]
 fn assert_exited_0(out: &Output, continues: usize) {
     let r = out.ok_n("continue", continues - 1);
@@ -74,7 +74,7 @@ fn compute_locals_match_the_cpu_and_the_app_buffers_are_untouched() {
         script += &format!("print acc {}\nprint i {}\n", at(g), at(g));
     }
     script += "print acc\nprint acc @ invocation 32,0,0\nprint acc @ 1,2\nend\ndelete\ncontinue\n";
-    let out = Session::new(egl_compute(), &script).run(&dir);
+    let out = Session::new(egl_compute(), &script).keep_going().run(&dir);
     assert_exited_0(&out, 7);
 
     let stop = out.ok_n("continue", 0);
@@ -187,7 +187,10 @@ fn indirect_dispatch_is_debugged_and_restored() {
         at(g),
         at(g),
     );
-    let out = Session::new(egl_compute(), &script).args(args).run(&dir);
+    let out = Session::new(egl_compute(), &script)
+        .args(args)
+        .keep_going()
+        .run(&dir);
     assert_exited_0(&out, 4);
     let stop = out.ok_n("continue", 1);
     assert_eq!(
@@ -216,6 +219,7 @@ fn compute_and_draw_stages_are_refused_at_the_wrong_call() {
         egl_compute(),
         "break glDispatchCompute\ncontinue\ndebug fragment\ncontinue\n",
     )
+    .keep_going()
     .run(&dir);
     let err = out.failed("debug fragment");
     assert!(err.contains("not stopped at a draw call"), "{err}");
@@ -224,6 +228,7 @@ fn compute_and_draw_stages_are_refused_at_the_wrong_call() {
         egl_shade(),
         "break draw\ncontinue\ndebug compute\ncontinue\n",
     )
+    .keep_going()
     .run(&dir);
     let err = out.failed("debug compute");
     assert!(err.contains("not stopped at a compute dispatch"), "{err}");

@@ -459,7 +459,9 @@ fn check_forms(which: &[u32]) {
     let exit = s.push("continue");
 
     let dir = TempDir::new("draw-forms");
-    let out = Session::new(&app, &(s.commands.join("\n") + "\n")).run(&dir);
+    let out = Session::new(&app, &(s.commands.join("\n") + "\n"))
+        .keep_going()
+        .run(&dir);
     // The first result is `run`'s; then one per command.
     let results = out.results();
     assert_eq!(
@@ -601,7 +603,7 @@ fn at_capture_pass(tag: &str, debug: &str) -> Output {
     let native = run_native(&app, &[], &[]);
     let script = format!("break draw 1\ncontinue\ninfo call\n{debug}delete\ncontinue\n");
     let dir = TempDir::new(tag);
-    let out = Session::new(&app, &script).run(&dir);
+    let out = Session::new(&app, &script).keep_going().run(&dir);
     let info = out.ok("info call");
     assert_eq!(info["function"], "glDrawArrays", "{info}");
     assert_eq!(info["draw"], 1, "{info}");

@@ -35,7 +35,7 @@ fn flow_counts_branch_sides_and_loop_iterations() {
         compute::WHILE,
         loop_png.display(),
     );
-    let out = Session::new(egl_compute(), &script).run(&dir);
+    let out = Session::new(egl_compute(), &script).keep_going().run(&dir);
 
     // Not at a condition: a clear error naming the step.
     let err = out.failed("info flow");
@@ -97,7 +97,7 @@ fn focus_follows_one_compute_invocation_and_watch_prints_there() {
          focus invocation 32,0,0\nfocus off\nend\nkill\n",
         if_ = compute::IF,
     );
-    let out = Session::new(egl_compute(), &script).run(&dir);
+    let out = Session::new(egl_compute(), &script).keep_going().run(&dir);
 
     // Without focus: from the if, `step` goes where any invocation goes first.
     let unfocused = out.ok_n("step", 0);

@@ -204,7 +204,7 @@ fn unknown_fragment_options_are_refused_and_the_app_goes_on() {
     let script = "break draw 3\ncontinue\ndebug fragment blend=off\ndebug vertex depth=off\n\
                   debug fragment depth=sometimes\ndebug fragment depth=off\nend\ndelete\ncontinue\n";
     let dir = TempDir::new("fragment-options-bad");
-    let out = Session::new(&app, script).run(&dir);
+    let out = Session::new(&app, script).keep_going().run(&dir);
     assert!(
         out.failed("debug fragment blend=off")
             .contains("unknown option")

@@ -41,6 +41,7 @@ fn glxgears_calls_frames_and_steps() {
                   delete\nbreak glXSwapBuffers\ncontinue\ncontinue\ncontinue\ninfo call\n";
     let out = Session::new(&glxgears, script)
         .env("DISPLAY", x.display())
+        .keep_going()
         .run(&dir);
 
     // Its first draw: glCallList of the first gear's display list. The 18
@@ -183,6 +184,7 @@ fn es2gears_debug_fragment_values() {
     );
     let out = Session::new(&es2gears, &script)
         .env("DISPLAY", x.display())
+        .keep_going()
         .run(&dir);
     let first = out.ok("debug fragment");
     assert_eq!(first["line"], 6, "`gl_FragColor = Color;`: {first}");

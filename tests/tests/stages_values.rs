@@ -62,7 +62,7 @@ fn tess_eval_and_geometry_values_follow_their_formulas() {
         );
     }
     script += "end\ndelete\ncontinue\n";
-    let out = Session::new(egl_stages(), &script).run(&dir);
+    let out = Session::new(egl_stages(), &script).keep_going().run(&dir);
 
     // tess-eval, in the loop: iteration 0, w is still 0 everywhere.
     let at_loop = out.ok_n("continue", 1);
@@ -149,7 +149,7 @@ fn tess_control_values_per_output_vertex() {
         );
     }
     script += "print u_level\nprint u_level @ vertex 3\nstep\nend\nkill\n";
-    let out = Session::new(egl_stages(), &script).run(&dir);
+    let out = Session::new(egl_stages(), &script).keep_going().run(&dir);
     let first = out.ok("debug tess-control");
     assert_eq!(first["stage"], "tess-control", "{first}");
     assert_eq!(first["line"], 5, "{first}");
@@ -201,7 +201,7 @@ fn geometry_values_per_input_primitive() {
     }
     script +=
         "end\ndebug tess-eval\nprint w @ primitive 0\nfocus primitive 0\nend\ndelete\ncontinue\n";
-    let out = Session::new(egl_stages(), &script).run(&dir);
+    let out = Session::new(egl_stages(), &script).keep_going().run(&dir);
     let last = out
         .results()
         .into_iter()
@@ -275,7 +275,7 @@ fn focus_follows_a_geometry_input_primitive() {
          focus primitive 1\nstep\nprint gl_PrimitiveIDIn @ primitive 1\nfocus off\nend\n\
          delete\ncontinue\n"
     );
-    let out = Session::new(egl_stages(), &script).run(&dir);
+    let out = Session::new(egl_stages(), &script).keep_going().run(&dir);
     assert!(
         out.failed("focus primitive 999")
             .contains("emitted no vertex")

@@ -219,3 +219,122 @@ fn uncovered_is_distinct_from_any_value() {
         );
     }
 }
+
+/// Issue 11, point 11: a PNG dump says the range it mapped (per channel,
+/// the CPU reference's min..max), takes a fixed range, and draws a scalar
+/// through viridis with a legend bar at the right (top max, bottom min),
+/// the uncovered checkerboard kept.
+#[test]
+fn dump_reports_its_range_and_draws_viridis_with_a_legend() {
+    const BOTTOM: [u8; 4] = [68, 1, 84, 255]; // viridis(0)
+    const MIDDLE: [u8; 4] = [33, 145, 140, 255]; // viridis(128/255)
+    const TOP: [u8; 4] = [253, 231, 37, 255]; // viridis(1)
+    require_workspace();
+    let dir = TempDir::new("dump-viridis");
+    let (v_lo, v_hi) = v_range(0);
+    let mid = (v_lo + v_hi) / 2.0;
+    let (grey, p_png, viridis, fixed) = (
+        dir.join("v.png"),
+        dir.join("p.png"),
+        dir.join("viridis.png"),
+        dir.join("fixed.png"),
+    );
+    let cmds = [
+        format!("dump v {}", grey.display()),
+        format!("dump p {}", p_png.display()),
+        format!("dump v {} colormap=viridis", viridis.display()),
+        format!(
+            "dump v {} range={v_lo},{mid} colormap=viridis",
+            fixed.display()
+        ),
+    ];
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment\nbreak {}\ncontinue\n{}\n",
+        lines::RETURN,
+        cmds.join("\n")
+    );
+    let out = Session::new(egl_shade(), &script).run(&dir);
+
+    // The mapped range: the values' own min..max per channel.
+    let r = out.ok(&cmds[0]);
+    assert_close(
+        r["mapped"]["min"][0].as_f64().unwrap(),
+        v_lo as f64,
+        1e-5,
+        "v min",
+    );
+    assert_close(
+        r["mapped"]["max"][0].as_f64().unwrap(),
+        v_hi as f64,
+        1e-5,
+        "v max",
+    );
+    assert_eq!(r["colormap"], "channels", "{r}");
+    let r = out.ok(&cmds[1]);
+    assert_eq!(r["mapped"]["min"], serde_json::json!([16.5, 12.5]), "{r}");
+    assert_eq!(r["mapped"]["max"], serde_json::json!([55.5, 35.5]), "{r}");
+
+    // Viridis over the values' range, with the legend at the right.
+    let r = out.ok(&cmds[2]);
+    assert_eq!(r["colormap"], "viridis", "{r}");
+    let legend = r["legend_width"].as_u64().expect("legend_width") as u32;
+    assert!(legend >= 4, "{r}");
+    let img = decode_png(&viridis);
+    assert_eq!((img.width, img.height), (W + legend, H));
+    let mut checker = HashSet::new();
+    for y in 0..H {
+        for x in 0..W {
+            let c = img.at_window(x, y);
+            if !covered(x, y) {
+                checker.insert(c);
+                continue;
+            }
+            let t = (shade(x, y, gain(0)).v - v_lo) as f64 / (v_hi - v_lo) as f64;
+            let want = match t * 255.0 {
+                s if s < 0.3 => Some(BOTTOM),
+                s if s > 254.7 => Some(TOP),
+                s if (s - 128.0).abs() < 0.3 => Some(MIDDLE),
+                _ => None,
+            };
+            if let Some(want) = want {
+                assert_eq!(c, want, "pixel ({x},{y}), v at {t} of the range");
+            }
+            assert!(c != [255, 0, 0, 255], "no NaN here");
+        }
+    }
+    assert_eq!(checker.len(), 2, "the uncovered checkerboard: {checker:?}");
+    let right = W + legend - 1;
+    assert_eq!(img.at_window(right, H - 1), TOP, "legend top: max");
+    assert_eq!(img.at_window(right, 0), BOTTOM, "legend bottom: min");
+    assert!(
+        (0..H).all(|y| !checker.contains(&img.at_window(W, y))),
+        "the legend is no checkerboard"
+    );
+
+    // A fixed range: v_lo..mid; everything above mid is the top colour.
+    let r = out.ok(&cmds[3]);
+    assert_close(
+        r["mapped"]["min"][0].as_f64().unwrap(),
+        v_lo as f64,
+        1e-6,
+        "fixed min",
+    );
+    assert_close(
+        r["mapped"]["max"][0].as_f64().unwrap(),
+        mid as f64,
+        1e-6,
+        "fixed max",
+    );
+    let img = decode_png(&fixed);
+    let mut above = 0;
+    for y in 0..H {
+        for x in 0..W {
+            let v = shade(x, y, gain(0)).v;
+            if covered(x, y) && v > mid + (v_hi - v_lo) * 0.01 {
+                assert_eq!(img.at_window(x, y), TOP, "({x},{y}) v {v} above the range");
+                above += 1;
+            }
+        }
+    }
+    assert!(above > 0, "some values lie above the fixed range");
+}

@@ -530,7 +530,7 @@ fn values_in_parts_print_whole() {
         "break draw 1\ncontinue\ndebug fragment\nbreak {FS_COUNTER}\ncontinue\n{}\n{dump}\nend\ndelete\ncontinue\n",
         prints.map(|e| format!("print {e} @ {X},{Y}")).join("\n")
     );
-    let out = Session::new(&app, &script).run(&dir);
+    let out = Session::new(&app, &script).keep_going().run(&dir);
     let cases: [(&str, &str, &[f64]); 10] = [
         ("u_m2", "mat2", &[1.0, 2.0, 3.0, 4.0]),
         (
