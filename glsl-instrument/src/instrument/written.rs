@@ -314,10 +314,10 @@ fn pure(e: &ast::Expr, user: &std::collections::HashSet<String>) -> bool {
         {
             ok = false
         }
-        ast::ExprData::FunCall(..) => {
-            if crate::steps::call_name(x).is_none_or(|(n, _)| user.contains(n)) {
-                ok = false
-            }
+        ast::ExprData::FunCall(..)
+            if crate::steps::call_name(x).is_none_or(|(n, _)| user.contains(n)) =>
+        {
+            ok = false
         }
         _ => {}
     });
