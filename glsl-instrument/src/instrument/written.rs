@@ -808,7 +808,10 @@ void main() {
 ";
         let s = written(src, Stage::Geometry, 11, "gl_Position").unwrap();
         assert!(s.contains("void gldbg_unwritten() {\n"), "{s}");
-        assert!(s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"), "{s}");
+        assert!(
+            s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"),
+            "{s}"
+        );
         assert!(
             s.contains("    gldbg_unwritten();\n    gldbg_main();"),
             "{s}"
