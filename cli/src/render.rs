@@ -969,8 +969,7 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                             if row.reached {
                                 undefined_json(&mut v, &row.value, &row.undefined, reply);
                             }
-                            let v = Value::Object(v);
-                            v
+                            Value::Object(v)
                         })
                         .collect();
                     o.insert("table".into(), Value::Array(rows));

@@ -758,6 +758,11 @@ impl ShaderDebug {
             cands = self.model.successors(&last, mode);
         }
         self.finished = true;
+        // The end of main is reached by the invocations that ran to its
+        // last statement or returned from it (not the discarded ones).
+        if let Some(end) = self.end_coverage(runner)? {
+            self.reached = end.reached();
+        }
         Ok(false)
     }
 

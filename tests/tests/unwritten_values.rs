@@ -139,6 +139,11 @@ fn unwritten_outputs_are_undefined_and_the_end_of_main_has_returns_and_discards(
 
     let end = out.ok_n("continue", 3);
     assert_eq!(end["finished"], true, "{end}");
+    assert_eq!(
+        end["reached"],
+        48 * W,
+        "returned early or ran to the end: {end}"
+    );
     check(
         out.ok_n("print gl_FragColor @ 5,5", 1),
         &[Some(k(5)), Some(1.0), Some(0.0), Some(1.0)],

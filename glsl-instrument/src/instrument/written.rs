@@ -314,10 +314,10 @@ fn pure(e: &ast::Expr, user: &std::collections::HashSet<String>) -> bool {
         {
             ok = false
         }
-        ast::ExprData::FunCall(..) => {
-            if crate::steps::call_name(x).is_none_or(|(n, _)| user.contains(n)) {
-                ok = false
-            }
+        ast::ExprData::FunCall(..)
+            if crate::steps::call_name(x).is_none_or(|(n, _)| user.contains(n)) =>
+        {
+            ok = false
         }
         _ => {}
     });
@@ -808,7 +808,10 @@ void main() {
 ";
         let s = written(src, Stage::Geometry, 11, "gl_Position").unwrap();
         assert!(s.contains("void gldbg_unwritten() {\n"), "{s}");
-        assert!(s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"), "{s}");
+        assert!(
+            s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"),
+            "{s}"
+        );
         assert!(
             s.contains("    gldbg_unwritten();\n    gldbg_main();"),
             "{s}"
