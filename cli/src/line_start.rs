@@ -76,9 +76,12 @@ fn terminal_reset(columns: usize) -> String {
 
 /// The width of the terminal on stdout (0 if unknown).
 fn terminal_columns() -> usize {
-    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we pass.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) };
+    // SAFETY: TIOCGWINSZ writes one `winsize` (plain integers, valid when
+    // zeroed) into the struct we pass.
+    let (r, size) = unsafe {
+        let mut size: libc::winsize = std::mem::zeroed();
+        (libc::ioctl(1, libc::TIOCGWINSZ, &mut size), size)
+    };
     if r == 0 { size.ws_col as usize } else { 0 }
 }
 

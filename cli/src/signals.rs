@@ -57,8 +57,10 @@ pub fn end_on_signals(dir: PathBuf, interrupt: bool) -> std::io::Result<()> {
 fn saved_terminal() -> Option<libc::termios> {
     // SAFETY: tcgetattr writes one termios into the struct we pass; the
     // zeroed struct is a valid termios (plain integers and arrays).
-    let mut t: libc::termios = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::tcgetattr(0, &mut t) };
+    let (r, t) = unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        (libc::tcgetattr(0, &mut t), t)
+    };
     (r == 0).then_some(t)
 }
 
