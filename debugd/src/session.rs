@@ -1888,9 +1888,25 @@ impl StepRunner<'_> {
                     .rejected_shader("compile", self.stage, &inst.source, &log()))
             }
             abi::STATUS_LINK_FAILED => {
+                // Each shader compiled: the program did not link. Say which
+                // shaders met there (the others are the app's own).
+                let others: Vec<String> = self
+                    .others
+                    .iter()
+                    .map(|s| program::stage_name(s.gl_type))
+                    .collect();
+                let what = match others.is_empty() {
+                    true => format!("link of the instrumented {} shader", self.stage.name()),
+                    false => format!(
+                        "link of the instrumented {} shader with the app's {} shader{}",
+                        self.stage.name(),
+                        others.join(" and "),
+                        if others.len() > 1 { "s" } else { "" }
+                    ),
+                };
                 Err(self
                     .session
-                    .rejected_shader("link", self.stage, &inst.source, &log()))
+                    .rejected_shader(&what, self.stage, &inst.source, &log()))
             }
             st => check_status(command, st, |st| {
                 Error::Internal(format!("the debug replay failed (status {st}): {}", log()))

@@ -68,17 +68,29 @@ fn precision_on_bool(source: &str) -> Vec<String> {
 }
 
 /// Declarations of float types gldbg added (`gldbg_` names) without a
-/// precision before them: `vec4 gldbg_v;`, `float gldbg_store(vec2 x)`.
+/// precision before them: `vec4 gldbg_v;`, `float gldbg_store(vec2 x)`
+/// (a type, blanks, then the name: `vec4(gldbg_c)` is a constructor).
 fn float_without_precision(source: &str) -> Vec<String> {
     let float_types = ["float", "vec2", "vec3", "vec4"];
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let mut found = Vec::new();
     for line in source.lines().filter(|l| !l.trim_start().starts_with('#')) {
-        let w = words(line);
-        for (i, pair) in w.windows(2).enumerate() {
-            if float_types.contains(&pair[0]) && pair[1].starts_with("gldbg_") {
-                let before = if i > 0 { w[i - 1] } else { "" };
-                let qualified = PRECISIONS.contains(&before) || before.starts_with("GLDBG_P");
-                if !qualified {
+        for t in float_types {
+            for (at, _) in line.match_indices(t) {
+                let before = &line[..at];
+                let after = &line[at + t.len()..];
+                let declares = before.chars().next_back().is_none_or(|c| !ident(c))
+                    && after.starts_with(' ')
+                    && after.trim_start().starts_with("gldbg_");
+                if !declares {
+                    continue;
+                }
+                let qualifier = before
+                    .trim_end()
+                    .rsplit(|c: char| !ident(c))
+                    .next()
+                    .unwrap_or("");
+                if !PRECISIONS.contains(&qualifier) && !qualifier.starts_with("GLDBG_P") {
                     found.push(line.trim().to_string());
                 }
             }
@@ -148,4 +160,5 @@ fn the_checks_see_what_they_look_for() {
     assert_eq!(precision_on_bool(bad).len(), 2);
     assert!(precision_on_bool("highp float f(bool x, highp int y);\n").is_empty());
     assert_eq!(float_without_precision("vec4 gldbg_v;\nhighp float gldbg_c;\n").len(), 1);
+    assert!(float_without_precision("GLDBG_P float gldbg_s(GLDBG_P vec2 x) { gldbg_v = vec4(gldbg_c); }\n").is_empty());
 }
