@@ -7,7 +7,8 @@
  *                      as es2gears and glmark2-es2 write them
  *   egl_gles --es 3    an ES 3.0 context; GLSL ES 3.00 (in/out, uint, ivec2)
  *   egl_gles --es 31   an ES 3.1 context; a GLSL ES 3.10 compute shader
- *                      writing a storage buffer (dispatch 4x3 groups of 4x2)
+ *                      writing a storage buffer (dispatch 4x3 groups of 4x2);
+ *                      with --image, one writing an R32F image instead
  *
  * The draw: SHADE_QUAD of shade_common.h into a 64x48 RGBA8 texture, frame
  * after frame (--frames N, default 2; u_gain = shade_gain(frame)); the
@@ -110,6 +111,16 @@ static const char *const GLES31_CS =
     "    float y = x * x + float(gl_GlobalInvocationID.y);\n"              /*  8 */
     "    values[i] = y;\n"                                                 /*  9 */
     "}\n";                                                                 /* 10 */
+
+/* --image: a compute shader writing an image (GL ES cannot copy it aside). */
+static const char *const GLES31_CS_IMAGE =
+    "#version 310 es\n"
+    "layout(local_size_x = 4, local_size_y = 2) in;\n"
+    "layout(r32f, binding = 0) uniform highp writeonly image2D u_img;\n"
+    "void main() {\n"
+    "    ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
+    "    imageStore(u_img, g, vec4(float(g.x + g.y)));\n"
+    "}\n";
 
 #define CS_VALUES (16 * 6)
 #define CS_SCALE 0.375f
@@ -239,12 +250,28 @@ static uint64_t dispatch(void) {
     return h;
 }
 
+/* The image shader over a 16 x 6 R32F texture; 0 (nothing to hash). */
+static uint64_t dispatch_image(void) {
+    GLuint prog = link(compile(GL_COMPUTE_SHADER, GLES31_CS_IMAGE), 0);
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, 16, 6);
+    glBindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    glUseProgram(prog);
+    glDispatchCompute(4, 3, 1);
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    if (glGetError() != GL_NO_ERROR) die("GL error");
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    int es = 2, frames = 2;
+    int es = 2, frames = 2, image = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--es") && i + 1 < argc) es = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-        else die("usage: egl_gles [--es 2|3|31] [--frames N]");
+        else if (!strcmp(argv[i], "--image")) image = 1;
+        else die("usage: egl_gles [--es 2|3|31] [--frames N] [--image]");
     }
     uint64_t h;
     switch (es) {
@@ -258,7 +285,7 @@ int main(int argc, char **argv) {
         break;
     case 31:
         start(3, 1);
-        h = dispatch();
+        h = image ? dispatch_image() : dispatch();
         break;
     default:
         die("--es takes 2, 3 or 31");

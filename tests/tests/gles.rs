@@ -291,3 +291,23 @@ fn gles2_context_names_what_it_lacks() {
         }
     }
 }
+
+/// A GL ES compute shader writing an image: the replay would write the
+/// app's image and GL ES cannot copy it aside, so the step refuses and says
+/// why; the app goes on.
+#[test]
+fn gles31_image_writes_are_refused_with_the_reason() {
+    require_workspace();
+    let dir = TempDir::new("gles31-image");
+    let script = "break glDispatchCompute\ncontinue\ndebug compute\ndelete\ncontinue\n";
+    let out = session(&["--es", "31", "--image"], None, script, &dir);
+    let error = out.failed("debug compute");
+    assert!(
+        error.contains("image unit 0 is bound for writing")
+            && error.contains("not implemented in OpenGL ES contexts"),
+        "{error}"
+    );
+    if out.results().iter().any(|r| r["cmd"] == "continue" && r.get("exited").is_some()) {
+        assert_eq!(out.ok_n("continue", 1)["exited"]["code"], 0, "{}", out.transcript());
+    }
+}
