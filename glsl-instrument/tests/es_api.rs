@@ -28,14 +28,17 @@ fn es_context_reads_a_shader_without_version_as_glsl_es_100() {
             .unwrap()
             .source;
         assert!(!out.contains("#version"), "still GLSL ES 1.00:\n{out}");
-        let precision = out.find("precision mediump float;").unwrap_or_else(|| {
-            panic!("the app's precision statement is kept:\n{out}")
-        });
+        let precision = out
+            .find("precision mediump float;")
+            .unwrap_or_else(|| panic!("the app's precision statement is kept:\n{out}"));
         assert!(
             precision < out.find("MaterialDiffuse").unwrap(),
             "before the first float declaration:\n{out}"
         );
-        assert!(!out.contains("highp bool") && !out.contains("P bool"), "{out}");
+        assert!(
+            !out.contains("highp bool") && !out.contains("P bool"),
+            "{out}"
+        );
         // The ES debug shader parses again as ES.
         ShaderModel::parse_in(&out, Stage::Fragment, Api::Es)
             .unwrap_or_else(|e| panic!("{e}\n{out}"));

@@ -398,7 +398,11 @@ impl Saved {
             pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
             // GL ES has no read clamping (Mesa answers the query, but
             // glClampColor raises GL_INVALID_OPERATION there).
-            clamp_read: if is_es() { 0 } else { gl::get_i(gl::CLAMP_READ_COLOR) },
+            clamp_read: if is_es() {
+                0
+            } else {
+                gl::get_i(gl::CLAMP_READ_COLOR)
+            },
             feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0
                 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
             subroutines: capture_subroutines(),

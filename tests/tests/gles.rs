@@ -78,11 +78,15 @@ fn check_close(out: &Output, cmd: &str, want: &[f64]) {
 /// `shade()`'s locals at `return v;`, main's locals at its last line, the
 /// outputs at the end of main, a dump, then `v_uv` at every vertex.
 fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
-    let mut s = format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
+    let mut s =
+        format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
     for &(x, y) in PIXELS {
         s += &format!("print v @ {x},{y}\nprint acc @ {x},{y}\n");
     }
-    s += &format!("print v\ndump v {}\ndelete\nbreak {last}\ncontinue\n", npy.display());
+    s += &format!(
+        "print v\ndump v {}\ndelete\nbreak {last}\ncontinue\n",
+        npy.display()
+    );
     for &(x, y) in PIXELS {
         for p in main_prints {
             s += &format!("print {p} @ {x},{y}\n");
@@ -137,7 +141,11 @@ fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
     }
     let exit = out.ok_n("continue", 3);
     assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
-    assert_eq!(checksum(&out.stdout), want_checksum, "the frame after the debug steps vs native");
+    assert_eq!(
+        checksum(&out.stdout),
+        want_checksum,
+        "the frame after the debug steps vs native"
+    );
 }
 
 /// The end-of-main output at each pixel: `want(x, y, s)` (s: shade's value).
@@ -179,9 +187,17 @@ fn gles2_fragment_and_vertex_values() {
         let s = shade(x, y, gain(0));
         let left = out.ok(&format!("print left @ {x},{y}"));
         assert_eq!(left["type"], "bool", "{left}");
-        assert_eq!(scalar(left), f64::from(u8::from(s.p[0] < 32.0)), "left @ {x},{y}");
+        assert_eq!(
+            scalar(left),
+            f64::from(u8::from(s.p[0] < 32.0)),
+            "left @ {x},{y}"
+        );
         check_close(&out, &format!("print s @ {x},{y}"), &[s.v as f64]);
-        check_close(&out, &format!("print p @ {x},{y}"), &[s.p[0] as f64, s.p[1] as f64]);
+        check_close(
+            &out,
+            &format!("print p @ {x},{y}"),
+            &[s.p[0] as f64, s.p[1] as f64],
+        );
     }
     check_outputs(&out, "gl_FragColor", |x, y, v| {
         let uv = pixel_uv(x, y);
@@ -197,13 +213,19 @@ fn gles3_fragment_and_vertex_values() {
     for version in [None, Some("3.0")] {
         let dir = TempDir::new("gles3");
         let npy = dir.join("v.npy");
-        let env: Vec<(&str, &str)> =
-            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let env: Vec<(&str, &str)> = version
+            .iter()
+            .map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v))
+            .collect();
         let want = native_checksum(&["--es", "3"], &env);
         let script = draw_script(GLES3_LAST, &["code", "cell", "s"], "frag", &npy);
         let out = session(&["--es", "3"], version, &script, &dir);
         if version.is_some() {
-            assert!(out.stdout.contains("context OpenGL ES 3.0"), "{}", out.stdout);
+            assert!(
+                out.stdout.contains("context OpenGL ES 3.0"),
+                "{}",
+                out.stdout
+            );
         }
         check_draw_common(&out, &npy, &want);
         assert_eq!(out.ok_n("continue", 2)["line"], GLES3_LAST);
@@ -214,14 +236,23 @@ fn gles3_fragment_and_vertex_values() {
             let cell = out.ok(&format!("print cell @ {x},{y}"));
             assert_eq!(cell["type"], "ivec2", "{cell}");
             assert_eq!(values(cell), vec![f64::from(x / 8), f64::from(y / 8)]);
-            check_close(&out, &format!("print s @ {x},{y}"), &[shade(x, y, gain(0)).v as f64]);
+            check_close(
+                &out,
+                &format!("print s @ {x},{y}"),
+                &[shade(x, y, gain(0)).v as f64],
+            );
         }
         check_outputs(&out, "frag", |x, y, v| {
             let uv = pixel_uv(x, y);
             let code = (x * 16 + y) % 256;
             // (Multiplications by powers of two: exact on the GPU too;
             // llvmpipe's `/ 255.0` is off by 7e-5.)
-            [fract(v), uv[0], code as f64 / 256.0, (x / 8 + y / 8) as f64 / 16.0]
+            [
+                fract(v),
+                uv[0],
+                code as f64 / 256.0,
+                (x / 8 + y / 8) as f64 / 16.0,
+            ]
         });
     }
 }
@@ -235,10 +266,13 @@ fn gles31_compute_values() {
     let picks: &[[u32; 2]] = &[[0, 0], [5, 3], [15, 5], [7, 1], [12, 4]];
     for version in [None, Some("3.1")] {
         let dir = TempDir::new("gles31");
-        let env: Vec<(&str, &str)> =
-            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let env: Vec<(&str, &str)> = version
+            .iter()
+            .map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v))
+            .collect();
         let want = native_checksum(&["--es", "31"], &env);
-        let mut script = String::from("break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n");
+        let mut script =
+            String::from("break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n");
         for [x, y] in picks {
             script += &format!("print y @ invocation {x},{y},0\nprint i @ invocation {x},{y},0\n");
         }
@@ -250,17 +284,41 @@ fn gles31_compute_values() {
         assert_eq!(out.ok_n("continue", 1)["line"], 9);
         for &[x, y] in picks {
             let s = x as f32 * scale;
-            check_close(&out, &format!("print y @ invocation {x},{y},0"), &[(s * s + y as f32) as f64]);
-            assert_eq!(scalar(out.ok(&format!("print i @ invocation {x},{y},0"))), f64::from(y * 16 + x));
+            check_close(
+                &out,
+                &format!("print y @ invocation {x},{y},0"),
+                &[(s * s + y as f32) as f64],
+            );
+            assert_eq!(
+                scalar(out.ok(&format!("print i @ invocation {x},{y},0"))),
+                f64::from(y * 16 + x)
+            );
         }
         let i = &out.ok("print i")["summary"];
-        assert_eq!((i["count"].as_u64(), i["min"][0].as_f64(), i["max"][0].as_f64()), (Some(96), Some(0.0), Some(95.0)), "{i}");
+        assert_eq!(
+            (
+                i["count"].as_u64(),
+                i["min"][0].as_f64(),
+                i["max"][0].as_f64()
+            ),
+            (Some(96), Some(0.0), Some(95.0)),
+            "{i}"
+        );
         let y = &out.ok("print y")["summary"];
         let top = 15.0f32 * scale;
-        assert_close(y["max"][0].as_f64().unwrap(), (top * top + 5.0) as f64, TOL, "max y");
+        assert_close(
+            y["max"][0].as_f64().unwrap(),
+            (top * top + 5.0) as f64,
+            TOL,
+            "max y",
+        );
         let exit = out.ok_n("continue", 2);
         assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
-        assert_eq!(checksum(&out.stdout), want, "the buffer after the debug step vs native");
+        assert_eq!(
+            checksum(&out.stdout),
+            want,
+            "the buffer after the debug step vs native"
+        );
     }
 }
 
@@ -272,7 +330,10 @@ fn gles2_context_names_what_it_lacks() {
     let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
     let want = native_checksum(&["--es", "2"], &env);
     for (stage, lacks) in [
-        ("fragment", "needs OpenGL ES 3.0 or later (float render targets"),
+        (
+            "fragment",
+            "needs OpenGL ES 3.0 or later (float render targets",
+        ),
         ("vertex", "needs transform feedback objects"),
     ] {
         let dir = TempDir::new("gles2-lacks");
@@ -283,8 +344,17 @@ fn gles2_context_names_what_it_lacks() {
         assert!(error.contains(lacks), "{stage}: {error}");
         assert!(error.contains("this context is OpenGL ES 2.0"), "{error}");
         // Where the batch goes on after the failed command: the app is unharmed.
-        if out.results().iter().any(|r| r["cmd"] == "continue" && r.get("exited").is_some()) {
-            assert_eq!(out.ok_n("continue", 1)["exited"]["code"], 0, "{}", out.transcript());
+        if out
+            .results()
+            .iter()
+            .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
+        {
+            assert_eq!(
+                out.ok_n("continue", 1)["exited"]["code"],
+                0,
+                "{}",
+                out.transcript()
+            );
             assert_eq!(checksum(&out.stdout), want, "{stage}: the frame vs native");
         }
     }
@@ -305,7 +375,16 @@ fn gles31_image_writes_are_refused_with_the_reason() {
             && error.contains("not implemented in OpenGL ES contexts"),
         "{error}"
     );
-    if out.results().iter().any(|r| r["cmd"] == "continue" && r.get("exited").is_some()) {
-        assert_eq!(out.ok_n("continue", 1)["exited"]["code"], 0, "{}", out.transcript());
+    if out
+        .results()
+        .iter()
+        .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
+    {
+        assert_eq!(
+            out.ok_n("continue", 1)["exited"]["code"],
+            0,
+            "{}",
+            out.transcript()
+        );
     }
 }

@@ -191,10 +191,22 @@ fn es2gears_debug_fragment_values() {
     let summary = &out.ok("print gl_FragColor")["summary"];
     assert_eq!(summary["count"].as_u64(), Some(reached), "{summary}");
     let colors = covered_colors(&out, &pixels);
-    assert!(colors.len() > 10, "grid pixels on the gear: {}", colors.len());
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the gear: {}",
+        colors.len()
+    );
     for ((x, y), c) in &colors {
-        assert!(c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6, "red @ {x},{y}: {c:?}");
-        assert_close(c[1], c[0] / 8.0, 1e-5, &format!("green = red / 8 @ {x},{y}"));
+        assert!(
+            c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6,
+            "red @ {x},{y}: {c:?}"
+        );
+        assert_close(
+            c[1],
+            c[0] / 8.0,
+            1e-5,
+            &format!("green = red / 8 @ {x},{y}"),
+        );
         assert_eq!((c[2], c[3]), (0.0, 1.0), "blue, alpha @ {x},{y}: {c:?}");
     }
     // The app goes on drawing frames.
@@ -245,15 +257,27 @@ fn glmark2_es2_phong_fragment_debug() {
     let first = out.ok("debug fragment");
     let reached = first["reached"].as_u64().unwrap_or(0);
     assert!(reached > 1000 && reached < 320 * 240, "{first}");
-    assert_eq!(out.ok_n("next", 1)["finished"], true, "{}", out.transcript());
+    assert_eq!(
+        out.ok_n("next", 1)["finished"],
+        true,
+        "{}",
+        out.transcript()
+    );
     assert_eq!(
         out.ok("print gl_FragColor")["summary"]["count"].as_u64(),
         Some(reached)
     );
     let colors = covered_colors(&out, &pixels);
-    assert!(colors.len() > 10, "grid pixels on the model: {}", colors.len());
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the model: {}",
+        colors.len()
+    );
     for ((x, y), c) in &colors {
-        assert!(c.iter().all(|v| v.is_finite() && *v >= 0.0), "@ {x},{y}: {c:?}");
+        assert!(
+            c.iter().all(|v| v.is_finite() && *v >= 0.0),
+            "@ {x},{y}: {c:?}"
+        );
         assert_eq!(c[0], c[1], "red = green @ {x},{y}: {c:?}");
         assert!(c[2] >= c[0], "blue >= red @ {x},{y}: {c:?}");
     }

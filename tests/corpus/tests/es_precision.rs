@@ -159,6 +159,14 @@ fn the_checks_see_what_they_look_for() {
     let bad = "#define GLDBG_P highp\nGLDBG_P float f(GLDBG_P bool x) { return 1.0; }\nfloat g(highp bvec2 b);\n";
     assert_eq!(precision_on_bool(bad).len(), 2);
     assert!(precision_on_bool("highp float f(bool x, highp int y);\n").is_empty());
-    assert_eq!(float_without_precision("vec4 gldbg_v;\nhighp float gldbg_c;\n").len(), 1);
-    assert!(float_without_precision("GLDBG_P float gldbg_s(GLDBG_P vec2 x) { gldbg_v = vec4(gldbg_c); }\n").is_empty());
+    assert_eq!(
+        float_without_precision("vec4 gldbg_v;\nhighp float gldbg_c;\n").len(),
+        1
+    );
+    assert!(
+        float_without_precision(
+            "GLDBG_P float gldbg_s(GLDBG_P vec2 x) { gldbg_v = vec4(gldbg_c); }\n"
+        )
+        .is_empty()
+    );
 }
