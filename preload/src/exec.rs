@@ -1548,6 +1548,10 @@ fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
         (_, false) if float_depth => Some((gl::DEPTH_COMPONENT32F, gl::DEPTH_ATTACHMENT)),
         (d, false) if d <= 16 => Some((gl::DEPTH_COMPONENT16, gl::DEPTH_ATTACHMENT)),
         (d, false) if d <= 24 => Some((gl::DEPTH_COMPONENT24, gl::DEPTH_ATTACHMENT)),
+        // GL ES has no 32-bit fixed-point depth renderbuffer (glmark2-es2's
+        // shadow map is a DEPTH_COMPONENT/UNSIGNED_INT texture): the
+        // framebuffer would be incomplete.
+        (_, false) if is_es() => Some((gl::DEPTH_COMPONENT32F, gl::DEPTH_ATTACHMENT)),
         (_, false) => Some((gl::DEPTH_COMPONENT32, gl::DEPTH_ATTACHMENT)),
     }
 }

@@ -660,3 +660,45 @@ fn sdl2_core_profile_app() {
 fn glfw_core_profile_app() {
     toolkit_app(&glfw_core(), "glfw");
 }
+
+/// glmark2-es2's shadow scene draws first into a framebuffer whose depth
+/// is a `DEPTH_COMPONENT`/`UNSIGNED_INT` texture (32-bit): GL ES has no
+/// renderbuffer of that format, so the step's depth buffer is a float one
+/// (it was a `GL_DEPTH_COMPONENT32` renderbuffer: framebuffer incomplete).
+#[test]
+fn glmark2_es2_shadow_map_pass_fragment_debug() {
+    require_workspace();
+    let glmark2 = debian("glmark2-es2", "glmark2-es2-x11");
+    let x = Xvfb::start();
+    let dir = TempDir::new("glmark2-es2-shadow");
+    let script =
+        "break draw\ncontinue\ndebug fragment\nfinish\nprint gl_FragColor\nend\ndelete\ncontinue\n";
+    let out = Session::new(&glmark2, script)
+        .args([
+            "--off-screen",
+            "--size",
+            "200x150",
+            "-b",
+            "shadow:duration=0.2",
+        ])
+        .env("DISPLAY", x.display())
+        .run(&dir);
+    let first = out.ok("debug fragment");
+    let reached = first["reached"].as_u64().unwrap_or(0);
+    assert!(reached > 100 && reached < 200 * 150, "{first}");
+    let summary = &out.ok("print gl_FragColor")["summary"];
+    assert_eq!(summary["count"].as_u64(), Some(reached), "{summary}");
+    assert_eq!(
+        (summary["nan"].as_u64(), summary["inf"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(summary["min"][3], 1.0, "alpha: {summary}");
+    assert_eq!(summary["max"][3], 1.0, "alpha: {summary}");
+    out.ok("end");
+    assert_last_exited_0(&out, "continue");
+    assert!(
+        out.stdout.contains("glmark2 Score:"),
+        "{}",
+        out.transcript()
+    );
+}
