@@ -911,7 +911,7 @@ fn version_of(src: &str, api: Api) -> (u32, bool) {
 fn default_version(api: Api) -> (u32, bool) {
     match api {
         Api::Gl => (110, false),
-        Api::Es => (100, true),
+        Api::Es | Api::Es2 => (100, true),
     }
 }
 

@@ -78,6 +78,11 @@ fn check_close(out: &Output, cmd: &str, want: &[f64]) {
 /// `shade()`'s locals at `return v;`, main's locals at its last line, the
 /// outputs at the end of main, a dump, then `v_uv` at every vertex.
 fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
+    fragment_script(last, main_prints, output, npy) + &vertex_script()
+}
+
+/// The fragment part of [`draw_script`], up to `end`.
+fn fragment_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
     let mut s =
         format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
     for &(x, y) in PIXELS {
@@ -96,7 +101,12 @@ fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> Str
     for &(x, y) in PIXELS {
         s += &format!("print {output} @ {x},{y}\n");
     }
-    s += "end\ndebug vertex\nnext\nnext\n";
+    s + "end\n"
+}
+
+/// The vertex part of [`draw_script`], then the app runs to its end.
+fn vertex_script() -> String {
+    let mut s = String::from("debug vertex\nnext\nnext\n");
     for n in 0..6 {
         s += &format!("print v_uv @ vertex {n}\n");
     }
@@ -106,6 +116,23 @@ fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> Str
 /// What both draw apps show: `shade()`'s values, the summary, the dump,
 /// `v_uv` per vertex, the app's frame.
 fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
+    check_fragment_common(out, npy);
+    // The vertex stage: v_uv at every vertex once main has run.
+    assert_eq!(out.ok_n("next", 2)["finished"], true);
+    for n in 0..6 {
+        check_close(out, &format!("print v_uv @ vertex {n}"), &vertex_uv(n));
+    }
+    let exit = out.ok_n("continue", 3);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want_checksum,
+        "the frame after the debug steps vs native"
+    );
+}
+
+/// The fragment part of [`check_draw_common`].
+fn check_fragment_common(out: &Output, npy: &Path) {
     let first = out.ok("debug fragment");
     assert_eq!(first["line"], 18, "`vec2 p = gl_FragCoord.xy;`: {first}");
     assert_eq!(first["reached"], COVERED, "{first}");
@@ -134,18 +161,6 @@ fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
     }
     // Outside the quad nothing is reached.
     assert_eq!(out.ok("print s @ 0,0")["reached"], false);
-    // The vertex stage: v_uv at every vertex once main has run.
-    assert_eq!(out.ok_n("next", 2)["finished"], true);
-    for n in 0..6 {
-        check_close(out, &format!("print v_uv @ vertex {n}"), &vertex_uv(n));
-    }
-    let exit = out.ok_n("continue", 3);
-    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
-    assert_eq!(
-        checksum(&out.stdout),
-        want_checksum,
-        "the frame after the debug steps vs native"
-    );
 }
 
 /// The end-of-main output at each pixel: `want(x, y, s)` (s: shade's value).
@@ -169,6 +184,94 @@ fn gles2_fragment_and_vertex_values() {
     let want = native_checksum(&["--es", "2"], &[]);
     let script = draw_script(GLES2_LAST, &["left", "s", "p"], "gl_FragColor", &npy);
     let out = session(&["--es", "2"], None, &script, &dir);
+    check_draw_common(&out, &npy, &want);
+    check_gles2_fragment(&out);
+}
+
+/// A real ES 2.0 context: no float render target, so the debug shader
+/// packs each value's bits into RGBA8 outputs; the values are the same.
+/// (No transform feedback: the vertex stage says so, see below.)
+#[test]
+fn gles2_fragment_values_in_an_es20_context() {
+    require_workspace();
+    let dir = TempDir::new("gles20");
+    let npy = dir.join("v.npy");
+    let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
+    let want = native_checksum(&["--es", "2"], &env);
+    let script = fragment_script(GLES2_LAST, &["left", "s", "p"], "gl_FragColor", &npy)
+        + "delete\ncontinue\n";
+    let out = session(&["--es", "2"], Some("2.0"), &script, &dir);
+    assert!(
+        out.stdout.contains("context OpenGL ES 2.0"),
+        "{}",
+        out.stdout
+    );
+    check_fragment_common(&out, &npy);
+    check_gles2_fragment(&out);
+    let exit = out.ok_n("continue", 3);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want,
+        "the frame after the debug steps vs native"
+    );
+}
+
+/// Values no pixel of the quad computes, through the packed outputs of an
+/// ES 2.0 context and the float outputs of Mesa's ES 3.2 context: the same
+/// bits (negative zero, infinities, NaN, tiny and huge numbers).
+#[test]
+fn gles20_packed_values_are_bit_exact() {
+    require_workspace();
+    let exprs = [
+        "-u_gain * 0.0",
+        "u_gain * 1e38 * 100.0",
+        "-u_gain * 1e38 * 100.0",
+        "sqrt(-u_gain - p.x)",
+        "u_gain * 1e-30 * 1e-8",
+        "p.x * 1234567.0 + p.y",
+        "p.x / 3.0 - p.y / 7.0",
+        "exp2(p.x) * 0.5",
+    ];
+    let mut script =
+        format!("break draw\ncontinue\ndebug fragment\nbreak {GLES2_LAST}\ncontinue\n");
+    for e in exprs {
+        for &(x, y) in PIXELS {
+            script += &format!("print {e} @ {x},{y}\n");
+        }
+        // The summary counts NaN and Inf (JSON shows both as null).
+        script += &format!("print {e}\n");
+    }
+    script += "end\ndelete\ncontinue\n";
+    let runs: Vec<Output> = [None, Some("2.0")]
+        .into_iter()
+        .map(|v| session(&["--es", "2"], v, &script, &TempDir::new("gles20-bits")))
+        .collect();
+    assert!(
+        runs[1].stdout.contains("context OpenGL ES 2.0"),
+        "{}",
+        runs[1].stdout
+    );
+    for e in exprs {
+        for &(x, y) in PIXELS {
+            let cmd = format!("print {e} @ {x},{y}");
+            let (float, packed) = (runs[0].ok(&cmd), runs[1].ok(&cmd));
+            assert_eq!(packed["reached"], true, "{packed}");
+            assert_eq!(packed["value"], float["value"], "{cmd}: packed vs float");
+        }
+        let cmd = format!("print {e}");
+        let (float, packed) = (runs[0].ok(&cmd), runs[1].ok(&cmd));
+        assert_eq!(packed["summary"], float["summary"], "{cmd}: packed vs float");
+    }
+    // The special values were there to carry.
+    let count = |cmd: &str, key: &str| runs[1].ok(cmd)["summary"][key].as_u64();
+    assert_eq!(count("print u_gain * 1e38 * 100.0", "inf"), Some(u64::from(COVERED)));
+    assert_eq!(count("print sqrt(-u_gain - p.x)", "nan"), Some(u64::from(COVERED)));
+}
+
+/// What the GLES 2 app's fragment shader shows at main's last line and
+/// at its end.
+fn check_gles2_fragment(out: &Output) {
     // The app's own GLSL ES 1.00, no #version.
     let program = out.ok("info program");
     let fs = program["shaders"]
@@ -181,7 +284,6 @@ fn gles2_fragment_and_vertex_values() {
             .is_some_and(|s| s.starts_with("precision highp float;") && s.contains("gl_FragColor")),
         "{fs}"
     );
-    check_draw_common(&out, &npy, &want);
     assert_eq!(out.ok_n("continue", 2)["line"], GLES2_LAST);
     for &(x, y) in PIXELS {
         let s = shade(x, y, gain(0));
@@ -322,41 +424,35 @@ fn gles31_compute_values() {
     }
 }
 
-/// A real ES 2.0 context: each step says what the context lacks, before
-/// touching any state; the app then goes on as natively.
+/// A real ES 2.0 context has no transform feedback: the vertex step says
+/// so before touching any state, and the app goes on as natively.
 #[test]
-fn gles2_context_names_what_it_lacks() {
+fn gles20_vertex_step_names_what_it_lacks() {
     require_workspace();
     let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
     let want = native_checksum(&["--es", "2"], &env);
-    for (stage, lacks) in [
-        (
-            "fragment",
-            "needs OpenGL ES 3.0 or later (float render targets",
-        ),
-        ("vertex", "needs transform feedback objects"),
-    ] {
-        let dir = TempDir::new("gles2-lacks");
-        let script = format!("break draw\ncontinue\ndebug {stage}\ndelete\ncontinue\n");
-        let out = session(&["--es", "2"], Some("2.0"), &script, &dir);
-        assert!(out.stdout.contains("context OpenGL ES 2.0") || !out.stdout.contains("context"));
-        let error = out.failed(&format!("debug {stage}"));
-        assert!(error.contains(lacks), "{stage}: {error}");
-        assert!(error.contains("this context is OpenGL ES 2.0"), "{error}");
-        // Where the batch goes on after the failed command: the app is unharmed.
-        if out
-            .results()
-            .iter()
-            .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
-        {
-            assert_eq!(
-                out.ok_n("continue", 1)["exited"]["code"],
-                0,
-                "{}",
-                out.transcript()
-            );
-            assert_eq!(checksum(&out.stdout), want, "{stage}: the frame vs native");
-        }
+    let dir = TempDir::new("gles2-lacks");
+    let script = "break draw\ncontinue\ndebug vertex\ndelete\ncontinue\n";
+    let out = session(&["--es", "2"], Some("2.0"), script, &dir);
+    let error = out.failed("debug vertex");
+    assert!(
+        error.contains("needs transform feedback objects")
+            && error.contains("this context is OpenGL ES 2.0"),
+        "{error}"
+    );
+    // Where the batch goes on after the failed command: the app is unharmed.
+    if out
+        .results()
+        .iter()
+        .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
+    {
+        assert_eq!(
+            out.ok_n("continue", 1)["exited"]["code"],
+            0,
+            "{}",
+            out.transcript()
+        );
+        assert_eq!(checksum(&out.stdout), want, "the frame vs native");
     }
 }
 

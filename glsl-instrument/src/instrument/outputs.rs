@@ -881,13 +881,32 @@ pub(super) fn fragment(
             .max(if uses_frag_color { 1 } else { 0 })
             .max(1);
         out.value = Some(OutputSlot::FragData(k as u32));
-        out.coverage = Some(OutputSlot::FragData(k as u32 + 1));
-        out.main_end = format!(
-            "    gl_FragData[{k}] = {};\n    gl_FragData[{}] = vec4({}, 0.0, 0.0, 1.0);\n",
-            g.value,
-            k + 1,
-            g.coverage
-        );
+        if es && m.api == crate::Api::Es2 {
+            // No float render target: each component's bits in RGBA8.
+            let pack = names.fresh("gldbg_pack");
+            out.functions.push_str(&pack_function(&pack, g.precision));
+            out.coverage = Some(OutputSlot::FragData(k as u32 + 4));
+            for (i, c) in ["x", "y", "z", "w"].iter().enumerate() {
+                out.main_end.push_str(&format!(
+                    "    gl_FragData[{}] = {pack}({}.{c});\n",
+                    k as usize + i,
+                    g.value
+                ));
+            }
+            out.main_end.push_str(&format!(
+                "    gl_FragData[{}] = vec4({} * 0.003921569, 0.0, 0.0, 1.0);\n",
+                k + 4,
+                g.coverage
+            ));
+        } else {
+            out.coverage = Some(OutputSlot::FragData(k as u32 + 1));
+            out.main_end = format!(
+                "    gl_FragData[{k}] = {};\n    gl_FragData[{}] = vec4({}, 0.0, 0.0, 1.0);\n",
+                g.value,
+                k + 1,
+                g.coverage
+            );
+        }
         if es && !has_ext("GL_EXT_draw_buffers") {
             out.extensions
                 .push("#extension GL_EXT_draw_buffers : enable".into());
@@ -913,4 +932,44 @@ pub(super) fn fragment(
     }
     out.app_outputs = app_outputs;
     out
+}
+
+/// `{p}vec4 NAME({p}float x)`: the IEEE-754 single-precision bits of `x` as
+/// four bytes over 255 (red: the least significant), for an RGBA8 output
+/// (GLSL ES 1.00: no `floatBitsToUint`). Exact where the shader computes
+/// in 32-bit floats: only power-of-two scalings, `floor` and integers
+/// below 2^24; `log2` only guesses the exponent, corrected by comparison.
+fn pack_function(name: &str, p: &str) -> String {
+    format!(
+        "{p}vec4 {name}({p}float x) {{
+    {p}float s = (x < 0.0 || (x == 0.0 && 1.0 / x < 0.0)) ? 128.0 : 0.0;
+    {p}float a = abs(x);
+    {p}float e = 0.0;
+    {p}float m = 0.0;
+    if (!(x == x)) {{
+        e = 255.0;
+        m = 4194304.0;
+    }} else if (a > 3.4028234e38) {{
+        e = 255.0;
+    }} else if (a >= 1.1754944e-38) {{
+        e = clamp(floor(log2(a)), -126.0, 127.0);
+        if (a * exp2(-e) < 1.0) {{ e -= 1.0; }}
+        if (a * exp2(-e) >= 2.0) {{ e += 1.0; }}
+        m = (a * exp2(-e) - 1.0) * 8388608.0;
+        e += 127.0;
+    }} else {{
+        m = a * 8.507059e37 * 8388608.0;
+    }}
+    m = floor(m + 0.5);
+    {p}float m1 = floor(m * 0.00390625);
+    {p}float b0 = m - m1 * 256.0;
+    {p}float m2 = floor(m1 * 0.00390625);
+    {p}float b1 = m1 - m2 * 256.0;
+    {p}float eh = floor(e * 0.5);
+    {p}float b2 = m2 + (e - eh * 2.0) * 128.0;
+    {p}float b3 = s + eh;
+    return vec4(b0, b1, b2, b3) * 0.003921569;
+}}
+"
+    )
 }
