@@ -261,12 +261,21 @@ fn gles20_packed_values_are_bit_exact() {
         }
         let cmd = format!("print {e}");
         let (float, packed) = (runs[0].ok(&cmd), runs[1].ok(&cmd));
-        assert_eq!(packed["summary"], float["summary"], "{cmd}: packed vs float");
+        assert_eq!(
+            packed["summary"], float["summary"],
+            "{cmd}: packed vs float"
+        );
     }
     // The special values were there to carry.
     let count = |cmd: &str, key: &str| runs[1].ok(cmd)["summary"][key].as_u64();
-    assert_eq!(count("print u_gain * 1e38 * 100.0", "inf"), Some(u64::from(COVERED)));
-    assert_eq!(count("print sqrt(-u_gain - p.x)", "nan"), Some(u64::from(COVERED)));
+    assert_eq!(
+        count("print u_gain * 1e38 * 100.0", "inf"),
+        Some(u64::from(COVERED))
+    );
+    assert_eq!(
+        count("print sqrt(-u_gain - p.x)", "nan"),
+        Some(u64::from(COVERED))
+    );
 }
 
 /// What the GLES 2 app's fragment shader shows at main's last line and
