@@ -934,41 +934,42 @@ pub(super) fn fragment(
     out
 }
 
-/// `{p}vec4 NAME({p}float x)`: the IEEE-754 single-precision bits of `x` as
+/// `{p}vec4 NAME({p}float NAME_x)`: the IEEE-754 single-precision bits of `x` as
 /// four bytes over 255 (red: the least significant), for an RGBA8 output
 /// (GLSL ES 1.00: no `floatBitsToUint`). Exact where the shader computes
 /// in 32-bit floats: only power-of-two scalings, `floor` and integers
 /// below 2^24; `log2` only guesses the exponent, corrected by comparison.
+/// Locals are named after the function: the app's macros stay out.
 fn pack_function(name: &str, p: &str) -> String {
     format!(
-        "{p}vec4 {name}({p}float x) {{
-    {p}float s = (x < 0.0 || (x == 0.0 && 1.0 / x < 0.0)) ? 128.0 : 0.0;
-    {p}float a = abs(x);
-    {p}float e = 0.0;
-    {p}float m = 0.0;
-    if (!(x == x)) {{
-        e = 255.0;
-        m = 4194304.0;
-    }} else if (a > 3.4028234e38) {{
-        e = 255.0;
-    }} else if (a >= 1.1754944e-38) {{
-        e = clamp(floor(log2(a)), -126.0, 127.0);
-        if (a * exp2(-e) < 1.0) {{ e -= 1.0; }}
-        if (a * exp2(-e) >= 2.0) {{ e += 1.0; }}
-        m = (a * exp2(-e) - 1.0) * 8388608.0;
-        e += 127.0;
+        "{p}vec4 {name}({p}float {name}_x) {{
+    {p}float {name}_s = ({name}_x < 0.0 || ({name}_x == 0.0 && 1.0 / {name}_x < 0.0)) ? 128.0 : 0.0;
+    {p}float {name}_a = abs({name}_x);
+    {p}float {name}_e = 0.0;
+    {p}float {name}_m = 0.0;
+    if (!({name}_x == {name}_x)) {{
+        {name}_e = 255.0;
+        {name}_m = 4194304.0;
+    }} else if ({name}_a > 3.4028234e38) {{
+        {name}_e = 255.0;
+    }} else if ({name}_a >= 1.1754944e-38) {{
+        {name}_e = clamp(floor(log2({name}_a)), -126.0, 127.0);
+        if ({name}_a * exp2(-{name}_e) < 1.0) {{ {name}_e -= 1.0; }}
+        if ({name}_a * exp2(-{name}_e) >= 2.0) {{ {name}_e += 1.0; }}
+        {name}_m = ({name}_a * exp2(-{name}_e) - 1.0) * 8388608.0;
+        {name}_e += 127.0;
     }} else {{
-        m = a * 8.507059e37 * 8388608.0;
+        {name}_m = {name}_a * 8.507059e37 * 8388608.0;
     }}
-    m = floor(m + 0.5);
-    {p}float m1 = floor(m * 0.00390625);
-    {p}float b0 = m - m1 * 256.0;
-    {p}float m2 = floor(m1 * 0.00390625);
-    {p}float b1 = m1 - m2 * 256.0;
-    {p}float eh = floor(e * 0.5);
-    {p}float b2 = m2 + (e - eh * 2.0) * 128.0;
-    {p}float b3 = s + eh;
-    return vec4(b0, b1, b2, b3) * 0.003921569;
+    {name}_m = floor({name}_m + 0.5);
+    {p}float {name}_m1 = floor({name}_m * 0.00390625);
+    {p}float {name}_b0 = {name}_m - {name}_m1 * 256.0;
+    {p}float {name}_m2 = floor({name}_m1 * 0.00390625);
+    {p}float {name}_b1 = {name}_m1 - {name}_m2 * 256.0;
+    {p}float {name}_eh = floor({name}_e * 0.5);
+    {p}float {name}_b2 = {name}_m2 + ({name}_e - {name}_eh * 2.0) * 128.0;
+    {p}float {name}_b3 = {name}_s + {name}_eh;
+    return vec4({name}_b0, {name}_b1, {name}_b2, {name}_b3) * 0.003921569;
 }}
 "
     )

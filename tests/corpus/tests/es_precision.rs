@@ -5,7 +5,8 @@
 //!   on float, int and opaque types only: NVIDIA rejects `highp bool` with
 //!   C1151, Mesa lets it pass, so the driver here cannot be the check);
 //! * in a GLSL ES fragment shader (no default float precision), every float
-//!   declaration gldbg adds carries a precision.
+//!   declaration gldbg adds carries a precision, also in the packing
+//!   function of an ES 2.0 context (`Api::Es2`).
 //!
 //! Needs Debian's `piglit` package, like `slice.rs`.
 
@@ -110,8 +111,17 @@ fn es_debug_shaders_put_no_precision_on_bool() {
     let mut problems = Vec::new();
     let (mut sources, mut with_bool, mut fragment) = (0, 0, 0);
     let mut stages = std::collections::BTreeSet::new();
-    for sh in es.iter().step_by(EVERY) {
-        let Ok(model) = ShaderModel::parse_in(&sh.source, sh.stage, Api::Es) else {
+    let mut packed = 0;
+    // GLSL ES 1.00 fragment shaders also as an ES 2.0 context debugs them
+    // (values packed into RGBA8 by a function of gldbg's).
+    let runs = es.iter().step_by(EVERY).flat_map(|sh| {
+        let es2 = sh.stage == Stage::Fragment && version_of(&sh.source).num == 100;
+        [(sh, Api::Es), (sh, Api::Es2)]
+            .into_iter()
+            .take(if es2 { 2 } else { 1 })
+    });
+    for (sh, api) in runs {
+        let Ok(model) = ShaderModel::parse_in(&sh.source, sh.stage, api) else {
             continue;
         };
         let positions = equiv::walk(&model, 200);
@@ -122,6 +132,7 @@ fn es_debug_shaders_put_no_precision_on_bool() {
                     continue;
                 };
                 sources += 1;
+                packed += usize::from(api == Api::Es2 && ins.source.contains("gldbg_pack"));
                 stages.insert(sh.stage.name());
                 with_bool += usize::from(ins.source.contains("bool"));
                 for line in precision_on_bool(&ins.source) {
@@ -137,8 +148,13 @@ fn es_debug_shaders_put_no_precision_on_bool() {
         }
     }
     eprintln!(
-        "{sources} GLSL ES debug shaders ({fragment} fragment, {with_bool} with bools) of {} stages checked",
+        "{sources} GLSL ES debug shaders ({fragment} fragment, {packed} packed for ES 2.0, \
+         {with_bool} with bools) of {} stages checked",
         stages.len()
+    );
+    assert!(
+        packed > 50,
+        "packed ES 2.0 fragment debug shaders: {packed}"
     );
     assert!(
         sources > 500 && fragment > 200 && with_bool > 200 && stages.len() >= 4,
