@@ -220,6 +220,69 @@ fn es2gears_debug_fragment_values() {
     }
 }
 
+/// es2gears in a real OpenGL ES 2.0 context (no float render target: the
+/// values' bits are packed into RGBA8): the same plausible colours. Its
+/// depth test needs `depth=clear` there (ES 2.0 cannot copy the app's
+/// depth buffer), and plain `debug fragment` says so.
+#[test]
+fn es2gears_debug_fragment_in_an_es20_context() {
+    require_workspace();
+    let es2gears = debian("es2gears_x11", "mesa-utils");
+    let x = Xvfb::start();
+    let dir = TempDir::new("es2gears-es20");
+    let (prints, pixels) = grid_prints(300, 300, 12);
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment depth=clear\nstep\n{prints}\
+         end\ndelete\nbreak eglSwapBuffers\ncontinue\n"
+    );
+    let out = Session::new(&es2gears, &script)
+        .env("DISPLAY", x.display())
+        .env("MESA_GLES_VERSION_OVERRIDE", "2.0")
+        .run(&dir);
+    let first = out.ok("debug fragment depth=clear");
+    assert!(first["reached"].as_u64().unwrap_or(0) > 1000, "{first}");
+    assert_eq!(out.ok("step")["finished"], true);
+    let colors = covered_colors(&out, &pixels);
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the gear: {}",
+        colors.len()
+    );
+    for ((x, y), c) in &colors {
+        assert!(
+            c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6,
+            "red @ {x},{y}: {c:?}"
+        );
+        assert_close(
+            c[1],
+            c[0] / 8.0,
+            1e-5,
+            &format!("green = red / 8 @ {x},{y}"),
+        );
+        assert_eq!((c[2], c[3]), (0.0, 1.0), "blue, alpha @ {x},{y}: {c:?}");
+    }
+    assert_eq!(stopped_function(out.ok_n("continue", 1)), "eglSwapBuffers");
+}
+
+/// Plain `debug fragment` at es2gears' depth-tested draw in an ES 2.0
+/// context names the option to use.
+#[test]
+fn es2gears_es20_depth_copy_names_the_way_out() {
+    require_workspace();
+    let es2gears = debian("es2gears_x11", "mesa-utils");
+    let x = Xvfb::start();
+    let dir = TempDir::new("es2gears-es20-depth");
+    let out = Session::new(&es2gears, "break draw\ncontinue\ndebug fragment\n")
+        .env("DISPLAY", x.display())
+        .env("MESA_GLES_VERSION_OVERRIDE", "2.0")
+        .run(&dir);
+    let error = out.failed("debug fragment");
+    assert!(
+        error.contains("glBlitFramebuffer") && error.contains("depth=clear"),
+        "{error}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // glmark2-es2 (glmark2-es2-x11): GLES 2 through EGL, shaders without
 // #version whose precision statement sits in `#ifdef GL_ES`
