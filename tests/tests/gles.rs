@@ -493,3 +493,69 @@ fn gles31_image_writes_are_refused_with_the_reason() {
         );
     }
 }
+
+/// Every stage of an ES 3.2 pipeline (GLSL ES 3.20 vertex, tess-control,
+/// tess-eval, geometry, fragment; `egl_gles --es 32`): values against the
+/// shaders' formulas. The vertex and tess-eval steps link a placeholder
+/// fragment shader (GL ES fails a link where the app's fragment inputs
+/// have no output of the stages the step leaves out).
+#[test]
+fn gles32_every_stage() {
+    require_workspace();
+    let dir = TempDir::new("gles32");
+    let want = native_checksum(&["--es", "32"], &[]);
+    let mut script = String::from("break draw\ncontinue\ndebug tess-control\nnext\n");
+    for n in 0..6 {
+        script += &format!("print k @ vertex {n}\n");
+    }
+    script += "end\ndebug tess-eval\nnext\nnext\n";
+    for n in 0..36 {
+        script += &format!("print w @ vertex {n}\nprint c @ vertex {n}\n");
+    }
+    script += "end\ndebug geometry\nbreak 9\ncontinue\nprint s\n\
+               print s - (te_value[i] * 2.0 + float(gl_PrimitiveIDIn))\nend\n\
+               debug fragment\nnext\nprint f\nend\ndebug vertex\nfinish\n";
+    for n in 0..6 {
+        script += &format!("print gl_Position @ vertex {n}\n");
+    }
+    script += "end\ndelete\ncontinue\n";
+    let out = session(&["--es", "32"], None, &script, &dir);
+    // tess-control: k = invocation + 1 + 10 * patch.
+    for n in 0..6u32 {
+        let k = scalar(out.ok(&format!("print k @ vertex {n}")));
+        assert_eq!(k, f64::from(n % 3 + 1 + 10 * (n / 3)), "k @ vertex {n}");
+    }
+    // tess-eval: w = the patch's weights at gl_TessCoord (18 vertices a patch).
+    assert_eq!(out.ok("debug tess-eval")["reached"], 36);
+    for n in 0..36u32 {
+        let c = values(out.ok(&format!("print c @ vertex {n}")));
+        assert_close(c.iter().sum(), 1.0, 1e-6, "barycentric");
+        let base = f64::from(10 * (n / 18));
+        let want = c[0] * (base + 1.0) + c[1] * (base + 2.0) + c[2] * (base + 3.0);
+        check_close(&out, &format!("print w @ vertex {n}"), &[want]);
+    }
+    // geometry: s = 2 * te_value[i] + gl_PrimitiveIDIn, every emission.
+    let s = &out.ok("print s")["summary"];
+    assert!(s["count"].as_u64().unwrap_or(0) > 0, "{s}");
+    let diff = &out.ok("print s - (te_value[i] * 2.0 + float(gl_PrimitiveIDIn))")["summary"];
+    assert_eq!(
+        (diff["min"][0].as_f64(), diff["max"][0].as_f64()),
+        (Some(0.0), Some(0.0)),
+        "{diff}"
+    );
+    // fragment: every fragment of the quad.
+    assert_eq!(out.ok("print f")["summary"]["count"], COVERED);
+    // vertex: gl_Position is the quad's vertex.
+    for n in 0..6 {
+        let uv = vertex_uv(n);
+        let want = [uv[0] * 2.0 - 1.0, uv[1] * 2.0 - 1.0, 0.0, 1.0];
+        check_close(&out, &format!("print gl_Position @ vertex {n}"), &want);
+    }
+    let exit = out.ok_n("continue", 2);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want,
+        "the frame after the debug steps vs native"
+    );
+}
