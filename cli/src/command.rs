@@ -306,8 +306,9 @@ pub const HELP: &[(&str, &str)] = &[
         "debug vertex|tess-control|tess-eval|geometry|fragment|compute",
         "debug that stage of the current draw (fragment options: depth=copy|clear|off \
          stencil=copy|clear|off alpha-test=on|off; default: copy, tests as the app set them). \
-         OpenGL ES: every stage the context has, from ES 3.0 (fragment: with float render \
-         targets, ES 3.2 or GL_EXT_color_buffer_float); an ES 2.0 context is told what it lacks",
+         OpenGL ES: every stage the context has (fragment: float render targets, or in ES 2.0 \
+         the values' bits packed into RGBA8 with depth=clear|off; vertex: ES 3.0); a step \
+         names what the context lacks",
     ),
     ("list [LINE]", "shader source around the current step"),
     (

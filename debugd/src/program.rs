@@ -228,6 +228,7 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
         };
         match f[0] {
             "api" if f.get(1) == Some(&"es") => p.api = Api::Es,
+            "api" if f.get(1) == Some(&"es2") => p.api = Api::Es2,
             "pipeline" => p.pipeline = num(1) as u32,
             "program" => {
                 let id = num(1) as u32;

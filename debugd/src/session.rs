@@ -1951,6 +1951,27 @@ fn push_path(
     w.push(u.as_bytes())
 }
 
+/// A GLSL ES fragment shader of the app's fragment shader's version that
+/// reads nothing (None for desktop GLSL, where the preload links none):
+/// GL ES fails a link where a fragment input has no matching output, and
+/// a vertex or tess-eval step leaves out the stages that write them.
+fn placeholder_fragment(app_fragment: &str) -> Option<String> {
+    let version = program::glsl_version(app_fragment);
+    match version.as_str() {
+        "" | "100" => {
+            let line = if version.is_empty() { String::new() } else { "#version 100\n".into() };
+            Some(format!(
+                "{line}precision mediump float;\nvoid main() {{\n    gl_FragColor = vec4(0.0);\n}}\n"
+            ))
+        }
+        v if v.ends_with(" es") => Some(format!(
+            "#version {v}\nprecision mediump float;\nlayout(location = 0) out vec4 gldbg_fragment;\n\
+             void main() {{\n    gldbg_fragment = vec4(0.0);\n}}\n"
+        )),
+        _ => None,
+    }
+}
+
 /// Where a fragment debug output goes, for the preload's executor.
 fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<OutputRef> {
     match slot {
@@ -2009,10 +2030,18 @@ impl StepRunner<'_> {
             source: w.push(inst.source.as_bytes()),
         };
         for (i, s) in self.others.iter().enumerate().take(5) {
+            // A replay without rasterization links a fragment shader only
+            // in GL ES, which needs one: a placeholder, so the app's inputs
+            // need no outputs of the stages the step leaves out.
+            let placeholder = (self.stage != Stage::Fragment
+                && s.gl_type == Stage::Fragment.gl_enum())
+            .then(|| placeholder_fragment(&s.source))
+            .flatten();
+            let source = placeholder.as_deref().unwrap_or(&s.source);
             shaders[i + 1] = ShaderRef {
                 gl_type: s.gl_type,
                 _pad: 0,
-                source: w.push(s.source.as_bytes()),
+                source: w.push(source.as_bytes()),
             };
         }
         (self.others.len() + 1).min(6) as u32
@@ -2030,9 +2059,25 @@ impl StepRunner<'_> {
                     .rejected_shader("compile", self.stage, &inst.source, &log()))
             }
             abi::STATUS_LINK_FAILED => {
+                // Each shader compiled: the program did not link. Say which
+                // shaders met there (the others are the app's own).
+                let others: Vec<String> = self
+                    .others
+                    .iter()
+                    .map(|s| program::stage_name(s.gl_type))
+                    .collect();
+                let what = match others.is_empty() {
+                    true => format!("link of the instrumented {} shader", self.stage.name()),
+                    false => format!(
+                        "link of the instrumented {} shader with the app's {} shader{}",
+                        self.stage.name(),
+                        others.join(" and "),
+                        if others.len() > 1 { "s" } else { "" }
+                    ),
+                };
                 Err(self
                     .session
-                    .rejected_shader("link", self.stage, &inst.source, &log()))
+                    .rejected_shader(&what, self.stage, &inst.source, &log()))
             }
             // The preload says why (e.g. inside a display list being compiled).
             abi::STATUS_NOT_A_DRAW if !log().is_empty() => Err(Error::FailedPrecondition(format!(

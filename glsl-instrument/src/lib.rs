@@ -410,6 +410,12 @@ pub enum Api {
     Gl,
     /// OpenGL ES: GLSL ES 1.00 without `#version`.
     Es,
+    /// OpenGL ES 2.x: as [`Api::Es`], and the context has no float render
+    /// target: a GLSL ES 1.00 fragment debug shader writes each value
+    /// component's IEEE-754 bits into an RGBA8 output of its own
+    /// (`gl_FragData[k..k+4]`, least significant byte in red) and the
+    /// coverage code into the next one's red byte.
+    Es2,
 }
 
 /// A parsed shader with its step model.
@@ -435,6 +441,8 @@ pub struct ShaderModel {
     /// expressions), the driver's line numbers.
     pp: preprocess::Preprocessed,
     model: steps::Model,
+    /// The context's API (decides how fragment debug outputs are written).
+    api: Api,
 }
 
 impl ShaderModel {
@@ -528,6 +536,7 @@ impl ShaderModel {
             idents,
             pp,
             model,
+            api,
         })
     }
 

@@ -891,7 +891,7 @@ fn restore_workarounds(tu: &mut ast::TranslationUnit, w: &Workarounds) {
 pub(crate) fn default_version(api: Api) -> (u32, bool) {
     match api {
         Api::Gl => (110, false),
-        Api::Es => (100, true),
+        Api::Es | Api::Es2 => (100, true),
     }
 }
 

@@ -45,11 +45,22 @@ fn describe((major, minor): (i32, i32)) -> String {
 pub(crate) fn fragment_unsupported() -> Option<String> {
     let v = version()?;
     if v.0 < 3 {
-        return Some(format!(
-            "fragment debugging needs OpenGL ES 3.0 or later (float render targets and \
-             their read-back, glReadBuffer, separate draw and read framebuffers); {}",
-            describe(v)
-        ));
+        // es2.rs: the values' bits in RGBA8 outputs, through draw buffers.
+        if !has_extension("GL_EXT_draw_buffers", v) {
+            return Some(format!(
+                "fragment debugging needs several render targets (OpenGL ES 3.0 or \
+                 GL_EXT_draw_buffers), which this context lacks; {}",
+                describe(v)
+            ));
+        }
+        if !crate::es2::fragment_highp() {
+            return Some(format!(
+                "fragment debugging without float render targets packs 32-bit floats \
+                 into bytes, which needs highp floats in fragment shaders; {} and has none",
+                describe(v)
+            ));
+        }
+        return None;
     }
     if v < (3, 2) && !has_extension("GL_EXT_color_buffer_float", v) {
         return Some(format!(

@@ -161,9 +161,12 @@ pub fn query_program() -> u32 {
         shm::STATUS_NO_PROGRAM
     } else {
         use std::io::Write as _;
-        if is_es() {
-            // A shader without `#version` is GLSL ES 1.00 here.
-            let _ = writeln!(text, "api\tes");
+        match crate::es::version() {
+            // A shader without `#version` is GLSL ES 1.00 here; ES 2 has
+            // no float render target (packed fragment outputs, es2.rs).
+            Some((2, _)) => _ = writeln!(text, "api\tes2"),
+            Some(_) => _ = writeln!(text, "api\tes"),
+            None => {}
         }
         if current == 0 {
             let _ = writeln!(text, "pipeline\t{pipeline}");
@@ -431,7 +434,11 @@ impl Saved {
             pack: PACK_PARAMS.map(|p| (p, gl::get_i(p))),
             // GL ES has no read clamping (Mesa answers the query, but
             // glClampColor raises GL_INVALID_OPERATION there).
-            clamp_read: if is_es() { 0 } else { gl::get_i(gl::CLAMP_READ_COLOR) },
+            clamp_read: if is_es() {
+                0
+            } else {
+                gl::get_i(gl::CLAMP_READ_COLOR)
+            },
             feedback_running: gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0
                 && gl::get_b(gl::TRANSFORM_FEEDBACK_PAUSED) == 0,
             subroutines: capture_subroutines(),
@@ -799,6 +806,12 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
         return fail(shm::STATUS_GL_FAILED, &why);
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
+    if crate::es::version().is_some_and(|v| v.0 < 3) {
+        hold_app_errors();
+        let mut reply = FragmentStepReply::default();
+        let result = crate::es2::fragment_step(&bulk, id, args, &req, &mut reply);
+        return write_reply(&bulk, reply, result);
+    }
     hold_app_errors();
     let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
     let mut saved = Saved::capture(max_db);
@@ -1487,11 +1500,13 @@ fn stage_name(ty: u32) -> &'static str {
 }
 
 /// Copy every default-block uniform value of `app` into `dbg` (current program).
-fn copy_uniforms(app: u32, dbg: u32) {
+pub(crate) fn copy_uniforms(app: u32, dbg: u32) {
+    // (ES 2 has no uniform blocks, nor glGetActiveUniformsiv to ask.)
+    let blocks = crate::es::version().is_none_or(|v| v.0 >= 3);
     let n = gl::get_program_i(app, gl::ACTIVE_UNIFORMS).max(0) as u32;
     let max = gl::get_program_i(app, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
     for i in 0..n {
-        if gl::active_uniform_param(app, i, gl::UNIFORM_BLOCK_INDEX) != -1 {
+        if blocks && gl::active_uniform_param(app, i, gl::UNIFORM_BLOCK_INDEX) != -1 {
             continue;
         }
         let (name, size, ty) = gl::active_variable(app, i, false, max);
@@ -1520,7 +1535,7 @@ fn copy_uniforms(app: u32, dbg: u32) {
 }
 
 /// Width and height of the draw framebuffer.
-fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
+pub(crate) fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
     let viewport = || {
         let v = gl::get_i4(gl::VIEWPORT);
         (v[0] + v[2], v[1] + v[3])
@@ -1608,6 +1623,10 @@ fn depth_stencil_format(draw_fb: u32) -> Option<(u32, u32)> {
         (_, false) if float_depth => Some((gl::DEPTH_COMPONENT32F, gl::DEPTH_ATTACHMENT)),
         (d, false) if d <= 16 => Some((gl::DEPTH_COMPONENT16, gl::DEPTH_ATTACHMENT)),
         (d, false) if d <= 24 => Some((gl::DEPTH_COMPONENT24, gl::DEPTH_ATTACHMENT)),
+        // GL ES has no 32-bit fixed-point depth renderbuffer (glmark2-es2's
+        // shadow map is a DEPTH_COMPONENT/UNSIGNED_INT texture): the
+        // framebuffer would be incomplete.
+        (_, false) if is_es() => Some((gl::DEPTH_COMPONENT32F, gl::DEPTH_ATTACHMENT)),
         (_, false) => Some((gl::DEPTH_COMPONENT32, gl::DEPTH_ATTACHMENT)),
     }
 }

@@ -41,6 +41,7 @@ pub mod capture;
 pub mod compute;
 pub mod debug_blocks;
 pub mod es;
+pub mod es2;
 pub mod exec;
 pub mod gl;
 pub mod hooks;

@@ -72,10 +72,16 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
         gl_at_least(4, 0) || gl::has_extension("GL_ARB_transform_feedback2")
     };
     if !feedback_objects {
+        let here = match crate::es::version() {
+            Some((major, minor)) => format!("; this context is OpenGL ES {major}.{minor}"),
+            None => String::new(),
+        };
         return fail(
             shm::STATUS_GL_FAILED,
-            "vertex debugging needs transform feedback objects (GL 4.0, \
-             GL_ARB_transform_feedback2 or GL ES 3.0)",
+            &format!(
+                "vertex debugging needs transform feedback objects (GL 4.0, \
+                 GL_ARB_transform_feedback2 or GL ES 3.0){here}"
+            ),
         );
     }
     hold_app_errors();

@@ -176,6 +176,15 @@ fn writable_images() -> Result<Vec<ImageCopy>, String> {
         if out.iter().any(|i| i.app == tex && i.level == level) {
             continue;
         }
+        if let Some((major, minor)) = crate::es::version() {
+            // Copying needs the texture's target and size (GL 4.5's direct
+            // state access), which GL ES cannot ask a texture for.
+            return Err(format!(
+                "image unit {u} is bound for writing; copying it aside for the replay is not \
+                 implemented in OpenGL ES contexts (this one is OpenGL ES {major}.{minor}), so \
+                 the replay would write the app's image"
+            ));
+        }
         if !gl_at_least(4, 5) {
             return Err(format!(
                 "image unit {u} is bound for writing; copying it aside for the replay needs GL 4.5"

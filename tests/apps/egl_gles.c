@@ -7,7 +7,10 @@
  *                      as es2gears and glmark2-es2 write them
  *   egl_gles --es 3    an ES 3.0 context; GLSL ES 3.00 (in/out, uint, ivec2)
  *   egl_gles --es 31   an ES 3.1 context; a GLSL ES 3.10 compute shader
- *                      writing a storage buffer (dispatch 4x3 groups of 4x2)
+ *                      writing a storage buffer (dispatch 4x3 groups of 4x2);
+ *                      with --image, one writing an R32F image instead
+ *   egl_gles --es 32   an ES 3.2 context; every stage (GLSL ES 3.20 vertex,
+ *                      tess-control, tess-eval, geometry, fragment)
  *
  * The draw: SHADE_QUAD of shade_common.h into a 64x48 RGBA8 texture, frame
  * after frame (--frames N, default 2; u_gain = shade_gain(frame)); the
@@ -17,7 +20,7 @@
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
-#include <GLES3/gl31.h>
+#include <GLES3/gl32.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +113,77 @@ static const char *const GLES31_CS =
     "    float y = x * x + float(gl_GlobalInvocationID.y);\n"              /*  8 */
     "    values[i] = y;\n"                                                 /*  9 */
     "}\n";                                                                 /* 10 */
+
+/* --image: a compute shader writing an image (GL ES cannot copy it aside). */
+static const char *const GLES31_CS_IMAGE =
+    "#version 310 es\n"
+    "layout(local_size_x = 4, local_size_y = 2) in;\n"
+    "layout(r32f, binding = 0) uniform highp writeonly image2D u_img;\n"
+    "void main() {\n"
+    "    ivec2 g = ivec2(gl_GlobalInvocationID.xy);\n"
+    "    imageStore(u_img, g, vec4(float(g.x + g.y)));\n"
+    "}\n";
+
+/* --es 32: the ES 3.2 pipeline of every stage over SHADE_QUAD's two
+ * triangles as patches of 3. */
+static const char *const GLES32_VS =
+    "#version 320 es\n"                                               /*  1 */
+    "layout(location = 0) in vec2 a_pos;\n"                           /*  2 */
+    "void main() {\n"                                                 /*  3 */
+    "    gl_Position = vec4(a_pos, 0.0, 1.0);\n"                      /*  4 */
+    "}\n";                                                            /*  5 */
+
+static const char *const GLES32_TCS =
+    "#version 320 es\n"                                               /*  1 */
+    "layout(vertices = 3) out;\n"                                     /*  2 */
+    "out highp float c_weight[];\n"                                   /*  3 */
+    "void main() {\n"                                                 /*  4 */
+    "    float k = float(gl_InvocationID + 1) + float(gl_PrimitiveID) * 10.0;\n" /*  5 */
+    "    c_weight[gl_InvocationID] = k;\n"                            /*  6 */
+    "    gl_out[gl_InvocationID].gl_Position = gl_in[gl_InvocationID].gl_Position;\n" /*  7 */
+    "    gl_TessLevelInner[0] = 2.0;\n"                               /*  8 */
+    "    gl_TessLevelOuter[0] = 2.0;\n"                               /*  9 */
+    "    gl_TessLevelOuter[1] = 2.0;\n"                               /* 10 */
+    "    gl_TessLevelOuter[2] = 2.0;\n"                               /* 11 */
+    "}\n";                                                            /* 12 */
+
+static const char *const GLES32_TES =
+    "#version 320 es\n"                                               /*  1 */
+    "layout(triangles, equal_spacing, ccw) in;\n"                     /*  2 */
+    "in highp float c_weight[];\n"                                    /*  3 */
+    "out highp float te_value;\n"                                     /*  4 */
+    "void main() {\n"                                                 /*  5 */
+    "    vec3 c = gl_TessCoord;\n"                                    /*  6 */
+    "    float w = c.x * c_weight[0] + c.y * c_weight[1] + c.z * c_weight[2];\n" /*  7 */
+    "    te_value = w;\n"                                             /*  8 */
+    "    gl_Position = c.x * gl_in[0].gl_Position + c.y * gl_in[1].gl_Position + c.z * gl_in[2].gl_Position;\n" /*  9 */
+    "}\n";                                                            /* 10 */
+
+static const char *const GLES32_GS =
+    "#version 320 es\n"                                               /*  1 */
+    "layout(triangles) in;\n"                                         /*  2 */
+    "layout(triangle_strip, max_vertices = 3) out;\n"                 /*  3 */
+    "in highp float te_value[];\n"                                    /*  4 */
+    "out highp float g_value;\n"                                      /*  5 */
+    "void main() {\n"                                                 /*  6 */
+    "    for (int i = 0; i < 3; ++i) {\n"                             /*  7 */
+    "        float s = te_value[i] * 2.0 + float(gl_PrimitiveIDIn);\n" /*  8 */
+    "        g_value = s;\n"                                          /*  9 */
+    "        gl_Position = gl_in[i].gl_Position;\n"                   /* 10 */
+    "        EmitVertex();\n"                                         /* 11 */
+    "    }\n"                                                         /* 12 */
+    "    EndPrimitive();\n"                                           /* 13 */
+    "}\n";                                                            /* 14 */
+
+static const char *const GLES32_FS =
+    "#version 320 es\n"                                               /*  1 */
+    "precision highp float;\n"                                        /*  2 */
+    "in float g_value;\n"                                             /*  3 */
+    "out vec4 frag;\n"                                                /*  4 */
+    "void main() {\n"                                                 /*  5 */
+    "    float f = g_value * 0.03125;\n"                              /*  6 */
+    "    frag = vec4(f, 0.0, 0.0, 1.0);\n"                            /*  7 */
+    "}\n";                                                            /*  8 */
 
 #define CS_VALUES (16 * 6)
 #define CS_SCALE 0.375f
@@ -239,12 +313,69 @@ static uint64_t dispatch(void) {
     return h;
 }
 
+/* Every stage of ES 3.2: two patches of 3 through tessellation and a
+ * geometry shader into the RGBA8 texture. */
+static uint64_t draw_stages(int frames) {
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, compile(GL_VERTEX_SHADER, GLES32_VS));
+    glAttachShader(prog, compile(GL_TESS_CONTROL_SHADER, GLES32_TCS));
+    glAttachShader(prog, compile(GL_TESS_EVALUATION_SHADER, GLES32_TES));
+    glAttachShader(prog, compile(GL_GEOMETRY_SHADER, GLES32_GS));
+    glAttachShader(prog, compile(GL_FRAGMENT_SHADER, GLES32_FS));
+    glLinkProgram(prog);
+    GLint ok = 0;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) die("link failed");
+    GLuint tex, fbo, vbo, vao;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SHADE_W, SHADE_H);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof SHADE_QUAD, SHADE_QUAD, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, 0);
+    glEnableVertexAttribArray(0);
+    glViewport(0, 0, SHADE_W, SHADE_H);
+    glUseProgram(prog);
+    glPatchParameteri(GL_PATCH_VERTICES, 3);
+    static unsigned char pixels[SHADE_W * SHADE_H * 4];
+    for (int f = 0; f < frames; f++) {
+        glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glDrawArrays(GL_PATCHES, 0, 6);
+        glReadPixels(0, 0, SHADE_W, SHADE_H, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    }
+    if (glGetError() != GL_NO_ERROR) die("GL error");
+    return fnv(0xcbf29ce484222325ull, pixels, sizeof pixels);
+}
+
+/* The image shader over a 16 x 6 R32F texture; 0 (nothing to hash). */
+static uint64_t dispatch_image(void) {
+    GLuint prog = link(compile(GL_COMPUTE_SHADER, GLES31_CS_IMAGE), 0);
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, 16, 6);
+    glBindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+    glUseProgram(prog);
+    glDispatchCompute(4, 3, 1);
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    if (glGetError() != GL_NO_ERROR) die("GL error");
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    int es = 2, frames = 2;
+    int es = 2, frames = 2, image = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--es") && i + 1 < argc) es = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-        else die("usage: egl_gles [--es 2|3|31] [--frames N]");
+        else if (!strcmp(argv[i], "--image")) image = 1;
+        else die("usage: egl_gles [--es 2|3|31|32] [--frames N] [--image]");
     }
     uint64_t h;
     switch (es) {
@@ -258,10 +389,14 @@ int main(int argc, char **argv) {
         break;
     case 31:
         start(3, 1);
-        h = dispatch();
+        h = image ? dispatch_image() : dispatch();
+        break;
+    case 32:
+        start(3, 2);
+        h = draw_stages(frames);
         break;
     default:
-        die("--es takes 2, 3 or 31");
+        die("--es takes 2, 3, 31 or 32");
     }
     printf("checksum %016llx\n", (unsigned long long)h);
     return 0;

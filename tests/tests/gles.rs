@@ -78,11 +78,20 @@ fn check_close(out: &Output, cmd: &str, want: &[f64]) {
 /// `shade()`'s locals at `return v;`, main's locals at its last line, the
 /// outputs at the end of main, a dump, then `v_uv` at every vertex.
 fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
-    let mut s = format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
+    fragment_script(last, main_prints, output, npy) + &vertex_script()
+}
+
+/// The fragment part of [`draw_script`], up to `end`.
+fn fragment_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> String {
+    let mut s =
+        format!("break draw\ncontinue\ninfo program\ndebug fragment\nbreak {RETURN}\ncontinue\n");
     for &(x, y) in PIXELS {
         s += &format!("print v @ {x},{y}\nprint acc @ {x},{y}\n");
     }
-    s += &format!("print v\ndump v {}\ndelete\nbreak {last}\ncontinue\n", npy.display());
+    s += &format!(
+        "print v\ndump v {}\ndelete\nbreak {last}\ncontinue\n",
+        npy.display()
+    );
     for &(x, y) in PIXELS {
         for p in main_prints {
             s += &format!("print {p} @ {x},{y}\n");
@@ -92,7 +101,12 @@ fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> Str
     for &(x, y) in PIXELS {
         s += &format!("print {output} @ {x},{y}\n");
     }
-    s += "end\ndebug vertex\nnext\nnext\n";
+    s + "end\n"
+}
+
+/// The vertex part of [`draw_script`], then the app runs to its end.
+fn vertex_script() -> String {
+    let mut s = String::from("debug vertex\nnext\nnext\n");
     for n in 0..6 {
         s += &format!("print v_uv @ vertex {n}\n");
     }
@@ -102,6 +116,23 @@ fn draw_script(last: u32, main_prints: &[&str], output: &str, npy: &Path) -> Str
 /// What both draw apps show: `shade()`'s values, the summary, the dump,
 /// `v_uv` per vertex, the app's frame.
 fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
+    check_fragment_common(out, npy);
+    // The vertex stage: v_uv at every vertex once main has run.
+    assert_eq!(out.ok_n("next", 2)["finished"], true);
+    for n in 0..6 {
+        check_close(out, &format!("print v_uv @ vertex {n}"), &vertex_uv(n));
+    }
+    let exit = out.ok_n("continue", 3);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want_checksum,
+        "the frame after the debug steps vs native"
+    );
+}
+
+/// The fragment part of [`check_draw_common`].
+fn check_fragment_common(out: &Output, npy: &Path) {
     let first = out.ok("debug fragment");
     assert_eq!(first["line"], 18, "`vec2 p = gl_FragCoord.xy;`: {first}");
     assert_eq!(first["reached"], COVERED, "{first}");
@@ -130,14 +161,6 @@ fn check_draw_common(out: &Output, npy: &Path, want_checksum: &str) {
     }
     // Outside the quad nothing is reached.
     assert_eq!(out.ok("print s @ 0,0")["reached"], false);
-    // The vertex stage: v_uv at every vertex once main has run.
-    assert_eq!(out.ok_n("next", 2)["finished"], true);
-    for n in 0..6 {
-        check_close(out, &format!("print v_uv @ vertex {n}"), &vertex_uv(n));
-    }
-    let exit = out.ok_n("continue", 3);
-    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
-    assert_eq!(checksum(&out.stdout), want_checksum, "the frame after the debug steps vs native");
 }
 
 /// The end-of-main output at each pixel: `want(x, y, s)` (s: shade's value).
@@ -161,6 +184,103 @@ fn gles2_fragment_and_vertex_values() {
     let want = native_checksum(&["--es", "2"], &[]);
     let script = draw_script(GLES2_LAST, &["left", "s", "p"], "gl_FragColor", &npy);
     let out = session(&["--es", "2"], None, &script, &dir);
+    check_draw_common(&out, &npy, &want);
+    check_gles2_fragment(&out);
+}
+
+/// A real ES 2.0 context: no float render target, so the debug shader
+/// packs each value's bits into RGBA8 outputs; the values are the same.
+/// (No transform feedback: the vertex stage says so, see below.)
+#[test]
+fn gles2_fragment_values_in_an_es20_context() {
+    require_workspace();
+    let dir = TempDir::new("gles20");
+    let npy = dir.join("v.npy");
+    let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
+    let want = native_checksum(&["--es", "2"], &env);
+    let script = fragment_script(GLES2_LAST, &["left", "s", "p"], "gl_FragColor", &npy)
+        + "delete\ncontinue\n";
+    let out = session(&["--es", "2"], Some("2.0"), &script, &dir);
+    assert!(
+        out.stdout.contains("context OpenGL ES 2.0"),
+        "{}",
+        out.stdout
+    );
+    check_fragment_common(&out, &npy);
+    check_gles2_fragment(&out);
+    let exit = out.ok_n("continue", 3);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want,
+        "the frame after the debug steps vs native"
+    );
+}
+
+/// Values no pixel of the quad computes, through the packed outputs of an
+/// ES 2.0 context and the float outputs of Mesa's ES 3.2 context: the same
+/// bits (negative zero, infinities, NaN, tiny and huge numbers).
+#[test]
+fn gles20_packed_values_are_bit_exact() {
+    require_workspace();
+    let exprs = [
+        "-u_gain * 0.0",
+        "u_gain * 1e38 * 100.0",
+        "-u_gain * 1e38 * 100.0",
+        "sqrt(-u_gain - p.x)",
+        "u_gain * 1e-30 * 1e-8",
+        "p.x * 1234567.0 + p.y",
+        "p.x / 3.0 - p.y / 7.0",
+        "exp2(p.x) * 0.5",
+    ];
+    let mut script =
+        format!("break draw\ncontinue\ndebug fragment\nbreak {GLES2_LAST}\ncontinue\n");
+    for e in exprs {
+        for &(x, y) in PIXELS {
+            script += &format!("print {e} @ {x},{y}\n");
+        }
+        // The summary counts NaN and Inf (JSON shows both as null).
+        script += &format!("print {e}\n");
+    }
+    script += "end\ndelete\ncontinue\n";
+    let runs: Vec<Output> = [None, Some("2.0")]
+        .into_iter()
+        .map(|v| session(&["--es", "2"], v, &script, &TempDir::new("gles20-bits")))
+        .collect();
+    assert!(
+        runs[1].stdout.contains("context OpenGL ES 2.0"),
+        "{}",
+        runs[1].stdout
+    );
+    for e in exprs {
+        for &(x, y) in PIXELS {
+            let cmd = format!("print {e} @ {x},{y}");
+            let (float, packed) = (runs[0].ok(&cmd), runs[1].ok(&cmd));
+            assert_eq!(packed["reached"], true, "{packed}");
+            assert_eq!(packed["value"], float["value"], "{cmd}: packed vs float");
+        }
+        let cmd = format!("print {e}");
+        let (float, packed) = (runs[0].ok(&cmd), runs[1].ok(&cmd));
+        assert_eq!(
+            packed["summary"], float["summary"],
+            "{cmd}: packed vs float"
+        );
+    }
+    // The special values were there to carry.
+    let count = |cmd: &str, key: &str| runs[1].ok(cmd)["summary"][key].as_u64();
+    assert_eq!(
+        count("print u_gain * 1e38 * 100.0", "inf"),
+        Some(u64::from(COVERED))
+    );
+    assert_eq!(
+        count("print sqrt(-u_gain - p.x)", "nan"),
+        Some(u64::from(COVERED))
+    );
+}
+
+/// What the GLES 2 app's fragment shader shows at main's last line and
+/// at its end.
+fn check_gles2_fragment(out: &Output) {
     // The app's own GLSL ES 1.00, no #version.
     let program = out.ok("info program");
     let fs = program["shaders"]
@@ -173,15 +293,22 @@ fn gles2_fragment_and_vertex_values() {
             .is_some_and(|s| s.starts_with("precision highp float;") && s.contains("gl_FragColor")),
         "{fs}"
     );
-    check_draw_common(&out, &npy, &want);
     assert_eq!(out.ok_n("continue", 2)["line"], GLES2_LAST);
     for &(x, y) in PIXELS {
         let s = shade(x, y, gain(0));
         let left = out.ok(&format!("print left @ {x},{y}"));
         assert_eq!(left["type"], "bool", "{left}");
-        assert_eq!(scalar(left), f64::from(u8::from(s.p[0] < 32.0)), "left @ {x},{y}");
+        assert_eq!(
+            scalar(left),
+            f64::from(u8::from(s.p[0] < 32.0)),
+            "left @ {x},{y}"
+        );
         check_close(&out, &format!("print s @ {x},{y}"), &[s.v as f64]);
-        check_close(&out, &format!("print p @ {x},{y}"), &[s.p[0] as f64, s.p[1] as f64]);
+        check_close(
+            &out,
+            &format!("print p @ {x},{y}"),
+            &[s.p[0] as f64, s.p[1] as f64],
+        );
     }
     check_outputs(&out, "gl_FragColor", |x, y, v| {
         let uv = pixel_uv(x, y);
@@ -197,13 +324,19 @@ fn gles3_fragment_and_vertex_values() {
     for version in [None, Some("3.0")] {
         let dir = TempDir::new("gles3");
         let npy = dir.join("v.npy");
-        let env: Vec<(&str, &str)> =
-            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let env: Vec<(&str, &str)> = version
+            .iter()
+            .map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v))
+            .collect();
         let want = native_checksum(&["--es", "3"], &env);
         let script = draw_script(GLES3_LAST, &["code", "cell", "s"], "frag", &npy);
         let out = session(&["--es", "3"], version, &script, &dir);
         if version.is_some() {
-            assert!(out.stdout.contains("context OpenGL ES 3.0"), "{}", out.stdout);
+            assert!(
+                out.stdout.contains("context OpenGL ES 3.0"),
+                "{}",
+                out.stdout
+            );
         }
         check_draw_common(&out, &npy, &want);
         assert_eq!(out.ok_n("continue", 2)["line"], GLES3_LAST);
@@ -214,14 +347,23 @@ fn gles3_fragment_and_vertex_values() {
             let cell = out.ok(&format!("print cell @ {x},{y}"));
             assert_eq!(cell["type"], "ivec2", "{cell}");
             assert_eq!(values(cell), vec![f64::from(x / 8), f64::from(y / 8)]);
-            check_close(&out, &format!("print s @ {x},{y}"), &[shade(x, y, gain(0)).v as f64]);
+            check_close(
+                &out,
+                &format!("print s @ {x},{y}"),
+                &[shade(x, y, gain(0)).v as f64],
+            );
         }
         check_outputs(&out, "frag", |x, y, v| {
             let uv = pixel_uv(x, y);
             let code = (x * 16 + y) % 256;
             // (Multiplications by powers of two: exact on the GPU too;
             // llvmpipe's `/ 255.0` is off by 7e-5.)
-            [fract(v), uv[0], code as f64 / 256.0, (x / 8 + y / 8) as f64 / 16.0]
+            [
+                fract(v),
+                uv[0],
+                code as f64 / 256.0,
+                (x / 8 + y / 8) as f64 / 16.0,
+            ]
         });
     }
 }
@@ -235,10 +377,13 @@ fn gles31_compute_values() {
     let picks: &[[u32; 2]] = &[[0, 0], [5, 3], [15, 5], [7, 1], [12, 4]];
     for version in [None, Some("3.1")] {
         let dir = TempDir::new("gles31");
-        let env: Vec<(&str, &str)> =
-            version.iter().map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v)).collect();
+        let env: Vec<(&str, &str)> = version
+            .iter()
+            .map(|v| ("MESA_GLES_VERSION_OVERRIDE", *v))
+            .collect();
         let want = native_checksum(&["--es", "31"], &env);
-        let mut script = String::from("break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n");
+        let mut script =
+            String::from("break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n");
         for [x, y] in picks {
             script += &format!("print y @ invocation {x},{y},0\nprint i @ invocation {x},{y},0\n");
         }
@@ -250,44 +395,167 @@ fn gles31_compute_values() {
         assert_eq!(out.ok_n("continue", 1)["line"], 9);
         for &[x, y] in picks {
             let s = x as f32 * scale;
-            check_close(&out, &format!("print y @ invocation {x},{y},0"), &[(s * s + y as f32) as f64]);
-            assert_eq!(scalar(out.ok(&format!("print i @ invocation {x},{y},0"))), f64::from(y * 16 + x));
+            check_close(
+                &out,
+                &format!("print y @ invocation {x},{y},0"),
+                &[(s * s + y as f32) as f64],
+            );
+            assert_eq!(
+                scalar(out.ok(&format!("print i @ invocation {x},{y},0"))),
+                f64::from(y * 16 + x)
+            );
         }
         let i = &out.ok("print i")["summary"];
-        assert_eq!((i["count"].as_u64(), i["min"][0].as_f64(), i["max"][0].as_f64()), (Some(96), Some(0.0), Some(95.0)), "{i}");
+        assert_eq!(
+            (
+                i["count"].as_u64(),
+                i["min"][0].as_f64(),
+                i["max"][0].as_f64()
+            ),
+            (Some(96), Some(0.0), Some(95.0)),
+            "{i}"
+        );
         let y = &out.ok("print y")["summary"];
         let top = 15.0f32 * scale;
-        assert_close(y["max"][0].as_f64().unwrap(), (top * top + 5.0) as f64, TOL, "max y");
+        assert_close(
+            y["max"][0].as_f64().unwrap(),
+            (top * top + 5.0) as f64,
+            TOL,
+            "max y",
+        );
         let exit = out.ok_n("continue", 2);
         assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
-        assert_eq!(checksum(&out.stdout), want, "the buffer after the debug step vs native");
+        assert_eq!(
+            checksum(&out.stdout),
+            want,
+            "the buffer after the debug step vs native"
+        );
     }
 }
 
-/// A real ES 2.0 context: each step says what the context lacks, before
-/// touching any state; the app then goes on as natively.
+/// A real ES 2.0 context has no transform feedback: the vertex step says
+/// so before touching any state, and the app goes on as natively.
 #[test]
-fn gles2_context_names_what_it_lacks() {
+fn gles20_vertex_step_names_what_it_lacks() {
     require_workspace();
     let env = [("MESA_GLES_VERSION_OVERRIDE", "2.0")];
     let want = native_checksum(&["--es", "2"], &env);
-    for (stage, lacks) in [
-        ("fragment", "needs OpenGL ES 3.0 or later (float render targets"),
-        ("vertex", "needs transform feedback objects"),
-    ] {
-        let dir = TempDir::new("gles2-lacks");
-        let script = format!("break draw\ncontinue\ndebug {stage}\ndelete\ncontinue\n");
-        let out = session(&["--es", "2"], Some("2.0"), &script, &dir);
-        assert!(out.stdout.contains("context OpenGL ES 2.0") || !out.stdout.contains("context"));
-        let error = out.failed(&format!("debug {stage}"));
-        assert!(error.contains(lacks), "{stage}: {error}");
-        if stage == "fragment" {
-            assert!(error.contains("this context is OpenGL ES 2.0"), "{error}");
-        }
-        // Where the batch goes on after the failed command: the app is unharmed.
-        if out.results().iter().any(|r| r["cmd"] == "continue" && r.get("exited").is_some()) {
-            assert_eq!(out.ok_n("continue", 1)["exited"]["code"], 0, "{}", out.transcript());
-            assert_eq!(checksum(&out.stdout), want, "{stage}: the frame vs native");
-        }
+    let dir = TempDir::new("gles2-lacks");
+    let script = "break draw\ncontinue\ndebug vertex\ndelete\ncontinue\n";
+    let out = session(&["--es", "2"], Some("2.0"), script, &dir);
+    let error = out.failed("debug vertex");
+    assert!(
+        error.contains("needs transform feedback objects")
+            && error.contains("this context is OpenGL ES 2.0"),
+        "{error}"
+    );
+    // Where the batch goes on after the failed command: the app is unharmed.
+    if out
+        .results()
+        .iter()
+        .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
+    {
+        assert_eq!(
+            out.ok_n("continue", 1)["exited"]["code"],
+            0,
+            "{}",
+            out.transcript()
+        );
+        assert_eq!(checksum(&out.stdout), want, "the frame vs native");
     }
+}
+
+/// A GL ES compute shader writing an image: the replay would write the
+/// app's image and GL ES cannot copy it aside, so the step refuses and says
+/// why; the app goes on.
+#[test]
+fn gles31_image_writes_are_refused_with_the_reason() {
+    require_workspace();
+    let dir = TempDir::new("gles31-image");
+    let script = "break glDispatchCompute\ncontinue\ndebug compute\ndelete\ncontinue\n";
+    let out = session(&["--es", "31", "--image"], None, script, &dir);
+    let error = out.failed("debug compute");
+    assert!(
+        error.contains("image unit 0 is bound for writing")
+            && error.contains("not implemented in OpenGL ES contexts"),
+        "{error}"
+    );
+    if out
+        .results()
+        .iter()
+        .any(|r| r["cmd"] == "continue" && r.get("exited").is_some())
+    {
+        assert_eq!(
+            out.ok_n("continue", 1)["exited"]["code"],
+            0,
+            "{}",
+            out.transcript()
+        );
+    }
+}
+
+/// Every stage of an ES 3.2 pipeline (GLSL ES 3.20 vertex, tess-control,
+/// tess-eval, geometry, fragment; `egl_gles --es 32`): values against the
+/// shaders' formulas. The vertex and tess-eval steps link a placeholder
+/// fragment shader (GL ES fails a link where the app's fragment inputs
+/// have no output of the stages the step leaves out).
+#[test]
+fn gles32_every_stage() {
+    require_workspace();
+    let dir = TempDir::new("gles32");
+    let want = native_checksum(&["--es", "32"], &[]);
+    let mut script = String::from("break draw\ncontinue\ndebug tess-control\nnext\n");
+    for n in 0..6 {
+        script += &format!("print k @ vertex {n}\n");
+    }
+    script += "end\ndebug tess-eval\nnext\nnext\n";
+    for n in 0..36 {
+        script += &format!("print w @ vertex {n}\nprint c @ vertex {n}\n");
+    }
+    script += "end\ndebug geometry\nbreak 9\ncontinue\nprint s\n\
+               print s - (te_value[i] * 2.0 + float(gl_PrimitiveIDIn))\nend\n\
+               debug fragment\nnext\nprint f\nend\ndebug vertex\nfinish\n";
+    for n in 0..6 {
+        script += &format!("print gl_Position @ vertex {n}\n");
+    }
+    script += "end\ndelete\ncontinue\n";
+    let out = session(&["--es", "32"], None, &script, &dir);
+    // tess-control: k = invocation + 1 + 10 * patch.
+    for n in 0..6u32 {
+        let k = scalar(out.ok(&format!("print k @ vertex {n}")));
+        assert_eq!(k, f64::from(n % 3 + 1 + 10 * (n / 3)), "k @ vertex {n}");
+    }
+    // tess-eval: w = the patch's weights at gl_TessCoord (18 vertices a patch).
+    assert_eq!(out.ok("debug tess-eval")["reached"], 36);
+    for n in 0..36u32 {
+        let c = values(out.ok(&format!("print c @ vertex {n}")));
+        assert_close(c.iter().sum(), 1.0, 1e-6, "barycentric");
+        let base = f64::from(10 * (n / 18));
+        let want = c[0] * (base + 1.0) + c[1] * (base + 2.0) + c[2] * (base + 3.0);
+        check_close(&out, &format!("print w @ vertex {n}"), &[want]);
+    }
+    // geometry: s = 2 * te_value[i] + gl_PrimitiveIDIn, every emission.
+    let s = &out.ok("print s")["summary"];
+    assert!(s["count"].as_u64().unwrap_or(0) > 0, "{s}");
+    let diff = &out.ok("print s - (te_value[i] * 2.0 + float(gl_PrimitiveIDIn))")["summary"];
+    assert_eq!(
+        (diff["min"][0].as_f64(), diff["max"][0].as_f64()),
+        (Some(0.0), Some(0.0)),
+        "{diff}"
+    );
+    // fragment: every fragment of the quad.
+    assert_eq!(out.ok("print f")["summary"]["count"], COVERED);
+    // vertex: gl_Position is the quad's vertex.
+    for n in 0..6 {
+        let uv = vertex_uv(n);
+        let want = [uv[0] * 2.0 - 1.0, uv[1] * 2.0 - 1.0, 0.0, 1.0];
+        check_close(&out, &format!("print gl_Position @ vertex {n}"), &want);
+    }
+    let exit = out.ok_n("continue", 2);
+    assert_eq!(exit["exited"]["code"], 0, "{exit}\n{}", out.transcript());
+    assert_eq!(
+        checksum(&out.stdout),
+        want,
+        "the frame after the debug steps vs native"
+    );
 }

@@ -194,10 +194,22 @@ fn es2gears_debug_fragment_values() {
     let summary = &out.ok("print gl_FragColor")["summary"];
     assert_eq!(summary["count"].as_u64(), Some(reached), "{summary}");
     let colors = covered_colors(&out, &pixels);
-    assert!(colors.len() > 10, "grid pixels on the gear: {}", colors.len());
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the gear: {}",
+        colors.len()
+    );
     for ((x, y), c) in &colors {
-        assert!(c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6, "red @ {x},{y}: {c:?}");
-        assert_close(c[1], c[0] / 8.0, 1e-5, &format!("green = red / 8 @ {x},{y}"));
+        assert!(
+            c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6,
+            "red @ {x},{y}: {c:?}"
+        );
+        assert_close(
+            c[1],
+            c[0] / 8.0,
+            1e-5,
+            &format!("green = red / 8 @ {x},{y}"),
+        );
         assert_eq!((c[2], c[3]), (0.0, 1.0), "blue, alpha @ {x},{y}: {c:?}");
     }
     // The app goes on drawing frames.
@@ -209,6 +221,69 @@ fn es2gears_debug_fragment_values() {
             out.transcript()
         );
     }
+}
+
+/// es2gears in a real OpenGL ES 2.0 context (no float render target: the
+/// values' bits are packed into RGBA8): the same plausible colours. Its
+/// depth test needs `depth=clear` there (ES 2.0 cannot copy the app's
+/// depth buffer), and plain `debug fragment` says so.
+#[test]
+fn es2gears_debug_fragment_in_an_es20_context() {
+    require_workspace();
+    let es2gears = debian("es2gears_x11", "mesa-utils");
+    let x = Xvfb::start();
+    let dir = TempDir::new("es2gears-es20");
+    let (prints, pixels) = grid_prints(300, 300, 12);
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment depth=clear\nstep\n{prints}\
+         end\ndelete\nbreak eglSwapBuffers\ncontinue\n"
+    );
+    let out = Session::new(&es2gears, &script)
+        .env("DISPLAY", x.display())
+        .env("MESA_GLES_VERSION_OVERRIDE", "2.0")
+        .run(&dir);
+    let first = out.ok("debug fragment depth=clear");
+    assert!(first["reached"].as_u64().unwrap_or(0) > 1000, "{first}");
+    assert_eq!(out.ok("step")["finished"], true);
+    let colors = covered_colors(&out, &pixels);
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the gear: {}",
+        colors.len()
+    );
+    for ((x, y), c) in &colors {
+        assert!(
+            c[0] > 0.1 && c[0] <= 0.8 * 1.2 + 1e-6,
+            "red @ {x},{y}: {c:?}"
+        );
+        assert_close(
+            c[1],
+            c[0] / 8.0,
+            1e-5,
+            &format!("green = red / 8 @ {x},{y}"),
+        );
+        assert_eq!((c[2], c[3]), (0.0, 1.0), "blue, alpha @ {x},{y}: {c:?}");
+    }
+    assert_eq!(stopped_function(out.ok_n("continue", 1)), "eglSwapBuffers");
+}
+
+/// Plain `debug fragment` at es2gears' depth-tested draw in an ES 2.0
+/// context names the option to use.
+#[test]
+fn es2gears_es20_depth_copy_names_the_way_out() {
+    require_workspace();
+    let es2gears = debian("es2gears_x11", "mesa-utils");
+    let x = Xvfb::start();
+    let dir = TempDir::new("es2gears-es20-depth");
+    let out = Session::new(&es2gears, "break draw\ncontinue\ndebug fragment\n")
+        .env("DISPLAY", x.display())
+        .env("MESA_GLES_VERSION_OVERRIDE", "2.0")
+        .run(&dir);
+    let error = out.failed("debug fragment");
+    assert!(
+        error.contains("glBlitFramebuffer") && error.contains("depth=clear"),
+        "{error}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -248,15 +323,27 @@ fn glmark2_es2_phong_fragment_debug() {
     let first = out.ok("debug fragment");
     let reached = first["reached"].as_u64().unwrap_or(0);
     assert!(reached > 1000 && reached < 320 * 240, "{first}");
-    assert_eq!(out.ok_n("next", 1)["finished"], true, "{}", out.transcript());
+    assert_eq!(
+        out.ok_n("next", 1)["finished"],
+        true,
+        "{}",
+        out.transcript()
+    );
     assert_eq!(
         out.ok("print gl_FragColor")["summary"]["count"].as_u64(),
         Some(reached)
     );
     let colors = covered_colors(&out, &pixels);
-    assert!(colors.len() > 10, "grid pixels on the model: {}", colors.len());
+    assert!(
+        colors.len() > 10,
+        "grid pixels on the model: {}",
+        colors.len()
+    );
     for ((x, y), c) in &colors {
-        assert!(c.iter().all(|v| v.is_finite() && *v >= 0.0), "@ {x},{y}: {c:?}");
+        assert!(
+            c.iter().all(|v| v.is_finite() && *v >= 0.0),
+            "@ {x},{y}: {c:?}"
+        );
         assert_eq!(c[0], c[1], "red = green @ {x},{y}: {c:?}");
         assert!(c[2] >= c[0], "blue >= red @ {x},{y}: {c:?}");
     }
@@ -638,4 +725,46 @@ fn sdl2_core_profile_app() {
 #[test]
 fn glfw_core_profile_app() {
     toolkit_app(&glfw_core(), "glfw");
+}
+
+/// glmark2-es2's shadow scene draws first into a framebuffer whose depth
+/// is a `DEPTH_COMPONENT`/`UNSIGNED_INT` texture (32-bit): GL ES has no
+/// renderbuffer of that format, so the step's depth buffer is a float one
+/// (it was a `GL_DEPTH_COMPONENT32` renderbuffer: framebuffer incomplete).
+#[test]
+fn glmark2_es2_shadow_map_pass_fragment_debug() {
+    require_workspace();
+    let glmark2 = debian("glmark2-es2", "glmark2-es2-x11");
+    let x = Xvfb::start();
+    let dir = TempDir::new("glmark2-es2-shadow");
+    let script =
+        "break draw\ncontinue\ndebug fragment\nfinish\nprint gl_FragColor\nend\ndelete\ncontinue\n";
+    let out = Session::new(&glmark2, script)
+        .args([
+            "--off-screen",
+            "--size",
+            "200x150",
+            "-b",
+            "shadow:duration=0.2",
+        ])
+        .env("DISPLAY", x.display())
+        .run(&dir);
+    let first = out.ok("debug fragment");
+    let reached = first["reached"].as_u64().unwrap_or(0);
+    assert!(reached > 100 && reached < 200 * 150, "{first}");
+    let summary = &out.ok("print gl_FragColor")["summary"];
+    assert_eq!(summary["count"].as_u64(), Some(reached), "{summary}");
+    assert_eq!(
+        (summary["nan"].as_u64(), summary["inf"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(summary["min"][3], 1.0, "alpha: {summary}");
+    assert_eq!(summary["max"][3], 1.0, "alpha: {summary}");
+    out.ok("end");
+    assert_last_exited_0(&out, "continue");
+    assert!(
+        out.stdout.contains("glmark2 Score:"),
+        "{}",
+        out.transcript()
+    );
 }

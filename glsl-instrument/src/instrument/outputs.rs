@@ -881,13 +881,32 @@ pub(super) fn fragment(
             .max(if uses_frag_color { 1 } else { 0 })
             .max(1);
         out.value = Some(OutputSlot::FragData(k as u32));
-        out.coverage = Some(OutputSlot::FragData(k as u32 + 1));
-        out.main_end = format!(
-            "    gl_FragData[{k}] = {};\n    gl_FragData[{}] = vec4({}, 0.0, 0.0, 1.0);\n",
-            g.value,
-            k + 1,
-            g.coverage
-        );
+        if es && m.api == crate::Api::Es2 {
+            // No float render target: each component's bits in RGBA8.
+            let pack = names.fresh("gldbg_pack");
+            out.functions.push_str(&pack_function(&pack, g.precision));
+            out.coverage = Some(OutputSlot::FragData(k as u32 + 4));
+            for (i, c) in ["x", "y", "z", "w"].iter().enumerate() {
+                out.main_end.push_str(&format!(
+                    "    gl_FragData[{}] = {pack}({}.{c});\n",
+                    k as usize + i,
+                    g.value
+                ));
+            }
+            out.main_end.push_str(&format!(
+                "    gl_FragData[{}] = vec4({} * 0.003921569, 0.0, 0.0, 1.0);\n",
+                k + 4,
+                g.coverage
+            ));
+        } else {
+            out.coverage = Some(OutputSlot::FragData(k as u32 + 1));
+            out.main_end = format!(
+                "    gl_FragData[{k}] = {};\n    gl_FragData[{}] = vec4({}, 0.0, 0.0, 1.0);\n",
+                g.value,
+                k + 1,
+                g.coverage
+            );
+        }
         if es && !has_ext("GL_EXT_draw_buffers") {
             out.extensions
                 .push("#extension GL_EXT_draw_buffers : enable".into());
@@ -913,4 +932,45 @@ pub(super) fn fragment(
     }
     out.app_outputs = app_outputs;
     out
+}
+
+/// `{p}vec4 NAME({p}float NAME_x)`: the IEEE-754 single-precision bits of `x` as
+/// four bytes over 255 (red: the least significant), for an RGBA8 output
+/// (GLSL ES 1.00: no `floatBitsToUint`). Exact where the shader computes
+/// in 32-bit floats: only power-of-two scalings, `floor` and integers
+/// below 2^24; `log2` only guesses the exponent, corrected by comparison.
+/// Locals are named after the function: the app's macros stay out.
+fn pack_function(name: &str, p: &str) -> String {
+    format!(
+        "{p}vec4 {name}({p}float {name}_x) {{
+    {p}float {name}_s = ({name}_x < 0.0 || ({name}_x == 0.0 && 1.0 / {name}_x < 0.0)) ? 128.0 : 0.0;
+    {p}float {name}_a = abs({name}_x);
+    {p}float {name}_e = 0.0;
+    {p}float {name}_m = 0.0;
+    if (!({name}_x == {name}_x)) {{
+        {name}_e = 255.0;
+        {name}_m = 4194304.0;
+    }} else if ({name}_a > 3.4028234e38) {{
+        {name}_e = 255.0;
+    }} else if ({name}_a >= 1.1754944e-38) {{
+        {name}_e = clamp(floor(log2({name}_a)), -126.0, 127.0);
+        if ({name}_a * exp2(-{name}_e) < 1.0) {{ {name}_e -= 1.0; }}
+        if ({name}_a * exp2(-{name}_e) >= 2.0) {{ {name}_e += 1.0; }}
+        {name}_m = ({name}_a * exp2(-{name}_e) - 1.0) * 8388608.0;
+        {name}_e += 127.0;
+    }} else {{
+        {name}_m = {name}_a * 8.507059e37 * 8388608.0;
+    }}
+    {name}_m = floor({name}_m + 0.5);
+    {p}float {name}_m1 = floor({name}_m * 0.00390625);
+    {p}float {name}_b0 = {name}_m - {name}_m1 * 256.0;
+    {p}float {name}_m2 = floor({name}_m1 * 0.00390625);
+    {p}float {name}_b1 = {name}_m1 - {name}_m2 * 256.0;
+    {p}float {name}_eh = floor({name}_e * 0.5);
+    {p}float {name}_b2 = {name}_m2 + ({name}_e - {name}_eh * 2.0) * 128.0;
+    {p}float {name}_b3 = {name}_s + {name}_eh;
+    return vec4({name}_b0, {name}_b1, {name}_b2, {name}_b3) * 0.003921569;
+}}
+"
+    )
 }
