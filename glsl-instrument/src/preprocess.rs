@@ -464,10 +464,9 @@ impl State<'_> {
             )));
         };
         let string = self.next.string;
-        let outer = std::mem::replace(
-            &mut self.dir,
-            Some(name.rsplit_once('/').map_or("", |(d, _)| d).to_string()),
-        );
+        let outer = self
+            .dir
+            .replace(name.rsplit_once('/').map_or("", |(d, _)| d).to_string());
         self.run(&text, depth + 1)?;
         self.dir = outer;
         if !self.text.ends_with('\n') {

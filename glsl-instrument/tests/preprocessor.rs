@@ -167,14 +167,13 @@ fn probes_see_the_macros_in_effect_at_their_step() {
         calls: Vec::new(),
         iterations: Vec::new(),
     };
-    let e = m
-        .instrument(&Probe {
-            position: &pos,
-            expr: Some("TARGET"),
-            semantics: Semantics::Equivalent,
-        })
-        .err()
-        .expect("TARGET is undefined there");
+    let Err(e) = m.instrument(&Probe {
+        position: &pos,
+        expr: Some("TARGET"),
+        semantics: Semantics::Equivalent,
+    }) else {
+        panic!("TARGET is undefined there");
+    };
     assert!(e.to_string().contains("TARGET"), "{e}");
 }
 
