@@ -122,3 +122,29 @@ fn line_and_include_number_lines_as_the_driver_does() {
         out.transcript()
     );
 }
+
+/// `gldbg instrument --list-steps` numbers steps as the driver does too.
+#[test]
+fn instrument_lists_steps_at_the_drivers_lines() {
+    require_workspace();
+    let dir = TempDir::new("pp-instrument");
+    let file = dir.join("header.frag");
+    std::fs::write(
+        &file,
+        "#version 330 core\nuniform float u;\n#line 1\nout vec4 c;\nvoid main() {\n    c = vec4(u);\n}\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(gldbg())
+        .args(["instrument", "--list-steps", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(steps[0]["line"], 3, "{steps}");
+    assert_eq!(steps[0]["text"], "c = vec4(u);", "{steps}");
+}
