@@ -333,7 +333,8 @@ pub fn check_test(piglit: &Path, path: &Path, tmp: &Path, opts: &EquivOptions) -
     for (k, sec) in sections.into_iter().enumerate() {
         let source = runner_source(&text, sec, t.require);
         let runner_adds_version = source.len() != sec.raw.len();
-        let parsed = std::panic::catch_unwind(|| ShaderModel::parse(&source, sec.stage));
+        let parsed =
+            std::panic::catch_unwind(|| ShaderModel::parse_with(&source, sec.stage, &t.includes));
         let model = match parsed {
             Ok(Ok(m)) => m,
             Ok(Err(e)) => {
