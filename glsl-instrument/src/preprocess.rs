@@ -333,6 +333,11 @@ impl State<'_> {
     /// A conditional directive: the stack updated, `true`. Else `false`.
     fn conditional(&mut self, word: &str, rest: &str) -> Result<bool, ParseError> {
         let active = self.is_active();
+        if matches!(word, "if" | "elif") {
+            let (line, string) = (self.here.line.to_string(), self.here.string.to_string());
+            self.macros.insert("__LINE__".into(), object(&[&line]));
+            self.macros.insert("__FILE__".into(), object(&[&string]));
+        }
         let name = || rest.split_whitespace().next().unwrap_or("");
         match word {
             "if" | "ifdef" | "ifndef" => {

@@ -47,6 +47,9 @@ fn branches_are_decided_as_the_driver_does() {
         #if __VERSION__ >= 330 && defined(GL_core_profile) && !defined(GL_ES)\n\
         e1\n\
         #endif\n\
+        #if __LINE__ == 31 && __FILE__ == 0\n\
+        g1\n\
+        #endif\n\
         #if UNDEFINED_NAME\n\
         f1\n\
         #elif\n\
@@ -62,7 +65,8 @@ fn branches_are_decided_as_the_driver_does() {
             "#undef MODE",
             "c1",
             "d3",
-            "e1"
+            "e1",
+            "g1"
         ]
     );
     assert_eq!(p.active.len(), p.text.len(), "every offset kept");
