@@ -16,8 +16,8 @@
 //! * the macros in effect at each line (for probe expressions).
 //!
 //! The driver's numbering (Mesa's, checked against its compile logs): a
-//! line after `#line N` is line N from GLSL 3.30 and ES 3.00 on, N + 1
-//! before; an `#include`d string's lines follow the `#include` line's
+//! line after `#line N` is line N from GLSL 3.30 on and in every GLSL ES
+//! (1.00 too), N + 1 before; an `#include`d string's lines follow the `#include` line's
 //! number, and the including string goes on one line after them.
 
 pub(crate) mod expand;
@@ -170,7 +170,7 @@ struct State<'a> {
     lines: Vec<DriverLine>,
     /// The driver's number of the next line.
     next: DriverLine,
-    /// `#line N`: the next line is N (GLSL >= 3.30, ES >= 3.00) or N + 1.
+    /// `#line N`: the next line is N (GLSL >= 3.30, every ES) or N + 1.
     line_sets_next: bool,
     /// The driver's number of the directive being read.
     here: DriverLine,
@@ -192,7 +192,7 @@ pub(crate) fn preprocess(src: &str, includes: &Includes) -> Result<Preprocessed,
         spliced: String::with_capacity(src.len()),
         lines: Vec::new(),
         next: DriverLine { string: 0, line: 1 },
-        line_sets_next: if es { version >= 300 } else { version >= 330 },
+        line_sets_next: es || version >= 330,
         here: DriverLine { string: 0, line: 1 },
         dir: None,
     };

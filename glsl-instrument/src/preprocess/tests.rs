@@ -147,6 +147,9 @@ fn lines_follow_line_directives_as_mesa_numbers_them() {
     assert_eq!(p.driver_line(3), 11);
     let p = pp("#version 300 es\n#line 10\nfoo;\n");
     assert_eq!(p.driver_line(3), 10);
+    // Mesa numbers GLSL ES 1.00 the same way (its log says 0:10 here).
+    let p = pp("#version 100\n#line 10\nfoo;\n");
+    assert_eq!(p.driver_line(3), 10);
     // In an inactive branch `#line` does nothing.
     let p = pp("#version 330\n#if 0\n#line 100\n#endif\nfoo;\n");
     assert_eq!(p.driver_line(5), 5);
