@@ -17,8 +17,10 @@
 //!
 //! The driver's numbering (Mesa's, checked against its compile logs): a
 //! line after `#line N` is line N from GLSL 3.30 on and in every GLSL ES
-//! (1.00 too), N + 1 before; an `#include`d string's lines follow the `#include` line's
-//! number, and the including string goes on one line after them.
+//! (1.00 too), N + 1 in older desktop GLSL; an `#include`d string's lines
+//! follow the `#include` line's number, and the including string goes on
+//! one line after them. (The extension's spec leaves this to the
+//! implementation; other drivers may number included strings apart.)
 
 pub(crate) mod expand;
 mod expr;
