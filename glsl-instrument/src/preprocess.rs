@@ -223,11 +223,13 @@ fn code_lines(src: &str) -> Vec<(&str, String)> {
     src.split_inclusive('\n')
         .map(|raw| {
             let b = raw.as_bytes();
+            let at = |i: usize, pair: &[u8; 2]| b.get(i..i + 2) == Some(&pair[..]);
             let mut code = String::with_capacity(raw.len());
             let mut i = 0;
             while i < b.len() {
                 if in_block {
-                    if raw[i..].starts_with("*/") {
+                    // Byte by byte: a comment may hold any UTF-8.
+                    if at(i, b"*/") {
                         in_block = false;
                         code.push_str("  ");
                         i += 2;
@@ -235,11 +237,11 @@ fn code_lines(src: &str) -> Vec<(&str, String)> {
                         code.push(' ');
                         i += 1;
                     }
-                } else if raw[i..].starts_with("/*") {
+                } else if at(i, b"/*") {
                     in_block = true;
                     code.push_str("  ");
                     i += 2;
-                } else if raw[i..].starts_with("//") {
+                } else if at(i, b"//") {
                     break;
                 } else {
                     let len = raw[i..].chars().next().map_or(1, char::len_utf8);

@@ -121,6 +121,24 @@ fn conditionals_in_comments_are_text() {
     );
 }
 
+/// Multi-byte characters in comments and code (piglit's utf8.frag).
+#[test]
+fn utf8_anywhere() {
+    let p =
+        pp("#version 330\n/* § ¼ */ int a; // ü\n/* ¼\n§ */\n#if 0 /* ¼ */\nx\n#endif\nint ü;\n");
+    assert_eq!(
+        seen(&p),
+        [
+            "#version 330",
+            "/* § ¼ */ int a; // ü",
+            "/* ¼",
+            "§ */",
+            "int ü;"
+        ]
+    );
+    assert_eq!(p.active.len(), p.text.len());
+}
+
 #[test]
 fn unbalanced_conditionals_are_errors() {
     let e = preprocess("#version 330\n#if 1\nx\n", &Includes::default())
