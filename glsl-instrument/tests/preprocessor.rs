@@ -262,3 +262,36 @@ fn includes_are_spliced_as_the_driver_does() {
         out.source
     );
 }
+
+/// The type checker's messages name the driver's lines too.
+#[test]
+fn scope_messages_name_the_drivers_lines() {
+    let src = "#version 330 core\n\
+        uniform float u;\n\
+        #line 1\n\
+        out vec4 c;\n\
+        void main() {\n\
+        \x20   c = vec4(u);\n\
+        \x20   float later = 1.0;\n\
+        \x20   c.x = later;\n\
+        }\n";
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let first = m.steps()[0].id;
+    let pos = Position {
+        step: first,
+        calls: Vec::new(),
+        iterations: Vec::new(),
+    };
+    let Err(e) = m.instrument(&Probe {
+        position: &pos,
+        expr: Some("later"),
+        semantics: Semantics::Equivalent,
+    }) else {
+        panic!("`later` is not in scope at the first step");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("not in scope at line 3 (declared at line 4)"),
+        "{e}"
+    );
+}
