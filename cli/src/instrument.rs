@@ -120,12 +120,21 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| Failure::Other(format!("cannot read {}: {e}", args.file.display())))?;
     let model = ShaderModel::parse(&source, stage).map_err(Failure::Parse)?;
+    // Steps as shown: lines numbered as the driver numbers them (`#line`).
+    let shown: Vec<Step> = model
+        .steps()
+        .iter()
+        .map(|s| Step {
+            line: model.driver_line(s.line),
+            ..s.clone()
+        })
+        .collect();
 
     if args.list_steps {
         return Ok(if args.json {
-            Value::Array(model.steps().iter().map(step_json).collect()).to_string()
+            Value::Array(shown.iter().map(step_json).collect()).to_string()
         } else {
-            steps_text(model.steps())
+            steps_text(&shown)
         });
     }
 
@@ -143,7 +152,7 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
         },
     };
     let out = model.instrument(&probe).map_err(|e| {
-        let at = step_brief(model.step(position.step));
+        let at = step_brief(&shown[position.step.0 as usize]);
         Failure::Other(format!(
             "cannot instrument step {} ({at}): {e}",
             position.step.0
@@ -156,7 +165,7 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
         eprintln!(
             "// step {} ({}){}",
             position.step.0,
-            step_brief(model.step(position.step)),
+            step_brief(&shown[position.step.0 as usize]),
             position_note(&position)
         );
         for (role, slot) in output_slots(&out) {

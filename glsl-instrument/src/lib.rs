@@ -482,45 +482,42 @@ impl ShaderModel {
         api: Api,
     ) -> Result<ShaderModel, ParseError> {
         let pp = preprocess::preprocess(source, includes, api)?;
-        Self::parse_preprocessed(pp, stage, api).map_err(|(e, pp)| ParseError {
-            line: pp.map_or(e.line, |pp| pp.driver_line(e.line)),
-            ..e
-        })
+        Self::parse_preprocessed(pp, stage, api)
     }
 
     fn parse_preprocessed(
         pp: preprocess::Preprocessed,
         stage: Stage,
         api: Api,
-    ) -> Result<ShaderModel, (ParseError, Option<preprocess::Preprocessed>)> {
+    ) -> Result<ShaderModel, ParseError> {
         let text = pp.text.clone();
         let source = text.as_str();
-        let parsed = match parse::parse_active(source, &pp.active, api) {
-            Ok(p) => p,
-            Err(e) => return Err((e, Some(pp))),
+        // Errors say the driver's line numbers.
+        let at_driver_line = |e: ParseError| ParseError {
+            line: pp.driver_line(e.line),
+            ..e
         };
+        let parsed = parse::parse_active(source, &pp.active, api).map_err(at_driver_line)?;
         let mut tu = parsed.tu;
         let builtins = steps::builtin_scope(stage, parsed.version, parsed.es, parsed.compat);
         let model = steps::build(&mut tu, source, builtins);
         let Some(main) = model.main else {
-            let e = ParseError {
+            return Err(ParseError {
                 line: 1,
                 column: 1,
                 message: "no `main` function".into(),
-            };
-            return Err((e, None));
+            });
         };
         if !matches!(model.functions[main].entry, steps::Target::Step { .. }) {
             let (line, column) = match &tu.0[model.functions[main].decl].span {
                 Some(span) => parse::line_col(source, usize::from(span.start().offset)),
                 None => (1, 1),
             };
-            let e = ParseError {
+            return Err(at_driver_line(ParseError {
                 line,
                 column,
                 message: "`main` has no statement to debug".into(),
-            };
-            return Err((e, Some(pp)));
+            }));
         }
         let mut idents = HashSet::new();
         parse::words(source, &mut idents);

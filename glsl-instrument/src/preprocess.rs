@@ -16,9 +16,11 @@
 //! * the macros in effect at each line (for probe expressions).
 //!
 //! The driver's numbering (Mesa's, checked against its compile logs): a
-//! line after `#line N` is line N from GLSL 3.30 and ES 3.00 on, N + 1
-//! before; an `#include`d string's lines follow the `#include` line's
-//! number, and the including string goes on one line after them.
+//! line after `#line N` is line N from GLSL 3.30 on and in every GLSL ES
+//! (1.00 too), N + 1 in older desktop GLSL; an `#include`d string's lines
+//! follow the `#include` line's number, and the including string goes on
+//! one line after them. (The extension's spec leaves this to the
+//! implementation; other drivers may number included strings apart.)
 
 pub(crate) mod expand;
 mod expr;
@@ -173,7 +175,7 @@ struct State<'a> {
     lines: Vec<DriverLine>,
     /// The driver's number of the next line.
     next: DriverLine,
-    /// `#line N`: the next line is N (GLSL >= 3.30, ES >= 3.00) or N + 1.
+    /// `#line N`: the next line is N (GLSL >= 3.30, every ES) or N + 1.
     line_sets_next: bool,
     /// The driver's number of the directive being read.
     here: DriverLine,
@@ -199,7 +201,7 @@ pub(crate) fn preprocess(
         spliced: String::with_capacity(src.len()),
         lines: Vec::new(),
         next: DriverLine { string: 0, line: 1 },
-        line_sets_next: if es { version >= 300 } else { version >= 330 },
+        line_sets_next: es || version >= 330,
         here: DriverLine { string: 0, line: 1 },
         dir: None,
     };
@@ -228,11 +230,13 @@ fn code_lines(src: &str) -> Vec<(&str, String)> {
     src.split_inclusive('\n')
         .map(|raw| {
             let b = raw.as_bytes();
+            let at = |i: usize, pair: &[u8; 2]| b.get(i..i + 2) == Some(&pair[..]);
             let mut code = String::with_capacity(raw.len());
             let mut i = 0;
             while i < b.len() {
                 if in_block {
-                    if raw[i..].starts_with("*/") {
+                    // Byte by byte: a comment may hold any UTF-8.
+                    if at(i, b"*/") {
                         in_block = false;
                         code.push_str("  ");
                         i += 2;
@@ -240,11 +244,11 @@ fn code_lines(src: &str) -> Vec<(&str, String)> {
                         code.push(' ');
                         i += 1;
                     }
-                } else if raw[i..].starts_with("/*") {
+                } else if at(i, b"/*") {
                     in_block = true;
                     code.push_str("  ");
                     i += 2;
-                } else if raw[i..].starts_with("//") {
+                } else if at(i, b"//") {
                     break;
                 } else {
                     let len = raw[i..].chars().next().map_or(1, char::len_utf8);
@@ -340,6 +344,11 @@ impl State<'_> {
     /// A conditional directive: the stack updated, `true`. Else `false`.
     fn conditional(&mut self, word: &str, rest: &str) -> Result<bool, ParseError> {
         let active = self.is_active();
+        if matches!(word, "if" | "elif") {
+            let (line, string) = (self.here.line.to_string(), self.here.string.to_string());
+            self.macros.insert("__LINE__".into(), object(&[&line]));
+            self.macros.insert("__FILE__".into(), object(&[&string]));
+        }
         let name = || rest.split_whitespace().next().unwrap_or("");
         match word {
             "if" | "ifdef" | "ifndef" => {
@@ -471,10 +480,9 @@ impl State<'_> {
             )));
         };
         let string = self.next.string;
-        let outer = std::mem::replace(
-            &mut self.dir,
-            Some(name.rsplit_once('/').map_or("", |(d, _)| d).to_string()),
-        );
+        let outer = self
+            .dir
+            .replace(name.rsplit_once('/').map_or("", |(d, _)| d).to_string());
         self.run(&text, depth + 1)?;
         self.dir = outer;
         if !self.text.ends_with('\n') {

@@ -380,6 +380,8 @@ pub(crate) struct Checker<'a> {
     pub source: &'a str,
     /// The `#define`s in effect at the step (`ShaderModel::probe_macros`).
     pub macros: &'a str,
+    /// The driver's number of each source line (messages name those).
+    pub lines: &'a crate::preprocess::Preprocessed,
     /// The probe expression and where it starts in the parsed text.
     pub probe: &'a str,
     pub base: usize,
@@ -602,8 +604,9 @@ impl Checker<'_> {
             return err(
                 start(id),
                 format!(
-                    "`{name}` is not in scope at line {} (declared at line {line})",
-                    self.line
+                    "`{name}` is not in scope at line {} (declared at line {})",
+                    self.lines.driver_line(self.line),
+                    self.lines.driver_line(line)
                 ),
             );
         }
@@ -1237,6 +1240,7 @@ pub(crate) fn check(
         column: st.column,
         source: &model.source,
         macros: &macros,
+        lines: &model.pp,
         probe: expr,
         base,
     };

@@ -167,14 +167,13 @@ fn probes_see_the_macros_in_effect_at_their_step() {
         calls: Vec::new(),
         iterations: Vec::new(),
     };
-    let e = m
-        .instrument(&Probe {
-            position: &pos,
-            expr: Some("TARGET"),
-            semantics: Semantics::Equivalent,
-        })
-        .err()
-        .expect("TARGET is undefined there");
+    let Err(e) = m.instrument(&Probe {
+        position: &pos,
+        expr: Some("TARGET"),
+        semantics: Semantics::Equivalent,
+    }) else {
+        panic!("TARGET is undefined there");
+    };
     assert!(e.to_string().contains("TARGET"), "{e}");
 }
 
@@ -261,5 +260,38 @@ fn includes_are_spliced_as_the_driver_does() {
         out.source.contains("float twice(float x)"),
         "{}",
         out.source
+    );
+}
+
+/// The type checker's messages name the driver's lines too.
+#[test]
+fn scope_messages_name_the_drivers_lines() {
+    let src = "#version 330 core\n\
+        uniform float u;\n\
+        #line 1\n\
+        out vec4 c;\n\
+        void main() {\n\
+        \x20   c = vec4(u);\n\
+        \x20   float later = 1.0;\n\
+        \x20   c.x = later;\n\
+        }\n";
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let first = m.steps()[0].id;
+    let pos = Position {
+        step: first,
+        calls: Vec::new(),
+        iterations: Vec::new(),
+    };
+    let Err(e) = m.instrument(&Probe {
+        position: &pos,
+        expr: Some("later"),
+        semantics: Semantics::Equivalent,
+    }) else {
+        panic!("`later` is not in scope at the first step");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("not in scope at line 3 (declared at line 4)"),
+        "{e}"
     );
 }

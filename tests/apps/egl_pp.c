@@ -9,7 +9,8 @@
  *   egl_pp --include      an engine header, `#line 1`, and an `#include` of
  *                         the named string /pp/shade.glsl (glNamedStringARB,
  *                         glCompileShaderIncludeARB with search path /pp):
- *                         PP_FS_INCLUDE
+ *                         PP_FS_INCLUDE; the vertex shader includes
+ *                         <pos.glsl> (PP_VS_INCLUDE)
  *
  * The fragment at pixel (x, y) (centre x + 0.5, y + 0.5) writes
  * (px / 64, py / 48, 0.25 + 0.5, 1) in both modes (px, py the centre).
@@ -23,6 +24,19 @@ static const char *const PP_VS =
     "#version 330 core\n"
     "layout(location = 0) in vec2 a_pos;\n"
     "void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }\n";
+
+/* --include: the vertex shader takes its input and function from the
+ * named string /pp/pos.glsl (a relative path in angle brackets: found
+ * through the compile's search path only). */
+static const char *const PP_VS_INCLUDE =
+    "#version 330 core\n"
+    "#extension GL_ARB_shading_language_include : require\n"
+    "#include <pos.glsl>\n"
+    "void main() { gl_Position = position(); }\n";
+
+static const char *const PP_POS =
+    "layout(location = 0) in vec2 a_pos;\n"
+    "vec4 position() { return vec4(a_pos, 0.0, 1.0); }\n";
 
 static const char *const PP_FS_MACRO =
     "#version 330 core\n"                                          /*  1 */
@@ -88,7 +102,7 @@ int main(int argc, char **argv) {
     (void)fnv;
     struct egl_app a = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     egl_app_float_target(64, 48);
-    GLuint fs;
+    GLuint fs, vs;
     if (include) {
         GLint n = 0, has = 0;
         glGetIntegerv(GL_NUM_EXTENSIONS, &n);
@@ -101,12 +115,15 @@ int main(int argc, char **argv) {
             (PFNGLCOMPILESHADERINCLUDEARBPROC)eglGetProcAddress("glCompileShaderIncludeARB");
         if (!named_string || !compile_shader_include) die("no ARB_shading_language_include entry points");
         named_string(GL_SHADER_INCLUDE_ARB, -1, "/pp/shade.glsl", -1, PP_INCLUDED);
+        named_string(GL_SHADER_INCLUDE_ARB, -1, "/pp/pos.glsl", -1, PP_POS);
         fs = compile_include(GL_FRAGMENT_SHADER, PP_FS_INCLUDE);
+        vs = compile_include(GL_VERTEX_SHADER, PP_VS_INCLUDE);
     } else {
         fs = compile(GL_FRAGMENT_SHADER, PP_FS_MACRO);
+        vs = compile(GL_VERTEX_SHADER, PP_VS);
     }
     GLuint prog = glCreateProgram();
-    glAttachShader(prog, compile(GL_VERTEX_SHADER, PP_VS));
+    glAttachShader(prog, vs);
     glAttachShader(prog, fs);
     glLinkProgram(prog);
     GLint ok = 0;

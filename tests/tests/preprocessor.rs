@@ -63,10 +63,12 @@ fn line_and_include_number_lines_as_the_driver_does() {
     let dir = TempDir::new("pp-include");
     // Driver lines: `#line 1` restarts after the 2-line header; the
     // included string is lines 3-7 (`vec4 c` 5, `return c;` 6), main 9-12.
+    // The vertex shader `#include`s too: the fragment steps link it with
+    // its string spliced in; its own steps see the included input.
     let script = "break draw\ncontinue\ninfo program\ndebug fragment\nlist\n\
                   break 6\ncontinue\nprint c @ 20,10\n\
                   break 11\ncontinue\nprint COLOR @ 20,10\nlist 5\n\
-                  end\ndelete\ncontinue\n";
+                  end\ndebug vertex\nprint a_pos @ vertex 2\nend\ndelete\ncontinue\n";
     let out = Session::new(egl_pp(), script).args(["--include"]).run(&dir);
     // The program's source is the app's, `#include` and all.
     let program = out.ok("info program");
@@ -121,4 +123,30 @@ fn line_and_include_number_lines_as_the_driver_does() {
         "{}",
         out.transcript()
     );
+}
+
+/// `gldbg instrument --list-steps` numbers steps as the driver does too.
+#[test]
+fn instrument_lists_steps_at_the_drivers_lines() {
+    require_workspace();
+    let dir = TempDir::new("pp-instrument");
+    let file = dir.join("header.frag");
+    std::fs::write(
+        &file,
+        "#version 330 core\nuniform float u;\n#line 1\nout vec4 c;\nvoid main() {\n    c = vec4(u);\n}\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(gldbg())
+        .args(["instrument", "--list-steps", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let steps: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(steps[0]["line"], 3, "{steps}");
+    assert_eq!(steps[0]["text"], "c = vec4(u);", "{steps}");
 }

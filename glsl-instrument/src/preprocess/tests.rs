@@ -47,6 +47,9 @@ fn branches_are_decided_as_the_driver_does() {
         #if __VERSION__ >= 330 && defined(GL_core_profile) && !defined(GL_ES)\n\
         e1\n\
         #endif\n\
+        #if __LINE__ == 31 && __FILE__ == 0\n\
+        g1\n\
+        #endif\n\
         #if UNDEFINED_NAME\n\
         f1\n\
         #elif\n\
@@ -62,7 +65,8 @@ fn branches_are_decided_as_the_driver_does() {
             "#undef MODE",
             "c1",
             "d3",
-            "e1"
+            "e1",
+            "g1"
         ]
     );
     assert_eq!(p.active.len(), p.text.len(), "every offset kept");
@@ -117,6 +121,24 @@ fn conditionals_in_comments_are_text() {
     );
 }
 
+/// Multi-byte characters in comments and code (piglit's utf8.frag).
+#[test]
+fn utf8_anywhere() {
+    let p =
+        pp("#version 330\n/* § ¼ */ int a; // ü\n/* ¼\n§ */\n#if 0 /* ¼ */\nx\n#endif\nint ü;\n");
+    assert_eq!(
+        seen(&p),
+        [
+            "#version 330",
+            "/* § ¼ */ int a; // ü",
+            "/* ¼",
+            "§ */",
+            "int ü;"
+        ]
+    );
+    assert_eq!(p.active.len(), p.text.len());
+}
+
 #[test]
 fn unbalanced_conditionals_are_errors() {
     let e = preprocess("#version 330\n#if 1\nx\n", &Includes::default(), Api::Gl)
@@ -142,6 +164,9 @@ fn lines_follow_line_directives_as_mesa_numbers_them() {
     let p = pp("#version 130\n#line 10\nfoo;\n");
     assert_eq!(p.driver_line(3), 11);
     let p = pp("#version 300 es\n#line 10\nfoo;\n");
+    assert_eq!(p.driver_line(3), 10);
+    // Mesa numbers GLSL ES 1.00 the same way (its log says 0:10 here).
+    let p = pp("#version 100\n#line 10\nfoo;\n");
     assert_eq!(p.driver_line(3), 10);
     // In an inactive branch `#line` does nothing.
     let p = pp("#version 330\n#if 0\n#line 100\n#endif\nfoo;\n");

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use glsl_instrument::{OutputSlot, Position, ShaderModel, Stage, StepMode};
+use glsl_instrument::{Api, OutputSlot, Position, ShaderModel, Stage, StepMode};
 
 use crate::{
     Cause, EMPTY_MAIN, NO_MAIN, Section, ShaderTest, normalise, panic_message, probe, runner_source,
@@ -333,7 +333,9 @@ pub fn check_test(piglit: &Path, path: &Path, tmp: &Path, opts: &EquivOptions) -
     for (k, sec) in sections.into_iter().enumerate() {
         let source = runner_source(&text, sec, t.require);
         let runner_adds_version = source.len() != sec.raw.len();
-        let parsed = std::panic::catch_unwind(|| ShaderModel::parse(&source, sec.stage));
+        let parsed = std::panic::catch_unwind(|| {
+            ShaderModel::parse_with(&source, sec.stage, &t.includes, Api::Gl)
+        });
         let model = match parsed {
             Ok(Ok(m)) => m,
             Ok(Err(e)) => {

@@ -35,7 +35,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use glsl_instrument::{Position, Probe, ShaderModel, Stage};
+use glsl_instrument::{Api, Includes, Position, Probe, ShaderModel, Stage};
 
 pub mod driver;
 pub mod equiv;
@@ -177,6 +177,9 @@ pub struct ShaderTest {
     pub expects_error: bool,
     /// `[require]` names extensions or other requirements (kept for reports).
     pub require_lines: Vec<String>,
+    /// `[shader include]` named strings (first line the name) and
+    /// `[shader include paths]` (ARB_shading_language_include).
+    pub includes: Includes,
 }
 
 impl ShaderTest {
@@ -186,6 +189,7 @@ impl ShaderTest {
             sections: Vec::new(),
             expects_error: false,
             require_lines: Vec::new(),
+            includes: Includes::default(),
         };
         #[derive(PartialEq)]
         enum In {
@@ -193,13 +197,20 @@ impl ShaderTest {
             Require,
             Shader,
             Test,
+            Include,
+            IncludePaths,
         }
+        // The named string being read: name, text.
+        let mut include: Option<(String, String)> = None;
         let mut state = In::Other;
         let mut offset = 0;
         for (i, line) in text.split_inclusive('\n').enumerate() {
             let start = offset;
             offset += line.len();
             if line.starts_with('[') {
+                if let Some((name, text)) = include.take() {
+                    t.includes.strings.insert(name, text);
+                }
                 if let Some(last) = t.sections.last_mut()
                     && state == In::Shader
                 {
@@ -212,6 +223,10 @@ impl ShaderTest {
                     state = In::Require;
                 } else if header == "[test]" {
                     state = In::Test;
+                } else if header == "[shader include]" {
+                    state = In::Include;
+                } else if header == "[shader include paths]" {
+                    state = In::IncludePaths;
                 } else if let Some((stage, passthrough)) = section_stage(header) {
                     t.sections.push(Section {
                         stage,
@@ -260,8 +275,21 @@ impl ShaderTest {
                         t.expects_error = true;
                     }
                 }
+                In::Include => match &mut include {
+                    Some((_, text)) => text.push_str(line),
+                    None if !line.trim().is_empty() => {
+                        include = Some((line.trim().to_string(), String::new()));
+                    }
+                    None => {}
+                },
+                In::IncludePaths if !line.trim().is_empty() => {
+                    t.includes.search_paths.push(line.trim().to_string());
+                }
                 _ => {}
             }
+        }
+        if let Some((name, text)) = include.take() {
+            t.includes.strings.insert(name, text);
         }
         if let Some(last) = t.sections.last_mut()
             && state == In::Shader
@@ -370,6 +398,8 @@ pub struct CorpusShader {
     /// Extensions the test requires (`!GL_X`: requires its absence), for
     /// the driver check.
     pub requires: Vec<String>,
+    /// The named strings its `#include`s name.
+    pub includes: Includes,
 }
 
 impl CorpusShader {
@@ -443,6 +473,7 @@ impl Corpus {
                                 .filter_map(|l| l.split_whitespace().next())
                                 .map(str::to_string)
                                 .collect(),
+                            includes: t.includes.clone(),
                         },
                     );
                 }
@@ -462,6 +493,7 @@ impl Corpus {
                         line: 0,
                         copies: 1,
                         requires: cfg.extensions.clone(),
+                        includes: Includes::default(),
                     },
                 );
             }
@@ -543,10 +575,11 @@ pub fn quiet_panics() {
 pub const NO_MAIN: &str = "no `main` function";
 pub const EMPTY_MAIN: &str = "`main` has no statement to debug";
 
-/// Parse one shader, catching panics.
-pub fn parse_outcome(source: &str, stage: Stage) -> ParseOutcome {
+/// Parse one shader (with the named strings its `#include`s name),
+/// catching panics.
+pub fn parse_outcome(source: &str, stage: Stage, includes: &Includes) -> ParseOutcome {
     match catch_unwind(AssertUnwindSafe(|| {
-        ShaderModel::parse(source, stage).map(|m| m.steps().len())
+        ShaderModel::parse_with(source, stage, includes, Api::Gl).map(|m| m.steps().len())
     })) {
         Ok(Ok(steps)) => ParseOutcome::Ok { steps },
         Ok(Err(e)) if e.message == NO_MAIN || e.message == EMPTY_MAIN => {
@@ -698,7 +731,7 @@ pub fn run_parse(shaders: &[&CorpusShader]) -> ParseReport {
     let start = Instant::now();
     for (i, s) in shaders.iter().enumerate() {
         r.bytes += s.source.len();
-        let o = parse_outcome(&s.source, s.stage);
+        let o = parse_outcome(&s.source, s.stage, &s.includes);
         let origin = match s.origin {
             Origin::ShaderTest => "shader_test",
             Origin::ParserTest => "glslparsertest",
@@ -897,6 +930,26 @@ mod tests {
         assert_eq!(t.require.unwrap().directive(), "#version 300 es\n");
     }
 
+    /// piglit's arb_shading_language_include tests name their strings in
+    /// `[shader include]` sections (path_test.shader_test's shape).
+    #[test]
+    fn shader_include_sections_feed_the_includes() {
+        let text = "[require]\nGL_ARB_shading_language_include\n\n\
+            [shader include]\n/test path/./to/../inc.shader\n\nvoid main()\n{\n\tgl_FragColor = vec4(1.0);\n}\n\n\
+            [shader include paths]\n/test path/\n\n\
+            [fragment shader]\n#extension GL_ARB_shading_language_include: enable\n\n#include \"inc.shader\"\n\n\
+            [test]\ndraw rect -1 -1 2 2\n";
+        let t = ShaderTest::parse(text);
+        assert_eq!(t.includes.search_paths, ["/test path/"]);
+        assert_eq!(
+            t.includes.strings.keys().collect::<Vec<_>>(),
+            ["/test path/./to/../inc.shader"]
+        );
+        let source = runner_source(text, &t.sections[0], t.require);
+        let o = parse_outcome(&source, Stage::Fragment, &t.includes);
+        assert!(matches!(o, ParseOutcome::Ok { steps: 1 }), "{o:?}");
+    }
+
     #[test]
     fn per_stage_sample() {
         let shader = |stage, n: usize| CorpusShader {
@@ -907,6 +960,7 @@ mod tests {
             line: 1,
             copies: 1,
             requires: Vec::new(),
+            includes: Includes::default(),
         };
         let mut c = Corpus::default();
         for n in 0..10 {
@@ -1007,7 +1061,9 @@ pub fn run_bench(shaders: &[&CorpusShader], max_steps: usize) -> Bench {
     let mut parse_secs = 0.0;
     for s in shaders {
         let t0 = Instant::now();
-        let model = catch_unwind(AssertUnwindSafe(|| ShaderModel::parse(&s.source, s.stage)));
+        let model = catch_unwind(AssertUnwindSafe(|| {
+            ShaderModel::parse_with(&s.source, s.stage, &s.includes, Api::Gl)
+        }));
         let dt = t0.elapsed().as_secs_f64();
         parse_secs += dt;
         b.bytes += s.source.len();
@@ -1200,7 +1256,7 @@ pub fn run_compile(
             continue;
         }
         let parsed = catch_unwind(AssertUnwindSafe(|| {
-            ShaderModel::parse(&sh.source, sh.stage)
+            ShaderModel::parse_with(&sh.source, sh.stage, &sh.includes, Api::Gl)
         }));
         let model = match parsed {
             Ok(Ok(m)) => m,
