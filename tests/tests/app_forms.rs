@@ -377,3 +377,30 @@ fn bindless_handles_reach_the_debug_program() {
     assert_eq!(values(out.ok("print r @ 10,20")), [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(values(out.ok("print g @ 10,20")), [0.0, 1.0, 0.0, 1.0]);
 }
+
+/// Shaders loaded as SPIR-V (glShaderBinary, ARB_gl_spirv) have no GLSL
+/// source: `info program` and `debug fragment` say so and what to do; the
+/// app runs on and draws its native frame.
+#[test]
+fn spirv_shaders_say_why_they_do_not_debug() {
+    require_workspace();
+    let app = egl_binary();
+    let native = run_native(&app, &["--spirv"], &[]);
+    assert!(native.stdout.contains("program from spirv"), "{}", native.stdout);
+    let dir = TempDir::new("spirv");
+    let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
+    let out = Session::new(&app, script).args(["--spirv"]).run(&dir);
+    support::assert_last_exited_0(&out, "continue");
+    assert_eq!(binary_frame(&out.stdout), binary_frame(&native.stdout));
+    let info = out.ok("info program");
+    let note = info["note"].as_str().unwrap_or_else(|| panic!("no note: {info}"));
+    assert!(note.contains("were loaded with glShaderBinary"), "{note}");
+    assert!(note.contains("glShaderSource"), "{note}");
+    let err = out.result("debug fragment");
+    assert_eq!(err["ok"], false, "{err}");
+    let err = err["error"].as_str().unwrap_or("");
+    assert!(
+        err.contains("source is unknown") && err.contains("glShaderBinary"),
+        "{err}"
+    );
+}
