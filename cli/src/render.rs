@@ -688,7 +688,9 @@ fn program_text(p: &pb::ProgramInfo) -> String {
         if !sh.version.is_empty() {
             let _ = write!(s, ", #version {}", sh.version);
         }
-        if !sh.recorded {
+        if sh.source.is_empty() {
+            s.push_str(" (source unknown)");
+        } else if !sh.recorded {
             s.push_str(" (source queried from the driver)");
         }
     }

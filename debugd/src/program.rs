@@ -91,10 +91,20 @@ impl Recorded {
                  shader cache or turn it off, then run it again"
             ));
         }
-        let s = shaders.iter().find(|s| self.binary_shaders.contains(s))?;
+        let binary: Vec<String> = shaders
+            .iter()
+            .filter(|s| self.binary_shaders.contains(s))
+            .map(u32::to_string)
+            .collect();
+        let (noun, verb) = match binary.len() {
+            0 => return None,
+            1 => ("shader", "was"),
+            _ => ("shaders", "were"),
+        };
         Some(format!(
-            "shader {s} was loaded with glShaderBinary (SPIR-V or a driver binary) and has no \
-             GLSL source to debug; make the app load GLSL with glShaderSource instead"
+            "{noun} {} {verb} loaded with glShaderBinary (SPIR-V or a driver binary): there is \
+             no GLSL source to debug; make the app load GLSL with glShaderSource instead",
+            binary.join(", ")
         ))
     }
 
@@ -449,7 +459,12 @@ mod tests {
         );
         r.link(7);
         assert_eq!(r.binary_note(&[7], &[]), None);
-        r.shader_binary(&[3]);
+        r.shader_binary(&[3, 4]);
+        assert!(
+            r.binary_note(&[8], &[3, 4])
+                .unwrap()
+                .starts_with("shaders 3, 4 were loaded")
+        );
         assert!(
             r.binary_note(&[8], &[3])
                 .unwrap()

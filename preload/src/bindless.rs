@@ -82,8 +82,7 @@ fn parse(name: &str, args: &[u64]) -> Option<(Option<u32>, i32, Vec<u64>)> {
         }
         // SAFETY: the app passes `count` handles at `ptr` (GL's contract),
         // valid while its call runs.
-        unsafe { core::slice::from_raw_parts(ptr as *const u64, count.min(1024) as usize) }
-            .to_vec()
+        unsafe { core::slice::from_raw_parts(ptr as *const u64, count.min(1024) as usize) }.to_vec()
     } else {
         vec![*rest.get(1)?]
     };
@@ -106,7 +105,11 @@ fn current_program() -> u32 {
     unsafe {
         invoke(
             ids::glGetProgramPipelineiv,
-            &[pipeline as u64, gl::ACTIVE_PROGRAM as u64, &mut active as *mut i32 as usize as u64],
+            &[
+                pipeline as u64,
+                gl::ACTIVE_PROGRAM as u64,
+                &mut active as *mut i32 as usize as u64,
+            ],
         )
     };
     active as u32
@@ -123,7 +126,11 @@ fn read_back(program: u32, location: i32) -> Option<u64> {
     unsafe {
         invoke(
             getter,
-            &[program as u64, location as u64, v.as_mut_ptr() as usize as u64],
+            &[
+                program as u64,
+                location as u64,
+                v.as_mut_ptr() as usize as u64,
+            ],
         )
     };
     Some(v[0])
@@ -201,7 +208,10 @@ mod tests {
             Some((None, 1, vec![7]))
         );
         // A location of -1 is ignored by GL, and so here.
-        assert_eq!(parse("glProgramUniformHandleui64NV", &[5, u32::MAX as u64, 1]), None);
+        assert_eq!(
+            parse("glProgramUniformHandleui64NV", &[5, u32::MAX as u64, 1]),
+            None
+        );
         assert_eq!(parse("glUniformHandleui64vARB", &[0, 0, ptr]), None);
     }
 }

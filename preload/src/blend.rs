@@ -1,6 +1,6 @@
-//! Blend functions across a fragment replay.
+//! Blend functions across a debug replay (any stage).
 //!
-//! The replay writes its debug values unblended, and GL checks the blend
+//! A replay writes its debug values unblended, and GL checks the blend
 //! functions of every draw buffer at the draw, enabled or not (Mesa): a
 //! function that reads the second source of dual-source blending
 //! (`GL_SRC1_COLOR` ...) on more draw buffers than

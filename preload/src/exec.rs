@@ -700,6 +700,11 @@ pub(crate) type Failure = (u32, String);
 /// replaced by `mode` where given; at `glEnd`, the deferred immediate-mode
 /// sequence (`immediate.rs`).
 pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
+    // Neutral blend functions on every draw buffer while the replay runs: a
+    // function reading the second source (dual-source blending) on more
+    // draw buffers than GL allows fails the draw, and our framebuffers have
+    // two or more.
+    let _blend = crate::blend::Neutral::set(gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32);
     if id == gldbg_proto::api::ids::glEnd {
         crate::immediate::replay(mode);
         return;
@@ -933,13 +938,10 @@ fn step(
         gl::color_maski(i, [1, 1, 1, 1]);
     }
     // Blending never applies to the debug outputs: a value is written as it
-    // is. It is off on every draw buffer (the app's are NONE here), with
-    // neutral functions: one reading the second source (dual-source
-    // blending) on more draw buffers than GL allows fails the draw.
+    // is. It is off on every draw buffer (the app's are NONE here).
     for i in 0..max_db {
         gl::set_enabledi(gl::BLEND, i, false);
     }
-    let _blend = crate::blend::Neutral::set(max_db);
     // Only the coverage needs clearing: a value counts where it is nonzero.
     gl::clear_buffer_fv(gl::COLOR, dbg.coverage_loc as i32, [0.0; 4]);
     if let Some((_, att)) = ds {

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 const COMPILE: u32 = 0x1300;
+const COMPILE_AND_EXECUTE: u32 = 0x1301;
 
 /// Threads between `glNewList` and `glEndList` (the draw wrappers' fast
 /// path looks no further while it is 0).
@@ -41,7 +42,8 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
         ids::glNewList if open == 0 => {
             let list = args.first().copied().unwrap_or(0) as u32;
             let mode = args.get(1).copied().unwrap_or(0) as u32;
-            if list != 0 {
+            // GL refuses list 0 and other modes (nothing is compiled then).
+            if list != 0 && matches!(mode, COMPILE | COMPILE_AND_EXECUTE) {
                 CURRENT.with(|c| c.set((list, mode)));
                 OPEN.fetch_add(1, Relaxed);
                 set_drawing(list, false);

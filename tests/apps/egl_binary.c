@@ -13,21 +13,26 @@
  *
  * and, when that fails (LINK_STATUS false) or there is no binary format,
  * from source (attach, link). With --cache and a binary format, the
- * program's binary is saved to FILE after a source link. Each frame draws
+ * program's binary is saved to FILE after a source link.
+ *
+ * --spirv: the program's shaders are SPIR-V instead (glShaderBinary with
+ * GL_SHADER_BINARY_FORMAT_SPIR_V, glSpecializeShader; spirv_quad.h, the
+ * same formulas): there is no GLSL source at all. Each frame draws
  * one full-window quad; the app checks every pixel against the shader's
  * formula and prints
  *
- *   egl_binary: program from binary|source, formats I L F B D, frame H, pixels ok, <renderer>
+ *   egl_binary: program from binary|source|spirv, formats I L F B D, frame H, pixels ok, <renderer>
  *
  * with the binary format count as glGetIntegerv, glGetInteger64v,
  * glGetFloatv, glGetBooleanv and glGetDoublev answer it, and an FNV-1a
  * hash H of the last frame. Exit 1 on a GL error or a wrong pixel.
  *
- *   egl_binary [--cache FILE] [--frames N]
+ *   egl_binary [--cache FILE] [--spirv] [--frames N]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #define APP_NAME "egl_binary"
 #include "egl_app.h"
+#include "spirv_quad.h"
 #include <math.h>
 #include <string.h>
 
@@ -66,6 +71,27 @@ static void link_source(GLuint p) {
     glDeleteShader(fs);
 }
 
+/* Link `p` from the SPIR-V shaders of spirv_quad.h. */
+static void link_spirv(GLuint p) {
+    PFNGLSPECIALIZESHADERARBPROC specialize =
+        (PFNGLSPECIALIZESHADERARBPROC)eglGetProcAddress("glSpecializeShaderARB");
+    if (!specialize) die("no glSpecializeShaderARB");
+    const uint32_t *code[2] = {SPIRV_VS, SPIRV_FS};
+    const GLsizei size[2] = {sizeof SPIRV_VS, sizeof SPIRV_FS};
+    const GLenum type[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    for (int i = 0; i < 2; i++) {
+        GLuint s = glCreateShader(type[i]);
+        glShaderBinary(1, &s, GL_SHADER_BINARY_FORMAT_SPIR_V_ARB, code[i], size[i]);
+        specialize(s, "main", 0, NULL, NULL);
+        GLint ok = 0;
+        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+        if (!ok) die("SPIR-V shader not specialized");
+        glAttachShader(p, s);
+    }
+    glLinkProgram(p);
+    if (!linked(p)) die("SPIR-V link failed");
+}
+
 /* The binary of `p`: its format in *format, malloc'ed bytes, length in *len. */
 static void *get_binary(GLuint p, GLenum *format, GLsizei *len) {
     GLint size = 0;
@@ -101,12 +127,13 @@ static void save_cache(const char *file, GLuint p) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2;
+    int frames = 2, spirv = 0;
     const char *cache = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
-        else die("usage: egl_binary [--cache FILE] [--frames N]");
+        else if (!strcmp(argv[i], "--spirv")) spirv = 1;
+        else die("usage: egl_binary [--cache FILE] [--spirv] [--frames N]");
     }
     struct egl_app app = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     egl_app_float_target(SIZE, SIZE);
@@ -129,7 +156,9 @@ int main(int argc, char **argv) {
 
     GLuint prog = glCreateProgram();
     int tried = 0;
-    if (cache) {
+    if (spirv) {
+        link_spirv(prog);
+    } else if (cache) {
         tried = load_cache(cache, prog);
     } else if (formats > 0) {
         GLuint first = glCreateProgram();
@@ -143,7 +172,7 @@ int main(int argc, char **argv) {
         tried = 1;
     }
     int from_binary = tried && linked(prog);
-    if (!from_binary) {
+    if (!from_binary && !spirv) {
         link_source(prog);
         if (cache && formats > 0) save_cache(cache, prog);
     }
@@ -179,7 +208,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("egl_binary: program from %s, formats %d %lld %g %d %g, frame %llu, pixels %s, %s\n",
-           from_binary ? "binary" : "source", formats, (long long)formats64, formatsf,
+           spirv ? "spirv" : from_binary ? "binary" : "source", formats, (long long)formats64, formatsf,
            formatsb, formatsd, (unsigned long long)fnv(FNV_OFFSET, px, sizeof px),
            ok ? "ok" : "WRONG", (const char *)glGetString(GL_RENDERER));
     egl_app_end(app);

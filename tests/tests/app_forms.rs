@@ -54,7 +54,9 @@ fn dual_source_blending_programs_debug() {
              print c0 @ {x},{y}\nprint c1 @ {x},{y}\nend\ndelete\n"
         );
     }
-    script += "continue\n";
+    // A vertex step (frame 2's draw 3) replays with rasterizer discard into two buffers of
+    // ours: the app's dual-source blend functions must not fail it.
+    script += "break draw 3\ncontinue\ndebug vertex\nend\ndelete\ncontinue\n";
     let dir = TempDir::new("dual-source");
     let out = Session::new(&app, &script).run(&dir);
     assert_exited_0_last(&out);
@@ -64,6 +66,8 @@ fn dual_source_blending_programs_debug() {
         "the app's frame differs from a native run"
     );
     assert!(out.stdout.contains("blend ok"), "{}", out.stdout);
+    let vertex = out.ok("debug vertex");
+    assert_eq!(vertex["reached"], 4, "{vertex}");
     for (k, (draw, (x, y))) in draws.into_iter().enumerate() {
         let info = out.ok_n("info program", k);
         let outputs: Vec<(String, i64, i64)> = info["outputs"]
@@ -361,8 +365,14 @@ fn bindless_handles_reach_the_debug_program() {
     if native.stdout.contains("egl_bindless: skipped") {
         let out = Session::new(&app, "continue\n").run(&dir);
         support::assert_last_exited_0(&out, "continue");
-        assert!(out.stdout.contains("egl_bindless: skipped"), "{}", out.stdout);
-        eprintln!("bindless_handles_reach_the_debug_program: no GL_ARB_bindless_texture here; values not checked");
+        assert!(
+            out.stdout.contains("egl_bindless: skipped"),
+            "{}",
+            out.stdout
+        );
+        eprintln!(
+            "bindless_handles_reach_the_debug_program: no GL_ARB_bindless_texture here; values not checked"
+        );
         return;
     }
     let out = Session::new(&app, script).run(&dir);
@@ -376,4 +386,37 @@ fn bindless_handles_reach_the_debug_program() {
     assert_eq!(stop["reached"], 64 * 64, "{stop}");
     assert_eq!(values(out.ok("print r @ 10,20")), [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(values(out.ok("print g @ 10,20")), [0.0, 1.0, 0.0, 1.0]);
+}
+
+/// Shaders loaded as SPIR-V (glShaderBinary, ARB_gl_spirv) have no GLSL
+/// source: `info program` and `debug fragment` say so and what to do; the
+/// app runs on and draws its native frame.
+#[test]
+fn spirv_shaders_say_why_they_do_not_debug() {
+    require_workspace();
+    let app = egl_binary();
+    let native = run_native(&app, &["--spirv"], &[]);
+    assert!(
+        native.stdout.contains("program from spirv"),
+        "{}",
+        native.stdout
+    );
+    let dir = TempDir::new("spirv");
+    let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
+    let out = Session::new(&app, script).args(["--spirv"]).run(&dir);
+    support::assert_last_exited_0(&out, "continue");
+    assert_eq!(binary_frame(&out.stdout), binary_frame(&native.stdout));
+    let info = out.ok("info program");
+    let note = info["note"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no note: {info}"));
+    assert!(note.contains("were loaded with glShaderBinary"), "{note}");
+    assert!(note.contains("glShaderSource"), "{note}");
+    let err = out.result("debug fragment");
+    assert_eq!(err["ok"], false, "{err}");
+    let err = err["error"].as_str().unwrap_or("");
+    assert!(
+        err.contains("source is unknown") && err.contains("glShaderBinary"),
+        "{err}"
+    );
 }

@@ -48,6 +48,26 @@ fn read_dump(path: &Path) -> Vec<Section> {
     sections
 }
 
+/// `dump` without its program binary format lines; under gldbg
+/// (`gldbg_run`: its tag) they must say there are none.
+fn without_binary_formats(dump: Vec<Section>, gldbg_run: Option<&str>) -> Vec<Section> {
+    let binary = |line: &str| key(line).contains("_BINARY_FORMATS");
+    if let Some(tag) = gldbg_run {
+        for (label, lines) in &dump {
+            for line in lines.iter().filter(|l| binary(l)) {
+                let value = line.split_once(" = ").map_or("", |(_, v)| v).trim();
+                assert!(
+                    value.is_empty() || value == "0",
+                    "{tag}: `{label}`: under gldbg there are no binary formats: {line}"
+                );
+            }
+        }
+    }
+    dump.into_iter()
+        .map(|(label, lines)| (label, lines.into_iter().filter(|l| !binary(l)).collect()))
+        .collect()
+}
+
 /// The key of a dump line: what precedes " = ".
 fn key(line: &str) -> &str {
     line.split_once(" = ").map_or(line, |(k, _)| k)
@@ -208,6 +228,13 @@ fn check_variant(case: &Case, busy: bool) {
 
     let native_dump = read_dump(&native_path);
     let gldbg_dump = read_dump(&gldbg_path);
+    // The one deliberate difference: under gldbg the driver reports no
+    // program binary formats (apps then compile from source, which gldbg
+    // debugs; issue 11 point 6). Checked here, then left out.
+    let (native_dump, gldbg_dump) = (
+        without_binary_formats(native_dump, None),
+        without_binary_formats(gldbg_dump, Some(&tag)),
+    );
     let labels = |d: &[Section]| d.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>();
     assert_eq!(labels(&native_dump), case.labels, "native dump labels");
     assert_eq!(labels(&gldbg_dump), case.labels, "dump labels under gldbg");
