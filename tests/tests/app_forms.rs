@@ -433,7 +433,11 @@ fn a_binary_program_without_a_source_path_is_explained() {
     let cache = cache.to_str().unwrap();
     run_native(&app, &["--cache", cache], &[]);
     let native = run_native(&app, &["--cache", cache, "--no-fallback"], &[]);
-    assert!(native.stdout.contains("program from binary"), "{}", native.stdout);
+    assert!(
+        native.stdout.contains("program from binary"),
+        "{}",
+        native.stdout
+    );
     let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
     let out = Session::new(&app, script)
         .args(["--cache", cache, "--no-fallback"])
