@@ -1385,7 +1385,9 @@ impl Session {
                 .get(&stop.context)
                 .and_then(Recorded::unlinked_binary_note);
             if let Some(note) = loaded {
-                return Err(Error::FailedPrecondition(format!("no program is current: {note}")));
+                return Err(Error::FailedPrecondition(format!(
+                    "no program is current: {note}"
+                )));
             }
         }
         check_status("CMD_QUERY_PROGRAM", st, |st| {
