@@ -80,6 +80,14 @@ impl Recorded {
         self.binary_programs.insert(program);
     }
 
+    /// Why no program may be current: one was loaded with
+    /// `glProgramBinary` (which fails under gldbg) and never linked since.
+    pub fn unlinked_binary_note(&self) -> Option<String> {
+        let mut programs: Vec<u32> = self.binary_programs.iter().copied().collect();
+        programs.sort_unstable();
+        self.binary_note(&programs, &[])
+    }
+
     /// Why the sources of `programs` (attached `shaders`) are unknown, and
     /// what to do; `None` when nothing was loaded as a binary.
     pub fn binary_note(&self, programs: &[u32], shaders: &[u32]) -> Option<String> {

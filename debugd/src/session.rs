@@ -1401,6 +1401,20 @@ impl Session {
     fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>, Option<String>)> {
         let (stop, shm, _) = self.stopped()?;
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
+        if st == abi::STATUS_NO_PROGRAM {
+            // A program whose glProgramBinary failed (under gldbg, always)
+            // and that the app never linked from source cannot be current.
+            let c = self.control();
+            let loaded = c
+                .recorded
+                .get(&stop.context)
+                .and_then(Recorded::unlinked_binary_note);
+            if let Some(note) = loaded {
+                return Err(Error::FailedPrecondition(format!(
+                    "no program is current: {note}"
+                )));
+            }
+        }
         check_status("CMD_QUERY_PROGRAM", st, |st| {
             Error::Internal(format!("querying the program failed (status {st})"))
         })?;

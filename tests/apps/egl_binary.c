@@ -15,6 +15,10 @@
  * from source (attach, link). With --cache and a binary format, the
  * program's binary is saved to FILE after a source link.
  *
+ * --no-fallback (with --cache): a program that fails to load from the
+ * cache is used as it is (an app without a source path; it then draws
+ * nothing and exits 1 with the GL error).
+ *
  * --spirv: the program's shaders are SPIR-V instead (glShaderBinary with
  * GL_SHADER_BINARY_FORMAT_SPIR_V, glSpecializeShader; spirv_quad.h, the
  * same formulas): there is no GLSL source at all. Each frame draws
@@ -27,7 +31,7 @@
  * glGetFloatv, glGetBooleanv and glGetDoublev answer it, and an FNV-1a
  * hash H of the last frame. Exit 1 on a GL error or a wrong pixel.
  *
- *   egl_binary [--cache FILE] [--spirv] [--frames N]
+ *   egl_binary [--cache FILE [--no-fallback]] [--spirv] [--frames N]
  */
 #define GL_GLEXT_PROTOTYPES 1
 #define APP_NAME "egl_binary"
@@ -127,13 +131,14 @@ static void save_cache(const char *file, GLuint p) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 2, spirv = 0;
+    int frames = 2, spirv = 0, fallback = 1;
     const char *cache = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
         else if (!strcmp(argv[i], "--spirv")) spirv = 1;
-        else die("usage: egl_binary [--cache FILE] [--spirv] [--frames N]");
+        else if (!strcmp(argv[i], "--no-fallback")) fallback = 0;
+        else die("usage: egl_binary [--cache FILE [--no-fallback]] [--spirv] [--frames N]");
     }
     struct egl_app app = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     egl_app_float_target(SIZE, SIZE);
@@ -172,7 +177,7 @@ int main(int argc, char **argv) {
         tried = 1;
     }
     int from_binary = tried && linked(prog);
-    if (!from_binary && !spirv) {
+    if (!from_binary && !spirv && (fallback || !tried)) {
         link_source(prog);
         if (cache && formats > 0) save_cache(cache, prog);
     }

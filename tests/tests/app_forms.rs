@@ -420,3 +420,35 @@ fn spirv_shaders_say_why_they_do_not_debug() {
         "{err}"
     );
 }
+
+/// An app without a source path (it uses what its cache gave) cannot make
+/// its program current under gldbg: `info program` and `debug` say why
+/// and what to do.
+#[test]
+fn a_binary_program_without_a_source_path_is_explained() {
+    require_workspace();
+    let app = egl_binary();
+    let dir = TempDir::new("program-binary-no-fallback");
+    let cache = dir.join("cache.bin");
+    let cache = cache.to_str().unwrap();
+    run_native(&app, &["--cache", cache], &[]);
+    let native = run_native(&app, &["--cache", cache, "--no-fallback"], &[]);
+    assert!(
+        native.stdout.contains("program from binary"),
+        "{}",
+        native.stdout
+    );
+    let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
+    let out = Session::new(&app, script)
+        .args(["--cache", cache, "--no-fallback"])
+        .run(&dir);
+    for cmd in ["info program", "debug fragment"] {
+        let r = out.result(cmd);
+        assert_eq!(r["ok"], false, "{r}");
+        let err = r["error"].as_str().unwrap_or("");
+        assert!(
+            err.contains("loaded with glProgramBinary") && err.contains("shader cache"),
+            "{cmd}: {err}"
+        );
+    }
+}
