@@ -244,7 +244,8 @@ fn display_lists_draw_only_when_called() {
                   print p @ 20,10\nend\ncontinue\ndebug fragment\ncontinue\ncontinue\n\
                   debug fragment\nbreak 5\ncontinue\nprint p @ 45,10\nend\ndelete\ncontinue\n";
     let dir = TempDir::new("display-lists");
-    let out = Session::new(&app, script).run(&dir);
+    // `debug fragment` in compile-and-execute fails: the script goes on.
+    let out = Session::new(&app, script).keep_going().run(&dir);
     support::assert_last_exited_0(&out, "continue");
     assert_eq!(
         result_line(&out.stdout, "egl_lists"),
@@ -403,7 +404,10 @@ fn spirv_shaders_say_why_they_do_not_debug() {
     );
     let dir = TempDir::new("spirv");
     let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
-    let out = Session::new(&app, script).args(["--spirv"]).run(&dir);
+    let out = Session::new(&app, script)
+        .args(["--spirv"])
+        .keep_going()
+        .run(&dir);
     support::assert_last_exited_0(&out, "continue");
     assert_eq!(binary_frame(&out.stdout), binary_frame(&native.stdout));
     let info = out.ok("info program");
@@ -441,6 +445,7 @@ fn a_binary_program_without_a_source_path_is_explained() {
     let script = "break draw 1\ncontinue\ninfo program\ndebug fragment\ndelete\ncontinue\n";
     let out = Session::new(&app, script)
         .args(["--cache", cache, "--no-fallback"])
+        .keep_going()
         .run(&dir);
     for cmd in ["info program", "debug fragment"] {
         let r = out.result(cmd);
