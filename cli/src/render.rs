@@ -960,6 +960,13 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
                         o["summary"][k] = json!(n);
                     }
                 }
+                // No written value: there is no min or max (not NaN).
+                if sum.count <= sum.undefined
+                    && let Some(s) = o["summary"].as_object_mut()
+                {
+                    s.remove("min");
+                    s.remove("max");
+                }
                 if !reply.table.is_empty() {
                     let rows: Vec<Value> = reply
                         .table
@@ -2028,6 +2035,31 @@ mod tests {
         assert_eq!(
             result_text(&Ok(out)),
             "v (vec2): 4096 of 5000 fragments reached; min (0, 0.5), max (1, 31.5); NaN 0, Inf 1"
+        );
+
+        // Nothing written yet anywhere: no min or max, in JSON as in text.
+        let none = pb::PrintReply {
+            expr: "y".into(),
+            r#type: "float".into(),
+            summary: Some(pb::Summary {
+                count: 10,
+                min: vec![f64::NAN],
+                max: vec![f64::NAN],
+                total: 10,
+                undefined: 10,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let out = Outcome::Print {
+            reply: none,
+            at: None,
+            stage: "fragment".into(),
+        };
+        assert_eq!(
+            j("print y", Ok(out)),
+            json!({"cmd": "print y", "ok": true, "expr": "y", "type": "float",
+                   "summary": {"count": 10, "nan": 0, "inf": 0, "total": 10, "undefined": 10}})
         );
     }
 
