@@ -810,6 +810,18 @@ fn undefined_json(o: &mut Obj, values: &[f64], undefined: &[u32], reply: &pb::Pr
 }
 
 fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
+    let mut s = print_value_text(reply, asked, stage);
+    if !reply.written_unknown.is_empty() {
+        let _ = write!(
+            s,
+            "\n  note: gldbg cannot tell whether {} was written at this step; shown as read",
+            reply.written_unknown.join(", ")
+        );
+    }
+    s
+}
+
+fn print_value_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
     let ty = &reply.r#type;
     if !reply.emitted.is_empty() {
         return emitted_text(reply, asked);
@@ -906,6 +918,10 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
     let ty = &reply.r#type;
     o.insert("expr".into(), json!(reply.expr));
     o.insert("type".into(), json!(ty));
+    if !reply.written_unknown.is_empty() {
+        // Not claimed written or not written: shown as read.
+        o.insert("written_unknown".into(), json!(reply.written_unknown));
+    }
     if !reply.emitted.is_empty() {
         if let Some(at) = at_of(reply, asked) {
             o.insert("invocation".into(), at_json(at));

@@ -1698,6 +1698,7 @@ impl Session {
                             Some(_) => value.undefined_at(index),
                             None => Vec::new(),
                         },
+                        written_unknown: value.written_unknown(),
                     })
                 }
                 None => {
@@ -1754,6 +1755,7 @@ impl Session {
                         emitted: Vec::new(),
                         table,
                         parts: value.reply_parts(),
+                        written_unknown: value.written_unknown(),
                         ..Default::default()
                     })
                 }
@@ -2432,6 +2434,7 @@ fn print_primitive(
         emitted,
         table: Vec::new(),
         parts: value.reply_parts(),
+        written_unknown: value.written_unknown(),
         ..Default::default()
     })
 }
