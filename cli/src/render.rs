@@ -1881,6 +1881,20 @@ mod tests {
         let v = j("print gl_FragColor @ 3,4", Ok(out(none)));
         assert_eq!(v["undefined"], json!(true), "{v}");
         assert!(v.get("value").is_none(), "{v}");
+        // Where gldbg cannot tell: the value as read, with the note.
+        let unknown = pb::PrintReply {
+            undefined: vec![],
+            written_unknown: vec!["gl_FragColor".into()],
+            ..reply.clone()
+        };
+        assert_eq!(
+            result_text(&Ok(out(unknown.clone()))),
+            "gl_FragColor = (0.5, 0.25, 1, -8e-38) (vec4) @ 3,4\n  note: gldbg cannot tell \
+             whether gl_FragColor was written at this step; shown as read"
+        );
+        let v = j("print gl_FragColor @ 3,4", Ok(out(unknown)));
+        assert_eq!(v["written_unknown"], json!(["gl_FragColor"]), "{v}");
+        assert!(v.get("undefined").is_none(), "{v}");
         let discarded = pb::PrintReply {
             reached: false,
             discarded: true,

@@ -797,7 +797,8 @@ pub(crate) fn instrument_to(
         // Locals of main where the probe is in main itself.
         let in_main =
             at_end || (pos.calls.is_empty() && Some(model.info[target].func) == model.main);
-        let w = written::Written::new(m, e, in_main, &mut names);
+        let probe_func = &model.functions[model.info[target].func].name;
+        let w = written::Written::new(m, e, in_main, probe_func, &mut names);
         if !wraps_main {
             // Tess-control (all its outputs untracked) and compute: no
             // written probe, only what gldbg cannot tell.

@@ -74,6 +74,9 @@ pub(super) struct Written {
     tracked: Vec<Tracked>,
     /// The scope the probe reads names in (`main` where it is in `main`).
     probe_scope: Option<usize>,
+    /// The names the probe's function declares itself: a global of the
+    /// same name the probe reads may be the local (cannot tell).
+    probe_shadow: HashSet<String>,
     /// Outputs gldbg cannot track (structs, blocks, tess-control outputs).
     untracked: BTreeSet<String>,
     /// Every function definition: name and index among the declarations.
@@ -276,8 +279,8 @@ fn names_of(list: &ast::InitDeclaratorList) -> Vec<String> {
     head.chain(tail).collect()
 }
 
-/// Every name `main` declares (`names`), and in `out` the uninitialized
-/// ones declared outside loops.
+/// Every name a function (`main`) declares (`names`), and in `out` the
+/// uninitialized ones declared outside loops.
 fn main_locals(
     s: &ast::Statement,
     in_loop: bool,
@@ -343,6 +346,36 @@ fn uninitialized_locals(decls: &[ast::ExternalDeclaration]) -> (Option<usize>, V
     }
     out.retain(|(n, _)| names.iter().filter(|m| *m == n).count() == 1);
     (Some(k), out)
+}
+
+/// The names function definition `def` declares (parameters, locals).
+fn function_names_declared(def: &ast::FunctionDefinition) -> Vec<String> {
+    let mut names = Vec::new();
+    for s in &def.statement.statement_list {
+        main_locals(s, false, &mut names, &mut Vec::new());
+    }
+    for p in &def.prototype.parameters {
+        if let ast::FunctionParameterDeclarationData::Named(_, d) = &p.content {
+            names.push(d.ident.ident.0.to_string());
+        }
+    }
+    names
+}
+
+/// The names the definitions of function `name` declare.
+fn declared_in(decls: &[ast::ExternalDeclaration], name: &str) -> Vec<String> {
+    decls
+        .iter()
+        .filter_map(|d| match &d.content {
+            ast::ExternalDeclarationData::FunctionDefinition(f)
+                if f.prototype.name.as_str() == name =>
+            {
+                Some(function_names_declared(f))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The function definitions of `decls` (name, index) and their
@@ -462,6 +495,7 @@ impl Written {
         m: &ShaderModel,
         probe: &ast::Expr,
         in_main: bool,
+        probe_func: &str,
         names: &mut Names,
     ) -> Written {
         let mut named = HashSet::new();
@@ -504,7 +538,12 @@ impl Written {
         }
         let (defs, params) = functions(&m.tu.0, names, &mut tracked);
         let reset = (m.stage == Stage::Geometry).then(|| names.fresh("gldbg_unwritten"));
+        let probe_shadow = match in_main {
+            true => "main",
+            false => probe_func,
+        };
         Written {
+            probe_shadow: declared_in(&m.tu.0, probe_shadow).into_iter().collect(),
             tracked,
             probe_scope,
             untracked,
@@ -619,11 +658,13 @@ impl Written {
         let mut unknown = BTreeSet::new();
         for (k, d) in decls.iter_mut().enumerate() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
+                let shadow = function_names_declared(def);
                 let mut t = track::Tracker {
                     w: self,
                     scope: k,
                     user,
                     unknown: &mut unknown,
+                    shadow: shadow.into_iter().collect(),
                 };
                 for s in &mut def.statement.statement_list {
                     t.stmt(s);
@@ -643,7 +684,8 @@ impl Written {
     ) -> Result<(), Vec<String>> {
         if let Some((root, ops)) = chain(e) {
             if let Some(t) = self.find_in(root, self.probe_scope) {
-                if unknown.contains(&(t.scope, root.to_string())) {
+                let shadowed = t.scope.is_none() && self.probe_shadow.contains(root);
+                if shadowed || unknown.contains(&(t.scope, root.to_string())) {
                     return Err(vec![root.to_string()]);
                 }
                 for op in &ops {
@@ -1125,5 +1167,28 @@ void main() {
             unknown(tcs, Stage::TessControl, 7, "gl_TessLevelOuter[0]"),
             ["gl_TessLevelOuter"]
         );
+    }
+
+    #[test]
+    fn a_local_of_an_outputs_name_is_not_taken_for_the_output() {
+        let src = "#version 330 core
+out vec4 c;
+void f() { vec4 c; c = vec4(1.0); }
+void main() {
+    f();
+    c.x = 0.0;
+}
+";
+        // `f` writes its own `c`: never claimed as the output's write.
+        assert_eq!(unknown(src, Stage::Fragment, 6, "c"), ["c"]);
+        let src = "#version 330 core
+out vec4 c;
+void main() {
+    c = vec4(0.5);
+    if (c.x > 0.0) { vec4 c = vec4(2.0); c.y = 1.0; }
+}
+";
+        // The probe in main, where a local hides the output: cannot tell.
+        assert_eq!(unknown(src, Stage::Fragment, 5, "c.x"), ["c"]);
     }
 }

@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashSet};
 use glsl_lang::ast;
 
 use super::super::{assign, boolean, comma, wrap_expr};
-use super::{Op, Shape, Written, bvec, chain, pure};
+use super::{Op, Shape, Tracked, Written, bvec, chain, pure};
 
 /// The built-ins with `out` parameters, and their positions.
 fn builtin_outs(name: &str) -> &'static [usize] {
@@ -43,12 +43,28 @@ pub(super) struct Tracker<'a> {
     pub(super) user: &'a HashSet<String>,
     /// (scope of the tracked name, name) whose writes were not followed.
     pub(super) unknown: &'a mut BTreeSet<(Option<usize>, String)>,
+    /// The names the function declares itself (parameters, locals): a
+    /// global of the same name written there may be either.
+    pub(super) shadow: HashSet<String>,
 }
 
-impl Tracker<'_> {
+impl<'a> Tracker<'a> {
+    /// The tracked `root` as the function sees it; a global the function
+    /// also declares a local of is unknown (which one a write hits is not
+    /// followed).
+    fn find(&mut self, root: &str) -> Option<&'a Tracked> {
+        let w: &'a Written = self.w;
+        let t = w.find_in(root, Some(self.scope))?;
+        if t.scope.is_none() && self.shadow.contains(root) {
+            self.unknown.insert((None, root.to_string()));
+            return None;
+        }
+        Some(t)
+    }
+
     fn unknown_root(&mut self, e: &ast::Expr) {
         if let Some((root, _)) = chain(e)
-            && let Some(t) = self.w.find_in(root, Some(self.scope))
+            && let Some(t) = self.find(root)
         {
             self.unknown.insert((t.scope, root.to_string()));
         }
@@ -58,7 +74,7 @@ impl Tracker<'_> {
     /// it is tracked).
     fn mark_or_unknown(&mut self, lhs: &ast::Expr) -> Option<ast::Expr> {
         let (root, _) = chain(lhs)?;
-        self.w.find_in(root, Some(self.scope))?;
+        self.find(root)?;
         let m = self.w.mark(lhs, Some(self.scope), self.user);
         if m.is_none() {
             self.unknown_root(lhs);
@@ -224,7 +240,7 @@ impl Tracker<'_> {
         let defs = self.w.defs_named(&name);
         for (k, a) in args.iter().enumerate() {
             let Some((root, _)) = chain(a) else { continue };
-            if self.w.find_in(root, Some(self.scope)).is_none() {
+            if self.find(root).is_none() {
                 continue;
             }
             let params: Vec<_> = defs.iter().map(|&d| self.w.param(d, k)).collect();
@@ -298,7 +314,7 @@ impl Tracker<'_> {
                 for &k in outs {
                     let Some(a) = args.get(k) else { continue };
                     let Some((root, _)) = chain(a) else { continue };
-                    if self.w.find_in(root, Some(self.scope)).is_none() {
+                    if self.find(root).is_none() {
                         continue;
                     }
                     match all_pure {
