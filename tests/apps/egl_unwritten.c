@@ -22,9 +22,10 @@
  *           arguments of `split` (.r = floor(k) always, .g = fract(k) only
  *           where k > 8, i.e. p.x >= 32: elsewhere `out` leaves it
  *           undefined), `modf`'s `out` (ip = floor(k)), .b written inside
- *           `paint` (ip + fract(k) = k), and lo2 = k / 2 written through an
- *           `out` argument of a call in a declaration (line 22), which gldbg
- *           cannot follow. Line 23 writes .a = 2k + 2k + k.
+ *           `paint` (ip + fract(k) = k), lo2 = k / 2 written through an
+ *           `out` argument of a call in a declaration (line 22), and an
+ *           element of v2 through one whose index is not a constant, which
+ *           gldbg cannot follow. Line 23 writes .a = 2k + 2k + 2k.
  *
  * Prints `egl_unwritten: left (R, G, B, A) inout (R, G, B, A)`: pixel
  * (5, 5) after draw 1 and pixel (5, 5) after draw 2.
@@ -125,8 +126,8 @@ static const char *CALLS_FS =
     "    float ip;\n"
     "    float fr = modf(k, ip);\n"
     "    paint(ip + fr);\n"
-    "    float lo2;\n"
-    "    float hi2 = half_of(k, lo2);\n"
+    "    float lo2, v2[2];\n"
+    "    float hi2 = half_of(k, lo2) + half_of(k, v2[int(k) & 1]);\n"
     "    gl_FragColor.a = m[1].y + a + hi2;\n"
     "}\n";
 

@@ -247,7 +247,8 @@ fn gl_position_is_undefined_until_the_vertex_shader_writes_it() {
 
 /// Draw 3 (CALLS_FS): writes through `out`/`inout` arguments, a built-in's
 /// `out`, a function writing the output, a nested assignment and a matrix
-/// by column are followed; a call in a declaration is "cannot tell".
+/// by column are followed, also through a call in a declaration; an
+/// element with a variable index written through one is "cannot tell".
 #[test]
 fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
     require_workspace();
@@ -256,6 +257,7 @@ fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
                   break 23\ncontinue\n\
                   print gl_FragColor @ 20,5\nprint gl_FragColor @ 40,5\n\
                   print a @ 20,5\nprint m @ 20,5\nprint ip @ 20,5\nprint lo2 @ 20,5\n\
+                  print v2[1] @ 20,5\n\
                   print gl_FragColor\n\
                   delete 23\ncontinue\nprint gl_FragColor @ 20,5\n";
     let out = Session::new(app(), script).run(&dir);
@@ -282,10 +284,14 @@ fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
         &[Some(k20), Some(1.0), Some(2.0), Some(2.0 * k20)],
     );
     check(out.ok("print ip @ 20,5"), &[Some(k20.floor())]);
-    // Written by a call inside a declaration: gldbg cannot tell, says so,
-    // and shows the value as read (the true one here), never "undefined".
-    let r = out.ok("print lo2 @ 20,5");
-    assert_eq!(r["written_unknown"], json!(["lo2"]), "{r}");
+    // Written by a call inside a declaration: copied back at the callee's
+    // return.
+    check(out.ok("print lo2 @ 20,5"), &[Some(k20 * 0.5)]);
+    // Through an element whose index is not a constant: gldbg cannot tell,
+    // says so, and shows the value as read (the true one here), never
+    // "undefined". (k = 5.125 at x = 20: v2[1].)
+    let r = out.ok("print v2[1] @ 20,5");
+    assert_eq!(r["written_unknown"], json!(["v2"]), "{r}");
     assert!(r.get("undefined").is_none(), "{r}");
     assert_close(scalar(r), k20 * 0.5, 1e-6, &r.to_string());
     // Every fragment lacks .a; those left of x = 32 lack .g too.
@@ -296,6 +302,6 @@ fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
     assert_eq!(end["finished"], true, "{end}");
     check(
         out.ok_n("print gl_FragColor @ 20,5", 1),
-        &[Some(k20.floor()), None, Some(k20), Some(5.0 * k20)],
+        &[Some(k20.floor()), None, Some(k20), Some(6.0 * k20)],
     );
 }

@@ -86,6 +86,10 @@ pub(super) struct Written {
     /// Geometry: the function clearing every mirror, called after each
     /// `EmitVertex()`/`EmitStreamVertex()` (outputs are undefined after it).
     reset: Option<String>,
+    /// Functions returning a value with tracked parameters: the global
+    /// `int` naming the call site their returns copy the parameters'
+    /// mirrors back to (0: none; see `written/track.rs`).
+    site_vars: std::collections::HashMap<usize, String>,
 }
 
 /// The shape of a (non-array) type name.
@@ -545,6 +549,20 @@ impl Written {
             });
         }
         let (defs, params) = functions(&m.tu.0, names, &mut tracked);
+        let mut site_vars = std::collections::HashMap::new();
+        for (k, d) in m.tu.0.iter().enumerate() {
+            if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
+                && crate::steps::type_string(&f.prototype.ty.ty, None) != "void"
+                && params
+                    .get(&k)
+                    .is_some_and(|p| p.iter().any(|p| p.mirror.is_some()))
+            {
+                site_vars.insert(
+                    k,
+                    names.fresh(&format!("gldbg_site_{}", f.prototype.name.as_str())),
+                );
+            }
+        }
         let reset = (m.stage == Stage::Geometry).then(|| names.fresh("gldbg_unwritten"));
         let probe_shadow = match in_main {
             true => "main",
@@ -558,6 +576,7 @@ impl Written {
             defs,
             params,
             reset,
+            site_vars,
         }
     }
 
@@ -664,6 +683,7 @@ impl Written {
         user: &HashSet<String>,
     ) -> BTreeSet<(Option<usize>, String)> {
         let mut unknown = BTreeSet::new();
+        let mut sites = Vec::new();
         for (k, d) in decls.iter_mut().enumerate() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
                 let shadow = function_names_declared(def);
@@ -673,12 +693,14 @@ impl Written {
                     user,
                     unknown: &mut unknown,
                     shadow: shadow.into_iter().collect(),
+                    sites: &mut sites,
                 };
                 for s in &mut def.statement.statement_list {
                     t.stmt(s);
                 }
             }
         }
+        track::copy_back_at_returns(self, decls, &sites, &mut unknown);
         unknown
     }
 
@@ -784,6 +806,11 @@ impl Written {
     /// The mirrors' declarations.
     fn mirrors(&self) -> String {
         let mut s = String::new();
+        let mut sites: Vec<&String> = self.site_vars.values().collect();
+        sites.sort();
+        for v in sites {
+            s.push_str(&format!("int {v};\n"));
+        }
         for t in &self.tracked {
             let line = match &t.shape {
                 Shape::Flag => format!("bool {};\n", t.mirror),

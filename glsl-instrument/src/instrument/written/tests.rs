@@ -138,9 +138,13 @@ void main() {
     assert!(s.contains("gldbg_store(gldbg_w_x)"), "{s}");
     // f's own `x` is another variable: its writes set nothing.
     assert!(s.contains("x = y;\n"), "{s}");
-    // `z` is written through `out` in a declaration's call: the copy
-    // back cannot be placed there, so gldbg cannot tell.
-    assert_eq!(unknown(src, Stage::Fragment, 10, "z"), ["z"]);
+    // `z` is written through `out` in a declaration's call: copied back
+    // at `f`'s return.
+    let s = written(src, Stage::Fragment, 10, "z").unwrap();
+    assert!(
+        s.contains("return gldbg_site_f == 1 ? gldbg_w_z = gldbg_w_y, true : false, x;"),
+        "{s}"
+    );
     // Inside f, main's locals are not tracked.
     assert_eq!(written(src, Stage::Fragment, 4, "x"), None);
 }
@@ -357,4 +361,36 @@ void main() {
         s.contains("    gldbg_unwritten();\n    gldbg_w_w = false;\n"),
         "{s}"
     );
+}
+
+#[test]
+fn a_call_inside_an_expression_copies_back_at_the_callees_returns() {
+    let src = "#version 330 core
+uniform float t;
+out vec4 o;
+float f(float v, out float r) { if (v > 0.5) return 0.0; r = v; return 1.0; }
+void main() {
+    float z;
+    float w[2];
+    float g = f(t, z) + f(t, w[int(t)]);
+    o = vec4(z, g, w[0], 1.0);
+}
+";
+    let s = written(src, Stage::Fragment, 9, "z").unwrap();
+    // The site number and the parameter's mirror before the call ...
+    assert!(
+        s.contains("float g = (gldbg_site_f = 1, (gldbg_w_r = false, f(t, z))) + "),
+        "{s}"
+    );
+    // ... copied back at each return where the site is this one; a call
+    // that follows nothing names no site.
+    assert!(
+        s.contains(
+            "if (v > 0.5) return gldbg_site_f == 1 ? gldbg_w_z = gldbg_w_r, true : false, 0.;"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("(gldbg_site_f = 0, f(t, w[int(t)]))"), "{s}");
+    // Its element is not a constant: cannot tell.
+    assert_eq!(unknown(src, Stage::Fragment, 9, "w[0]"), ["w"]);
 }

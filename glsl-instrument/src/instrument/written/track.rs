@@ -13,10 +13,17 @@
 //! parameter's (`inout`; cleared for `out`) before it and back after it;
 //! inside the function the parameter's writes set its mirror.
 //!
-//! Anything else that writes a tracked name (a user call with an `out`
-//! argument inside a larger expression or a declaration, an index with
-//! side effects, a part of a matrix or array that is not a column or an
-//! element) makes its root *unknown*: the probe then says it cannot tell.
+//! A call inside a larger expression or a declaration (of a function that
+//! returns a value) cannot be followed by a statement: it sets the
+//! function's *site* global to the call site's number (0 at every other
+//! call) and each `return e` of the function becomes
+//! `return (site == K ? (argument mirror = parameter mirror, true) :
+//! false, ..., e)`; its arguments' indices must be constants there.
+//!
+//! Anything else that writes a tracked name (such a call where an index is
+//! not a constant or a return expression writes the parameter, an index
+//! with side effects, a part of a scalar) makes its root *unknown*: the
+//! probe then says it cannot tell.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -46,6 +53,125 @@ pub(super) struct Tracker<'a> {
     /// The names the function declares itself (parameters, locals): a
     /// global of the same name written there may be either.
     pub(super) shadow: HashSet<String>,
+    /// The call sites inside expressions whose copies back the callee's
+    /// returns make.
+    pub(super) sites: &'a mut Vec<Site>,
+}
+
+/// A call inside an expression of a function with tracked parameters.
+pub(super) struct Site {
+    def: usize,
+    number: i32,
+    /// (argument mirror, parameter mirror).
+    copies: Vec<(ast::Expr, String)>,
+    /// The arguments' roots (unknown where the copy cannot be made).
+    roots: Vec<(Option<usize>, String)>,
+}
+
+/// Whether every index of the chain `e` is a constant.
+fn constant_indices(e: &ast::Expr) -> bool {
+    chain(e).is_some_and(|(_, ops)| {
+        ops.iter().all(|op| match op {
+            Op::Index(i) => matches!(
+                i.content,
+                ast::ExprData::IntConst(_) | ast::ExprData::UIntConst(_)
+            ),
+            Op::Field(_) => true,
+        })
+    })
+}
+
+/// Make each call site's copies back at the returns of its callee, or its
+/// arguments unknown where a return expression may write a parameter.
+pub(super) fn copy_back_at_returns(
+    w: &Written,
+    decls: &mut [ast::ExternalDeclaration],
+    sites: &[Site],
+    unknown: &mut BTreeSet<(Option<usize>, String)>,
+) {
+    for (k, d) in decls.iter_mut().enumerate() {
+        let mine: Vec<&Site> = sites.iter().filter(|s| s.def == k).collect();
+        let (Some(var), false) = (w.site_vars.get(&k), mine.is_empty()) else {
+            continue;
+        };
+        let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content else {
+            continue;
+        };
+        let mut copies: Option<ast::Expr> = None;
+        for s in &mine {
+            let mut each: Option<ast::Expr> = None;
+            for (m, p) in &s.copies {
+                let c = assign(m.clone(), super::super::var(p));
+                each = Some(match each {
+                    Some(e) => comma(e, c),
+                    None => c,
+                });
+            }
+            let Some(each) = each else { continue };
+            let test = super::super::eq(super::super::var(var), super::super::int(s.number));
+            let c: ast::Expr = ast::ExprData::Ternary(
+                Box::new(test),
+                Box::new(comma(each, boolean(true))),
+                Box::new(boolean(false)),
+            )
+            .into();
+            copies = Some(match copies {
+                Some(e) => comma(e, c),
+                None => c,
+            });
+        }
+        let Some(copies) = copies else { continue };
+        let mut clean = true;
+        for s in &mut def.statement.statement_list {
+            returns(s, &mut |e| {
+                // Copied before `e` runs: `e` must not write anything.
+                clean &= pure(e, &HashSet::new()) && !has_call(e);
+                wrap_expr(e, |e| comma(copies.clone(), e));
+            });
+        }
+        if !clean {
+            for s in &mine {
+                unknown.extend(s.roots.iter().cloned());
+            }
+        }
+    }
+}
+
+/// Whether `e` calls a function (a user one may write through `out`).
+fn has_call(e: &ast::Expr) -> bool {
+    let mut found = false;
+    crate::steps::walk_expr(&mut e.clone(), &mut |x| {
+        if matches!(x.content, ast::ExprData::FunCall(..)) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Apply `f` to the expression of every `return e;` in `s`.
+fn returns(s: &mut ast::Statement, f: &mut dyn FnMut(&mut ast::Expr)) {
+    use ast::IterationStatementData as It;
+    use ast::StatementData as S;
+    match &mut s.content {
+        S::Jump(j) => {
+            if let ast::JumpStatementData::Return(Some(e)) = &mut j.content {
+                f(e);
+            }
+        }
+        S::Compound(c) => c.statement_list.iter_mut().for_each(|x| returns(x, f)),
+        S::Switch(sw) => sw.body.iter_mut().for_each(|x| returns(x, f)),
+        S::Selection(sel) => match &mut sel.rest.content {
+            ast::SelectionRestStatementData::Statement(t) => returns(t, f),
+            ast::SelectionRestStatementData::Else(t, e) => {
+                returns(t, f);
+                returns(e, f);
+            }
+        },
+        S::Iteration(it) => match &mut it.content {
+            It::While(_, b) | It::DoWhile(b, _) | It::For(_, _, b) => returns(b, f),
+        },
+        _ => {}
+    }
 }
 
 impl<'a> Tracker<'a> {
@@ -238,6 +364,11 @@ impl<'a> Tracker<'a> {
         }
         let (mut pre, mut post) = (Vec::new(), Vec::new());
         let defs = self.w.defs_named(&name);
+        if let [d] = defs.as_slice()
+            && let Some(v) = self.w.site_vars.get(d)
+        {
+            pre.push(assign(super::super::var(v), super::super::int(0)));
+        }
         for (k, a) in args.iter().enumerate() {
             let Some((root, _)) = chain(a) else { continue };
             if self.find(root).is_none() {
@@ -271,6 +402,71 @@ impl<'a> Tracker<'a> {
         (pre, post)
     }
 
+    /// A user call inside an expression: what to run before it (its site
+    /// number and the parameters' mirrors); its tracked `out`/`inout`
+    /// arguments unknown where the callee's returns cannot copy them back.
+    fn site(&mut self, name: &str, args: &[ast::Expr]) -> Vec<ast::Expr> {
+        let defs = self.w.defs_named(name);
+        let var = match defs.as_slice() {
+            [d] => self.w.site_vars.get(d).cloned(),
+            _ => None,
+        };
+        let number = self.sites.len() as i32 + 1;
+        let (mut pre, mut copies, mut roots, mut failed) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (k, a) in args.iter().enumerate() {
+            let writes = defs
+                .iter()
+                .any(|&d| self.w.param(d, k).is_none_or(|p| p.writes));
+            let Some((root, _)) = chain(a) else { continue };
+            let Some(t) = self.find(root) else { continue };
+            if !writes && !defs.is_empty() {
+                continue;
+            }
+            let key = (t.scope, root.to_string());
+            let param = match (defs.as_slice(), &var) {
+                ([d], Some(_)) => self
+                    .w
+                    .param(*d, k)
+                    .and_then(|p| Some((p.mirror.clone()?, p.copy_in))),
+                _ => None,
+            };
+            let followed = param.and_then(|((pm, pshape), copy_in)| {
+                let (m, shape) = self.w.lvalue_mirror(a, Some(self.scope), self.user)?;
+                (shape == pshape && constant_indices(a)).then_some((m, pm, copy_in, shape))
+            });
+            match followed {
+                Some((m, pm, copy_in, shape)) => {
+                    let init = match (copy_in, &shape) {
+                        (true, _) => m.clone(),
+                        (false, Shape::Vector(n)) => bvec(*n, false),
+                        (false, _) => boolean(false),
+                    };
+                    pre.push(assign(super::super::var(&pm), init));
+                    copies.push((m, pm));
+                    roots.push(key);
+                }
+                None => failed.push(key),
+            }
+        }
+        self.unknown.extend(failed);
+        let Some(var) = var else { return pre };
+        let site = match copies.is_empty() {
+            true => 0,
+            false => number,
+        };
+        pre.insert(0, assign(super::super::var(&var), super::super::int(site)));
+        if site != 0 {
+            self.sites.push(Site {
+                def: defs[0],
+                number,
+                copies,
+                roots,
+            });
+        }
+        pre
+    }
+
     /// Rewrite the writes inside `e` (not at statement level).
     fn nested(&mut self, e: &mut ast::Expr) {
         use ast::ExprData as E;
@@ -292,17 +488,13 @@ impl<'a> Tracker<'a> {
                 let name = id.as_ident().map(|i| i.as_str().to_string());
                 let Some(name) = name else { return };
                 if self.user.contains(&name) {
-                    // A user call inside an expression: its `out`
-                    // arguments cannot be copied back here.
-                    let defs = self.w.defs_named(&name);
-                    for (k, a) in args.iter().enumerate() {
-                        let writes = defs
-                            .iter()
-                            .any(|&d| self.w.param(d, k).is_some_and(|p| p.writes));
-                        if writes || defs.is_empty() {
-                            self.unknown_root(a);
+                    let pre = self.site(&name, args);
+                    wrap_expr(e, |mut e| {
+                        for p in pre.into_iter().rev() {
+                            e = comma(p, e);
                         }
-                    }
+                        e
+                    });
                     return;
                 }
                 let outs = builtin_outs(&name);
