@@ -368,7 +368,7 @@ fn a_call_inside_an_expression_copies_back_at_the_callees_returns() {
     let src = "#version 330 core
 uniform float t;
 out vec4 o;
-float f(float v, out float r) { if (v > 0.5) return 0.0; r = v; return 1.0; }
+float f(float v, out float r) { if (v > 0.5) return 0.0; r = v; return abs(v); }
 void main() {
     float z;
     float w[2];
@@ -393,4 +393,8 @@ void main() {
     assert!(s.contains("(gldbg_site_f = 0, f(t, w[int(t)]))"), "{s}");
     // Its element is not a constant: cannot tell.
     assert_eq!(unknown(src, Stage::Fragment, 9, "w[0]"), ["w"]);
+    // A return expression that writes the parameter runs after the copy:
+    // cannot tell.
+    let src = src.replace("r = v; return abs(v);", "return r = v;");
+    assert_eq!(unknown(&src, Stage::Fragment, 9, "z"), ["z"]);
 }

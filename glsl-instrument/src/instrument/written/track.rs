@@ -125,7 +125,7 @@ pub(super) fn copy_back_at_returns(
         for s in &mut def.statement.statement_list {
             returns(s, &mut |e| {
                 // Copied before `e` runs: `e` must not write anything.
-                clean &= pure(e, &HashSet::new()) && !has_call(e);
+                clean &= !may_write(w, e);
                 wrap_expr(e, |e| comma(copies.clone(), e));
             });
         }
@@ -137,13 +137,32 @@ pub(super) fn copy_back_at_returns(
     }
 }
 
-/// Whether `e` calls a function (a user one may write through `out`).
-fn has_call(e: &ast::Expr) -> bool {
+/// Whether `e` may write a variable: an assignment, `++`/`--`, a call
+/// with an `out`/`inout` parameter.
+fn may_write(w: &Written, e: &ast::Expr) -> bool {
     let mut found = false;
-    crate::steps::walk_expr(&mut e.clone(), &mut |x| {
-        if matches!(x.content, ast::ExprData::FunCall(..)) {
-            found = true;
+    crate::steps::walk_expr(&mut e.clone(), &mut |x| match &x.content {
+        ast::ExprData::Assignment(..) | ast::ExprData::PostInc(_) | ast::ExprData::PostDec(_) => {
+            found = true
         }
+        ast::ExprData::Unary(op, _)
+            if matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) =>
+        {
+            found = true
+        }
+        ast::ExprData::FunCall(..) => {
+            let Some((name, _)) = crate::steps::call_name(x) else {
+                return; // a constructor
+            };
+            let defs = w.defs_named(name);
+            let user_writes = defs.iter().any(|&d| {
+                w.params
+                    .get(&d)
+                    .is_some_and(|ps| ps.iter().any(|p| p.writes))
+            });
+            found |= user_writes || !builtin_outs(name).is_empty();
+        }
+        _ => {}
     });
     found
 }
