@@ -1097,12 +1097,23 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             mapped,
             viridis,
             legend_width,
-        } => format!(
-            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
-            file.display(),
-            noun(stage),
-            mapped_text(mapped, ty, *viridis, *width, *legend_width)
-        ),
+            written_unknown,
+        } => {
+            let mut s = format!(
+                "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
+                file.display(),
+                noun(stage),
+                mapped_text(mapped, ty, *viridis, *width, *legend_width)
+            );
+            if !written_unknown.is_empty() {
+                let _ = write!(
+                    s,
+                    "\n  note: gldbg cannot tell whether {} was written at this step; drawn as read",
+                    written_unknown.join(", ")
+                );
+            }
+            s
+        }
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
         Outcome::Flow { info, chart } => flow_text(info, chart.as_deref()),
@@ -1258,9 +1269,13 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             mapped,
             viridis,
             legend_width,
+            written_unknown,
             ..
         } => {
             o.insert("file".into(), json!(file.display().to_string()));
+            if !written_unknown.is_empty() {
+                o.insert("written_unknown".into(), json!(written_unknown));
+            }
             o.insert("width".into(), json!(width));
             o.insert("height".into(), json!(height));
             o.insert("type".into(), json!(ty));
@@ -2143,6 +2158,7 @@ mod tests {
             mapped: vec![(0.0, 1.5e-30)],
             viridis: false,
             legend_width: 0,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump v x.png", Ok(dump.clone())),
@@ -2164,6 +2180,7 @@ mod tests {
             mapped: vec![(0.0, 1.0)],
             viridis: true,
             legend_width: 12,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"],
@@ -2184,6 +2201,7 @@ mod tests {
             mapped: vec![(f64::NAN, f64::NAN), (-2.0, 3.0), (0.0, 0.0)],
             viridis: false,
             legend_width: 0,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump c c.png", Ok(channels.clone()))["mapped"],

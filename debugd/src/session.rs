@@ -1814,6 +1814,7 @@ impl Session {
                 r#type: ty,
                 reached: field.stats().count,
                 undefined,
+                written_unknown: value.written_unknown(),
                 ..Default::default()
             };
             if npy {

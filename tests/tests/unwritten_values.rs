@@ -253,14 +253,18 @@ fn gl_position_is_undefined_until_the_vertex_shader_writes_it() {
 fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
     require_workspace();
     let dir = TempDir::new("unwritten-calls");
-    let script = "break draw\ncontinue\ncontinue\ncontinue\ndebug fragment\n\
-                  break 23\ncontinue\n\
-                  print gl_FragColor @ 20,5\nprint gl_FragColor @ 40,5\n\
-                  print a @ 20,5\nprint m @ 20,5\nprint ip @ 20,5\nprint lo2 @ 20,5\n\
-                  print v2[1] @ 20,5\n\
-                  print gl_FragColor\n\
-                  delete 23\ncontinue\nprint gl_FragColor @ 20,5\n";
-    let out = Session::new(app(), script).run(&dir);
+    let png = dir.join("v2.png");
+    let script = format!(
+        "break draw\ncontinue\ncontinue\ncontinue\ndebug fragment\n\
+         break 23\ncontinue\n\
+         print gl_FragColor @ 20,5\nprint gl_FragColor @ 40,5\n\
+         print a @ 20,5\nprint m @ 20,5\nprint ip @ 20,5\nprint lo2 @ 20,5\n\
+         print v2[1] @ 20,5\ndump v2[1] {}\n\
+         print gl_FragColor\n\
+         delete 23\ncontinue\nprint gl_FragColor @ 20,5\n",
+        png.display()
+    );
+    let out = Session::new(app(), &script).run(&dir);
     let stop = out.ok_n("continue", 2);
     assert_eq!(stop["stopped"]["draw"], 3, "{stop}");
     let at = out.ok_n("continue", 3);
@@ -294,6 +298,10 @@ fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
     assert_eq!(r["written_unknown"], json!(["v2"]), "{r}");
     assert!(r.get("undefined").is_none(), "{r}");
     assert_close(scalar(r), k20 * 0.5, 1e-6, &r.to_string());
+    // Its dump says so too, and draws every fragment (none claimed unwritten).
+    let dump = out.ok(&format!("dump v2[1] {}", png.display()));
+    assert_eq!(dump["written_unknown"], json!(["v2"]), "{dump}");
+    assert_eq!(dump["reached"], W * W, "{dump}");
     // Every fragment lacks .a; those left of x = 32 lack .g too.
     let sum = &out.ok_n("print gl_FragColor", 0)["summary"];
     assert_eq!(sum["count"], W * W, "{sum}");
