@@ -63,6 +63,8 @@ pub enum Outcome {
         viridis: bool,
         /// Columns of the legend bar at the image's right (0: none).
         legend_width: u32,
+        /// Names gldbg cannot tell were written (drawn as read).
+        written_unknown: Vec<String>,
     },
     /// `watch`, `unwatch`: the watched expressions now.
     Watches(Vec<String>),
@@ -615,6 +617,7 @@ impl Session {
                         .collect(),
                     viridis: options.viridis,
                     legend_width: reply.legend_width,
+                    written_unknown: reply.written_unknown,
                 })
             }
             Command::Watch(expr) => {

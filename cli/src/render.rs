@@ -810,6 +810,18 @@ fn undefined_json(o: &mut Obj, values: &[f64], undefined: &[u32], reply: &pb::Pr
 }
 
 fn print_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
+    let mut s = print_value_text(reply, asked, stage);
+    if !reply.written_unknown.is_empty() {
+        let _ = write!(
+            s,
+            "\n  note: gldbg cannot tell whether {} was written at this step; shown as read",
+            reply.written_unknown.join(", ")
+        );
+    }
+    s
+}
+
+fn print_value_text(reply: &pb::PrintReply, asked: Option<At>, stage: &str) -> String {
     let ty = &reply.r#type;
     if !reply.emitted.is_empty() {
         return emitted_text(reply, asked);
@@ -906,6 +918,10 @@ fn print_json(o: &mut Obj, reply: &pb::PrintReply, asked: Option<At>) {
     let ty = &reply.r#type;
     o.insert("expr".into(), json!(reply.expr));
     o.insert("type".into(), json!(ty));
+    if !reply.written_unknown.is_empty() {
+        // Not claimed written or not written: shown as read.
+        o.insert("written_unknown".into(), json!(reply.written_unknown));
+    }
     if !reply.emitted.is_empty() {
         if let Some(at) = at_of(reply, asked) {
             o.insert("invocation".into(), at_json(at));
@@ -1088,12 +1104,23 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
             mapped,
             viridis,
             legend_width,
-        } => format!(
-            "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
-            file.display(),
-            noun(stage),
-            mapped_text(mapped, ty, *viridis, *width, *legend_width)
-        ),
+            written_unknown,
+        } => {
+            let mut s = format!(
+                "Wrote {} ({width}x{height}, {ty}, {reached} {} reached{}).",
+                file.display(),
+                noun(stage),
+                mapped_text(mapped, ty, *viridis, *width, *legend_width)
+            );
+            if !written_unknown.is_empty() {
+                let _ = write!(
+                    s,
+                    "\n  note: gldbg cannot tell whether {} was written at this step; drawn as read",
+                    written_unknown.join(", ")
+                );
+            }
+            s
+        }
         Outcome::Watches(list) if list.is_empty() => "No watched expressions.".into(),
         Outcome::Watches(list) => format!("Watching: {}", list.join("; ")),
         Outcome::Flow { info, chart } => flow_text(info, chart.as_deref()),
@@ -1249,9 +1276,13 @@ pub fn result_json(cmd: &str, result: &Result<Outcome, Failure>) -> Value {
             mapped,
             viridis,
             legend_width,
+            written_unknown,
             ..
         } => {
             o.insert("file".into(), json!(file.display().to_string()));
+            if !written_unknown.is_empty() {
+                o.insert("written_unknown".into(), json!(written_unknown));
+            }
             o.insert("width".into(), json!(width));
             o.insert("height".into(), json!(height));
             o.insert("type".into(), json!(ty));
@@ -1872,6 +1903,20 @@ mod tests {
         let v = j("print gl_FragColor @ 3,4", Ok(out(none)));
         assert_eq!(v["undefined"], json!(true), "{v}");
         assert!(v.get("value").is_none(), "{v}");
+        // Where gldbg cannot tell: the value as read, with the note.
+        let unknown = pb::PrintReply {
+            undefined: vec![],
+            written_unknown: vec!["gl_FragColor".into()],
+            ..reply.clone()
+        };
+        assert_eq!(
+            result_text(&Ok(out(unknown.clone()))),
+            "gl_FragColor = (0.5, 0.25, 1, -8e-38) (vec4) @ 3,4\n  note: gldbg cannot tell \
+             whether gl_FragColor was written at this step; shown as read"
+        );
+        let v = j("print gl_FragColor @ 3,4", Ok(out(unknown)));
+        assert_eq!(v["written_unknown"], json!(["gl_FragColor"]), "{v}");
+        assert!(v.get("undefined").is_none(), "{v}");
         let discarded = pb::PrintReply {
             reached: false,
             discarded: true,
@@ -2145,6 +2190,7 @@ mod tests {
             mapped: vec![(0.0, 1.5e-30)],
             viridis: false,
             legend_width: 0,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump v x.png", Ok(dump.clone())),
@@ -2166,6 +2212,7 @@ mod tests {
             mapped: vec![(0.0, 1.0)],
             viridis: true,
             legend_width: 12,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump v x.png colormap=viridis", Ok(viridis.clone()))["legend_width"],
@@ -2186,6 +2233,7 @@ mod tests {
             mapped: vec![(f64::NAN, f64::NAN), (-2.0, 3.0), (0.0, 0.0)],
             viridis: false,
             legend_width: 0,
+            written_unknown: Vec::new(),
         };
         assert_eq!(
             j("dump c c.png", Ok(channels.clone()))["mapped"],

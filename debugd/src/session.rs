@@ -1712,6 +1712,7 @@ impl Session {
                             Some(_) => value.undefined_at(index),
                             None => Vec::new(),
                         },
+                        written_unknown: value.written_unknown(),
                     })
                 }
                 None => {
@@ -1768,6 +1769,7 @@ impl Session {
                         emitted: Vec::new(),
                         table,
                         parts: value.reply_parts(),
+                        written_unknown: value.written_unknown(),
                         ..Default::default()
                     })
                 }
@@ -1826,6 +1828,7 @@ impl Session {
                 r#type: ty,
                 reached: field.stats().count,
                 undefined,
+                written_unknown: value.written_unknown(),
                 ..Default::default()
             };
             if npy {
@@ -2446,6 +2449,7 @@ fn print_primitive(
         emitted,
         table: Vec::new(),
         parts: value.reply_parts(),
+        written_unknown: value.written_unknown(),
         ..Default::default()
     })
 }

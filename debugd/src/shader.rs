@@ -209,6 +209,9 @@ struct ProbedPart {
     /// Its written probe (per invocation: whether the outputs it reads were
     /// written yet); `None` when it reads no tracked output.
     written: Option<Arc<ProbeResult>>,
+    /// The names it reads whose writes gldbg cannot tell (no written
+    /// probe then).
+    unknown: Vec<String>,
 }
 
 impl ProbedPart {
@@ -295,6 +298,17 @@ impl ProbedValue {
             let n = p.result.value_type().2;
             out.extend(p.undefined_at(i, n).into_iter().map(|c| (base + c) as u32));
             base += n;
+        }
+        out
+    }
+
+    /// The names the value reads whose writes gldbg cannot tell.
+    pub fn written_unknown(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for n in self.parts.iter().flat_map(|p| &p.unknown) {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
         }
         out
     }
@@ -503,11 +517,22 @@ fn condition_of(text: &str) -> Option<(&str, &str)> {
     (!t.is_empty()).then_some(("for", t))
 }
 
+/// A written probe, or the names gldbg cannot tell (no probe).
+fn split(
+    w: std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>,
+) -> (Option<Arc<ProbeResult>>, Vec<String>) {
+    match w {
+        Ok(w) => (w, Vec::new()),
+        Err(names) => (None, names),
+    }
+}
+
 fn instrument_error(e: InstrumentError) -> Error {
     match e {
         InstrumentError::BadExpression { .. } => Error::InvalidArgument(e.to_string()),
         InstrumentError::NoSuchStep(_) => Error::Internal(e.to_string()),
         InstrumentError::Unsupported(_) => Error::Unimplemented(e.to_string()),
+        InstrumentError::WrittenUnknown(_) => Error::Internal(e.to_string()),
     }
 }
 
@@ -566,35 +591,35 @@ impl ShaderDebug {
 
     /// The written probe of `expr` (`ShaderModel::instrument_written`):
     /// per invocation whether the outputs it reads were written yet;
-    /// `None` when it reads none the probe tracks.
+    /// `None` when it reads none the probe tracks; `Err` with the names
+    /// whose writes gldbg cannot tell.
     fn probe_written(
         &mut self,
         pos: &Position,
         expr: &str,
         runner: &mut dyn ProbeRunner,
-    ) -> Result<Option<Arc<ProbeResult>>> {
+    ) -> Result<std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>> {
         let at_end = self.finished;
         let key = (pos.clone(), Some(expr.to_string()), at_end, true);
         if let Some(r) = self.cache.get(&key) {
-            return Ok(Some(r));
+            return Ok(Ok(Some(r)));
         }
         let probe = Probe {
             position: pos,
             expr: Some(expr),
             semantics: Semantics::ReportDiscarded,
         };
-        let Some(inst) = self
-            .model
-            .instrument_written(&probe, at_end)
-            .map_err(instrument_error)?
-        else {
-            return Ok(None);
+        let inst = match self.model.instrument_written(&probe, at_end) {
+            Ok(Some(inst)) => inst,
+            Ok(None) => return Ok(Ok(None)),
+            Err(InstrumentError::WrittenUnknown(names)) => return Ok(Err(names)),
+            Err(e) => return Err(instrument_error(e)),
         };
         let path = if at_end { &[][..] } else { &pos.iterations[..] };
         let r = Arc::new(runner.run(&inst, path, 4)?);
         self.cache
             .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
-        Ok(Some(r))
+        Ok(Ok(Some(r)))
     }
 
     /// [`ShaderDebug::probe`], at the end of `main` or not.
@@ -689,7 +714,7 @@ impl ShaderDebug {
             .map_err(instrument_error)?;
         let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
             let result = self.probe(pos, Some(expr), runner)?;
-            let written = self.probe_written(pos, expr, runner)?;
+            let (written, unknown) = split(self.probe_written(pos, expr, runner)?);
             let ty = result.value_type().1;
             return Ok(ProbedValue {
                 ty: ty.clone(),
@@ -698,14 +723,17 @@ impl ShaderDebug {
                     ty,
                     result,
                     written,
+                    unknown,
                 }],
             });
         };
         let mut parts = Vec::with_capacity(layout.parts.len());
         for part in layout.parts {
+            let (written, unknown) = split(self.probe_written(pos, &part.expr, runner)?);
             parts.push(ProbedPart {
                 result: self.probe(pos, Some(&part.expr), runner)?,
-                written: self.probe_written(pos, &part.expr, runner)?,
+                written,
+                unknown,
                 path: part.path,
                 ty: part.ty,
             });

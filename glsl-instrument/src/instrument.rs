@@ -793,13 +793,27 @@ pub(crate) fn instrument_to(
     if written {
         let no_output =
             || InstrumentError::Unsupported("the expression reads no tracked output".into());
-        let e = expr.as_ref().filter(|_| wraps_main).ok_or_else(no_output)?;
+        let e = expr.as_ref().ok_or_else(no_output)?;
         // Locals of main where the probe is in main itself.
         let in_main =
             at_end || (pos.calls.is_empty() && Some(model.info[target].func) == model.main);
-        let w = written::Written::new(m, e, in_main, &mut names);
-        expr = Some(w.expr(e).ok_or_else(no_output)?);
-        w.track(&mut tu, &model.function_names);
+        let probe_func = &model.functions[model.info[target].func].name;
+        let w = written::Written::new(m, e, in_main, probe_func, &mut names);
+        if !wraps_main {
+            // Tess-control (all its outputs untracked) and compute: no
+            // written probe, only what gldbg cannot tell.
+            let unknown = w.track(&mut tu.clone(), &model.function_names);
+            return Err(match w.expr(e, &unknown) {
+                Err(n) => InstrumentError::WrittenUnknown(n),
+                Ok(_) => no_output(),
+            });
+        }
+        let unknown = w.track(&mut tu, &model.function_names);
+        expr = Some(
+            w.expr(e, &unknown)
+                .map_err(InstrumentError::WrittenUnknown)?
+                .ok_or_else(no_output)?,
+        );
         written_decls = w.decls(&mut names);
         written_clear = w.clear(&mut names);
     }

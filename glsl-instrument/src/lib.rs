@@ -143,6 +143,11 @@ pub enum InstrumentError {
     NoSuchStep(u32),
     #[error("{0}")]
     Unsupported(String),
+    /// A written probe reads names whose writes gldbg cannot follow (a
+    /// struct or block output, a write it cannot track): whether they
+    /// were written yet is unknown.
+    #[error("gldbg cannot tell whether {} was written", .0.join(", "))]
+    WrittenUnknown(Vec<String>),
 }
 
 /// Index into [`ShaderModel::steps`].
@@ -703,7 +708,8 @@ impl ShaderModel {
     /// expression is an output or a part of one, else one `bool` for all;
     /// see `instrument/written.rs`). An output is undefined until written.
     /// `at_end`: at the end of `main`, as [`ShaderModel::instrument_end_of_main`].
-    /// `Ok(None)`: the expression reads no output the probe tracks.
+    /// `Ok(None)`: the expression reads no output the probe tracks;
+    /// [`InstrumentError::WrittenUnknown`]: gldbg cannot tell.
     pub fn instrument_written(
         &self,
         probe: &Probe<'_>,

@@ -16,6 +16,16 @@
  *           element as an `inout` argument, `func(i, w, v[w[i]])`; green
  *           (0, 1, 0, 1) where GLSL's rules hold (the lvalue evaluated once,
  *           at the call), else red with a code.
+ *   draw 3: CALLS_FS (GLSL 1.30), u_scale = 0.25, k = p.x * u_scale: writes
+ *           a written probe must follow: a nested `b = a = 2k`, a matrix by
+ *           column (m = ((k, 1), (2, 2k))), the output's .rg as `out`
+ *           arguments of `split` (.r = floor(k) always, .g = fract(k) only
+ *           where k > 8, i.e. p.x >= 32: elsewhere `out` leaves it
+ *           undefined), `modf`'s `out` (ip = floor(k)), .b written inside
+ *           `paint` (ip + fract(k) = k), lo2 = k / 2 written through an
+ *           `out` argument of a call in a declaration (line 22), and an
+ *           element of v2 through one whose index is not a constant, which
+ *           gldbg cannot follow. Line 23 writes .a = 2k + 2k + 2k.
  *
  * Prints `egl_unwritten: left (R, G, B, A) inout (R, G, B, A)`: pixel
  * (5, 5) after draw 1 and pixel (5, 5) after draw 2.
@@ -95,6 +105,32 @@ static const char *INOUT_FS =
     "  gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0);\n"
     "}\n";
 
+static const char *CALLS_FS =
+    "#version 130\n"
+    "uniform float u_scale;\n"
+    "void split(float v, out float hi, out float lo) {\n"
+    "    hi = floor(v);\n"
+    "    if (v > 8.0) lo = fract(v);\n"
+    "}\n"
+    "void paint(float v) { gl_FragColor.b = v; }\n"
+    "float half_of(float v, out float r) { r = v * 0.5; return v; }\n"
+    "void main() {\n"
+    "    float k = gl_FragCoord.x * u_scale;\n"
+    "    float a;\n"
+    "    float b;\n"
+    "    b = a = k * 2.0;\n"
+    "    mat2 m;\n"
+    "    m[0] = vec2(k, 1.0);\n"
+    "    m[1] = vec2(2.0, b);\n"
+    "    split(k, gl_FragColor.r, gl_FragColor.g);\n"
+    "    float ip;\n"
+    "    float fr = modf(k, ip);\n"
+    "    paint(ip + fr);\n"
+    "    float lo2, v2[2];\n"
+    "    float hi2 = half_of(k, lo2) + half_of(k, v2[int(k) & 1]);\n"
+    "    gl_FragColor.a = m[1].y + a + hi2;\n"
+    "}\n";
+
 static GLuint program(const char *fs) {
     GLuint p = glCreateProgram();
     glAttachShader(p, compile(GL_VERTEX_SHADER, QUAD_VS));
@@ -131,6 +167,11 @@ int main(void) {
     glUseProgram(two_level);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glReadPixels(5, 5, 1, 1, GL_RGBA, GL_FLOAT, inout);
+
+    GLuint calls = program(CALLS_FS);
+    glUseProgram(calls);
+    glUniform1f(glGetUniformLocation(calls, "u_scale"), 0.25f);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glFinish();
     if (glGetError() != GL_NO_ERROR) die("GL error");
     printf(APP_NAME ": left (%g, %g, %g, %g) inout (%g, %g, %g, %g)\n", left[0], left[1],

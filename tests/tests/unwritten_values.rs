@@ -244,3 +244,72 @@ fn gl_position_is_undefined_until_the_vertex_shader_writes_it() {
         "{sum}"
     );
 }
+
+/// Draw 3 (CALLS_FS): writes through `out`/`inout` arguments, a built-in's
+/// `out`, a function writing the output, a nested assignment and a matrix
+/// by column are followed, also through a call in a declaration; an
+/// element with a variable index written through one is "cannot tell".
+#[test]
+fn writes_through_calls_nested_assignments_and_matrix_columns_are_followed() {
+    require_workspace();
+    let dir = TempDir::new("unwritten-calls");
+    let png = dir.join("v2.png");
+    let script = format!(
+        "break draw\ncontinue\ncontinue\ncontinue\ndebug fragment\n\
+         break 23\ncontinue\n\
+         print gl_FragColor @ 20,5\nprint gl_FragColor @ 40,5\n\
+         print a @ 20,5\nprint m @ 20,5\nprint ip @ 20,5\nprint lo2 @ 20,5\n\
+         print v2[1] @ 20,5\ndump v2[1] {}\n\
+         print gl_FragColor\n\
+         delete 23\ncontinue\nprint gl_FragColor @ 20,5\n",
+        png.display()
+    );
+    let out = Session::new(app(), &script).run(&dir);
+    let stop = out.ok_n("continue", 2);
+    assert_eq!(stop["stopped"]["draw"], 3, "{stop}");
+    let at = out.ok_n("continue", 3);
+    assert_eq!(at["line"], 23, "{at}");
+    // .r through `out hi` always; .g through `out lo` only where k > 8
+    // (`out` leaves it undefined elsewhere); .b inside `paint`; .a not yet.
+    let (k20, k40) = (k(20), k(40));
+    check(
+        out.ok_n("print gl_FragColor @ 20,5", 0),
+        &[Some(k20.floor()), None, Some(k20), None],
+    );
+    check(
+        out.ok("print gl_FragColor @ 40,5"),
+        &[Some(k40.floor()), Some(k40.fract()), Some(k40), None],
+    );
+    // `b = a = 2k`: the nested write of `a` is a write.
+    check(out.ok("print a @ 20,5"), &[Some(2.0 * k20)]);
+    // Both columns written: no part undefined.
+    check(
+        out.ok("print m @ 20,5"),
+        &[Some(k20), Some(1.0), Some(2.0), Some(2.0 * k20)],
+    );
+    check(out.ok("print ip @ 20,5"), &[Some(k20.floor())]);
+    // Written by a call inside a declaration: copied back at the callee's
+    // return.
+    check(out.ok("print lo2 @ 20,5"), &[Some(k20 * 0.5)]);
+    // Through an element whose index is not a constant: gldbg cannot tell,
+    // says so, and shows the value as read (the true one here), never
+    // "undefined". (k = 5.125 at x = 20: v2[1].)
+    let r = out.ok("print v2[1] @ 20,5");
+    assert_eq!(r["written_unknown"], json!(["v2"]), "{r}");
+    assert!(r.get("undefined").is_none(), "{r}");
+    assert_close(scalar(r), k20 * 0.5, 1e-6, &r.to_string());
+    // Its dump says so too, and draws every fragment (none claimed unwritten).
+    let dump = out.ok(&format!("dump v2[1] {}", png.display()));
+    assert_eq!(dump["written_unknown"], json!(["v2"]), "{dump}");
+    assert_eq!(dump["reached"], W * W, "{dump}");
+    // Every fragment lacks .a; those left of x = 32 lack .g too.
+    let sum = &out.ok_n("print gl_FragColor", 0)["summary"];
+    assert_eq!(sum["count"], W * W, "{sum}");
+    assert_eq!(sum["undefined"], W * W, "{sum}");
+    let end = out.ok_n("continue", 4);
+    assert_eq!(end["finished"], true, "{end}");
+    check(
+        out.ok_n("print gl_FragColor @ 20,5", 1),
+        &[Some(k20.floor()), None, Some(k20), Some(6.0 * k20)],
+    );
+}

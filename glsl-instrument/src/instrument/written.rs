@@ -15,14 +15,21 @@
 //! Locals of `main` declared without an initializer (outside loops, one
 //! declaration of the name) are tracked the same way while the probe is in
 //! `main` (or at its end): a local read before any assignment is undefined.
+//! The `out`/`inout` parameters of every function are tracked inside it,
+//! and a call copies them from and back to its arguments' mirrors; how
+//! each kind of write is followed is in `written/track.rs`.
 //!
-//! A name passed to a function call (it may be an `out` argument) is not
-//! tracked. Where a write cannot be followed (nested in a larger
-//! expression, an index with side effects, a matrix column, a whole array)
-//! the mirror stays false and the value is reported as not written.
-//! Structs and interface blocks are not tracked (reported as written).
+//! Where gldbg cannot tell (a write it cannot follow, a struct or
+//! interface-block output, a tess-control output, an array whose size is
+//! not a constant), the probe does not claim either way: it is
+//! [`InstrumentError::WrittenUnknown`] with the names, and the value is
+//! shown with a note that gldbg cannot tell whether it was written.
 
 use glsl_lang::ast;
+
+mod track;
+
+use std::collections::{BTreeSet, HashSet};
 
 use super::{and, assign, boolean, call, comma, int, var};
 use crate::parse::{Names, expr_text};
@@ -32,11 +39,12 @@ use crate::{ShaderModel, Stage};
 /// What a mirror holds for one output (or one array element).
 #[derive(Clone, Debug, PartialEq)]
 enum Shape {
-    /// One flag: a scalar, or a value only tracked whole (a matrix).
+    /// One flag: a scalar.
     Flag,
     /// One flag per component of a vector.
     Vector(u8),
-    /// An array of the element shape; the size as GLSL text.
+    /// An array of the element shape (a matrix: of its columns); the
+    /// size as GLSL text.
     Array(Box<Shape>, String),
 }
 
@@ -46,16 +54,42 @@ pub(super) struct Tracked {
     name: String,
     mirror: String,
     shape: Shape,
-    /// A local: only `main`'s assignments set it.
-    local: bool,
+    /// Where the name is declared: a function (its index among the
+    /// declarations: a local of `main`, a parameter), or `None`: global.
+    scope: Option<usize>,
+}
+
+/// An `out`/`inout` parameter of a function (or an `in` one).
+pub(super) struct Param {
+    /// `out` or `inout`.
+    writes: bool,
+    /// `inout`: the argument's value (and mirror) is copied in.
+    copy_in: bool,
+    /// Its mirror and shape; `None` where it is not tracked.
+    mirror: Option<(String, Shape)>,
 }
 
 /// The tracked outputs of a shader and what the written probe adds.
 pub(super) struct Written {
     tracked: Vec<Tracked>,
+    /// The scope the probe reads names in (`main` where it is in `main`).
+    probe_scope: Option<usize>,
+    /// The names the probe's function declares itself: a global of the
+    /// same name the probe reads may be the local (cannot tell).
+    probe_shadow: HashSet<String>,
+    /// Outputs gldbg cannot track (structs, blocks, tess-control outputs).
+    untracked: BTreeSet<String>,
+    /// Every function definition: name and index among the declarations.
+    defs: Vec<(String, usize)>,
+    /// The parameters of each function definition (by index).
+    params: std::collections::HashMap<usize, Vec<Param>>,
     /// Geometry: the function clearing every mirror, called after each
     /// `EmitVertex()`/`EmitStreamVertex()` (outputs are undefined after it).
     reset: Option<String>,
+    /// Functions returning a value with tracked parameters: the global
+    /// `int` naming the call site their returns copy the parameters'
+    /// mirrors back to (0: none; see `written/track.rs`).
+    site_vars: std::collections::HashMap<usize, String>,
 }
 
 /// The shape of a (non-array) type name.
@@ -66,10 +100,33 @@ fn base_shape(ty: &str) -> Option<Shape> {
             let n = ty.strip_prefix(['i', 'u', 'b', 'd']).unwrap_or(ty);
             match n.strip_prefix("vec").and_then(|k| k.parse::<u8>().ok()) {
                 Some(k @ 2..=4) => Some(Shape::Vector(k)),
-                _ if n.starts_with("mat") => Some(Shape::Flag),
-                _ => None,
+                _ => matrix(n),
             }
         }
+    }
+}
+
+/// A matrix type (`mat3`, `mat2x4`): an array of its columns.
+fn matrix(n: &str) -> Option<Shape> {
+    let dims = n.strip_prefix("mat")?;
+    let (c, r) = match dims.split_once('x') {
+        Some((c, r)) => (c.parse::<u8>().ok()?, r.parse::<u8>().ok()?),
+        None => {
+            let k = dims.parse::<u8>().ok()?;
+            (k, k)
+        }
+    };
+    ((2..=4).contains(&c) && (2..=4).contains(&r))
+        .then(|| Shape::Array(Box::new(Shape::Vector(r)), c.to_string()))
+}
+
+/// The built-in outputs of `stage` gldbg cannot track.
+fn untracked_builtins(stage: Stage) -> &'static [&'static str] {
+    match stage {
+        Stage::Fragment => &["gl_SampleMask"],
+        Stage::Vertex | Stage::TessEval | Stage::Geometry => &["gl_CullDistance"],
+        Stage::TessControl => &["gl_out", "gl_TessLevelOuter", "gl_TessLevelInner"],
+        Stage::Compute => &[],
     }
 }
 
@@ -114,18 +171,46 @@ fn is_output(q: &Option<ast::TypeQualifier>, stage: Stage) -> bool {
 }
 
 /// The user outputs declared in `decls` (name, shape): plain globals of a
-/// scalar, vector or matrix type, or one-dimensional sized arrays of them.
-fn user_outputs(decls: &[ast::ExternalDeclaration], stage: Stage) -> Vec<(String, Shape)> {
+/// scalar, vector or matrix type, or one-dimensional sized arrays of them;
+/// and in `untracked` the others (structs, interface blocks, all outputs
+/// of a tess-control shader: other invocations write them too).
+fn user_outputs(
+    decls: &[ast::ExternalDeclaration],
+    stage: Stage,
+    untracked: &mut BTreeSet<String>,
+) -> Vec<(String, Shape)> {
     let mut out = Vec::new();
     for d in decls {
         let ast::ExternalDeclarationData::Declaration(decl) = &d.content else {
             continue;
         };
-        let ast::DeclarationData::InitDeclaratorList(list) = &decl.content else {
-            continue;
-        };
-        if is_output(&list.head.ty.qualifier, stage) {
-            declared(list, false, &mut out);
+        match &decl.content {
+            ast::DeclarationData::InitDeclaratorList(list)
+                if is_output(&list.head.ty.qualifier, stage) =>
+            {
+                let mut shapes = Vec::new();
+                declared(list, false, &mut shapes, untracked);
+                match stage {
+                    Stage::TessControl => untracked.extend(shapes.into_iter().map(|(n, _)| n)),
+                    _ => out.extend(shapes),
+                }
+            }
+            ast::DeclarationData::Block(b) if is_output(&Some(b.qualifier.clone()), stage) => {
+                if b.name.0.as_str() == "gl_PerVertex" && stage != Stage::TessControl {
+                    continue; // its members are the tracked built-ins
+                }
+                match &b.identifier {
+                    Some(i) => {
+                        untracked.insert(i.ident.0.to_string());
+                    }
+                    None => {
+                        for f in &b.fields {
+                            untracked.extend(f.identifiers.iter().map(|i| i.ident.0.to_string()));
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -133,16 +218,19 @@ fn user_outputs(decls: &[ast::ExternalDeclaration], stage: Stage) -> Vec<(String
 
 /// The names `list` declares with their shapes, where the shape is known
 /// (`uninitialized`: only those without an initializer).
-fn declared(list: &ast::InitDeclaratorList, uninitialized: bool, out: &mut Vec<(String, Shape)>) {
+fn declared(
+    list: &ast::InitDeclaratorList,
+    uninitialized: bool,
+    out: &mut Vec<(String, Shape)>,
+    untracked: &mut BTreeSet<String>,
+) {
     let ts = &list.head.ty.ty;
     let plain: ast::TypeSpecifier = ast::TypeSpecifierData {
         ty: ts.ty.clone(),
         array_specifier: None,
     }
     .into();
-    let Some(base) = base_shape(&crate::steps::type_string(&plain, None)) else {
-        return;
-    };
+    let base = base_shape(&crate::steps::type_string(&plain, None));
     let heads = list.head.name.iter().map(|n| {
         let init = list.head.initializer.is_some();
         (n.0.to_string(), list.head.array_specifier.as_ref(), init)
@@ -159,20 +247,30 @@ fn declared(list: &ast::InitDeclaratorList, uninitialized: bool, out: &mut Vec<(
         if uninitialized && init {
             continue;
         }
+        let Some(base) = &base else {
+            untracked.insert(name);
+            continue;
+        };
         let dims: Vec<&ast::ArraySpecifierDimension> = own
             .into_iter()
             .chain(ts.array_specifier.iter())
             .flat_map(|a| a.dimensions.iter())
             .collect();
-        let shape = match dims.as_slice() {
-            [] => base.clone(),
-            [d] => match &d.content {
+        let shape = match (dims.as_slice(), base) {
+            ([], _) => base.clone(),
+            ([d], Shape::Flag | Shape::Vector(_)) => match &d.content {
                 ast::ArraySpecifierDimensionData::ExplicitlySized(n) => {
                     Shape::Array(Box::new(base.clone()), expr_text(n))
                 }
-                ast::ArraySpecifierDimensionData::Unsized => continue,
+                ast::ArraySpecifierDimensionData::Unsized => {
+                    untracked.insert(name);
+                    continue;
+                }
             },
-            _ => continue,
+            _ => {
+                untracked.insert(name);
+                continue;
+            }
         };
         out.push((name, shape));
     }
@@ -185,8 +283,8 @@ fn names_of(list: &ast::InitDeclaratorList) -> Vec<String> {
     head.chain(tail).collect()
 }
 
-/// Every name `main` declares (`names`), and in `out` the uninitialized
-/// ones declared outside loops.
+/// Every name a function (`main`) declares (`names`), and in `out` the
+/// uninitialized ones declared outside loops.
 fn main_locals(
     s: &ast::Statement,
     in_loop: bool,
@@ -211,7 +309,7 @@ fn main_locals(
             if let ast::DeclarationData::InitDeclaratorList(list) = &d.content {
                 names.extend(names_of(list));
                 if !in_loop {
-                    declared(list, true, out);
+                    declared(list, true, out, &mut BTreeSet::new());
                 }
             }
         }
@@ -234,49 +332,117 @@ fn main_locals(
 
 /// The locals of `main` a written probe tracks: declared once in `main`,
 /// outside loops, without an initializer.
-fn uninitialized_locals(decls: &[ast::ExternalDeclaration]) -> Vec<(String, Shape)> {
-    let main = decls.iter().find_map(|d| match &d.content {
-        ast::ExternalDeclarationData::FunctionDefinition(f)
-            if f.prototype.name.as_str() == "main" =>
-        {
-            Some(f)
-        }
-        _ => None,
-    });
-    let Some(main) = main else {
-        return Vec::new();
+fn uninitialized_locals(
+    decls: &[ast::ExternalDeclaration],
+) -> (Option<usize>, Vec<(String, Shape)>) {
+    let main = decls
+        .iter()
+        .enumerate()
+        .find_map(|(k, d)| match &d.content {
+            ast::ExternalDeclarationData::FunctionDefinition(f)
+                if f.prototype.name.as_str() == "main" =>
+            {
+                Some((k, f))
+            }
+            _ => None,
+        });
+    let Some((k, main)) = main else {
+        return (None, Vec::new());
     };
     let (mut names, mut out) = (Vec::new(), Vec::new());
     for s in &main.statement.statement_list {
         main_locals(s, false, &mut names, &mut out);
     }
     out.retain(|(n, _)| names.iter().filter(|m| *m == n).count() == 1);
-    out
+    (Some(k), out)
 }
 
-/// The names passed (whole, indexed or swizzled) to a function call
-/// anywhere in `decls`: they may be `out` arguments.
-fn call_arguments(decls: &[ast::ExternalDeclaration]) -> std::collections::HashSet<String> {
-    let mut names = std::collections::HashSet::new();
-    for d in decls {
-        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &d.content {
-            let mut body = def.statement.clone();
-            for s in &mut body.statement_list {
-                crate::steps::walk_stmt_exprs(s, &mut |e| {
-                    if let ast::ExprData::FunCall(id, args) = &e.content
-                        && id.as_ident().is_some()
-                    {
-                        for a in args {
-                            if let Some((root, _)) = chain(a) {
-                                names.insert(root.to_string());
-                            }
-                        }
-                    }
-                });
-            }
+/// The names function definition `def` declares (parameters, locals).
+fn function_names_declared(def: &ast::FunctionDefinition) -> Vec<String> {
+    let mut names = Vec::new();
+    for s in &def.statement.statement_list {
+        main_locals(s, false, &mut names, &mut Vec::new());
+    }
+    for p in &def.prototype.parameters {
+        if let ast::FunctionParameterDeclarationData::Named(_, d) = &p.content {
+            names.push(d.ident.ident.0.to_string());
         }
     }
     names
+}
+
+/// The names the definitions of function `name` declare.
+fn declared_in(decls: &[ast::ExternalDeclaration], name: &str) -> Vec<String> {
+    decls
+        .iter()
+        .filter_map(|d| match &d.content {
+            ast::ExternalDeclarationData::FunctionDefinition(f)
+                if f.prototype.name.as_str() == name =>
+            {
+                Some(function_names_declared(f))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The function definitions of `decls` (name, index) and their
+/// parameters; the tracked ones (`out`/`inout` of a tracked shape, not an
+/// array) get mirrors in `tracked`.
+fn functions(
+    decls: &[ast::ExternalDeclaration],
+    names: &mut Names,
+    tracked: &mut Vec<Tracked>,
+) -> (
+    Vec<(String, usize)>,
+    std::collections::HashMap<usize, Vec<Param>>,
+) {
+    let (mut defs, mut params) = (Vec::new(), std::collections::HashMap::new());
+    for (k, d) in decls.iter().enumerate() {
+        let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content else {
+            continue;
+        };
+        defs.push((f.prototype.name.to_string(), k));
+        let mut list = Vec::new();
+        for p in &f.prototype.parameters {
+            let (q, ty, ident) = match &p.content {
+                ast::FunctionParameterDeclarationData::Named(q, d) => (q, &d.ty, Some(&d.ident)),
+                ast::FunctionParameterDeclarationData::Unnamed(q, t) => (q, t, None),
+            };
+            let (mut writes, mut copy_in) = (false, false);
+            for s in q.iter().flat_map(|q| q.qualifiers.iter()) {
+                if let ast::TypeQualifierSpecData::Storage(st) = &s.content {
+                    match st.content {
+                        ast::StorageQualifierData::Out => writes = true,
+                        ast::StorageQualifierData::InOut => (writes, copy_in) = (true, true),
+                        _ => {}
+                    }
+                }
+            }
+            let shape = ident
+                .filter(|i| writes && i.array_spec.is_none() && ty.array_specifier.is_none())
+                .and_then(|i| Some((i, base_shape(&crate::steps::type_string(ty, None))?)))
+                .filter(|(_, s)| matches!(s, Shape::Flag | Shape::Vector(_)));
+            let mirror = shape.map(|(i, shape)| {
+                let mirror = names.fresh(&format!("gldbg_w_{}", i.ident.0.as_str()));
+                tracked.push(Tracked {
+                    name: i.ident.0.to_string(),
+                    mirror: mirror.clone(),
+                    shape: shape.clone(),
+                    scope: Some(k),
+                });
+                (mirror, shape)
+            });
+            list.push(Param {
+                writes,
+                copy_in,
+                mirror,
+            });
+        }
+        params.insert(k, list);
+    }
+    (defs, params)
 }
 
 /// An lvalue-like chain: a variable, then indices and swizzles.
@@ -335,33 +501,43 @@ impl Written {
     /// The outputs of `m` a written probe tracks.
     /// Built-ins only where the shader or `probe` names them (their array
     /// sizes are constants of some GLSL versions only); `main`'s locals
-    /// where the probe is in `main` itself (`in_main`).
+    /// where the probe is in `main` itself (`in_main`); the `out`/`inout`
+    /// parameters of every function.
     pub(super) fn new(
         m: &ShaderModel,
         probe: &ast::Expr,
         in_main: bool,
+        probe_func: &str,
         names: &mut Names,
     ) -> Written {
-        let mut named = std::collections::HashSet::new();
+        let mut named = HashSet::new();
         walk_expr(&mut probe.clone(), &mut |x| {
             if let ast::ExprData::Variable(v) = &x.content {
                 named.insert(v.as_str().to_string());
             }
         });
+        let mut untracked: BTreeSet<String> = untracked_builtins(m.stage)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let mut tracked = Vec::new();
         let outputs = builtins(m.stage)
             .into_iter()
             .filter(|(n, _)| named.contains(*n) || m.idents.contains(*n))
             .map(|(n, s)| (n.to_string(), s))
-            .chain(user_outputs(&m.tu.0, m.stage))
-            .map(|(n, s)| (n, s, false));
-        let locals = match in_main {
-            true => uninitialized_locals(&m.tu.0),
-            false => Vec::new(),
+            .chain(user_outputs(&m.tu.0, m.stage, &mut untracked))
+            .map(|(n, s)| (n, s, None));
+        let (main, locals) = uninitialized_locals(&m.tu.0);
+        let probe_scope = main.filter(|_| in_main);
+        let locals = match probe_scope {
+            Some(_) => locals,
+            None => Vec::new(),
         };
-        let passed = call_arguments(&m.tu.0);
-        for (name, shape, local) in outputs.chain(locals.into_iter().map(|(n, s)| (n, s, true))) {
-            if passed.contains(&name) || tracked.iter().any(|t: &Tracked| t.name == name) {
+        for (name, shape, scope) in outputs.chain(locals.into_iter().map(|(n, s)| (n, s, main))) {
+            if tracked
+                .iter()
+                .any(|t: &Tracked| t.name == name && t.scope == scope)
+            {
                 continue;
             }
             let mirror = names.fresh(&format!("gldbg_w_{}", name.trim_start_matches("gl_")));
@@ -369,26 +545,78 @@ impl Written {
                 name,
                 mirror,
                 shape,
-                local,
+                scope,
             });
         }
+        let (defs, params) = functions(&m.tu.0, names, &mut tracked);
+        let mut site_vars = std::collections::HashMap::new();
+        for (k, d) in m.tu.0.iter().enumerate() {
+            if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
+                && crate::steps::type_string(&f.prototype.ty.ty, None) != "void"
+                && params
+                    .get(&k)
+                    .is_some_and(|p| p.iter().any(|p| p.mirror.is_some()))
+            {
+                site_vars.insert(
+                    k,
+                    names.fresh(&format!("gldbg_site_{}", f.prototype.name.as_str())),
+                );
+            }
+        }
         let reset = (m.stage == Stage::Geometry).then(|| names.fresh("gldbg_unwritten"));
-        Written { tracked, reset }
+        let probe_shadow = match in_main {
+            true => "main",
+            false => probe_func,
+        };
+        Written {
+            probe_shadow: declared_in(&m.tu.0, probe_shadow).into_iter().collect(),
+            tracked,
+            probe_scope,
+            untracked,
+            defs,
+            params,
+            reset,
+            site_vars,
+        }
     }
 
-    fn find(&self, name: &str) -> Option<&Tracked> {
-        self.tracked.iter().find(|t| t.name == name)
+    /// The tracked `name` as code in function `scope` sees it: its own
+    /// local or parameter, else a global.
+    fn find_in(&self, name: &str, scope: Option<usize>) -> Option<&Tracked> {
+        let own = scope.and_then(|_| {
+            self.tracked
+                .iter()
+                .find(|t| t.name == name && t.scope == scope)
+        });
+        own.or_else(|| {
+            self.tracked
+                .iter()
+                .find(|t| t.name == name && t.scope.is_none())
+        })
     }
 
-    /// The mirror of a chain rooted at a tracked output and its shape;
-    /// `None` where the chain cannot be followed.
-    fn mirror_of(&self, root: &str, ops: &[Op<'_>]) -> Option<(ast::Expr, Shape)> {
-        let t = self.find(root)?;
+    /// The definitions of function `name` (their indices).
+    fn defs_named(&self, name: &str) -> Vec<usize> {
+        self.defs
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, k)| *k)
+            .collect()
+    }
+
+    /// Parameter `k` of definition `def`.
+    fn param(&self, def: usize, k: usize) -> Option<&Param> {
+        self.params.get(&def)?.get(k)
+    }
+
+    /// The mirror of a chain rooted at tracked `t` and its shape; `None`
+    /// where the chain cannot be followed.
+    fn mirror_of(&self, t: &Tracked, ops: &[Op<'_>]) -> Option<(ast::Expr, Shape)> {
         let mut e = var(&t.mirror);
         let mut shape = t.shape.clone();
         for op in ops {
             match (&shape, op) {
-                // A flag covers the whole value (a matrix's column too).
+                // A scalar's `.x` is the scalar.
                 (Shape::Flag, _) => return Some((e, Shape::Flag)),
                 (Shape::Vector(_), Op::Index(i)) => {
                     e = ast::ExprData::Bracket(Box::new(e), Box::new((*i).clone())).into();
@@ -417,129 +645,95 @@ impl Written {
         Some((e, shape))
     }
 
-    /// The mark a statement-level `lhs = ...` needs: `mirror = true`.
-    fn mark(&self, lhs: &ast::Expr, user: &std::collections::HashSet<String>) -> Option<ast::Expr> {
+    /// The mirror of the lvalue `lhs` in function `scope` and its shape:
+    /// rooted at a tracked name, with plain indices, not a part of a
+    /// scalar.
+    fn lvalue_mirror(
+        &self,
+        lhs: &ast::Expr,
+        scope: Option<usize>,
+        user: &HashSet<String>,
+    ) -> Option<(ast::Expr, Shape)> {
         let (root, ops) = chain(lhs)?;
-        let t = self.find(root)?;
-        let pure_ops = ops.iter().all(|op| match op {
-            Op::Index(i) => pure(i, user),
-            Op::Field(_) => true,
-        });
-        if !pure_ops {
+        let t = self.find_in(root, scope)?;
+        if !track::plain_ops(&ops, user) || (t.shape == Shape::Flag && !ops.is_empty()) {
             return None;
         }
-        // A matrix column (or any part of a flag-tracked value) is not the whole.
-        if t.shape == Shape::Flag && !ops.is_empty() {
-            return None;
-        }
-        let (mirror, shape) = self.mirror_of(root, &ops)?;
-        let value = match shape {
-            Shape::Flag => boolean(true),
-            Shape::Vector(n) => bvec(n, true),
-            Shape::Array(..) => return None,
-        };
-        Some(assign(mirror, value))
+        self.mirror_of(t, &ops)
     }
 
-    /// Set the mirrors where the statements of every function assign a
-    /// tracked output (expressions only: the step paths stay valid).
+    /// The mark a write of all of `lhs` needs: `mirror = true` (per
+    /// element where it is an array of constant size).
+    fn mark(
+        &self,
+        lhs: &ast::Expr,
+        scope: Option<usize>,
+        user: &HashSet<String>,
+    ) -> Option<ast::Expr> {
+        let (mirror, shape) = self.lvalue_mirror(lhs, scope, user)?;
+        mark_all(mirror, &shape)
+    }
+
+    /// Set the mirrors where the statements of every function write what
+    /// they track (expressions only: the step paths stay valid). Returns
+    /// the (scope, name)s whose writes could not all be followed.
     pub(super) fn track(
         &self,
         decls: &mut [ast::ExternalDeclaration],
-        user: &std::collections::HashSet<String>,
-    ) {
-        let outputs = Written {
-            reset: self.reset.clone(),
-            tracked: self.tracked.iter().filter(|t| !t.local).cloned().collect(),
-        };
-        for d in decls {
+        user: &HashSet<String>,
+    ) -> BTreeSet<(Option<usize>, String)> {
+        let mut unknown = BTreeSet::new();
+        let mut sites = Vec::new();
+        for (k, d) in decls.iter_mut().enumerate() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
-                let w = match def.prototype.name.as_str() {
-                    "main" => self,
-                    _ => &outputs,
+                let shadow = function_names_declared(def);
+                let mut t = track::Tracker {
+                    w: self,
+                    scope: k,
+                    user,
+                    unknown: &mut unknown,
+                    shadow: shadow.into_iter().collect(),
+                    sites: &mut sites,
                 };
                 for s in &mut def.statement.statement_list {
-                    w.track_stmt(s, user);
+                    t.stmt(s);
                 }
             }
         }
+        track::copy_back_at_returns(self, decls, &sites, &mut unknown);
+        unknown
     }
 
-    fn track_top(&self, e: &mut ast::Expr, user: &std::collections::HashSet<String>) {
-        let emits = crate::steps::call_name(e)
-            .is_some_and(|(n, _)| matches!(n, "EmitVertex" | "EmitStreamVertex"));
-        if let Some(reset) = &self.reset
-            && emits
-        {
-            super::wrap_expr(e, |e| comma(e, call(reset, vec![])));
-            return;
-        }
-        match &mut e.content {
-            ast::ExprData::Comma(a, b) => {
-                self.track_top(a, user);
-                self.track_top(b, user);
-            }
-            ast::ExprData::Assignment(lhs, op, _)
-                if matches!(op.content, ast::AssignmentOpData::Equal) =>
-            {
-                if let Some(mark) = self.mark(lhs, user) {
-                    super::wrap_expr(e, |e| comma(e, mark));
+    /// The outputs `e` reads, as (mirror expression, shape); `Err` with
+    /// the names where gldbg cannot tell.
+    fn reads(
+        &self,
+        e: &ast::Expr,
+        unknown: &BTreeSet<(Option<usize>, String)>,
+        out: &mut Vec<(ast::Expr, Shape)>,
+    ) -> Result<(), Vec<String>> {
+        if let Some((root, ops)) = chain(e) {
+            if let Some(t) = self.find_in(root, self.probe_scope) {
+                let shadowed = t.scope.is_none() && self.probe_shadow.contains(root);
+                if shadowed || unknown.contains(&(t.scope, root.to_string())) {
+                    return Err(vec![root.to_string()]);
                 }
-            }
-            _ => {}
-        }
-    }
-
-    fn track_stmt(&self, s: &mut ast::Statement, user: &std::collections::HashSet<String>) {
-        use ast::IterationStatementData as It;
-        use ast::StatementData as S;
-        match &mut s.content {
-            S::Expression(es) => {
-                if let Some(e) = &mut es.0 {
-                    self.track_top(e, user);
-                }
-            }
-            S::Compound(c) => c
-                .statement_list
-                .iter_mut()
-                .for_each(|x| self.track_stmt(x, user)),
-            S::Switch(sw) => sw.body.iter_mut().for_each(|x| self.track_stmt(x, user)),
-            S::Selection(sel) => match &mut sel.rest.content {
-                ast::SelectionRestStatementData::Statement(t) => self.track_stmt(t, user),
-                ast::SelectionRestStatementData::Else(t, e) => {
-                    self.track_stmt(t, user);
-                    self.track_stmt(e, user);
-                }
-            },
-            S::Iteration(it) => match &mut it.content {
-                It::While(_, b) | It::DoWhile(b, _) => self.track_stmt(b, user),
-                It::For(init, rest, b) => {
-                    if let ast::ForInitStatementData::Expression(Some(e)) = &mut init.content {
-                        self.track_top(e, user);
+                for op in &ops {
+                    if let Op::Index(i) = op {
+                        self.reads(i, unknown, out)?;
                     }
-                    if let Some(e) = &mut rest.post_expr {
-                        self.track_top(e, user);
+                }
+                return match self.mirror_of(t, &ops) {
+                    Some(m) => {
+                        out.push(m);
+                        Ok(())
                     }
-                    self.track_stmt(b, user);
-                }
-            },
-            _ => {}
-        }
-    }
-
-    /// The outputs `e` reads, as (root, mirror expression and shape); an
-    /// output whose mirror cannot be followed gives `None` for the whole.
-    fn reads(&self, e: &ast::Expr, out: &mut Vec<(ast::Expr, Shape)>) -> bool {
-        if let Some((root, ops)) = chain(e)
-            && self.find(root).is_some()
-        {
-            return match self.mirror_of(root, &ops) {
-                Some(m) => {
-                    out.push(m);
-                    true
-                }
-                None => false,
-            };
+                    None => Err(vec![root.to_string()]),
+                };
+            }
+            if self.untracked.contains(root) {
+                return Err(vec![root.to_string()]);
+            }
         }
         use ast::ExprData as E;
         match &e.content {
@@ -548,39 +742,53 @@ impl Written {
             | E::UIntConst(_)
             | E::BoolConst(_)
             | E::FloatConst(_)
-            | E::DoubleConst(_) => true,
-            E::Unary(_, a) | E::Dot(a, _) | E::PostInc(a) | E::PostDec(a) => self.reads(a, out),
-            E::Binary(_, a, b) | E::Assignment(a, _, b) | E::Bracket(a, b) | E::Comma(a, b) => {
-                self.reads(a, out) && self.reads(b, out)
+            | E::DoubleConst(_) => Ok(()),
+            E::Unary(_, a) | E::Dot(a, _) | E::PostInc(a) | E::PostDec(a) => {
+                self.reads(a, unknown, out)
             }
-            E::Ternary(a, b, c) => self.reads(a, out) && self.reads(b, out) && self.reads(c, out),
-            E::FunCall(_, args) => args.iter().all(|a| self.reads(a, out)),
+            E::Binary(_, a, b) | E::Assignment(a, _, b) | E::Bracket(a, b) | E::Comma(a, b) => {
+                self.reads(a, unknown, out)?;
+                self.reads(b, unknown, out)
+            }
+            E::Ternary(a, b, c) => {
+                self.reads(a, unknown, out)?;
+                self.reads(b, unknown, out)?;
+                self.reads(c, unknown, out)
+            }
+            E::FunCall(_, args) => args.iter().try_for_each(|a| self.reads(a, unknown, out)),
         }
     }
 
     /// The written-probe expression of `e`: `bool`/`bvecN` per component
-    /// where `e` is an output (part), else one `bool`; `None` when `e`
-    /// reads no tracked output (or one it cannot follow).
-    pub(super) fn expr(&self, e: &ast::Expr) -> Option<ast::Expr> {
+    /// where `e` is an output (part), else one `bool`; `Ok(None)` when `e`
+    /// reads no tracked output; `Err` with the names read whose writes
+    /// gldbg cannot tell (`unknown`: what [`Written::track`] returned).
+    pub(super) fn expr(
+        &self,
+        e: &ast::Expr,
+        unknown: &BTreeSet<(Option<usize>, String)>,
+    ) -> Result<Option<ast::Expr>, Vec<String>> {
         let mut found = Vec::new();
-        if !self.reads(e, &mut found) || found.is_empty() {
-            return None;
+        self.reads(e, unknown, &mut found)?;
+        if found.is_empty() {
+            return Ok(None);
         }
         if let (Some((root, _)), [(m, Shape::Flag | Shape::Vector(_))]) =
             (chain(e), found.as_slice())
-            && self.find(root).is_some()
+            && self.find_in(root, self.probe_scope).is_some()
         {
-            return Some(m.clone());
+            return Ok(Some(m.clone()));
         }
         let mut all: Option<ast::Expr> = None;
         for (m, shape) in found {
-            let flag = flag_of(m, &shape)?;
+            let name = expr_text(&m);
+            let flag = flag_of(m, &shape).ok_or_else(|| vec![name])?;
             all = Some(match all {
                 Some(a) => and(a, flag),
                 None => flag,
             });
         }
-        all
+        Ok(all)
     }
 
     /// Declarations of the mirrors (global, uninitialized).
@@ -589,7 +797,7 @@ impl Written {
         if let Some(reset) = &self.reset {
             s.push_str(&format!(
                 "void {reset}() {{\n{}}}\n",
-                self.clear_statements(names)
+                self.clear_statements(names, |t| t.scope.is_none())
             ));
         }
         s
@@ -598,6 +806,11 @@ impl Written {
     /// The mirrors' declarations.
     fn mirrors(&self) -> String {
         let mut s = String::new();
+        let mut sites: Vec<&String> = self.site_vars.values().collect();
+        sites.sort();
+        for v in sites {
+            s.push_str(&format!("int {v};\n"));
+        }
         for t in &self.tracked {
             let line = match &t.shape {
                 Shape::Flag => format!("bool {};\n", t.mirror),
@@ -615,14 +828,20 @@ impl Written {
     /// Statements clearing every mirror (the start of `main`).
     pub(super) fn clear(&self, names: &mut Names) -> String {
         match &self.reset {
-            Some(reset) => format!("    {reset}();\n"),
-            None => self.clear_statements(names),
+            // Geometry: the outputs through the reset function (it also
+            // follows each emit, which leaves locals as they are).
+            Some(reset) => format!(
+                "    {reset}();\n{}",
+                self.clear_statements(names, |t| t.scope.is_some())
+            ),
+            None => self.clear_statements(names, |_| true),
         }
     }
 
-    fn clear_statements(&self, names: &mut Names) -> String {
+    /// Statements clearing the mirrors of the tracked names `which` takes.
+    fn clear_statements(&self, names: &mut Names, which: impl Fn(&Tracked) -> bool) -> String {
         let mut s = String::new();
-        for t in &self.tracked {
+        for t in self.tracked.iter().filter(|t| which(t)) {
             match &t.shape {
                 Shape::Array(elem, size) => {
                     let i = names.fresh("gldbg_k");
@@ -640,6 +859,28 @@ impl Written {
             }
         }
         s
+    }
+}
+
+/// `m` (of `shape`) all written: `m = true`, per element of an array of
+/// constant size; `None` for another array.
+fn mark_all(m: ast::Expr, shape: &Shape) -> Option<ast::Expr> {
+    match shape {
+        Shape::Flag => Some(assign(m, boolean(true))),
+        Shape::Vector(n) => Some(assign(m, bvec(*n, true))),
+        Shape::Array(elem, size) => {
+            let n: i32 = size.trim().parse().ok()?;
+            let mut all: Option<ast::Expr> = None;
+            for k in 0..n {
+                let e = ast::ExprData::Bracket(Box::new(m.clone()), Box::new(int(k))).into();
+                let f = mark_all(e, elem)?;
+                all = Some(match all {
+                    Some(a) => comma(a, f),
+                    None => f,
+                });
+            }
+            all
+        }
     }
 }
 
@@ -665,156 +906,4 @@ fn flag_of(m: ast::Expr, shape: &Shape) -> Option<ast::Expr> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::{Probe, Semantics, ShaderModel, Stage};
-
-    fn written(src: &str, stage: Stage, line: u32, expr: &str) -> Option<String> {
-        let m = ShaderModel::parse(src, stage).unwrap();
-        let pos = crate::Position {
-            step: m.steps_on_line(line)[0],
-            calls: vec![],
-            iterations: vec![],
-        };
-        let probe = Probe {
-            position: &pos,
-            expr: Some(expr),
-            semantics: Semantics::ReportDiscarded,
-        };
-        m.instrument_written(&probe, false)
-            .unwrap()
-            .map(|i| i.source)
-    }
-
-    const FRAG: &str = "#version 110
-uniform float t;
-void main() {
-    float a = t * 2.0;
-    if (t > 0.5)
-        gl_FragColor.rgb = vec3(a);
-    gl_FragData[1] = vec4(a);
-    gl_FragColor.a = 1.0;
-}
-";
-
-    #[test]
-    fn writes_set_the_mirror_of_what_they_assign_on_the_path_taken() {
-        let s = written(FRAG, Stage::Fragment, 8, "gl_FragColor").unwrap();
-        // Cleared at the start, set after each write, on its branch.
-        assert!(s.contains("bvec4 gldbg_w_FragColor;\n"), "{s}");
-        assert!(s.contains("    gldbg_w_FragColor = bvec4(false);\n"), "{s}");
-        assert!(
-            s.contains(
-                "if (t > 0.5) gl_FragData[0].rgb = vec3(a), gldbg_w_FragColor.rgb = bvec3(true);"
-            ),
-            "{s}"
-        );
-        assert!(s.contains("gldbg_w_FragColor.a = true;"), "{s}");
-        assert!(s.contains("gldbg_w_FragData[1] = bvec4(true);"), "{s}");
-        assert!(
-            s.contains("for (int gldbg_k = 0; gldbg_k < (gl_MaxDrawBuffers); gldbg_k++) gldbg_w_FragData[gldbg_k] = bvec4(false);"),
-            "{s}"
-        );
-        // The probe hands out the mirror, per component.
-        assert!(
-            s.contains("gldbg_c = gldbg_store(gldbg_w_FragColor);"),
-            "{s}"
-        );
-        let s = written(FRAG, Stage::Fragment, 8, "gl_FragColor.ab").unwrap();
-        assert!(s.contains("gldbg_store(gldbg_w_FragColor.ab)"), "{s}");
-        // Another expression: one flag for all it reads.
-        let s = written(
-            FRAG,
-            Stage::Fragment,
-            8,
-            "gl_FragColor.r * a + gl_FragData[1].x",
-        )
-        .unwrap();
-        assert!(
-            s.contains("gldbg_store(gldbg_w_FragColor.r && gldbg_w_FragData[1].x)"),
-            "{s}"
-        );
-        // No output read: no written probe.
-        assert_eq!(written(FRAG, Stage::Fragment, 8, "a * t"), None);
-    }
-
-    #[test]
-    fn user_outputs_and_vertex_builtins_are_tracked() {
-        let src = "#version 330 core
-in vec4 p;
-out vec3 c;
-out float k[2];
-void main() {
-    int i = 1;
-    k[i] = 1.0;
-    c = p.xyz;
-    gl_Position = p;
-}
-";
-        let s = written(src, Stage::Vertex, 9, "gl_Position").unwrap();
-        assert!(s.contains("bvec4 gldbg_w_Position;"), "{s}");
-        assert!(
-            s.contains("gl_Position = p, gldbg_w_Position = bvec4(true);"),
-            "{s}"
-        );
-        let s = written(src, Stage::Vertex, 9, "k[0] + k[1]").unwrap();
-        assert!(s.contains("k[i] = 1., gldbg_w_k[i] = true;"), "{s}");
-        assert!(
-            s.contains("gldbg_store(gldbg_w_k[0] && gldbg_w_k[1])"),
-            "{s}"
-        );
-        let s = written(src, Stage::Vertex, 9, "c").unwrap();
-        assert!(s.contains("c = p.xyz, gldbg_w_c = bvec3(true);"), "{s}");
-    }
-
-    #[test]
-    fn locals_of_main_without_initializer_are_tracked_unless_passed_to_a_call() {
-        let src = "#version 330 core
-uniform float t;
-out vec4 o;
-float f(out float y) { float x; y = 1.0; x = y; return x; }
-void main() {
-    float x;
-    float z;
-    float g = f(z);
-    if (t > 0.5) x = 1.0;
-    o = vec4(x, z, g, 1.0);
-}
-";
-        let s = written(src, Stage::Fragment, 10, "x").unwrap();
-        assert!(s.contains("if (t > 0.5) x = 1., gldbg_w_x = true;"), "{s}");
-        assert!(s.contains("gldbg_store(gldbg_w_x)"), "{s}");
-        // f's own `x` is another variable: its writes set nothing.
-        assert!(s.contains("x = y;\n"), "{s}");
-        // `z` may be written through `out`: not tracked.
-        assert_eq!(written(src, Stage::Fragment, 10, "z"), None);
-        // Inside f, main's locals are not tracked.
-        assert_eq!(written(src, Stage::Fragment, 4, "x"), None);
-    }
-
-    #[test]
-    fn geometry_outputs_are_unwritten_again_after_each_emit() {
-        let src = "#version 150
-layout(triangles) in;
-layout(triangle_strip, max_vertices = 3) out;
-out vec4 c;
-void main() {
-    for (int i = 0; i < 3; i++) {
-        gl_Position = gl_in[i].gl_Position;
-        c = vec4(1.0);
-        EmitVertex();
-    }
-    EndPrimitive();
-}
-";
-        let s = written(src, Stage::Geometry, 11, "gl_Position").unwrap();
-        assert!(s.contains("void gldbg_unwritten() {\n"), "{s}");
-        assert!(
-            s.contains("gldbg_put(), EmitVertex(), gldbg_unwritten();"),
-            "{s}"
-        );
-        assert!(
-            s.contains("    gldbg_unwritten();\n    gldbg_main();"),
-            "{s}"
-        );
-    }
-}
+mod tests;
