@@ -1,7 +1,8 @@
 /* egl_shared.c: a program built in one EGL context and drawn with in
  * another that shares objects with it, as GTK 4's GL renderer does: the
  * shaders are detached and deleted once the program links, so only the
- * sources recorded in the share group can tell the program's stages.
+ * sources recorded in the share group can tell the program's stages. Its
+ * fragment shader redeclares gl_FragCoord after a function, as GTK's do.
  *
  * Prints "egl_shared: pixel (8,8) = r g b a" (the float target, read back).
  */
@@ -13,11 +14,16 @@ static const char *VS =
     "layout(location = 0) in vec2 pos;\n"
     "void main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
 
+/* As GTK 4's shaders: gl_FragCoord redeclared after a function. */
 static const char *FS =
     "#version 330 core\n"
     "out vec4 color;\n"
+    "vec2 scaled(vec2 p) {\n"
+    "    return p / 32.0;\n"
+    "}\n"
+    "layout(origin_upper_left) in vec4 gl_FragCoord;\n"
     "void main() {\n"
-    "    vec2 p = gl_FragCoord.xy / 32.0;\n"
+    "    vec2 p = scaled(gl_FragCoord.xy);\n"
     "    color = vec4(p, p.x * p.y, 0.5);\n"
     "}\n";
 

@@ -429,7 +429,9 @@ fn spirv_shaders_say_why_they_do_not_debug() {
 /// drawn with in a second context created sharing with the first (GTK 4's
 /// GL renderer): `info program` shows both stages' sources, and the
 /// fragment shader debugs with the formula's values at a pixel, the app's
-/// own readback unchanged.
+/// own readback unchanged. As in GTK's shaders, `gl_FragCoord` is
+/// redeclared (origin upper left) after a function: printed inside that
+/// function it has the redeclared origin.
 #[test]
 fn program_of_a_shared_context_debugs() {
     require_workspace();
@@ -442,10 +444,11 @@ fn program_of_a_shared_context_debugs() {
         .find(|l| l.starts_with("egl_shared: "))
         .unwrap_or_else(|| panic!("no result line in {}", native.stdout))
         .to_string();
-    assert!(pixel.ends_with("= 0.265625 0.265625 0.0705566 0.5"), "{pixel}");
+    assert!(pixel.ends_with("= 0.265625 0.734375 0.195068 0.5"), "{pixel}");
     let (x, y) = (8, 20);
     let script = format!(
-        "break draw 1\ncontinue\ninfo program\ndebug fragment\nstep\nstep\n\
+        "break draw 1\ncontinue\ninfo program\ndebug fragment\nstep\n\
+         print gl_FragCoord @ {x},{y}\nbreak 9\ncontinue\nstep\n\
          print color @ {x},{y}\nend\ndelete\ncontinue\n"
     );
     let out = Session::new(&app, &script).run(&dir);
@@ -460,10 +463,14 @@ fn program_of_a_shared_context_debugs() {
         support::stage_source(info, "vertex").contains("gl_Position"),
         "{info}"
     );
-    let (fx, fy) = ((x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0);
+    // Window pixel (x, y) counts rows from the bottom; the shader's from the top.
+    let (fx, fy) = (x as f32 + 0.5, 32.0 - (y as f32 + 0.5));
+    let coord = values(out.ok(&format!("print gl_FragCoord @ {x},{y}")));
+    assert_eq!(coord[..2], [fx as f64, fy as f64], "{coord:?}");
     let got: Vec<f32> = values(out.ok(&format!("print color @ {x},{y}")))
         .into_iter()
         .map(|v| v as f32)
         .collect();
-    assert_eq!(got, [fx, fy, fx * fy, 0.5]);
+    let (px, py) = (fx / 32.0, fy / 32.0);
+    assert_eq!(got, [px, py, px * py, 0.5]);
 }
