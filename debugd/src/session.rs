@@ -206,9 +206,33 @@ struct Control {
     /// other than the one that built it falls back to the driver's copy of
     /// its sources.
     recorded: HashMap<u64, Recorded>,
+    /// Each GL context made sharing objects with another: the context that
+    /// stands for its share group (the group's first), the key of `recorded`.
+    share_group: HashMap<u64, u64>,
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
     shader_stop: Option<pb::ShaderStop>,
+}
+
+impl Control {
+    /// The context that stands for `context`'s share group.
+    fn share_root(&self, context: u64) -> u64 {
+        self.share_group.get(&context).copied().unwrap_or(context)
+    }
+
+    /// The shader bookkeeping of `context`'s share group.
+    fn recorded_mut(&mut self, context: u64) -> &mut Recorded {
+        let root = self.share_root(context);
+        self.recorded.entry(root).or_default()
+    }
+
+    /// A context `created` that shares objects with `share` (0: none).
+    fn context_created(&mut self, created: u64, share: u64) {
+        if created != 0 && share != 0 {
+            let root = self.share_root(share);
+            self.share_group.insert(created, root);
+        }
+    }
 }
 
 /// A launch request in domain terms.
@@ -261,6 +285,7 @@ impl Session {
                 recent: HashMap::new(),
                 paused: None,
                 recorded: HashMap::new(),
+                share_group: HashMap::new(),
                 stop_serial: 0,
                 shader_stop: None,
             }),
@@ -385,6 +410,7 @@ impl Session {
             c.recent.clear();
             c.paused = None;
             c.recorded.clear();
+            c.share_group.clear();
             c.shader_stop = None;
             for b in &mut c.breakpoints {
                 b.hits = 0;
@@ -753,44 +779,43 @@ impl Session {
             "glCreateShader" | "glCreateShaderObjectARB" => {
                 let ret = self.finish(shm, call.slot)?;
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .create_shader(ret as u32, a(0) as u32);
                 Ok(Some(ret))
             }
             "glShaderSource" | "glShaderSourceARB" => {
                 let src = remote.shader_source(a(1) as i32, a(2), a(3)).map_err(mem)?;
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .shader_source(a(0) as u32, src);
                 Ok(None)
             }
             "glAttachShader" | "glAttachObjectARB" => {
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .attach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glDetachShader" | "glDetachObjectARB" => {
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .detach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glLinkProgram" | "glLinkProgramARB" => {
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .link(a(0) as u32);
                 Ok(None)
+            }
+            // Object names are per share group: a context created sharing
+            // with another sees the programs that one built.
+            "glXCreateContext" | "glXCreateNewContext" | "glXCreateContextAttribsARB"
+            | "eglCreateContext" => {
+                let share = a(if name == "glXCreateNewContext" { 3 } else { 2 });
+                let ret = self.finish(shm, call.slot)?;
+                self.control().context_created(ret, share);
+                Ok(Some(ret))
             }
             "glNamedStringARB" | "glDeleteNamedStringARB" => {
                 let (name, text) = if name == "glNamedStringARB" {
@@ -800,26 +825,20 @@ impl Session {
                     (remote.string(a(1), a(0) as i32).map_err(mem)?, None)
                 };
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .named_string(name, text);
                 Ok(None)
             }
             "glCompileShaderIncludeARB" => {
                 let paths = remote.strings(a(1) as i32, a(2), a(3)).map_err(mem)?;
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .compile_include(a(0) as u32, paths);
                 Ok(None)
             }
             "glProgramBinary" | "glProgramBinaryOES" => {
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .program_binary(a(0) as u32);
                 Ok(None)
             }
@@ -828,9 +847,7 @@ impl Session {
                 let ids = remote.read_i32s(a(1), count).map_err(mem)?;
                 let ids: Vec<u32> = ids.into_iter().map(|i| i as u32).collect();
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .shader_binary(&ids);
                 Ok(None)
             }
@@ -838,9 +855,7 @@ impl Session {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call.slot)?;
                 self.control()
-                    .recorded
-                    .entry(call.context)
-                    .or_default()
+                    .recorded_mut(call.context)
                     .shader_program(ret as u32, a(0) as u32, src);
                 Ok(Some(ret))
             }
@@ -1422,7 +1437,10 @@ impl Session {
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
         let none = Recorded::default();
-        let recorded = c.recorded.get(&stop.context).unwrap_or(&none);
+        let recorded = c
+            .recorded
+            .get(&c.share_root(stop.context))
+            .unwrap_or(&none);
         // The sources the app linked (a pipeline: each stage program's),
         // else the attached shaders' as recorded or as the driver has them.
         let mut stages: Vec<StageSource> = Vec::new();

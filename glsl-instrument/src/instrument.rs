@@ -1047,6 +1047,7 @@ pub(crate) fn instrument_to(
     tail.push_str(&outs.tail);
 
     protect_commas(&mut decls);
+    hoist_builtin_redeclarations(&mut decls);
     // Assemble: #version, extensions, the original preamble, our
     // declarations before the first function, the functions, new main.
     let is_version = |d: &ast::ExternalDeclaration| matches!(&d.content, ast::ExternalDeclarationData::Preprocessor(p) if matches!(p.content, ast::PreprocessorData::Version(_)));
@@ -1106,6 +1107,48 @@ pub(crate) fn instrument_to(
 /// `true ? a, b : b`: the printer writes a ternary's middle operand as is and
 /// the grammar allows a sequence there; `a` and `b` run once, the value and
 /// type are `b`'s, and a constant stays constant.
+/// Move redeclarations of built-in variables (`layout(origin_upper_left)
+/// in vec4 gl_FragCoord;`) that come after a function to just before the
+/// first function: a duplicate of that function, placed next to it, may
+/// read the built-in in its probe, and GLSL rejects a use before the
+/// redeclaration. A redeclaration applies to the whole shader, so the move
+/// changes no value.
+fn hoist_builtin_redeclarations(decls: &mut Vec<ast::ExternalDeclaration>) {
+    let is_function = |d: &ast::ExternalDeclaration| match &d.content {
+        ast::ExternalDeclarationData::FunctionDefinition(_) => true,
+        ast::ExternalDeclarationData::Declaration(decl) => {
+            matches!(decl.content, ast::DeclarationData::FunctionPrototype(_))
+        }
+        _ => false,
+    };
+    let redeclares_builtin = |d: &ast::ExternalDeclaration| match &d.content {
+        ast::ExternalDeclarationData::Declaration(decl) => match &decl.content {
+            ast::DeclarationData::InitDeclaratorList(list) => list
+                .head
+                .name
+                .as_ref()
+                .is_some_and(|n| n.0.as_str().starts_with("gl_")),
+            _ => false,
+        },
+        _ => false,
+    };
+    let Some(first) = decls.iter().position(is_function) else {
+        return;
+    };
+    let mut moved = Vec::new();
+    let mut i = first;
+    while i < decls.len() {
+        if redeclares_builtin(&decls[i]) {
+            moved.push(decls.remove(i));
+        } else {
+            i += 1;
+        }
+    }
+    for (k, d) in moved.into_iter().enumerate() {
+        decls.insert(first + k, d);
+    }
+}
+
 fn protect_commas(decls: &mut [ast::ExternalDeclaration]) {
     fn in_list(e: &mut ast::Expr) {
         if let ast::ExprData::Comma(_, b) = &e.content {

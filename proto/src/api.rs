@@ -387,6 +387,10 @@ pub fn classify(name: &str) -> u32 {
             | "glProgramBinary"
             | "glProgramBinaryOES"
             | "glShaderBinary"
+            | "glXCreateContext"
+            | "glXCreateNewContext"
+            | "glXCreateContextAttribsARB"
+            | "eglCreateContext"
     ) {
         c |= SHADER_RECORD;
     }

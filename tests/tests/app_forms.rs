@@ -1,8 +1,9 @@
 //! Program and draw forms real apps use, end to end on the real driver:
 //! dual-source blending (`tests/apps/egl_dual_source.c`), programs loaded
 //! from a binary (`egl_binary.c`), display lists (`egl_lists.c`),
-//! bindless texture handles (`egl_bindless.c`) and an address-space limit
-//! (`egl_rlimit.c`). Values are checked against the shaders' formulas.
+//! bindless texture handles (`egl_bindless.c`), an address-space limit
+//! (`egl_rlimit.c`) and a program drawn in a context sharing with the one
+//! that built it (`egl_shared.c`). Values are checked against the shaders' formulas.
 
 mod support;
 
@@ -456,4 +457,57 @@ fn a_binary_program_without_a_source_path_is_explained() {
             "{cmd}: {err}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// Programs of a share group
+
+/// A program built in one context, its shaders detached and deleted, and
+/// drawn with in a second context created sharing with the first (GTK 4's
+/// GL renderer): `info program` shows both stages' sources, and the
+/// fragment shader debugs with the formula's values at a pixel, the app's
+/// own readback unchanged. As in GTK's shaders, `gl_FragCoord` is
+/// redeclared (origin upper left) after a function: printed inside that
+/// function it has the redeclared origin.
+#[test]
+fn program_of_a_shared_context_debugs() {
+    require_workspace();
+    let app = build_c_app("egl_shared.c", "egl_shared", &["EGL", "OpenGL", "m"], &[]);
+    let dir = TempDir::new("shared-context");
+    let native = run_native(&app, &[], &[]);
+    let pixel = native
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("egl_shared: "))
+        .unwrap_or_else(|| panic!("no result line in {}", native.stdout))
+        .to_string();
+    assert!(pixel.ends_with("= 0.265625 0.734375 0.195068 0.5"), "{pixel}");
+    let (x, y) = (8, 20);
+    let script = format!(
+        "break draw 1\ncontinue\ninfo program\ndebug fragment\nstep\n\
+         print gl_FragCoord @ {x},{y}\nbreak 9\ncontinue\nstep\n\
+         print color @ {x},{y}\nend\ndelete\ncontinue\n"
+    );
+    let out = Session::new(&app, &script).run(&dir);
+    support::assert_last_exited_0(&out, "continue");
+    assert!(out.stdout.contains(&pixel), "{}", out.stdout);
+    let info = out.ok("info program");
+    assert!(
+        support::stage_source(info, "fragment").contains("color = vec4(p, p.x * p.y, 0.5);"),
+        "{info}"
+    );
+    assert!(
+        support::stage_source(info, "vertex").contains("gl_Position"),
+        "{info}"
+    );
+    // Window pixel (x, y) counts rows from the bottom; the shader's from the top.
+    let (fx, fy) = (x as f32 + 0.5, 32.0 - (y as f32 + 0.5));
+    let coord = values(out.ok(&format!("print gl_FragCoord @ {x},{y}")));
+    assert_eq!(coord[..2], [fx as f64, fy as f64], "{coord:?}");
+    let got: Vec<f32> = values(out.ok(&format!("print color @ {x},{y}")))
+        .into_iter()
+        .map(|v| v as f32)
+        .collect();
+    let (px, py) = (fx / 32.0, fy / 32.0);
+    assert_eq!(got, [px, py, px * py, 0.5]);
 }
