@@ -36,6 +36,7 @@ use crate::{
 };
 
 mod outputs;
+mod siblings;
 mod written;
 
 fn internal(what: &str) -> InstrumentError {
@@ -1094,13 +1095,20 @@ pub(crate) fn instrument_to(
     push(&tail);
 
     let source = fix_type_names(&source);
+    let siblings = outs.siblings.unwrap_or_else(|| m.siblings.clone());
+    let mut key_text = source.clone();
+    for sib in &siblings {
+        key_text.push('\0');
+        key_text.push_str(sib);
+    }
     let (local_size_uniform, output_vertices_uniform) = match stage {
         Stage::Compute => (size_uniform, None),
         _ => (None, size_uniform),
     };
     Ok(Instrumented {
-        cache_key: fnv1a(&source),
+        cache_key: fnv1a(&key_text),
         source,
+        siblings,
         value: value_slot,
         coverage: coverage_slot,
         emission: outs.emission,
@@ -2267,6 +2275,60 @@ void main()
             assert!(body.ends_with("    gldbg_end();"), "{s}");
             assert!(!s.contains("gldbg_main"), "{s}");
         }
+    }
+
+    /// A fragment program of several shader objects: the others write
+    /// `gl_FragColor` too, and get the renamed output with its declaration
+    /// (NVIDIA links no program mixing it with user-defined outputs, and
+    /// the debug value must see their writes: piglit
+    /// fragcoord-layout-qualifiers-matching-case-3).
+    #[test]
+    fn fragment_siblings_write_the_renamed_outputs() {
+        let main_src = "#version 150\nvoid blue();\nvoid main() {\n    gl_FragColor = vec4(0.5);\n    blue();\n}\n";
+        let blue = "#version 150\nvoid blue()\n{\n    gl_FragColor.b = 1.0;\n}\n".to_string();
+        let mut m = model(main_src);
+        m.set_siblings(vec![blue.clone()]);
+        let end = m
+            .instrument_end_of_main(&Probe {
+                position: &m.entry(),
+                expr: Some("gl_FragColor"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap();
+        for inst in [probe(&m, &m.entry(), Some("gl_FragColor")), end] {
+            let s = &inst.source;
+            assert!(s.contains("out vec4 gldbg_FragColor;\n"), "{s}");
+            assert!(!s.contains("gl_FragColor"), "{s}");
+            assert_eq!(
+                inst.siblings,
+                vec![
+                    "#version 150\nout vec4 gldbg_FragColor;\nvoid blue()\n{\n    gldbg_FragColor.b = 1.0;\n}\n"
+                ]
+            );
+            assert!(inst.app_outputs.contains(&"gldbg_FragColor".to_string()));
+        }
+        // Only a sibling writes it (GLSL 1.20): gl_FragData[0] there, the
+        // debug outputs after it, and no named outputs that would clash.
+        let mut m = model("#version 120\nvoid blue();\nvoid main() {\n    blue();\n}\n");
+        m.set_siblings(vec![blue.replace("150", "120")]);
+        let inst = probe(&m, &m.entry(), None);
+        assert_eq!(inst.value, OutputSlot::FragData(1), "{}", inst.source);
+        assert!(
+            !inst.source.contains("GL_EXT_gpu_shader4"),
+            "{}",
+            inst.source
+        );
+        assert!(
+            inst.siblings[0].contains("    gl_FragData[0].b = 1.0;\n"),
+            "{:?}",
+            inst.siblings
+        );
+        // Without siblings nothing is sent in their place.
+        assert!(
+            probe(&model(main_src), &m.entry(), None)
+                .siblings
+                .is_empty()
+        );
     }
 }
 
