@@ -546,6 +546,12 @@ impl ShaderModel {
         })
     }
 
+    /// Whether the shader defines `main` (a program's stage may be several
+    /// shader objects, one of them with `main`).
+    pub fn has_main(&self) -> bool {
+        self.model.main.is_some()
+    }
+
     /// The program's other shader objects of this stage, as the driver
     /// compiles them (`#include`s spliced): the debug shader accounts for
     /// what they write (a fragment sibling's `gl_FragColor`), and

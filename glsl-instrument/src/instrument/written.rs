@@ -17,7 +17,8 @@
 //! `main` (or at its end): a local read before any assignment is undefined.
 //!
 //! A name passed to a function call (it may be an `out` argument) is not
-//! tracked. Where a write cannot be followed (nested in a larger
+//! tracked, nor an output the stage's other shader objects name (their
+//! writes are not followed). Where a write cannot be followed (nested in a larger
 //! expression, an index with side effects, a matrix column, a whole array)
 //! the mirror stays false and the value is reported as not written.
 //! Structs and interface blocks are not tracked (reported as written).
@@ -360,8 +361,16 @@ impl Written {
             false => Vec::new(),
         };
         let passed = call_arguments(&m.tu.0);
+        // What the stage's other shader objects name (they may write it).
+        let mut in_siblings = std::collections::HashSet::new();
+        for sib in &m.siblings {
+            crate::parse::words(sib, &mut in_siblings);
+        }
         for (name, shape, local) in outputs.chain(locals.into_iter().map(|(n, s)| (n, s, true))) {
-            if passed.contains(&name) || tracked.iter().any(|t: &Tracked| t.name == name) {
+            if passed.contains(&name)
+                || (!local && in_siblings.contains(&name))
+                || tracked.iter().any(|t: &Tracked| t.name == name)
+            {
                 continue;
             }
             let mirror = names.fresh(&format!("gldbg_w_{}", name.trim_start_matches("gl_")));
