@@ -35,6 +35,7 @@ use crate::{
     StepKind, ValueType,
 };
 
+mod hoist;
 mod outputs;
 mod siblings;
 mod written;
@@ -874,6 +875,7 @@ pub(crate) fn instrument_to(
     let mut before: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut after: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut loop_base = 0;
+    let mut index_globals: hoist::Temps = Vec::new();
     for (i, fr) in frames.iter().enumerate() {
         let decl = model.functions[fr.func].decl;
         let mut def = function_def(&tu[decl])
@@ -941,6 +943,23 @@ pub(crate) fn instrument_to(
             init.extend(counters.iter().map(|c| expr_stmt(assign(var(c), int(0)))));
             init.push(expr_stmt(call(flush, vec![float(0.0)])));
             def.statement.statement_list.splice(0..0, init);
+        }
+        if i == 0 && !(m.es && m.version < 300) {
+            // Last, so the step paths above still hold. (GLSL ES 1.00
+            // limits indices to loop indices and constants: not there.)
+            let mut outs = hoist::out_params(&tu);
+            // The position's copies of the functions on its call chain.
+            for (k, dup) in dup_names.iter().enumerate() {
+                let f = &model.functions[frames[k + 1].func].name;
+                let o = outs.get(f.as_str()).cloned().unwrap_or_default();
+                outs.insert(dup.clone(), o);
+            }
+            hoist::hoist_in(
+                &mut def.statement.statement_list,
+                &outs,
+                &mut names,
+                &mut index_globals,
+            );
         }
         if i == 0
             && let Some((begin, end)) = &begin_end
@@ -1028,6 +1047,10 @@ pub(crate) fn instrument_to(
     extension_lines.extend(outs.extensions);
     prelude.push_str(&outs.decls);
     prelude.push_str(&written_decls);
+    for k in &index_globals {
+        let p = if es { "highp " } else { "" };
+        prelude.push_str(&format!("{p}int {k};\n"));
+    }
     prelude.push_str(&helpers(
         &HelperNames {
             value: &value_var,
@@ -2213,17 +2236,22 @@ void main()
                         "int v[4]",
                         "int w[4]",
                         "int i = u;",
-                        "func(i, w, v[w[i]]);",
+                        "gldbg_k0 = int(w[i]);",
+                        "func(i, w, v[gldbg_k0]);",
                         "v[1] != 1",
                     ]
                     .iter()
                     .any(|p| l.contains(p))
                 })
                 .collect();
-            assert_eq!(app_lines.len(), 5, "{s}");
-            assert!(app_lines[3].ends_with("func(i, w, v[w[i]]);"), "{s}");
-            assert!(app_lines[4].ends_with("v[1] != 1) {"), "{s}");
-            assert!(!s.contains("? "), "no argument is rewritten: {s}");
+            // The index of the inout argument is taken right before the
+            // call (NVIDIA evaluates `w[i]` again after it otherwise).
+            assert_eq!(app_lines.len(), 6, "{s}");
+            assert_eq!(app_lines[3], "gldbg_k0 = int(w[i]);", "{s}");
+            assert!(app_lines[4].ends_with("func(i, w, v[gldbg_k0]);"), "{s}");
+            assert!(app_lines[5].ends_with("v[1] != 1) {"), "{s}");
+            assert!(s.contains("\nint gldbg_k0;\n"), "{s}");
+            assert!(!s.contains("? "), "no argument is rewritten otherwise: {s}");
         }
     }
 
@@ -2263,7 +2291,8 @@ void main()
             assert_eq!(s.matches("void main()").count(), 1, "{s}");
             let start = s.find("void main() {\n    gldbg_begin();\n").expect(s);
             let body = &s[start..start + s[start..].find("\n}").expect(s)];
-            assert!(body.contains("func(i, v[1][i]);\n"), "{s}");
+            assert!(body.contains("gldbg_k0 = int(i);\n"), "{s}");
+            assert!(body.contains("func(i, v[1][gldbg_k0]);\n"), "{s}");
             assert!(body.contains("    color = v[1];\n"), "{s}");
             // The outputs are copied out at the return and at the end.
             let returns: Vec<usize> = body.match_indices("return;").map(|(k, _)| k).collect();
