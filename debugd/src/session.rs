@@ -1449,8 +1449,10 @@ impl Session {
                 stages.extend(linked.iter().cloned());
             }
         }
+        // A stage may be several shader objects: all of them.
+        let linked_types: Vec<u32> = stages.iter().map(|s| s.gl_type).collect();
         for (id, ty) in &text.shaders {
-            if stages.iter().any(|s| s.gl_type == *ty) {
+            if linked_types.contains(ty) {
                 continue;
             }
             let shader = recorded.shaders.get(id);
@@ -1552,20 +1554,7 @@ impl Session {
         }
         let (text, stages, note) = self.query_program()?;
         let because = note.map_or(String::new(), |n| format!(": {n}"));
-        let Some(shader) = stages.iter().find(|s| s.gl_type == stage.gl_enum()) else {
-            return Err(Error::FailedPrecondition(format!(
-                "the current program has no {} shader{because}",
-                stage.name()
-            )));
-        };
-        if shader.source.is_empty() {
-            return Err(Error::FailedPrecondition(format!(
-                "the {} shader's source is unknown{because}",
-                stage.name()
-            )));
-        }
-        let model = ShaderModel::parse_with(&shader.source, stage, &shader.includes, text.api)
-            .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))?;
+        let model = stage_model(&stages, stage, text.api, &because)?;
         // The other stages are compiled with `glCompileShader`: their
         // `#include`s spliced in.
         let others: Vec<StageSource> = stages
@@ -2007,6 +1996,65 @@ fn placeholder_fragment(app_fragment: &str) -> Option<String> {
     }
 }
 
+/// The model of the stage's shader object that defines `main`, its other
+/// shader objects (functions it calls) as siblings, `#include`s spliced:
+/// the debug program compiles them as the instrumenter rewrote them.
+fn stage_model(
+    stages: &[StageSource],
+    stage: Stage,
+    api: glsl_instrument::Api,
+    because: &str,
+) -> Result<ShaderModel> {
+    let mine: Vec<&StageSource> = stages
+        .iter()
+        .filter(|s| s.gl_type == stage.gl_enum())
+        .collect();
+    if mine.is_empty() {
+        return Err(Error::FailedPrecondition(format!(
+            "the current program has no {} shader{because}",
+            stage.name()
+        )));
+    }
+    if mine.iter().any(|s| s.source.is_empty()) {
+        return Err(Error::FailedPrecondition(format!(
+            "the {} shader's source is unknown{because}",
+            stage.name()
+        )));
+    }
+    let parse = |s: &StageSource| {
+        ShaderModel::parse_with(&s.source, stage, &s.includes, api)
+            .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))
+    };
+    // The first object that parses with a `main`; a single one as it is
+    // (its parse error, or its missing `main`, is reported).
+    let mut chosen = None;
+    if mine.len() > 1 {
+        for (i, s) in mine.iter().enumerate() {
+            if let Ok(m) = parse(s)
+                && m.has_main()
+            {
+                chosen = Some((i, m));
+                break;
+            }
+        }
+    }
+    let (index, mut model) = match chosen {
+        Some(c) => c,
+        None => (0, parse(mine[0])?),
+    };
+    let siblings: Vec<String> = mine
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != index)
+        .map(|(_, s)| {
+            glsl_instrument::splice_includes(&s.source, &s.includes, api)
+                .unwrap_or_else(|_| s.source.clone())
+        })
+        .collect();
+    model.set_siblings(siblings);
+    Ok(model)
+}
+
 /// Where a fragment debug output goes, for the preload's executor.
 fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<OutputRef> {
     match slot {
@@ -2052,6 +2100,18 @@ impl StepRunner<'_> {
         Ok(())
     }
 
+    /// The shader objects fit the request (the instrumented one, its
+    /// siblings, the other stages').
+    fn check_count(&self, inst: &Instrumented) -> Result<()> {
+        let n = self.others.len() + 1 + inst.siblings.len();
+        if n > 6 {
+            return Err(Error::Unimplemented(format!(
+                "programs of more than 6 shader objects (this one has {n})"
+            )));
+        }
+        Ok(())
+    }
+
     /// Write the instrumented shader and the program's other stages.
     fn push_shaders(
         &self,
@@ -2064,7 +2124,21 @@ impl StepRunner<'_> {
             _pad: 0,
             source: w.push(inst.source.as_bytes()),
         };
-        for (i, s) in self.others.iter().enumerate().take(5) {
+        let mut n = 1;
+        for sib in &inst.siblings {
+            if n < shaders.len() {
+                shaders[n] = ShaderRef {
+                    gl_type: self.stage.gl_enum(),
+                    _pad: 0,
+                    source: w.push(sib.as_bytes()),
+                };
+                n += 1;
+            }
+        }
+        for s in self.others.iter() {
+            if n >= shaders.len() {
+                break;
+            }
             // A replay without rasterization links a fragment shader only
             // in GL ES, which needs one: a placeholder, so the app's inputs
             // need no outputs of the stages the step leaves out.
@@ -2073,13 +2147,14 @@ impl StepRunner<'_> {
             .then(|| placeholder_fragment(&s.source))
             .flatten();
             let source = placeholder.as_deref().unwrap_or(&s.source);
-            shaders[i + 1] = ShaderRef {
+            shaders[n] = ShaderRef {
                 gl_type: s.gl_type,
                 _pad: 0,
                 source: w.push(source.as_bytes()),
             };
+            n += 1;
         }
-        (self.others.len() + 1).min(6) as u32
+        n as u32
     }
 
     /// The outcome of a debug step command: the driver's rejection becomes
@@ -2127,6 +2202,7 @@ impl StepRunner<'_> {
 
     fn vertex(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
+        self.check_count(inst)?;
         let varying = |slot: &OutputSlot| match slot {
             OutputSlot::Varying(name) => Ok(name.clone()),
             other => Err(Error::Internal(format!(
@@ -2197,6 +2273,7 @@ impl StepRunner<'_> {
 
     fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
+        self.check_count(inst)?;
         let OutputSlot::Buffer { binding, .. } = &inst.value else {
             return Err(Error::Internal(format!(
                 "a compute step got a debug output of another stage: {:?}",
@@ -2259,6 +2336,7 @@ impl StepRunner<'_> {
         components: u32,
     ) -> Result<ProbeResult> {
         self.check_request(path)?;
+        self.check_count(inst)?;
         let mut req = FragmentStepRequest {
             cache_key: inst.cache_key,
             shader_count: 0,

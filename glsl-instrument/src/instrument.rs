@@ -35,7 +35,9 @@ use crate::{
     StepKind, ValueType,
 };
 
+mod hoist;
 mod outputs;
+mod siblings;
 mod written;
 
 fn internal(what: &str) -> InstrumentError {
@@ -350,6 +352,36 @@ fn keep_reached_fragments(s: &mut ast::Statement, coverage: &str) {
             ast::IterationStatementData::While(_, b)
             | ast::IterationStatementData::DoWhile(b, _)
             | ast::IterationStatementData::For(_, _, b) => keep_reached_fragments(b, coverage),
+        },
+        _ => {}
+    }
+}
+
+/// `return` in `main` becomes `{ end(); return; }`: the debug outputs are
+/// copied out before `main` ends there.
+fn end_before_returns(s: &mut ast::Statement, end: &str) {
+    use ast::StatementData as S;
+    match &mut s.content {
+        S::Jump(j) if matches!(j.content, ast::JumpStatementData::Return(_)) => {
+            let ret = std::mem::replace(s, expr_stmt(int(0)));
+            *s = compound(vec![expr_stmt(call(end, vec![])), ret]);
+        }
+        S::Compound(c) => c
+            .statement_list
+            .iter_mut()
+            .for_each(|x| end_before_returns(x, end)),
+        S::Switch(sw) => sw.body.iter_mut().for_each(|x| end_before_returns(x, end)),
+        S::Selection(sel) => match &mut sel.rest.content {
+            ast::SelectionRestStatementData::Statement(t) => end_before_returns(t, end),
+            ast::SelectionRestStatementData::Else(t, e) => {
+                end_before_returns(t, end);
+                end_before_returns(e, end);
+            }
+        },
+        S::Iteration(it) => match &mut it.content {
+            ast::IterationStatementData::While(_, b)
+            | ast::IterationStatementData::DoWhile(b, _)
+            | ast::IterationStatementData::For(_, _, b) => end_before_returns(b, end),
         },
         _ => {}
     }
@@ -758,11 +790,14 @@ pub(crate) fn instrument_to(
 
     // Fresh names for everything added.
     let mut names = Names::new(&m.idents);
-    let main_name = if wraps_main {
-        names.fresh("gldbg_main")
-    } else {
-        "main".to_string()
-    };
+    // `main` stays the entry point, its body where the app wrote it: the
+    // debug outputs' setup runs first (`begin`) and their copy-out before
+    // every `return` of `main` and at its end (`end`). NVIDIA compiles code
+    // in a function other than `main` differently (an indexed `inout`
+    // argument whose index the call changes is written back at the new
+    // index), so moving `main`'s body into a function called from a new
+    // `main` changed what the program computes there.
+    let begin_end = wraps_main.then(|| (names.fresh("gldbg_begin"), names.fresh("gldbg_end")));
     let dup_names: Vec<String> = frames[1..]
         .iter()
         .enumerate()
@@ -854,18 +889,14 @@ pub(crate) fn instrument_to(
     let mut before: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut after: HashMap<usize, Vec<ast::ExternalDeclaration>> = HashMap::new();
     let mut loop_base = 0;
+    let mut index_globals: hoist::Temps = Vec::new();
     for (i, fr) in frames.iter().enumerate() {
         let decl = model.functions[fr.func].decl;
         let mut def = function_def(&tu[decl])
             .ok_or_else(|| internal("function definition missing"))?
             .clone();
-        def.prototype.name = ast::IdentifierData::from(if i == 0 {
-            main_name.as_str()
-        } else {
-            dup_names[i - 1].as_str()
-        })
-        .into();
         if i > 0 {
+            def.prototype.name = ast::IdentifierData::from(dup_names[i - 1].as_str()).into();
             plain_function(&mut def.prototype);
         }
         let info = &model.info[fr.step];
@@ -927,22 +958,38 @@ pub(crate) fn instrument_to(
             init.push(expr_stmt(call(flush, vec![float(0.0)])));
             def.statement.statement_list.splice(0..0, init);
         }
+        if i == 0 && !(m.es && m.version < 300) {
+            // Last, so the step paths above still hold. (GLSL ES 1.00
+            // limits indices to loop indices and constants: not there.)
+            let mut outs = hoist::out_params(&tu);
+            // The position's copies of the functions on its call chain.
+            for (k, dup) in dup_names.iter().enumerate() {
+                let f = &model.functions[frames[k + 1].func].name;
+                let o = outs.get(f.as_str()).cloned().unwrap_or_default();
+                outs.insert(dup.clone(), o);
+            }
+            hoist::hoist_in(
+                &mut def.statement.statement_list,
+                &outs,
+                &mut names,
+                &mut index_globals,
+            );
+        }
+        if i == 0
+            && let Some((begin, end)) = &begin_end
+        {
+            // Last, so the step paths above still hold.
+            let list = &mut def.statement.statement_list;
+            list.iter_mut().for_each(|st| end_before_returns(st, end));
+            list.insert(0, expr_stmt(call(begin, vec![])));
+            list.push(expr_stmt(call(end, vec![])));
+        }
         let def_decl: ast::ExternalDeclaration =
             ast::ExternalDeclarationData::FunctionDefinition(def).into();
         if i == 0 {
             decls[decl] = def_decl;
         } else {
             slot.push(def_decl);
-        }
-    }
-    // Prototypes of the original main follow its new name.
-    for d in &mut decls {
-        if let ast::ExternalDeclarationData::Declaration(decl) = &mut d.content
-            && let ast::DeclarationData::FunctionPrototype(p) = &mut decl.content
-            && p.name.as_str() == "main"
-            && wraps_main
-        {
-            p.name = ast::IdentifierData::from(main_name.as_str()).into();
         }
     }
     let mut merged = Vec::with_capacity(decls.len() + 8);
@@ -1014,6 +1061,10 @@ pub(crate) fn instrument_to(
     extension_lines.extend(outs.extensions);
     prelude.push_str(&outs.decls);
     prelude.push_str(&written_decls);
+    for k in &index_globals {
+        let p = if es { "highp " } else { "" };
+        prelude.push_str(&format!("{p}int {k};\n"));
+    }
     prelude.push_str(&helpers(
         &HelperNames {
             value: &value_var,
@@ -1029,21 +1080,20 @@ pub(crate) fn instrument_to(
     ));
     prelude.push_str(&outs.functions);
 
-    // The new entry point (stages that wrap main), or the flush function.
-    let mut tail = String::new();
-    if wraps_main {
-        tail.push_str(&format!(
-            "void main() {{\n    {value_var} = vec4(0.0);\n    {coverage_var} = 0.0;\n"
+    // What `main` calls first and last (stages that keep the outputs until
+    // the end of `main`).
+    if let Some((begin, end)) = &begin_end {
+        prelude.push_str(&format!(
+            "void {begin}() {{\n    {value_var} = vec4(0.0);\n    {coverage_var} = 0.0;\n"
         ));
         for c in &counters {
-            tail.push_str(&format!("    {c} = 0;\n"));
+            prelude.push_str(&format!("    {c} = 0;\n"));
         }
-        tail.push_str(&outs.main_start);
-        tail.push_str(&written_clear);
-        tail.push_str(&format!("    {main_name}();\n"));
-        tail.push_str(&outs.main_end);
-        tail.push_str("}\n");
+        prelude.push_str(&outs.main_start);
+        prelude.push_str(&written_clear);
+        prelude.push_str(&format!("}}\nvoid {end}() {{\n{}}}\n", outs.main_end));
     }
+    let mut tail = String::new();
     tail.push_str(&outs.tail);
 
     protect_commas(&mut decls);
@@ -1083,13 +1133,20 @@ pub(crate) fn instrument_to(
     push(&tail);
 
     let source = fix_type_names(&source);
+    let siblings = outs.siblings.unwrap_or_else(|| m.siblings.clone());
+    let mut key_text = source.clone();
+    for sib in &siblings {
+        key_text.push('\0');
+        key_text.push_str(sib);
+    }
     let (local_size_uniform, output_vertices_uniform) = match stage {
         Stage::Compute => (size_uniform, None),
         _ => (None, size_uniform),
     };
     Ok(Instrumented {
-        cache_key: fnv1a(&source),
+        cache_key: fnv1a(&key_text),
         source,
+        siblings,
         value: value_slot,
         coverage: coverage_slot,
         emission: outs.emission,
@@ -1400,11 +1457,14 @@ mod tests {
         };
         let out = probe(&m, &pos, Some("acc"));
         let s = &out.source;
-        // main renamed and called from the new main, which copies the outputs.
-        assert!(s.contains("void gldbg_main() {"));
+        // main stays the entry point: it sets the debug globals up first
+        // and copies the outputs out last.
+        assert!(s.contains("void main() {\n    gldbg_begin();\n"), "{s}");
+        assert!(s.contains("    gldbg_end();\n}"), "{s}");
         assert!(s.contains(
-            "    gldbg_main();\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n}"
+            "void gldbg_end() {\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n}"
         ));
+        assert!(!s.contains("gldbg_main"), "{s}");
         // The call instance goes to the duplicate; the original stays.
         assert!(s.contains("float s = gldbg1_shade(d, 4) * scale;"));
         assert!(s.contains("float shade(float x, int n) {"));
@@ -1467,7 +1527,7 @@ mod tests {
             .source;
         assert!(
             s.contains(
-                "if (a < 0.5) {\n        if (gldbg_c == 0.) discard;\n        return;\n    }"
+                "if (a < 0.5) {\n        if (gldbg_c == 0.) discard;\n        {\n            gldbg_end();\n            return;\n        }\n    }"
             ),
             "{s}"
         );
@@ -1551,7 +1611,7 @@ void main() {
         let out = probe(&m, &m.entry(), Some("gldbg_v"));
         let s = &out.source;
         assert_eq!(out.value, OutputSlot::Named("gldbg_value_1".into()));
-        assert!(s.contains("void gldbg_main_1() {") && s.contains("    gldbg_main_1();\n"));
+        assert!(s.contains("void gldbg_main() {") && s.contains("    gldbg_main();\n"));
         assert!(s.contains("gldbg_c = gldbg_store(gldbg_v);"), "{s}");
         assert!(s.contains("vec4 gldbg_v_1;"));
     }
@@ -1671,7 +1731,8 @@ void main() {
             );
             // The app's outputs are untouched; the new main copies ours last.
             assert!(s.contains("out vec3 color;") && s.contains("gl_Position = vec4(pos, 1.);"));
-            assert!(s.ends_with("    gldbg_main();\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n}\n"), "{s}");
+            assert!(s.ends_with("    gldbg_end();\n}\n"), "{s}");
+            assert!(s.contains("void gldbg_end() {\n    gldbg_value = gldbg_v;\n    gldbg_coverage = gldbg_c;\n}\n"), "{s}");
         }
         // In the loop: counter, path uniform, guarded write before the statement.
         let pos = Position {
@@ -1713,8 +1774,8 @@ void main() {
             "{s}"
         );
         assert!(
-            s.ends_with(
-                "    gldbg_main();\n    uint gldbg_index = uint(gl_VertexID) - gldbg_first + \
+            s.contains(
+                "void gldbg_end() {\n    uint gldbg_index = uint(gl_VertexID) - gldbg_first + \
                  uint(gl_InstanceID) * gldbg_count;\n    gldbg_value[gldbg_index] = gldbg_v;\n    \
                  gldbg_coverage[gldbg_index] = gldbg_c;\n}\n"
             ),
@@ -1836,10 +1897,7 @@ void main() {
                 s.matches("gldbg_put(), EmitVertex()").count()
             );
             assert!(s.matches("gldbg_put(), EmitVertex();").count() >= 2, "{s}");
-            assert!(
-                s.contains("    gldbg_emitted = 0;\n    gldbg_main();\n}\n"),
-                "{s}"
-            );
+            assert!(s.contains("    gldbg_emitted = 0;\n}\n"), "{s}");
             assert!(s.contains("    EndPrimitive();\n"));
         }
         // Inside `emit`, called from the loop in main: the duplicate carries the write.
@@ -2226,7 +2284,7 @@ void main()
             .source,
         );
         for s in &sources {
-            let main = &s[s.find("void gldbg_main()").unwrap_or_else(|| panic!("{s}"))..];
+            let main = &s[s.find("void main()").unwrap_or_else(|| panic!("{s}"))..];
             let app_lines: Vec<&str> = main
                 .lines()
                 .map(str::trim)
@@ -2235,18 +2293,128 @@ void main()
                         "int v[4]",
                         "int w[4]",
                         "int i = u;",
-                        "func(i, w, v[w[i]]);",
+                        "gldbg_k0 = int(w[i]);",
+                        "func(i, w, v[gldbg_k0]);",
                         "v[1] != 1",
                     ]
                     .iter()
                     .any(|p| l.contains(p))
                 })
                 .collect();
-            assert_eq!(app_lines.len(), 5, "{s}");
-            assert!(app_lines[3].ends_with("func(i, w, v[w[i]]);"), "{s}");
-            assert!(app_lines[4].ends_with("v[1] != 1) {"), "{s}");
-            assert!(!s.contains("? "), "no argument is rewritten: {s}");
+            // The index of the inout argument is taken right before the
+            // call (NVIDIA evaluates `w[i]` again after it otherwise).
+            assert_eq!(app_lines.len(), 6, "{s}");
+            assert_eq!(app_lines[3], "gldbg_k0 = int(w[i]);", "{s}");
+            assert!(app_lines[4].ends_with("func(i, w, v[gldbg_k0]);"), "{s}");
+            assert!(app_lines[5].ends_with("v[1] != 1) {"), "{s}");
+            assert!(s.contains("\nint gldbg_k0;\n"), "{s}");
+            assert!(!s.contains("? "), "no argument is rewritten otherwise: {s}");
         }
+    }
+
+    /// NVIDIA writes an indexed `inout` argument back at the index the call
+    /// left (`func(i, v[1][i])` with `func` setting `i`) when the call is in
+    /// a function other than `main` (piglit's
+    /// out-parameter-indexing/vs-inout-index-inout-vec4-array-element, H200):
+    /// the body of the app's `main` must stay in `main`, for every probe.
+    #[test]
+    fn the_apps_main_body_stays_in_main() {
+        let src = "#version 120
+uniform int u = 1;
+varying vec4 color;
+void func(inout int i, inout float f) { i = 0; f = 1.; }
+void main()
+{
+  vec4 v[] = vec4[](vec4(0.), vec4(0.));
+  int i = u;
+  if (i > 2) return;
+  func(i, v[1][i]);
+  color = v[1];
+  gl_Position = gl_Vertex;
+}
+";
+        let m = stage_model(src, Stage::Vertex);
+        let mut sources: Vec<String> = every_position(&m).into_iter().map(|i| i.source).collect();
+        sources.push(
+            m.instrument_end_of_main(&Probe {
+                position: &m.entry(),
+                expr: Some("color"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap()
+            .source,
+        );
+        for s in &sources {
+            assert_eq!(s.matches("void main()").count(), 1, "{s}");
+            let start = s.find("void main() {\n    gldbg_begin();\n").expect(s);
+            let body = &s[start..start + s[start..].find("\n}").expect(s)];
+            assert!(body.contains("gldbg_k0 = int(i);\n"), "{s}");
+            assert!(body.contains("func(i, v[1][gldbg_k0]);\n"), "{s}");
+            assert!(body.contains("    color = v[1];\n"), "{s}");
+            // The outputs are copied out at the return and at the end.
+            let returns: Vec<usize> = body.match_indices("return;").map(|(k, _)| k).collect();
+            assert_eq!(returns.len(), 1, "{s}");
+            assert!(
+                body[..returns[0]].trim_end().ends_with("gldbg_end();"),
+                "{s}"
+            );
+            assert!(body.ends_with("    gldbg_end();"), "{s}");
+            assert!(!s.contains("gldbg_main"), "{s}");
+        }
+    }
+
+    /// A fragment program of several shader objects: the others write
+    /// `gl_FragColor` too, and get the renamed output with its declaration
+    /// (NVIDIA links no program mixing it with user-defined outputs, and
+    /// the debug value must see their writes: piglit
+    /// fragcoord-layout-qualifiers-matching-case-3).
+    #[test]
+    fn fragment_siblings_write_the_renamed_outputs() {
+        let main_src = "#version 150\nvoid blue();\nvoid main() {\n    gl_FragColor = vec4(0.5);\n    blue();\n}\n";
+        let blue = "#version 150\nvoid blue()\n{\n    gl_FragColor.b = 1.0;\n}\n".to_string();
+        let mut m = model(main_src);
+        m.set_siblings(vec![blue.clone()]);
+        let end = m
+            .instrument_end_of_main(&Probe {
+                position: &m.entry(),
+                expr: Some("gl_FragColor"),
+                semantics: Semantics::ReportDiscarded,
+            })
+            .unwrap();
+        for inst in [probe(&m, &m.entry(), Some("gl_FragColor")), end] {
+            let s = &inst.source;
+            assert!(s.contains("out vec4 gldbg_FragColor;\n"), "{s}");
+            assert!(!s.contains("gl_FragColor"), "{s}");
+            assert_eq!(
+                inst.siblings,
+                vec![
+                    "#version 150\nout vec4 gldbg_FragColor;\nvoid blue()\n{\n    gldbg_FragColor.b = 1.0;\n}\n"
+                ]
+            );
+            assert!(inst.app_outputs.contains(&"gldbg_FragColor".to_string()));
+        }
+        // Only a sibling writes it (GLSL 1.20): gl_FragData[0] there, the
+        // debug outputs after it, and no named outputs that would clash.
+        let mut m = model("#version 120\nvoid blue();\nvoid main() {\n    blue();\n}\n");
+        m.set_siblings(vec![blue.replace("150", "120")]);
+        let inst = probe(&m, &m.entry(), None);
+        assert_eq!(inst.value, OutputSlot::FragData(1), "{}", inst.source);
+        assert!(
+            !inst.source.contains("GL_EXT_gpu_shader4"),
+            "{}",
+            inst.source
+        );
+        assert!(
+            inst.siblings[0].contains("    gl_FragData[0].b = 1.0;\n"),
+            "{:?}",
+            inst.siblings
+        );
+        // Without siblings nothing is sent in their place.
+        assert!(
+            probe(&model(main_src), &m.entry(), None)
+                .siblings
+                .is_empty()
+        );
     }
 }
 
@@ -2313,7 +2481,7 @@ void main() {
             .unwrap();
         let s = &inst.source;
         assert!(
-            s.contains("    o = vec4(a);\n    if (gldbg_c == 0.) {\n        gldbg_c = gldbg_store(o);\n    }\n}"),
+            s.contains("    o = vec4(a);\n    if (gldbg_c == 0.) {\n        gldbg_c = gldbg_store(o);\n    }\n    gldbg_end();\n}"),
             "{s}"
         );
         assert_eq!(inst.path_uniform, None, "{s}");
@@ -2359,7 +2527,7 @@ void main() {
             .source
         };
         let s = at_end(Some("o"));
-        let write = "if (gldbg_c == 0.) {\n            gldbg_c = gldbg_store(o);\n        }\n        return;";
+        let write = "if (gldbg_c == 0.) {\n            gldbg_c = gldbg_store(o);\n        }\n        {\n            gldbg_end();\n            return;\n        }";
         assert!(s.contains(write), "{s}");
         // The loop's return too (no loop counter guards it), the callee's not.
         assert_eq!(s.matches("gldbg_c = gldbg_store(o);").count(), 3, "{s}");

@@ -293,6 +293,11 @@ pub struct Probe<'a> {
 #[derive(Clone, Debug)]
 pub struct Instrumented {
     pub source: String,
+    /// The program's other shader objects of this stage (set with
+    /// [`ShaderModel::set_siblings`]) as the debug program must compile
+    /// them: fragment siblings write the outputs `source` renamed
+    /// `gl_FragColor`/`gl_FragData` to.
+    pub siblings: Vec<String>,
     /// vec4 debug value output.
     pub value: OutputSlot,
     /// float coverage output: 0.0 = did not reach; else a type code (see [`decode_type`]).
@@ -448,6 +453,9 @@ pub struct ShaderModel {
     model: steps::Model,
     /// The context's API (decides how fragment debug outputs are written).
     api: Api,
+    /// The program's other shader objects of this stage (see
+    /// [`ShaderModel::set_siblings`]).
+    siblings: Vec<String>,
 }
 
 impl ShaderModel {
@@ -539,7 +547,26 @@ impl ShaderModel {
             pp,
             model,
             api,
+            siblings: Vec::new(),
         })
+    }
+
+    /// Whether the shader defines `main` (a program's stage may be several
+    /// shader objects, one of them with `main`).
+    pub fn has_main(&self) -> bool {
+        self.model.main.is_some()
+    }
+
+    /// The program's other shader objects of this stage, as the driver
+    /// compiles them (`#include`s spliced): the debug shader accounts for
+    /// what they write (a fragment sibling's `gl_FragColor`), and
+    /// [`Instrumented::siblings`] is what the debug program links in
+    /// their place.
+    pub fn set_siblings(&mut self, sources: Vec<String>) {
+        for s in &sources {
+            parse::words(s, &mut self.idents);
+        }
+        self.siblings = sources;
     }
 
     /// The number the driver gives 1-based line `line` of

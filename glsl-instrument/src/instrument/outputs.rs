@@ -65,6 +65,8 @@ pub(super) struct StageOutputs {
     pub size_uniform: Option<String>,
     /// vertex to buffers: the `uint` uniforms `first` and `count`.
     pub vertex_index_uniforms: Option<(String, String)>,
+    /// fragment: the siblings rewritten (siblings.rs); `None`: unchanged.
+    pub siblings: Option<Vec<String>>,
 }
 
 /// `kw` for an output variable by GLSL version: `varying` before 1.30 and in ES 1.00.
@@ -757,6 +759,9 @@ pub(super) fn fragment(
             }
         }
     }
+    // What the program's other fragment shader objects write counts too.
+    let (sibling_color, sibling_data_len) = super::siblings::builtin_uses(&m.siblings);
+    uses_frag_color |= sibling_color;
     let mut app_outputs = Vec::new();
     let mut max_location: i32 = -1;
     let mut unlocated: Vec<usize> = Vec::new();
@@ -789,14 +794,14 @@ pub(super) fn fragment(
     let frag_data_name = names.fresh("gldbg_FragData");
     let out_value = names.fresh("gldbg_value");
     let out_coverage = names.fresh("gldbg_coverage");
-    let frag_data_len =
-        frag_data_max
-            .map_or(0, |k| k + 1)
-            .max(if frag_data_refs > frag_data_const {
-                4
-            } else {
-                0
-            });
+    let frag_data_len = frag_data_max
+        .map_or(0, |k| k + 1)
+        .max(if frag_data_refs > frag_data_const {
+            4
+        } else {
+            0
+        })
+        .max(sibling_data_len);
     let mut out = StageOutputs::default();
     // Before GLSL 1.30, user outputs (EXT_gpu_shader4's `varying out`, or
     // `out` with GL_ARB_explicit_attrib_location) cannot be mixed with
@@ -812,6 +817,7 @@ pub(super) fn fragment(
         && app_outputs.is_empty()
         && !m.idents.contains("gl_FragColor")
         && !m.idents.contains("gl_FragData");
+    let mut renaming = super::siblings::Renaming::default();
     let legacy_named = !modern && (!app_outputs.is_empty() || foreign);
     let named = modern || legacy_named;
     // With the app's own named outputs the app cannot use gl_FragColor /
@@ -847,16 +853,19 @@ pub(super) fn fragment(
             format!("{out_kw} ")
         };
         if uses_frag_color && !es {
-            out.decls
-                .push_str(&format!("{builtin_kw}vec4 {frag_color_name};\n"));
+            let decl = format!("{builtin_kw}vec4 {frag_color_name};\n");
+            out.decls.push_str(&decl);
+            renaming.decls.push_str(&decl);
+            renaming.frag_color = Some(frag_color_name.clone());
             if !builtin_private {
                 app_outputs.push(frag_color_name.clone());
             }
         }
         if frag_data_len > 0 && !es {
-            out.decls.push_str(&format!(
-                "{builtin_kw}vec4 {frag_data_name}[{frag_data_len}];\n"
-            ));
+            let decl = format!("{builtin_kw}vec4 {frag_data_name}[{frag_data_len}];\n");
+            out.decls.push_str(&decl);
+            renaming.decls.push_str(&decl);
+            renaming.frag_data = Some(frag_data_name.clone());
             if !builtin_private {
                 app_outputs.push(frag_data_name.clone());
             }
@@ -877,6 +886,7 @@ pub(super) fn fragment(
         out.value = Some(OutputSlot::Named(out_value));
         out.coverage = Some(OutputSlot::Named(out_coverage));
     } else {
+        renaming.frag_color = Some("gl_FragData[0]".into());
         let k = frag_data_len
             .max(if uses_frag_color { 1 } else { 0 })
             .max(1);
@@ -931,6 +941,12 @@ pub(super) fn fragment(
         }
     }
     out.app_outputs = app_outputs;
+    out.siblings = Some(
+        m.siblings
+            .iter()
+            .map(|s| super::siblings::rewrite(s, &renaming))
+            .collect(),
+    );
     out
 }
 

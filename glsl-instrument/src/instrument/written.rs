@@ -19,8 +19,9 @@
 //! and a call copies them from and back to its arguments' mirrors; how
 //! each kind of write is followed is in `written/track.rs`.
 //!
-//! Where gldbg cannot tell (a write it cannot follow, a struct or
-//! interface-block output, a tess-control output, an array whose size is
+//! Where gldbg cannot tell (a write it cannot follow, an output the
+//! stage's other shader objects name (their writes are not followed), a
+//! struct or interface-block output, a tess-control output, an array whose size is
 //! not a constant), the probe does not claim either way: it is
 //! [`InstrumentError::WrittenUnknown`] with the names, and the value is
 //! shown with a note that gldbg cannot tell whether it was written.
@@ -533,7 +534,17 @@ impl Written {
             Some(_) => locals,
             None => Vec::new(),
         };
+        // What the stage's other shader objects name (they may write it):
+        // their writes are not followed, so gldbg cannot tell.
+        let mut in_siblings = HashSet::new();
+        for sib in &m.siblings {
+            crate::parse::words(sib, &mut in_siblings);
+        }
         for (name, shape, scope) in outputs.chain(locals.into_iter().map(|(n, s)| (n, s, main))) {
+            if scope.is_none() && in_siblings.contains(&name) {
+                untracked.insert(name);
+                continue;
+            }
             if tracked
                 .iter()
                 .any(|t: &Tracked| t.name == name && t.scope == scope)

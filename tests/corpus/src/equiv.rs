@@ -301,6 +301,20 @@ fn section_text(
     body
 }
 
+/// `text` with each byte range replaced (ranges do not overlap).
+fn swapped(text: &str, mut swaps: Vec<(std::ops::Range<usize>, String)>) -> String {
+    swaps.sort_by_key(|(r, _)| r.start);
+    let mut out = String::with_capacity(text.len() + 4096);
+    let mut at = 0;
+    for (r, new) in swaps {
+        out.push_str(&text[at..r.start]);
+        out.push_str(&new);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// Run the original test; if it passes, swap each shader section (one at a
 /// time) for its instrumented version at `opts.steps` positions and run
 /// each variant.
@@ -363,6 +377,21 @@ pub fn check_test(piglit: &Path, path: &Path, tmp: &Path, opts: &EquivOptions) -
                 continue;
             }
         };
+        // The stage's other sections are shader objects of the same program
+        // (functions `main` calls): the debug program compiles them as the
+        // instrumenter rewrites them (a fragment one's gl_FragColor).
+        let siblings: Vec<&Section> = t
+            .sections
+            .iter()
+            .filter(|s| !s.passthrough && s.stage == sec.stage && s.body != sec.body)
+            .collect();
+        let mut model = model;
+        model.set_siblings(
+            siblings
+                .iter()
+                .map(|s| runner_source(&text, s, t.require))
+                .collect(),
+        );
         let path_walk = walk(&model, 200);
         let mut variants = Vec::new();
         let picks = crate::spread(path_walk.len(), opts.steps);
@@ -386,12 +415,25 @@ pub fn check_test(piglit: &Path, path: &Path, tmp: &Path, opts: &EquivOptions) -
                 )),
                 Ok(Err(e)) => Err(format!("instrument error: {}", normalise(&e.to_string()))),
                 Ok(Ok(ins)) => {
-                    let copy = format!(
-                        "{}{}{}",
-                        &text[..sec.body.start],
+                    let mut swaps = vec![(
+                        sec.body.clone(),
                         section_text(&ins, &model, runner_adds_version),
-                        &text[sec.body.end..]
-                    );
+                    )];
+                    if sec.stage == Stage::Fragment {
+                        for (s, new) in siblings.iter().zip(&ins.siblings) {
+                            let added = runner_source(&text, s, t.require).len() != s.raw.len();
+                            let mut body = if added {
+                                strip_version(new)
+                            } else {
+                                new.clone()
+                            };
+                            if !body.ends_with('\n') {
+                                body.push('\n');
+                            }
+                            swaps.push((s.body.clone(), body));
+                        }
+                    }
+                    let copy = swapped(&text, swaps);
                     let file = tmp.join(format!("{stem}-{k}-{n}.shader_test"));
                     if std::fs::write(&file, &copy).is_err() {
                         Err("cannot write the test copy".into())

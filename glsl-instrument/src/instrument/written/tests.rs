@@ -171,7 +171,7 @@ void main() {
         "{s}"
     );
     assert!(
-        s.contains("    gldbg_unwritten();\n    gldbg_main();"),
+        s.contains("    gldbg_unwritten();\n}\nvoid gldbg_end() {"),
         "{s}"
     );
 }

@@ -1,0 +1,198 @@
+//! Indices of `out`/`inout` arguments in `main`, evaluated before the call.
+//!
+//! GLSL evaluates an `out`/`inout` argument's lvalue once, before the call:
+//! `func(i, v[w[i]])` with `func` setting `i` writes back to `v[w[old i]]`.
+//! NVIDIA's compiler sometimes evaluates the index again after the call
+//! (in a function other than `main` always; in `main` once a probe is added
+//! before the call: piglit out-parameter-indexing, H200), so the debug
+//! shader would write another element than the app's program. In `main`
+//! such an index is taken into a global of ours first (`gldbg_k0 = int(w[i]);
+//! func(i, v[gldbg_k0]);`), which every compiler evaluates once, where that
+//! cannot change the order of anything: the statement is the call alone (or
+//! a plain assignment of its result), and its arguments have no side
+//! effects. Other functions keep the app's text (NVIDIA evaluates them the
+//! same way in the app's program).
+
+use std::collections::HashMap;
+
+use glsl_lang::ast;
+
+use super::{assign, call, compound, expr_stmt, var};
+use crate::parse::Names;
+
+/// Per user function name, per overload: which parameters are `out`/`inout`.
+pub(super) fn out_params(decls: &[ast::ExternalDeclaration]) -> HashMap<String, Vec<Vec<bool>>> {
+    let mut map: HashMap<String, Vec<Vec<bool>>> = HashMap::new();
+    for d in decls {
+        let proto = match &d.content {
+            ast::ExternalDeclarationData::FunctionDefinition(f) => &f.prototype,
+            ast::ExternalDeclarationData::Declaration(decl) => match &decl.content {
+                ast::DeclarationData::FunctionPrototype(p) => p,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let outs: Vec<bool> = proto
+            .parameters
+            .iter()
+            .map(|p| {
+                let q = match &p.content {
+                    ast::FunctionParameterDeclarationData::Named(q, _)
+                    | ast::FunctionParameterDeclarationData::Unnamed(q, _) => q,
+                };
+                q.as_ref().is_some_and(|q| {
+                    q.qualifiers.iter().any(|s| {
+                        matches!(&s.content, ast::TypeQualifierSpecData::Storage(st)
+                            if matches!(st.content, ast::StorageQualifierData::Out | ast::StorageQualifierData::InOut))
+                    })
+                })
+            })
+            .collect();
+        map.entry(proto.name.as_str().to_string())
+            .or_default()
+            .push(outs);
+    }
+    map
+}
+
+/// The `int` globals holding the indices (to declare).
+pub(super) type Temps = Vec<String>;
+
+/// Hoist the indices in every statement of `list` (and nested blocks).
+pub(super) fn hoist_in(
+    list: &mut [ast::Statement],
+    outs: &HashMap<String, Vec<Vec<bool>>>,
+    names: &mut Names,
+    globals: &mut Temps,
+) {
+    for s in list {
+        hoist_stmt(s, outs, names, globals);
+    }
+}
+
+fn hoist_stmt(
+    s: &mut ast::Statement,
+    outs: &HashMap<String, Vec<Vec<bool>>>,
+    names: &mut Names,
+    globals: &mut Temps,
+) {
+    use ast::StatementData as S;
+    match &mut s.content {
+        S::Expression(es) => {
+            let Some(e) = es.0.as_mut() else { return };
+            let call = match &mut e.content {
+                ast::ExprData::Assignment(lhs, _, rhs) if pure(lhs, outs) => rhs.as_mut(),
+                _ => e,
+            };
+            let mut temps = Vec::new();
+            hoist_call(call, outs, names, &mut temps, globals);
+            if !temps.is_empty() {
+                let stmt = std::mem::replace(s, expr_stmt(super::int(0)));
+                temps.push(stmt);
+                *s = compound(temps);
+            }
+        }
+        S::Compound(c) => hoist_in(&mut c.statement_list, outs, names, globals),
+        S::Selection(sel) => match &mut sel.rest.content {
+            ast::SelectionRestStatementData::Statement(t) => hoist_stmt(t, outs, names, globals),
+            ast::SelectionRestStatementData::Else(t, e) => {
+                hoist_stmt(t, outs, names, globals);
+                hoist_stmt(e, outs, names, globals);
+            }
+        },
+        S::Switch(sw) => hoist_in(&mut sw.body, outs, names, globals),
+        S::Iteration(it) => match &mut it.content {
+            ast::IterationStatementData::While(_, b)
+            | ast::IterationStatementData::DoWhile(b, _)
+            | ast::IterationStatementData::For(_, _, b) => hoist_stmt(b, outs, names, globals),
+        },
+        _ => {}
+    }
+}
+
+/// `e` a call of a user function with `out`/`inout` parameters and pure
+/// arguments: the non-constant indices of those arguments become locals.
+fn hoist_call(
+    e: &mut ast::Expr,
+    outs: &HashMap<String, Vec<Vec<bool>>>,
+    names: &mut Names,
+    temps: &mut Vec<ast::Statement>,
+    globals: &mut Temps,
+) {
+    let ast::ExprData::FunCall(id, args) = &mut e.content else {
+        return;
+    };
+    let Some(name) = id.as_ident().map(|n| n.as_str().to_string()) else {
+        return;
+    };
+    let Some(overloads) = outs.get(&name) else {
+        return;
+    };
+    if !args.iter().all(|a| pure(a, outs)) {
+        return;
+    }
+    let n = args.len();
+    for (k, a) in args.iter_mut().enumerate() {
+        let is_out = overloads
+            .iter()
+            .any(|o| o.len() == n && o.get(k).copied().unwrap_or(false));
+        if is_out {
+            hoist_indices(a, names, temps, globals);
+        }
+    }
+}
+
+/// In an lvalue chain (`v[1][w[i]]`, `s.a[i].x`), each index that is not
+/// a literal is first assigned to a new global `int`, which the chain reads.
+fn hoist_indices(
+    a: &mut ast::Expr,
+    names: &mut Names,
+    temps: &mut Vec<ast::Statement>,
+    globals: &mut Temps,
+) {
+    match &mut a.content {
+        ast::ExprData::Bracket(base, index) => {
+            hoist_indices(base, names, temps, globals);
+            if !matches!(
+                index.content,
+                ast::ExprData::IntConst(_) | ast::ExprData::UIntConst(_)
+            ) {
+                let t = names.fresh(&format!("gldbg_k{}", globals.len()));
+                let old = std::mem::replace(&mut **index, var(&t));
+                temps.push(expr_stmt(assign(var(&t), call("int", vec![old]))));
+                globals.push(t);
+            }
+        }
+        ast::ExprData::Dot(base, _) => hoist_indices(base, names, temps, globals),
+        _ => {}
+    }
+}
+
+/// No side effects: variables, literals, operators, indices, fields and
+/// constructors or built-ins of those (a user function may write globals).
+fn pure(e: &ast::Expr, user: &HashMap<String, Vec<Vec<bool>>>) -> bool {
+    use ast::ExprData as E;
+    match &e.content {
+        E::Variable(_)
+        | E::IntConst(_)
+        | E::UIntConst(_)
+        | E::BoolConst(_)
+        | E::FloatConst(_)
+        | E::DoubleConst(_) => true,
+        E::Unary(op, x) => {
+            !matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) && pure(x, user)
+        }
+        E::Binary(_, a, b) => pure(a, user) && pure(b, user),
+        E::Ternary(c, a, b) => pure(c, user) && pure(a, user) && pure(b, user),
+        E::Bracket(a, i) => pure(a, user) && pure(i, user),
+        E::Dot(a, _) => pure(a, user),
+        E::FunCall(id, args) => {
+            let builtin_or_type = match id.as_ident() {
+                Some(n) => !user.contains_key(n.as_str()),
+                None => true,
+            };
+            builtin_or_type && args.iter().all(|a| pure(a, user))
+        }
+        _ => false,
+    }
+}
