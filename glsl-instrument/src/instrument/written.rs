@@ -590,7 +590,9 @@ impl Written {
         let (defs, params) = functions(&m.tu.0, names, &mut tracked);
         let mut site_vars = std::collections::HashMap::new();
         for (k, d) in m.tu.0.iter().enumerate() {
+            // Not for an overload: a call site may not know which it calls.
             if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
+                && defs.iter().filter(|(n, _)| n == f.prototype.name.as_str()).count() == 1
                 && crate::steps::type_string(&f.prototype.ty.ty, None) != "void"
                 && params
                     .get(&k)

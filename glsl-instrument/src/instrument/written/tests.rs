@@ -451,3 +451,23 @@ void main() {
     // A tracked local of main is still followed.
     assert!(written(src, Stage::Fragment, 17, "z").is_some());
 }
+
+#[test]
+fn an_overloaded_function_with_out_parameters_is_unknown_at_its_calls() {
+    let src = "#version 330 core
+uniform float t;
+out vec4 o;
+float f(float v, out float r) { r = v; return v; }
+float f(vec2 v, out float r) { r = v.x; return v.y; }
+void main() {
+    float z;
+    float g = f(t, z);
+    o = vec4(z, g, 0.0, 1.0);
+}
+";
+    // Which definition runs is the compiler's choice: no site global, and
+    // the argument cannot tell.
+    assert_eq!(unknown(src, Stage::Fragment, 9, "z"), ["z"]);
+    let s = written(src, Stage::Fragment, 9, "o").unwrap();
+    assert!(!s.contains("gldbg_site_f"), "{s}");
+}
