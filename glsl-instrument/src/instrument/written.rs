@@ -21,15 +21,17 @@
 //!
 //! Where gldbg cannot tell (a write it cannot follow, a struct or
 //! interface-block output, a tess-control output, an array whose size is
-//! not a constant), the probe does not claim either way: it is
+//! not a constant, a local that hides an output, an uninitialized local it
+//! does not track, an `out` parameter of the probe's function), the probe
+//! does not claim either way: it is
 //! [`InstrumentError::WrittenUnknown`] with the names, and the value is
 //! shown with a note that gldbg cannot tell whether it was written.
-
-use glsl_lang::ast;
 
 mod track;
 
 use std::collections::{BTreeSet, HashSet};
+
+use glsl_lang::ast;
 
 use super::{and, assign, boolean, call, comma, int, var};
 use crate::parse::{Names, expr_text};
@@ -592,7 +594,11 @@ impl Written {
         for (k, d) in m.tu.0.iter().enumerate() {
             // Not for an overload: a call site may not know which it calls.
             if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
-                && defs.iter().filter(|(n, _)| n == f.prototype.name.as_str()).count() == 1
+                && defs
+                    .iter()
+                    .filter(|(n, _)| n == f.prototype.name.as_str())
+                    .count()
+                    == 1
                 && crate::steps::type_string(&f.prototype.ty.ty, None) != "void"
                 && params
                     .get(&k)
