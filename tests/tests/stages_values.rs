@@ -148,6 +148,7 @@ fn tess_control_values_per_output_vertex() {
              print gl_in[gl_InvocationID].gl_Position @ vertex {n}\n"
         );
     }
+    script += "print gl_out[gl_InvocationID].gl_Position @ vertex 0\n";
     script += "print u_level\nprint u_level @ vertex 3\nstep\nend\nkill\n";
     let out = Session::new(egl_stages(), &script).keep_going().run(&dir);
     let first = out.ok("debug tess-control");
@@ -172,6 +173,11 @@ fn tess_control_values_per_output_vertex() {
             assert_close(*got, want, 1e-6, &format!("position of vertex {n}"));
         }
     }
+    // Other invocations write `gl_out` too: gldbg cannot tell whether it
+    // was written, says so, and claims neither.
+    let r = out.ok("print gl_out[gl_InvocationID].gl_Position @ vertex 0");
+    assert_eq!(r["written_unknown"], serde_json::json!(["gl_out"]), "{r}");
+    assert!(r.get("undefined").is_none(), "{r}");
     let level = &out.ok("print u_level")["summary"];
     assert_eq!(level["count"], 3, "{level}");
     assert_eq!(level["min"][0], 3.0, "{level}");

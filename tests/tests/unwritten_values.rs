@@ -13,6 +13,12 @@
 //!   the debug shader as in the app: the end of `main` is reached by every
 //!   fragment, green.
 //!
+//! * Writes through `out`/`inout` arguments (statement-level calls, calls
+//!   in declarations, built-ins such as `modf`), inside other functions,
+//!   nested (`b = a = x`) and by matrix column are followed; a write gldbg
+//!   cannot follow (an element with a variable index through an `out`
+//!   argument) prints and dumps the value as read with `written_unknown`.
+//!
 //! Values are checked against the CPU formula of the shader.
 
 mod support;

@@ -21,16 +21,18 @@
 //!
 //! Where gldbg cannot tell (a write it cannot follow, an output the
 //! stage's other shader objects name (their writes are not followed), a
-//! struct or interface-block output, a tess-control output, an array whose size is
-//! not a constant), the probe does not claim either way: it is
+//! struct or interface-block output, a tess-control output, an array whose
+//! size is not a constant, a local that hides an output, an uninitialized
+//! local it does not track, an `out` parameter of the probe's function),
+//! the probe does not claim either way: it is
 //! [`InstrumentError::WrittenUnknown`] with the names, and the value is
 //! shown with a note that gldbg cannot tell whether it was written.
-
-use glsl_lang::ast;
 
 mod track;
 
 use std::collections::{BTreeSet, HashSet};
+
+use glsl_lang::ast;
 
 use super::{and, assign, boolean, call, comma, int, var};
 use crate::parse::{Names, expr_text};
@@ -372,6 +374,45 @@ fn function_names_declared(def: &ast::FunctionDefinition) -> Vec<String> {
     names
 }
 
+/// The names `s` declares without an initializer anywhere (loops too).
+fn uninitialized_anywhere(s: &ast::Statement, out: &mut Vec<String>) {
+    use ast::IterationStatementData as It;
+    use ast::StatementData as S;
+    let decl = |d: &ast::Declaration, out: &mut Vec<String>| {
+        if let ast::DeclarationData::InitDeclaratorList(list) = &d.content {
+            let mut shapes = Vec::new();
+            let mut other = BTreeSet::new();
+            declared(list, true, &mut shapes, &mut other);
+            out.extend(shapes.into_iter().map(|(n, _)| n).chain(other));
+        }
+    };
+    match &s.content {
+        S::Declaration(d) => decl(d, out),
+        S::Compound(c) => c
+            .statement_list
+            .iter()
+            .for_each(|x| uninitialized_anywhere(x, out)),
+        S::Switch(sw) => sw.body.iter().for_each(|x| uninitialized_anywhere(x, out)),
+        S::Selection(sel) => match &sel.rest.content {
+            ast::SelectionRestStatementData::Statement(t) => uninitialized_anywhere(t, out),
+            ast::SelectionRestStatementData::Else(t, e) => {
+                uninitialized_anywhere(t, out);
+                uninitialized_anywhere(e, out);
+            }
+        },
+        S::Iteration(it) => match &it.content {
+            It::While(_, b) | It::DoWhile(b, _) => uninitialized_anywhere(b, out),
+            It::For(init, _, b) => {
+                if let ast::ForInitStatementData::Declaration(d) = &init.content {
+                    decl(d, out);
+                }
+                uninitialized_anywhere(b, out);
+            }
+        },
+        _ => {}
+    }
+}
+
 /// The names the definitions of function `name` declare.
 fn declared_in(decls: &[ast::ExternalDeclaration], name: &str) -> Vec<String> {
     decls
@@ -562,7 +603,13 @@ impl Written {
         let (defs, params) = functions(&m.tu.0, names, &mut tracked);
         let mut site_vars = std::collections::HashMap::new();
         for (k, d) in m.tu.0.iter().enumerate() {
+            // Not for an overload: a call site may not know which it calls.
             if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
+                && defs
+                    .iter()
+                    .filter(|(n, _)| n == f.prototype.name.as_str())
+                    .count()
+                    == 1
                 && crate::steps::type_string(&f.prototype.ty.ty, None) != "void"
                 && params
                     .get(&k)
@@ -579,6 +626,34 @@ impl Written {
             true => "main",
             false => probe_func,
         };
+        // The probe function's locals without an initializer that are not
+        // tracked (in a loop, declared twice, in a function other than
+        // `main`): undefined until written, which gldbg cannot tell.
+        for (idx, d) in m.tu.0.iter().enumerate() {
+            if let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content
+                && f.prototype.name.as_str() == probe_shadow
+            {
+                let mut uninit = Vec::new();
+                for s in &f.statement.statement_list {
+                    uninitialized_anywhere(s, &mut uninit);
+                }
+                // An `out` parameter starts undefined in each call.
+                let info = params.get(&idx).map(Vec::as_slice).unwrap_or_default();
+                for (p, q) in f.prototype.parameters.iter().zip(info) {
+                    if let (true, ast::FunctionParameterDeclarationData::Named(_, d)) =
+                        (q.writes && !q.copy_in, &p.content)
+                    {
+                        uninit.push(d.ident.ident.0.to_string());
+                    }
+                }
+                let scope = probe_scope;
+                untracked.extend(uninit.into_iter().filter(|n| {
+                    !tracked
+                        .iter()
+                        .any(|t: &Tracked| &t.name == n && t.scope.is_some() && t.scope == scope)
+                }));
+            }
+        }
         Written {
             probe_shadow: declared_in(&m.tu.0, probe_shadow).into_iter().collect(),
             tracked,

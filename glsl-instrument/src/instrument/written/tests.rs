@@ -398,3 +398,76 @@ void main() {
     let src = src.replace("r = v; return abs(v);", "return r = v;");
     assert_eq!(unknown(&src, Stage::Fragment, 9, "z"), ["z"]);
 }
+
+#[test]
+fn untracked_locals_and_out_parameters_are_unknown_not_written() {
+    let src = "#version 330 core
+uniform float t;
+out vec4 o;
+void f(out float y) {
+    float u;
+    if (t > 0.5) u = 1.0;
+    y = u;
+}
+void main() {
+    float z;
+    for (int i = 0; i < 2; i++) {
+        float l;
+        if (t > 0.5) l = 1.0;
+        z = l;
+    }
+    f(z);
+    o = vec4(z);
+}
+";
+    // A local of another function, an `out` parameter before its write, a
+    // local declared in a loop: never shown as if written.
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let at = |line: u32, in_f: bool, expr: &str| {
+        let pos = crate::Position {
+            step: m.steps_on_line(line)[0],
+            calls: match in_f {
+                true => vec![(m.steps_on_line(16)[0], 0)],
+                false => vec![],
+            },
+            iterations: match in_f {
+                true => vec![],
+                false => vec![0],
+            },
+        };
+        let probe = Probe {
+            position: &pos,
+            expr: Some(expr),
+            semantics: Semantics::ReportDiscarded,
+        };
+        match m.instrument_written(&probe, false) {
+            Err(crate::InstrumentError::WrittenUnknown(n)) => n,
+            r => panic!("{:?}", r.map(|i| i.map(|i| i.source))),
+        }
+    };
+    assert_eq!(at(7, true, "u"), ["u"]);
+    assert_eq!(at(6, true, "y"), ["y"]);
+    assert_eq!(at(14, false, "l"), ["l"]);
+    // A tracked local of main is still followed.
+    assert!(written(src, Stage::Fragment, 17, "z").is_some());
+}
+
+#[test]
+fn an_overloaded_function_with_out_parameters_is_unknown_at_its_calls() {
+    let src = "#version 330 core
+uniform float t;
+out vec4 o;
+float f(float v, out float r) { r = v; return v; }
+float f(vec2 v, out float r) { r = v.x; return v.y; }
+void main() {
+    float z;
+    float g = f(t, z);
+    o = vec4(z, g, 0.0, 1.0);
+}
+";
+    // Which definition runs is the compiler's choice: no site global, and
+    // the argument cannot tell.
+    assert_eq!(unknown(src, Stage::Fragment, 9, "z"), ["z"]);
+    let s = written(src, Stage::Fragment, 9, "o").unwrap();
+    assert!(!s.contains("gldbg_site_f"), "{s}");
+}
