@@ -154,7 +154,10 @@ fn check_status(command: &str, status: u32, other: impl FnOnce(u32) -> Error) ->
     match status {
         abi::STATUS_OK => Ok(()),
         abi::STATUS_NOT_A_DRAW => refused("not stopped at a draw call the debugger can replay"),
-        abi::STATUS_NO_PROGRAM => refused("no program is current"),
+        abi::STATUS_NO_PROGRAM => refused(
+            "no program is current (a draw here uses the fixed-function pipeline: there is no \
+             shader to debug; `break shader-switch` stops where the app makes a program current)",
+        ),
         abi::STATUS_NO_CONTEXT => refused("no GL context is current on the stopped thread"),
         abi::STATUS_UNKNOWN_COMMAND => Err(Error::Internal(format!(
             "the preload does not know {command}"
