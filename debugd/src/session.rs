@@ -1475,6 +1475,7 @@ impl Session {
             location: v.location,
             value: v.value.clone(),
             index: 0,
+            block: v.block.clone(),
         };
         Ok(pb::ProgramInfo {
             note: note.unwrap_or_default(),
@@ -1501,6 +1502,7 @@ impl Session {
                     location: *l,
                     value: String::new(),
                     index: *i,
+                    block: String::new(),
                 })
                 .collect(),
         })
