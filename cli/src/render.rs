@@ -648,7 +648,11 @@ fn variable_text(v: &pb::Variable) -> String {
         let _ = write!(s, " (location {})", v.location);
     }
     if !v.block.is_empty() {
-        let _ = write!(s, " (uniform block {}; its value is in the bound buffer)", v.block);
+        let _ = write!(
+            s,
+            " (uniform block {}; its value is in the bound buffer)",
+            v.block
+        );
     }
     if !v.value.is_empty() {
         let _ = write!(s, " = {}", v.value);

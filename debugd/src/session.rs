@@ -806,14 +806,14 @@ impl Session {
                 Ok(None)
             }
             "glLinkProgram" | "glLinkProgramARB" => {
-                self.control()
-                    .recorded_mut(call.context)
-                    .link(a(0) as u32);
+                self.control().recorded_mut(call.context).link(a(0) as u32);
                 Ok(None)
             }
             // Object names are per share group: a context created sharing
             // with another sees the programs that one built.
-            "glXCreateContext" | "glXCreateNewContext" | "glXCreateContextAttribsARB"
+            "glXCreateContext"
+            | "glXCreateNewContext"
+            | "glXCreateContextAttribsARB"
             | "eglCreateContext" => {
                 let share = a(if name == "glXCreateNewContext" { 3 } else { 2 });
                 let ret = self.finish(shm, call.slot)?;
@@ -857,9 +857,11 @@ impl Session {
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call.slot)?;
-                self.control()
-                    .recorded_mut(call.context)
-                    .shader_program(ret as u32, a(0) as u32, src);
+                self.control().recorded_mut(call.context).shader_program(
+                    ret as u32,
+                    a(0) as u32,
+                    src,
+                );
                 Ok(Some(ret))
             }
             _ => Ok(None),
@@ -1426,10 +1428,7 @@ impl Session {
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
         let none = Recorded::default();
-        let recorded = c
-            .recorded
-            .get(&c.share_root(stop.context))
-            .unwrap_or(&none);
+        let recorded = c.recorded.get(&c.share_root(stop.context)).unwrap_or(&none);
         // The sources the app linked (a pipeline: each stage program's),
         // else the attached shaders' as recorded or as the driver has them.
         let mut stages: Vec<StageSource> = Vec::new();
@@ -1982,7 +1981,11 @@ fn placeholder_fragment(app_fragment: &str) -> Option<String> {
     let version = program::glsl_version(app_fragment);
     match version.as_str() {
         "" | "100" => {
-            let line = if version.is_empty() { String::new() } else { "#version 100\n".into() };
+            let line = if version.is_empty() {
+                String::new()
+            } else {
+                "#version 100\n".into()
+            };
             Some(format!(
                 "{line}precision mediump float;\nvoid main() {{\n    gl_FragColor = vec4(0.0);\n}}\n"
             ))

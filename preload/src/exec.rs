@@ -242,8 +242,15 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         let (name, size, ty) = gl::active_variable(prog, i, false, max);
         let loc = gl::uniform_location(prog, &name);
         let value = uniform_values(prog, &name, size, ty, loc);
-        let block = if loc < 0 { uniform_block_of(prog, i) } else { String::new() };
-        let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}\t{value}\t{block}");
+        let block = if loc < 0 {
+            uniform_block_of(prog, i)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            text,
+            "uniform\t{name}\t{ty}\t{size}\t{loc}\t{value}\t{block}"
+        );
     }
     if program_interface_query() {
         let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64)
