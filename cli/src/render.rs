@@ -647,6 +647,13 @@ fn variable_text(v: &pb::Variable) -> String {
     if v.location >= 0 {
         let _ = write!(s, " (location {})", v.location);
     }
+    if !v.block.is_empty() {
+        let _ = write!(
+            s,
+            " (uniform block {}; its value is in the bound buffer)",
+            v.block
+        );
+    }
     if !v.value.is_empty() {
         let _ = write!(s, " = {}", v.value);
     }
@@ -657,7 +664,11 @@ fn variables_json(vars: &[pb::Variable]) -> Value {
     Value::Array(
         vars.iter()
             .map(|v| {
-                json!({"name": v.name, "type": v.r#type, "size": v.size, "location": v.location, "value": v.value})
+                let mut j = json!({"name": v.name, "type": v.r#type, "size": v.size, "location": v.location, "value": v.value});
+                if !v.block.is_empty() {
+                    j["block"] = json!(v.block);
+                }
+                j
             })
             .collect(),
     )

@@ -225,6 +225,8 @@ pub struct ProgramVariable {
     pub location: i32,
     /// Current value as GLSL writes it (uniforms with a location; else empty).
     pub value: String,
+    /// A uniform block member's block: "NAME, binding N" (else empty).
+    pub block: String,
 }
 
 /// Parse the tab-separated record text of a `ProgramReply`.
@@ -263,6 +265,7 @@ pub fn parse_program_text(text: &[u8]) -> ProgramText {
                     size: num(3) as i32,
                     location: num(4) as i32,
                     value: f.get(5).unwrap_or(&"").to_string(),
+                    block: f.get(6).unwrap_or(&"").to_string(),
                 };
                 if f[0] == "attribute" {
                     p.attributes.push(v)
@@ -414,7 +417,8 @@ mod tests {
                 gl_type: 5126,
                 size: 1,
                 location: 0,
-                value: "0.5".into()
+                value: "0.5".into(),
+                block: String::new(),
             }]
         );
         assert_eq!(p.attributes[0].name, "pos");

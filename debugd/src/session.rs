@@ -154,7 +154,10 @@ fn check_status(command: &str, status: u32, other: impl FnOnce(u32) -> Error) ->
     match status {
         abi::STATUS_OK => Ok(()),
         abi::STATUS_NOT_A_DRAW => refused("not stopped at a draw call the debugger can replay"),
-        abi::STATUS_NO_PROGRAM => refused("no program is current"),
+        abi::STATUS_NO_PROGRAM => refused(
+            "no program is current (a draw here uses the fixed-function pipeline: there is no \
+             shader to debug; `break shader-switch` stops where the app makes a program current)",
+        ),
         abi::STATUS_NO_CONTEXT => refused("no GL context is current on the stopped thread"),
         abi::STATUS_UNKNOWN_COMMAND => Err(Error::Internal(format!(
             "the preload does not know {command}"
@@ -803,14 +806,14 @@ impl Session {
                 Ok(None)
             }
             "glLinkProgram" | "glLinkProgramARB" => {
-                self.control()
-                    .recorded_mut(call.context)
-                    .link(a(0) as u32);
+                self.control().recorded_mut(call.context).link(a(0) as u32);
                 Ok(None)
             }
             // Object names are per share group: a context created sharing
             // with another sees the programs that one built.
-            "glXCreateContext" | "glXCreateNewContext" | "glXCreateContextAttribsARB"
+            "glXCreateContext"
+            | "glXCreateNewContext"
+            | "glXCreateContextAttribsARB"
             | "eglCreateContext" => {
                 let share = a(if name == "glXCreateNewContext" { 3 } else { 2 });
                 let ret = self.finish(shm, call.slot)?;
@@ -854,9 +857,11 @@ impl Session {
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call.slot)?;
-                self.control()
-                    .recorded_mut(call.context)
-                    .shader_program(ret as u32, a(0) as u32, src);
+                self.control().recorded_mut(call.context).shader_program(
+                    ret as u32,
+                    a(0) as u32,
+                    src,
+                );
                 Ok(Some(ret))
             }
             _ => Ok(None),
@@ -1437,10 +1442,7 @@ impl Session {
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
         let none = Recorded::default();
-        let recorded = c
-            .recorded
-            .get(&c.share_root(stop.context))
-            .unwrap_or(&none);
+        let recorded = c.recorded.get(&c.share_root(stop.context)).unwrap_or(&none);
         // The sources the app linked (a pipeline: each stage program's),
         // else the attached shaders' as recorded or as the driver has them.
         let mut stages: Vec<StageSource> = Vec::new();
@@ -1488,6 +1490,7 @@ impl Session {
             location: v.location,
             value: v.value.clone(),
             index: 0,
+            block: v.block.clone(),
         };
         Ok(pb::ProgramInfo {
             note: note.unwrap_or_default(),
@@ -1514,6 +1517,7 @@ impl Session {
                     location: *l,
                     value: String::new(),
                     index: *i,
+                    block: String::new(),
                 })
                 .collect(),
         })
@@ -1983,7 +1987,11 @@ fn placeholder_fragment(app_fragment: &str) -> Option<String> {
     let version = program::glsl_version(app_fragment);
     match version.as_str() {
         "" | "100" => {
-            let line = if version.is_empty() { String::new() } else { "#version 100\n".into() };
+            let line = if version.is_empty() {
+                String::new()
+            } else {
+                "#version 100\n".into()
+            };
             Some(format!(
                 "{line}precision mediump float;\nvoid main() {{\n    gl_FragColor = vec4(0.0);\n}}\n"
             ))

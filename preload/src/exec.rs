@@ -242,7 +242,15 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         let (name, size, ty) = gl::active_variable(prog, i, false, max);
         let loc = gl::uniform_location(prog, &name);
         let value = uniform_values(prog, &name, size, ty, loc);
-        let _ = writeln!(text, "uniform\t{name}\t{ty}\t{size}\t{loc}\t{value}");
+        let block = if loc < 0 {
+            uniform_block_of(prog, i)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            text,
+            "uniform\t{name}\t{ty}\t{size}\t{loc}\t{value}\t{block}"
+        );
     }
     if program_interface_query() {
         let n = gl::program_interface_i(prog, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64)
@@ -260,6 +268,22 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
         text.extend_from_slice(&src);
         text.push(b'\n');
     }
+}
+
+/// "NAME, binding N" of the uniform block holding active uniform `index`,
+/// empty where it is in the default block (ES 2 has no blocks, nor
+/// glGetActiveUniformsiv to ask).
+fn uniform_block_of(prog: u32, index: u32) -> String {
+    if crate::es::version().is_some_and(|v| v.0 < 3) {
+        return String::new();
+    }
+    let b = gl::active_uniform_param(prog, index, gl::UNIFORM_BLOCK_INDEX);
+    if b < 0 {
+        return String::new();
+    }
+    let b = b as u32;
+    let binding = gl::uniform_block_param(prog, b, gl::UNIFORM_BLOCK_BINDING);
+    format!("{}, binding {binding}", gl::uniform_block_name(prog, b))
 }
 
 /// A fragment output's index (dual-source blending), -1 for other stages

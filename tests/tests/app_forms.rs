@@ -481,7 +481,10 @@ fn program_of_a_shared_context_debugs() {
         .find(|l| l.starts_with("egl_shared: "))
         .unwrap_or_else(|| panic!("no result line in {}", native.stdout))
         .to_string();
-    assert!(pixel.ends_with("= 0.265625 0.734375 0.195068 0.5"), "{pixel}");
+    assert!(
+        pixel.ends_with("= 0.265625 0.734375 0.195068 0.5"),
+        "{pixel}"
+    );
     let (x, y) = (8, 20);
     let script = format!(
         "break draw 1\ncontinue\ninfo program\ndebug fragment\nstep\n\

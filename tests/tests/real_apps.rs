@@ -66,9 +66,12 @@ fn glxgears_calls_frames_and_steps() {
     );
     let next = out.ok_n("info call", 1);
     assert_eq!(next["function"], "glPopMatrix", "{next}");
-    // Fixed function: no program is current, and gldbg says so.
+    // Fixed function: no program is current, and gldbg says so and
+    // what to do.
     let err = out.failed("info program");
-    assert!(err.contains("no program"), "{err}");
+    assert!(err.contains("no program is current"), "{err}");
+    assert!(err.contains("fixed-function"), "{err}");
+    assert!(err.contains("break shader-switch"), "{err}");
 
     // Three frames in run mode between the swaps: the same number of GL
     // calls each (glxgears draws the same display lists every frame).

@@ -348,6 +348,15 @@ fn every_uniform_kind_prints_the_apps_value_in_a_fragment_step() {
         assert_eq!(u["type"], *ty, "{u}");
         assert_eq!(u["value"], *value, "{u}");
     }
+    // Uniform block members: no location, no value, their block named
+    // (mpv's and pyglet's uniforms showed nothing at all).
+    for name in ["ubo_v", "ubo_f[0]"] {
+        let u = uniform(name);
+        assert_eq!(u["location"], -1, "{u}");
+        assert_eq!(u["value"], "", "{u}");
+        assert_eq!(u["block"], "Params, binding 5", "{u}");
+    }
+    assert!(uniform("u_f").get("block").is_none(), "{info}");
     // The driver keeps u_arr[0..3) (the shader reads u_arr[2]).
     let arr = uniform("u_arr[0]");
     assert!(
