@@ -1048,11 +1048,11 @@ pub(crate) fn instrument_to(
     prelude.push_str(&outs.decls);
     prelude.push_str(&written_decls);
     for (ty, k) in &index_globals {
-        let p = if es && !ty.starts_with("bool") && !ty.starts_with("bvec") {
-            "highp "
-        } else {
-            ""
-        };
+        // Precision only on the types that take one (not bool, structs).
+        let numeric = ["float", "vec", "int", "ivec", "uint", "uvec", "mat"]
+            .iter()
+            .any(|t| ty.starts_with(t));
+        let p = if es && numeric { "highp " } else { "" };
         prelude.push_str(&format!("{p}{ty} {k};\n"));
     }
     prelude.push_str(&helpers(
