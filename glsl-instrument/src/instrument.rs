@@ -1061,9 +1061,13 @@ pub(crate) fn instrument_to(
     extension_lines.extend(outs.extensions);
     prelude.push_str(&outs.decls);
     prelude.push_str(&written_decls);
-    for k in &index_globals {
-        let p = if es { "highp " } else { "" };
-        prelude.push_str(&format!("{p}int {k};\n"));
+    for (ty, k) in &index_globals {
+        // Precision only on the types that take one (not bool, structs).
+        let numeric = ["float", "vec", "int", "ivec", "uint", "uvec", "mat"]
+            .iter()
+            .any(|t| ty.starts_with(t));
+        let p = if es && numeric { "highp " } else { "" };
+        prelude.push_str(&format!("{p}{ty} {k};\n"));
     }
     prelude.push_str(&helpers(
         &HelperNames {
@@ -2294,7 +2298,9 @@ void main()
                         "int w[4]",
                         "int i = u;",
                         "gldbg_k0 = int(w[i]);",
-                        "func(i, w, v[gldbg_k0]);",
+                        "gldbg_a1 = v[gldbg_k0];",
+                        "func(i, w, gldbg_a1);",
+                        "v[gldbg_k0] = gldbg_a1;",
                         "v[1] != 1",
                     ]
                     .iter()
@@ -2302,12 +2308,15 @@ void main()
                 })
                 .collect();
             // The index of the inout argument is taken right before the
-            // call (NVIDIA evaluates `w[i]` again after it otherwise).
-            assert_eq!(app_lines.len(), 6, "{s}");
+            // call, and the element copied in and out as GLSL's call does
+            // (NVIDIA evaluates `w[i]` again after the call otherwise).
+            assert_eq!(app_lines.len(), 8, "{s}");
             assert_eq!(app_lines[3], "gldbg_k0 = int(w[i]);", "{s}");
-            assert!(app_lines[4].ends_with("func(i, w, v[gldbg_k0]);"), "{s}");
-            assert!(app_lines[5].ends_with("v[1] != 1) {"), "{s}");
-            assert!(s.contains("\nint gldbg_k0;\n"), "{s}");
+            assert_eq!(app_lines[4], "gldbg_a1 = v[gldbg_k0];", "{s}");
+            assert!(app_lines[5].ends_with("func(i, w, gldbg_a1);"), "{s}");
+            assert_eq!(app_lines[6], "v[gldbg_k0] = gldbg_a1;", "{s}");
+            assert!(app_lines[7].ends_with("v[1] != 1) {"), "{s}");
+            assert!(s.contains("\nint gldbg_k0;\nint gldbg_a1;\n"), "{s}");
             assert!(!s.contains("? "), "no argument is rewritten otherwise: {s}");
         }
     }
@@ -2349,7 +2358,8 @@ void main()
             let start = s.find("void main() {\n    gldbg_begin();\n").expect(s);
             let body = &s[start..start + s[start..].find("\n}").expect(s)];
             assert!(body.contains("gldbg_k0 = int(i);\n"), "{s}");
-            assert!(body.contains("func(i, v[1][gldbg_k0]);\n"), "{s}");
+            assert!(body.contains("func(i, gldbg_a1);\n"), "{s}");
+            assert!(body.contains("v[1][gldbg_k0] = gldbg_a1;\n"), "{s}");
             assert!(body.contains("    color = v[1];\n"), "{s}");
             // The outputs are copied out at the return and at the end.
             let returns: Vec<usize> = body.match_indices("return;").map(|(k, _)| k).collect();
@@ -2361,6 +2371,48 @@ void main()
             assert!(body.ends_with("    gldbg_end();"), "{s}");
             assert!(!s.contains("gldbg_main"), "{s}");
         }
+    }
+
+    /// An `out int` argument bound to a dynamically indexed `vec4`
+    /// component is copied out through a global of the parameter's type
+    /// (NVIDIA wrote the wrong component once a probe called a function
+    /// before the call: piglit vs-out-conversion-int-to-float-vec4-index);
+    /// no copy-in for `out`. Where copying could reorder side effects (an
+    /// argument with `++`) or the call is part of an assignment, only what
+    /// is safe is done.
+    #[test]
+    fn out_arguments_with_dynamic_indices_are_copied_in_main() {
+        let src = "#version 120
+uniform int u;
+void f(inout int i, out int x) { x = 4; i = 0; }
+int g(inout int i, out int x) { x = 4; i = 0; return 1; }
+void main() {
+    vec4 value = vec4(0.0);
+    int i = u;
+    f(i, value[i]);
+    int r = 0;
+    r = g(i, value[i]);
+    f(i, value[i++]);
+    gl_FragColor = value * float(r);
+}
+";
+        let m = model(src);
+        let s = probe(&m, &m.entry(), Some("u")).source;
+        let main = &s[s.find("void main()").unwrap()..];
+        assert!(
+            main.contains("    {\n        gldbg_k0 = int(i);\n        f(i, gldbg_a1);\n        value[gldbg_k0] = gldbg_a1;\n    }\n"),
+            "{s}"
+        );
+        assert!(s.contains("\nint gldbg_k0;\nint gldbg_a1;\n"), "{s}");
+        // An assignment: the index only.
+        assert!(
+            main.contains(
+                "    {\n        gldbg_k2 = int(i);\n        r = g(i, value[gldbg_k2]);\n    }\n"
+            ),
+            "{s}"
+        );
+        // A side effect in the arguments: as the app wrote it.
+        assert!(main.contains("    f(i, value[i++]);\n"), "{s}");
     }
 
     /// A fragment program of several shader objects: the others write

@@ -20,9 +20,23 @@ use glsl_lang::ast;
 use super::{assign, call, compound, expr_stmt, var};
 use crate::parse::Names;
 
-/// Per user function name, per overload: which parameters are `out`/`inout`.
-pub(super) fn out_params(decls: &[ast::ExternalDeclaration]) -> HashMap<String, Vec<Vec<bool>>> {
-    let mut map: HashMap<String, Vec<Vec<bool>>> = HashMap::new();
+/// A parameter's direction and type.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Param {
+    /// `out` or `inout`.
+    out: bool,
+    /// `inout`.
+    copy_in: bool,
+    /// Its GLSL type.
+    ty: String,
+}
+
+/// Per user function name, per overload: its parameters.
+pub(super) type Params = HashMap<String, Vec<Vec<Param>>>;
+
+/// The parameters of every user function (definitions and prototypes).
+pub(super) fn out_params(decls: &[ast::ExternalDeclaration]) -> Params {
+    let mut map: Params = HashMap::new();
     for d in decls {
         let proto = match &d.content {
             ast::ExternalDeclarationData::FunctionDefinition(f) => &f.prototype,
@@ -32,20 +46,29 @@ pub(super) fn out_params(decls: &[ast::ExternalDeclaration]) -> HashMap<String, 
             },
             _ => continue,
         };
-        let outs: Vec<bool> = proto
+        let types = crate::steps::parameter_types(proto);
+        let outs: Vec<Param> = proto
             .parameters
             .iter()
-            .map(|p| {
+            .zip(types)
+            .map(|(p, ty)| {
                 let q = match &p.content {
                     ast::FunctionParameterDeclarationData::Named(q, _)
                     | ast::FunctionParameterDeclarationData::Unnamed(q, _) => q,
                 };
-                q.as_ref().is_some_and(|q| {
-                    q.qualifiers.iter().any(|s| {
-                        matches!(&s.content, ast::TypeQualifierSpecData::Storage(st)
-                            if matches!(st.content, ast::StorageQualifierData::Out | ast::StorageQualifierData::InOut))
+                let has = |want: ast::StorageQualifierData| {
+                    q.as_ref().is_some_and(|q| {
+                        q.qualifiers.iter().any(|s| {
+                            matches!(&s.content, ast::TypeQualifierSpecData::Storage(st) if st.content == want)
+                        })
                     })
-                })
+                };
+                let copy_in = has(ast::StorageQualifierData::InOut);
+                Param {
+                    out: copy_in || has(ast::StorageQualifierData::Out),
+                    copy_in,
+                    ty,
+                }
             })
             .collect();
         map.entry(proto.name.as_str().to_string())
@@ -55,13 +78,13 @@ pub(super) fn out_params(decls: &[ast::ExternalDeclaration]) -> HashMap<String, 
     map
 }
 
-/// The `int` globals holding the indices (to declare).
-pub(super) type Temps = Vec<String>;
+/// The globals holding the indices and copied arguments: (type, name).
+pub(super) type Temps = Vec<(String, String)>;
 
 /// Hoist the indices in every statement of `list` (and nested blocks).
 pub(super) fn hoist_in(
     list: &mut [ast::Statement],
-    outs: &HashMap<String, Vec<Vec<bool>>>,
+    outs: &Params,
     names: &mut Names,
     globals: &mut Temps,
 ) {
@@ -70,26 +93,21 @@ pub(super) fn hoist_in(
     }
 }
 
-fn hoist_stmt(
-    s: &mut ast::Statement,
-    outs: &HashMap<String, Vec<Vec<bool>>>,
-    names: &mut Names,
-    globals: &mut Temps,
-) {
+fn hoist_stmt(s: &mut ast::Statement, outs: &Params, names: &mut Names, globals: &mut Temps) {
     use ast::StatementData as S;
     match &mut s.content {
         S::Expression(es) => {
             let Some(e) = es.0.as_mut() else { return };
-            let call = match &mut e.content {
-                ast::ExprData::Assignment(lhs, _, rhs) if pure(lhs, outs) => rhs.as_mut(),
-                _ => e,
+            let (call, bare) = match &mut e.content {
+                ast::ExprData::Assignment(lhs, _, rhs) if pure(lhs, outs) => (rhs.as_mut(), false),
+                _ => (e, true),
             };
-            let mut temps = Vec::new();
-            hoist_call(call, outs, names, &mut temps, globals);
-            if !temps.is_empty() {
+            let (mut before, after) = hoist_call(call, bare, outs, names, globals);
+            if !before.is_empty() || !after.is_empty() {
                 let stmt = std::mem::replace(s, expr_stmt(super::int(0)));
-                temps.push(stmt);
-                *s = compound(temps);
+                before.push(stmt);
+                before.extend(after);
+                *s = compound(before);
             }
         }
         S::Compound(c) => hoist_in(&mut c.statement_list, outs, names, globals),
@@ -111,66 +129,93 @@ fn hoist_stmt(
 }
 
 /// `e` a call of a user function with `out`/`inout` parameters and pure
-/// arguments: the non-constant indices of those arguments become locals.
+/// arguments: the non-constant indices of those arguments are assigned to
+/// globals first; where the statement is the call alone (`bare`) and the
+/// overload is known, such an argument is also copied in and out through
+/// a global of the parameter's type, as GLSL's calls do (NVIDIA also
+/// writes an `out int` to `v[i]` of a `vec4` wrongly once a probe calls a
+/// function before: piglit vs-out-conversion-int-to-float-vec4-index).
+/// Returns the statements before and after the call.
 fn hoist_call(
     e: &mut ast::Expr,
-    outs: &HashMap<String, Vec<Vec<bool>>>,
+    bare: bool,
+    outs: &Params,
     names: &mut Names,
-    temps: &mut Vec<ast::Statement>,
     globals: &mut Temps,
-) {
+) -> (Vec<ast::Statement>, Vec<ast::Statement>) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
     let ast::ExprData::FunCall(id, args) = &mut e.content else {
-        return;
+        return (before, after);
     };
     let Some(name) = id.as_ident().map(|n| n.as_str().to_string()) else {
-        return;
+        return (before, after);
     };
     let Some(overloads) = outs.get(&name) else {
-        return;
+        return (before, after);
     };
     if !args.iter().all(|a| pure(a, outs)) {
-        return;
+        return (before, after);
     }
     let n = args.len();
+    let matching: Vec<&Vec<Param>> = overloads.iter().filter(|o| o.len() == n).collect();
     for (k, a) in args.iter_mut().enumerate() {
-        let is_out = overloads
-            .iter()
-            .any(|o| o.len() == n && o.get(k).copied().unwrap_or(false));
-        if is_out {
-            hoist_indices(a, names, temps, globals);
+        let params: Vec<&Param> = matching.iter().filter_map(|o| o.get(k)).collect();
+        if !params.iter().any(|p| p.out) {
+            continue;
         }
+        if !hoist_indices(a, names, &mut before, globals) {
+            continue;
+        }
+        // One overload (overloads of one name and arity share the
+        // declaration's types only by chance) and a plain type.
+        let one = params.len() == 1 || params.windows(2).all(|w| w[0] == w[1]);
+        let p = params[0];
+        if !bare || !one || p.ty.contains('[') || p.ty.contains("struct") {
+            continue;
+        }
+        let t = names.fresh(&format!("gldbg_a{}", globals.len()));
+        globals.push((p.ty.clone(), t.clone()));
+        let lvalue = std::mem::replace(a, var(&t));
+        if p.copy_in {
+            before.push(expr_stmt(assign(var(&t), lvalue.clone())));
+        }
+        after.push(expr_stmt(assign(lvalue, var(&t))));
     }
+    (before, after)
 }
 
 /// In an lvalue chain (`v[1][w[i]]`, `s.a[i].x`), each index that is not
 /// a literal is first assigned to a new global `int`, which the chain reads.
+/// Whether any index was hoisted.
 fn hoist_indices(
     a: &mut ast::Expr,
     names: &mut Names,
     temps: &mut Vec<ast::Statement>,
     globals: &mut Temps,
-) {
+) -> bool {
     match &mut a.content {
         ast::ExprData::Bracket(base, index) => {
-            hoist_indices(base, names, temps, globals);
-            if !matches!(
+            let inner = hoist_indices(base, names, temps, globals);
+            if matches!(
                 index.content,
                 ast::ExprData::IntConst(_) | ast::ExprData::UIntConst(_)
             ) {
-                let t = names.fresh(&format!("gldbg_k{}", globals.len()));
-                let old = std::mem::replace(&mut **index, var(&t));
-                temps.push(expr_stmt(assign(var(&t), call("int", vec![old]))));
-                globals.push(t);
+                return inner;
             }
+            let t = names.fresh(&format!("gldbg_k{}", globals.len()));
+            let old = std::mem::replace(&mut **index, var(&t));
+            temps.push(expr_stmt(assign(var(&t), call("int", vec![old]))));
+            globals.push(("int".into(), t));
+            true
         }
         ast::ExprData::Dot(base, _) => hoist_indices(base, names, temps, globals),
-        _ => {}
+        _ => false,
     }
 }
 
 /// No side effects: variables, literals, operators, indices, fields and
 /// constructors or built-ins of those (a user function may write globals).
-fn pure(e: &ast::Expr, user: &HashMap<String, Vec<Vec<bool>>>) -> bool {
+fn pure(e: &ast::Expr, user: &Params) -> bool {
     use ast::ExprData as E;
     match &e.content {
         E::Variable(_)
