@@ -1459,9 +1459,13 @@ impl Session {
             }
             let shader = recorded.shaders.get(id);
             let rec = shader.and_then(|s| s.source.clone());
+            // A shader loaded with glShaderBinary has no GLSL: what a
+            // driver answers for its source (NVIDIA: the SPIR-V words) is
+            // not one.
+            let binary = recorded.binary_shaders.contains(id);
             let source = rec
                 .clone()
-                .or_else(|| text.sources.get(id).cloned())
+                .or_else(|| text.sources.get(id).cloned().filter(|_| !binary))
                 .unwrap_or_default();
             let paths = shader.map_or(&[][..], |s| &s.search_paths[..]);
             stages.push(StageSource {
