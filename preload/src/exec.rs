@@ -1343,24 +1343,34 @@ fn build_program(
     let fragment_program = saved.program_for(gl::FRAGMENT_SHADER);
     // The app's outputs keep their locations; the debug outputs take free ones.
     let mut used = Vec::new();
-    for name in bulk
-        .str(req.app_outputs)
+    let app_outputs = bulk.str(req.app_outputs);
+    let app_outputs: Vec<&str> = app_outputs
         .split('\n')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-    {
+        .collect();
+    // A dual-source blending output (index 1) goes to a free location of
+    // its own at index 0: with a second source a driver may allow no other
+    // colour output (NVIDIA), and the debug program adds two.
+    let mut second_sources = Vec::new();
+    for &name in &app_outputs {
         let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
-            // A dual-source blending output (index 1) keeps its index: bound
-            // at index 0 it would clash with the first source.
-            match output_index(fragment_program, name) {
-                index @ 1.. => {
-                    gl::bind_frag_data_location_indexed(prog, loc as u32, index as u32, name)
-                }
-                _ => gl::bind_frag_data_location(prog, loc as u32, name),
+            if output_index(fragment_program, name) >= 1 {
+                second_sources.push(name);
+                continue;
             }
+            gl::bind_frag_data_location(prog, loc as u32, name);
             used.push(loc as u32);
         }
+    }
+    for name in second_sources {
+        let loc = (0..max_db).find(|l| !used.contains(l)).ok_or((
+            shm::STATUS_GL_FAILED,
+            format!("no free fragment output location for the second source {name}"),
+        ))?;
+        gl::bind_frag_data_location(prog, loc, name);
+        used.push(loc);
     }
     let value_name = bulk.str(req.value_output.name);
     let coverage_name = bulk.str(req.coverage_output.name);

@@ -718,6 +718,51 @@ fn add_location(d: &mut ast::ExternalDeclaration, loc: i32) {
     }
 }
 
+/// A dual-source blending output (`layout(location = L, index = 1) out`)
+/// loses its `location` and `index`: the debug program adds outputs of its
+/// own, and with a second source a driver may allow only one colour output
+/// (NVIDIA: "too many color outputs when using dual source output"). The
+/// output still takes its values; the preload binds it to a free location
+/// of its own (as it does an index-1 output the app bound with
+/// `glBindFragDataLocationIndexed`).
+fn unpair_second_source(d: &mut ast::ExternalDeclaration) {
+    let ast::ExternalDeclarationData::Declaration(decl) = &mut d.content else {
+        return;
+    };
+    let ast::DeclarationData::InitDeclaratorList(list) = &mut decl.content else {
+        return;
+    };
+    if !has_storage(&list.head.ty.qualifier, &ast::StorageQualifierData::Out) {
+        return;
+    }
+    let Some(q) = list.head.ty.qualifier.as_mut() else {
+        return;
+    };
+    let is_id = |id: &ast::LayoutQualifierSpec, want: &str| {
+        matches!(&id.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str() == want)
+    };
+    let second = q.qualifiers.iter().any(|spec| match &spec.content {
+        ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|id| match &id.content {
+            ast::LayoutQualifierSpecData::Identifier(n, Some(e)) if n.as_str() == "index" => {
+                !matches!(e.content, ast::ExprData::IntConst(0) | ast::ExprData::UIntConst(0))
+            }
+            _ => false,
+        }),
+        _ => false,
+    });
+    if !second {
+        return;
+    }
+    for spec in &mut q.qualifiers {
+        if let ast::TypeQualifierSpecData::Layout(l) = &mut spec.content {
+            l.ids.retain(|id| !is_id(id, "index") && !is_id(id, "location"));
+        }
+    }
+    q.qualifiers.retain(
+        |spec| !matches!(&spec.content, ast::TypeQualifierSpecData::Layout(l) if l.ids.is_empty()),
+    );
+}
+
 /// fragment: GLSL >= 1.30 (ES >= 3.00), or older GLSL with user outputs:
 /// two named outputs (ES: explicit locations after the app's), with
 /// `gl_FragColor`/`gl_FragData` rewritten to named outputs listed in
@@ -731,6 +776,11 @@ pub(super) fn fragment(
 ) -> StageOutputs {
     let (version, es) = (m.version, m.es);
     let modern = if es { version >= 300 } else { version >= 130 };
+    if !es {
+        for d in decls.iter_mut() {
+            unpair_second_source(d);
+        }
+    }
     let mut uses_frag_color = false;
     let mut frag_data_max: Option<i32> = None;
     let mut frag_data_refs = 0usize;
