@@ -295,13 +295,19 @@ fn output_index(prog: u32, name: &str) -> i32 {
     gl::frag_data_index(prog, name)
 }
 
-/// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ / ES 3.1+).
+/// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ or
+/// `GL_ARB_program_interface_query`, ES 3.1+).
 pub(crate) fn program_interface_query() -> bool {
     let available = crate::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
     available
         && match crate::es::version() {
             Some(v) => v >= (3, 1),
-            None => (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION)) >= (4, 3),
+            // NVIDIA offers the extension in 3.x contexts too (dual-source
+            // programs are 3.3): their outputs can be listed there.
+            None => {
+                let v = (gl::get_i(gl::MAJOR_VERSION), gl::get_i(gl::MINOR_VERSION));
+                v >= (4, 3) || (v >= (3, 0) && gl::has_extension("GL_ARB_program_interface_query"))
+            }
         }
 }
 
