@@ -21,8 +21,8 @@ use glsl_lang::ast;
 use glsl_lang::parse::{DefaultLexer, ParseBuilder, ParseContext, ParseOptions};
 use glsl_lang::transpiler::glsl as printer;
 
-use crate::{Api, ParseError};
 use crate::preprocess::expand;
+use crate::{Api, ParseError};
 
 /// A parsed shader: the tree (with `#version`/`#extension`/`#pragma`
 /// injected back so they survive printing) and what the preamble said.

@@ -23,7 +23,10 @@ fn the_second_source_loses_its_location_and_index() {
             })
             .unwrap();
         let s = &out.source;
-        assert!(s.contains("layout(location = 0, index = 0) out vec4 c0;"), "{s}");
+        assert!(
+            s.contains("layout(location = 0, index = 0) out vec4 c0;"),
+            "{s}"
+        );
         assert!(!s.contains("index = 1"), "{s}");
         assert!(s.contains("out vec4 c1;"), "{s}");
         assert!(matches!(out.value, OutputSlot::Named(_)), "{s}");

@@ -12,12 +12,12 @@
 //! that `glBindBufferBase` and the copies move, and the program are put
 //! back as they were.
 
-use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target,
-    cleanup, compile_attach, drain_own_errors, has_context, hold_app_errors, is_es,
-    load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
-};
 use crate::debug_blocks;
+use crate::exec::{
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target, cleanup,
+    compile_attach, drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms,
+    replay_draw, replay_errors, replayable, set_path, write_reply,
+};
 use crate::generated::{CLASS, invoke};
 use crate::gl;
 use crate::writes::ShaderWrites;

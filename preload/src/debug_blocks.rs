@@ -32,7 +32,9 @@ pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u3
         // No way to list the blocks (GL < 4.3 with ARB_shader_storage_buffer_object):
         // the source's choice stands, and nothing can move the app's blocks
         // there at run time either without 4.3's glShaderStorageBlockBinding.
-        return fits(declared, max).then_some(declared).ok_or_else(|| no_room(max));
+        return fits(declared, max)
+            .then_some(declared)
+            .ok_or_else(|| no_room(max));
     }
     let count = gl::program_interface_i(prog, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
         .clamp(0, 4096) as u32;
@@ -41,8 +43,13 @@ pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u3
     let mut taken: Vec<u32> = Vec::new();
     for block in 0..count {
         let name = gl::program_resource_name(prog, gl::SHADER_STORAGE_BLOCK, block);
-        let binding = gl::program_resource_i(prog, gl::SHADER_STORAGE_BLOCK, block, gl::BUFFER_BINDING)
-            .max(0) as u32;
+        let binding = gl::program_resource_i(
+            prog,
+            gl::SHADER_STORAGE_BLOCK,
+            block,
+            gl::BUFFER_BINDING,
+        )
+        .max(0) as u32;
         let apps = app_programs.iter().any(|&app| {
             gl::program_resource_index(app, gl::SHADER_STORAGE_BLOCK, &name) != u32::MAX
         });

@@ -19,9 +19,9 @@ use crate::capture::Capture;
 use crate::compute::Bindings;
 use crate::debug_blocks;
 use crate::exec::{
-    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target,
-    cleanup, compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es,
-    load_app_uniforms, replay_draw, replay_errors, replayable, set_path, write_reply,
+    Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target, cleanup,
+    compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
+    replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::gl;
 use crate::writes::ShaderWrites;

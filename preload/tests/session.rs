@@ -330,7 +330,10 @@ fn run_session(mut cmd: Command, plain: String) {
         "{lines:?}"
     );
     // name, location, dual-source blending index
-    assert!(lines.contains(&"output\tfrag\t0\t0".to_string()), "{lines:?}");
+    assert!(
+        lines.contains(&"output\tfrag\t0\t0".to_string()),
+        "{lines:?}"
+    );
     assert_eq!(shaders.len(), 2);
     let vs_id = shaders.iter().find(|s| s.1 == 0x8B31).unwrap().0;
     let vs = sources.iter().find(|s| s.0 == vs_id).unwrap().1.clone();

@@ -738,13 +738,14 @@ fn unpair_second_source(d: &mut ast::ExternalDeclaration) {
     let Some(q) = list.head.ty.qualifier.as_mut() else {
         return;
     };
-    let is_id = |id: &ast::LayoutQualifierSpec, want: &str| {
-        matches!(&id.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str() == want)
-    };
+    let is_id = |id: &ast::LayoutQualifierSpec, want: &str| matches!(&id.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str() == want);
     let second = q.qualifiers.iter().any(|spec| match &spec.content {
         ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|id| match &id.content {
             ast::LayoutQualifierSpecData::Identifier(n, Some(e)) if n.as_str() == "index" => {
-                !matches!(e.content, ast::ExprData::IntConst(0) | ast::ExprData::UIntConst(0))
+                !matches!(
+                    e.content,
+                    ast::ExprData::IntConst(0) | ast::ExprData::UIntConst(0)
+                )
             }
             _ => false,
         }),
@@ -755,7 +756,8 @@ fn unpair_second_source(d: &mut ast::ExternalDeclaration) {
     }
     for spec in &mut q.qualifiers {
         if let ast::TypeQualifierSpecData::Layout(l) = &mut spec.content {
-            l.ids.retain(|id| !is_id(id, "index") && !is_id(id, "location"));
+            l.ids
+                .retain(|id| !is_id(id, "index") && !is_id(id, "location"));
         }
     }
     q.qualifiers.retain(

@@ -149,9 +149,13 @@ fn unbalanced_conditionals_are_errors() {
         .err()
         .unwrap();
     assert_eq!((e.line, e.message.as_str()), (2, "#endif without #if"));
-    let e = preprocess("#if 1\n#else\n#elif 1\n#endif\n", &Includes::default(), Api::Gl)
-        .err()
-        .unwrap();
+    let e = preprocess(
+        "#if 1\n#else\n#elif 1\n#endif\n",
+        &Includes::default(),
+        Api::Gl,
+    )
+    .err()
+    .unwrap();
     assert!(e.message.contains("after #else"), "{e:?}");
 }
 
@@ -254,6 +258,8 @@ fn includes_are_spliced_and_numbered_as_mesa_does() {
     looped
         .strings
         .insert("/a".into(), "#include \"/a\"\n".into());
-    let e = preprocess("#include \"/a\"\n", &looped, Api::Gl).err().unwrap();
+    let e = preprocess("#include \"/a\"\n", &looped, Api::Gl)
+        .err()
+        .unwrap();
     assert!(e.message.contains("nests deeper"), "{e:?}");
 }
