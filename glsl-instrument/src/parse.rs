@@ -1,12 +1,12 @@
-//! The glsl-lang front-end: parsing a shader with the full preprocessor
-//! (so `#define`, `#if` and `#line` work and spans are byte offsets into the
-//! original source), mapping offsets to 1-based line:column, parsing a
-//! user expression, printing AST pieces, and collecting identifiers so
-//! generated names are unique.
+//! The glsl-lang front-end: parsing the active lines of a shader (which
+//! ones, [`crate::preprocess`] decides; glsl-lang's preprocessor expands
+//! their macros, and spans are byte offsets into the source), mapping
+//! offsets to 1-based line:column, parsing a user expression, printing AST
+//! pieces, and collecting identifiers so generated names are unique.
 //!
 //! Valid GLSL glsl-lang rejects is rewritten first, every byte offset kept
 //! (so spans still point into the original source): unknown extensions,
-//! built-in macros, wide literals; and, on a second attempt when the first
+//! wide literals; and, on a second attempt when the first
 //! fails, subroutine types, `precise x;`, `invariant a, b;`, `invariant`
 //! after other qualifiers, later keywords used as identifiers by older
 //! versions, struct names used as variable names, `#elif` without

@@ -307,6 +307,9 @@ pub struct ParserTestConfig {
     pub expect_pass: bool,
     pub glsl_version: Option<GlslVersion>,
     pub extensions: Vec<String>,
+    /// `dummy_shader_include: True` (glslparsertest names an empty string
+    /// `/dummy/path_to/shader_include`) and `shader_include_path`.
+    pub includes: Includes,
 }
 
 impl ParserTestConfig {
@@ -337,6 +340,12 @@ impl ParserTestConfig {
                 "require_extensions" => {
                     c.extensions = value.split_whitespace().map(str::to_string).collect()
                 }
+                "dummy_shader_include" if value == "True" => {
+                    c.includes
+                        .strings
+                        .insert("/dummy/path_to/shader_include".into(), String::new());
+                }
+                "shader_include_path" => c.includes.search_paths.push(value.to_string()),
                 _ => {}
             }
         }
@@ -493,7 +502,7 @@ impl Corpus {
                         line: 0,
                         copies: 1,
                         requires: cfg.extensions.clone(),
-                        includes: Includes::default(),
+                        includes: cfg.includes.clone(),
                     },
                 );
             }
@@ -948,6 +957,21 @@ mod tests {
         let source = runner_source(text, &t.sections[0], t.require);
         let o = parse_outcome(&source, Stage::Fragment, &t.includes);
         assert!(matches!(o, ParseOutcome::Ok { steps: 1 }), "{o:?}");
+    }
+
+    /// glslparsertest's `dummy_shader_include` and `shader_include_path`
+    /// (piglit's arb_shading_language_include/compile/relative_path.frag).
+    #[test]
+    fn parser_test_dummy_include() {
+        let text = "// [config]\n// expect_result: pass\n// glsl_version: 1.10\n\
+            // dummy_shader_include: True\n// shader_include_path: /dummy/path_to\n// [end config]\n\
+            #extension GL_ARB_shading_language_include: enable\n#include <shader_include>\n\
+            void main()\n{\n    gl_FragColor = vec4(1.0);\n}\n";
+        let cfg = ParserTestConfig::parse(text).unwrap();
+        let o = parse_outcome(text, Stage::Fragment, &cfg.includes);
+        assert!(matches!(o, ParseOutcome::Ok { steps: 1 }), "{o:?}");
+        let o = parse_outcome(text, Stage::Fragment, &Includes::default());
+        assert!(matches!(o, ParseOutcome::Error { .. }), "{o:?}");
     }
 
     #[test]
