@@ -2,26 +2,13 @@
 
 use crate::{Probe, Semantics, ShaderModel, Stage};
 
-/// The names gldbg cannot tell of the written probe of `expr`.
-fn unknown(src: &str, stage: Stage, line: u32, expr: &str) -> Vec<String> {
-    let m = ShaderModel::parse(src, stage).unwrap();
-    let pos = crate::Position {
-        step: m.steps_on_line(line)[0],
-        calls: vec![],
-        iterations: vec![],
-    };
-    let probe = Probe {
-        position: &pos,
-        expr: Some(expr),
-        semantics: Semantics::ReportDiscarded,
-    };
-    match m.instrument_written(&probe, false) {
-        Err(crate::InstrumentError::WrittenUnknown(n)) => n,
-        r => panic!("{:?}", r.map(|i| i.map(|i| i.source))),
-    }
-}
-
-fn written(src: &str, stage: Stage, line: u32, expr: &str) -> Option<String> {
+/// The written probe of `expr` at the first step on `line`.
+fn probe_at(
+    src: &str,
+    stage: Stage,
+    line: u32,
+    expr: &str,
+) -> Result<Option<crate::Instrumented>, crate::InstrumentError> {
     let m = ShaderModel::parse(src, stage).unwrap();
     let pos = crate::Position {
         step: m.steps_on_line(line)[0],
@@ -34,8 +21,18 @@ fn written(src: &str, stage: Stage, line: u32, expr: &str) -> Option<String> {
         semantics: Semantics::ReportDiscarded,
     };
     m.instrument_written(&probe, false)
-        .unwrap()
-        .map(|i| i.source)
+}
+
+/// The names gldbg cannot tell of the written probe of `expr`.
+fn unknown(src: &str, stage: Stage, line: u32, expr: &str) -> Vec<String> {
+    match probe_at(src, stage, line, expr) {
+        Err(crate::InstrumentError::WrittenUnknown(n)) => n,
+        r => panic!("{:?}", r.map(|i| i.map(|i| i.source))),
+    }
+}
+
+fn written(src: &str, stage: Stage, line: u32, expr: &str) -> Option<String> {
+    probe_at(src, stage, line, expr).unwrap().map(|i| i.source)
 }
 
 const FRAG: &str = "#version 110
