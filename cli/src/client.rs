@@ -1,5 +1,6 @@
 //! Connecting a gRPC client to a daemon: over a Unix socket (`unix:PATH`) or
-//! TCP (`HOST:PORT`), with the token sent as `authorization: Bearer T`.
+//! TCP (`HOST:PORT`, optionally TLS with a given CA), with the token sent as
+//! `authorization: Bearer T`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -10,7 +11,7 @@ use hyper_util::rt::TokioIo;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Uri};
 
 /// The client type used everywhere in the CLI.
 pub type Client = DebuggerClient<InterceptedService<Channel, Auth>>;
@@ -89,12 +90,37 @@ async fn unix_channel(path: &Path) -> Result<Channel> {
         .map_err(root_cause)
 }
 
-async fn tcp_channel(hostport: &str) -> Result<Channel> {
-    Endpoint::from_shared(format!("http://{hostport}"))?
-        .connect_timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .map_err(root_cause)
+/// TLS to a daemon: the CA to trust and, if not the address's host, the
+/// name its certificate carries.
+#[derive(Debug, Clone)]
+pub struct Tls {
+    ca_pem: Vec<u8>,
+    domain: Option<String>,
+}
+
+/// `--tls-ca FILE [--tls-domain NAME]`, read now (a missing file is an error before connecting).
+pub fn tls_options(ca: Option<&Path>, domain: Option<&str>) -> Result<Option<Tls>> {
+    let Some(ca) = ca else { return Ok(None) };
+    let ca_pem = std::fs::read(ca).with_context(|| format!("cannot read {}", ca.display()))?;
+    Ok(Some(Tls {
+        ca_pem,
+        domain: domain.map(str::to_string),
+    }))
+}
+
+async fn tcp_channel(hostport: &str, tls: Option<&Tls>) -> Result<Channel> {
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut endpoint = Endpoint::from_shared(format!("{scheme}://{hostport}"))?
+        .connect_timeout(Duration::from_secs(10));
+    if let Some(tls) = tls {
+        let mut config =
+            ClientTlsConfig::new().ca_certificate(Certificate::from_pem(tls.ca_pem.clone()));
+        if let Some(domain) = &tls.domain {
+            config = config.domain_name(domain.clone());
+        }
+        endpoint = endpoint.tls_config(config).map_err(root_cause)?;
+    }
+    endpoint.connect().await.map_err(root_cause)
 }
 
 /// Transport errors repeat their source in their own text: keep only the innermost.
@@ -107,12 +133,15 @@ fn root_cause(e: tonic::transport::Error) -> anyhow::Error {
 }
 
 /// Connect to a daemon.
-pub async fn connect(target: &Target, token: Option<&str>) -> Result<Client> {
+pub async fn connect(target: &Target, token: Option<&str>, tls: Option<&Tls>) -> Result<Client> {
     let channel = match target {
+        Target::Unix(_) if tls.is_some() => {
+            bail!("--tls-ca is for HOST:PORT (a Unix socket is private to its user)")
+        }
         Target::Unix(path) => unix_channel(path)
             .await
             .with_context(|| format!("cannot connect to unix:{}", path.display()))?,
-        Target::Tcp(hostport) => tcp_channel(hostport)
+        Target::Tcp(hostport) => tcp_channel(hostport, tls)
             .await
             .with_context(|| format!("cannot connect to {hostport}"))?,
     };

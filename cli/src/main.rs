@@ -62,9 +62,12 @@ enum Mode {
     Run {
         #[command(flatten)]
         opts: Opts,
-        /// Also serve the gRPC API on ADDR (unix:PATH or HOST:PORT; TCP needs --token).
+        /// Also serve the gRPC API on ADDR (unix:PATH or HOST:PORT; TCP needs a
+        /// token: --token-file, GLDBG_TOKEN, or one generated into a printed file).
         #[arg(long, value_name = "ADDR")]
         listen: Option<String>,
+        #[command(flatten)]
+        serve: ServeOpts,
         /// The program to debug and its arguments (everything after PROGRAM is the program's).
         #[arg(
             required = true,
@@ -96,9 +99,34 @@ struct Opts {
     /// One JSON object per line for every result and event.
     #[arg(long)]
     json: bool,
-    /// Token for the daemon (sent as `authorization: Bearer T`).
-    #[arg(long, value_name = "T")]
+    /// The daemon's token, read from FILE (yours, mode 0600; sent as
+    /// `authorization: Bearer T`). Also: the GLDBG_TOKEN variable.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Refused: a token on the command line is visible to every local user.
+    #[arg(long, hide = true, value_name = "T")]
     token: Option<String>,
+    /// Connect over TLS, trusting the CA certificate(s) in PEM (connect to HOST:PORT).
+    #[arg(long, value_name = "PEM")]
+    tls_ca: Option<PathBuf>,
+    /// The name the server's certificate must carry (default: HOST of ADDR).
+    #[arg(long, value_name = "NAME", requires = "tls_ca")]
+    tls_domain: Option<String>,
+}
+
+/// How `gldbg run` serves: TLS for a TCP --listen, and the saved debug shaders.
+#[derive(Args, Debug, Clone)]
+struct ServeOpts {
+    /// TLS on the TCP --listen address: the server certificate (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS on the TCP --listen address: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Keep the rejected debug shaders saved for inspection after exiting
+    /// (else their private directory is removed). Also GLDBG_KEEP_DEBUG_SHADERS=1.
+    #[arg(long)]
+    keep_debug_shaders: bool,
 }
 
 /// `println!` that ignores a closed stdout (e.g. `gldbg ... | head`).
@@ -129,19 +157,32 @@ struct Embedded {
     shutdown: watch::Sender<bool>,
     servers: Vec<tokio::task::JoinHandle<Result<()>>>,
     dir: PathBuf,
+    /// A generated token's file (removed with this).
+    _token_file: Option<gldbg_debugd::token::TokenFile>,
+    /// Removes the rejected debug shaders' directory (unless kept).
+    _saved: gldbg_debugd::saved_shaders::Cleanup,
 }
 
 impl Embedded {
-    fn start(listen: Option<&str>, token: Option<&str>) -> Result<(Embedded, Target)> {
+    fn start(
+        listen: Option<&str>,
+        token: Option<String>,
+        serve: &ServeOpts,
+    ) -> Result<(Embedded, Target)> {
+        let saved = gldbg_debugd::saved_shaders::Cleanup::new(
+            gldbg_debugd::saved_shaders::keep_requested(serve.keep_debug_shaders),
+        );
         let mut extra = None;
+        let mut token_file = None;
         if let Some(listen) = listen {
             let addr: gldbg_debugd::ListenAddr = listen
                 .parse()
                 .with_context(|| format!("--listen {listen}: expected unix:PATH or HOST:PORT"))?;
-            if matches!(addr, gldbg_debugd::ListenAddr::Tcp(_)) && token.is_none() {
-                bail!("--listen {listen}: a TCP listener needs --token");
-            }
-            extra = Some((addr, token.map(str::to_string)));
+            let (access, file) = listen_access(&addr, token, serve)?;
+            token_file = file;
+            extra = Some((addr, access));
+        } else if serve.tls_cert.is_some() {
+            bail!("--tls-cert and --tls-key are for a TCP --listen address");
         }
         let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
         let dir = private_dir()?;
@@ -152,16 +193,19 @@ impl Embedded {
         });
         let (shutdown, rx) = watch::channel(false);
         let mut servers = Vec::new();
-        let mut addrs = vec![(gldbg_debugd::ListenAddr::Unix(socket.clone()), None)];
+        let mut addrs = vec![(
+            gldbg_debugd::ListenAddr::Unix(socket.clone()),
+            gldbg_debugd::Access::default(),
+        )];
         addrs.extend(extra);
-        for (addr, token) in addrs {
+        for (addr, access) in addrs {
             let daemon = daemon.clone();
             let mut rx = rx.clone();
             let stop = async move {
                 let _ = rx.wait_for(|stop| *stop).await;
             };
             servers.push(tokio::spawn(async move {
-                daemon.serve(addr, token, stop).await
+                daemon.serve_with(addr, access, stop).await
             }));
         }
         Ok((
@@ -169,6 +213,8 @@ impl Embedded {
                 shutdown,
                 servers,
                 dir,
+                _token_file: token_file,
+                _saved: saved,
             },
             Target::Unix(socket),
         ))
@@ -202,6 +248,43 @@ impl Drop for Embedded {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Token and TLS of `gldbg run --listen ADDR`; on TCP without a token, one
+/// is generated into a private file whose path is printed.
+fn listen_access(
+    addr: &gldbg_debugd::ListenAddr,
+    token: Option<String>,
+    serve: &ServeOpts,
+) -> Result<(
+    gldbg_debugd::Access,
+    Option<gldbg_debugd::token::TokenFile>,
+)> {
+    let tcp = matches!(addr, gldbg_debugd::ListenAddr::Tcp(_));
+    let tls = match (&serve.tls_cert, &serve.tls_key) {
+        (Some(cert), Some(key)) if tcp => Some(gldbg_debugd::TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        (Some(_), _) => bail!("--tls-cert and --tls-key are for a TCP --listen address"),
+        _ => None,
+    };
+    let mut file = None;
+    let token = match token {
+        None if tcp => {
+            let t = gldbg_debugd::token::generate()?;
+            let f = gldbg_debugd::token::TokenFile::write(&t)?;
+            eprintln!(
+                "gldbg: the token for {addr} is in {} (gldbg connect {addr} --token-file {})",
+                f.path().display(),
+                f.path().display()
+            );
+            file = Some(f);
+            Some(t)
+        }
+        t => t,
+    };
+    Ok((gldbg_debugd::Access { token, tls }, file))
 }
 
 /// The result of a finished task, without waiting.
@@ -265,7 +348,7 @@ async fn connect_embedded(embedded: &mut Embedded, target: &Target) -> Result<cl
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         embedded.check()?;
-        match client::connect(target, None).await {
+        match client::connect(target, None, None).await {
             Ok(c) => {
                 if embedded.servers.len() > 1 {
                     // Give a --listen address the time to fail to bind (in use, bad host).
@@ -560,12 +643,17 @@ struct Connected {
 }
 
 /// Start the embedded daemon (run) or reach the remote one (connect), and subscribe to events.
-fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
+fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> {
     let _guard = rt.enter();
     let (embedded, client) = match mode {
-        Mode::Run { opts, listen, .. } => {
+        Mode::Run {
+            opts,
+            listen,
+            serve,
+            ..
+        } => {
             signals::sweep_stale_dirs(&std::env::temp_dir());
-            let (mut embedded, target) = Embedded::start(listen.as_deref(), opts.token.as_deref())?;
+            let (mut embedded, target) = Embedded::start(listen.as_deref(), token, serve)?;
             // Ctrl-C pauses the app at an interactive REPL; elsewhere it ends gldbg.
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
@@ -575,9 +663,10 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
         }
         Mode::Connect { addr, opts } => {
             let target = Target::parse(addr)?;
+            let tls = client::tls_options(opts.tls_ca.as_deref(), opts.tls_domain.as_deref())?;
             (
                 None,
-                rt.block_on(client::connect(&target, opts.token.as_deref()))?,
+                rt.block_on(client::connect(&target, token.as_deref(), tls.as_ref()))?,
             )
         }
         Mode::Instrument(_) => bail!("`instrument` runs without a session"),
@@ -620,6 +709,14 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
     {
         return fail(msg);
     }
+    if opts.token.is_some() {
+        return fail(gldbg_debugd::token::NO_TOKEN_ON_ARGV.to_string());
+    }
+    // Before the runtime's threads: this also takes GLDBG_TOKEN out of the environment.
+    let token = match gldbg_debugd::token::token_from(opts.token_file.as_deref()) {
+        Ok(t) => t,
+        Err(e) => return fail(e.to_string()),
+    };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -631,7 +728,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         session,
         events,
         events_task,
-    } = match setup(&rt, &cli.mode) {
+    } = match setup(&rt, &cli.mode, token) {
         Ok(s) => s,
         Err(e) => return fail(format!("{e:#}")),
     };
@@ -793,7 +890,10 @@ mod tests {
         let cli = Cli::parse_from([
             "gldbg", "run", "--batch", "-x", "s.gldbg", "--", "./app", "--json", "-v",
         ]);
-        let Mode::Run { opts, argv, listen } = cli.mode else {
+        let Mode::Run {
+            opts, argv, listen, ..
+        } = cli.mode
+        else {
             panic!("run")
         };
         assert!(opts.batch && !opts.json);
@@ -811,7 +911,7 @@ mod tests {
             "gldbg",
             "connect",
             "127.0.0.1:4000",
-            "--token",
+            "--token-file",
             "t",
             "--batch",
         ]);
@@ -819,7 +919,7 @@ mod tests {
             panic!("connect")
         };
         assert_eq!(addr, "127.0.0.1:4000");
-        assert_eq!(opts.token.as_deref(), Some("t"));
+        assert_eq!(opts.token_file, Some(PathBuf::from("t")));
         assert!(opts.batch);
     }
 

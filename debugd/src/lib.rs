@@ -9,7 +9,11 @@
 //! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
 //! edge), with [`format`], [`image`], [`program`], [`remote`],
 //! [`pointee`] (what pointer arguments point at, from the registry's `len`),
-//! [`glstate`] (the `info state` table) and [`inflight`] as helpers.
+//! [`glstate`] (the `info state` table) and [`inflight`] as helpers;
+//! local-attacker hygiene in [`private_dir`] (0700 directories, 0600
+//! files, no symlink following), [`saved_shaders`] (rejected debug shaders),
+//! [`token`] (the TCP token off argv) and [`unix_authority`] (stock gRPC
+//! clients on a Unix socket).
 //!
 //! GL-level control (issue 3):
 //! * Breakpoints: a function, any draw, the N-th draw (`Header::draw_count`),
@@ -51,12 +55,16 @@ pub mod image;
 pub mod inflight;
 pub mod launch;
 pub mod pointee;
+pub mod private_dir;
 pub mod program;
 pub mod remote;
+pub mod saved_shaders;
 pub mod service;
 pub mod session;
 pub mod shader;
 pub mod shm;
+pub mod token;
+pub mod unix_authority;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -66,6 +74,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use gldbg_proto::pb;
+use tokio_stream::StreamExt as _;
 use tonic::transport::Server;
 
 pub use session::{LaunchOptions, Session};
@@ -174,17 +183,36 @@ impl Daemon {
         &self.session
     }
 
-    /// Serve the Debugger service (+ grpc.health.v1 + reflection) on addr until shutdown.
-    /// Unix sockets are created mode 0600. With a token, every request must carry
-    /// metadata `authorization: Bearer <token>` (else UNAUTHENTICATED). TCP requires a token.
+    /// Serve on `addr` with `token` and no TLS: see [`Daemon::serve_with`].
     pub async fn serve(
         &self,
         addr: ListenAddr,
         token: Option<String>,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        if matches!(addr, ListenAddr::Tcp(_)) && token.as_deref().is_none_or(str::is_empty) {
-            bail!("listening on TCP needs a token (--token)");
+        let access = Access { token, tls: None };
+        self.serve_with(addr, access, shutdown).await
+    }
+
+    /// Serve the Debugger service (+ grpc.health.v1 + reflection v1 and
+    /// v1alpha) on addr until shutdown. Unix sockets are created mode 0600,
+    /// never over a socket where a daemon answers, and accept the
+    /// `:authority` stock gRPC clients send there ([`unix_authority`]). With
+    /// a token, every request must carry metadata `authorization: Bearer
+    /// <token>` (else UNAUTHENTICATED). TCP requires a token; TLS is offered
+    /// on TCP.
+    pub async fn serve_with(
+        &self,
+        addr: ListenAddr,
+        access: Access,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        if matches!(addr, ListenAddr::Tcp(_)) && access.token.as_deref().is_none_or(str::is_empty)
+        {
+            bail!("listening on TCP needs a token (--token-file or GLDBG_TOKEN)");
+        }
+        if matches!(addr, ListenAddr::Unix(_)) && access.tls.is_some() {
+            bail!("TLS is for TCP listeners (a Unix socket is private to its user)");
         }
         let (down_tx, down_rx) = tokio::sync::watch::channel(false);
         let shutdown = async move {
@@ -196,11 +224,18 @@ impl Daemon {
         health
             .set_serving::<pb::debugger_server::DebuggerServer<service::Service>>()
             .await;
-        let reflection = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        let reflection = || {
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        };
+        let reflection_v1 = reflection()
             .build_v1()
             .context("building the reflection service")?;
-        let expected = token
+        let reflection_v1alpha = reflection()
+            .build_v1alpha()
+            .context("building the reflection service (v1alpha)")?;
+        let expected = access
+            .token
             .filter(|t| !t.is_empty())
             .map(|t| format!("Bearer {t}"));
         let check = move |req: tonic::Request<()>| -> Result<tonic::Request<()>, tonic::Status> {
@@ -212,13 +247,17 @@ impl Daemon {
                 .get("authorization")
                 .and_then(|v| v.to_str().ok())
             {
-                Some(got) if constant_time_eq(got.as_bytes(), want.as_bytes()) => Ok(req),
+                Some(got) if token::constant_time_eq(got.as_bytes(), want.as_bytes()) => Ok(req),
                 _ => Err(tonic::Status::unauthenticated(
                     "missing or wrong token (authorization: Bearer TOKEN)",
                 )),
             }
         };
-        let router = Server::builder()
+        let mut builder = Server::builder();
+        if let Some(tls) = &access.tls {
+            builder = builder.tls_config(tls.server_config()?)?;
+        }
+        let router = builder
             .layer(tonic::service::InterceptorLayer::new(check))
             .add_service(
                 pb::debugger_server::DebuggerServer::new(svc)
@@ -226,7 +265,8 @@ impl Daemon {
                     .max_encoding_message_size(1 << 30),
             )
             .add_service(health_svc)
-            .add_service(reflection);
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha);
         match addr {
             ListenAddr::Tcp(a) => {
                 router
@@ -235,32 +275,17 @@ impl Daemon {
                     .with_context(|| format!("serving on {a}"))?;
             }
             ListenAddr::Unix(path) => {
-                if let Ok(meta) = std::fs::symlink_metadata(&path) {
-                    use std::os::unix::fs::FileTypeExt;
-                    if meta.file_type().is_socket() {
-                        std::fs::remove_file(&path).with_context(|| {
-                            format!("removing the stale socket {}", path.display())
-                        })?;
-                    } else {
-                        bail!("{} exists and is not a socket", path.display());
-                    }
-                }
-                // Created with mode 0600: umask 0177 around bind (no window where others may connect).
-                let listener = {
-                    let _umask = UmaskGuard::set(0o177);
-                    tokio::net::UnixListener::bind(&path)
-                        .with_context(|| format!("binding {}", path.display()))?
-                };
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-                        .with_context(|| format!("chmod 0600 {}", path.display()))?;
-                }
-                let incoming = tokio_stream::wrappers::UnixListenerStream::new(listener);
+                let listener = bind_unix(&path)?;
+                let ours = socket_identity(&path);
+                let incoming = tokio_stream::wrappers::UnixListenerStream::new(listener)
+                    .map(|conn| conn.map(unix_authority::AuthorityFix::new));
                 let r = router
                     .serve_with_incoming_shutdown(incoming, shutdown)
                     .await;
-                let _ = std::fs::remove_file(&path);
+                // Only our own socket: never one another daemon bound since.
+                if ours.is_some() && socket_identity(&path) == ours {
+                    let _ = std::fs::remove_file(&path);
+                }
                 r.with_context(|| format!("serving on {}", path.display()))?;
             }
         }
@@ -268,8 +293,82 @@ impl Daemon {
     }
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// How a listener admits clients.
+#[derive(Clone, Debug, Default)]
+pub struct Access {
+    /// Required as `authorization: Bearer TOKEN` on every request.
+    pub token: Option<String>,
+    /// TLS on a TCP listener.
+    pub tls: Option<TlsFiles>,
+}
+
+/// A server certificate (chain) and its private key, PEM files.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+impl TlsFiles {
+    fn server_config(&self) -> anyhow::Result<tonic::transport::ServerTlsConfig> {
+        let cert = std::fs::read(&self.cert)
+            .with_context(|| format!("reading the TLS certificate {}", self.cert.display()))?;
+        let key = std::fs::read(&self.key)
+            .with_context(|| format!("reading the TLS key {}", self.key.display()))?;
+        Ok(tonic::transport::ServerTlsConfig::new()
+            .identity(tonic::transport::Identity::from_pem(cert, key)))
+    }
+}
+
+/// Bind a Unix socket at `path`, mode 0600. An existing socket is replaced
+/// only when nobody answers on it (a stale one); a live one, or anything
+/// that is not a socket, is refused.
+fn bind_unix(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener> {
+    check_unix_path(path)?;
+    // Created with mode 0600: umask 0177 around bind (no window where others may connect).
+    let listener = {
+        let _umask = UmaskGuard::set(0o177);
+        tokio::net::UnixListener::bind(path)
+            .with_context(|| format!("binding {}", path.display()))?
+    };
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("chmod 0600 {}", path.display()))?;
+    Ok(listener)
+}
+
+/// Make `path` free for a new socket: nothing there, or a stale socket
+/// (removed). A socket where a daemon answers, or anything that is not a
+/// socket, is an error.
+pub fn check_unix_path(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("checking {}", path.display())),
+        Ok(meta) if !meta.file_type().is_socket() => {
+            bail!("{} exists and is not a socket", path.display())
+        }
+        Ok(_) => match std::os::unix::net::UnixStream::connect(path) {
+            Ok(_) => bail!("a daemon already listens on {}", path.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                std::fs::remove_file(path)
+                    .with_context(|| format!("removing the stale socket {}", path.display()))?;
+            }
+            Err(e) => bail!(
+                "{} is a socket that cannot be checked ({e}); not replacing it",
+                path.display()
+            ),
+        },
+    }
+    Ok(())
+}
+
+/// (device, inode) of the file at `path`, not following a symlink.
+fn socket_identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Sets the process umask and restores it on drop.
@@ -313,12 +412,5 @@ mod tests {
         assert!("unix:".parse::<ListenAddr>().is_err());
         assert!("nonsense".parse::<ListenAddr>().is_err());
         assert_eq!(ListenAddr::Unix("/a".into()).to_string(), "unix:/a");
-    }
-
-    #[test]
-    fn token_compare() {
-        assert!(constant_time_eq(b"Bearer x", b"Bearer x"));
-        assert!(!constant_time_eq(b"Bearer x", b"Bearer y"));
-        assert!(!constant_time_eq(b"Bearer", b"Bearer x"));
     }
 }

@@ -1,12 +1,19 @@
 //! `gldbg-debugd`: the gldbg daemon alone, for remote clients.
 //!
-//! `gldbg-debugd --listen ADDR [--token T] [-- PROGRAM ARGS...]` serves the
-//! gRPC API on ADDR (`unix:PATH` or `HOST:PORT`; TCP needs a token), launches
-//! PROGRAM if given, and runs until SIGINT/SIGTERM.
+//! `gldbg-debugd --listen ADDR [--token-file F] [--tls-cert C --tls-key K]
+//! [-- PROGRAM ARGS...]` serves the gRPC API on ADDR (`unix:PATH` or
+//! `HOST:PORT`), launches PROGRAM if given, and runs until SIGINT/SIGTERM.
+//! TCP needs a token: from `--token-file`, `GLDBG_TOKEN`, or generated into a
+//! private 0600 file whose path is printed. Never on the command line.
+
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
-use gldbg_debugd::{Config, Daemon, LaunchOptions, ListenAddr, find_preload};
+use gldbg_debugd::{
+    Access, Config, Daemon, LaunchOptions, ListenAddr, TlsFiles, find_preload, saved_shaders,
+    token,
+};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -15,12 +22,27 @@ use gldbg_debugd::{Config, Daemon, LaunchOptions, ListenAddr, find_preload};
     about = "The gldbg daemon: serves the gldbg gRPC API"
 )]
 struct Args {
-    /// Where to listen: unix:PATH or HOST:PORT (TCP needs --token).
+    /// Where to listen: unix:PATH or HOST:PORT (TCP needs a token).
     #[arg(long)]
     listen: ListenAddr,
-    /// Require `authorization: Bearer TOKEN` on every request.
-    #[arg(long)]
+    /// Require `authorization: Bearer TOKEN`, the token read from FILE (yours,
+    /// mode 0600). Also: the GLDBG_TOKEN variable. On TCP without either, a
+    /// token is generated and its file printed.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Refused: a token on the command line is visible to every local user.
+    #[arg(long, hide = true, value_name = "T")]
     token: Option<String>,
+    /// TLS on a TCP listener: the server certificate (PEM; needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS on a TCP listener: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Keep the rejected debug shaders saved for inspection after exiting
+    /// (else their private directory is removed). Also GLDBG_KEEP_DEBUG_SHADERS=1.
+    #[arg(long)]
+    keep_debug_shaders: bool,
     /// The preload library (default: found beside this executable).
     #[arg(long)]
     preload: Option<std::path::PathBuf>,
@@ -37,9 +59,34 @@ fn main() {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    if matches!(args.listen, ListenAddr::Tcp(_)) && args.token.as_deref().is_none_or(str::is_empty)
-    {
-        anyhow::bail!("listening on TCP ({}) needs a token (--token)", args.listen);
+    if args.token.is_some() {
+        anyhow::bail!(token::NO_TOKEN_ON_ARGV);
+    }
+    // Before any thread starts: this also takes GLDBG_TOKEN out of the environment.
+    let mut token = token::token_from(args.token_file.as_deref())?;
+    let _cleanup = saved_shaders::Cleanup::new(saved_shaders::keep_requested(
+        args.keep_debug_shaders,
+    ));
+    let mut _token_file = None;
+    if matches!(args.listen, ListenAddr::Tcp(_)) && token.is_none() {
+        let t = token::generate()?;
+        let file = token::TokenFile::write(&t)?;
+        eprintln!(
+            "gldbg-debugd: the token is in {} (gldbg connect {} --token-file {})",
+            file.path().display(),
+            args.listen,
+            file.path().display()
+        );
+        token = Some(t);
+        _token_file = Some(file);
+    }
+    let tls = match (args.tls_cert, args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+        _ => None,
+    };
+    // Refuse a live socket before launching anything.
+    if let ListenAddr::Unix(path) = &args.listen {
+        gldbg_debugd::check_unix_path(path)?;
     }
     let preload = match args.preload {
         Some(p) => p,
@@ -85,6 +132,8 @@ fn run(args: Args) -> anyhow::Result<()> {
                 _ = term.recv() => {}
             }
         };
-        daemon.serve(args.listen, args.token, shutdown).await
+        daemon
+            .serve_with(args.listen, Access { token, tls }, shutdown)
+            .await
     })
 }

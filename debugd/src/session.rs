@@ -1915,12 +1915,7 @@ impl Session {
     /// Save a rejected debug shader and its log; returns the error for the RPC.
     fn rejected_shader(&self, what: &str, stage: Stage, source: &str, log: &str) -> Error {
         let n = self.rejected.fetch_add(1, Ordering::Relaxed) + 1;
-        let dir = std::env::temp_dir().join(format!("gldbg-{}", std::process::id()));
-        let src_path = dir.join(format!("debug-{n}.{}", file_extension(stage)));
-        let log_path = dir.join(format!("debug-{n}.log"));
-        let saved = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&src_path, source))
-            .and_then(|()| std::fs::write(&log_path, log));
+        let saved = crate::saved_shaders::save(n, file_extension(stage), source, log);
         let mut head: Vec<&str> = log
             .lines()
             .filter(|l| l.to_lowercase().contains("error"))
@@ -1934,16 +1929,16 @@ impl Session {
                 .collect();
         }
         let msg = match saved {
-            Ok(()) => format!(
-                "the driver rejected the debug shader ({what}): {}; generated source saved to {}, driver log to {}",
+            Ok((src_path, log_path)) => format!(
+                "the driver rejected the debug shader ({what}): {}; generated source saved to {}, driver log to {}{}",
                 head.join(" | "),
                 src_path.display(),
-                log_path.display()
+                log_path.display(),
+                crate::saved_shaders::lifetime_note()
             ),
             Err(e) => format!(
-                "the driver rejected the debug shader ({what}): {}; could not save it to {}: {e}",
+                "the driver rejected the debug shader ({what}): {}; could not save it: {e}",
                 head.join(" | "),
-                dir.display()
             ),
         };
         self.emit(pb::event::Kind::Warning(msg.clone()));

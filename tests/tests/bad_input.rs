@@ -192,8 +192,10 @@ fn debug_shader_rejected_by_the_driver_is_saved_and_the_app_goes_on() {
          print v @ 20,20\nend\ndelete\ncontinue\n",
         lines::RETURN
     );
+    // Kept after gldbg exits (else removed with it: tests/tests/security.rs).
     let out = Session::new(egl_shade(), &script)
         .args(["--out", path.to_str().unwrap()])
+        .env("GLDBG_KEEP_DEBUG_SHADERS", "1")
         .keep_going()
         .run(&dir);
     // A type error glsl-instrument sees itself: a clear message, no driver round trip.

@@ -50,7 +50,7 @@ fn start_daemon(socket: &Path) -> Daemon {
     let child = Command::new(debugd())
         .arg("--listen")
         .arg(format!("unix:{}", socket.display()))
-        .args(["--token", TOKEN])
+        .env("GLDBG_TOKEN", TOKEN)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

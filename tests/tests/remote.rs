@@ -21,7 +21,7 @@ fn start_daemon(socket: &Path, token: &str, program: &Path, args: &[&str]) -> Da
     let mut child = Command::new(debugd())
         .arg("--listen")
         .arg(format!("unix:{}", socket.display()))
-        .args(["--token", token])
+        .env("GLDBG_TOKEN", token)
         .arg("--")
         .arg(program)
         .args(args)
@@ -48,7 +48,7 @@ fn connect(socket: &Path, token: Option<&str>, script: &Path) -> Output {
     let mut cmd = Command::new(gldbg());
     cmd.arg("connect").arg(format!("unix:{}", socket.display()));
     if let Some(t) = token {
-        cmd.args(["--token", t]);
+        cmd.env("GLDBG_TOKEN", t);
     }
     cmd.args(["--batch", "--json", "-x"]).arg(script);
     run_command(cmd)
