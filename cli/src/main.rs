@@ -256,10 +256,7 @@ fn listen_access(
     addr: &gldbg_debugd::ListenAddr,
     token: Option<String>,
     serve: &ServeOpts,
-) -> Result<(
-    gldbg_debugd::Access,
-    Option<gldbg_debugd::token::TokenFile>,
-)> {
+) -> Result<(gldbg_debugd::Access, Option<gldbg_debugd::token::TokenFile>)> {
     let tcp = matches!(addr, gldbg_debugd::ListenAddr::Tcp(_));
     let tls = match (&serve.tls_cert, &serve.tls_key) {
         (Some(cert), Some(key)) if tcp => Some(gldbg_debugd::TlsFiles {

@@ -207,8 +207,7 @@ impl Daemon {
         access: Access,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        if matches!(addr, ListenAddr::Tcp(_)) && access.token.as_deref().is_none_or(str::is_empty)
-        {
+        if matches!(addr, ListenAddr::Tcp(_)) && access.token.as_deref().is_none_or(str::is_empty) {
             bail!("listening on TCP needs a token (--token-file or GLDBG_TOKEN)");
         }
         if matches!(addr, ListenAddr::Unix(_)) && access.tls.is_some() {

@@ -11,8 +11,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 use gldbg_debugd::{
-    Access, Config, Daemon, LaunchOptions, ListenAddr, TlsFiles, find_preload, saved_shaders,
-    token,
+    Access, Config, Daemon, LaunchOptions, ListenAddr, TlsFiles, find_preload, saved_shaders, token,
 };
 
 #[derive(Parser, Debug)]
@@ -64,9 +63,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     }
     // Before any thread starts: this also takes GLDBG_TOKEN out of the environment.
     let mut token = token::token_from(args.token_file.as_deref())?;
-    let _cleanup = saved_shaders::Cleanup::new(saved_shaders::keep_requested(
-        args.keep_debug_shaders,
-    ));
+    let _cleanup =
+        saved_shaders::Cleanup::new(saved_shaders::keep_requested(args.keep_debug_shaders));
     let mut _token_file = None;
     if matches!(args.listen, ListenAddr::Tcp(_)) && token.is_none() {
         let t = token::generate()?;

@@ -314,7 +314,7 @@ mod tests {
         block.extend([4]);
         block.extend_from_slice(b"/a/b");
         fix_header_block(&mut block).unwrap();
-        assert_eq!(&block[12..], b"loca");
+        assert_eq!(&block[13..], b"loca");
 
         // Good authorities and Huffman-coded values stay.
         let mut good = literal(1, b"localhost:50051");
