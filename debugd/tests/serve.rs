@@ -37,10 +37,11 @@ async fn unix_channel(path: PathBuf) -> Channel {
 async fn unix_socket_token_health_and_preconditions() {
     let dir = temp_dir("unix");
     let sock = dir.join("d.sock");
-    // A stale socket file is replaced.
+    // A stale socket file (nobody listens: the listener is gone) is replaced.
     std::fs::write(&sock, "").unwrap();
     std::fs::remove_file(&sock).unwrap();
-    let _stale = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    drop(std::os::unix::net::UnixListener::bind(&sock).unwrap());
+    assert!(sock.exists());
     let daemon = Daemon::new(Config {
         preload: dir.join("libgldbg_preload.so"),
         app_ends_with_daemon: false,
