@@ -186,6 +186,10 @@ impl Embedded {
         }
         let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
         let dir = private_dir()?;
+        if !gldbg_debugd::saved_shaders::kept() {
+            // Gone with the socket directory, on every way out (signals included).
+            gldbg_debugd::saved_shaders::set_base(dir.clone());
+        }
         let socket = dir.join("gldbg.sock");
         let daemon = gldbg_debugd::Daemon::new(gldbg_debugd::Config {
             preload,

@@ -17,7 +17,15 @@ use crate::private_dir::PrivateDir;
 pub const KEEP_ENV: &str = "GLDBG_KEEP_DEBUG_SHADERS";
 
 static DIR: Mutex<Option<PrivateDir>> = Mutex::new(None);
+static BASE: Mutex<Option<PathBuf>> = Mutex::new(None);
 static KEEP: AtomicBool = AtomicBool::new(false);
+
+/// Make the directory under `base` (a private directory of the caller's,
+/// e.g. `gldbg run`'s, so that whatever removes that one on a fatal signal
+/// removes the saved shaders too) instead of [`crate::private_dir::base_dir`].
+pub fn set_base(base: PathBuf) {
+    *BASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(base);
+}
 
 /// Keep the saved shaders after the daemon ends.
 pub fn set_keep(keep: bool) {
@@ -39,7 +47,11 @@ pub fn kept() -> bool {
 pub fn save(n: u64, ext: &str, source: &str, log: &str) -> io::Result<(PathBuf, PathBuf)> {
     let mut dir = DIR.lock().unwrap_or_else(|e| e.into_inner());
     if dir.is_none() {
-        *dir = Some(PrivateDir::create("gldbg-shaders")?);
+        let base = BASE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        *dir = Some(match base {
+            Some(base) => PrivateDir::create_in(&base, "gldbg-shaders")?,
+            None => PrivateDir::create("gldbg-shaders")?,
+        });
     }
     let dir = dir.as_ref().expect("created above");
     // Sessions of one process share the directory: a taken name gets a suffix.

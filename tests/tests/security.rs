@@ -340,6 +340,58 @@ fn the_token_never_goes_on_a_command_line() {
     assert_eq!(with.ok("info call")["function"], "eglGetProcAddress");
 }
 
+#[test]
+fn gldbg_run_listen_keeps_its_token_and_shaders_private() {
+    require_workspace();
+    let dir = TempDir::new("sec-run");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, REJECTED).unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut cmd = Command::new(gldbg());
+    cmd.args(["run", "--batch", "--json", "--listen", &addr, "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(egl_shade());
+    let out = run_command(cmd);
+    // The generated token's file, named on stderr, is gone with gldbg.
+    let token_file = paths_in(&out.stderr)
+        .into_iter()
+        .find(|p| p.ends_with("token"))
+        .unwrap_or_else(|| panic!("no token file named:\n{}", out.transcript()));
+    assert!(
+        out.stderr.contains(&format!("the token for {addr} is in")),
+        "{}",
+        out.transcript()
+    );
+    assert!(
+        !token_file.exists(),
+        "{} outlived gldbg",
+        token_file.display()
+    );
+    // The saved shaders lived in gldbg run's private directory, gone too.
+    let err = out.failed("print float[2](1.0)");
+    let saved = paths_in(&err);
+    assert_eq!(saved.len(), 2, "{err}");
+    for f in &saved {
+        let cli_dir = f.parent().and_then(Path::parent).unwrap();
+        assert!(
+            cli_dir
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("gldbg-cli-"),
+            "{}",
+            f.display()
+        );
+        assert!(
+            !f.exists() && !cli_dir.exists(),
+            "{} outlived gldbg",
+            f.display()
+        );
+    }
+}
+
 /// Children of `pid` (from /proc/PID/task/*/children).
 fn child_pids(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
