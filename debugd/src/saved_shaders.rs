@@ -97,14 +97,14 @@ impl Drop for Cleanup {
 /// Remove the directory now (or leave it and print its path when kept).
 pub fn finish() {
     let taken = DIR.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some(mut dir) = taken {
-        if kept() {
-            dir.keep();
-            eprintln!(
-                "gldbg: rejected debug shaders kept in {}",
-                dir.path().display()
-            );
-        }
+    if let Some(mut dir) = taken
+        && kept()
+    {
+        dir.keep();
+        eprintln!(
+            "gldbg: rejected debug shaders kept in {}",
+            dir.path().display()
+        );
     }
 }
 
