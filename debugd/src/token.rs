@@ -97,7 +97,8 @@ pub fn check_token(token: &str) -> Result<String, TokenError> {
 
 /// The token from `--token-file` if given, else from `GLDBG_TOKEN`; `None`
 /// when neither is set. The variable is removed from this process's
-/// environment, so launched apps do not inherit it.
+/// environment, so launched apps do not inherit it: call it before any
+/// other thread of the process starts.
 pub fn token_from(file: Option<&Path>) -> Result<Option<String>, TokenError> {
     let env = std::env::var(TOKEN_ENV).ok();
     if env.is_some() {
