@@ -19,7 +19,6 @@
 //! in its own process; it never calls daemon internals beyond starting it.
 
 mod client;
-mod command;
 mod exec;
 mod instrument;
 mod line_start;
@@ -41,6 +40,8 @@ use tokio::runtime::Runtime;
 use tokio::sync::watch;
 
 use crate::client::Target;
+// The parser lives in the library target (the fuzz crate reaches it there).
+use gldbg_cli::command;
 use crate::command::Command;
 use crate::exec::{Failure, Outcome, Session};
 

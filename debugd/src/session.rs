@@ -1337,7 +1337,16 @@ impl Session {
             }
             let bytes = elem.parse(value).map_err(Error::InvalidArgument)?;
             Remote::new(pid)
-                .write(addr + u64::from(k) * elem.size() as u64, &bytes)
+                .write(
+                    (u64::from(k) * elem.size() as u64)
+                        .checked_add(addr)
+                        .ok_or_else(|| {
+                            Error::InvalidArgument(format!(
+                                "element {k} of argument {index} is past the end of the address space"
+                            ))
+                        })?,
+                    &bytes,
+                )
                 .map_err(|e| Error::Internal(format!("writing the app's memory: {e}")))?;
             return Ok(call_info(&stop, Some(Remote::new(pid))));
         }
@@ -1364,7 +1373,10 @@ impl Session {
                 .collect()
         } else {
             vec![glstate::lookup(name).ok_or_else(|| {
-                Error::InvalidArgument(format!("{} is not a GL enum name", name.trim()))
+                Error::InvalidArgument(format!(
+                    "{} is not a GL enum name",
+                    crate::error::quote(name.trim())
+                ))
             })?]
         };
         let first = (abi::BULK_REQUEST + size_of::<StateRequest>() + 7) & !7;
@@ -1534,7 +1546,8 @@ impl Session {
         let stage = request.stage.trim();
         let stage = Stage::from_name(stage).ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
+                "unknown stage {:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)",
+                crate::error::quote(stage)
             ))
         })?;
         let mut dbg = self.debug_lock();
@@ -1674,7 +1687,7 @@ impl Session {
     }
 
     pub fn shader_list(&self, line: u32, context: u32) -> Result<pb::SourceListing> {
-        self.with_debug(|d, _| Ok(d.listing(line, context)))
+        self.with_debug(|d, _| d.listing(line, context))
     }
 
     pub fn print(&self, expr: &str, at: Option<pb::Invocation>) -> Result<pb::PrintReply> {
