@@ -1038,6 +1038,46 @@ mod tests {
     }
 
     #[test]
+    fn numbers_past_their_type_name_the_range() {
+        assert_eq!(p("break 4294967295"), Command::Break(BreakTarget::Line(u32::MAX)));
+        assert_eq!(bad("break 4294967296"), "break: 4294967296 is out of range (0..=4294967295)");
+        assert_eq!(
+            bad("step 18446744073709551616"),
+            "step: 18446744073709551616 is out of range (0..=18446744073709551615)"
+        );
+        assert!(bad("list 99999999999").contains("out of range (0..=4294967295)"));
+        assert!(bad("print v @ 1,4294967296").contains("out of range"));
+        assert!(bad("set arg 1[4294967296] 0").contains("out of range"));
+        assert!(bad("delete -1").contains("expected a number"));
+    }
+
+    #[test]
+    fn long_input_is_quoted_not_repeated() {
+        let long = "x".repeat(1 << 20);
+        for line in [
+            format!("{long} 1"),
+            format!("break {long}!"),
+            format!("step {long}"),
+            format!("info {long}"),
+            format!("debug {long}"),
+            format!("debug vertex {long}"),
+            format!("debug fragment {long}"),
+            format!("dump v {long}"),
+            format!("dump v x.png colormap={long}"),
+            format!("dump v x.png range={long}"),
+            format!("dump v x.png {long}=1"),
+            format!("print v @ {long}"),
+            format!("print v @ 1,{long}"),
+            format!("help {long}"),
+            format!("list 9{long}"),
+        ] {
+            let e = bad(&line);
+            assert!(e.len() < 400, "{}: {} bytes", &line[..20], e.len());
+            assert!(e.contains("… (") || e.contains("1048"), "{e}");
+        }
+    }
+
+    #[test]
     fn syntax_errors() {
         assert!(bad("frobnicate").contains("unknown command"));
         assert!(bad("step x").contains("expected a number"));
