@@ -571,6 +571,8 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
                 .context("cannot install the signal handlers")?;
+            signals::remove_on_abort(&embedded.dir)
+                .context("cannot install the abort handler")?;
             let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
             (Some(embedded), client)
         }
