@@ -1039,8 +1039,14 @@ mod tests {
 
     #[test]
     fn numbers_past_their_type_name_the_range() {
-        assert_eq!(p("break 4294967295"), Command::Break(BreakTarget::Line(u32::MAX)));
-        assert_eq!(bad("break 4294967296"), "break: 4294967296 is out of range (0..=4294967295)");
+        assert_eq!(
+            p("break 4294967295"),
+            Command::Break(BreakTarget::Line(u32::MAX))
+        );
+        assert_eq!(
+            bad("break 4294967296"),
+            "break: 4294967296 is out of range (0..=4294967295)"
+        );
         assert_eq!(
             bad("step 18446744073709551616"),
             "step: 18446744073709551616 is out of range (0..=18446744073709551615)"

@@ -40,10 +40,10 @@ use tokio::runtime::Runtime;
 use tokio::sync::watch;
 
 use crate::client::Target;
-// The parser lives in the library target (the fuzz crate reaches it there).
-use gldbg_cli::command;
 use crate::command::Command;
 use crate::exec::{Failure, Outcome, Session};
+// The parser lives in the library target (the fuzz crate reaches it there).
+use gldbg_cli::command;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -571,8 +571,7 @@ fn setup(rt: &Runtime, mode: &Mode) -> Result<Connected> {
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
                 .context("cannot install the signal handlers")?;
-            signals::remove_on_abort(&embedded.dir)
-                .context("cannot install the abort handler")?;
+            signals::remove_on_abort(&embedded.dir).context("cannot install the abort handler")?;
             let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
             (Some(embedded), client)
         }

@@ -109,7 +109,10 @@ fn remove_flat_dir(dir: &std::ffi::CStr) {
     // buffer on this stack with its true length; getdents64 fills whole
     // `linux_dirent64` records (u64 ino, i64 off, u16 reclen, u8 type, name).
     unsafe {
-        let fd = libc::open(dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC);
+        let fd = libc::open(
+            dir.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
         if fd >= 0 {
             let mut buf = [0u8; 4096];
             loop {

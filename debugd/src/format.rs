@@ -115,7 +115,10 @@ pub fn parse_int(t: &str, bits: u32) -> Result<i128, String> {
         Some(d) => (true, d),
         None => (false, t),
     };
-    let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(h) => i128::from_str_radix(h, 16),
         None => digits.parse::<i128>(),
     };
@@ -306,12 +309,20 @@ mod tests {
         );
         assert!(parse_arg(&f.params[1], "-2147483649").is_err());
         assert!(parse_arg(&f.params[1], "0x100000000").is_err());
-        assert!(parse_arg(&f.params[1], &"9".repeat(100)).unwrap_err().contains("out of range"));
+        assert!(
+            parse_arg(&f.params[1], &"9".repeat(100))
+                .unwrap_err()
+                .contains("out of range")
+        );
         assert_eq!(parse_arg(&f.params[1], "4294967295").unwrap(), u64::MAX);
         assert_eq!(parse_arg(&f.params[1], "-0x10").unwrap(), (-16i64) as u64);
         assert!(parse_arg(&f.params[1], "--5").is_err());
         let f = func("glClearColor");
-        assert!(parse_arg(&f.params[0], "1e39").unwrap_err().contains("out of range"));
+        assert!(
+            parse_arg(&f.params[0], "1e39")
+                .unwrap_err()
+                .contains("out of range")
+        );
         assert_eq!(
             parse_arg(&f.params[0], "-inf").unwrap(),
             u64::from(f32::NEG_INFINITY.to_bits())

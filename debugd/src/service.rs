@@ -161,7 +161,9 @@ impl pb::debugger_server::Debugger for Service {
             },
             Some(Kind::Draw(_)) => BreakKind::Draw,
             Some(Kind::DrawNumber(0)) => {
-                return Err(invalid("draw_number = 0 is out of range (draw numbers count from 1)"));
+                return Err(invalid(
+                    "draw_number = 0 is out of range (draw numbers count from 1)",
+                ));
             }
             Some(Kind::DrawNumber(n)) => BreakKind::DrawNumber(n),
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,

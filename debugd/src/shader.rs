@@ -998,7 +998,9 @@ impl ShaderDebug {
             .lines()
             .enumerate()
             .map(|(i, t)| (i as u32 + 1, t))
-            .filter(|(n, _)| n.saturating_add(context) >= center && *n <= center.saturating_add(context))
+            .filter(|(n, _)| {
+                n.saturating_add(context) >= center && *n <= center.saturating_add(context)
+            })
             .map(|(n, t)| {
                 let shown = self.model.driver_line(n);
                 pb::SourceLine {

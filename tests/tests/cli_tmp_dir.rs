@@ -80,7 +80,11 @@ fn every_signal_and_an_abort_remove_the_socket_directory() {
         unsafe { libc::kill(gldbg.id() as i32, sig) };
         let status = gldbg.wait().unwrap();
         assert_eq!(status.signal(), Some(sig), "{name}: gldbg ends by it");
-        assert_eq!(socket_dirs(tmp.path()), Vec::<String>::new(), "{name}: left behind");
+        assert_eq!(
+            socket_dirs(tmp.path()),
+            Vec::<String>::new(),
+            "{name}: left behind"
+        );
     }
 }
 
@@ -111,7 +115,14 @@ fn the_next_run_sweeps_directories_of_dead_and_replaced_owners() {
     next.kill().unwrap();
     next.wait().unwrap();
     let live_name = live.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(left.contains(&live_name), "a live owner's directory went: {left:?}");
-    assert_eq!(left.len(), 2, "the next run's own and the live one only: {left:?}");
+    assert!(
+        left.contains(&live_name),
+        "a live owner's directory went: {left:?}"
+    );
+    assert_eq!(
+        left.len(),
+        2,
+        "the next run's own and the live one only: {left:?}"
+    );
     assert!(!reused.exists());
 }
