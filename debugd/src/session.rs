@@ -1336,18 +1336,21 @@ impl Session {
                 )));
             }
             let bytes = elem.parse(value).map_err(Error::InvalidArgument)?;
-            Remote::new(pid)
-                .write(
-                    (u64::from(k) * elem.size() as u64)
-                        .checked_add(addr)
-                        .ok_or_else(|| {
-                            Error::InvalidArgument(format!(
-                                "element {k} of argument {index} is past the end of the address space"
-                            ))
-                        })?,
-                    &bytes,
-                )
-                .map_err(|e| Error::Internal(format!("writing the app's memory: {e}")))?;
+            // The element is the client's number: past the address space or
+            // outside the app's mappings is its error, not ours.
+            let at = (u64::from(k) * elem.size() as u64)
+                .checked_add(addr)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "element {k} of argument {index} is past the end of the address space"
+                    ))
+                })?;
+            Remote::new(pid).write(at, &bytes).map_err(|e| match e {
+                nix::errno::Errno::EFAULT => Error::InvalidArgument(format!(
+                    "element {k} of argument {index} ({at:#x}) is not in the app's memory"
+                )),
+                e => Error::Internal(format!("writing the app's memory: {e}")),
+            })?;
             return Ok(call_info(&stop, Some(Remote::new(pid))));
         }
         let word = format::parse_arg(param, value).map_err(Error::InvalidArgument)?;

@@ -399,6 +399,15 @@ fn at_first_call() -> Vec<Row> {
             Invalid
         ),
         row!(
+            "SetArg element 4294967295",
+            set_arg(pb::SetArgRequest {
+                index: 0,
+                value: "1".into(),
+                element: Some(u32::MAX)
+            }),
+            Invalid
+        ),
+        row!(
             "SetArg an empty value",
             set_arg(pb::SetArgRequest {
                 index: 0,
