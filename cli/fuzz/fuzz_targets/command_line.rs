@@ -3,7 +3,8 @@
 //!
 //! Seeds: `cli/fuzz/seeds/` (one command line a file; replayed by
 //! `cli/tests/fuzz_seeds.rs` in the normal test suite).
-//! Run: `cd cli && RUSTC_BOOTSTRAP=1 cargo fuzz run command_line fuzz/seeds`.
+//! Run: `cd cli && cargo +nightly fuzz run command_line fuzz/corpus/command_line fuzz/seeds`
+//! (libFuzzer adds new inputs to the first directory, git-ignored).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
