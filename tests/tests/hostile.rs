@@ -666,6 +666,63 @@ fn in_fragment_shader() -> Vec<Row> {
             }),
             Invalid
         ),
+        row!(
+            "Print gl_FragCoord[4294967295]",
+            print(pb::PrintRequest {
+                expr: "gl_FragCoord[4294967295]".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print 99999999999999999999",
+            print(pb::PrintRequest {
+                expr: "99999999999999999999".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print 4294967296u",
+            print(pb::PrintRequest {
+                expr: "4294967296u".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print gl_FragCoord.xyzwxyzw",
+            print(pb::PrintRequest {
+                expr: "gl_FragCoord.xyzwxyzw".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print vec4(1)[4]",
+            print(pb::PrintRequest {
+                expr: "vec4(1)[4]".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print float[4294967295](1.0)",
+            print(pb::PrintRequest {
+                expr: "float[4294967295](1.0)".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print ivec2(2147483647) + ivec2(1)",
+            print(pb::PrintRequest {
+                expr: "ivec2(2147483647) + ivec2(1)".into(),
+                at: None
+            }),
+            Fine
+        ),
+        // added at merge (glsl-instrument: a negative constant index passes the type check and reaches the driver, INTERNAL): row!("Print gl_FragCoord[-1]", print(pb::PrintRequest { expr: "gl_FragCoord[-1]".into(), at: None }), Invalid),
         // added at merge: row!("Print 300 nested unary minus", print(pb::PrintRequest { expr: format!("{}1.0", "-".repeat(3000)), at: None }), Invalid),
         // added at merge: row!("Print an assignment to an output", print(pb::PrintRequest { expr: "frag = vec4(1.0)".into(), at: None }), Invalid),
         // added at merge: row!("Print an assignment to a uniform", print(pb::PrintRequest { expr: "u_gain = 5.0".into(), at: None }), Invalid),
