@@ -2556,7 +2556,12 @@ fn print_primitive(
         })
         .collect();
     if emitted.is_empty() {
-        let primitives = res.emission.iter().map(|e| e[1] + 1).max().unwrap_or(0);
+        let primitives = res
+            .emission
+            .iter()
+            .map(|e| u64::from(e[1]) + 1)
+            .max()
+            .unwrap_or(0);
         return Err(Error::InvalidArgument(format!(
             "input primitive {primitive} emitted no vertex (the geometry shader's captured \
              vertices come from {primitives} input primitives)"
