@@ -102,19 +102,36 @@ extern "C" fn on_abort(sig: libc::c_int) {
     }
 }
 
+/// The directory-entry buffer of [`remove_flat_dir`]: static, because a
+/// stack overflow aborts from the small alternate signal stack, already
+/// partly used by std's own handler (a 4 KiB buffer there overflows it and
+/// the process dies by SIGSEGV with the directory left).
+struct DirentBuffer(std::cell::UnsafeCell<[u8; 4096]>);
+
+// SAFETY: only the thread that wins `DIRENT_BUSY` touches the buffer.
+unsafe impl Sync for DirentBuffer {}
+
+static DIRENT_BUFFER: DirentBuffer = DirentBuffer(std::cell::UnsafeCell::new([0; 4096]));
+static DIRENT_BUSY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Remove `dir` and the entries directly in it (the socket, files) with
 /// raw syscalls, as a signal handler may.
 fn remove_flat_dir(dir: &std::ffi::CStr) {
-    // SAFETY: every call gets a NUL-terminated path or an fd we opened and a
-    // buffer on this stack with its true length; getdents64 fills whole
-    // `linux_dirent64` records (u64 ino, i64 off, u16 reclen, u8 type, name).
+    use std::sync::atomic::Ordering;
+    if DIRENT_BUSY.swap(true, Ordering::Acquire) {
+        return; // another thread aborting at once removes it
+    }
+    // SAFETY: every call gets a NUL-terminated path or an fd we opened and
+    // the static buffer (ours alone: DIRENT_BUSY) with its true length;
+    // getdents64 fills whole `linux_dirent64` records (u64 ino, i64 off,
+    // u16 reclen, u8 type, name).
     unsafe {
+        let buf = &mut *DIRENT_BUFFER.0.get();
         let fd = libc::open(
             dir.as_ptr(),
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
         );
         if fd >= 0 {
-            let mut buf = [0u8; 4096];
             loop {
                 let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
                 if n <= 0 {
@@ -140,6 +157,7 @@ fn remove_flat_dir(dir: &std::ffi::CStr) {
         }
         libc::rmdir(dir.as_ptr());
     }
+    DIRENT_BUSY.store(false, Ordering::Release);
 }
 
 /// The settings of the terminal on stdin, if it is one.
@@ -275,6 +293,44 @@ mod tests {
         // was an earlier process with our pid.
         assert!(!owner_alive(me, Some(started - 60_000_000_000)));
         assert!(!owner_alive((1 << 22) + 7, Some(now)));
+    }
+
+    /// Recurse until the stack overflows (1 KiB a frame, kept by black_box).
+    fn overflow(n: u64) -> u64 {
+        if n == u64::MAX {
+            return 0;
+        }
+        let frame = std::hint::black_box([n as u8; 1024]);
+        overflow(n + 1) + u64::from(frame[0])
+    }
+
+    /// A real abort: a stack overflow, which std turns into abort() from its
+    /// SIGSEGV handler on the small alternate signal stack. The test runs
+    /// itself in a child process that overflows; the directory must go.
+    #[test]
+    fn a_stack_overflow_removes_the_directory() {
+        const DIR_VAR: &str = "GLDBG_TEST_OVERFLOW_DIR";
+        if let Some(dir) = std::env::var_os(DIR_VAR) {
+            remove_on_abort(Path::new(&dir)).unwrap();
+            std::process::exit(i32::from(overflow(0) == 7)); // not reached
+        }
+        let dir = std::env::temp_dir().join(format!("gldbg-overflow-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("gldbg.sock"), b"").unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "signals::tests::a_stack_overflow_removes_the_directory",
+                "--nocapture",
+            ])
+            .env(DIR_VAR, &dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        use std::os::unix::process::ExitStatusExt as _;
+        assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{stderr}");
+        assert!(stderr.contains("overflowed its stack"), "{stderr}");
+        assert!(!dir.exists(), "left behind: {}", dir.display());
     }
 
     #[test]
