@@ -494,7 +494,14 @@ fn at_first_call() -> Vec<Row> {
 
 /// Debugging the fragment shader of the first draw.
 fn in_fragment_shader() -> Vec<Row> {
-    use pb::invocation::Kind;
+    [shader_commands(), prints_and_dumps(), to_the_end()]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Shader breakpoints, listings and steps with absurd lines and modes.
+fn shader_commands() -> Vec<Row> {
     vec![
         row!(
             "ShaderBreak line 4294967295",
@@ -551,6 +558,13 @@ fn in_fragment_shader() -> Vec<Row> {
             shader_step(pb::ShaderStepRequest { mode: -1, count: 1 }),
             Invalid
         ),
+    ]
+}
+
+/// `Print`, `Focus` and `Dump` with absurd invocations, expressions and ranges.
+fn prints_and_dumps() -> Vec<Row> {
+    use pb::invocation::Kind;
+    vec![
         row!(
             "Print an empty expression",
             print(pb::PrintRequest {
@@ -727,6 +741,12 @@ fn in_fragment_shader() -> Vec<Row> {
         // added at merge: row!("Print an assignment to an output", print(pb::PrintRequest { expr: "frag = vec4(1.0)".into(), at: None }), Invalid),
         // added at merge: row!("Print an assignment to a uniform", print(pb::PrintRequest { expr: "u_gain = 5.0".into(), at: None }), Invalid),
         // added at merge: row!("Print 1e39 (a float literal past f32)", print(pb::PrintRequest { expr: "1e39".into(), at: None }), Invalid),
+    ]
+}
+
+/// The last step, the end of debugging and of the app, calls after it.
+fn to_the_end() -> Vec<Row> {
+    vec![
         row!(
             "ShaderStep count u64::MAX (to the end)",
             shader_step(pb::ShaderStepRequest {
