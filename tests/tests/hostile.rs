@@ -812,6 +812,22 @@ async fn hostile_requests_get_their_code_and_the_daemon_answers_after_each() {
     })
     .await
     .expect("DebugShader fragment");
+    // A context of 4294967295 lines is every line (it saturates): the same
+    // listing as a centre on line 1 with a context longer than the shader.
+    let list = |line, context| {
+        let mut c = c.clone();
+        async move {
+            c.shader_list(pb::ShaderListRequest { line, context })
+                .await
+                .expect("ShaderList")
+                .into_inner()
+                .lines
+        }
+    };
+    let every = list(0, u32::MAX).await;
+    assert!(every.len() > 10, "{every:?}");
+    assert_eq!(every, list(1, 100_000).await);
+    assert_eq!(every, list(every.len() as u32, u32::MAX).await);
     wrong.extend(run_table(&ch, &mut daemon, in_fragment_shader()).await);
 
     assert!(
