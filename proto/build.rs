@@ -28,6 +28,8 @@ fn main() {
         unsafe { std::env::set_var("PROTOC", protoc) };
         tonic_prost_build::configure()
             .file_descriptor_set_path(out.join("gldbg_descriptor.bin"))
+            // Malformed request bytes are INVALID_ARGUMENT, not INTERNAL.
+            .codec_path("crate::codec::ProtoCodec")
             .compile_protos(&["proto/gldbg.proto"], &["proto"])
             .expect("compile proto/gldbg.proto");
     }

@@ -132,6 +132,7 @@ impl FragmentOptions {
     fn parse(words: &[&str]) -> Result<FragmentOptions, ParseError> {
         let mut o = FragmentOptions::default();
         for word in words {
+            let word = q(word);
             let mode = |v: &str| match v {
                 "copy" => Ok(BufferMode::Copy),
                 "clear" => Ok(BufferMode::Clear),
@@ -340,14 +341,35 @@ pub const HELP: &[(&str, &str)] = &[
     ),
 ];
 
+/// `text` as an error message quotes it: whole when short, else its first
+/// 80 characters, `…` and its length (a pasted megabyte is not repeated).
+pub fn q(text: &str) -> String {
+    gldbg_debugd::error::quote(text)
+}
+
+/// A number typed by the user: too large for `T` (whose largest value is
+/// `max`) is an error naming the range, never a wrapped value.
+fn parse_num<T>(word: &str, what: &str, max: T) -> Result<T, ParseError>
+where
+    T: std::str::FromStr<Err = std::num::ParseIntError> + fmt::Display,
+{
+    word.parse().or_else(|e: std::num::ParseIntError| {
+        let word = q(word);
+        match e.kind() {
+            std::num::IntErrorKind::PosOverflow => {
+                err(format!("{what}: {word} is out of range (0..={max})"))
+            }
+            _ => err(format!("{what}: expected a number, got `{word}`")),
+        }
+    })
+}
+
 fn parse_u32(word: &str, what: &str) -> Result<u32, ParseError> {
-    word.parse()
-        .or_else(|_| err(format!("{what}: expected a number, got `{word}`")))
+    parse_num(word, what, u32::MAX)
 }
 
 fn parse_u64(word: &str, what: &str) -> Result<u64, ParseError> {
-    word.parse()
-        .or_else(|_| err(format!("{what}: expected a number, got `{word}`")))
+    parse_num(word, what, u64::MAX)
 }
 
 /// Optional repeat count of step/next: one word, a positive number.
@@ -377,6 +399,7 @@ fn numbers(text: &str, n: usize, what: &str) -> Result<Vec<u32>, ParseError> {
         .filter(|s| !s.is_empty())
         .collect();
     if parts.len() != n {
+        let text = q(text);
         return err(format!(
             "{what}: expected {n} numbers separated by commas, got `{text}`"
         ));
@@ -415,7 +438,8 @@ fn parse_at(name: &str, text: &str) -> Result<At, ParseError> {
             Ok(At::Pixel { x: v[0], y: v[1] })
         }
         _ => err(format!(
-            "{name}: unknown invocation `{text}` (use X,Y | vertex N | primitive N | invocation X,Y,Z)"
+            "{name}: unknown invocation `{}` (use X,Y | vertex N | primitive N | invocation X,Y,Z)",
+            q(text)
         )),
     }
 }
@@ -441,7 +465,8 @@ fn parse_break(rest: &[&str]) -> Result<Command, ParseError> {
         }
         [word] => {
             return err(format!(
-                "break: `{word}` is not a function name or a line number"
+                "break: `{}` is not a function name or a line number",
+                q(word)
             ));
         }
         _ => return err("usage: break FUNC | draw [N] | shader-switch | frame | error | LINE"),
@@ -466,13 +491,14 @@ fn parse_print(name: &str, args: &str) -> Result<Command, ParseError> {
 }
 
 /// `range=LO,HI`: two finite numbers, LO below HI.
-fn parse_range(value: &str) -> Result<(f64, f64), ParseError> {
+fn parse_range(text: &str) -> Result<(f64, f64), ParseError> {
+    let value = &q(text);
     let bad = || {
         err(format!(
             "dump: range={value}: expected range=LO,HI, e.g. range=0,1"
         ))
     };
-    let Some((lo, hi)) = value.split_once(',') else {
+    let Some((lo, hi)) = text.split_once(',') else {
         return bad();
     };
     let (Ok(lo), Ok(hi)) = (lo.trim().parse::<f64>(), hi.trim().parse::<f64>()) else {
@@ -503,11 +529,13 @@ fn parse_dump_options(args: &str) -> Result<(&str, DumpOptions), ParseError> {
             ("colormap", "viridis") => options.viridis = true,
             ("colormap", "channels") => options.viridis = false,
             ("colormap", _) => {
+                let value = q(value);
                 return err(format!(
                     "dump: colormap={value}: the colormaps are viridis and channels"
                 ));
             }
             _ => {
+                let last = q(last);
                 return err(format!(
                     "dump: unknown option `{last}` (options: range=LO,HI colormap=viridis)"
                 ));
@@ -534,6 +562,7 @@ fn parse_dump(args: &str) -> Result<Command, ParseError> {
     } else if lower.ends_with(".npy") {
         DumpFormat::Npy
     } else {
+        let file = q(file);
         return err(format!(
             "dump: `{file}`: the file name must end in .png or .npy"
         ));
@@ -591,6 +620,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             ["flow", ..] => return err("usage: info flow [FILE.png]"),
             [] => return err("usage: info breakpoints | call | flow | program | state [NAME]"),
             [what, ..] => {
+                let what = q(what);
                 return err(format!(
                     "info: unknown subject `{what}` (breakpoints, call, flow, program, state)"
                 ));
@@ -639,11 +669,12 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 Some(_) if !options.is_empty() => {
                     return err(format!(
                         "debug: `{}`: depth, stencil and alpha-test options are for `debug fragment`",
-                        options.join(" ")
+                        q(&options.join(" "))
                     ));
                 }
                 Some(stage) => Command::Debug(stage, FragmentOptions::default()),
                 None => {
+                    let stage = q(stage);
                     return err(format!(
                         "debug: unknown stage `{stage}` (vertex, tess-control, tess-eval, geometry, fragment, compute)"
                     ));
@@ -674,6 +705,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             "" => Command::Help(None),
             topic => {
                 if help_entries(Some(topic)).is_empty() {
+                    let topic = q(topic);
                     return err(format!(
                         "help: no command `{topic}` (`help` lists them all)"
                     ));
@@ -681,7 +713,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 Command::Help(Some(topic.split_whitespace().collect::<Vec<_>>().join(" ")))
             }
         },
-        _ => return err(format!("unknown command `{name}` (try `help`)")),
+        _ => return err(format!("unknown command `{}` (try `help`)", q(name))),
     };
     Ok(Some(cmd))
 }
@@ -1003,6 +1035,52 @@ mod tests {
                 options: DumpOptions::default(),
             }
         );
+    }
+
+    #[test]
+    fn numbers_past_their_type_name_the_range() {
+        assert_eq!(
+            p("break 4294967295"),
+            Command::Break(BreakTarget::Line(u32::MAX))
+        );
+        assert_eq!(
+            bad("break 4294967296"),
+            "break: 4294967296 is out of range (0..=4294967295)"
+        );
+        assert_eq!(
+            bad("step 18446744073709551616"),
+            "step: 18446744073709551616 is out of range (0..=18446744073709551615)"
+        );
+        assert!(bad("list 99999999999").contains("out of range (0..=4294967295)"));
+        assert!(bad("print v @ 1,4294967296").contains("out of range"));
+        assert!(bad("set arg 1[4294967296] 0").contains("out of range"));
+        assert!(bad("delete -1").contains("expected a number"));
+    }
+
+    #[test]
+    fn long_input_is_quoted_not_repeated() {
+        let long = "x".repeat(1 << 20);
+        for line in [
+            format!("{long} 1"),
+            format!("break {long}!"),
+            format!("step {long}"),
+            format!("info {long}"),
+            format!("debug {long}"),
+            format!("debug vertex {long}"),
+            format!("debug fragment {long}"),
+            format!("dump v {long}"),
+            format!("dump v x.png colormap={long}"),
+            format!("dump v x.png range={long}"),
+            format!("dump v x.png {long}=1"),
+            format!("print v @ {long}"),
+            format!("print v @ 1,{long}"),
+            format!("help {long}"),
+            format!("list 9{long}"),
+        ] {
+            let e = bad(&line);
+            assert!(e.len() < 400, "{}: {} bytes", &line[..20], e.len());
+            assert!(e.contains("… (") || e.contains("1048"), "{e}");
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use gldbg_proto::pb;
 use tonic::Status;
 
 use crate::client::Client;
-use crate::command::{At, BreakTarget, BufferMode, Command, DumpFormat};
+use crate::command::{At, BreakTarget, BufferMode, Command, DumpFormat, q};
 
 /// The result value of one successful command.
 #[derive(Debug, Clone, PartialEq)]
@@ -601,7 +601,7 @@ impl Session {
                     .map_err(status_message)?
                     .into_inner();
                 std::fs::write(file, &reply.data)
-                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                    .map_err(|e| format!("cannot write {}: {e}", q(&file.display().to_string())))?;
                 Ok(Outcome::Dump {
                     file: file.clone(),
                     width: reply.width,
@@ -632,7 +632,7 @@ impl Session {
                 let before = self.watches.len();
                 self.watches.retain(|w| w != expr);
                 if self.watches.len() == before {
-                    return Err(format!("`{expr}` is not watched"));
+                    return Err(format!("`{}` is not watched", q(expr)));
                 }
                 Ok(Outcome::Watches(self.watches.clone()))
             }
@@ -658,8 +658,9 @@ impl Session {
                     .map_err(status_message)?
                     .into_inner();
                 if let Some(f) = file {
-                    std::fs::write(f, &info.chart_png)
-                        .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+                    std::fs::write(f, &info.chart_png).map_err(|e| {
+                        format!("cannot write {}: {e}", q(&f.display().to_string()))
+                    })?;
                 }
                 Ok(Outcome::Flow {
                     info,

@@ -19,7 +19,6 @@
 //! in its own process; it never calls daemon internals beyond starting it.
 
 mod client;
-mod command;
 mod exec;
 mod instrument;
 mod line_start;
@@ -43,6 +42,8 @@ use tokio::sync::watch;
 use crate::client::Target;
 use crate::command::Command;
 use crate::exec::{Failure, Outcome, Session};
+// The parser lives in the library target (the fuzz crate reaches it there).
+use gldbg_cli::command;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -659,6 +660,7 @@ fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> 
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
                 .context("cannot install the signal handlers")?;
+            signals::remove_on_abort(&embedded.dir).context("cannot install the abort handler")?;
             let client = rt.block_on(connect_embedded(&mut embedded, &target))?;
             (Some(embedded), client)
         }

@@ -7,9 +7,12 @@
 //! SIGTERM, SIGHUP (a closed terminal) and, when nobody types at a REPL,
 //! SIGINT, [`end_on_signals`] removes the socket directory, puts the
 //! terminal back out of the line editor's raw mode, and ends the process by
-//! the same signal (the default action, so a parent sees it). A
-//! directory that a SIGKILLed gldbg left is removed by the next `gldbg run`
-//! ([`sweep_stale_dirs`]).
+//! the same signal (the default action, so a parent sees it). An abort
+//! (SIGABRT: `abort()`, a panic while panicking, a stack overflow) and
+//! SIGQUIT remove it from a signal handler with raw syscalls only
+//! ([`remove_on_abort`]). A directory that a SIGKILLed gldbg left is removed
+//! by the next `gldbg run` ([`sweep_stale_dirs`]): its owner is gone, or its
+//! pid now belongs to a process started after the directory was made.
 
 use std::path::{Path, PathBuf};
 
@@ -51,6 +54,110 @@ pub fn end_on_signals(dir: PathBuf, interrupt: bool) -> std::io::Result<()> {
         die_by(sig);
     });
     Ok(())
+}
+
+/// The directory [`remove_on_abort`]'s handler removes (set once).
+static ABORT_DIR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+
+/// Remove `dir` (and the files in it) when gldbg dies by SIGABRT or SIGQUIT,
+/// which end the process without unwinding and which the tokio task of
+/// [`end_on_signals`] cannot see in time. The handler then lets the signal
+/// take its default action (a core dump where enabled).
+pub fn remove_on_abort(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
+    if ABORT_DIR.set(path).is_err() {
+        return Ok(()); // one embedded daemon, one directory
+    }
+    for sig in [libc::SIGABRT, libc::SIGQUIT] {
+        // SAFETY: a zeroed sigaction is valid (empty mask, no flags); the
+        // handler only makes async-signal-safe syscalls (see `on_abort`).
+        let r = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            // SA_ONSTACK: a stack overflow aborts from the alternate stack.
+            action.sa_flags = libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut())
+        };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The SIGABRT/SIGQUIT handler: remove [`ABORT_DIR`] (no allocation, no
+/// lock: `open`, `getdents64`, `unlinkat`, `close`, `rmdir`), then die by
+/// the signal's default action.
+extern "C" fn on_abort(sig: libc::c_int) {
+    if let Some(dir) = ABORT_DIR.get() {
+        remove_flat_dir(dir);
+    }
+    // SAFETY: signal(2) and raise(2) are async-signal-safe; the raised signal
+    // is blocked until this handler returns, then its default action runs.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// The directory-entry buffer of [`remove_flat_dir`]: static, because a
+/// stack overflow aborts from the small alternate signal stack, already
+/// partly used by std's own handler (a 4 KiB buffer there overflows it and
+/// the process dies by SIGSEGV with the directory left).
+struct DirentBuffer(std::cell::UnsafeCell<[u8; 4096]>);
+
+// SAFETY: only the thread that wins `DIRENT_BUSY` touches the buffer.
+unsafe impl Sync for DirentBuffer {}
+
+static DIRENT_BUFFER: DirentBuffer = DirentBuffer(std::cell::UnsafeCell::new([0; 4096]));
+static DIRENT_BUSY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Remove `dir` and the entries directly in it (the socket, files) with
+/// raw syscalls, as a signal handler may.
+fn remove_flat_dir(dir: &std::ffi::CStr) {
+    use std::sync::atomic::Ordering;
+    if DIRENT_BUSY.swap(true, Ordering::Acquire) {
+        return; // another thread aborting at once removes it
+    }
+    // SAFETY: every call gets a NUL-terminated path or an fd we opened and
+    // the static buffer (ours alone: DIRENT_BUSY) with its true length;
+    // getdents64 fills whole `linux_dirent64` records (u64 ino, i64 off,
+    // u16 reclen, u8 type, name).
+    unsafe {
+        let buf = &mut *DIRENT_BUFFER.0.get();
+        let fd = libc::open(
+            dir.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        if fd >= 0 {
+            loop {
+                let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
+                if n <= 0 {
+                    break;
+                }
+                let mut at = 0usize;
+                while at + 19 < n as usize {
+                    let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+                    let name = buf.as_ptr().add(at + 19).cast::<libc::c_char>();
+                    let dot = *name == b'.' as libc::c_char
+                        && (*name.add(1) == 0
+                            || (*name.add(1) == b'.' as libc::c_char && *name.add(2) == 0));
+                    if !dot {
+                        libc::unlinkat(fd, name, 0);
+                    }
+                    if reclen == 0 {
+                        break;
+                    }
+                    at += reclen;
+                }
+            }
+            libc::close(fd);
+        }
+        libc::rmdir(dir.as_ptr());
+    }
+    DIRENT_BUSY.store(false, Ordering::Release);
 }
 
 /// The settings of the terminal on stdin, if it is one.
@@ -95,21 +202,57 @@ pub fn sweep_stale_dirs(base: &Path) {
     let uid = unsafe { libc::getuid() };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(owner_pid) else {
+        let Some((pid, made)) = name.to_str().and_then(owner) else {
             continue;
         };
         let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
-        if ours && !process_exists(pid) {
+        if ours && !owner_alive(pid, made) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
 
-/// The gldbg pid in a directory name `gldbg-cli-PID-...`.
-fn owner_pid(name: &str) -> Option<i32> {
-    let rest = name.strip_prefix(DIR_PREFIX)?;
-    let pid = rest.split('-').next()?;
-    pid.parse().ok().filter(|&p| p > 0)
+/// The gldbg pid and the creation time (ns since the epoch) in a directory
+/// name `gldbg-cli-PID-NANOS_HEX-N` (`None` for the time in other forms).
+fn owner(name: &str) -> Option<(i32, Option<u128>)> {
+    let mut parts = name.strip_prefix(DIR_PREFIX)?.split('-');
+    let pid = parts.next()?.parse().ok().filter(|&p| p > 0)?;
+    let made = parts.next().and_then(|t| u128::from_str_radix(t, 16).ok());
+    Some((pid, made))
+}
+
+/// Whether the gldbg that made a directory at `made` may still run: a
+/// process `pid` exists and started before the directory was made (a pid
+/// reused by a later process, after an abort or a SIGKILL, is not the
+/// owner). Start times have clock-tick and boot-time rounding: a second of
+/// slack keeps a live owner's directory.
+fn owner_alive(pid: i32, made: Option<u128>) -> bool {
+    if !process_exists(pid) {
+        return false;
+    }
+    match (made, process_start_nanos(pid)) {
+        (Some(made), Some(started)) => started <= made + 1_000_000_000,
+        _ => true,
+    }
+}
+
+/// When process `pid` started, in ns since the epoch (`/proc/PID/stat`
+/// field 22 in clock ticks since boot, plus `btime` of `/proc/stat`).
+fn process_start_nanos(pid: i32) -> Option<u128> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses.
+    let after_comm = &stat[stat.rfind(')')? + 1..];
+    let ticks: u128 = after_comm.split_whitespace().nth(19)?.parse().ok()?;
+    let boot = std::fs::read_to_string("/proc/stat").ok()?;
+    let btime: u128 = boot
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf with a valid name has no other effect.
+    let hz = u128::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    (hz > 0).then(|| btime * 1_000_000_000 + ticks * 1_000_000_000 / hz)
 }
 
 /// Whether a process `pid` exists (a zombie counts; EPERM means it exists).
@@ -125,10 +268,83 @@ mod tests {
 
     #[test]
     fn directory_names() {
-        assert_eq!(owner_pid("gldbg-cli-1234-18a7f-0"), Some(1234));
-        assert_eq!(owner_pid("gldbg-cli-x-1"), None);
-        assert_eq!(owner_pid("gldbg-tests-1234-0-a"), None);
-        assert_eq!(owner_pid("gldbg-cli-0-1"), None);
+        assert_eq!(owner("gldbg-cli-1234-18a7f-0"), Some((1234, Some(0x18a7f))));
+        assert_eq!(owner("gldbg-cli-x-1"), None);
+        assert_eq!(owner("gldbg-tests-1234-0-a"), None);
+        assert_eq!(owner("gldbg-cli-0-1"), None);
+        assert_eq!(owner("gldbg-cli-7"), Some((7, None)));
+    }
+
+    fn now_nanos() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    }
+
+    #[test]
+    fn a_pid_taken_by_a_later_process_is_not_the_owner() {
+        let me = std::process::id() as i32;
+        let started = process_start_nanos(me).expect("our start time");
+        let now = now_nanos();
+        assert!(started <= now && now - started < 3600 * 1_000_000_000);
+        assert!(owner_alive(me, Some(now)));
+        // A directory made a minute before this process started: its owner
+        // was an earlier process with our pid.
+        assert!(!owner_alive(me, Some(started - 60_000_000_000)));
+        assert!(!owner_alive((1 << 22) + 7, Some(now)));
+    }
+
+    /// Recurse until the stack overflows (1 KiB a frame, kept by black_box).
+    fn overflow(n: u64) -> u64 {
+        if n == u64::MAX {
+            return 0;
+        }
+        let frame = std::hint::black_box([n as u8; 1024]);
+        overflow(n + 1) + u64::from(frame[0])
+    }
+
+    /// A real abort: a stack overflow, which std turns into abort() from its
+    /// SIGSEGV handler on the small alternate signal stack. The test runs
+    /// itself in a child process that overflows; the directory must go.
+    #[test]
+    fn a_stack_overflow_removes_the_directory() {
+        const DIR_VAR: &str = "GLDBG_TEST_OVERFLOW_DIR";
+        if let Some(dir) = std::env::var_os(DIR_VAR) {
+            remove_on_abort(Path::new(&dir)).unwrap();
+            std::process::exit(i32::from(overflow(0) == 7)); // not reached
+        }
+        let dir = std::env::temp_dir().join(format!("gldbg-overflow-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("gldbg.sock"), b"").unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "signals::tests::a_stack_overflow_removes_the_directory",
+                "--nocapture",
+            ])
+            .env(DIR_VAR, &dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        use std::os::unix::process::ExitStatusExt as _;
+        assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{stderr}");
+        assert!(stderr.contains("overflowed its stack"), "{stderr}");
+        assert!(!dir.exists(), "left behind: {}", dir.display());
+    }
+
+    #[test]
+    fn the_abort_handler_removes_a_directory_with_files() {
+        let dir = std::env::temp_dir().join(format!("gldbg-abort-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..300 {
+            // More entries than one 4 KiB getdents64 buffer holds.
+            std::fs::write(dir.join(format!("file-with-a-longish-name-{i}")), b"x").unwrap();
+        }
+        use std::os::unix::ffi::OsStrExt as _;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+        remove_flat_dir(&c);
+        assert!(!dir.exists());
     }
 
     #[test]
@@ -137,7 +353,11 @@ mod tests {
         std::fs::create_dir_all(&base).unwrap();
         // A pid that cannot exist (above the kernel's pid_max limit of 2^22).
         let stale = base.join(format!("{DIR_PREFIX}{}-1-0", (1 << 22) + 7));
-        let live = base.join(format!("{DIR_PREFIX}{}-1-0", std::process::id()));
+        let live = base.join(format!(
+            "{DIR_PREFIX}{}-{:x}-0",
+            std::process::id(),
+            now_nanos()
+        ));
         let other = base.join("something-else");
         for d in [&stale, &live, &other] {
             std::fs::create_dir_all(d).unwrap();

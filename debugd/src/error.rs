@@ -29,6 +29,46 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The most characters of a client's text an error message quotes.
+pub const QUOTE_CHARS: usize = 80;
+
+/// The longest error message sent back (bytes). A gRPC status travels in an
+/// HTTP/2 header (percent-encoded, up to 3 bytes a byte) and peers refuse
+/// header lists over 16 KiB: a longer message would turn the error into
+/// RESOURCE_EXHAUSTED and lose it.
+pub const MAX_MESSAGE: usize = 4096;
+
+/// `input` as an error message quotes it: whole when short, else its first
+/// [`QUOTE_CHARS`] characters, `…` and its length (`aaaa… (1048576 bytes)`).
+/// Every error that repeats what a client sent goes through this, so a
+/// 1 MB name gives a short message.
+pub fn quote(input: &str) -> String {
+    match input.char_indices().nth(QUOTE_CHARS) {
+        None => input.to_string(),
+        Some((end, _)) => format!("{}… ({} bytes)", &input[..end], input.len()),
+    }
+}
+
+/// `message` cut to [`MAX_MESSAGE`] bytes (on a character boundary, with
+/// `…` and the full length): the last line of defence where a status is
+/// built, for messages that embed text not quoted with [`quote`].
+pub fn clip(message: String) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message;
+    }
+    let mut end = MAX_MESSAGE - 64;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &message[..end], message.len())
+}
+
+/// A number from a client outside the range the request allows:
+/// INVALID_ARGUMENT naming the field and the range.
+pub(crate) fn out_of_range(field: &str, value: impl std::fmt::Display, range: &str) -> Error {
+    Error::InvalidArgument(format!("{field} = {value} is out of range ({range})"))
+}
+
 impl From<crate::launch::LaunchError> for Error {
     fn from(e: crate::launch::LaunchError) -> Self {
         use crate::launch::LaunchError as L;
@@ -44,5 +84,27 @@ impl From<crate::launch::LaunchError> for Error {
 impl From<crate::shm::ShmError> for Error {
     fn from(e: crate::shm::ShmError) -> Self {
         Error::Internal(format!("shared memory: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_MESSAGE, clip, quote};
+
+    #[test]
+    fn quotes_a_short_prefix_of_long_input() {
+        assert_eq!(quote("glDrawArrays"), "glDrawArrays");
+        let long = "é".repeat(1 << 19); // 1 MiB, 2-byte characters
+        let q = quote(&long);
+        assert_eq!(q, format!("{}… (1048576 bytes)", "é".repeat(80)));
+        assert_eq!(quote(&"x".repeat(80)), "x".repeat(80));
+    }
+
+    #[test]
+    fn clips_long_messages_on_a_character_boundary() {
+        assert_eq!(clip("short".into()), "short");
+        let m = clip(format!("unknown `{}`", "ü".repeat(1 << 20)));
+        assert!(m.len() <= MAX_MESSAGE, "{}", m.len());
+        assert!(m.ends_with("… (2097162 bytes in all)"), "{m}");
     }
 }

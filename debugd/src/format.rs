@@ -3,6 +3,8 @@
 //! function names nearest to a mistyped one.
 
 use gldbg_proto::api::{self, Abi, Function, Param};
+
+use crate::error::quote;
 use gldbg_proto::pb;
 
 /// Format one argument word of `param`.
@@ -80,13 +82,13 @@ pub fn format_args(
 
 /// Parse a value typed by the user for argument `param` into a raw word:
 /// a GL enum name, `true`/`false`, a float (for float parameters), an
-/// integer (decimal or 0x hex, negative allowed).
+/// integer (decimal or 0x hex, negative allowed) that fits the argument.
 pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
     let t = text.trim();
     if t.starts_with("GL_") || t.starts_with("EGL_") || t.starts_with("GLX_") {
         return api::gl_enum_value(t)
             .map(u64::from)
-            .ok_or_else(|| format!("unknown enum {t}"));
+            .ok_or_else(|| format!("unknown enum {}", quote(t)));
     }
     match t {
         "true" | "GL_TRUE" => return Ok(1),
@@ -94,32 +96,88 @@ pub fn parse_arg(param: &Param, text: &str) -> Result<u64, String> {
         "NULL" => return Ok(0),
         _ => {}
     }
-    match param.abi {
-        Abi::F32 => t
-            .parse::<f32>()
-            .map(|f| u64::from(f.to_bits()))
-            .map_err(|e| format!("{t}: {e}")),
-        Abi::F64 => t
-            .parse::<f64>()
-            .map(f64::to_bits)
-            .map_err(|e| format!("{t}: {e}")),
-        abi => {
-            let v: i128 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                i128::from_str_radix(h, 16).map_err(|e| format!("{t}: {e}"))?
-            } else {
-                t.parse::<i128>().map_err(|e| format!("{t}: {e}"))?
-            };
-            Ok(match abi {
-                Abi::I8 => v as i8 as i64 as u64,
-                Abi::I16 => v as i16 as i64 as u64,
-                Abi::I32 => v as i32 as i64 as u64,
-                Abi::U8 => v as u8 as u64,
-                Abi::U16 => v as u16 as u64,
-                Abi::U32 => v as u32 as u64,
-                _ => v as u64,
-            })
+    Ok(match param.abi {
+        Abi::F32 => u64::from(parse_f32(t)?.to_bits()),
+        Abi::F64 => parse_f64(t)?.to_bits(),
+        Abi::I8 | Abi::U8 => parse_int(t, 8)? as i8 as i64 as u64,
+        Abi::I16 | Abi::U16 => parse_int(t, 16)? as i16 as i64 as u64,
+        Abi::I32 => parse_int(t, 32)? as i32 as i64 as u64,
+        Abi::U32 => parse_int(t, 32)? as u32 as u64,
+        _ => parse_int(t, 64)? as u64,
+    })
+}
+
+/// An integer typed by the user (decimal or 0x hex) for a `bits`-wide
+/// value: signed or unsigned, so from `-2^(bits-1)` to `2^bits - 1`;
+/// anything else is refused with the range (never wrapped).
+pub fn parse_int(t: &str, bits: u32) -> Result<i128, String> {
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(h) => i128::from_str_radix(h, 16),
+        None => digits.parse::<i128>(),
+    };
+    let bad = || format!("{}: expected an integer", quote(t));
+    let magnitude = magnitude.map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+            out_of_range(t, bits)
         }
+        _ => bad(),
+    })?;
+    if magnitude < 0 {
+        return Err(bad()); // "--5", "0x-5"
     }
+    let v = if negative { -magnitude } else { magnitude };
+    let (min, max) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+    if !(min..=max).contains(&v) {
+        return Err(out_of_range(t, bits));
+    }
+    Ok(v)
+}
+
+fn out_of_range(t: &str, bits: u32) -> String {
+    format!(
+        "{} is out of range for a {bits}-bit value ({}..={})",
+        quote(t),
+        -(1i128 << (bits - 1)),
+        (1i128 << bits) - 1
+    )
+}
+
+/// A float typed by the user for a `float`: a finite number that rounds to
+/// infinity (`1e39`) is refused; `inf` and `nan` are taken as typed.
+pub fn parse_f32(t: &str) -> Result<f32, String> {
+    let v = t
+        .parse::<f32>()
+        .map_err(|_| format!("{}: expected a number", quote(t)))?;
+    if v.is_infinite() && !t.to_ascii_lowercase().contains("inf") {
+        return Err(format!(
+            "{} is out of range for a float (magnitude up to {:e})",
+            quote(t),
+            f32::MAX
+        ));
+    }
+    Ok(v)
+}
+
+/// A float typed by the user for a `double` (see [`parse_f32`]).
+pub fn parse_f64(t: &str) -> Result<f64, String> {
+    let v = t
+        .parse::<f64>()
+        .map_err(|_| format!("{}: expected a number", quote(t)))?;
+    if v.is_infinite() && !t.to_ascii_lowercase().contains("inf") {
+        return Err(format!(
+            "{} is out of range for a double (magnitude up to {:e})",
+            quote(t),
+            f64::MAX
+        ));
+    }
+    Ok(v)
 }
 
 /// The function names nearest to `name` (an unknown one), best first, at
@@ -240,5 +298,37 @@ mod tests {
             u64::from(0.25f32.to_bits())
         );
         assert!(parse_arg(&f.params[0], "GL_NOPE").is_err());
+    }
+
+    #[test]
+    fn numbers_that_do_not_fit_are_refused_not_wrapped() {
+        let f = func("glDrawArrays"); // (GLenum mode, GLint first, GLsizei count)
+        assert_eq!(
+            parse_arg(&f.params[1], "4294967296").unwrap_err(),
+            "4294967296 is out of range for a 32-bit value (-2147483648..=4294967295)"
+        );
+        assert!(parse_arg(&f.params[1], "-2147483649").is_err());
+        assert!(parse_arg(&f.params[1], "0x100000000").is_err());
+        assert!(
+            parse_arg(&f.params[1], &"9".repeat(100))
+                .unwrap_err()
+                .contains("out of range")
+        );
+        assert_eq!(parse_arg(&f.params[1], "4294967295").unwrap(), u64::MAX);
+        assert_eq!(parse_arg(&f.params[1], "-0x10").unwrap(), (-16i64) as u64);
+        assert!(parse_arg(&f.params[1], "--5").is_err());
+        let f = func("glClearColor");
+        assert!(
+            parse_arg(&f.params[0], "1e39")
+                .unwrap_err()
+                .contains("out of range")
+        );
+        assert_eq!(
+            parse_arg(&f.params[0], "-inf").unwrap(),
+            u64::from(f32::NEG_INFINITY.to_bits())
+        );
+        // A long value is quoted, not repeated.
+        let e = parse_arg(&f.params[0], &"x".repeat(1 << 20)).unwrap_err();
+        assert!(e.len() < 200, "{e}");
     }
 }

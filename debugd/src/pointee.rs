@@ -67,36 +67,23 @@ impl Elem {
         }
     }
 
-    /// Parse a value typed by the user into this element's bytes.
+    /// Parse a value typed by the user into this element's bytes; a
+    /// number that does not fit the element is refused, never wrapped.
     pub fn parse(self, text: &str) -> Result<Vec<u8>, String> {
+        use crate::format::{parse_f32, parse_f64, parse_int};
         let t = text.trim();
         if t.starts_with("GL_") {
-            let v =
-                gldbg_proto::api::gl_enum_value(t).ok_or_else(|| format!("unknown enum {t}"))?;
+            let v = gldbg_proto::api::gl_enum_value(t)
+                .ok_or_else(|| format!("unknown enum {}", crate::error::quote(t)))?;
             return self.parse(&v.to_string());
         }
-        let int = || -> Result<i128, String> {
-            if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                i128::from_str_radix(h, 16).map_err(|e| format!("{t}: {e}"))
-            } else {
-                t.parse::<i128>().map_err(|e| format!("{t}: {e}"))
-            }
-        };
         Ok(match self {
-            Elem::F32 => t
-                .parse::<f32>()
-                .map_err(|e| format!("{t}: {e}"))?
-                .to_ne_bytes()
-                .to_vec(),
-            Elem::F64 => t
-                .parse::<f64>()
-                .map_err(|e| format!("{t}: {e}"))?
-                .to_ne_bytes()
-                .to_vec(),
-            Elem::I8 | Elem::U8 | Elem::Byte => vec![int()? as u8],
-            Elem::I16 | Elem::U16 => (int()? as u16).to_ne_bytes().to_vec(),
-            Elem::I32 | Elem::U32 | Elem::Enum => (int()? as u32).to_ne_bytes().to_vec(),
-            Elem::I64 | Elem::U64 => (int()? as u64).to_ne_bytes().to_vec(),
+            Elem::F32 => parse_f32(t)?.to_ne_bytes().to_vec(),
+            Elem::F64 => parse_f64(t)?.to_ne_bytes().to_vec(),
+            Elem::I8 | Elem::U8 | Elem::Byte => vec![parse_int(t, 8)? as u8],
+            Elem::I16 | Elem::U16 => (parse_int(t, 16)? as u16).to_ne_bytes().to_vec(),
+            Elem::I32 | Elem::U32 | Elem::Enum => (parse_int(t, 32)? as u32).to_ne_bytes().to_vec(),
+            Elem::I64 | Elem::U64 => (parse_int(t, 64)? as u64).to_ne_bytes().to_vec(),
         })
     }
 }

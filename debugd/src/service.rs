@@ -11,19 +11,32 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
 
-use crate::error::Error;
+use crate::error::{Error, clip, quote};
 use crate::session::{BreakKind, LaunchOptions, Session};
 
 impl From<Error> for Status {
+    /// Every message is [`clip`]ped: a status travels in an HTTP/2 header.
     fn from(e: Error) -> Status {
         match e {
-            Error::InvalidArgument(m) => Status::invalid_argument(m),
-            Error::NotFound(m) => Status::not_found(m),
-            Error::FailedPrecondition(m) => Status::failed_precondition(m),
-            Error::Unimplemented(m) => Status::unimplemented(m),
-            Error::Internal(m) => Status::internal(m),
+            Error::InvalidArgument(m) => Status::invalid_argument(clip(m)),
+            Error::NotFound(m) => Status::not_found(clip(m)),
+            Error::FailedPrecondition(m) => Status::failed_precondition(clip(m)),
+            Error::Unimplemented(m) => Status::unimplemented(clip(m)),
+            Error::Internal(m) => Status::internal(clip(m)),
         }
     }
+}
+
+/// INVALID_ARGUMENT with `message` (clipped).
+fn invalid(message: impl Into<String>) -> Status {
+    Error::InvalidArgument(message.into()).into()
+}
+
+/// A proto enum field from the client: prost keeps unknown numbers as they
+/// came (`i32`), so each is checked here rather than read as its default.
+fn known_enum<E: TryFrom<i32>>(field: &str, value: i32, names: &str) -> Result<E, Status> {
+    E::try_from(value)
+        .map_err(|_| invalid(format!("{field} = {value} is not a known value ({names})")))
 }
 
 /// The `Debugger` service over one session.
@@ -49,7 +62,9 @@ impl Service {
         match tokio::task::spawn_blocking(move || f(&s)).await {
             Ok(Ok(v)) => Ok(Response::new(v)),
             Ok(Err(e)) => Err(e.into()),
-            Err(e) => Err(Status::internal(format!("the request handler failed: {e}"))),
+            Err(e) => Err(Status::internal(clip(format!(
+                "the request handler failed: {e}"
+            )))),
         }
     }
 }
@@ -64,7 +79,7 @@ impl pb::debugger_server::Debugger for Service {
     ) -> Result<Response<pb::StateReply>, Status> {
         let r = req.into_inner();
         if r.program.is_empty() {
-            return Err(Status::invalid_argument("no program given"));
+            return Err(invalid("no program given"));
         }
         let opts = LaunchOptions {
             program: r.program,
@@ -78,7 +93,7 @@ impl pb::debugger_server::Debugger for Service {
         match tokio::task::spawn_blocking(move || s.launch(opts)).await {
             Ok(Ok(v)) => Ok(Response::new(v)),
             Ok(Err(e)) => Err(e.into()),
-            Err(e) => Err(Status::internal(format!("launch failed: {e}"))),
+            Err(e) => Err(Status::internal(clip(format!("launch failed: {e}")))),
         }
     }
 
@@ -138,21 +153,23 @@ impl pb::debugger_server::Debugger for Service {
                     } else {
                         format!(" (did you mean {}?)", near.join(", "))
                     };
-                    return Err(Status::invalid_argument(format!(
+                    return Err(invalid(format!(
                         "unknown GL/GLX/EGL function: {}{hint}",
-                        name.trim()
+                        quote(name.trim())
                     )));
                 }
             },
             Some(Kind::Draw(_)) => BreakKind::Draw,
             Some(Kind::DrawNumber(0)) => {
-                return Err(Status::invalid_argument("draw numbers count from 1"));
+                return Err(invalid(
+                    "draw_number = 0 is out of range (draw numbers count from 1)",
+                ));
             }
             Some(Kind::DrawNumber(n)) => BreakKind::DrawNumber(n),
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
             Some(Kind::Frame(_)) => BreakKind::Frame,
             Some(Kind::GlError(_)) => BreakKind::GlError,
-            None => return Err(Status::invalid_argument("no breakpoint kind given")),
+            None => return Err(invalid("no breakpoint kind given")),
         };
         Ok(Response::new(self.session.add_breakpoint(kind)))
     }
@@ -204,16 +221,10 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderStepRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
         let r = req.into_inner();
-        let mode = match pb::StepMode::try_from(r.mode) {
-            Ok(pb::StepMode::Into) => StepMode::Into,
-            Ok(pb::StepMode::Over) => StepMode::Over,
-            Ok(pb::StepMode::Out) => StepMode::Out,
-            Err(_) => {
-                return Err(Status::invalid_argument(format!(
-                    "unknown step mode {}",
-                    r.mode
-                )));
-            }
+        let mode = match known_enum("mode", r.mode, "0 into, 1 over, 2 out")? {
+            pb::StepMode::Into => StepMode::Into,
+            pb::StepMode::Over => StepMode::Over,
+            pb::StepMode::Out => StepMode::Out,
         };
         self.run(move |s| s.shader_step(mode, r.count)).await
     }
@@ -224,7 +235,9 @@ impl pb::debugger_server::Debugger for Service {
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         let line = req.into_inner().line;
         if line == 0 {
-            return Err(Status::invalid_argument("shader lines count from 1"));
+            return Err(invalid(
+                "line = 0 is out of range (shader lines count from 1)",
+            ));
         }
         self.run(move |s| s.shader_break(line)).await
     }
@@ -262,10 +275,13 @@ impl pb::debugger_server::Debugger for Service {
 
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
         let r = req.into_inner();
-        let npy = r.format == pb::DumpFormat::Npy as i32;
+        let format: pb::DumpFormat = known_enum("format", r.format, "0 png, 1 npy")?;
+        let colormap: pb::DumpColormap =
+            known_enum("colormap", r.colormap, "0 channels, 1 viridis")?;
+        let npy = format == pb::DumpFormat::Npy;
         let png = crate::image::PngOptions {
             range: r.fixed_range.then_some((r.range_min, r.range_max)),
-            viridis: r.colormap == pb::DumpColormap::Viridis as i32,
+            viridis: colormap == pb::DumpColormap::Viridis,
         };
         self.run(move |s| s.dump(&r.expr, npy, png)).await
     }

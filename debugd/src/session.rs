@@ -1336,9 +1336,21 @@ impl Session {
                 )));
             }
             let bytes = elem.parse(value).map_err(Error::InvalidArgument)?;
-            Remote::new(pid)
-                .write(addr + u64::from(k) * elem.size() as u64, &bytes)
-                .map_err(|e| Error::Internal(format!("writing the app's memory: {e}")))?;
+            // The element is the client's number: past the address space or
+            // outside the app's mappings is its error, not ours.
+            let at = (u64::from(k) * elem.size() as u64)
+                .checked_add(addr)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "element {k} of argument {index} is past the end of the address space"
+                    ))
+                })?;
+            Remote::new(pid).write(at, &bytes).map_err(|e| match e {
+                nix::errno::Errno::EFAULT => Error::InvalidArgument(format!(
+                    "element {k} of argument {index} ({at:#x}) is not in the app's memory"
+                )),
+                e => Error::Internal(format!("writing the app's memory: {e}")),
+            })?;
             return Ok(call_info(&stop, Some(Remote::new(pid))));
         }
         let word = format::parse_arg(param, value).map_err(Error::InvalidArgument)?;
@@ -1364,7 +1376,10 @@ impl Session {
                 .collect()
         } else {
             vec![glstate::lookup(name).ok_or_else(|| {
-                Error::InvalidArgument(format!("{} is not a GL enum name", name.trim()))
+                Error::InvalidArgument(format!(
+                    "{} is not a GL enum name",
+                    crate::error::quote(name.trim())
+                ))
             })?]
         };
         let first = (abi::BULK_REQUEST + size_of::<StateRequest>() + 7) & !7;
@@ -1534,7 +1549,8 @@ impl Session {
         let stage = request.stage.trim();
         let stage = Stage::from_name(stage).ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "unknown stage {stage:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)"
+                "unknown stage {:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)",
+                crate::error::quote(stage)
             ))
         })?;
         let mut dbg = self.debug_lock();
@@ -1674,7 +1690,7 @@ impl Session {
     }
 
     pub fn shader_list(&self, line: u32, context: u32) -> Result<pb::SourceListing> {
-        self.with_debug(|d, _| Ok(d.listing(line, context)))
+        self.with_debug(|d, _| d.listing(line, context))
     }
 
     pub fn print(&self, expr: &str, at: Option<pb::Invocation>) -> Result<pb::PrintReply> {
@@ -2535,7 +2551,12 @@ fn print_primitive(
         })
         .collect();
     if emitted.is_empty() {
-        let primitives = res.emission.iter().map(|e| e[1] + 1).max().unwrap_or(0);
+        let primitives = res
+            .emission
+            .iter()
+            .map(|e| u64::from(e[1]) + 1)
+            .max()
+            .unwrap_or(0);
         return Err(Error::InvalidArgument(format!(
             "input primitive {primitive} emitted no vertex (the geometry shader's captured \
              vertices come from {primitives} input primitives)"

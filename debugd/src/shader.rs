@@ -815,11 +815,15 @@ impl ShaderDebug {
     /// Set a breakpoint at `line` (the driver's number, after `#line` and
     /// `#include`), or at the next line (within 50) that has a step.
     pub fn add_breakpoint(&mut self, line: u32) -> Result<u32> {
-        let last = (1..=self.model.source().lines().count() as u32)
-            .map(|l| self.model.driver_line(l))
-            .max()
-            .unwrap_or(0);
-        for l in line..=(line + 50).min(last.max(line)) {
+        let last = self.last_line();
+        if line == 0 || line > last {
+            return Err(crate::error::out_of_range(
+                "line",
+                line,
+                &format!("1..={last}, the shader's lines"),
+            ));
+        }
+        for l in line..=line.saturating_add(50).min(last) {
             let has_step = self
                 .model
                 .lines_numbered(l)
@@ -961,8 +965,28 @@ impl ShaderDebug {
     /// Source lines around `center` (0: the current step; else the
     /// driver's number, the last line so numbered), `context` each side,
     /// numbered as the driver numbers them (after `#line`, `#include`).
-    pub fn listing(&self, center: u32, context: u32) -> pb::SourceListing {
+    /// The highest line number the driver gives the shader's lines.
+    fn last_line(&self) -> u32 {
+        let lines = u32::try_from(self.model.source().lines().count()).unwrap_or(u32::MAX);
+        (1..=lines)
+            .map(|l| self.model.driver_line(l))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The source around line `center` (0: the current step's), `context`
+    /// lines (0: 5) before and after; any context is fine (it saturates),
+    /// a centre past the last line is INVALID_ARGUMENT.
+    pub fn listing(&self, center: u32, context: u32) -> Result<pb::SourceListing> {
         let cur = self.model.step(self.pos.step).line;
+        let last = self.last_line();
+        if center > last {
+            return Err(crate::error::out_of_range(
+                "line",
+                center,
+                &format!("1..={last}, the shader's lines, or 0 for the current one"),
+            ));
+        }
         let center = match center {
             0 => cur,
             n => self.model.lines_numbered(n).last().copied().unwrap_or(n),
@@ -974,7 +998,9 @@ impl ShaderDebug {
             .lines()
             .enumerate()
             .map(|(i, t)| (i as u32 + 1, t))
-            .filter(|(n, _)| *n + context >= center && *n <= center + context)
+            .filter(|(n, _)| {
+                n.saturating_add(context) >= center && *n <= center.saturating_add(context)
+            })
             .map(|(n, t)| {
                 let shown = self.model.driver_line(n);
                 pb::SourceLine {
@@ -985,7 +1011,7 @@ impl ShaderDebug {
                 }
             })
             .collect();
-        pb::SourceListing { lines }
+        Ok(pb::SourceListing { lines })
     }
 }
 

@@ -137,7 +137,9 @@ pub struct ParseError {
 /// A request the instrumenter cannot satisfy.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InstrumentError {
-    #[error("expression `{expr}`: {message}")]
+    /// Shown with the expression and the message [`quote`]d: a megabyte
+    /// expression (or identifier in the message) is not repeated back.
+    #[error("expression `{}`: {}", quote(expr, 80), quote(message, 400))]
     BadExpression { expr: String, message: String },
     #[error("no step {0}")]
     NoSuchStep(u32),
@@ -783,6 +785,15 @@ impl ShaderModel {
     }
 }
 
+/// `text` as an error quotes it: whole up to `max` characters, else its
+/// first `max`, `…` and its length in bytes.
+pub fn quote(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => text.into(),
+        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()).into(),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_shaders {
     /// A user function with a for loop and an if/else, called from main.
@@ -814,6 +825,21 @@ void main() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_megabyte_expression_is_quoted_not_repeated() {
+        let long = "a".repeat(1 << 20);
+        let e = InstrumentError::BadExpression {
+            expr: long.clone(),
+            message: format!("unknown name `{long}`"),
+        }
+        .to_string();
+        assert!(e.len() < 600, "{} bytes: {}", e.len(), &e[..200]);
+        assert!(
+            e.starts_with(&format!("expression `{}… (1048576 bytes)`", "a".repeat(80))),
+            "{e}"
+        );
+    }
 
     #[test]
     fn model_is_send_and_sync() {

@@ -5,13 +5,16 @@
 //!   GL enum names, and the hand-written classification (draw, frame end, ...).
 //! * [`shm`]: the `#[repr(C)]` shared-memory ABI between the preload (inside
 //!   the app) and the daemon: header, per-thread call slots, bulk region.
-//! * [`pb`] (feature `grpc`): the gRPC `Debugger` service (tonic/prost).
+//! * [`pb`] (feature `grpc`): the gRPC `Debugger` service (tonic/prost),
+//!   with [`codec`]: prost's codec, a malformed message INVALID_ARGUMENT.
 //!
 //! **Architecture invariant:** this crate holds data layouts and tables only;
 //! no IO, no GL, no policy. Without the `grpc` feature it has no dependencies,
 //! so the preload can use it.
 
 pub mod api;
+#[cfg(feature = "grpc")]
+pub mod codec;
 pub mod shm;
 
 #[cfg(feature = "grpc")]
