@@ -112,6 +112,7 @@ fn wake_if(word: &AtomicU32, sleepers: &AtomicU32) {
 const SPIN: Duration = Duration::from_micros(20);
 
 /// Spin (bounded by `spin`) while `word == val`; true once it changed.
+/// Yields the CPU between rounds (the preload's `spin_while` says why).
 fn spin_while(word: &AtomicU32, val: u32, spin: Duration) -> bool {
     let start = Instant::now();
     loop {
@@ -124,6 +125,7 @@ fn spin_while(word: &AtomicU32, val: u32, spin: Duration) -> bool {
         if start.elapsed() >= spin {
             return word.load(Acquire) != val;
         }
+        std::thread::yield_now();
     }
 }
 
