@@ -10,9 +10,11 @@
 //! stepping and restoring the user's bits afterwards, so the wrappers never
 //! read `step_all`.
 //!
-//! Slow path ([`slow`]): claim this thread's slot, publish the call, wait for
-//! commands on a shared futex with a 100 ms timeout, checking on each timeout
-//! that the daemon lives (if it is gone: pass-through for good).
+//! Slow path ([`slow`]): claim this thread's slot, publish the call under a
+//! new stop id, wait for commands on a shared futex with a 100 ms timeout,
+//! checking on each timeout that the daemon lives (if it is gone:
+//! pass-through for good). A command for another stop id is answered
+//! `STATUS_STALE_STOP` (`Commands`).
 //!
 //! `CMD_CONTINUE` is acknowledged once the slot says `STATE_IN_CALL`, before
 //! the call runs: a call may block for long (swap, finish, a lock of the
@@ -20,8 +22,8 @@
 
 use crate::generated::{CLASS, invoke};
 use core::cell::Cell;
-use core::sync::atomic::{AtomicU32, fence};
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use core::sync::atomic::{AtomicU32, fence};
 use gldbg_proto::api::class;
 use gldbg_proto::shm::{self, Header, Slot};
 use rustix::thread::futex;
