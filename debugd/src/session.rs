@@ -145,6 +145,8 @@ struct Stop {
     pid: u32,
     /// The EGL/GLX context current on the thread at the stop (0 if none).
     context: u64,
+    /// The slot's `stop_id` of this stop: commands releasing it name it.
+    stop_id: u32,
 }
 
 /// The outcome of a preload command's status, for the statuses every
@@ -191,8 +193,8 @@ struct Control {
     launch_counter: u64,
     current: Option<Stop>,
     pending: VecDeque<Stop>,
-    /// Per slot: the (tid, call number, error) of the stop already taken by the watcher.
-    claimed: HashMap<usize, (u32, u64, u32)>,
+    /// Per slot: the `stop_id` of the stop last taken (by the watcher or `step N`).
+    claimed: HashMap<usize, u32>,
     /// Every call stops (stepping) rather than only breakpoints.
     stepping: bool,
     breakpoints: Vec<Breakpoint>,
@@ -637,16 +639,8 @@ impl Session {
     /// thread may both scan.
     fn take_stops(&self, id: u64, shm: &SharedMemory) {
         for call in shm.stopped() {
-            if call.state != abi::STATE_STOPPED {
+            if call.state != abi::STATE_STOPPED || !claim(&mut self.control().claimed, shm, &call) {
                 continue;
-            }
-            {
-                let mut c = self.control();
-                let key = (call.tid, call.call_number, call.error);
-                if c.claimed.get(&call.slot) == Some(&key) {
-                    continue;
-                }
-                c.claimed.insert(call.slot, key);
             }
             self.new_stop(id, shm, call);
         }
@@ -704,6 +698,7 @@ impl Session {
             error: call.error,
             pid,
             context: call.context,
+            stop_id: call.stop_id,
         };
         let mut hit = 0;
         for b in &mut c.breakpoints {
@@ -742,7 +737,8 @@ impl Session {
             self.changed.notify_all();
         } else {
             drop(c);
-            if let Err(e) = shm.command(call.slot, abi::CMD_CONTINUE, CMD_TIMEOUT) {
+            if let Err(e) = shm.command_at(call.slot, call.stop_id, abi::CMD_CONTINUE, CMD_TIMEOUT)
+            {
                 self.emit(pb::event::Kind::Warning(format!(
                     "could not continue {}: {e}",
                     function_name(call.function)
@@ -780,7 +776,7 @@ impl Session {
         let mem = |e: nix::errno::Errno| Error::Internal(format!("reading the app's memory: {e}"));
         match name {
             "glCreateShader" | "glCreateShaderObjectARB" => {
-                let ret = self.finish(shm, call.slot)?;
+                let ret = self.finish(shm, call)?;
                 self.control()
                     .recorded_mut(call.context)
                     .create_shader(ret as u32, a(0) as u32);
@@ -816,7 +812,7 @@ impl Session {
             | "glXCreateContextAttribsARB"
             | "eglCreateContext" => {
                 let share = a(if name == "glXCreateNewContext" { 3 } else { 2 });
-                let ret = self.finish(shm, call.slot)?;
+                let ret = self.finish(shm, call)?;
                 self.control().context_created(ret, share);
                 Ok(Some(ret))
             }
@@ -856,7 +852,7 @@ impl Session {
             }
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
-                let ret = self.finish(shm, call.slot)?;
+                let ret = self.finish(shm, call)?;
                 self.control().recorded_mut(call.context).shader_program(
                     ret as u32,
                     a(0) as u32,
@@ -868,8 +864,9 @@ impl Session {
         }
     }
 
-    fn finish(&self, shm: &SharedMemory, slot: usize) -> Result<u64> {
-        let st = shm.command(slot, abi::CMD_FINISH, CMD_TIMEOUT)?;
+    fn finish(&self, shm: &SharedMemory, call: &StoppedCall) -> Result<u64> {
+        let slot = call.slot;
+        let st = shm.command_at(slot, call.stop_id, abi::CMD_FINISH, CMD_TIMEOUT)?;
         if st != abi::STATUS_OK {
             return Err(Error::Internal(format!(
                 "CMD_FINISH failed with status {st}"
@@ -957,7 +954,7 @@ impl Session {
                         if p.breakpoint_id != 0 {
                             true
                         } else {
-                            released.push(p.slot);
+                            released.push((p.slot, p.stop_id));
                             false
                         }
                     })
@@ -966,13 +963,13 @@ impl Session {
             }
             c.current = None;
             c.state = RunState::Running;
-            (stop.slot, shm, released)
+            ((stop.slot, stop.stop_id), shm, released)
         };
         drop(dbg);
         self.emit(pb::event::Kind::Running(pb::Empty {}));
-        let st = shm.command(slot, cmd, CMD_TIMEOUT);
-        for s in released {
-            let _ = shm.command(s, abi::CMD_CONTINUE, CMD_TIMEOUT);
+        let st = shm.command_at(slot.0, slot.1, cmd, CMD_TIMEOUT);
+        for (s, stop_id) in released {
+            let _ = shm.command_at(s, stop_id, abi::CMD_CONTINUE, CMD_TIMEOUT);
         }
         {
             let mut c = self.control();
@@ -1128,9 +1125,9 @@ impl Session {
                 }
                 c.current = None;
                 c.state = RunState::Running;
-                stop.slot
+                (stop.slot, stop.stop_id)
             };
-            if let Err(e) = shm.command(slot, abi::CMD_CONTINUE, CMD_TIMEOUT) {
+            if let Err(e) = shm.command_at(slot.0, slot.1, abi::CMD_CONTINUE, CMD_TIMEOUT) {
                 // As `resume`: a stop already pending becomes current, no waiting.
                 let mut c = self.control();
                 if c.state == RunState::Running && c.current.is_none() {
@@ -1232,13 +1229,14 @@ impl Session {
             for id in 0..FUNCTIONS.len() as u32 {
                 shm.set_breakpoint(id, false);
             }
-            let mut slots: Vec<usize> = c.pending.drain(..).map(|s| s.slot).collect();
-            slots.extend(c.current.take().map(|s| s.slot));
+            let mut slots: Vec<(usize, u32)> =
+                c.pending.drain(..).map(|s| (s.slot, s.stop_id)).collect();
+            slots.extend(c.current.take().map(|s| (s.slot, s.stop_id)));
             c.state = RunState::Running;
             (shm, slots)
         };
-        for s in slots {
-            let _ = shm.command(s, abi::CMD_CONTINUE, CMD_TIMEOUT);
+        for (s, stop_id) in slots {
+            let _ = shm.command_at(s, stop_id, abi::CMD_CONTINUE, CMD_TIMEOUT);
         }
         let r = {
             let c = self.control();
@@ -2744,6 +2742,21 @@ fn gl_error_name(e: u32) -> String {
     }
 }
 
+/// Take the stop `call` for the session unless it was taken already: only
+/// while its slot is still at that stop. The watcher and `step N` both
+/// scan; a scan's snapshot may be old by the time it claims (a stop taken,
+/// continued and left by the other meanwhile): taking it again would make
+/// the session command a thread that is running (the lost `step N`
+/// command). Under the control lock.
+fn claim(claimed: &mut HashMap<usize, u32>, shm: &SharedMemory, call: &StoppedCall) -> bool {
+    if claimed.get(&call.slot) == Some(&call.stop_id) || !shm.is_stopped_at(call.slot, call.stop_id)
+    {
+        return false;
+    }
+    claimed.insert(call.slot, call.stop_id);
+    true
+}
+
 /// Crash report with the call in flight on the crashing thread.
 fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
     let mut call = None;
@@ -2770,6 +2783,7 @@ fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     error: 0,
                     pid: r.pid,
                     context: slot.context.load(Ordering::Relaxed),
+                    stop_id: 0,
                 };
                 call = Some(call_info(&s, None));
                 in_call = true;
@@ -2828,7 +2842,47 @@ mod tests {
             error,
             pid: 1,
             context: 0,
+            stop_id: 1,
         }
+    }
+
+    /// A stopped slot's words, as the preload writes them.
+    fn stop_slot(shm: &SharedMemory, slot: usize, stop_id: u32, call_number: u64) {
+        let s = &shm.header().slots[slot];
+        s.tid.store(7, Ordering::Relaxed);
+        s.call_number.store(call_number, Ordering::Relaxed);
+        s.stop_id.store(stop_id, Ordering::Relaxed);
+        s.state.store(abi::STATE_STOPPED, Ordering::Release);
+    }
+
+    /// The lost `step N` command: the watcher's scan sees stop 1; before it
+    /// claims, `step N` takes stop 1, continues it and takes stop 2. The
+    /// watcher's old snapshot must not become a stop again (the session
+    /// would then continue a thread that runs: its command was lost).
+    #[test]
+    fn an_old_snapshot_is_never_claimed() {
+        let shm = SharedMemory::create().unwrap();
+        let mut claimed = HashMap::new();
+        stop_slot(&shm, 2, 1, 40);
+        let old = shm.stopped().remove(0);
+        assert_eq!((old.slot, old.stop_id, old.call_number), (2, 1, 40));
+        assert!(claim(&mut claimed, &shm, &old), "a new stop is taken");
+        assert!(!claim(&mut claimed, &shm, &old), "once");
+        // Continued: running the call, then stopped at the next.
+        let s = &shm.header().slots[2];
+        s.state.store(abi::STATE_IN_CALL, Ordering::Release);
+        assert!(!claim(&mut claimed, &shm, &old));
+        stop_slot(&shm, 2, 2, 41);
+        let next = shm.stopped().remove(0);
+        assert!(claim(&mut claimed, &shm, &next));
+        assert!(
+            !claim(&mut claimed, &shm, &old),
+            "the old snapshot differs from the last claim but is not current"
+        );
+        // Executed by FINISH (RETURNED): not a stop to take.
+        s.state.store(abi::STATE_RETURNED, Ordering::Release);
+        let mut fresh = HashMap::new();
+        assert!(!claim(&mut fresh, &shm, &next));
     }
 
     #[test]

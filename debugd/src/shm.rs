@@ -31,6 +31,9 @@ pub enum ShmError {
     /// The app did not acknowledge a command in time.
     #[error("timeout")]
     Timeout,
+    /// The thread is no longer at the stop the command was meant for.
+    #[error("the thread is no longer at that stop")]
+    Stale,
     /// Creating or mapping the memfd failed, or a bad slot index.
     #[error("{0}")]
     Os(String),
@@ -51,6 +54,8 @@ pub struct StoppedCall {
     pub error: u32,
     /// A draw call that draws nothing (compiled into a display list).
     pub not_drawn: bool,
+    /// The slot's `stop_id` of this stop (commands name it).
+    pub stop_id: u32,
 }
 
 /// What the daemon remembers about breakpoints (the shared bitset may hold
@@ -107,6 +112,7 @@ fn wake_if(word: &AtomicU32, sleepers: &AtomicU32) {
 const SPIN: Duration = Duration::from_micros(20);
 
 /// Spin (bounded by `spin`) while `word == val`; true once it changed.
+/// Yields the CPU between rounds (the preload's `spin_while` says why).
 fn spin_while(word: &AtomicU32, val: u32, spin: Duration) -> bool {
     let start = Instant::now();
     loop {
@@ -119,6 +125,7 @@ fn spin_while(word: &AtomicU32, val: u32, spin: Duration) -> bool {
         if start.elapsed() >= spin {
             return word.load(Acquire) != val;
         }
+        std::thread::yield_now();
     }
 }
 
@@ -292,17 +299,21 @@ impl SharedMemory {
         ))
     }
 
-    /// Slots with state STOPPED or RETURNED.
+    /// Slots with state STOPPED or RETURNED. A slot that moves on while
+    /// it is read (its `state` or `stop_id` changed) is left out: a later
+    /// `stop_seq` bump reports it again. A snapshot may still be old by the
+    /// time it is used: take a stop only where [`Self::is_stopped_at`].
     pub fn stopped(&self) -> Vec<StoppedCall> {
         let mut out = Vec::new();
         for (i, s) in self.header().slots.iter().enumerate() {
             let tid = s.tid.load(Acquire);
             let state = s.state.load(Acquire);
+            let stop_id = s.stop_id.load(Acquire);
             if tid == 0 || !(state == shm::STATE_STOPPED || state == shm::STATE_RETURNED) {
                 continue;
             }
             let n = (s.arg_count.load(Relaxed) as usize).min(shm::MAX_ARGS);
-            out.push(StoppedCall {
+            let call = StoppedCall {
                 slot: i,
                 tid,
                 state,
@@ -313,9 +324,25 @@ impl SharedMemory {
                 context: s.context.load(Relaxed),
                 error: s.error.load(Relaxed),
                 not_drawn: s.not_drawn.load(Relaxed) != 0,
-            });
+                stop_id,
+            };
+            // Pairs with the preload's release fence before it writes a
+            // new stop's fields (a seqlock read).
+            std::sync::atomic::fence(Acquire);
+            if s.state.load(Relaxed) == state && s.stop_id.load(Relaxed) == stop_id {
+                out.push(call);
+            }
         }
         out
+    }
+
+    /// Whether `slot` is stopped before a call at stop `stop_id` now (not
+    /// moved on, not RETURNED): the check that makes taking a stop safe
+    /// against an old snapshot.
+    pub fn is_stopped_at(&self, slot: usize, stop_id: u32) -> bool {
+        self.slot(slot).is_some_and(|s| {
+            s.state.load(Acquire) == shm::STATE_STOPPED && s.stop_id.load(Acquire) == stop_id
+        })
     }
 
     /// Write `cmd` to a slot, bump `command_seq`, wake the thread and wait for
@@ -328,19 +355,43 @@ impl SharedMemory {
     /// later command, so it is reported as `STATUS_OK` (only releasing
     /// commands, which always succeed, can be overtaken: a thread that stays
     /// stopped takes no other command meanwhile).
+    ///
+    /// The command is meant for the stop the slot is at now (or was last
+    /// at): for commands at the session's current stop. Releasing a stop
+    /// the session took uses [`Self::command_at`].
     pub fn command(&self, slot: usize, cmd: u32, timeout: Duration) -> Result<u32, ShmError> {
         let s = self
             .slot(slot)
             .ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
+        self.command_at(slot, s.stop_id.load(Acquire), cmd, timeout)
+    }
+
+    /// [`Self::command`] for stop `stop_id` of `slot` (`StoppedCall::stop_id`).
+    /// A thread no longer at that stop answers at once (`ShmError::Stale`),
+    /// at its next stop if it runs now, and does nothing.
+    pub fn command_at(
+        &self,
+        slot: usize,
+        stop_id: u32,
+        cmd: u32,
+        timeout: Duration,
+    ) -> Result<u32, ShmError> {
+        let s = self
+            .slot(slot)
+            .ok_or_else(|| ShmError::Os(format!("no slot {slot}")))?;
         s.command.store(cmd, Relaxed);
-        // Release: the command word and any bulk request are visible before the new sequence.
+        s.command_stop.store(stop_id, Relaxed);
+        // Release: the command words and any bulk request are visible before the new sequence.
         let seq = s.command_seq.fetch_add(1, SeqCst).wrapping_add(1);
         wake_if(&s.command_seq, &s.app_sleeping);
         let deadline = Instant::now() + timeout;
         loop {
             let done = s.done_seq.load(Acquire);
             if done == seq {
-                return Ok(s.status.load(Relaxed));
+                return match s.status.load(Relaxed) {
+                    shm::STATUS_STALE_STOP => Err(ShmError::Stale),
+                    st => Ok(st),
+                };
             }
             if (done.wrapping_sub(seq) as i32) > 0 {
                 return Ok(shm::STATUS_OK);
@@ -725,12 +776,13 @@ mod tests {
             let h = m.header();
             let s = &h.slots[5];
             s.tid.store(4242, Relaxed);
-            let mut seen = s.command_seq.load(Acquire);
+            let mut seen = s.done_seq.load(Relaxed);
             s.function.store(7, Relaxed);
             s.arg_count.store(2, Relaxed);
             s.args[0].store(10, Relaxed);
             s.args[1].store(20, Relaxed);
             s.call_number.store(99, Relaxed);
+            s.stop_id.store(3, Relaxed);
             s.state.store(shm::STATE_STOPPED, Release);
             h.stop_seq.fetch_add(1, Release);
             wake(&h.stop_seq);
@@ -745,12 +797,16 @@ mod tests {
                 );
                 seen = s.command_seq.load(Acquire);
                 let cmd = s.command.load(Acquire);
-                got.push(cmd);
                 let ack = |st: u32| {
                     s.status.store(st, Relaxed);
                     s.done_seq.store(seen, Release);
                     wake(&s.done_seq);
                 };
+                if s.command_stop.load(Relaxed) != 3 {
+                    ack(shm::STATUS_STALE_STOP);
+                    continue;
+                }
+                got.push(cmd);
                 match cmd {
                     shm::CMD_FINISH => {
                         let sum = s.args[0].load(Relaxed) + s.args[1].load(Relaxed);
@@ -786,6 +842,14 @@ mod tests {
             (5, 4242, shm::STATE_STOPPED, 7, 99)
         );
         assert_eq!(c.args, [10, 20]);
+        assert_eq!(c.stop_id, 3);
+        assert!(m.is_stopped_at(5, 3));
+        assert!(!m.is_stopped_at(5, 2));
+        // A command for an earlier stop is refused at once, not run.
+        assert!(matches!(
+            m.command_at(5, 2, shm::CMD_CONTINUE, Duration::from_secs(10)),
+            Err(ShmError::Stale)
+        ));
         m.set_arg(5, 1, 32);
         assert_eq!(
             m.command(5, 77, Duration::from_secs(10)).unwrap(),
@@ -798,8 +862,9 @@ mod tests {
         );
         let c = &m.stopped()[0];
         assert_eq!((c.state, c.ret), (shm::STATE_RETURNED, 42));
+        assert!(!m.is_stopped_at(5, 3), "executed: not a stop to take");
         assert_eq!(
-            m.command(5, shm::CMD_CONTINUE, Duration::from_secs(10))
+            m.command_at(5, 3, shm::CMD_CONTINUE, Duration::from_secs(10))
                 .unwrap(),
             shm::STATUS_OK
         );

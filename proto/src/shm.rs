@@ -47,6 +47,19 @@
 //!    waker sees the waiter (store→load order on both sides), so no wake-up
 //!    is lost, and a hand-off between spinning sides makes no system call.
 //!
+//! 8. Stop and command identity (ABI 8): each stop of a slot gets a new
+//!    `Slot::stop_id` (the preload's per-slot count, never 0), stored before
+//!    `state = STATE_STOPPED`. The daemon takes a stop (its claim) only if,
+//!    at the moment of taking it, the slot is still `STATE_STOPPED` at that
+//!    `stop_id`: a slow scanner's old snapshot of an earlier stop is never
+//!    taken twice. Every command names the stop it is meant for in
+//!    `Slot::command_stop`; the preload waits from the last sequence it
+//!    acknowledged (`done_seq`), not from `command_seq` as it finds it at a
+//!    new stop, so a command posted while the thread ran between two stops
+//!    is seen at the next stop and answered [`STATUS_STALE_STOP`] at once
+//!    instead of being swallowed (the daemon would wait for an
+//!    acknowledgement that never comes).
+//!
 //! Futex waits on both sides use timeouts: the preload checks that the
 //! daemon (`Header::daemon_pid`) is alive and otherwise falls back to
 //! pass-through, so the app never hangs on a dead daemon.
@@ -56,7 +69,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -148,6 +161,9 @@ pub const STATUS_LINK_FAILED: u32 = 5;
 pub const STATUS_GL_FAILED: u32 = 6;
 /// No GL context is current on the stopped thread.
 pub const STATUS_NO_CONTEXT: u32 = 7;
+/// (ABI 8) The command named a stop (`Slot::command_stop`) the thread is
+/// not at: it was meant for an earlier stop. Nothing was done.
+pub const STATUS_STALE_STOP: u32 = 8;
 
 /// `FragmentStepRequest::depth` / `stencil`: the app's buffer is copied
 /// into the debug framebuffer; the test runs as the app set it.
@@ -255,6 +271,12 @@ pub struct Slot {
     /// display list by `glNewList(GL_COMPILE)`, or a `glCallList` of lists
     /// that draw nothing): it has no draw number.
     pub not_drawn: AtomicU32,
+    /// Preload (ABI 8): identity of the current (or last) stop of this slot,
+    /// bumped (skipping 0) at every stop before `state = STATE_STOPPED`.
+    pub stop_id: AtomicU32,
+    /// Daemon (ABI 8): the `stop_id` the posted `command` is meant for,
+    /// written with `command` before `command_seq` is bumped.
+    pub command_stop: AtomicU32,
 }
 
 /// A string or byte range inside the bulk region.
