@@ -9,7 +9,8 @@
 //! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
 //! edge), with [`format`], [`image`], [`program`], [`remote`],
 //! [`pointee`] (what pointer arguments point at, from the registry's `len`),
-//! [`glstate`] (the `info state` table) and [`inflight`] as helpers.
+//! [`glstate`] (the `info state` table), [`inflight`] and [`cancel`] (requests
+//! whose client went away take no effect) as helpers.
 //!
 //! GL-level control (issue 3):
 //! * Breakpoints: a function, any draw, the N-th draw (`Header::draw_count`),
@@ -43,6 +44,7 @@
 //! * `tonic::Status` appears only in [`service`]; library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
+pub mod cancel;
 pub mod colormap;
 pub mod error;
 pub mod format;

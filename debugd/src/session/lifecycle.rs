@@ -1,0 +1,90 @@
+//! The ends of things: a Launch whose client went away (its app killed),
+//! the app dying while a command to it is in flight (the command fails at
+//! once rather than at its timeout), and the memory a draw's debugging
+//! took (the probe cache, the shared memory's bulk pages, the heap) given
+//! back when that debugging ends or the app exits.
+
+use super::*;
+
+impl Session {
+    /// A Launch whose client went away before the app's first stop: kill
+    /// the app it started (a cancelled request leaves no running app) and
+    /// wait for its exit.
+    pub(super) fn undo_launch(&self, id: u64) -> Error {
+        self.kill_launch(id);
+        Error::FailedPrecondition(
+            "the Launch was cancelled by its client; the app it started was killed".into(),
+        )
+    }
+
+    /// SIGKILL launch `id`'s app and wait (at most 10 s) for its exit.
+    fn kill_launch(&self, id: u64) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut c = self.control();
+        if let Some(l) = c.launched.as_ref().filter(|l| l.id == id) {
+            l.tracer.kill();
+        }
+        while c.launched.as_ref().is_some_and(|l| l.id == id) && Instant::now() < deadline {
+            c = self
+                .changed
+                .wait_timeout(c, Duration::from_millis(100))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// The tracer saw launch `id`'s app end (`how`: "exited with code 3",
+    /// "killed by SIGKILL"): a command waiting for the preload's answer
+    /// (a probe, a program query) fails now with that reason.
+    pub(super) fn app_ended(&self, id: u64, how: &str) {
+        let c = self.control();
+        if let Some(l) = c.launched.as_ref().filter(|l| l.id == id) {
+            l.shm.app_gone(format!(
+                "the app {how} before it answered the command (probe or query); \
+                 launch it again"
+            ));
+        }
+    }
+
+    /// After the app's exit: the shader debugging of its draws ends and
+    /// its memory goes back (a later launch's debugging is left alone).
+    pub(super) fn release_after_exit(&self) {
+        let serial = self.control().stop_serial;
+        let mut dbg = self.debug_lock();
+        if dbg.as_ref().is_some_and(|d| d.stop_serial <= serial) {
+            self.release_debug(&mut dbg, None);
+            let mut c = self.control();
+            if c.launched.is_none() {
+                c.shader_stop = None;
+            }
+        }
+        drop(dbg);
+        trim_heap();
+    }
+
+    /// End the shader debugging in `dbg` (held under the debug lock) and
+    /// give its memory back: the probe cache, the heap pages it freed, and
+    /// `shm`'s bulk pages past the request and reply areas (only debug
+    /// steps write there, under the debug lock we hold).
+    pub(super) fn release_debug(
+        &self,
+        dbg: &mut Option<ShaderDebug>,
+        shm: Option<&SharedMemory>,
+    ) {
+        if dbg.take().is_none() {
+            return;
+        }
+        if let Some(shm) = shm {
+            shm.release_bulk_data();
+        }
+        trim_heap();
+    }
+}
+
+/// Hand the heap's free pages back to the system: probe results of a few
+/// MiB each live in malloc arenas, which keep freed memory otherwise.
+fn trim_heap() {
+    // SAFETY: malloc_trim only returns free memory of glibc's own arenas;
+    // it touches no allocation in use.
+    unsafe { libc::malloc_trim(0) };
+}
