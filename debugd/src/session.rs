@@ -272,6 +272,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Arc<Session> {
+        lifecycle::heap_policy();
         let (events, _) = broadcast::channel(1024);
         Arc::new(Session {
             config,

@@ -391,9 +391,9 @@ impl SharedMemory {
             len as u64,
         );
         // Populated pages past BULK_DATA are gone: populate them again.
-        let _ = self.populated.fetch_update(Relaxed, Relaxed, |p| {
-            Some(p.min(shm::BULK_DATA))
-        });
+        let _ = self
+            .populated
+            .fetch_update(Relaxed, Relaxed, |p| Some(p.min(shm::BULK_DATA)));
     }
 
     /// Rewrite an argument word of a stopped call (before CONTINUE/FINISH).

@@ -66,11 +66,7 @@ impl Session {
     /// give its memory back: the probe cache, the heap pages it freed, and
     /// `shm`'s bulk pages past the request and reply areas (only debug
     /// steps write there, under the debug lock we hold).
-    pub(super) fn release_debug(
-        &self,
-        dbg: &mut Option<ShaderDebug>,
-        shm: Option<&SharedMemory>,
-    ) {
+    pub(super) fn release_debug(&self, dbg: &mut Option<ShaderDebug>, shm: Option<&SharedMemory>) {
         if dbg.take().is_none() {
             return;
         }
@@ -81,8 +77,24 @@ impl Session {
     }
 }
 
-/// Hand the heap's free pages back to the system: probe results of a few
-/// MiB each live in malloc arenas, which keep freed memory otherwise.
+/// How the heap serves the daemon's large buffers (once per process):
+/// from 1 MiB up, each its own mapping, unmapped when freed. glibc's
+/// default raises that threshold (to 32 MiB) as large blocks are freed, and
+/// then a released probe cache (several MiB per 1080p probe) stays in the
+/// allocator's arenas, which `malloc_trim` cannot shrink from the top.
+pub(super) fn heap_policy() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: mallopt only changes glibc's allocation thresholds; every
+        // block keeps working whichever way it was allocated.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 4 << 20);
+        }
+    });
+}
+
+/// Hand the heap's free pages back to the system.
 fn trim_heap() {
     // SAFETY: malloc_trim only returns free memory of glibc's own arenas;
     // it touches no allocation in use.
