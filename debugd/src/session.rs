@@ -338,7 +338,7 @@ impl Session {
                 ));
             }
         }
-        self.release_debug(&mut self.debug_lock(), None);
+        self.release_debug(&mut self.debug_lock(), None, None);
         let cwd = match &opts.cwd {
             Some(c) => c.clone(),
             None => std::env::current_dir()
@@ -957,7 +957,7 @@ impl Session {
             }
             // The last moment a cancelled Continue/Step/Skip leaves no trace.
             cancel::check()?;
-            self.release_debug(&mut dbg, Some(&shm));
+            self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
             c.shader_stop = None;
             c.stepping = step;
             shm.set_step_all(step);
@@ -1232,7 +1232,7 @@ impl Session {
                 .0;
         }
         drop(c);
-        self.release_debug(&mut self.debug_lock(), None);
+        self.release_debug(&mut self.debug_lock(), None, None);
         Ok(self.get_state())
     }
 
@@ -1244,8 +1244,9 @@ impl Session {
                 return Err(Error::not_launched());
             };
             cancel::check()?;
-            self.release_debug(&mut dbg, None);
             let shm = l.shm.clone();
+            let slot = c.current.as_ref().map(|s| s.slot);
+            self.release_debug(&mut dbg, Some(&shm), slot);
             if c.paused.is_some() {
                 // Held threads must run to take the CONTINUE commands below.
                 l.tracer.resume().map_err(Error::Internal)?;
@@ -1567,8 +1568,9 @@ impl Session {
         let (stop, shm, _) = self.stopped()?;
         cancel::check()?;
         if dbg.as_ref().is_some_and(|d| d.stop_serial != stop.serial) {
-            // A new draw: the last one's probes go first.
-            self.release_debug(&mut dbg, Some(&shm));
+            // A new draw: the last one's probes go first (the GL objects
+            // stay for this one).
+            self.release_debug(&mut dbg, Some(&shm), None);
         }
         let at = function_name(stop.function);
         match stage {
@@ -1639,7 +1641,7 @@ impl Session {
         };
         let (stop, shm, _) = self.stopped()?;
         if stop.serial != d.stop_serial {
-            self.release_debug(&mut dbg, Some(&shm));
+            self.release_debug(&mut dbg, Some(&shm), None);
             self.control().shader_stop = None;
             return Err(Error::FailedPrecondition(
                 "the app moved on from the draw call that was being debugged".into(),
@@ -1897,8 +1899,10 @@ impl Session {
             return Err(Error::FailedPrecondition("not debugging a shader".into()));
         }
         cancel::check()?;
-        let shm = self.control().launched.as_ref().map(|l| l.shm.clone());
-        self.release_debug(&mut dbg, shm.as_deref());
+        match self.stopped() {
+            Ok((stop, shm, _)) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
+            Err(_) => self.release_debug(&mut dbg, None, None),
+        }
         let mut c = self.control();
         c.shader_stop = None;
         Ok(self.state_reply(&c))

@@ -412,6 +412,10 @@ fn stop(
                 let st = crate::exec::query_state();
                 ack(slot, seen, st);
             }
+            shm::CMD_RELEASE => {
+                let st = crate::exec::release_targets();
+                ack(slot, seen, st);
+            }
             _ => ack(slot, seen, shm::STATUS_UNKNOWN_COMMAND),
         }
     }

@@ -12,6 +12,8 @@
  *   egl_big [--size WxH] [--frames N]     (default 1920x1080, 2 frames)
  *
  * Prints `egl_big: WxH frames N (R, G, B, A)`: pixel (1, 1) of the last frame.
+ * Exits 3 if, at the end, its framebuffer or renderbuffer binding changed,
+ * a GL error is pending or that pixel is not (1.5/W, 1.5/H, 0.0015, 1).
  */
 #define GL_GLEXT_PROTOTYPES 1
 #define APP_NAME "egl_big"
@@ -57,6 +59,9 @@ int main(int argc, char **argv) {
     (void)fnv;
     struct egl_app a = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     egl_app_float_target(w, h);
+    GLint fbo = 0, rb = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
+    glGetIntegerv(GL_RENDERBUFFER_BINDING, &rb);
 
     GLuint prog = glCreateProgram();
     glAttachShader(prog, compile(GL_VERTEX_SHADER, BIG_VS));
@@ -89,6 +94,21 @@ int main(int argc, char **argv) {
     glReadPixels(1, 1, 1, 1, GL_RGBA, GL_FLOAT, px);
     printf(APP_NAME ": %dx%d frames %d (%g, %g, %g, %g)\n", w, h, frames, px[0], px[1], px[2],
            px[3]);
+    /* A debugger must leave no trace: our bindings, no GL error, our pixel
+     * (work(1) = fract(1.5 * 0.001), as the GPU computes it in float). */
+    GLint fbo_now = -1, rb_now = -1;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo_now);
+    glGetIntegerv(GL_RENDERBUFFER_BINDING, &rb_now);
+    GLenum err = glGetError();
+    float want[4] = {1.5f / (float)w, 1.5f / (float)h, 1.5f * 0.001f, 1.0f};
+    int pixel_ok = 1;
+    for (int i = 0; i < 4; i++)
+        if (px[i] - want[i] > 1e-6f || want[i] - px[i] > 1e-6f) pixel_ok = 0;
+    if (fbo_now != fbo || rb_now != rb || err != GL_NO_ERROR || !pixel_ok) {
+        fprintf(stderr, APP_NAME ": changed: framebuffer %d (was %d), renderbuffer %d (was %d), "
+                "error 0x%x, pixel ok %d\n", fbo_now, fbo, rb_now, rb, err, pixel_ok);
+        return 3;
+    }
     egl_app_end(a);
     return 0;
 }

@@ -346,13 +346,15 @@ async fn requests_cancelled_behind_a_slow_probe_take_no_effect() {
     kill_app(&mut c).await;
 }
 
-/// The daemon's resident memory in bytes (`VmRSS`).
+/// A process's resident memory in bytes (`VmRSS`).
 fn rss(pid: u32) -> u64 {
+    status_bytes(pid, "VmRSS:")
+}
+
+/// A memory line of `/proc/PID/status` in bytes.
+fn status_bytes(pid: u32, key: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .expect("VmRSS");
+    let line = status.lines().find(|l| l.starts_with(key)).expect(key);
     let kb: u64 = line
         .split_whitespace()
         .nth(1)
@@ -397,10 +399,14 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
     .await
     .unwrap()
     .into_inner();
-    timely("Continue", c.r#continue(pb::Empty {}))
+    let at = timely("Continue", c.r#continue(pb::Empty {}))
         .await
-        .expect("Continue");
+        .expect("Continue")
+        .into_inner();
+    let app = at.stop.expect("a stop").pid;
     let (rss0, shm0) = (rss(pid), shm_bytes(pid).expect("the daemon's memfd"));
+    // The app's own memory (its GL objects; the shared pages are counted above).
+    let app0 = status_bytes(app, "RssAnon:");
 
     // Probes over every one of the 1920x1080 fragments: vec4 values each.
     debug_fragment(&mut c).await;
@@ -417,6 +423,7 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
         assert_eq!(s.max[0], 1919.5 * k as f64, "{k}");
     }
     let (rss1, shm1) = (rss(pid), shm_bytes(pid).unwrap());
+    let app1 = status_bytes(app, "RssAnon:");
     assert!(
         rss1 > rss0 + 150 * MIB && shm1 > shm0 + 30 * MIB,
         "the probes took memory: rss {} -> {} MiB, shm {} -> {} MiB",
@@ -430,6 +437,14 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
         .await
         .expect("EndDebug");
     let (rss2, shm2) = (rss(pid), shm_bytes(pid).unwrap());
+    // The app's memory, for the record (its debug renderbuffers are
+    // deleted at `end`; the driver frees them at its own pace).
+    let next = timely("Continue", c.r#continue(pb::Empty {}))
+        .await
+        .expect("Continue")
+        .into_inner();
+    assert_eq!(next.stop.as_ref().map(|s| s.draw), Some(2), "{next:?}");
+    let app2 = status_bytes(app, "RssAnon:");
     assert!(
         // The request and reply areas (the first 8 MiB of the bulk region) stay.
         rss2 < rss0 + 16 * MIB && shm2 <= 9 * MIB,
@@ -444,13 +459,17 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
     );
 
     eprintln!(
-        "daemon memory: rss {} -> {} -> {} MiB, shm {} -> {} -> {} MiB (before, with the probes, after end)",
+        "memory before, with the probes, after end (app: at the next draw): daemon rss {} -> {} -> {} MiB, \
+         shm {} -> {} -> {} MiB, app anon {} -> {} -> {} MiB",
         rss0 / MIB,
         rss1 / MIB,
         rss2 / MIB,
         shm0 / MIB,
         shm1 / MIB,
-        shm2 / MIB
+        shm2 / MIB,
+        app0 / MIB,
+        app1 / MIB,
+        app2 / MIB,
     );
 
     // Values stay right after the release.
@@ -481,6 +500,8 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
         .expect("Continue")
         .into_inner();
     assert_eq!(state(&end), pb::RunState::Exited, "{end:?}");
+    // The app saw nothing: its bindings, errors and pixel (else exit 3).
+    assert_eq!(end.exit.as_ref().and_then(|e| e.code), Some(0), "{end:?}");
     let deadline = Instant::now() + PROMPT;
     loop {
         let (rss3, shm3) = (rss(pid), shm_bytes(pid));

@@ -52,7 +52,7 @@ impl Session {
         let serial = self.control().stop_serial;
         let mut dbg = self.debug_lock();
         if dbg.as_ref().is_some_and(|d| d.stop_serial <= serial) {
-            self.release_debug(&mut dbg, None);
+            self.release_debug(&mut dbg, None, None);
             let mut c = self.control();
             if c.launched.is_none() {
                 c.shader_stop = None;
@@ -63,15 +63,26 @@ impl Session {
     }
 
     /// End the shader debugging in `dbg` (held under the debug lock) and
-    /// give its memory back: the probe cache, the heap pages it freed, and
+    /// give its memory back: the probe cache, the heap pages it freed,
     /// `shm`'s bulk pages past the request and reply areas (only debug
-    /// steps write there, under the debug lock we hold).
-    pub(super) fn release_debug(&self, dbg: &mut Option<ShaderDebug>, shm: Option<&SharedMemory>) {
+    /// steps write there, under the debug lock we hold), and with
+    /// `gl_slot` (a thread stopped in the draw's context) the GL objects
+    /// the preload kept for its steps.
+    pub(super) fn release_debug(
+        &self,
+        dbg: &mut Option<ShaderDebug>,
+        shm: Option<&SharedMemory>,
+        gl_slot: Option<usize>,
+    ) {
         if dbg.take().is_none() {
             return;
         }
         if let Some(shm) = shm {
             shm.release_bulk_data();
+            if let Some(slot) = gl_slot {
+                // Best effort: a preload that cannot release keeps its objects.
+                let _ = shm.command(slot, abi::CMD_RELEASE, CMD_TIMEOUT);
+            }
         }
         trim_heap();
     }
