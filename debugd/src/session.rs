@@ -490,11 +490,7 @@ impl Session {
         while let Ok(ev) = rx.recv() {
             match ev {
                 TraceEvent::Exited { code, signal } => {
-                    let description = match (code, signal) {
-                        (Some(c), _) => format!("exited with code {c}"),
-                        (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
-                        (None, None) => "exited".to_string(),
-                    };
+                    let description = exit_description(code, signal);
                     // A command in flight to the app fails now, not at its timeout.
                     self.app_ended(id, &description);
                     // The app's last words come before its exit (a child of
@@ -550,6 +546,9 @@ impl Session {
                     self.emit(pb::event::Kind::Crashed(crash));
                 }
                 TraceEvent::Warning(w) => self.emit(pb::event::Kind::Warning(w)),
+                TraceEvent::ProcessEnded { pid, code, signal } => {
+                    self.process_ended(id, pid, exit_description(code, signal))
+                }
             }
         }
         // The tracer thread is gone without a word (it panicked): never leave the session RUNNING.
@@ -1986,6 +1985,15 @@ impl Session {
         };
         self.emit(pb::event::Kind::Warning(msg.clone()));
         Error::Internal(msg)
+    }
+}
+
+/// How a process ended, as `Exit::description` says it.
+fn exit_description(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(c), _) => format!("exited with code {c}"),
+        (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
+        (None, None) => "exited".to_string(),
     }
 }
 

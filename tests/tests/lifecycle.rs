@@ -3,7 +3,8 @@
 //! fragment shader costs N loop iterations per fragment):
 //!
 //! * the app dying during a probe ends the probe at once with the reason,
-//!   and EndDebug, Print and a new Launch answer at once (issue 12.5);
+//!   and EndDebug, Print and a new Launch answer at once; the same for an
+//!   app a launcher script forked (issue 12.5);
 //! * a request whose client went away takes no effect later: a Launch
 //!   cancelled before the app's first GL call leaves no app running, a
 //!   Continue and an EndDebug cancelled while queued behind a slow probe do
@@ -105,7 +106,12 @@ fn launch_request(program: &Path, args: &[&str]) -> pb::LaunchRequest {
 /// Launch egl_big with `args`, break at draws, continue to the first draw
 /// and debug its fragment shader; returns the stop.
 async fn at_first_draw(c: &mut Client, args: &[&str]) -> pb::CallInfo {
-    let first = timely("Launch", c.launch(launch_request(&big(), args)))
+    launched_to_first_draw(c, launch_request(&big(), args)).await
+}
+
+/// As [`at_first_draw`], for any launch request of egl_big.
+async fn launched_to_first_draw(c: &mut Client, request: pb::LaunchRequest) -> pb::CallInfo {
+    let first = timely("Launch", c.launch(request))
         .await
         .expect("Launch")
         .into_inner();
@@ -163,25 +169,18 @@ async fn kill_app(c: &mut Client) {
     assert_eq!(state(&r), pb::RunState::Exited, "{r:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_app_dying_during_a_probe_ends_the_probe_at_once() {
-    require_workspace();
-    let dir = TempDir::new("lifecycle-death");
-    let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
-    let mut c = client(&socket).await;
-    let stop = at_first_draw(&mut c, &["--size", "256x256"]).await;
-
-    // 10^9 iterations for each of 65536 fragments: this probe never ends by itself.
+/// Starts a probe that never ends by itself (10^9 iterations for each of
+/// 65536 fragments), SIGKILLs the app's process `pid` while it runs, and
+/// checks that the probe fails at once, naming the kill.
+async fn kill_during_a_probe(c: &Client, pid: u32) {
     let mut c2 = c.clone();
     let probe =
         tokio::spawn(async move { c2.print(print_request("work(1e9)", pixel(5, 5))).await });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(!probe.is_finished(), "the probe should still run");
     // SAFETY: a plain kill(2) of the app's pid.
-    assert_eq!(unsafe { libc::kill(stop.pid as i32, libc::SIGKILL) }, 0);
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGKILL) }, 0);
     let killed = Instant::now();
-
     let r = timely("Print", probe).await.expect("the Print task");
     let took = killed.elapsed();
     let e = r.expect_err("a probe of a dead app has no value");
@@ -191,7 +190,32 @@ async fn an_app_dying_during_a_probe_ends_the_probe_at_once() {
         "the reason is named: {e:?}"
     );
     assert!(took < PROMPT, "the probe ended {took:?} after the kill");
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launcher_scripts_app_dying_during_a_probe_ends_the_probe_at_once() {
+    require_workspace();
+    let dir = TempDir::new("lifecycle-child");
+    let socket = dir.join("d.sock");
+    let _daemon = start_daemon(&socket);
+    let mut c = client(&socket).await;
+    // The shell forks the app and outlives it.
+    let script = format!("'{}' --size 256x256; sleep 30", big().display());
+    let request = launch_request(Path::new("/bin/sh"), &["-c", &script]);
+    let stop = launched_to_first_draw(&mut c, request).await;
+    kill_during_a_probe(&c, stop.pid).await;
+    kill_app(&mut c).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_dying_during_a_probe_ends_the_probe_at_once() {
+    require_workspace();
+    let dir = TempDir::new("lifecycle-death");
+    let socket = dir.join("d.sock");
+    let _daemon = start_daemon(&socket);
+    let mut c = client(&socket).await;
+    let stop = at_first_draw(&mut c, &["--size", "256x256"]).await;
+    kill_during_a_probe(&c, stop.pid).await;
     let s = timely("GetState", c.get_state(pb::Empty {}))
         .await
         .unwrap()

@@ -46,6 +46,22 @@ impl Session {
         }
     }
 
+    /// A child process of the launched one ended: when it is the process
+    /// that claimed the session (a launcher script's app), commands
+    /// waiting for it fail now, as at the app's exit.
+    pub(super) fn process_ended(&self, id: u64, pid: u32, how: String) {
+        let c = self.control();
+        if let Some(l) = c.launched.as_ref().filter(|l| l.id == id)
+            && pid != l.pid
+            && app_pid(l) == pid
+        {
+            l.shm.app_gone(format!(
+                "the app's GL process {pid} {how} before it answered the command \
+                 (probe or query); kill the session and launch it again"
+            ));
+        }
+    }
+
     /// After the app's exit: the shader debugging of its draws ends and
     /// its memory goes back (a later launch's debugging is left alone).
     pub(super) fn release_after_exit(&self) {
