@@ -41,6 +41,9 @@
 //!   fails with FAILED_PRECONDITION at once.
 //! * The app outlives the daemon: no `PTRACE_O_EXITKILL`; the preload falls
 //!   back to pass-through when the daemon is gone.
+//! * A request whose client went away commits no effect it had not
+//!   committed yet ([`cancel`]); a command to an app that has ended fails
+//!   at once, never at its timeout.
 //! * `tonic::Status` appears only in [`service`]; library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
