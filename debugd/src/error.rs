@@ -83,7 +83,11 @@ impl From<crate::launch::LaunchError> for Error {
 
 impl From<crate::shm::ShmError> for Error {
     fn from(e: crate::shm::ShmError) -> Self {
-        Error::Internal(format!("shared memory: {e}"))
+        match e {
+            // Not a fault of the daemon: the app is gone (a probe in flight when it died).
+            crate::shm::ShmError::AppGone(why) => Error::FailedPrecondition(why),
+            e => Error::Internal(format!("shared memory: {e}")),
+        }
     }
 }
 

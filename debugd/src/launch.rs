@@ -291,6 +291,13 @@ pub enum TraceEvent {
     Crashed(CrashReport),
     /// The tracer let the process go (detach): no more events.
     Detached,
+    /// A child process of the launched one (followed through fork) ended;
+    /// the launched process goes on (a launcher script's app, say).
+    ProcessEnded {
+        pid: u32,
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
     /// Something the user should know.
     Warning(String),
 }
@@ -642,6 +649,8 @@ struct TraceLoop {
     pid: Pid,
     preload: PathBuf,
     tids: BTreeSet<i32>,
+    /// Child processes (fork, vfork) not known to have ended.
+    children: BTreeSet<i32>,
     /// Threads held in a ptrace stop by `pause`, with the signal to deliver at resume.
     held: std::collections::BTreeMap<i32, Option<Signal>>,
     /// True between Pause and Resume: new threads are held too.
@@ -664,6 +673,7 @@ impl TraceLoop {
             pid,
             preload,
             tids: BTreeSet::from([pid.as_raw()]),
+            children: BTreeSet::new(),
             held: Default::default(),
             paused: false,
             events,
@@ -741,6 +751,7 @@ impl TraceLoop {
         match ev {
             WaitEvent::Exited { code } => {
                 self.tids.remove(&tid);
+                self.child_ended(tid, Some(code), None);
                 if tid == self.pid.as_raw() {
                     self.send(TraceEvent::Exited {
                         code: Some(code),
@@ -751,6 +762,7 @@ impl TraceLoop {
             }
             WaitEvent::Killed { signal, .. } => {
                 self.tids.remove(&tid);
+                self.child_ended(tid, None, Some(signal));
                 if tid == self.pid.as_raw() {
                     self.send(TraceEvent::Exited {
                         code: None,
@@ -780,6 +792,9 @@ impl TraceLoop {
                 ) && let Ok(new) = ptrace::getevent(t)
                 {
                     self.tids.insert(new as i32);
+                    if event != libc::PTRACE_EVENT_CLONE {
+                        self.children.insert(new as i32);
+                    }
                 }
                 if self.paused && event == libc::PTRACE_EVENT_STOP {
                     // A thread born (or interrupted) while paused stays stopped.
@@ -791,6 +806,17 @@ impl TraceLoop {
             WaitEvent::Continued | WaitEvent::Unknown(_) => {}
         }
         false
+    }
+
+    /// Report the end of a child process (its leader's exit).
+    fn child_ended(&mut self, tid: i32, code: Option<i32>, signal: Option<i32>) {
+        if self.children.remove(&tid) {
+            self.send(TraceEvent::ProcessEnded {
+                pid: tid as u32,
+                code,
+                signal,
+            });
+        }
     }
 
     fn caught(&self, tid: i32, signal: i32) -> bool {

@@ -9,7 +9,8 @@
 //! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
 //! edge), with [`format`], [`image`], [`program`], [`remote`],
 //! [`pointee`] (what pointer arguments point at, from the registry's `len`),
-//! [`glstate`] (the `info state` table) and [`inflight`] as helpers;
+//! [`glstate`] (the `info state` table), [`inflight`] and [`cancel`] (requests
+//! whose client went away take no effect) as helpers;
 //! local-attacker hygiene in [`private_dir`] (0700 directories, 0600
 //! files, no symlink following), [`saved_shaders`] (rejected debug shaders),
 //! [`token`] (the TCP token off argv) and [`unix_authority`] (stock gRPC
@@ -44,9 +45,13 @@
 //!   fails with FAILED_PRECONDITION at once.
 //! * The app outlives the daemon: no `PTRACE_O_EXITKILL`; the preload falls
 //!   back to pass-through when the daemon is gone.
+//! * A request whose client went away commits no effect it had not
+//!   committed yet ([`cancel`]); a command to an app that has ended fails
+//!   at once, never at its timeout.
 //! * `tonic::Status` appears only in [`service`]; library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
+pub mod cancel;
 pub mod colormap;
 pub mod error;
 pub mod format;

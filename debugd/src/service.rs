@@ -56,10 +56,16 @@ impl Service {
     /// Run `f` on the blocking pool.
     async fn run<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Session) -> Result<T, Error> + Send + 'static,
+        f: impl FnOnce(&Arc<Session>) -> Result<T, Error> + Send + 'static,
     ) -> Result<Response<T>, Status> {
         let s = self.session.clone();
-        match tokio::task::spawn_blocking(move || f(&s)).await {
+        // Dropped with this future when the client cancels: the blocking
+        // work then commits no effect (see `cancel`).
+        let guard = crate::cancel::Guard::new();
+        let flag = guard.flag();
+        let r = tokio::task::spawn_blocking(move || crate::cancel::scope(flag, || f(&s))).await;
+        drop(guard);
+        match r {
             Ok(Ok(v)) => Ok(Response::new(v)),
             Ok(Err(e)) => Err(e.into()),
             Err(e) => Err(Status::internal(clip(format!(
@@ -89,12 +95,9 @@ impl pb::debugger_server::Debugger for Service {
             own_process_group: r.own_process_group,
             capture_output: r.capture_output,
         };
-        let s = self.session.clone();
-        match tokio::task::spawn_blocking(move || s.launch(opts)).await {
-            Ok(Ok(v)) => Ok(Response::new(v)),
-            Ok(Err(e)) => Err(e.into()),
-            Err(e) => Err(Status::internal(clip(format!("launch failed: {e}")))),
-        }
+        // A Launch whose client goes away starts no app, or kills the one
+        // it started (see `cancel`, `Session::launch`).
+        self.run(move |s| s.launch(opts)).await
     }
 
     async fn get_state(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {

@@ -40,7 +40,9 @@ use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
 use crate::shader::{Focus, FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
-use crate::{glstate, pointee};
+use crate::{cancel, glstate, pointee};
+
+mod lifecycle;
 
 /// Timeout of short shared-memory commands (continue, finish, query).
 const CMD_TIMEOUT: Duration = Duration::from_secs(10);
@@ -272,6 +274,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(config: Config) -> Arc<Session> {
+        lifecycle::heap_policy();
         let (events, _) = broadcast::channel(1024);
         Arc::new(Session {
             config,
@@ -337,7 +340,7 @@ impl Session {
                 ));
             }
         }
-        *self.debug_lock() = None;
+        self.release_debug(&mut self.debug_lock(), None, None);
         let cwd = match &opts.cwd {
             Some(c) => c.clone(),
             None => std::env::current_dir()
@@ -394,6 +397,8 @@ impl Session {
         let id;
         {
             let mut c = self.control();
+            // The last moment a cancelled Launch can leave no trace.
+            cancel::check()?;
             c.stepping = true;
             apply_bits(&c, &shm);
             shm.set_step_all(true);
@@ -449,6 +454,10 @@ impl Session {
         let start = Instant::now();
         let mut c = self.control();
         loop {
+            if cancel::cancelled() {
+                drop(c);
+                return Err(self.undo_launch(id));
+            }
             if c.state != RunState::Running {
                 return Ok(self.state_reply(&c));
             }
@@ -483,17 +492,15 @@ impl Session {
         while let Ok(ev) = rx.recv() {
             match ev {
                 TraceEvent::Exited { code, signal } => {
+                    let description = exit_description(code, signal);
+                    // A command in flight to the app fails now, not at its timeout.
+                    self.app_ended(id, &description);
                     // The app's last words come before its exit (a child of
                     // the app that keeps the pipes open is not waited for long).
                     let deadline = Instant::now() + OUTPUT_DRAIN;
                     while relays.iter().any(|r| !r.is_finished()) && Instant::now() < deadline {
                         std::thread::sleep(Duration::from_millis(2));
                     }
-                    let description = match (code, signal) {
-                        (Some(c), _) => format!("exited with code {c}"),
-                        (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
-                        (None, None) => "exited".to_string(),
-                    };
                     let exit = pb::Exit {
                         code,
                         signal,
@@ -501,6 +508,7 @@ impl Session {
                     };
                     self.finish_launch(id, exit.clone());
                     self.emit(pb::event::Kind::Exited(exit));
+                    self.release_after_exit();
                     return;
                 }
                 TraceEvent::Detached => {
@@ -511,6 +519,7 @@ impl Session {
                     };
                     self.finish_launch(id, exit.clone());
                     self.emit(pb::event::Kind::Exited(exit));
+                    self.release_after_exit();
                     return;
                 }
                 TraceEvent::Crashed(report) => {
@@ -539,6 +548,9 @@ impl Session {
                     self.emit(pb::event::Kind::Crashed(crash));
                 }
                 TraceEvent::Warning(w) => self.emit(pb::event::Kind::Warning(w)),
+                TraceEvent::ProcessEnded { pid, code, signal } => {
+                    self.process_ended(id, pid, exit_description(code, signal))
+                }
             }
         }
         // The tracer thread is gone without a word (it panicked): never leave the session RUNNING.
@@ -547,8 +559,10 @@ impl Session {
             signal: None,
             description: "lost track of the app (the tracer thread ended)".into(),
         };
+        self.app_ended(id, "was lost track of (the tracer thread ended)");
         self.finish_launch(id, exit.clone());
         self.emit(pb::event::Kind::Exited(exit));
+        self.release_after_exit();
     }
 
     fn finish_launch(&self, id: u64, exit: pb::Exit) {
@@ -937,7 +951,9 @@ impl Session {
                     function_name(stop.function)
                 )));
             }
-            *dbg = None;
+            // The last moment a cancelled Continue/Step/Skip leaves no trace.
+            cancel::check()?;
+            self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
             c.shader_stop = None;
             c.stepping = step;
             shm.set_step_all(step);
@@ -1005,6 +1021,7 @@ impl Session {
                 return Err(Error::not_launched());
             };
             let shm = l.shm.clone();
+            cancel::check()?;
             l.tracer.resume().map_err(Error::Internal)?;
             c.paused = None;
             c.stepping = step;
@@ -1038,6 +1055,7 @@ impl Session {
         let Some(l) = &c.launched else {
             return Err(Error::not_launched());
         };
+        cancel::check()?;
         let pid = app_pid(l);
         // The tracer never takes this lock; holding it keeps stops from being promoted meanwhile.
         let report = l.tracer.pause(pid).map_err(Error::Internal)?;
@@ -1101,6 +1119,7 @@ impl Session {
             let mut dbg = self.debug_lock();
             let mut c = self.control();
             let (_, shm, _) = stopped_in(&c)?;
+            cancel::check()?;
             let Some(id) = c.launched.as_ref().map(|l| l.id) else {
                 return Err(Error::not_launched());
             };
@@ -1192,7 +1211,10 @@ impl Session {
         {
             let c = self.control();
             match &c.launched {
-                Some(l) => l.tracer.kill(),
+                Some(l) => {
+                    cancel::check()?;
+                    l.tracer.kill()
+                }
                 None => return Err(Error::not_launched()),
             }
         }
@@ -1206,18 +1228,21 @@ impl Session {
                 .0;
         }
         drop(c);
-        *self.debug_lock() = None;
+        self.release_debug(&mut self.debug_lock(), None, None);
         Ok(self.get_state())
     }
 
     pub fn detach(&self) -> Result<pb::StateReply> {
-        *self.debug_lock() = None;
+        let mut dbg = self.debug_lock();
         let (shm, slots) = {
             let mut c = self.control();
             let Some(l) = &c.launched else {
                 return Err(Error::not_launched());
             };
+            cancel::check()?;
             let shm = l.shm.clone();
+            let slot = c.current.as_ref().map(|s| s.slot);
+            self.release_debug(&mut dbg, Some(&shm), slot);
             if c.paused.is_some() {
                 // Held threads must run to take the CONTINUE commands below.
                 l.tracer.resume().map_err(Error::Internal)?;
@@ -1307,6 +1332,7 @@ impl Session {
                 "the call was already executed".into(),
             ));
         }
+        cancel::check()?;
         let f = &FUNCTIONS[stop.function as usize];
         let Some(param) = f.params.get(index as usize) else {
             return Err(Error::InvalidArgument(format!(
@@ -1553,6 +1579,12 @@ impl Session {
         })?;
         let mut dbg = self.debug_lock();
         let (stop, shm, _) = self.stopped()?;
+        cancel::check()?;
+        if dbg.as_ref().is_some_and(|d| d.stop_serial != stop.serial) {
+            // A new draw: the last one's probes go first (the GL objects
+            // stay for this one).
+            self.release_debug(&mut dbg, Some(&shm), None);
+        }
         let at = function_name(stop.function);
         match stage {
             Stage::Compute if class_of(stop.function) & class::DISPATCH == 0 => {
@@ -1622,12 +1654,13 @@ impl Session {
         };
         let (stop, shm, _) = self.stopped()?;
         if stop.serial != d.stop_serial {
-            *dbg = None;
+            self.release_debug(&mut dbg, Some(&shm), None);
             self.control().shader_stop = None;
             return Err(Error::FailedPrecondition(
                 "the app moved on from the draw call that was being debugged".into(),
             ));
         }
+        cancel::check()?;
         let others = d.others.clone();
         let mut runner = StepRunner {
             session: self,
@@ -1878,7 +1911,11 @@ impl Session {
         if dbg.is_none() {
             return Err(Error::FailedPrecondition("not debugging a shader".into()));
         }
-        *dbg = None;
+        cancel::check()?;
+        match self.stopped() {
+            Ok((stop, shm, _)) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
+            Err(_) => self.release_debug(&mut dbg, None, None),
+        }
         let mut c = self.control();
         c.shader_stop = None;
         Ok(self.state_reply(&c))
@@ -1957,6 +1994,15 @@ impl Session {
         };
         self.emit(pb::event::Kind::Warning(msg.clone()));
         Error::Internal(msg)
+    }
+}
+
+/// How a process ended, as `Exit::description` says it.
+fn exit_description(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(c), _) => format!("exited with code {c}"),
+        (None, Some(s)) => format!("killed by {}", launch::signal_name(s)),
+        (None, None) => "exited".to_string(),
     }
 }
 

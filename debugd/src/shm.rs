@@ -37,6 +37,9 @@ pub enum ShmError {
     /// Creating or mapping the memfd failed, or a bad slot index.
     #[error("{0}")]
     Os(String),
+    /// The app ended while the command waited (the reason, from the tracer).
+    #[error("{0}")]
+    AppGone(String),
 }
 
 /// A call a thread of the app is stopped at (slot state STOPPED or RETURNED).
@@ -74,6 +77,8 @@ pub struct SharedMemory {
     bits: Mutex<Bits>,
     /// Bulk bytes mapped in so far (see [`SharedMemory::populate`]).
     populated: std::sync::atomic::AtomicUsize,
+    /// Why the app is gone, once the tracer saw it end (see [`SharedMemory::app_gone`]).
+    gone: std::sync::OnceLock<String>,
 }
 
 // SAFETY: the mapping lives as long as `self`; everything the two sides share
@@ -110,6 +115,9 @@ fn wake_if(word: &AtomicU32, sleepers: &AtomicU32) {
 /// answers a command or stops again within microseconds when stepping,
 /// and a futex sleep plus wake-up costs more than that.
 const SPIN: Duration = Duration::from_micros(20);
+
+/// How often a command's wait looks whether the app is gone.
+const GONE_POLL: Duration = Duration::from_millis(50);
 
 /// Spin (bounded by `spin`) while `word == val`; true once it changed.
 /// Yields the CPU between rounds (the preload's `spin_while` says why).
@@ -206,6 +214,7 @@ impl SharedMemory {
                 check_errors: false,
             }),
             populated: std::sync::atomic::AtomicUsize::new(0),
+            gone: std::sync::OnceLock::new(),
         })
     }
 
@@ -396,10 +405,46 @@ impl SharedMemory {
             if (done.wrapping_sub(seq) as i32) > 0 {
                 return Ok(shm::STATUS_OK);
             }
-            if !wait_while(&s.done_seq, &s.daemon_sleeping, done, deadline, self.spin()) {
+            if let Some(why) = self.gone.get() {
+                return Err(ShmError::AppGone(why.clone()));
+            }
+            // In slices: the app's death (`app_gone`) ends the wait too.
+            let slice = deadline.min(Instant::now() + GONE_POLL);
+            if !wait_while(&s.done_seq, &s.daemon_sleeping, done, slice, self.spin())
+                && Instant::now() >= deadline
+            {
                 return Err(ShmError::Timeout);
             }
         }
+    }
+
+    /// The app ended (`why` says how): every command waiting for it, and
+    /// every later one, fails with [`ShmError::AppGone`] within
+    /// [`GONE_POLL`] rather than at its timeout.
+    pub fn app_gone(&self, why: String) {
+        let _ = self.gone.set(why);
+    }
+
+    /// Give the pages of the bulk region from `BULK_DATA` on back to the
+    /// system (`fallocate(PUNCH_HOLE)` on the memfd: for this mapping and
+    /// the app's alike). Those bytes hold only debug-step results; the
+    /// caller makes sure no step is in flight. Later reads see zeros until
+    /// the preload writes again.
+    pub fn release_bulk_data(&self) {
+        use rustix::fs::FallocateFlags;
+        let start = shm::BULK_OFFSET + shm::BULK_DATA;
+        let len = shm::SHM_SIZE - start;
+        // An old kernel or filesystem without hole punching keeps the pages.
+        let _ = rustix::fs::fallocate(
+            &self.fd,
+            FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE,
+            start as u64,
+            len as u64,
+        );
+        // Populated pages past BULK_DATA are gone: populate them again.
+        let _ = self
+            .populated
+            .fetch_update(Relaxed, Relaxed, |p| Some(p.min(shm::BULK_DATA)));
     }
 
     /// Rewrite an argument word of a stopped call (before CONTINUE/FINISH).

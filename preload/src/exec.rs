@@ -1172,6 +1172,59 @@ static TARGETS: Mutex<Vec<DebugTarget>> = Mutex::new(Vec::new());
 /// Targets kept (contexts x purposes): the oldest goes.
 const TARGETS_MAX: usize = 8;
 
+/// `CMD_RELEASE`: delete the current context's debug targets (the
+/// framebuffer-sized renderbuffers of the fragment step: 1080p takes some
+/// 45 MB); the next step makes them again. The app's framebuffer and
+/// renderbuffer bindings and its pending GL errors are kept. A driver may
+/// hold the storage until the app's next draw rebinds its framebuffer
+/// (Mesa frees it when that draw validates its state).
+pub fn release_targets() -> u32 {
+    if !has_context() {
+        return shm::STATUS_OK;
+    }
+    let context = crate::hooks::current_context();
+    let mine: Vec<DebugTarget> = {
+        let Ok(mut targets) = TARGETS.lock() else {
+            return shm::STATUS_GL_FAILED;
+        };
+        let (mine, rest) = targets.drain(..).partition(|t| t.context == context);
+        *targets = rest;
+        mine
+    };
+    // No GL call at all unless there is something to delete.
+    if mine.is_empty() {
+        return shm::STATUS_OK;
+    }
+    hold_app_errors();
+    // GL ES 2 has one framebuffer binding (its enum is the draw binding's).
+    let es2 = matches!(crate::es::version(), Some((2, _)));
+    let draw = gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32;
+    let read = match es2 {
+        true => draw,
+        false => gl::get_i(gl::READ_FRAMEBUFFER_BINDING) as u32,
+    };
+    let renderbuffer = gl::get_i(gl::RENDERBUFFER_BINDING) as u32;
+    for t in mine {
+        if t.still_ours() {
+            t.delete();
+        }
+    }
+    if es2 {
+        gl::bind_framebuffer(gl::FRAMEBUFFER, draw);
+    } else {
+        gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, draw);
+        gl::bind_framebuffer(gl::READ_FRAMEBUFFER, read);
+    }
+    gl::bind_renderbuffer(renderbuffer);
+    drain_own_errors();
+    // A 1080p RGBA32F target (31.6 MiB) is under glibc's largest mmap
+    // threshold: freed, it may stay in the heap.
+    // SAFETY: malloc_trim only returns free pages of glibc's arenas; no
+    // allocation of the app changes.
+    unsafe { libc::malloc_trim(0) };
+    shm::STATUS_OK
+}
+
 /// Bind this context's 1x1 framebuffer of ours as the draw framebuffer, for
 /// a replay with rasterizer discard (the caller's `Saved` rebinds the app's).
 pub(crate) fn bind_discard_target() -> Result<(), Failure> {

@@ -468,6 +468,7 @@ fn stop(
             }
             shm::CMD_QUERY_PROGRAM => cmds.ack(crate::exec::query_program()),
             shm::CMD_QUERY_STATE => cmds.ack(crate::exec::query_state()),
+            shm::CMD_RELEASE => cmds.ack(crate::exec::release_targets()),
             _ => cmds.ack(shm::STATUS_UNKNOWN_COMMAND),
         }
     }

@@ -144,6 +144,11 @@ pub const CMD_VERTEX_STEP: u32 = 7;
 /// write (storage and atomic counter bindings) and every bound image is
 /// snapshotted before and restored after.
 pub const CMD_COMPUTE_STEP: u32 = 8;
+/// The debugging of the stopped draw ended: delete the GL objects the
+/// debug steps kept for the current context (its framebuffer-sized debug
+/// targets). The app's bindings and GL errors stay as they were. A
+/// preload that predates it answers `STATUS_UNKNOWN_COMMAND` (harmless).
+pub const CMD_RELEASE: u32 = 9;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
