@@ -47,6 +47,8 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod builtins;
+mod depth;
+mod effects;
 mod flow;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -1231,6 +1231,12 @@ pub(crate) fn check(
     else {
         return Ok(None);
     };
+    crate::effects::check(&model.tu, &e).map_err(|message| {
+        crate::InstrumentError::BadExpression {
+            expr: expr.to_string(),
+            message,
+        }
+    })?;
     let decls = Decls::collect(&model.tu);
     let checker = Checker {
         scope: &st.scope,

@@ -1,0 +1,322 @@
+//! The nesting bound on what the GLSL parser sees: every pass over the
+//! tree (type checker, step model, instrumenter, glsl-lang's printer and
+//! visitors, dropping the tree) recurses once per level, so a deep tree
+//! overflows a worker thread's stack. Before parsing, the token stream
+//! (macros expanded, by glsl-lang's own lexer) is scanned without
+//! recursion for an upper bound on the tree's depth; past the limit the
+//! text is refused and never parsed.
+//!
+//! The bound, per bracket (`(`, `[`, `{`): the operators of the current
+//! statement or argument (each is at most one level: a sum of 300 terms is
+//! 299 levels deep), plus the deepest bracket inside it, plus 1 for a
+//! bracket and 2 for a block, plus the commas of a sequence (`(a, b, c)`
+//! nests; a call's arguments and a declaration's names do not), plus the
+//! `if`/`else`/`for`/`while`/`do`/`switch` whose statement is still open
+//! (an `else if` counts once).
+
+use glsl_lang::lexer::{LangLexer, Token};
+use glsl_lang::parse::{DefaultLexer, ParseContext, ParseOptions};
+
+/// Levels a shader may nest (blocks, control statements and expressions
+/// together). In a debug build a 2 MiB thread survived about 600 nested
+/// blocks, 1,200 nested `if`s and 2,400 nested calls or terms of a sum;
+/// real shaders stay far below (tens).
+pub(crate) const SHADER_LIMIT: u32 = 256;
+
+/// Levels a probe expression (`print`) may nest. The type checker is the
+/// deepest pass per level: in a debug build a 2 MiB thread survived a sum
+/// of about 280 terms, 300 nested calls or indexes, 600 unary operators.
+pub(crate) const EXPR_LIMIT: u32 = 64;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Top,
+    Brace,
+    Paren { call: bool },
+    Bracket,
+}
+
+struct Frame {
+    kind: Kind,
+    /// Operators in the current segment (statement, argument, element).
+    ops: u32,
+    /// Deepest bracket closed in the current segment.
+    child: u32,
+    /// Deepest finished segment.
+    best: u32,
+    /// Commas of a sequence expression.
+    commas: u32,
+    /// Control statements still open at this level.
+    pending: u32,
+    /// A `;` or `}` ended a statement here: the control statements end
+    /// too unless `else` follows.
+    after_block: bool,
+    /// The segment started with an operand, not a declaration's type.
+    expr_segment: Option<bool>,
+    /// What this frame's parent added to `outer` when it was pushed.
+    parent_part: u32,
+}
+
+impl Frame {
+    fn new(kind: Kind, parent_part: u32) -> Frame {
+        Frame {
+            kind,
+            ops: 0,
+            child: 0,
+            best: 0,
+            commas: 0,
+            pending: 0,
+            after_block: false,
+            expr_segment: None,
+            parent_part,
+        }
+    }
+
+    fn weight(&self) -> u32 {
+        match self.kind {
+            Kind::Top => 0,
+            Kind::Brace => 2,
+            Kind::Paren { .. } | Kind::Bracket => 1,
+        }
+    }
+
+    /// The frame's depth bound so far.
+    fn value(&self) -> u32 {
+        self.weight() + self.commas + self.pending + self.best.max(self.ops + self.child)
+    }
+
+    /// What the current segment adds for a bracket opened inside it.
+    fn part(&self) -> u32 {
+        self.weight() + self.commas + self.pending + self.ops
+    }
+
+    fn end_segment(&mut self) {
+        self.best = self.best.max(self.ops + self.child);
+        self.ops = 0;
+        self.child = 0;
+        self.expr_segment = None;
+    }
+}
+
+/// The scanner's state: the open brackets, innermost last.
+struct Scan {
+    stack: Vec<Frame>,
+    /// Sum of the enclosing frames' `part`s.
+    outer: u32,
+    prev: Option<Token>,
+}
+
+fn is_operator(t: &Token) -> bool {
+    use Token as T;
+    matches!(
+        t,
+        T::LeftOp
+            | T::RightOp
+            | T::IncOp
+            | T::DecOp
+            | T::LeOp
+            | T::GeOp
+            | T::EqOp
+            | T::NeOp
+            | T::AndOp
+            | T::OrOp
+            | T::XorOp
+            | T::MulAssign
+            | T::DivAssign
+            | T::AddAssign
+            | T::ModAssign
+            | T::LeftAssign
+            | T::RightAssign
+            | T::AndAssign
+            | T::XorAssign
+            | T::OrAssign
+            | T::SubAssign
+            | T::Equal
+            | T::Dot
+            | T::Bang
+            | T::Dash
+            | T::Tilde
+            | T::Plus
+            | T::Star
+            | T::Slash
+            | T::Percent
+            | T::LeftAngle
+            | T::RightAngle
+            | T::VerticalBar
+            | T::Caret
+            | T::Ampersand
+            | T::Question
+    )
+}
+
+/// A token a statement that is an expression may start with.
+fn starts_expression(t: &Token) -> bool {
+    use Token as T;
+    is_operator(t)
+        || matches!(
+            t,
+            T::Identifier(_)
+                | T::IntConstant(_)
+                | T::UIntConstant(_)
+                | T::FloatConstant(_)
+                | T::DoubleConstant(_)
+                | T::BoolConstant(_)
+                | T::LeftParen
+        )
+}
+
+impl Scan {
+    fn top(&mut self) -> &mut Frame {
+        self.stack
+            .last_mut()
+            .expect("the top frame is never popped")
+    }
+
+    fn push(&mut self, kind: Kind) {
+        let part = self.top().part();
+        self.outer += part;
+        self.stack.push(Frame::new(kind, part));
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        if self.stack.len() < 2 {
+            return None;
+        }
+        let f = self.stack.pop()?;
+        self.outer -= f.parent_part;
+        let v = f.value();
+        let parent = self.top();
+        parent.child = parent.child.max(v);
+        Some(v)
+    }
+
+    /// Account for one token; the bound of the path it is on.
+    fn token(&mut self, t: Token) -> u32 {
+        use Token as T;
+        let prev = self.prev.replace(t.clone());
+        {
+            let f = self.top();
+            if f.after_block {
+                f.after_block = false;
+                if t != T::Else {
+                    f.pending = 0;
+                    f.end_segment();
+                }
+            }
+            if f.expr_segment.is_none() {
+                f.expr_segment = Some(starts_expression(&t));
+            }
+        }
+        match t {
+            T::LeftParen => {
+                let call = matches!(
+                    prev,
+                    Some(T::Identifier(_) | T::TypeName(_) | T::RightBracket)
+                );
+                self.push(Kind::Paren { call });
+            }
+            T::LeftBracket => self.push(Kind::Bracket),
+            T::LeftBrace => self.push(Kind::Brace),
+            T::RightParen | T::RightBracket => {
+                self.pop();
+            }
+            T::RightBrace if self.pop().is_some() => self.top().after_block = true,
+            T::RightBrace => {}
+            T::Semicolon => {
+                let f = self.top();
+                f.end_segment();
+                // The statement ends, and those enclosing it, unless an
+                // `else` follows.
+                if matches!(f.kind, Kind::Top | Kind::Brace) {
+                    f.after_block = true;
+                }
+            }
+            T::Comma => {
+                let f = self.top();
+                let sequence = match f.kind {
+                    Kind::Paren { call } => !call,
+                    Kind::Bracket => true,
+                    Kind::Top | Kind::Brace => f.expr_segment == Some(true),
+                };
+                let expr_segment = f.expr_segment;
+                f.end_segment();
+                f.expr_segment = expr_segment;
+                if sequence {
+                    f.commas += 1;
+                }
+            }
+            T::If if prev == Some(T::Else) => {}
+            T::If | T::Else | T::For | T::While | T::Do | T::Switch => self.top().pending += 1,
+            ref op if is_operator(op) => self.top().ops += 1,
+            _ => {}
+        }
+        let f = self.stack.last().expect("the top frame is never popped");
+        self.outer + f.value()
+    }
+}
+
+/// Refuse `text` if its tree could be more than `limit` levels deep:
+/// `Err(offset)` of the token where the bound passed the limit. A lexical
+/// error ends the scan (the parser reports it).
+pub(crate) fn check(text: &str, opts: &ParseOptions, limit: u32) -> Result<(), usize> {
+    let mut scan = Scan {
+        stack: vec![Frame::new(Kind::Top, 0)],
+        outer: 0,
+        prev: None,
+    };
+    let lexer = <DefaultLexer<'_> as LangLexer<'_>>::new(text, opts).run(ParseContext::new());
+    for item in lexer {
+        let Ok((start, tok, _end)) = item else {
+            return Ok(());
+        };
+        if scan.token(tok) > limit {
+            return Err(usize::from(start.offset));
+        }
+    }
+    Ok(())
+}
+
+/// The message for a text refused by [`check`].
+pub(crate) fn message(what: &str, limit: u32) -> String {
+    format!("{what} nested too deeply (more than {limit} levels)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bound(text: &str) -> u32 {
+        (0..400)
+            .find(|&l| check(text, &ParseOptions::default(), l).is_ok())
+            .unwrap()
+    }
+
+    #[test]
+    fn bounds_follow_the_tree() {
+        assert_eq!(bound("void f() { x = a + b + c; }"), 2 + 3);
+        assert_eq!(bound("void f() { x = -(-(-a)); }"), 2 + 1 + 3 + 2);
+        assert_eq!(bound("void f() { x = f(g(h(a, b), c)); }"), 2 + 1 + 3);
+        assert_eq!(bound("void f() { x = a[b[c[0]]]; }"), 2 + 1 + 3);
+        // A declaration's names and a call's arguments are siblings; a
+        // sequence nests.
+        assert_eq!(bound("void f() { float a, b, c, d; }"), 2);
+        assert_eq!(bound("void f() { x = f(a, b, c, d); }"), 2 + 1 + 1);
+        assert_eq!(bound("void f() { x = (a, b, c, d); }"), 2 + 1 + 1 + 3);
+        assert_eq!(bound("void f() { a, b, c, d; }"), 2 + 3);
+        // Statements: blocks weigh 2, an `else if` chain one per link.
+        assert_eq!(bound("void f() { { { x; } } }"), 2 * 3);
+        let chain = "void f() { if (a) x; else if (b) x; else if (c) x; else x; }";
+        assert_eq!(bound(chain), 2 + 5);
+        assert_eq!(
+            bound("void f() { if (a) x; if (b) x; if (c) x; }"),
+            2 + 1 + 1
+        );
+        assert_eq!(bound("void f() { if (a) { x; } y; }"), 2 + 1 + 2);
+    }
+
+    #[test]
+    fn macros_are_expanded() {
+        let src = "#define A x + x + x + x\n#define B A + A + A + A\nvoid f() { y = B + B; }";
+        assert_eq!(bound(src), 2 + 1 + 31);
+    }
+}
