@@ -35,7 +35,7 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 fn shapes(n: usize) -> Vec<(&'static str, String)> {
     vec![
         ("sum", format!("x{}", "+x".repeat(n))),
-        ("unary", format!("{}x", "-".repeat(n))),
+        ("unary", format!("{}x", "- ".repeat(n))),
         ("call", format!("{}x{}", "abs(".repeat(n), ")".repeat(n))),
         ("parens", format!("{}x{}", "(".repeat(n), ")".repeat(n))),
         ("index", format!("{}0{}", "k[".repeat(n), "]".repeat(n))),
@@ -145,7 +145,7 @@ fn shader_shapes(n: usize) -> Vec<(&'static str, String)> {
             "call",
             format!("x = {}x{};", "abs(".repeat(n), ")".repeat(n)),
         ),
-        ("unary", format!("x = {}x;", "-".repeat(n))),
+        ("unary", format!("x = {}x;", "- ".repeat(n))),
         ("sequence", format!("x = ({}x);", "x, ".repeat(n))),
         (
             "macro",
