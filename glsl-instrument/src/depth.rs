@@ -10,7 +10,9 @@
 //! statement or argument (each is at most one level: a sum of 300 terms is
 //! 299 levels deep), plus the deepest bracket inside it, plus 1 for a
 //! bracket and 2 for a block, plus the commas of a sequence (`(a, b, c)`
-//! nests; a call's arguments and a declaration's names do not), plus the
+//! nests, and so do a statement's commas, counted alike for a declaration's
+//! names; a call's arguments and an initializer list's elements do not),
+//! plus the
 //! `if`/`else`/`for`/`while`/`do`/`switch` whose statement is still open
 //! (an `else if` counts once).
 
@@ -32,7 +34,11 @@ pub(crate) const EXPR_LIMIT: u32 = 64;
 enum Kind {
     Top,
     Brace,
-    Paren { call: bool },
+    /// An initializer list (`= {1.0, 2.0}`).
+    Init,
+    Paren {
+        call: bool,
+    },
     Bracket,
 }
 
@@ -42,17 +48,17 @@ struct Frame {
     ops: u32,
     /// Deepest bracket closed in the current segment.
     child: u32,
+    /// Deepest part of the current segment before its last comma.
+    seq: u32,
+    /// Commas of the current segment when they nest (a sequence).
+    commas: u32,
     /// Deepest finished segment.
     best: u32,
-    /// Commas of a sequence expression.
-    commas: u32,
     /// Control statements still open at this level.
     pending: u32,
     /// A `;` or `}` ended a statement here: the control statements end
     /// too unless `else` follows.
     after_block: bool,
-    /// The segment started with an operand, not a declaration's type.
-    expr_segment: Option<bool>,
     /// What this frame's parent added to `outer` when it was pushed.
     parent_part: u32,
 }
@@ -63,11 +69,11 @@ impl Frame {
             kind,
             ops: 0,
             child: 0,
-            best: 0,
+            seq: 0,
             commas: 0,
+            best: 0,
             pending: 0,
             after_block: false,
-            expr_segment: None,
             parent_part,
         }
     }
@@ -75,14 +81,14 @@ impl Frame {
     fn weight(&self) -> u32 {
         match self.kind {
             Kind::Top => 0,
-            Kind::Brace => 2,
+            Kind::Brace | Kind::Init => 2,
             Kind::Paren { .. } | Kind::Bracket => 1,
         }
     }
 
     /// The frame's depth bound so far.
     fn value(&self) -> u32 {
-        self.weight() + self.commas + self.pending + self.best.max(self.ops + self.child)
+        self.weight() + self.pending + self.best.max(self.segment())
     }
 
     /// What the current segment adds for a bracket opened inside it.
@@ -90,11 +96,25 @@ impl Frame {
         self.weight() + self.commas + self.pending + self.ops
     }
 
-    fn end_segment(&mut self) {
-        self.best = self.best.max(self.ops + self.child);
+    /// The current segment's depth bound.
+    fn segment(&self) -> u32 {
+        self.commas + self.seq.max(self.ops + self.child)
+    }
+
+    /// A comma: the next argument, element or part of a sequence.
+    fn comma(&mut self, nests: bool) {
+        self.seq = self.seq.max(self.ops + self.child);
         self.ops = 0;
         self.child = 0;
-        self.expr_segment = None;
+        self.commas += u32::from(nests);
+    }
+
+    fn end_segment(&mut self) {
+        self.best = self.best.max(self.segment());
+        self.ops = 0;
+        self.child = 0;
+        self.seq = 0;
+        self.commas = 0;
     }
 }
 
@@ -149,22 +169,6 @@ fn is_operator(t: &Token) -> bool {
     )
 }
 
-/// A token a statement that is an expression may start with.
-fn starts_expression(t: &Token) -> bool {
-    use Token as T;
-    is_operator(t)
-        || matches!(
-            t,
-            T::Identifier(_)
-                | T::IntConstant(_)
-                | T::UIntConstant(_)
-                | T::FloatConstant(_)
-                | T::DoubleConstant(_)
-                | T::BoolConstant(_)
-                | T::LeftParen
-        )
-}
-
 impl Scan {
     fn top(&mut self) -> &mut Frame {
         self.stack
@@ -203,9 +207,6 @@ impl Scan {
                     f.end_segment();
                 }
             }
-            if f.expr_segment.is_none() {
-                f.expr_segment = Some(starts_expression(&t));
-            }
         }
         match t {
             T::LeftParen => {
@@ -216,12 +217,23 @@ impl Scan {
                 self.push(Kind::Paren { call });
             }
             T::LeftBracket => self.push(Kind::Bracket),
-            T::LeftBrace => self.push(Kind::Brace),
+            T::LeftBrace => {
+                let init = match prev {
+                    Some(T::Equal) => true,
+                    Some(T::Comma | T::LeftBrace) => self.top().kind == Kind::Init,
+                    _ => false,
+                };
+                self.push(if init { Kind::Init } else { Kind::Brace });
+            }
             T::RightParen | T::RightBracket => {
                 self.pop();
             }
-            T::RightBrace if self.pop().is_some() => self.top().after_block = true,
-            T::RightBrace => {}
+            T::RightBrace => {
+                let block = self.top().kind == Kind::Brace;
+                if self.pop().is_some() && block {
+                    self.top().after_block = true;
+                }
+            }
             T::Semicolon => {
                 let f = self.top();
                 f.end_segment();
@@ -233,17 +245,12 @@ impl Scan {
             }
             T::Comma => {
                 let f = self.top();
-                let sequence = match f.kind {
+                let nests = match f.kind {
                     Kind::Paren { call } => !call,
-                    Kind::Bracket => true,
-                    Kind::Top | Kind::Brace => f.expr_segment == Some(true),
+                    Kind::Init => false,
+                    Kind::Top | Kind::Brace | Kind::Bracket => true,
                 };
-                let expr_segment = f.expr_segment;
-                f.end_segment();
-                f.expr_segment = expr_segment;
-                if sequence {
-                    f.commas += 1;
-                }
+                f.comma(nests);
             }
             T::If if prev == Some(T::Else) => {}
             T::If | T::Else | T::For | T::While | T::Do | T::Switch => self.top().pending += 1,
@@ -299,7 +306,15 @@ mod tests {
         assert_eq!(bound("void f() { x = a[b[c[0]]]; }"), 2 + 1 + 3);
         // A declaration's names and a call's arguments are siblings; a
         // sequence nests.
-        assert_eq!(bound("void f() { float a, b, c, d; }"), 2);
+        assert_eq!(bound("void f() { float a, b, c, d; }"), 2 + 3);
+        assert_eq!(
+            bound("void f() { float a, b; float c, d; float e, f; }"),
+            2 + 1
+        );
+        let table = format!("float w[300] = {{{}0.0}};", "0.5, ".repeat(299));
+        // `=` and the list.
+        assert_eq!(bound(&table), 1 + 2);
+        assert_eq!(bound("void f() { float(1.0), a, b, c; }"), 2 + 3 + 1);
         assert_eq!(bound("void f() { x = f(a, b, c, d); }"), 2 + 1 + 1);
         assert_eq!(bound("void f() { x = (a, b, c, d); }"), 2 + 1 + 1 + 3);
         assert_eq!(bound("void f() { a, b, c, d; }"), 2 + 3);

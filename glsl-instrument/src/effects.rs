@@ -296,6 +296,26 @@ fn effectful_functions(tu: &ast::TranslationUnit) -> HashMap<String, String> {
     effect
 }
 
+/// [`check`] of `expr` as probed at `step` of `model` (its macros), before
+/// the type check (whose "returns void" would hide why `imageStore(...)`
+/// is refused). An expression that does not parse passes: the later
+/// stages report that.
+pub(crate) fn check_probe(
+    model: &crate::ShaderModel,
+    step: crate::StepId,
+    expr: &str,
+) -> Result<(), crate::InstrumentError> {
+    let macros = model.probe_macros(step);
+    let Ok(e) = crate::parse::parse_expr_in(expr, &model.model.type_names, &macros, model.version)
+    else {
+        return Ok(());
+    };
+    check(&model.tu, &e).map_err(|message| crate::InstrumentError::BadExpression {
+        expr: expr.to_string(),
+        message,
+    })
+}
+
 /// Refuse a probe expression with an effect, or a literal its type cannot
 /// hold; `tu` is the shader's tree (its user functions).
 pub(crate) fn check(tu: &ast::TranslationUnit, e: &ast::Expr) -> Result<(), String> {
@@ -358,7 +378,7 @@ pub(crate) fn check(tu: &ast::TranslationUnit, e: &ast::Expr) -> Result<(), Stri
 
 /// A float or double literal beyond its type's range (the lexer made it
 /// infinite).
-fn literals(e: &ast::Expr) -> Result<(), String> {
+pub(crate) fn literals(e: &ast::Expr) -> Result<(), String> {
     struct Lits(Option<String>);
     impl Visitor for Lits {
         fn visit_expr(&mut self, e: &ast::Expr) -> Visit {

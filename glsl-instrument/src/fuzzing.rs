@@ -172,7 +172,11 @@ pub fn run_print_bytes(data: &[u8]) -> PrintFigures {
         ),
         None => (DEFAULT.into(), String::from_utf8_lossy(rest)),
     };
-    let stage = if split.is_none() { Stage::Fragment } else { stage };
+    let stage = if split.is_none() {
+        Stage::Fragment
+    } else {
+        stage
+    };
     run_print(&source, stage, &expr)
 }
 
@@ -217,7 +221,10 @@ pub fn run_print(source: &str, stage: Stage, expr: &str) -> PrintFigures {
                     // parses again (unless the probe made it too deep).
                     let again = ShaderModel::parse(&out.source, stage);
                     debug_assert!(
-                        again.as_ref().err().is_none_or(|e| e.message.contains("too deeply")),
+                        again
+                            .as_ref()
+                            .err()
+                            .is_none_or(|e| e.message.contains("too deeply")),
                         "{:?}\n{}",
                         again.err(),
                         out.source

@@ -687,6 +687,7 @@ impl ShaderModel {
         // Type check first (typeck.rs): a certain error is reported here
         // with its column; anything unknown is left to the driver.
         if let Some(expr) = probe.expr {
+            effects::check_probe(self, probe.position.step, expr)?;
             typeck::check(self, probe.position.step, expr)?;
         }
         instrument::instrument(self, probe, false)
@@ -702,6 +703,7 @@ impl ShaderModel {
         probe: &Probe<'_>,
     ) -> Result<Instrumented, InstrumentError> {
         if let (Some(expr), Some(last)) = (probe.expr, instrument::last_main_step(self)) {
+            effects::check_probe(self, last, expr)?;
             typeck::check(self, last, expr)?;
         }
         instrument::instrument(self, probe, true)
@@ -726,6 +728,7 @@ impl ShaderModel {
             false => Some(probe.position.step),
         };
         if let (Some(expr), Some(step)) = (probe.expr, step) {
+            effects::check_probe(self, step, expr)?;
             typeck::check(self, step, expr)?;
         }
         instrument::instrument_to(self, probe, at_end, true, false)

@@ -1231,11 +1231,11 @@ pub(crate) fn check(
     else {
         return Ok(None);
     };
-    crate::effects::check(&model.tu, &e).map_err(|message| {
-        crate::InstrumentError::BadExpression {
-            expr: expr.to_string(),
-            message,
-        }
+    // A literal its type cannot hold (side effects are the instrumenter's
+    // refusal: this stays a type query, also of assignments).
+    crate::effects::literals(&e).map_err(|message| crate::InstrumentError::BadExpression {
+        expr: expr.to_string(),
+        message,
     })?;
     let decls = Decls::collect(&model.tu);
     let checker = Checker {

@@ -1,6 +1,7 @@
 //! Issue 12 points 7 and 10: `print` evaluates without side effects, and a
-//! literal its type cannot hold is refused. Every probe form (value,
-//! end of main, layout, type) refuses with a message naming what it does.
+//! literal its type cannot hold is refused. Every form that builds a probe
+//! (value, end of main) refuses with a message naming what
+//! it does; the type query refuses the literal too.
 
 use glsl_instrument::{InstrumentError, Position, Probe, Semantics, ShaderModel, Stage};
 
@@ -36,11 +37,11 @@ fn refusal(m: &ShaderModel, expr: &str) -> Option<String> {
         expr: Some(expr),
         semantics: Semantics::Equivalent,
     };
+    // The type query and the layout stay type questions (also of an
+    // assignment); every form that builds a probe refuses.
     let errors = [
         m.instrument(&probe).err(),
         m.instrument_end_of_main(&probe).err(),
-        m.value_layout(step, expr).err(),
-        m.expression_type(step, expr).err(),
     ];
     let first = errors[0].clone().map(|e| match e {
         InstrumentError::BadExpression { message, .. } => message,
@@ -124,6 +125,12 @@ fn out_of_range_literals_are_refused() {
     ] {
         let message = refusal(&m, expr).unwrap_or_else(|| panic!("{expr}: accepted"));
         assert!(message.contains(what), "{expr}: {message}");
+        let step = m.steps().last().unwrap().id;
+        let typed = m.expression_type(step, expr).map_err(|e| e.to_string());
+        assert!(
+            matches!(&typed, Err(e) if e.contains(what)),
+            "{expr}: {typed:?}"
+        );
     }
     // Integers beyond 32 bits do not parse (the type query answers
     // "unknown", the probe reports the parse error).
