@@ -764,7 +764,7 @@ impl ShaderModel {
     /// wider than the debug output (a matrix by column, an array by
     /// element, a struct by field, a `dvec3` as `.xy` and `.z`). `None`
     /// where the type checker does not know the type (the driver decides;
-    /// probe the expression whole). Errors: a certain type error, an
+    /// probe the expression whole). Errors: a side effect, a certain type error, an
     /// opaque value (sampler, image), an unsized array, more than
     /// [`MAX_PARTS`] parts.
     pub fn value_layout(
@@ -772,6 +772,7 @@ impl ShaderModel {
         step: StepId,
         expr: &str,
     ) -> Result<Option<ValueLayout>, InstrumentError> {
+        effects::check_probe(self, step, expr)?;
         parts::layout(self, step, expr)
     }
 

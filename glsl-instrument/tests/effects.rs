@@ -1,6 +1,6 @@
 //! Issue 12 points 7 and 10: `print` evaluates without side effects, and a
 //! literal its type cannot hold is refused. Every form that builds a probe
-//! (value, end of main) refuses with a message naming what
+//! (layout, value, end of main) refuses with a message naming what
 //! it does; the type query refuses the literal too.
 
 use glsl_instrument::{InstrumentError, Position, Probe, Semantics, ShaderModel, Stage};
@@ -37,11 +37,12 @@ fn refusal(m: &ShaderModel, expr: &str) -> Option<String> {
         expr: Some(expr),
         semantics: Semantics::Equivalent,
     };
-    // The type query and the layout stay type questions (also of an
-    // assignment); every form that builds a probe refuses.
+    // The type query stays a type question (also of an assignment); the
+    // layout `print` asks first and every form that builds a probe refuse.
     let errors = [
         m.instrument(&probe).err(),
         m.instrument_end_of_main(&probe).err(),
+        m.value_layout(step, expr).err(),
     ];
     let first = errors[0].clone().map(|e| match e {
         InstrumentError::BadExpression { message, .. } => message,
