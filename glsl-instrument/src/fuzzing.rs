@@ -180,60 +180,61 @@ pub fn run_print_bytes(data: &[u8]) -> PrintFigures {
     run_print(&source, stage, &expr)
 }
 
-/// Parse `source` and probe `expr` the way `print` does: at the entry, at
-/// the last step of `main` and at the end of `main` (2 MiB of stack, as a
-/// daemon worker, is the fuzz target's and the replay test's business).
+/// Parse `source` and probe `expr` the way `print` does: type, layout,
+/// the value probe, the written probe and the end-of-main probe at the
+/// last step of `main`, the value probe at its entry. The first debug
+/// shader is parsed again (it is large: once per input keeps the fuzzer
+/// fast). A 2 MiB stack, as a daemon worker's, is the caller's business.
 pub fn run_print(source: &str, stage: Stage, expr: &str) -> PrintFigures {
     let mut f = PrintFigures::default();
     let Ok(model) = ShaderModel::parse(source, stage) else {
         return f;
     };
     f.parsed = true;
-    let mut positions = vec![model.entry()];
-    if let Some(last) = model.last_step_of_main() {
-        positions.push(Position {
-            step: last,
-            ..model.entry()
-        });
-    }
-    for (k, pos) in positions.iter().enumerate() {
-        f.probed += 1;
-        let _ = model.expression_type(pos.step, expr);
-        let _ = model.value_layout(pos.step, expr);
-        let probe = Probe {
-            position: pos,
-            expr: Some(expr),
-            semantics: Semantics::Equivalent,
-        };
-        let results = [
-            model.instrument(&probe),
-            match k {
-                0 => model.instrument_end_of_main(&probe),
-                _ => model.instrument_vertex_buffer(&probe, false),
-            },
-        ];
-        let _ = model.instrument_written(&probe, k == 1);
-        for r in results {
-            match r {
-                Ok(out) => {
-                    f.instrumented += 1;
-                    // The debug shader with the expression printed in it
-                    // parses again (unless the probe made it too deep).
-                    let again = ShaderModel::parse(&out.source, stage);
-                    debug_assert!(
-                        again
-                            .as_ref()
-                            .err()
-                            .is_none_or(|e| e.message.contains("too deeply")),
-                        "{:?}\n{}",
-                        again.err(),
-                        out.source
-                    );
-                }
-                Err(crate::InstrumentError::BadExpression { .. }) => f.refused += 1,
-                Err(_) => {}
+    let entry = model.entry();
+    let last = model.last_step_of_main().map(|step| Position {
+        step,
+        ..model.entry()
+    });
+    let mut reparsed = false;
+    let mut tally = |r: Result<crate::Instrumented, crate::InstrumentError>| match r {
+        Ok(out) => {
+            f.instrumented += 1;
+            if !reparsed {
+                reparsed = true;
+                // The debug shader with the expression printed in it
+                // parses again (unless the probe made it too deep).
+                let again = ShaderModel::parse(&out.source, stage);
+                debug_assert!(
+                    again
+                        .as_ref()
+                        .err()
+                        .is_none_or(|e| e.message.contains("too deeply")),
+                    "{:?}\n{}",
+                    again.err(),
+                    out.source
+                );
             }
         }
+        Err(crate::InstrumentError::BadExpression { .. }) => f.refused += 1,
+        Err(_) => {}
+    };
+    let probe = |position| Probe {
+        position,
+        expr: Some(expr),
+        semantics: Semantics::Equivalent,
+    };
+    if let Some(pos) = &last {
+        let _ = model.expression_type(pos.step, expr);
+        let _ = model.value_layout(pos.step, expr);
+        tally(model.instrument(&probe(pos)));
+        let _ = model.instrument_written(&probe(pos), false);
+        if stage == Stage::Vertex {
+            tally(model.instrument_vertex_buffer(&probe(pos), true));
+        }
     }
+    tally(model.instrument(&probe(&entry)));
+    tally(model.instrument_end_of_main(&probe(&entry)));
+    f.probed = 2;
     f
 }
