@@ -39,12 +39,15 @@ fn builtin_effect(name: &str) -> bool {
         )
 }
 
-/// Built-in functions writing the arguments at these positions.
+/// Built-in functions writing the arguments at these positions (a sparse
+/// texture lookup's `out` texel: any argument after the sampler, as its
+/// position varies).
 fn builtin_out_args(name: &str) -> &'static [usize] {
     match name {
         "modf" | "frexp" => &[1],
         "uaddCarry" | "usubBorrow" => &[2],
         "umulExtended" | "imulExtended" => &[2, 3],
+        n if n.starts_with("sparse") && n != "sparseTexelsResidentARB" => &[1, 2, 3, 4, 5, 6],
         _ => &[],
     }
 }
@@ -224,10 +227,12 @@ fn effectful_functions(tu: &ast::TranslationUnit) -> HashMap<String, String> {
     }
     let global_names = globals(tu);
     let mut functions: HashMap<String, Vec<Function>> = HashMap::new();
+    let mut undefined: HashSet<String> = out_params.keys().cloned().collect();
     for d in &tu.0 {
         let ast::ExternalDeclarationData::FunctionDefinition(f) = &d.content else {
             continue;
         };
+        undefined.remove(f.prototype.name.0.as_str());
         let mut body = Body {
             out_params: &out_params,
             locals: HashSet::new(),
@@ -251,8 +256,15 @@ fn effectful_functions(tu: &ast::TranslationUnit) -> HashMap<String, String> {
                 writes: body.writes,
             });
     }
-    // Direct effects, then through calls until nothing changes.
-    let mut effect: HashMap<String, String> = HashMap::new();
+    // Direct effects, then through calls until nothing changes. A function
+    // defined in another shader object of the stage may write anything.
+    let mut effect: HashMap<String, String> = undefined
+        .into_iter()
+        .map(|n| {
+            let why = "is defined in another shader object (gldbg cannot tell what it writes)";
+            (n, why.to_string())
+        })
+        .collect();
     for (name, overloads) in &functions {
         for f in overloads {
             let why = f.effect.clone().or_else(|| {

@@ -21,6 +21,8 @@ float count() { return float(atomicCounterIncrement(c)); }
 float through(float x) { return bump(x) + 1.0; }
 float uses_out(float x) { float w; split(x, w); return w; }
 float paints(float x) { imageStore(img, ivec2(0), uvec4(1u)); return x; }
+float elsewhere(float x);
+float calls_elsewhere(float x) { return elsewhere(x) * 2.0; }
 
 void main() {
     int i = 3;
@@ -87,6 +89,14 @@ fn side_effects_are_refused() {
             "`through`, which calls `bump`, which writes `total`",
         ),
         ("vec2(x, bump(x)).y", "`bump`, which writes `total`"),
+        (
+            "elsewhere(x)",
+            "`elsewhere`, which is defined in another shader object",
+        ),
+        (
+            "calls_elsewhere(x)",
+            "`calls_elsewhere`, which calls `elsewhere`, which is defined in another",
+        ),
     ];
     for (expr, what) in cases {
         let message = refusal(&m, expr).unwrap_or_else(|| panic!("{expr}: accepted"));
