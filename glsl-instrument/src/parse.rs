@@ -1204,9 +1204,9 @@ fn parse_expr_with(
             default_version: u16::try_from(version).unwrap_or(460),
             ..ParseOptions::default()
         };
-        // The probe function's block adds 2 levels. Checked before parsing:
-        // the type checker and the printer recurse once per level.
-        let limit = crate::depth::EXPR_LIMIT + 2;
+        // The probe function's block adds its weight. Checked before
+        // parsing: the type checker and the printer recurse once per level.
+        let limit = crate::depth::EXPR_LIMIT + crate::depth::BLOCK;
         if crate::depth::check(&src, &opts, limit).is_err() {
             return Err((
                 usize::MAX,

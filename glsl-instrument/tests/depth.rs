@@ -19,7 +19,7 @@ void main() {
 /// Levels a probe expression may nest (`depth::EXPR_LIMIT`).
 const EXPR_LIMIT: usize = 64;
 /// Levels a shader may nest (`depth::SHADER_LIMIT`).
-const SHADER_LIMIT: usize = 256;
+const SHADER_LIMIT: usize = 512;
 
 /// Run `f` on a thread with a tokio worker's stack (2 MiB).
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -166,7 +166,7 @@ fn deep_shaders_are_refused_on_a_worker_stack() {
                 .unwrap_or_else(|| panic!("{shape}: parsed"));
             assert!(
                 err.message
-                    .contains("nested too deeply (more than 256 levels)"),
+                    .contains("nested too deeply (more than 512 levels)"),
                 "{shape}: {err:?}"
             );
             assert!((6..=8).contains(&err.line), "{shape}: {err:?}");
@@ -196,17 +196,28 @@ fn deep_shaders_are_refused_on_a_worker_stack() {
 #[test]
 fn shaders_inside_the_limit_still_parse_and_instrument() {
     on_small_stack(|| {
-        for (shape, body) in shader_shapes(SHADER_LIMIT / 2 - 8) {
+        for (shape, body) in shader_shapes(SHADER_LIMIT / 2 - 16) {
             let m = ShaderModel::parse(&shader_with(&body), Stage::Fragment)
                 .unwrap_or_else(|e| panic!("{shape}: {e:?}"));
-            let step = m.steps().last().unwrap().id;
-            let pos = Position { step, ..m.entry() };
+            // The step inside the nesting (`x = 2.0`, `x += 1.0`, ...) and
+            // the deepest probe expression there.
+            let step = m.steps()[m.steps().len() - 2].id;
+            let n = SHADER_LIMIT / 2 - 16;
+            let loops = if shape == "loops" { n / 2 } else { 0 };
+            let pos = Position {
+                step,
+                iterations: vec![0; loops],
+                ..m.entry()
+            };
+            let expr = format!("x{}", "+x".repeat(EXPR_LIMIT - 8));
             let probe = Probe {
                 position: &pos,
-                expr: Some("x"),
+                expr: Some(&expr),
                 semantics: Semantics::Equivalent,
             };
             m.instrument(&probe)
+                .unwrap_or_else(|e| panic!("{shape}: {e}"));
+            m.value_layout(step, &expr)
                 .unwrap_or_else(|e| panic!("{shape}: {e}"));
         }
     });
