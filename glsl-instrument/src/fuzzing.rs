@@ -1,7 +1,10 @@
-//! The never-panic entry point shared by the cargo-fuzz target
-//! (`fuzz/fuzz_targets/parse_instrument.rs`) and the seed-corpus replay test
-//! (`tests/seeds.rs`): parse → step model → successors → instrument every
-//! reached position → decode. Not part of the debugger's API.
+//! The never-panic entry points shared by the cargo-fuzz targets and the
+//! seed-corpus replay tests: `parse_instrument` ([`run_bytes`],
+//! `tests/seeds.rs`): parse → step model → successors → instrument every
+//! reached position → decode; `print_expr` ([`run_print_bytes`],
+//! `tests/print_seeds.rs`): a shader and a `print` expression → parse →
+//! type check → layout → instrument the probe → print. Not part of the
+//! debugger's API.
 
 use crate::{Position, Probe, Semantics, ShaderModel, Stage, StepMode, decode_type};
 
@@ -120,5 +123,118 @@ pub fn run(source: &str, stage: Stage) -> Figures {
             }
         }
     }
+    f
+}
+
+/// Separates the shader from the expression in a `print_expr` input.
+pub const PRINT_SEPARATOR: &[u8] = b"\n//print\n";
+
+/// A `print_expr` input: `source` as `stage`, probed with `expr`.
+pub fn print_input(source: &str, stage: Stage, expr: &str) -> Vec<u8> {
+    let mut v = input(source, stage);
+    v.extend_from_slice(PRINT_SEPARATOR);
+    v.extend_from_slice(expr.as_bytes());
+    v
+}
+
+/// What one `print_expr` run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrintFigures {
+    pub parsed: bool,
+    /// Positions the expression was probed at.
+    pub probed: usize,
+    /// Probes that gave a debug shader.
+    pub instrumented: usize,
+    /// Probes refused as a bad expression (parse, type, effect, depth).
+    pub refused: usize,
+}
+
+/// Fuzz input for `print_expr`: first byte = stage (mod 6), then the
+/// shader source up to [`PRINT_SEPARATOR`], then the expression (without
+/// a separator, the whole rest is the expression on a fixed shader).
+/// Must never panic nor overflow the stack, whatever the input.
+pub fn run_print_bytes(data: &[u8]) -> PrintFigures {
+    const DEFAULT: &str = "#version 430 core\nuniform float u;\nuniform int k[4];\n\
+        layout(std430, binding = 1) buffer B { float b[]; };\nout vec4 color;\n\
+        float f(float x) { return x * u; }\nvoid main() {\n    float x = u;\n    int i = k[1];\n\
+        color = vec4(f(x), float(i), b[0], 1.0);\n}\n";
+    let Some((&first, rest)) = data.split_first() else {
+        return PrintFigures::default();
+    };
+    let stage = STAGES[usize::from(first) % STAGES.len()];
+    let split = rest
+        .windows(PRINT_SEPARATOR.len())
+        .position(|w| w == PRINT_SEPARATOR);
+    let (source, expr) = match split {
+        Some(i) => (
+            String::from_utf8_lossy(&rest[..i]),
+            String::from_utf8_lossy(&rest[i + PRINT_SEPARATOR.len()..]),
+        ),
+        None => (DEFAULT.into(), String::from_utf8_lossy(rest)),
+    };
+    let stage = if split.is_none() {
+        Stage::Fragment
+    } else {
+        stage
+    };
+    run_print(&source, stage, &expr)
+}
+
+/// Parse `source` and probe `expr` the way `print` does: type, layout,
+/// the value probe, the written probe and the end-of-main probe at the
+/// last step of `main`, the value probe at its entry. The first debug
+/// shader is parsed again (it is large: once per input keeps the fuzzer
+/// fast). A 2 MiB stack, as a daemon worker's, is the caller's business.
+pub fn run_print(source: &str, stage: Stage, expr: &str) -> PrintFigures {
+    let mut f = PrintFigures::default();
+    let Ok(model) = ShaderModel::parse(source, stage) else {
+        return f;
+    };
+    f.parsed = true;
+    let entry = model.entry();
+    let last = model.last_step_of_main().map(|step| Position {
+        step,
+        ..model.entry()
+    });
+    let mut reparsed = false;
+    let mut tally = |r: Result<crate::Instrumented, crate::InstrumentError>| match r {
+        Ok(out) => {
+            f.instrumented += 1;
+            if !reparsed {
+                reparsed = true;
+                // The debug shader with the expression printed in it
+                // parses again (unless the probe made it too deep).
+                let again = ShaderModel::parse(&out.source, stage);
+                debug_assert!(
+                    again
+                        .as_ref()
+                        .err()
+                        .is_none_or(|e| e.message.contains("too deeply")),
+                    "{:?}\n{}",
+                    again.err(),
+                    out.source
+                );
+            }
+        }
+        Err(crate::InstrumentError::BadExpression { .. }) => f.refused += 1,
+        Err(_) => {}
+    };
+    let probe = |position| Probe {
+        position,
+        expr: Some(expr),
+        semantics: Semantics::Equivalent,
+    };
+    if let Some(pos) = &last {
+        let _ = model.expression_type(pos.step, expr);
+        let _ = model.value_layout(pos.step, expr);
+        tally(model.instrument(&probe(pos)));
+        let _ = model.instrument_written(&probe(pos), false);
+        if stage == Stage::Vertex {
+            tally(model.instrument_vertex_buffer(&probe(pos), true));
+        }
+    }
+    tally(model.instrument(&probe(&entry)));
+    tally(model.instrument_end_of_main(&probe(&entry)));
+    f.probed = 2;
     f
 }

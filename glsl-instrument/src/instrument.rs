@@ -780,6 +780,7 @@ pub(crate) fn instrument_to(
                 &m.probe_macros(pos.step),
                 m.version,
             )
+            .and_then(|e| crate::effects::check(&m.tu, &e).map(|()| e))
             .map_err(|message| InstrumentError::BadExpression {
                 expr: text.to_string(),
                 message,

@@ -47,6 +47,8 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod builtins;
+mod depth;
+mod effects;
 mod flow;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -687,6 +689,7 @@ impl ShaderModel {
         // Type check first (typeck.rs): a certain error is reported here
         // with its column; anything unknown is left to the driver.
         if let Some(expr) = probe.expr {
+            effects::check_probe(self, probe.position.step, expr)?;
             typeck::check(self, probe.position.step, expr)?;
         }
         instrument::instrument(self, probe, false)
@@ -702,6 +705,7 @@ impl ShaderModel {
         probe: &Probe<'_>,
     ) -> Result<Instrumented, InstrumentError> {
         if let (Some(expr), Some(last)) = (probe.expr, instrument::last_main_step(self)) {
+            effects::check_probe(self, last, expr)?;
             typeck::check(self, last, expr)?;
         }
         instrument::instrument(self, probe, true)
@@ -726,6 +730,7 @@ impl ShaderModel {
             false => Some(probe.position.step),
         };
         if let (Some(expr), Some(step)) = (probe.expr, step) {
+            effects::check_probe(self, step, expr)?;
             typeck::check(self, step, expr)?;
         }
         instrument::instrument_to(self, probe, at_end, true, false)
@@ -761,7 +766,7 @@ impl ShaderModel {
     /// wider than the debug output (a matrix by column, an array by
     /// element, a struct by field, a `dvec3` as `.xy` and `.z`). `None`
     /// where the type checker does not know the type (the driver decides;
-    /// probe the expression whole). Errors: a certain type error, an
+    /// probe the expression whole). Errors: a side effect, a certain type error, an
     /// opaque value (sampler, image), an unsized array, more than
     /// [`MAX_PARTS`] parts.
     pub fn value_layout(
@@ -769,6 +774,7 @@ impl ShaderModel {
         step: StepId,
         expr: &str,
     ) -> Result<Option<ValueLayout>, InstrumentError> {
+        effects::check_probe(self, step, expr)?;
         parts::layout(self, step, expr)
     }
 

@@ -942,6 +942,18 @@ pub(crate) fn parse_active(src: &str, active: &str, api: Api) -> Result<Parsed, 
         .copied()
         .filter(|n| used.contains(*n))
         .collect();
+    // Before any pass recurses over a tree too deep for the stack.
+    let depth = catch_unwind(AssertUnwindSafe(|| {
+        crate::depth::check(&edited, &opts, crate::depth::SHADER_LIMIT)
+    }));
+    if let Ok(Err(offset)) = depth {
+        let (line, column) = line_col(src, offset);
+        return Err(ParseError {
+            line,
+            column,
+            message: crate::depth::message("the shader is", crate::depth::SHADER_LIMIT),
+        });
+    }
     let attempt = |text: &str,
                    declare_gated: bool,
                    fix: Option<&Workarounds>|
@@ -1192,6 +1204,15 @@ fn parse_expr_with(
             default_version: u16::try_from(version).unwrap_or(460),
             ..ParseOptions::default()
         };
+        // The probe function's block adds its weight. Checked before
+        // parsing: the type checker and the printer recurse once per level.
+        let limit = crate::depth::EXPR_LIMIT + crate::depth::BLOCK;
+        if crate::depth::check(&src, &opts, limit).is_err() {
+            return Err((
+                usize::MAX,
+                crate::depth::message("expression", crate::depth::EXPR_LIMIT),
+            ));
+        }
         ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(&src)
             .opts(&opts)
             .context(&ctx)
@@ -1206,6 +1227,7 @@ fn parse_expr_with(
     }));
     let tu = match result {
         Ok(Ok(tu)) => tu,
+        Ok(Err((usize::MAX, message))) => return Err(message),
         Ok(Err((offset, message))) => {
             let (line, column) = line_col(&src, offset);
             let at = if line == expr_line {

@@ -1231,6 +1231,12 @@ pub(crate) fn check(
     else {
         return Ok(None);
     };
+    // A literal its type cannot hold (side effects are the instrumenter's
+    // refusal: this stays a type query, also of assignments).
+    crate::effects::literals(&e).map_err(|message| crate::InstrumentError::BadExpression {
+        expr: expr.to_string(),
+        message,
+    })?;
     let decls = Decls::collect(&model.tu);
     let checker = Checker {
         scope: &st.scope,

@@ -111,14 +111,32 @@ pub(crate) fn parse_define(rest: &str) -> Option<(String, MacroDef)> {
     }
 }
 
+/// Arguments nested in macro arguments that [`pp_expand`] expands (each
+/// level recurses once).
+const MAX_ARG_NESTING: u32 = 64;
+
 /// Expand `ts` fully (C99 6.10.3, hide sets); `used` collects the macros
-/// expanded. `None` when an invocation is cut off or the work explodes.
+/// expanded. `None` when an invocation is cut off, the work explodes or
+/// arguments nest more than [`MAX_ARG_NESTING`] deep.
 pub(crate) fn pp_expand(
-    mut ts: std::collections::VecDeque<PpTok>,
+    ts: std::collections::VecDeque<PpTok>,
     defs: &std::collections::HashMap<String, MacroDef>,
     used: &mut HashSet<String>,
     budget: &mut usize,
 ) -> Option<Vec<PpTok>> {
+    expand_nested(ts, defs, used, budget, 0)
+}
+
+fn expand_nested(
+    mut ts: std::collections::VecDeque<PpTok>,
+    defs: &std::collections::HashMap<String, MacroDef>,
+    used: &mut HashSet<String>,
+    budget: &mut usize,
+    nesting: u32,
+) -> Option<Vec<PpTok>> {
+    if nesting > MAX_ARG_NESTING {
+        return None;
+    }
     let mut out = Vec::new();
     while let Some(t) = ts.pop_front() {
         *budget = budget.checked_sub(1)?;
@@ -129,7 +147,7 @@ pub(crate) fn pp_expand(
         let mut hide = t.hide.clone();
         hide.push(t.text.clone());
         let replaced = match &def.params {
-            None => pp_subst(&def.body, &[], &[], &hide, defs, used, budget)?,
+            None => pp_subst(&def.body, &[], &[], &hide, defs, used, budget, nesting)?,
             Some(params) => {
                 if ts.front().is_none_or(|n| n.text != "(") {
                     out.push(t);
@@ -158,7 +176,7 @@ pub(crate) fn pp_expand(
                 if args.len() != params.len() {
                     return None;
                 }
-                pp_subst(&def.body, params, &args, &hide, defs, used, budget)?
+                pp_subst(&def.body, params, &args, &hide, defs, used, budget, nesting)?
             }
         };
         used.insert(t.text.clone());
@@ -170,6 +188,7 @@ pub(crate) fn pp_expand(
 }
 
 /// A replacement list with the arguments substituted and `##` applied.
+#[allow(clippy::too_many_arguments)]
 fn pp_subst(
     body: &[String],
     params: &[String],
@@ -178,6 +197,7 @@ fn pp_subst(
     defs: &std::collections::HashMap<String, MacroDef>,
     used: &mut HashSet<String>,
     budget: &mut usize,
+    nesting: u32,
 ) -> Option<Vec<PpTok>> {
     let arg = |t: &str| params.iter().position(|p| p == t).map(|i| &args[i]);
     let mut os: Vec<PpTok> = Vec::new();
@@ -206,7 +226,13 @@ fn pp_subst(
         match arg(t) {
             // An operand of `##` is not macro-expanded first.
             Some(a) if body.get(i + 1).is_some_and(|n| n == "##") => os.extend(a.iter().cloned()),
-            Some(a) => os.extend(pp_expand(a.iter().cloned().collect(), defs, used, budget)?),
+            Some(a) => os.extend(expand_nested(
+                a.iter().cloned().collect(),
+                defs,
+                used,
+                budget,
+                nesting + 1,
+            )?),
             None => os.push(PpTok {
                 text: t.clone(),
                 hide: Vec::new(),

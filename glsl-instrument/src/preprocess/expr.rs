@@ -28,6 +28,7 @@ pub(crate) fn eval_condition(text: &str, defs: &HashMap<String, MacroDef>) -> Re
     let mut p = Parser {
         toks: &words,
         at: 0,
+        nesting: 0,
     };
     let v = p.binary(0)?;
     match p.toks.get(p.at) {
@@ -78,7 +79,12 @@ fn resolve_defined(
 struct Parser<'a> {
     toks: &'a [String],
     at: usize,
+    /// Unary operators and parentheses open (each recurses).
+    nesting: u32,
 }
+
+/// Unary operators and parentheses an `#if` expression may nest.
+const MAX_NESTING: u32 = 64;
 
 /// Binary operators, loosest first.
 const LEVELS: [&[&str]; 10] = [
@@ -114,6 +120,18 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<i64, String> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return Err(format!(
+                "expression nested too deeply (more than {MAX_NESTING} levels)"
+            ));
+        }
+        let v = self.operand();
+        self.nesting -= 1;
+        v
+    }
+
+    fn operand(&mut self) -> Result<i64, String> {
         let t = self.toks.get(self.at).ok_or("the expression ends early")?;
         self.at += 1;
         match t.as_str() {
