@@ -193,6 +193,23 @@ fn base_type(s: &str, decls: &Decls) -> Option<Ty> {
 /// GLSL's implicit conversions (4.00 and GL_ARB_gpu_shader5: int → uint,
 /// int/uint → float, int/uint/float → double; same shape). Older and ES
 /// versions have fewer; the checker is lenient there (the driver decides).
+
+/// The value of an index written as an integer literal, possibly negated
+/// (`v[2]`, `v[-1]`, `v[-(1)]`): what the type check can refuse as out of
+/// range before the driver sees it.
+fn constant_index(e: &ast::Expr) -> Option<i64> {
+    use glsl_lang::ast::{ExprData as E, UnaryOpData as U};
+    match &e.content {
+        E::IntConst(n) => Some(i64::from(*n)),
+        E::UIntConst(n) => Some(i64::from(*n)),
+        E::Unary(op, a) => match op.content {
+            U::Minus => constant_index(a).map(|k| -k),
+            U::Add => constant_index(a),
+            _ => None,
+        },
+        _ => None,
+    }
+}
 fn converts(from: &Ty, to: &Ty) -> bool {
     match (from, to) {
         (
@@ -531,11 +548,7 @@ impl Checker<'_> {
                 let Some(ta) = self.value(a)? else {
                     return Ok(None);
                 };
-                let constant = match &i.content {
-                    E::IntConst(n) => Some(i64::from(*n)),
-                    E::UIntConst(n) => Some(i64::from(*n)),
-                    _ => None,
-                };
+                let constant = constant_index(i);
                 let (elem, size) = match &ta {
                     Ty::Array(t, n) => ((**t).clone(), *n),
                     Ty::Num {
@@ -548,8 +561,8 @@ impl Checker<'_> {
                     }
                     t => return err(start(i), format!("{t} cannot be indexed")),
                 };
-                if let (Some(k), Some(n)) = (constant, size)
-                    && (k < 0 || k >= i64::from(n))
+                if let Some(k) = constant
+                    && (k < 0 || size.is_some_and(|n| k >= i64::from(n)))
                 {
                     return err(start(i), format!("index {k} is out of range for {ta}"));
                 }

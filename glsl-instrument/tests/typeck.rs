@@ -109,6 +109,12 @@ fn every_error_kind_with_message_and_column() {
         // indexing
         ("a[2]", "index 2 is out of range for vec2 at column 3"),
         ("w[4]", "index 4 is out of range for float[4] at column 3"),
+        ("a[-1]", "index -1 is out of range for vec2 at column 3"),
+        ("w[-2]", "index -2 is out of range for float[4] at column 3"),
+        (
+            "gl_FragCoord[-1]",
+            "index -1 is out of range for vec4 at column 14",
+        ),
         (
             "a[c]",
             "an index must be an int or uint, not float at column 3",

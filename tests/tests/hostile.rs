@@ -736,11 +736,46 @@ fn prints_and_dumps() -> Vec<Row> {
             }),
             Fine
         ),
-        // added at merge (glsl-instrument: a negative constant index passes the type check and reaches the driver, INTERNAL): row!("Print gl_FragCoord[-1]", print(pb::PrintRequest { expr: "gl_FragCoord[-1]".into(), at: None }), Invalid),
-        // added at merge: row!("Print 300 nested unary minus", print(pb::PrintRequest { expr: format!("{}1.0", "-".repeat(3000)), at: None }), Invalid),
-        // added at merge: row!("Print an assignment to an output", print(pb::PrintRequest { expr: "frag = vec4(1.0)".into(), at: None }), Invalid),
-        // added at merge: row!("Print an assignment to a uniform", print(pb::PrintRequest { expr: "u_gain = 5.0".into(), at: None }), Invalid),
-        // added at merge: row!("Print 1e39 (a float literal past f32)", print(pb::PrintRequest { expr: "1e39".into(), at: None }), Invalid),
+        row!(
+            "Print gl_FragCoord[-1]",
+            print(pb::PrintRequest {
+                expr: "gl_FragCoord[-1]".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print 300 nested unary minus",
+            print(pb::PrintRequest {
+                expr: format!("{}1.0", "-".repeat(3000)),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print an assignment to an output",
+            print(pb::PrintRequest {
+                expr: "frag = vec4(1.0)".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print an assignment to a uniform",
+            print(pb::PrintRequest {
+                expr: "u_gain = 5.0".into(),
+                at: None
+            }),
+            Invalid
+        ),
+        row!(
+            "Print 1e39 (a float literal past f32)",
+            print(pb::PrintRequest {
+                expr: "1e39".into(),
+                at: None
+            }),
+            Invalid
+        ),
     ]
 }
 
