@@ -335,7 +335,9 @@ impl Scan {
 
 /// Refuse `text` if its tree could be more than `limit` levels deep:
 /// `Err(offset)` of the token where the bound passed the limit. A lexical
-/// error ends the scan (the parser reports it).
+/// error does not end the scan: the bad token counts as nothing and the
+/// tokens after it are bounded too (the parser stops at the error, but a
+/// rewrite of the text that avoids it is parsed, and checked, again).
 pub(crate) fn check(text: &str, opts: &ParseOptions, limit: u32) -> Result<(), usize> {
     let mut scan = Scan {
         stack: vec![Frame::new(Kind::Top, 0)],
@@ -345,7 +347,7 @@ pub(crate) fn check(text: &str, opts: &ParseOptions, limit: u32) -> Result<(), u
     let lexer = <DefaultLexer<'_> as LangLexer<'_>>::new(text, opts).run(ParseContext::new());
     for item in lexer {
         let Ok((start, tok, _end)) = item else {
-            return Ok(());
+            continue;
         };
         if scan.token(tok) > limit {
             return Err(usize::from(start.offset));
@@ -412,6 +414,15 @@ mod tests {
             bound("void f() { if (a) { x; } y; }"),
             BLOCK + CONTROL + BLOCK
         );
+    }
+
+    #[test]
+    fn nesting_after_a_lexical_error_is_bounded() {
+        let deep = format!("{}x{}", "f(".repeat(600), ")".repeat(600));
+        for bad in ["$", "0x", "#line 0 \"f\"\n", "#elif\n", "#error no\n"] {
+            let src = format!("void f() {{\n{bad} x; y = {deep}; }}");
+            assert!(check(&src, &ParseOptions::default(), 512).is_err(), "{bad}");
+        }
     }
 
     #[test]

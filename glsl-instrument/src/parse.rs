@@ -928,51 +928,88 @@ pub(crate) fn parse_active(src: &str, active: &str, api: Api) -> Result<Parsed, 
     let mut used = HashSet::new();
     words(src, &mut used);
     let mut renames = std::collections::HashMap::new();
-    let edited = active.to_string();
     let (edited, unknown_extensions, unknown_names) =
-        hide_unknown_extensions(&edited, &used, &mut renames);
+        hide_unknown_extensions(active, &used, &mut renames);
     used.extend(renames.keys().cloned());
     let (edited, mut literals, placeholder_types) = hide_wide_literals(&edited, &used);
     literals.extend(renames);
-    // First as glsl-lang's version rules say; if that fails and the
-    // source uses gated built-in type names, again with those declared as
-    // type names (an old shader may use e.g. `mat4x2` as a variable name).
-    let gated: Vec<&str> = GATED_TYPE_NAMES
-        .iter()
-        .copied()
-        .filter(|n| used.contains(*n))
-        .collect();
-    // Before any pass recurses over a tree too deep for the stack.
-    let depth = catch_unwind(AssertUnwindSafe(|| {
-        crate::depth::check(&edited, &opts, crate::depth::SHADER_LIMIT)
-    }));
-    if let Ok(Err(offset)) = depth {
-        let (line, column) = line_col(src, offset);
-        return Err(ParseError {
-            line,
-            column,
-            message: crate::depth::message("the shader is", crate::depth::SHADER_LIMIT),
-        });
-    }
-    let attempt = |text: &str,
-                   declare_gated: bool,
-                   fix: Option<&Workarounds>|
-     -> Result<ast::TranslationUnit, (usize, ParseError)> {
+    let front = Front {
+        src,
+        opts,
+        // Gated built-in type names the source uses: declared as type
+        // names on a second attempt (an old shader may use e.g. `mat4x2`
+        // as a variable name).
+        gated: GATED_TYPE_NAMES
+            .iter()
+            .copied()
+            .filter(|n| used.contains(*n))
+            .collect(),
+        placeholder_types,
+        literals,
+    };
+    let tu = match front.attempt_gated(&edited, None) {
+        Ok(tu) => tu,
+        Err(Failed::Deep(e)) => return Err(e),
+        Err(Failed::Syntax(_, e)) => front.fallback(edited, e, api, &used)?,
+    };
+    finish(tu, api, unknown_names, unknown_extensions)
+}
+
+/// Why one parse of a text failed.
+enum Failed {
+    /// Nested past [`crate::depth::SHADER_LIMIT`]: not parsed, and no
+    /// rewrite of the text can help.
+    Deep(ParseError),
+    /// glsl-lang's error, at a byte offset of the text.
+    Syntax(usize, ParseError),
+}
+
+/// What every parse of one shader's text (as edited, or rewritten after a
+/// failure) shares.
+struct Front<'a> {
+    /// The source as the model holds it (errors' line:column).
+    src: &'a str,
+    opts: ParseOptions,
+    gated: Vec<&'static str>,
+    /// Type names standing for hidden literals' types.
+    placeholder_types: Vec<String>,
+    /// Placeholder → text of hidden literals and extension names.
+    literals: std::collections::HashMap<String, String>,
+}
+
+impl Front<'_> {
+    /// Parse `text` (the gated type names declared if `declare_gated`, the
+    /// rewrites of `fix` undone in the tree). The one place a shader's
+    /// text reaches glsl-lang's parser, so its nesting is bounded here,
+    /// before any pass can recurse over a tree too deep for the stack,
+    /// whichever rewrite produced the text. Never panics.
+    fn attempt(
+        &self,
+        text: &str,
+        declare_gated: bool,
+        fix: Option<&Workarounds>,
+    ) -> Result<ast::TranslationUnit, Failed> {
         let result = catch_unwind(AssertUnwindSafe(|| {
-            let ctx = ParseContext::new();
-            if declare_gated {
-                for name in &gated {
-                    ctx.add_type_name(ast::IdentifierData::from(*name).into());
-                }
+            if let Err(offset) = crate::depth::check(text, &self.opts, crate::depth::SHADER_LIMIT) {
+                let (line, column) = line_col(self.src, offset);
+                let message = crate::depth::message("the shader is", crate::depth::SHADER_LIMIT);
+                return Err(Failed::Deep(ParseError {
+                    line,
+                    column,
+                    message,
+                }));
             }
-            for name in placeholder_types
+            let ctx = ParseContext::new();
+            let gated = self.gated.iter().filter(|_| declare_gated).copied();
+            let placeholders = self.placeholder_types.iter().map(String::as_str);
+            let fixes = fix
                 .iter()
-                .chain(fix.iter().flat_map(|w| w.type_names.iter()))
-            {
-                ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
+                .flat_map(|w| w.type_names.iter().map(String::as_str));
+            for name in gated.chain(placeholders).chain(fixes) {
+                ctx.add_type_name(ast::IdentifierData::from(name).into());
             }
             match ParseBuilder::<DefaultLexer<'_>, ast::TranslationUnit>::new(text)
-                .opts(&opts)
+                .opts(&self.opts)
                 .context(&ctx)
                 .parse()
             {
@@ -981,27 +1018,28 @@ pub(crate) fn parse_active(src: &str, active: &str, api: Api) -> Result<Parsed, 
                     if let Some(w) = fix {
                         restore_workarounds(&mut tu, w);
                     }
-                    if !literals.is_empty() {
-                        restore_wide_literals(&mut tu, &literals);
+                    if !self.literals.is_empty() {
+                        restore_wide_literals(&mut tu, &self.literals);
                     }
                     Ok(tu)
                 }
                 Err(err) => {
                     let offset = usize::from(err.pos().start());
-                    let (line, column) = line_col(src, offset);
-                    Err((
+                    let (line, column) = line_col(self.src, offset);
+                    let message = shorten(&err.inner().to_string());
+                    Err(Failed::Syntax(
                         offset,
                         ParseError {
                             line,
                             column,
-                            message: shorten(&err.inner().to_string()),
+                            message,
                         },
                     ))
                 }
             }
         }));
         result.unwrap_or_else(|_| {
-            Err((
+            Err(Failed::Syntax(
                 0,
                 ParseError {
                     line: 1,
@@ -1010,55 +1048,65 @@ pub(crate) fn parse_active(src: &str, active: &str, api: Api) -> Result<Parsed, 
                 },
             ))
         })
-    };
-    let first = match attempt(&edited, false, None) {
-        Ok(tu) => Ok(tu),
-        Err((offset, e)) if !gated.is_empty() => match attempt(&edited, true, None) {
-            Ok(tu) => Ok(tu),
-            // Report the attempt that got further.
-            Err((offset2, e2)) => Err(if offset2 > offset {
-                (offset2, e2)
-            } else {
-                (offset, e)
-            }),
-        },
-        Err(e) => Err(e),
-    };
-    let tu = match first {
-        Ok(tu) => tu,
-        Err((_, e)) => {
-            // A macro glsl-lang-pp cannot rescan: expanded by us (same
-            // length), then parsed as usual.
-            let stuck = e
-                .message
-                .split_once("end of input in macro ")
-                .map(|(_, m)| m.trim().trim_matches('`'));
-            let rescanned = stuck.and_then(|m| expand::expand_stuck_macro(&edited, m));
-            let edited = match rescanned {
-                Some(text) => match attempt(&text, !gated.is_empty(), None) {
-                    Ok(tu) => return finish(tu, api, unknown_names, unknown_extensions),
-                    Err(_) => text,
-                },
-                None => edited,
-            };
-            // Valid GLSL glsl-lang rejects: rewrite and try again (the
-            // first error is the one reported if that fails too).
-            let (v, is_es, _) = crate::preprocess::version_line(src, api);
-            let (fixed, w) = workarounds(&edited, v, is_es, &used);
-            if fixed == edited && w.type_names.is_empty() {
-                return Err(e);
+    }
+
+    /// [`Front::attempt`] as glsl-lang's version rules say; if that fails
+    /// and the source uses gated type names, again with those declared,
+    /// reporting the attempt that got further.
+    fn attempt_gated(
+        &self,
+        text: &str,
+        fix: Option<&Workarounds>,
+    ) -> Result<ast::TranslationUnit, Failed> {
+        match self.attempt(text, false, fix) {
+            Err(Failed::Syntax(offset, e)) if !self.gated.is_empty() => {
+                match self.attempt(text, true, fix) {
+                    Err(Failed::Syntax(offset2, _)) if offset2 <= offset => {
+                        Err(Failed::Syntax(offset, e))
+                    }
+                    second => second,
+                }
             }
-            match attempt(&fixed, false, Some(&w)) {
-                Ok(tu) => tu,
-                Err(_) if !gated.is_empty() => match attempt(&fixed, true, Some(&w)) {
-                    Ok(tu) => tu,
-                    Err(_) => return Err(e),
-                },
-                Err(_) => return Err(e),
-            }
+            first => first,
         }
-    };
-    finish(tu, api, unknown_names, unknown_extensions)
+    }
+
+    /// After the first parse of `edited` failed with `e`: a macro
+    /// glsl-lang-pp cannot rescan expanded by us, and valid GLSL glsl-lang
+    /// rejects rewritten ([`workarounds`]). `e` is the error reported if
+    /// these fail too, unless a text is nested too deeply.
+    fn fallback(
+        &self,
+        edited: String,
+        e: ParseError,
+        api: Api,
+        used: &HashSet<String>,
+    ) -> Result<ast::TranslationUnit, ParseError> {
+        // Expanded by us to the same length, then parsed as usual.
+        let stuck = e
+            .message
+            .split_once("end of input in macro ")
+            .map(|(_, m)| m.trim().trim_matches('`'));
+        let rescanned = stuck.and_then(|m| expand::expand_stuck_macro(&edited, m));
+        let edited = match rescanned {
+            Some(text) => match self.attempt(&text, !self.gated.is_empty(), None) {
+                Ok(tu) => return Ok(tu),
+                Err(Failed::Deep(deep)) => return Err(deep),
+                Err(Failed::Syntax(..)) => text,
+            },
+            None => edited,
+        };
+        let (v, is_es, _) = crate::preprocess::version_line(self.src, api);
+        let (fixed, w) = workarounds(&edited, v, is_es, used);
+        if fixed == edited && w.type_names.is_empty() {
+            return Err(e);
+        }
+        match self.attempt_gated(&fixed, Some(&w)) {
+            Ok(tu) => Ok(tu),
+            Err(Failed::Deep(deep)) => Err(deep),
+            Err(Failed::Syntax(..)) => Err(e),
+        }
+    }
 }
 
 /// The [`Parsed`] of a tree: version and extensions from its directives.

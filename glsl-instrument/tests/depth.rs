@@ -222,3 +222,88 @@ fn shaders_inside_the_limit_still_parse_and_instrument() {
         }
     });
 }
+
+/// Shaders glsl-lang rejects at first and parses after a rewrite (a stuck
+/// macro expanded by us, `#line N "file"`, `#elif` without expression, a
+/// line continuation inside `*/`, a later keyword as a name), each with
+/// `body` after the part that needs the rewrite.
+fn fallback_shaders(body: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "stuck macro",
+            format!(
+                "#version 130\nout vec4 color;\nuniform float u;\n\
+                 #define STEP_ONE() color = vec4(0.0)\n\
+                 #define GLUE(x,y) x ## _ ## y\n\
+                 #define EVALUATE(x,y) GLUE(x,y)\n\
+                 #define STEP(n) EVALUATE(STEP, n)()\n\
+                 void main() {{\n    float x = u;\n    STEP(ONE);\n{body}\n    color.x = x;\n}}\n"
+            ),
+        ),
+        (
+            "#line file",
+            format!(
+                "#version 130\n#extension GL_ARB_shading_language_include: enable\n\
+                 out vec4 color;\nuniform float u;\nvoid main() {{\n    float x = u;\n\
+                 #line 0 \"/a/b\"\n{body}\n    color = vec4(x);\n}}\n"
+            ),
+        ),
+        (
+            "#elif",
+            format!(
+                "#version 130\nout vec4 color;\nuniform float u;\nvoid main() {{\n    float x = u;\n\
+                 #if 1\n{body}\n#elif\n    x = 1.0;\n#endif\n    color = vec4(x);\n}}\n"
+            ),
+        ),
+        (
+            "comment",
+            format!(
+                "#version 130\n#extension GL_ARB_shading_language_420pack: enable\n\
+                 out vec4 color;\nuniform float u;\nvoid main() {{\n    float x = u;\n\
+                 /* a *\\\n/\n{body}\n    color = vec4(x);\n}}\n"
+            ),
+        ),
+        (
+            "later keyword",
+            format!(
+                "#version 110\nuniform float u;\nvoid main() {{\n    float x = u;\n    float sample = x;\n\
+                 {body}\n    gl_FragColor = vec4(x, sample, 0.0, 1.0);\n}}\n"
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn deep_shaders_on_the_fallback_paths_are_refused() {
+    on_small_stack(|| {
+        // Each parses when shallow (so the rewrite is taken) ...
+        for (shape, src) in fallback_shaders("    x = abs(x);") {
+            ShaderModel::parse(&src, Stage::Fragment).unwrap_or_else(|e| panic!("{shape}: {e:?}"));
+        }
+        // ... and is refused, not parsed, at 10x the limit.
+        let n = 10 * SHADER_LIMIT;
+        let deep = [
+            (
+                "call",
+                format!("    x = {}x{};", "abs(".repeat(n), ")".repeat(n)),
+            ),
+            (
+                "blocks",
+                format!("{}x += 1.0;{}", "{".repeat(n / 2), "}".repeat(n / 2)),
+            ),
+            ("sum", format!("    x = x{};", "+x".repeat(n))),
+        ];
+        for (kind, body) in &deep {
+            for (shape, src) in fallback_shaders(body) {
+                let err = ShaderModel::parse(&src, Stage::Fragment)
+                    .err()
+                    .unwrap_or_else(|| panic!("{shape}, {kind}: parsed"));
+                assert!(
+                    err.message
+                        .contains("nested too deeply (more than 512 levels)"),
+                    "{shape}, {kind}: {err:?}"
+                );
+            }
+        }
+    });
+}
