@@ -43,6 +43,10 @@
 //! `typeck` (the probe expression's type), `parts` (values wider than the
 //! debug output, probed in parts), `value` (type codes).
 
+// A doc comment separated from its item documents the next item instead
+// (`cargo clippy` refuses it).
+#![deny(clippy::empty_line_after_doc_comments)]
+
 use std::collections::HashSet;
 use std::fmt;
 

@@ -190,10 +190,6 @@ fn base_type(s: &str, decls: &Decls) -> Option<Ty> {
     None
 }
 
-/// GLSL's implicit conversions (4.00 and GL_ARB_gpu_shader5: int → uint,
-/// int/uint → float, int/uint/float → double; same shape). Older and ES
-/// versions have fewer; the checker is lenient there (the driver decides).
-
 /// The value of an index written as an integer literal, possibly negated
 /// (`v[2]`, `v[-1]`, `v[-(1)]`): what the type check can refuse as out of
 /// range before the driver sees it.
@@ -210,6 +206,10 @@ fn constant_index(e: &ast::Expr) -> Option<i64> {
         _ => None,
     }
 }
+
+/// GLSL's implicit conversions (4.00 and GL_ARB_gpu_shader5: int → uint,
+/// int/uint → float, int/uint/float → double; same shape). Older and ES
+/// versions have fewer; the checker is lenient there (the driver decides).
 fn converts(from: &Ty, to: &Ty) -> bool {
     match (from, to) {
         (
