@@ -14,9 +14,11 @@ use gldbg_tests::*;
 fn hostile_print_expressions_are_refused_and_the_session_goes_on() {
     require_workspace();
     let dir = TempDir::new("hostile-print");
-    let sum = format!("u_gain{}", " + u_gain".repeat(700));
-    let unary = format!("{}u_gain", "- ".repeat(1000));
-    let calls = format!("{}u_gain{}", "abs(".repeat(250), ")".repeat(250));
+    // Each deep row nests past 10x the print limit (64 levels).
+    let deep = 10 * 64 + 60;
+    let sum = format!("u_gain{}", " + u_gain".repeat(deep));
+    let unary = format!("{}u_gain", "- ".repeat(deep));
+    let calls = format!("{}u_gain{}", "abs(".repeat(deep), ")".repeat(deep));
     let refused: Vec<(String, &str)> = vec![
         (sum, "expression nested too deeply (more than 64 levels)"),
         (unary, "expression nested too deeply (more than 64 levels)"),
