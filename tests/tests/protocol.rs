@@ -36,7 +36,8 @@ fn auth(mut r: Request<()>) -> Result<Request<()>, Status> {
     Ok(r)
 }
 
-/// `gldbg-debugd --listen unix:PATH --token T` with no program, killed on drop.
+/// `gldbg-debugd --listen unix:PATH` (token in `GLDBG_TOKEN`) with no program,
+/// killed on drop.
 struct Daemon(Child);
 
 impl Drop for Daemon {
