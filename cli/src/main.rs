@@ -157,9 +157,9 @@ fn main() -> ExitCode {
 struct Embedded {
     shutdown: watch::Sender<bool>,
     servers: Vec<tokio::task::JoinHandle<Result<()>>>,
+    /// The private directory: the socket, a generated token's file and the
+    /// saved debug shaders' directory, all removed with it.
     dir: PathBuf,
-    /// A generated token's file (removed with this).
-    _token_file: Option<gldbg_debugd::token::TokenFile>,
     /// Removes the rejected debug shaders' directory (unless kept).
     _saved: gldbg_debugd::saved_shaders::Cleanup,
 }
@@ -173,22 +173,31 @@ impl Embedded {
         let saved = gldbg_debugd::saved_shaders::Cleanup::new(
             gldbg_debugd::saved_shaders::keep_requested(serve.keep_debug_shaders),
         );
-        let mut extra = None;
-        let mut token_file = None;
-        if let Some(listen) = listen {
-            let addr: gldbg_debugd::ListenAddr = listen
-                .parse()
-                .with_context(|| format!("--listen {listen}: expected unix:PATH or HOST:PORT"))?;
-            let (access, file) = listen_access(&addr, token, serve)?;
-            token_file = file;
-            extra = Some((addr, access));
-        } else if serve.tls_cert.is_some() {
+        let listen: Option<gldbg_debugd::ListenAddr> = listen
+            .map(|l| {
+                l.parse()
+                    .with_context(|| format!("--listen {l}: expected unix:PATH or HOST:PORT"))
+            })
+            .transpose()?;
+        if listen.is_none() && serve.tls_cert.is_some() {
             bail!("--tls-cert and --tls-key are for a TCP --listen address");
         }
         let preload = gldbg_debugd::find_preload().context("cannot find libgldbg_preload.so")?;
         let dir = private_dir()?;
+        let extra = match listen {
+            // A generated token's file goes into `dir`.
+            Some(addr) => match listen_access(&addr, token, serve, &dir) {
+                Ok(access) => Some((addr, access)),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&dir);
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
         if !gldbg_debugd::saved_shaders::kept() {
-            // Gone with the socket directory, on every way out (signals included).
+            // Gone with the socket directory, on every way out (signals,
+            // aborts and the next run's sweep after a SIGKILL included).
             gldbg_debugd::saved_shaders::set_base(dir.clone());
         }
         let socket = dir.join("gldbg.sock");
@@ -218,7 +227,6 @@ impl Embedded {
                 shutdown,
                 servers,
                 dir,
-                _token_file: token_file,
                 _saved: saved,
             },
             Target::Unix(socket),
@@ -256,12 +264,15 @@ impl Drop for Embedded {
 }
 
 /// Token and TLS of `gldbg run --listen ADDR`; on TCP without a token, one
-/// is generated into a private file whose path is printed.
+/// is generated into the file `token` (0600, new, no symlink) of the private
+/// directory `dir`, whose path is printed: it goes with `dir` on every way
+/// out (signals, aborts, the next run's sweep after a SIGKILL).
 fn listen_access(
     addr: &gldbg_debugd::ListenAddr,
     token: Option<String>,
     serve: &ServeOpts,
-) -> Result<(gldbg_debugd::Access, Option<gldbg_debugd::token::TokenFile>)> {
+    dir: &Path,
+) -> Result<gldbg_debugd::Access> {
     let tcp = matches!(addr, gldbg_debugd::ListenAddr::Tcp(_));
     let tls = match (&serve.tls_cert, &serve.tls_key) {
         (Some(cert), Some(key)) if tcp => Some(gldbg_debugd::TlsFiles {
@@ -271,22 +282,22 @@ fn listen_access(
         (Some(_), _) => bail!("--tls-cert and --tls-key are for a TCP --listen address"),
         _ => None,
     };
-    let mut file = None;
     let token = match token {
         None if tcp => {
             let t = gldbg_debugd::token::generate()?;
-            let f = gldbg_debugd::token::TokenFile::write(&t)?;
+            let path = dir.join("token");
+            gldbg_debugd::private_dir::write_new_file(&path, format!("{t}\n").as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!(
                 "gldbg: the token for {addr} is in {} (gldbg connect {addr} --token-file {})",
-                f.path().display(),
-                f.path().display()
+                path.display(),
+                path.display()
             );
-            file = Some(f);
             Some(t)
         }
         t => t,
     };
-    Ok((gldbg_debugd::Access { token, tls }, file))
+    Ok(gldbg_debugd::Access { token, tls })
 }
 
 /// The result of a finished task, without waiting.

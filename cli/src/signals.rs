@@ -59,7 +59,8 @@ pub fn end_on_signals(dir: PathBuf, interrupt: bool) -> std::io::Result<()> {
 /// The directory [`remove_on_abort`]'s handler removes (set once).
 static ABORT_DIR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
 
-/// Remove `dir` (and the files in it) when gldbg dies by SIGABRT or SIGQUIT,
+/// Remove `dir` (its files, and its subdirectories with their files: the
+/// saved debug shaders) when gldbg dies by SIGABRT or SIGQUIT,
 /// which end the process without unwinding and which the tokio task of
 /// [`end_on_signals`] cannot see in time. The handler then lets the signal
 /// take its default action (a core dump where enabled).
@@ -77,7 +78,10 @@ pub fn remove_on_abort(dir: &Path) -> std::io::Result<()> {
             action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t;
             // SA_ONSTACK: a stack overflow aborts from the alternate stack.
             action.sa_flags = libc::SA_ONSTACK;
+            // The other one waits: one removal per thread at a time.
             libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaddset(&mut action.sa_mask, libc::SIGABRT);
+            libc::sigaddset(&mut action.sa_mask, libc::SIGQUIT);
             libc::sigaction(sig, &action, std::ptr::null_mut())
         };
         if r != 0 {
@@ -88,11 +92,11 @@ pub fn remove_on_abort(dir: &Path) -> std::io::Result<()> {
 }
 
 /// The SIGABRT/SIGQUIT handler: remove [`ABORT_DIR`] (no allocation, no
-/// lock: `open`, `getdents64`, `unlinkat`, `close`, `rmdir`), then die by
-/// the signal's default action.
+/// lock: `open`, `getdents64`, `unlinkat`, `close`), then die by the
+/// signal's default action.
 extern "C" fn on_abort(sig: libc::c_int) {
     if let Some(dir) = ABORT_DIR.get() {
-        remove_flat_dir(dir);
+        remove_dir_two_levels(dir);
     }
     // SAFETY: signal(2) and raise(2) are async-signal-safe; the raised signal
     // is blocked until this handler returns, then its default action runs.
@@ -102,62 +106,119 @@ extern "C" fn on_abort(sig: libc::c_int) {
     }
 }
 
-/// The directory-entry buffer of [`remove_flat_dir`]: static, because a
-/// stack overflow aborts from the small alternate signal stack, already
-/// partly used by std's own handler (a 4 KiB buffer there overflows it and
-/// the process dies by SIGSEGV with the directory left).
-struct DirentBuffer(std::cell::UnsafeCell<[u8; 4096]>);
+/// The directory-entry buffers of [`remove_dir_two_levels`] (one for the
+/// directory, one for a subdirectory): static, because a stack overflow
+/// aborts from the small alternate signal stack, already partly used by
+/// std's own handler (a 4 KiB buffer there overflows it and the process dies
+/// by SIGSEGV with the directory left).
+struct DirentBuffers(std::cell::UnsafeCell<[[u8; 4096]; 2]>);
 
-// SAFETY: only the thread that wins `DIRENT_BUSY` touches the buffer.
-unsafe impl Sync for DirentBuffer {}
+// SAFETY: only the thread that wins `DIRENT_BUSY` touches the buffers.
+unsafe impl Sync for DirentBuffers {}
 
-static DIRENT_BUFFER: DirentBuffer = DirentBuffer(std::cell::UnsafeCell::new([0; 4096]));
+static DIRENT_BUFFERS: DirentBuffers = DirentBuffers(std::cell::UnsafeCell::new([[0; 4096]; 2]));
 static DIRENT_BUSY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Remove `dir` and the entries directly in it (the socket, files) with
-/// raw syscalls, as a signal handler may.
-fn remove_flat_dir(dir: &std::ffi::CStr) {
+/// How long a second aborting thread waits for the first one's removal.
+const BUSY_WAIT_NANOS: i64 = 2_000_000_000;
+
+/// Take [`DIRENT_BUSY`]: when another thread holds it (aborting at the same
+/// time), yield until it is done, at most [`BUSY_WAIT_NANOS`] (it may be
+/// stuck), so that this thread's `raise` does not end the process in the
+/// middle of the other's removal. Only async-signal-safe calls.
+fn take_dirents() -> bool {
     use std::sync::atomic::Ordering;
-    if DIRENT_BUSY.swap(true, Ordering::Acquire) {
-        return; // another thread aborting at once removes it
+    let mut start = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime(2) writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut start) };
+    while DIRENT_BUSY.swap(true, Ordering::Acquire) {
+        let mut now = start;
+        // SAFETY: as above; sched_yield(2) takes no arguments.
+        unsafe {
+            libc::sched_yield();
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now);
+        }
+        let waited = (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec);
+        if waited > BUSY_WAIT_NANOS {
+            return false;
+        }
     }
-    // SAFETY: every call gets a NUL-terminated path or an fd we opened and
-    // the static buffer (ours alone: DIRENT_BUSY) with its true length;
-    // getdents64 fills whole `linux_dirent64` records (u64 ino, i64 off,
-    // u16 reclen, u8 type, name).
+    true
+}
+
+/// Remove `dir`, the entries in it (the socket, files) and one level of
+/// subdirectories with their files (the saved debug shaders'
+/// `gldbg-shaders-*`), with raw syscalls, as a signal handler may.
+fn remove_dir_two_levels(dir: &std::ffi::CStr) {
+    if !take_dirents() {
+        return;
+    }
+    // SAFETY: a NUL-terminated path; the static buffers are ours alone
+    // (DIRENT_BUSY taken above) until the release below.
     unsafe {
-        let buf = &mut *DIRENT_BUFFER.0.get();
+        let [outer, inner] = &mut *DIRENT_BUFFERS.0.get();
         let fd = libc::open(
             dir.as_ptr(),
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
         );
         if fd >= 0 {
-            loop {
-                let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
-                if n <= 0 {
-                    break;
-                }
-                let mut at = 0usize;
-                while at + 19 < n as usize {
-                    let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
-                    let name = buf.as_ptr().add(at + 19).cast::<libc::c_char>();
-                    let dot = *name == b'.' as libc::c_char
-                        && (*name.add(1) == 0
-                            || (*name.add(1) == b'.' as libc::c_char && *name.add(2) == 0));
-                    if !dot {
-                        libc::unlinkat(fd, name, 0);
-                    }
-                    if reclen == 0 {
-                        break;
-                    }
-                    at += reclen;
-                }
-            }
+            remove_entries(fd, outer, Some(inner));
             libc::close(fd);
         }
         libc::rmdir(dir.as_ptr());
     }
-    DIRENT_BUSY.store(false, Ordering::Release);
+    DIRENT_BUSY.store(false, std::sync::atomic::Ordering::Release);
+}
+
+/// Unlink every entry of the open directory `fd`, reading entries into
+/// `buf`; with `sub`, an entry that is a directory (unlinkat fails on it) is
+/// opened without following a symlink, emptied with `sub` as its buffer and
+/// removed.
+///
+/// # Safety
+/// `fd` is an open directory. getdents64 fills whole `linux_dirent64`
+/// records (u64 ino, i64 off, u16 reclen, u8 type, NUL-terminated name).
+unsafe fn remove_entries(fd: libc::c_int, buf: &mut [u8; 4096], mut sub: Option<&mut [u8; 4096]>) {
+    // SAFETY: see the contract above; every name points into `buf` and is
+    // NUL-terminated by the kernel; each fd passed is one we opened.
+    unsafe {
+        loop {
+            let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            let mut at = 0usize;
+            while at + 19 < n as usize {
+                let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+                let name = buf.as_ptr().add(at + 19).cast::<libc::c_char>();
+                let dot = *name == b'.' as libc::c_char
+                    && (*name.add(1) == 0
+                        || (*name.add(1) == b'.' as libc::c_char && *name.add(2) == 0));
+                if !dot
+                    && libc::unlinkat(fd, name, 0) != 0
+                    && let Some(sub) = sub.as_deref_mut()
+                {
+                    let subfd = libc::openat(
+                        fd,
+                        name,
+                        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    );
+                    if subfd >= 0 {
+                        remove_entries(subfd, sub, None);
+                        libc::close(subfd);
+                        libc::unlinkat(fd, name, libc::AT_REMOVEDIR);
+                    }
+                }
+                if reclen == 0 {
+                    break;
+                }
+                at += reclen;
+            }
+        }
+    }
 }
 
 /// The settings of the terminal on stdin, if it is one.
@@ -341,10 +402,49 @@ mod tests {
             // More entries than one 4 KiB getdents64 buffer holds.
             std::fs::write(dir.join(format!("file-with-a-longish-name-{i}")), b"x").unwrap();
         }
+        // The saved debug shaders' directory, one level down, and a symlink
+        // to a directory elsewhere, whose files must stay.
+        let saved = dir.join("gldbg-shaders-0123");
+        std::fs::create_dir(&saved).unwrap();
+        for i in 0..200 {
+            std::fs::write(saved.join(format!("debug-{i}-with-a-long-name.frag")), b"x").unwrap();
+        }
+        let elsewhere =
+            std::env::temp_dir().join(format!("gldbg-abort-keep-{}", std::process::id()));
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("keep"), b"x").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.join("link")).unwrap();
         use std::os::unix::ffi::OsStrExt as _;
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
-        remove_flat_dir(&c);
+        remove_dir_two_levels(&c);
         assert!(!dir.exists());
+        assert!(elsewhere.join("keep").exists(), "followed a symlink");
+        std::fs::remove_dir_all(&elsewhere).unwrap();
+    }
+
+    /// A second thread aborting while the first removes waits for it (its
+    /// `raise` would end the process halfway), within a bound.
+    #[test]
+    fn a_second_aborting_thread_waits_for_the_first() {
+        use std::sync::atomic::Ordering;
+        // The first thread: holds the flag, as if removing, for 300 ms.
+        while DIRENT_BUSY.swap(true, Ordering::Acquire) {
+            std::thread::yield_now(); // another test removing
+        }
+        let first = std::thread::spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            DIRENT_BUSY.store(false, Ordering::Release);
+        });
+        let start = std::time::Instant::now();
+        assert!(take_dirents(), "the flag came free");
+        let waited = start.elapsed();
+        DIRENT_BUSY.store(false, Ordering::Release);
+        first.join().unwrap();
+        assert!(
+            waited >= std::time::Duration::from_millis(250),
+            "{waited:?}"
+        );
+        assert!(waited < std::time::Duration::from_secs(2), "{waited:?}");
     }
 
     #[test]

@@ -54,6 +54,41 @@ pub fn debugd() -> PathBuf {
     built("gldbg-debugd")
 }
 
+/// A `gldbg-debugd --listen unix:PATH` with no program, for tests that talk
+/// gRPC to it directly; killed on drop.
+pub struct UnixDaemon(pub std::process::Child);
+
+impl Drop for UnixDaemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start [`UnixDaemon`] on `socket` with `env` added to its environment
+/// (e.g. `GLDBG_TOKEN`), once its socket exists (at most 60 s).
+pub fn start_unix_daemon(socket: &Path, env: &[(&str, &str)]) -> UnixDaemon {
+    let child = Command::new(debugd())
+        .arg("--listen")
+        .arg(format!("unix:{}", socket.display()))
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start gldbg-debugd");
+    let mut daemon = UnixDaemon(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !socket.exists() {
+        if let Ok(Some(status)) = daemon.0.try_wait() {
+            panic!("gldbg-debugd exited early: {status}");
+        }
+        assert!(Instant::now() < deadline, "no socket {}", socket.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    daemon
+}
+
 /// The preload library.
 pub fn preload() -> PathBuf {
     built("libgldbg_preload.so")

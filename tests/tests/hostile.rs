@@ -14,8 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::{Buf as _, BufMut as _};
 use gldbg_proto::pb;
@@ -33,37 +32,6 @@ const HANG: Duration = Duration::from_secs(60);
 /// The longest status message a row may get back (the daemon's cap, 4096
 /// bytes, plus its "… (N bytes in all)").
 const MAX_MESSAGE: usize = 4200;
-
-/// `gldbg-debugd --listen unix:PATH` (a Unix socket needs no token), killed on drop.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_daemon(socket: &Path) -> Daemon {
-    let child = Command::new(debugd())
-        .arg("--listen")
-        .arg(format!("unix:{}", socket.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start gldbg-debugd");
-    let mut daemon = Daemon(child);
-    let deadline = Instant::now() + HANG;
-    while !socket.exists() {
-        if let Ok(Some(status)) = daemon.0.try_wait() {
-            panic!("gldbg-debugd exited early: {status}");
-        }
-        assert!(Instant::now() < deadline, "no socket {}", socket.display());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    daemon
-}
 
 async fn channel(socket: PathBuf) -> Channel {
     Endpoint::try_from("http://[::]:50051")
@@ -166,7 +134,7 @@ macro_rules! row {
 
 /// Run every row; after each, the daemon answers GetState. Returns the
 /// rows that got another code (all reported at once).
-async fn run_table(ch: &Channel, daemon: &mut Daemon, rows: Vec<Row>) -> Vec<String> {
+async fn run_table(ch: &Channel, daemon: &mut UnixDaemon, rows: Vec<Row>) -> Vec<String> {
     let mut wrong = Vec::new();
     for row in rows {
         let got = tokio::time::timeout(HANG, (row.call)(ch.clone()))
@@ -812,7 +780,7 @@ async fn hostile_requests_get_their_code_and_the_daemon_answers_after_each() {
     let app = egl_shade();
     let dir = TempDir::new("hostile");
     let socket = dir.join("d.sock");
-    let mut daemon = start_daemon(&socket);
+    let mut daemon = start_unix_daemon(&socket, &[]);
     let ch = channel(socket.clone()).await;
     let mut c = DebuggerClient::new(ch.clone());
 

@@ -10,8 +10,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gldbg_proto::pb;
@@ -34,38 +33,6 @@ fn auth(mut r: Request<()>) -> Result<Request<()>, Status> {
     r.metadata_mut()
         .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
     Ok(r)
-}
-
-/// `gldbg-debugd --listen unix:PATH --token T` with no program, killed on drop.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_daemon(socket: &Path) -> Daemon {
-    let child = Command::new(debugd())
-        .arg("--listen")
-        .arg(format!("unix:{}", socket.display()))
-        .env("GLDBG_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start gldbg-debugd");
-    let mut daemon = Daemon(child);
-    let deadline = Instant::now() + HANG;
-    while !socket.exists() {
-        if let Ok(Some(status)) = daemon.0.try_wait() {
-            panic!("gldbg-debugd exited early: {status}");
-        }
-        assert!(Instant::now() < deadline, "no socket {}", socket.display());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    daemon
 }
 
 async fn client(socket: PathBuf) -> Client {
@@ -111,7 +78,7 @@ async fn malformed_and_out_of_order_requests() {
     let app = support::survivor();
     let dir = TempDir::new("protocol");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
     let mut c = client(socket.clone()).await;
 
     let launch = pb::LaunchRequest {
@@ -322,7 +289,7 @@ async fn huge_step_count_ends_at_the_exit() {
     let app = support::survivor();
     let dir = TempDir::new("protocol-step");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
     let mut c = client(socket.clone()).await;
     timely(
         "Launch",
