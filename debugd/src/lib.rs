@@ -314,6 +314,22 @@ pub struct TlsFiles {
 }
 
 impl TlsFiles {
+    /// Read both files and check that they make a server identity (a
+    /// certificate and its key): for a daemon to refuse bad files before
+    /// it launches anything.
+    pub fn check(&self) -> anyhow::Result<()> {
+        tonic::transport::Server::builder()
+            .tls_config(self.server_config()?)
+            .with_context(|| {
+                format!(
+                    "the TLS certificate {} and key {} do not make a server identity",
+                    self.cert.display(),
+                    self.key.display()
+                )
+            })?;
+        Ok(())
+    }
+
     fn server_config(&self) -> anyhow::Result<tonic::transport::ServerTlsConfig> {
         let cert = std::fs::read(&self.cert)
             .with_context(|| format!("reading the TLS certificate {}", self.cert.display()))?;
