@@ -67,14 +67,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         saved_shaders::Cleanup::new(saved_shaders::keep_requested(args.keep_debug_shaders));
     let mut _token_file = None;
     if matches!(args.listen, ListenAddr::Tcp(_)) && token.is_none() {
-        let t = token::generate()?;
-        let file = token::TokenFile::write(&t)?;
-        eprintln!(
-            "gldbg-debugd: the token is in {} (gldbg connect {} --token-file {})",
-            file.path().display(),
-            args.listen,
-            file.path().display()
-        );
+        let (t, file) = token::for_tcp("gldbg-debugd", &args.listen, None)?;
         token = Some(t);
         _token_file = Some(file);
     }

@@ -326,7 +326,7 @@ fn sighup_ends_the_daemon_and_removes_its_files() {
     // A generated token's file.
     let tcp = format!("127.0.0.1:{}", free_port());
     let mut daemon = Daemon::start(&["--listen", &tcp], &[], None).ready(&tcp);
-    let said = daemon.line_with("the token is in");
+    let said = daemon.line_with("the token for");
     let file = paths_in(&said)
         .into_iter()
         .find(|p| p.is_file())
@@ -391,7 +391,7 @@ fn the_token_never_goes_on_a_command_line() {
     // TCP with no token: one is generated into a private file, printed.
     let addr = format!("127.0.0.1:{}", free_port());
     let mut daemon = Daemon::start(&["--listen", &addr], &[], Some(&egl_shade())).ready(&addr);
-    let said = daemon.line_with("the token is in");
+    let said = daemon.line_with("the token for");
     let token_file = paths_in(&said)
         .into_iter()
         .find(|p| p.is_file())
@@ -853,7 +853,7 @@ fn a_second_local_user_reaches_nothing() {
     // The generated token's file, and the daemon's command line.
     let tcp = format!("127.0.0.1:{}", free_port());
     let mut daemon = Daemon::start(&["--listen", &tcp], &[], Some(&egl_shade())).ready(&tcp);
-    let said = daemon.line_with("the token is in");
+    let said = daemon.line_with("the token for");
     let token_file = paths_in(&said).into_iter().find(|p| p.is_file()).unwrap();
     let token = std::fs::read_to_string(&token_file)
         .unwrap()
