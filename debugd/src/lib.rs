@@ -314,6 +314,22 @@ pub struct TlsFiles {
 }
 
 impl TlsFiles {
+    /// Read both files and check that they make a server identity (a
+    /// certificate and its key): for a daemon to refuse bad files before
+    /// it launches anything.
+    pub fn check(&self) -> anyhow::Result<()> {
+        tonic::transport::Server::builder()
+            .tls_config(self.server_config()?)
+            .with_context(|| {
+                format!(
+                    "the TLS certificate {} and key {} do not make a server identity",
+                    self.cert.display(),
+                    self.key.display()
+                )
+            })?;
+        Ok(())
+    }
+
     fn server_config(&self) -> anyhow::Result<tonic::transport::ServerTlsConfig> {
         let cert = std::fs::read(&self.cert)
             .with_context(|| format!("reading the TLS certificate {}", self.cert.display()))?;
@@ -326,9 +342,11 @@ impl TlsFiles {
 
 /// Bind a Unix socket at `path`, mode 0600. An existing socket is replaced
 /// only when nobody answers on it (a stale one); a live one, or anything
-/// that is not a socket, is refused.
+/// that is not a socket, is refused. The check and the bind are one step
+/// for daemons started together on the path (under [`PathLock`]).
 fn bind_unix(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener> {
-    check_unix_path(path)?;
+    let _lock = PathLock::take(path)?;
+    check_unlocked(path)?;
     // Created with mode 0600: umask 0177 around bind (no window where others may connect).
     let listener = {
         let _umask = UmaskGuard::set(0o177);
@@ -345,6 +363,55 @@ fn bind_unix(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener>
 /// (removed). A socket where a daemon answers, or anything that is not a
 /// socket, is an error.
 pub fn check_unix_path(path: &std::path::Path) -> anyhow::Result<()> {
+    let _lock = PathLock::take(path)?;
+    check_unlocked(path)
+}
+
+/// An exclusive `flock` on `PATH.lock` (mode 0600, never through a
+/// symlink), so that of two daemons started on one stale socket path, one
+/// checks and binds while the other waits and then finds a live socket.
+/// The file is removed when this is dropped; a waiter that then holds the
+/// lock of a removed file takes the lock again on the path's new file.
+struct PathLock {
+    path: std::path::PathBuf,
+    _file: std::fs::File,
+}
+
+impl PathLock {
+    fn take(socket: &std::path::Path) -> anyhow::Result<PathLock> {
+        use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+        let mut name = socket.as_os_str().to_owned();
+        name.push(".lock");
+        let path = std::path::PathBuf::from(name);
+        loop {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&path)
+                .with_context(|| format!("opening the lock file {}", path.display()))?;
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+                .with_context(|| format!("locking {}", path.display()))?;
+            let held = file.metadata()?;
+            let same = std::fs::symlink_metadata(&path)
+                .is_ok_and(|m| m.dev() == held.dev() && m.ino() == held.ino());
+            if same {
+                return Ok(PathLock { path, _file: file });
+            }
+        }
+    }
+}
+
+impl Drop for PathLock {
+    fn drop(&mut self) {
+        // Removed while locked (the lock goes with the file, after this).
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn check_unlocked(path: &std::path::Path) -> anyhow::Result<()> {
     use std::os::unix::fs::FileTypeExt;
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -416,5 +483,45 @@ mod tests {
         assert!("unix:".parse::<ListenAddr>().is_err());
         assert!("nonsense".parse::<ListenAddr>().is_err());
         assert_eq!(ListenAddr::Unix("/a".into()).to_string(), "unix:/a");
+    }
+
+    /// Two daemons started together on a stale socket's path: one binds,
+    /// the other finds it live (neither unlinks the other's socket).
+    #[test]
+    fn two_binds_on_a_stale_socket_one_wins() {
+        let dir = std::env::temp_dir().join(format!("gldbg-lock-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.sock");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        for round in 0..200 {
+            drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+            let bind = |b: std::sync::Arc<std::sync::Barrier>| {
+                let (path, handle) = (path.clone(), rt.handle().clone());
+                std::thread::spawn(move || {
+                    let _rt = handle.enter();
+                    b.wait();
+                    bind_unix(&path)
+                })
+            };
+            let (a, b) = (bind(barrier.clone()), bind(barrier));
+            let results = [a.join().unwrap(), b.join().unwrap()];
+            let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+            assert_eq!(won.len(), 1, "round {round}: {results:?}");
+            let lost = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+            assert!(
+                lost.to_string().contains("already listens"),
+                "round {round}: {lost:#}"
+            );
+            assert!(std::os::unix::net::UnixStream::connect(&path).is_ok());
+            assert!(!dir.join("d.sock.lock").exists(), "the lock file goes");
+            drop(results);
+            let _ = std::fs::remove_file(&path);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

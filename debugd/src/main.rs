@@ -2,7 +2,7 @@
 //!
 //! `gldbg-debugd --listen ADDR [--token-file F] [--tls-cert C --tls-key K]
 //! [-- PROGRAM ARGS...]` serves the gRPC API on ADDR (`unix:PATH` or
-//! `HOST:PORT`), launches PROGRAM if given, and runs until SIGINT/SIGTERM.
+//! `HOST:PORT`), launches PROGRAM if given, and runs until SIGINT/SIGTERM/SIGHUP.
 //! TCP needs a token: from `--token-file`, `GLDBG_TOKEN`, or generated into a
 //! private 0600 file whose path is printed. Never on the command line.
 
@@ -67,14 +67,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         saved_shaders::Cleanup::new(saved_shaders::keep_requested(args.keep_debug_shaders));
     let mut _token_file = None;
     if matches!(args.listen, ListenAddr::Tcp(_)) && token.is_none() {
-        let t = token::generate()?;
-        let file = token::TokenFile::write(&t)?;
-        eprintln!(
-            "gldbg-debugd: the token is in {} (gldbg connect {} --token-file {})",
-            file.path().display(),
-            args.listen,
-            file.path().display()
-        );
+        let (t, file) = token::for_tcp("gldbg-debugd", &args.listen, None)?;
         token = Some(t);
         _token_file = Some(file);
     }
@@ -82,6 +75,13 @@ fn run(args: Args) -> anyhow::Result<()> {
         (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
         _ => None,
     };
+    // Bad TLS files are refused before anything is launched.
+    if let Some(tls) = &tls {
+        if matches!(args.listen, ListenAddr::Unix(_)) {
+            anyhow::bail!("TLS is for TCP listeners (a Unix socket is private to its user)");
+        }
+        tls.check()?;
+    }
     // Refuse a live socket before launching anything.
     if let ListenAddr::Unix(path) = &args.listen {
         gldbg_debugd::check_unix_path(path)?;
@@ -117,17 +117,23 @@ fn run(args: Args) -> anyhow::Result<()> {
         }
         eprintln!("gldbg-debugd: listening on {}", args.listen);
         let shutdown = async {
-            let mut term =
-                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                    Ok(s) => s,
-                    Err(_) => {
-                        let _ = tokio::signal::ctrl_c().await;
-                        return;
-                    }
-                };
+            use tokio::signal::unix::{SignalKind, signal};
+            let (mut term, mut hup) = match (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) {
+                (Ok(t), Ok(h)) => (t, h),
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+            // SIGHUP (a closed terminal) too: the guards above remove the
+            // token file and the saved shaders' directories on the way out.
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}
+                _ = hup.recv() => {}
             }
         };
         daemon

@@ -267,6 +267,8 @@ pub struct Session {
     event_seq: AtomicU64,
     /// Counter of debug shaders saved after a driver rejected them.
     rejected: AtomicU64,
+    /// The launched app's saved rejected shaders (their directory goes with it).
+    saved: Mutex<Option<crate::saved_shaders::SessionShaders>>,
     /// Set while `step N` runs its loop: that thread takes the stops itself
     /// (the stop watcher stands aside) and no per-step event is sent.
     fast_stepping: AtomicBool,
@@ -302,6 +304,7 @@ impl Session {
             events,
             event_seq: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            saved: Mutex::new(None),
             fast_stepping: AtomicBool::new(false),
         })
     }
@@ -405,6 +408,12 @@ impl Session {
             let tracer = launch::spawn(spec, tx)?;
             c.launch_counter += 1;
             id = c.launch_counter;
+            // A new app, a new directory for its rejected shaders (the
+            // last app's goes).
+            drop(
+                self.saved_shaders()
+                    .replace(crate::saved_shaders::SessionShaders::new()),
+            );
             c.launched = Some(Launched {
                 id,
                 pid: tracer.pid,
@@ -575,8 +584,14 @@ impl Session {
             c.shader_stop = None;
             c.paused = None;
             c.launched = None;
+            // The app's session ended: its saved shaders go (unless kept).
+            drop(self.saved_shaders().take());
         }
         self.changed.notify_all();
+    }
+
+    fn saved_shaders(&self) -> MutexGuard<'_, Option<crate::saved_shaders::SessionShaders>> {
+        self.saved.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Send what the app writes to `read` as `output` events until the end
@@ -942,7 +957,7 @@ impl Session {
             return Ok(r);
         }
         let mut dbg = self.debug_lock();
-        let (slot, shm, released) = {
+        let (slot, shm, released, release_gl) = {
             let mut c = self.control();
             let (stop, shm, _) = stopped_in(&c)?;
             if cmd == abi::CMD_SKIP && stop.ret.is_some() {
@@ -953,7 +968,8 @@ impl Session {
             }
             // The last moment a cancelled Continue/Step/Skip leaves no trace.
             cancel::check()?;
-            self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
+            // The GL objects go after the control lock (see release_debug).
+            let release_gl = self.release_debug(&mut dbg, Some(&shm), None);
             c.shader_stop = None;
             c.stepping = step;
             shm.set_step_all(step);
@@ -979,8 +995,11 @@ impl Session {
             }
             c.current = None;
             c.state = RunState::Running;
-            ((stop.slot, stop.stop_id), shm, released)
+            ((stop.slot, stop.stop_id), shm, released, release_gl)
         };
+        if release_gl {
+            lifecycle::release_gl(&shm, slot.0);
+        }
         drop(dbg);
         self.emit(pb::event::Kind::Running(pb::Empty {}));
         let st = shm.command_at(slot.0, slot.1, cmd, CMD_TIMEOUT);
@@ -1234,15 +1253,16 @@ impl Session {
 
     pub fn detach(&self) -> Result<pb::StateReply> {
         let mut dbg = self.debug_lock();
-        let (shm, slots) = {
+        let (shm, slots, release_gl) = {
             let mut c = self.control();
             let Some(l) = &c.launched else {
                 return Err(Error::not_launched());
             };
             cancel::check()?;
             let shm = l.shm.clone();
-            let slot = c.current.as_ref().map(|s| s.slot);
-            self.release_debug(&mut dbg, Some(&shm), slot);
+            // The GL objects go after the control lock (see release_debug).
+            let ended = self.release_debug(&mut dbg, Some(&shm), None);
+            let release_gl = c.current.as_ref().map(|s| s.slot).filter(|_| ended);
             if c.paused.is_some() {
                 // Held threads must run to take the CONTINUE commands below.
                 l.tracer.resume().map_err(Error::Internal)?;
@@ -1258,8 +1278,11 @@ impl Session {
                 c.pending.drain(..).map(|s| (s.slot, s.stop_id)).collect();
             slots.extend(c.current.take().map(|s| (s.slot, s.stop_id)));
             c.state = RunState::Running;
-            (shm, slots)
+            (shm, slots, release_gl)
         };
+        if let Some(slot) = release_gl {
+            lifecycle::release_gl(&shm, slot);
+        }
         for (s, stop_id) in slots {
             let _ = shm.command_at(s, stop_id, abi::CMD_CONTINUE, CMD_TIMEOUT);
         }
@@ -1915,7 +1938,7 @@ impl Session {
         match self.stopped() {
             Ok((stop, shm, _)) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
             Err(_) => self.release_debug(&mut dbg, None, None),
-        }
+        };
         let mut c = self.control();
         c.shader_stop = None;
         Ok(self.state_reply(&c))
@@ -1966,7 +1989,10 @@ impl Session {
     /// Save a rejected debug shader and its log; returns the error for the RPC.
     fn rejected_shader(&self, what: &str, stage: Stage, source: &str, log: &str) -> Error {
         let n = self.rejected.fetch_add(1, Ordering::Relaxed) + 1;
-        let saved = crate::saved_shaders::save(n, file_extension(stage), source, log);
+        let saved = match self.saved_shaders().as_ref() {
+            Some(s) => s.save(n, file_extension(stage), source, log),
+            None => Err(std::io::Error::other("the app's session has ended")),
+        };
         let mut head: Vec<&str> = log
             .lines()
             .filter(|l| l.to_lowercase().contains("error"))

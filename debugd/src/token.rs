@@ -129,7 +129,19 @@ pub struct TokenFile {
 impl TokenFile {
     /// Write `token` (with a final newline) to a new file.
     pub fn write(token: &str) -> Result<TokenFile, TokenError> {
-        let dir = PrivateDir::create("gldbg-token").map_err(TokenError::Write)?;
+        Self::write_into(
+            PrivateDir::create("gldbg-token").map_err(TokenError::Write)?,
+            token,
+        )
+    }
+
+    /// As [`Self::write`], its private directory made under `base`.
+    pub fn write_in(base: &Path, token: &str) -> Result<TokenFile, TokenError> {
+        let dir = PrivateDir::create_in(base, "gldbg-token").map_err(TokenError::Write)?;
+        Self::write_into(dir, token)
+    }
+
+    fn write_into(dir: PrivateDir, token: &str) -> Result<TokenFile, TokenError> {
         let path = dir
             .write_new("token", format!("{token}\n").as_bytes())
             .map_err(TokenError::Write)?;
@@ -144,6 +156,29 @@ impl TokenFile {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// The token of a TCP listener on `addr` given none: generated, written
+/// to its private file (under `base` when given, e.g. a caller's own
+/// private directory), and the file's path printed on stderr after
+/// `who: ` with the `gldbg connect` line that uses it. The file goes when
+/// the returned [`TokenFile`] is dropped.
+pub fn for_tcp(
+    who: &str,
+    addr: &dyn std::fmt::Display,
+    base: Option<&Path>,
+) -> Result<(String, TokenFile), TokenError> {
+    let token = generate()?;
+    let file = match base {
+        Some(base) => TokenFile::write_in(base, &token)?,
+        None => TokenFile::write(&token)?,
+    };
+    eprintln!(
+        "{who}: the token for {addr} is in {} (gldbg connect {addr} --token-file {})",
+        file.path().display(),
+        file.path().display()
+    );
+    Ok((token, file))
 }
 
 /// `a == b` in time that depends only on the lengths.
@@ -196,5 +231,29 @@ mod tests {
         assert!(constant_time_eq(b"Bearer x", b"Bearer x"));
         assert!(!constant_time_eq(b"Bearer x", b"Bearer y"));
         assert!(!constant_time_eq(b"Bearer", b"Bearer x"));
+    }
+
+    #[test]
+    fn for_tcp_writes_a_private_file_under_the_base() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let base = PrivateDir::create("gldbg-token-test").unwrap();
+        let (token, file) = for_tcp("test", &"127.0.0.1:1", Some(base.path())).unwrap();
+        assert_eq!(token.len(), 64);
+        assert!(
+            file.path().starts_with(base.path()),
+            "{}",
+            file.path().display()
+        );
+        assert_eq!(
+            std::fs::read_to_string(file.path()).unwrap(),
+            format!("{token}\n")
+        );
+        let mode = std::fs::metadata(file.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dir = file.dir().to_path_buf();
+        drop(file);
+        assert!(!dir.exists(), "the token's directory goes with it");
+        let (other, _f) = for_tcp("test", &"127.0.0.1:1", None).unwrap();
+        assert_ne!(token, other);
     }
 }

@@ -20,8 +20,11 @@ const FRAME_HEADERS: u8 = 0x1;
 const FLAG_END_HEADERS: u8 = 0x4;
 const FLAG_PADDED: u8 = 0x8;
 const FLAG_PRIORITY: u8 = 0x20;
-/// HEADERS frames larger than this pass through untouched.
-const MAX_HELD: usize = 1 << 20;
+/// HEADERS frames larger than this pass through untouched: h2's default
+/// SETTINGS_MAX_FRAME_SIZE, which the server advertises (tonic sets no
+/// other), so h2 refuses a larger frame anyway, and a client cannot make
+/// the daemon hold more than this per connection.
+const MAX_HELD: usize = 16 * 1024;
 
 /// Where the reader is in the client's byte stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +128,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for AuthorityFix<S> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = &mut *self;
+        if buf.remaining() == 0 {
+            // No room: nothing is read (the caller asked for 0 bytes; as
+            // every tokio reader, Ready with nothing filled), nothing is
+            // taken from `inner` or marked as the end.
+            return Poll::Ready(Ok(()));
+        }
         loop {
             if !this.out.is_empty() {
                 let n = this.out.len().min(buf.remaining());
@@ -360,5 +369,72 @@ mod tests {
         let n = got.len();
         assert_eq!(got[..n - 4], stream[..n - 4]);
         assert_eq!(&got[n - 4..], b"loca");
+    }
+
+    /// The client's bytes: the preface and one HEADERS frame of `block`.
+    fn headers_stream(block: &[u8]) -> Vec<u8> {
+        let mut stream = PREFACE.to_vec();
+        let len = block.len();
+        stream.extend([(len >> 16) as u8, (len >> 8) as u8, len as u8]);
+        stream.extend([FRAME_HEADERS, FLAG_END_HEADERS, 0, 0, 0, 1]);
+        stream.extend(block);
+        stream
+    }
+
+    async fn through_fix(stream: &[u8]) -> Vec<u8> {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let (mut client, server) = tokio::io::duplex(1 << 16);
+        let writer = {
+            let stream = stream.to_vec();
+            tokio::spawn(async move { client.write_all(&stream).await.unwrap() })
+        };
+        let mut got = Vec::new();
+        AuthorityFix::new(server)
+            .read_to_end(&mut got)
+            .await
+            .unwrap();
+        writer.await.unwrap();
+        got
+    }
+
+    #[tokio::test]
+    async fn frames_past_h2s_max_frame_size_are_not_held() {
+        // :authority %2Fs, then indexed `:method GET` up to the size.
+        let head = literal(1, b"%2Fs");
+        for (len, fixed) in [(MAX_HELD, true), (MAX_HELD + 1, false)] {
+            let mut block = head.clone();
+            block.resize(len, 0x82);
+            let stream = headers_stream(&block);
+            let got = through_fix(&stream).await;
+            assert_eq!(got.len(), stream.len());
+            let at = PREFACE.len() + 9 + 2;
+            let want: &[u8] = if fixed { b"loca" } else { b"%2Fs" };
+            assert_eq!(&got[at..at + 4], want, "a {len}-byte frame");
+        }
+        assert_eq!(MAX_HELD, 16_384, "h2's default SETTINGS_MAX_FRAME_SIZE");
+    }
+
+    #[tokio::test]
+    async fn a_read_with_no_room_is_not_the_end() {
+        use std::future::poll_fn;
+        let stream = headers_stream(&literal(1, b"%2Fs"));
+        let (mut client, server) = tokio::io::duplex(1 << 16);
+        tokio::io::AsyncWriteExt::write_all(&mut client, &stream)
+            .await
+            .unwrap();
+        drop(client);
+        let mut fixed = AuthorityFix::new(server);
+        let mut empty = [0u8; 0];
+        let mut rb = ReadBuf::new(&mut empty);
+        poll_fn(|cx| Pin::new(&mut fixed).poll_read(cx, &mut rb))
+            .await
+            .unwrap();
+        assert!(!fixed.eof && fixed.raw.is_empty() && fixed.out.is_empty());
+        let mut got = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut fixed, &mut got)
+            .await
+            .unwrap();
+        assert_eq!(got.len(), stream.len(), "every byte after the empty read");
+        assert_eq!(&got[got.len() - 4..], b"loca");
     }
 }

@@ -542,3 +542,97 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The app's process frozen by a cgroup freezer (v1 `freezer`, or v2
+/// `cgroup.freeze`): unlike SIGSTOP, which its tracer sees, a frozen app
+/// runs nothing until thawed. The cgroup is thawed and removed on drop.
+struct Frozen {
+    dir: PathBuf,
+    v1: bool,
+}
+
+impl Frozen {
+    /// None (said why) where no freezer can be used.
+    fn freeze(pid: u32) -> Option<Frozen> {
+        let name = format!("gldbg-test-{}", std::process::id());
+        for (root, v1) in [("/sys/fs/cgroup/freezer", true), ("/sys/fs/cgroup", false)] {
+            let control = if v1 { "freezer.state" } else { "cgroup.freeze" };
+            if !Path::new(root).join(control).exists() && !v1 {
+                continue;
+            }
+            let dir = Path::new(root).join(&name);
+            if std::fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            let frozen = Frozen { dir, v1 };
+            if std::fs::write(frozen.dir.join("cgroup.procs"), pid.to_string()).is_err() {
+                continue;
+            }
+            let state = if v1 { "FROZEN" } else { "1" };
+            if std::fs::write(frozen.dir.join(control), state).is_ok() {
+                return Some(frozen);
+            }
+        }
+        eprintln!(
+            "\n*** SKIPPED: no usable cgroup freezer (needs root and a writable cgroupfs) ***\n"
+        );
+        None
+    }
+
+    fn thaw(&self) {
+        let (control, state) = if self.v1 {
+            ("freezer.state", "THAWED")
+        } else {
+            ("cgroup.freeze", "0")
+        };
+        let _ = std::fs::write(self.dir.join(control), state);
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        self.thaw();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::remove_dir(&self.dir).is_err() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Continue from a debugged draw while the app is frozen (the preload
+/// cannot answer the release of its debug objects), then the app dies:
+/// GetState answers meanwhile and the Continue ends at once, not at the
+/// command timeout (the release is not sent under the session's lock).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_dying_while_its_debug_objects_are_released_ends_the_continue_at_once() {
+    require_workspace();
+    let dir = TempDir::new("lifecycle-release");
+    let socket = dir.join("d.sock");
+    let _daemon = start_daemon(&socket);
+    let mut c = client(&socket).await;
+    let stop = at_first_draw(&mut c, &["--size", "64x32"]).await;
+    let Some(frozen) = Frozen::freeze(stop.pid) else {
+        kill_app(&mut c).await;
+        return;
+    };
+    let mut c2 = c.clone();
+    let resume = tokio::spawn(async move { c2.r#continue(pb::Empty {}).await });
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!resume.is_finished(), "the frozen app answered");
+    timely_prompt(c.get_state(pb::Empty {}))
+        .await
+        .expect("GetState while the release waits");
+    // SAFETY: a plain kill(2) of the app's pid.
+    assert_eq!(unsafe { libc::kill(stop.pid as i32, libc::SIGKILL) }, 0);
+    let killed = Instant::now();
+    // A frozen (v1) task dies only once thawed.
+    frozen.thaw();
+    let _ = timely("Continue", resume).await.expect("the Continue task");
+    let took = killed.elapsed();
+    assert!(took < PROMPT, "the Continue ended {took:?} after the kill");
+    let s = timely_prompt(c.get_state(pb::Empty {}))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(state(&s), pb::RunState::Exited, "{s:?}");
+}

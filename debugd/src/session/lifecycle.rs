@@ -83,25 +83,37 @@ impl Session {
     /// `shm`'s bulk pages past the request and reply areas (only debug
     /// steps write there, under the debug lock we hold), and with
     /// `gl_slot` (a thread stopped in the draw's context) the GL objects
-    /// the preload kept for its steps.
+    /// the preload kept for its steps. Returns whether a debugging ended.
+    ///
+    /// Never pass `gl_slot` with the control lock held: the preload's
+    /// answer can take [`CMD_TIMEOUT`], and the app's death, which would end
+    /// that wait, is noticed under the control lock ([`Self::app_ended`]).
+    /// Callers holding it pass None and call [`release_gl`] after dropping it.
     pub(super) fn release_debug(
         &self,
         dbg: &mut Option<ShaderDebug>,
         shm: Option<&SharedMemory>,
         gl_slot: Option<usize>,
-    ) {
+    ) -> bool {
         if dbg.take().is_none() {
-            return;
+            return false;
         }
         if let Some(shm) = shm {
             shm.release_bulk_data();
             if let Some(slot) = gl_slot {
-                // Best effort: a preload that cannot release keeps its objects.
-                let _ = shm.command(slot, abi::CMD_RELEASE, CMD_TIMEOUT);
+                release_gl(shm, slot);
             }
         }
         trim_heap();
+        true
     }
+}
+
+/// Ask the thread stopped in `slot` to delete the GL objects the preload
+/// kept for a draw's debug steps. Best effort: a preload that cannot
+/// release keeps its objects. Call it without the control lock.
+pub(super) fn release_gl(shm: &SharedMemory, slot: usize) {
+    let _ = shm.command(slot, abi::CMD_RELEASE, CMD_TIMEOUT);
 }
 
 /// How the heap serves the daemon's large buffers (once per process):
