@@ -17,7 +17,6 @@ mod support;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gldbg_proto::pb;
@@ -36,37 +35,6 @@ const PROMPT: Duration = Duration::from_secs(5);
 
 fn big() -> PathBuf {
     support::build_c_app("egl_big.c", "egl_big", &["EGL", "OpenGL"], &[])
-}
-
-/// `gldbg-debugd --listen unix:PATH` (no token on a Unix socket), killed on drop.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_daemon(socket: &Path) -> Daemon {
-    let child = Command::new(debugd())
-        .arg("--listen")
-        .arg(format!("unix:{}", socket.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start gldbg-debugd");
-    let mut daemon = Daemon(child);
-    let deadline = Instant::now() + HANG;
-    while !socket.exists() {
-        if let Ok(Some(status)) = daemon.0.try_wait() {
-            panic!("gldbg-debugd exited early: {status}");
-        }
-        assert!(Instant::now() < deadline, "no socket {}", socket.display());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    daemon
 }
 
 async fn client(socket: &Path) -> Client {
@@ -197,7 +165,7 @@ async fn a_launcher_scripts_app_dying_during_a_probe_ends_the_probe_at_once() {
     require_workspace();
     let dir = TempDir::new("lifecycle-child");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let mut c = client(&socket).await;
     // The shell forks the app and outlives it.
     let script = format!("'{}' --size 256x256; sleep 30", big().display());
@@ -212,7 +180,7 @@ async fn an_app_dying_during_a_probe_ends_the_probe_at_once() {
     require_workspace();
     let dir = TempDir::new("lifecycle-death");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let mut c = client(&socket).await;
     let stop = at_first_draw(&mut c, &["--size", "256x256"]).await;
     kill_during_a_probe(&c, stop.pid).await;
@@ -262,7 +230,7 @@ async fn a_cancelled_launch_leaves_no_app() {
     require_workspace();
     let dir = TempDir::new("lifecycle-launch");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let mut c = client(&socket).await;
     // The app's first GL call comes 2 s after the start: the client gives up before.
     let script = format!(
@@ -301,7 +269,7 @@ async fn requests_cancelled_behind_a_slow_probe_take_no_effect() {
     require_workspace();
     let dir = TempDir::new("lifecycle-cancel");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let mut c = client(&socket).await;
     let stop = at_first_draw(&mut c, &["--size", "256x256"]).await;
 
@@ -406,7 +374,7 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
     require_workspace();
     let dir = TempDir::new("lifecycle-memory");
     let socket = dir.join("d.sock");
-    let daemon = start_daemon(&socket);
+    let daemon = start_unix_daemon(&socket, &[]);
     let pid = daemon.0.id();
     let mut c = client(&socket).await;
     let launched = timely("Launch", c.launch(launch_request(&big(), &[])))
@@ -608,7 +576,7 @@ async fn an_app_dying_while_its_debug_objects_are_released_ends_the_continue_at_
     require_workspace();
     let dir = TempDir::new("lifecycle-release");
     let socket = dir.join("d.sock");
-    let _daemon = start_daemon(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let mut c = client(&socket).await;
     let stop = at_first_draw(&mut c, &["--size", "64x32"]).await;
     let Some(frozen) = Frozen::freeze(stop.pid) else {

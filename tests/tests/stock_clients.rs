@@ -7,21 +7,9 @@
 //! those two authorities are also sent explicitly. A newer grpcio is used
 //! too when `GLDBG_TEST_GRPCIO_PYTHON` names a python that has it.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use gldbg_tests::*;
-
-/// The daemon, killed on drop.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The client: `python CLIENT SOCKET [AUTHORITY]`; prints one line per check.
 const CLIENT: &str = r#"
@@ -55,23 +43,6 @@ fn pythons() -> Vec<String> {
     found
 }
 
-fn start(socket: &Path) -> Daemon {
-    let child = Command::new(debugd())
-        .arg("--listen")
-        .arg(format!("unix:{}", socket.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start gldbg-debugd");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::os::unix::net::UnixStream::connect(socket).is_err() {
-        assert!(Instant::now() < deadline, "no socket {}", socket.display());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Daemon(child)
-}
-
 #[test]
 fn stock_grpcio_on_the_unix_socket() {
     require_workspace();
@@ -87,7 +58,7 @@ fn stock_grpcio_on_the_unix_socket() {
     }
     let dir = TempDir::new("stock");
     let socket = dir.join("d.sock");
-    let _daemon = start(&socket);
+    let _daemon = start_unix_daemon(&socket, &[]);
     let script = dir.join("client.py");
     std::fs::write(&script, CLIENT).unwrap();
     let s = socket.to_str().unwrap();
