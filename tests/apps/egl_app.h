@@ -50,6 +50,20 @@ static GLuint compile(GLenum type, const char *src) {
     return s;
 }
 
+/* Links `p` (its shaders attached); the driver's log and exit 1 if it
+ * does not link. */
+static void link_program(GLuint p) {
+    glLinkProgram(p);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[4096];
+        glGetProgramInfoLog(p, sizeof log, NULL, log);
+        fprintf(stderr, APP_NAME ": link: %s\n", log);
+        exit(1);
+    }
+}
+
 struct egl_app {
     EGLDisplay dpy;
     EGLContext ctx;

@@ -66,10 +66,7 @@ int main(int argc, char **argv) {
     GLuint prog = glCreateProgram();
     glAttachShader(prog, compile(GL_VERTEX_SHADER, BIG_VS));
     glAttachShader(prog, compile(GL_FRAGMENT_SHADER, BIG_FS));
-    glLinkProgram(prog);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(prog);
 
     static const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};
     GLuint vao, vbo;

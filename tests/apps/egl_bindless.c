@@ -89,10 +89,7 @@ int main(int argc, char **argv) {
     GLuint prog = glCreateProgram();
     glAttachShader(prog, compile(GL_VERTEX_SHADER, VS));
     glAttachShader(prog, compile(GL_FRAGMENT_SHADER, FS));
-    glLinkProgram(prog);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(prog);
     const unsigned char red[4] = {255, 0, 0, 255}, green[4] = {0, 255, 0, 255};
     GLuint64 red_handle = get_handle(texture(red)), green_handle = get_handle(texture(green));
     make_resident(red_handle);

@@ -143,10 +143,7 @@ static GLuint link(const char *vs, const char *fs, const char *captured) {
     glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
     glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
     if (captured) glTransformFeedbackVaryings(p, 1, &captured, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(p);
     return p;
 }
 

@@ -68,10 +68,7 @@ static GLuint link(const char *fs, int bind) {
         glBindFragDataLocationIndexed(p, 0, 0, "c0");
         glBindFragDataLocationIndexed(p, 0, 1, "c1");
     }
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(p);
     return p;
 }
 

@@ -67,10 +67,7 @@ int main(int argc, char **argv) {
     GLuint prog = glCreateProgram();
     glAttachShader(prog, compile(GL_VERTEX_SHADER, VS));
     glAttachShader(prog, compile(GL_FRAGMENT_SHADER, FS));
-    glLinkProgram(prog);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(prog);
 
     GLuint a = glGenLists(4), b = a + 1, c = a + 2, d = a + 3;
     glNewList(a, GL_COMPILE);

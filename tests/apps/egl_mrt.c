@@ -81,10 +81,7 @@ static GLuint link(const char *fs) {
     GLuint p = glCreateProgram();
     glAttachShader(p, compile(GL_VERTEX_SHADER, VS));
     glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(p);
     return p;
 }
 

@@ -88,10 +88,7 @@ static GLuint link(const char *vs, const char *const *fs, int n) {
     glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
     for (int i = 0; i < n; i++) glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs[i]));
     glBindAttribLocation(p, 0, "a_pos");
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(p);
     return p;
 }
 

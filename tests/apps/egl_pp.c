@@ -125,10 +125,7 @@ int main(int argc, char **argv) {
     GLuint prog = glCreateProgram();
     glAttachShader(prog, vs);
     glAttachShader(prog, fs);
-    glLinkProgram(prog);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(prog);
     glUseProgram(prog);
     static const float quad[12] = {-1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1};
     GLuint vao, vbo;

@@ -34,10 +34,7 @@ int main(void) {
     GLuint prog = glCreateProgram();
     glAttachShader(prog, vs);
     glAttachShader(prog, fs);
-    glLinkProgram(prog);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(prog);
     glDetachShader(prog, vs);
     glDetachShader(prog, fs);
     glDeleteShader(vs);

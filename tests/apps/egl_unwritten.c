@@ -136,10 +136,7 @@ static GLuint program(const char *fs) {
     glAttachShader(p, compile(GL_VERTEX_SHADER, QUAD_VS));
     glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
     glBindAttribLocation(p, 0, "a_pos");
-    glLinkProgram(p);
-    GLint ok = 0;
-    glGetProgramiv(p, GL_LINK_STATUS, &ok);
-    if (!ok) die("link failed");
+    link_program(p);
     return p;
 }
 
