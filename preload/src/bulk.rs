@@ -4,79 +4,138 @@
 //! attach, it would count 512 MiB against the app's address-space limit:
 //! an app that sets `RLIMIT_AS` (piglit's `rlimit` test: 256 MiB) would
 //! then fail to allocate. So only the header is mapped at attach
-//! (`session.rs`, which hands the memfd over here) and the bulk region is
-//! mapped when a command first needs it, as a window over its first bytes;
-//! a command that needs more maps a larger window (the next power of two).
-//! A window replaced by a larger one stays mapped: references into it stay
-//! valid and both show the same shared pages. When a window cannot be
-//! mapped, stderr says so, naming the address-space limit, and the command
-//! fails; the app goes on.
+//! (`session.rs`, which hands the memfd over here) and each of the bulk
+//! region's three areas (request, reply, data: [`AREAS`]) is mapped when a
+//! command first touches it, as a window over the area's first bytes (64
+//! KiB at least, then the next power of two of what an access needs). An
+//! access must lie inside one area. A window replaced by a larger one stays
+//! mapped: references into it stay valid and both show the same shared
+//! pages. Every user of a window holds a [`Lease`] (a read lock);
+//! [`release`] unmaps all windows when no lease is held (`CMD_RELEASE`, at
+//! the end of shader debugging), so the app gets its address space back.
+//! When a window cannot be mapped, stderr says so, naming the address-space
+//! limit, and the command fails; the app goes on.
 
 use core::sync::atomic::{
     AtomicI32, AtomicPtr, AtomicUsize,
     Ordering::{Acquire, Relaxed, Release},
 };
 use gldbg_proto::shm;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
+
+/// The areas of the bulk region, [start, end) in bytes from its start:
+/// each has its own windows.
+const AREAS: [(usize, usize); 3] = [
+    (shm::BULK_REQUEST, shm::BULK_REPLY),
+    (shm::BULK_REPLY, shm::BULK_DATA),
+    (shm::BULK_DATA, shm::BULK_SIZE),
+];
+/// The smallest window.
+const SMALLEST: usize = 64 << 10;
 
 /// The memfd (-1: none).
 static FD: AtomicI32 = AtomicI32::new(-1);
-/// The current window (null: none yet); windows are never freed.
-static WINDOW: AtomicPtr<Window> = AtomicPtr::new(core::ptr::null_mut());
+/// Each area's current window (null: none mapped); windows are freed only
+/// by [`release`], while no [`Lease`] is held.
+static WINDOWS: [AtomicPtr<Window>; AREAS.len()] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; AREAS.len()];
+/// Every window mapped since the last [`release`].
+static MAPPED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 /// Serializes growth.
 static GROW: Mutex<()> = Mutex::new(());
+/// Held for reading by each [`Lease`], for writing by [`release`].
+static IN_USE: RwLock<()> = RwLock::new(());
 
-/// One mapped window over the start of the bulk region.
+/// The right to use windows: while one is alive, no window is unmapped.
+pub struct Lease(#[allow(dead_code)] RwLockReadGuard<'static, ()>);
+
+/// Take a lease (several threads may hold one at once).
+pub fn lease() -> Lease {
+    Lease(IN_USE.read().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Unmap every window, unless a command holds a [`Lease`] (then nothing
+/// changes): the next command maps fresh ones. Returns whether they went.
+pub fn release() -> bool {
+    let Ok(_all) = IN_USE.try_write() else {
+        return false;
+    };
+    let _grow = GROW.lock().unwrap_or_else(|e| e.into_inner());
+    for w in &WINDOWS {
+        w.store(core::ptr::null_mut(), Release);
+    }
+    let windows = std::mem::take(&mut *MAPPED.lock().unwrap_or_else(|e| e.into_inner()));
+    for w in windows {
+        // SAFETY: a Window leaked by `window` and listed once in MAPPED; no
+        // lease is held (write lock), so nothing refers to it or its pages.
+        let w = unsafe { Box::from_raw(w as *mut Window) };
+        // SAFETY: the mapping made by `map` for this window, unused (above).
+        let _ = unsafe { rustix::mm::munmap(w.base.cast(), w.len) };
+    }
+    true
+}
+
+/// One mapped window over the start of an area.
 struct Window {
+    /// The area's first byte.
     base: *mut u8,
     len: usize,
     /// Bytes already populated.
     populated: AtomicUsize,
 }
 
-/// The first window: the request and reply areas and a small image.
-const FIRST: usize = 16 << 20;
-
 /// Keep the session's memfd, to map bulk windows from later.
 pub fn keep_fd(fd: i32) {
     FD.store(fd, Release);
 }
 
-fn current() -> Option<&'static Window> {
-    // SAFETY: WINDOW is null or a leaked, never-freed Window.
-    unsafe { WINDOW.load(Acquire).as_ref() }
+/// The area holding [off, off + len), with that range relative to its
+/// start; `None` when the range crosses an area's end.
+fn area(off: usize, len: usize) -> Option<(usize, usize, usize)> {
+    let end = off.checked_add(len)?;
+    let i = AREAS.iter().position(|&(s, e)| off >= s && off < e)?;
+    let (start, area_end) = AREAS[i];
+    (end <= area_end).then_some((i, off - start, end - start))
 }
 
-/// A window over at least the first `min_len` bytes of the bulk region:
-/// (start, length); `None` when `min_len` is beyond the region or the
-/// window cannot be mapped.
-pub fn window(min_len: usize) -> Option<(*mut u8, usize)> {
-    if min_len > shm::BULK_SIZE {
-        return None;
-    }
-    if let Some(w) = current().filter(|w| w.len >= min_len) {
-        return Some((w.base, w.len));
+fn current(area: usize) -> Option<&'static Window> {
+    // SAFETY: null or a leaked Window, freed only by `release` while no
+    // lease is held (callers hold one).
+    unsafe { WINDOWS[area].load(Acquire).as_ref() }
+}
+
+/// A pointer to byte `off` of the bulk region, valid for `len` bytes while
+/// `_lease` lives; `None` when the range is outside the region, crosses
+/// an area's end, or its window cannot be mapped.
+pub fn window(_lease: &Lease, off: usize, len: usize) -> Option<*mut u8> {
+    let (i, rel, rel_end) = area(off, len)?;
+    let at = |w: &Window| (rel_end <= w.len).then(|| w.base.wrapping_add(rel));
+    if let Some(p) = current(i).and_then(at) {
+        return Some(p);
     }
     let _grow = GROW.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(w) = current().filter(|w| w.len >= min_len) {
-        return Some((w.base, w.len));
+    if let Some(p) = current(i).and_then(at) {
+        return Some(p);
     }
-    let len = min_len
-        .max(FIRST)
+    let (start, area_end) = AREAS[i];
+    let len = rel_end
+        .max(SMALLEST)
         .checked_next_power_of_two()
-        .unwrap_or(shm::BULK_SIZE)
-        .min(shm::BULK_SIZE);
-    let base = map(len)?;
+        .unwrap_or(usize::MAX)
+        .min(area_end - start);
+    let base = map(start, len)?;
     let w = Box::leak(Box::new(Window {
         base,
         len,
         populated: AtomicUsize::new(0),
     }));
-    WINDOW.store(w, Release);
-    Some((base, len))
+    MAPPED.lock().unwrap_or_else(|e| e.into_inner()).push(w as *mut Window as usize);
+    WINDOWS[i].store(w, Release);
+    at(w)
 }
 
-fn map(len: usize) -> Option<*mut u8> {
+/// Map `len` bytes of the bulk region from its byte `start`.
+fn map(start: usize, len: usize) -> Option<*mut u8> {
     let fd = FD.load(Acquire);
     if fd < 0 {
         return None;
@@ -84,7 +143,7 @@ fn map(len: usize) -> Option<*mut u8> {
     // SAFETY: the session's memfd, kept open for this.
     let bfd = unsafe { rustix::fd::BorrowedFd::borrow_raw(fd) };
     // SAFETY: a fresh shared mapping chosen by the kernel, over the bulk
-    // region of the memfd (BULK_OFFSET is page-aligned).
+    // region of the memfd (BULK_OFFSET and the area starts are page-aligned).
     let r = unsafe {
         rustix::mm::mmap(
             core::ptr::null_mut(),
@@ -92,15 +151,15 @@ fn map(len: usize) -> Option<*mut u8> {
             rustix::mm::ProtFlags::READ | rustix::mm::ProtFlags::WRITE,
             rustix::mm::MapFlags::SHARED,
             bfd,
-            shm::BULK_OFFSET as u64,
+            (shm::BULK_OFFSET + start) as u64,
         )
     };
     match r {
         Ok(p) => Some(p.cast()),
         Err(e) => {
             crate::log(format_args!(
-                "cannot map {} MiB of the debugger's shared memory for this command: {e}{}",
-                len >> 20,
+                "cannot map {} KiB of the debugger's shared memory for this command: {e}{}",
+                len >> 10,
                 address_space_limit()
             ));
             None
@@ -126,21 +185,21 @@ pub fn address_space_limit() -> String {
     }
 }
 
-/// Fault in the current window up to byte `end` before it is written, in
-/// one call (`MADV_POPULATE_WRITE`, Linux 5.14) rather than a page fault
-/// per 4 KiB: the first 1080p RGBA32F readback into fresh pages costs
-/// ~20 ms of faults. Pages stay populated, so each range is done once per
-/// window.
-pub fn populate(end: usize) {
-    let Some(w) = current() else { return };
-    let end = end.min(w.len).next_multiple_of(4096).min(w.len);
+/// Fault in the window of [off, off + len) before it is written, in one
+/// call (`MADV_POPULATE_WRITE`, Linux 5.14) rather than a page fault per 4
+/// KiB: the first 1080p RGBA32F readback into fresh pages costs ~20 ms of
+/// faults. Pages stay populated, so each range is done once per window.
+pub fn populate(_lease: &Lease, off: usize, len: usize) {
+    let Some((i, _, rel_end)) = area(off, len) else { return };
+    let Some(w) = current(i) else { return };
+    let end = rel_end.min(w.len).next_multiple_of(4096).min(w.len);
     let done = w.populated.load(Acquire);
     if end <= done {
         return;
     }
-    // SAFETY: [done, end) lies inside the current window (page-aligned:
-    // both ends are); populating changes no contents. An old kernel's
-    // EINVAL leaves the pages to fault as before.
+    // SAFETY: [done, end) lies inside the window (page-aligned: both ends
+    // are); populating changes no contents. An old kernel's EINVAL leaves
+    // the pages to fault as before.
     let _ = unsafe {
         rustix::mm::madvise(
             w.base.add(done).cast(),
@@ -149,4 +208,20 @@ pub fn populate(end: usize) {
         )
     };
     w.populated.fetch_max(end, Relaxed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_access_lies_in_one_area() {
+        assert_eq!(area(0, 16), Some((0, 0, 16)));
+        assert_eq!(area(shm::BULK_REPLY, 8), Some((1, 0, 8)));
+        assert_eq!(area(shm::BULK_DATA + 4, 4), Some((2, 4, 8)));
+        assert_eq!(area(shm::BULK_REPLY - 4, 8), None, "crosses request/reply");
+        assert_eq!(area(shm::BULK_SIZE - 4, 8), None, "past the region");
+        assert_eq!(area(shm::BULK_SIZE, 0), None);
+        assert_eq!(area(usize::MAX, 2), None);
+    }
 }

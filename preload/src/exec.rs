@@ -27,60 +27,53 @@ use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, Pr
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The bulk region of the shared mapping, through a window that grows
-/// when an access needs more of it (`bulk.rs`; earlier windows stay mapped).
+/// The bulk region of the shared mapping, for one command: its areas are
+/// mapped as accesses need them (`bulk.rs`), and stay mapped while this
+/// lives (it holds a lease).
 pub(crate) struct Bulk {
-    base: core::cell::Cell<*mut u8>,
-    len: core::cell::Cell<usize>,
+    lease: crate::bulk::Lease,
 }
 
 impl Bulk {
+    /// None without a session, or when the request and reply areas
+    /// cannot be mapped (stderr says why).
     pub(crate) fn get() -> Option<Bulk> {
-        crate::session::bulk_window(0).map(|(base, len)| Bulk {
-            base: base.into(),
-            len: len.into(),
-        })
-    }
-    /// Whether `len` bytes at `off` are inside the region, growing the
-    /// window to them.
-    fn check(&self, off: usize, len: usize) -> bool {
-        let Some(end) = off.checked_add(len).filter(|&e| e <= shm::BULK_SIZE) else {
-            return false;
+        crate::session::session()?;
+        let bulk = Bulk {
+            lease: crate::bulk::lease(),
         };
-        if end <= self.len.get() {
-            return true;
-        }
-        match crate::session::bulk_window(end) {
-            Some((base, len)) => {
-                self.base.set(base);
-                self.len.set(len);
-                true
-            }
-            None => false,
-        }
+        bulk.at(shm::BULK_REQUEST, 1)?;
+        bulk.at(shm::BULK_REPLY, 1)?;
+        Some(bulk)
+    }
+    /// A pointer to `len` bytes at `off`, if they are inside one area of
+    /// the region and it can be mapped.
+    fn at(&self, off: usize, len: usize) -> Option<*mut u8> {
+        crate::session::bulk_window(&self.lease, off, len)
     }
     pub(crate) fn read<T: Copy + Default>(&self, off: usize) -> T {
-        if !self.check(off, size_of::<T>()) {
+        let Some(p) = self.at(off, size_of::<T>()) else {
             return T::default();
-        }
-        // SAFETY: in bounds (checked); `T` is a plain #[repr(C)] Copy struct; unaligned read.
-        unsafe { self.base.get().add(off).cast::<T>().read_unaligned() }
+        };
+        // SAFETY: mapped for size_of::<T>() bytes while the lease lives;
+        // `T` is a plain #[repr(C)] Copy struct; unaligned read.
+        unsafe { p.cast::<T>().read_unaligned() }
     }
     pub(crate) fn write<T: Copy>(&self, off: usize, v: &T) {
-        if self.check(off, size_of::<T>()) {
-            // SAFETY: in bounds (checked); the daemon does not touch the reply while a command runs.
-            unsafe { self.base.get().add(off).cast::<T>().write_unaligned(*v) }
+        if let Some(p) = self.at(off, size_of::<T>()) {
+            // SAFETY: mapped (as above); the daemon does not touch the reply while a command runs.
+            unsafe { p.cast::<T>().write_unaligned(*v) }
         }
     }
     pub(crate) fn bytes(&self, r: BulkRef) -> &[u8] {
-        if !self.check(r.offset as usize, r.len as usize) {
+        let (off, len) = (r.offset as usize, r.len as usize);
+        let Some(p) = self.at(off, len) else {
             return &[];
-        }
-        // SAFETY: in bounds (checked; a window stays mapped once grown out
-        // of); the daemon wrote the request before the command.
-        unsafe {
-            core::slice::from_raw_parts(self.base.get().add(r.offset as usize), r.len as usize)
-        }
+        };
+        // SAFETY: mapped for `len` bytes while the lease (in self) lives; a
+        // window stays mapped once grown out of; the daemon wrote the
+        // request before the command.
+        unsafe { core::slice::from_raw_parts(p, len) }
     }
     pub(crate) fn str(&self, r: BulkRef) -> String {
         String::from_utf8_lossy(self.bytes(r)).into_owned()
@@ -88,13 +81,11 @@ impl Bulk {
     /// Mutable view of `len` bytes at `off` (None if out of bounds).
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn slice_mut(&self, off: usize, len: usize) -> Option<&mut [u8]> {
-        if !self.check(off, len) {
-            return None;
-        }
-        crate::bulk::populate(off + len);
-        // SAFETY: in bounds (checked; a window stays mapped once grown out
-        // of); only this thread writes the reply area during a command.
-        Some(unsafe { core::slice::from_raw_parts_mut(self.base.get().add(off), len) })
+        let p = self.at(off, len)?;
+        crate::bulk::populate(&self.lease, off, len);
+        // SAFETY: mapped for `len` bytes while the lease (in self) lives;
+        // only this thread writes the reply area during a command.
+        Some(unsafe { core::slice::from_raw_parts_mut(p, len) })
     }
     /// Copy `data` to `off`, returning its `BulkRef` (empty if it does not fit).
     pub(crate) fn put(&self, off: usize, data: &[u8]) -> BulkRef {
@@ -1177,8 +1168,15 @@ const TARGETS_MAX: usize = 8;
 /// 45 MB); the next step makes them again. The app's framebuffer and
 /// renderbuffer bindings and its pending GL errors are kept. A driver may
 /// hold the storage until the app's next draw rebinds its framebuffer
-/// (Mesa frees it when that draw validates its state).
+/// (Mesa frees it when that draw validates its state). The bulk windows
+/// are unmapped too.
 pub fn release_targets() -> u32 {
+    let status = release_gl_targets();
+    release_memory();
+    status
+}
+
+fn release_gl_targets() -> u32 {
     if !has_context() {
         return shm::STATUS_OK;
     }
@@ -1217,12 +1215,18 @@ pub fn release_targets() -> u32 {
     }
     gl::bind_renderbuffer(renderbuffer);
     drain_own_errors();
+    shm::STATUS_OK
+}
+
+/// Give the app back the address space of a debug session: the bulk
+/// windows (16 MiB or more) and the heap pages freed above.
+fn release_memory() {
+    crate::bulk::release();
     // A 1080p RGBA32F target (31.6 MiB) is under glibc's largest mmap
     // threshold: freed, it may stay in the heap.
     // SAFETY: malloc_trim only returns free pages of glibc's arenas; no
     // allocation of the app changes.
     unsafe { libc::malloc_trim(0) };
-    shm::STATUS_OK
 }
 
 /// Bind this context's 1x1 framebuffer of ours as the draw framebuffer, for

@@ -105,9 +105,12 @@ fn loaded_objects_generation() -> u64 {
 #[inline(never)]
 fn resolve_slow(id: u32) -> *mut c_void {
     let name = FUNCTIONS[id as usize].name;
+    // What is loaded first: an EGL app then never gets libGL and libX11
+    // loaded into it by us (address space it may not have, see bulk.rs).
     let p = find_loaded(name)
+        .or_else(|| find_by_get_proc_address(id, name, false))
         .or_else(|| find_by_loading(name))
-        .or_else(|| find_by_get_proc_address(id, name))
+        .or_else(|| find_by_get_proc_address(id, name, true))
         .unwrap_or_else(|| {
             crate::log(format_args!(
                 "no real function found for {name}; calls return 0"
@@ -193,7 +196,8 @@ fn find_by_loading(name: &str) -> Option<*mut c_void> {
     None
 }
 
-fn find_by_get_proc_address(id: u32, name: &str) -> Option<*mut c_void> {
+/// `name` from a GetProcAddress already loaded, or (`load`) one loaded now.
+fn find_by_get_proc_address(id: u32, name: &str, load: bool) -> Option<*mut c_void> {
     let c = CName::new(name)?;
     let candidates: &[&str] = if name.starts_with("egl") {
         &["eglGetProcAddress"]
@@ -208,7 +212,11 @@ fn find_by_get_proc_address(id: u32, name: &str) -> Option<*mut c_void> {
             return None;
         }
         // Only a GetProcAddress that is already loaded or loadable (no recursion into this one).
-        let Some(f) = find_loaded(gpa).or_else(|| find_by_loading(gpa)) else {
+        let found = match load {
+            false => find_loaded(gpa),
+            true => find_by_loading(gpa),
+        };
+        let Some(f) = found else {
             continue;
         };
         // SAFETY: `f` is the real GetProcAddress: `void *(*)(const char *)`; `c` is NUL-terminated.

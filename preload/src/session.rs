@@ -108,13 +108,13 @@ pub fn count_frame() {
     header().frame_count.fetch_add(1, Relaxed);
 }
 
-/// A window over at least the first `min_len` bytes of the bulk region
+/// A pointer to byte `off` of the bulk region, valid for `len` bytes
 /// (only while a session is mapped): see `bulk.rs`.
-pub fn bulk_window(min_len: usize) -> Option<(*mut u8, usize)> {
+pub fn bulk_window(lease: &crate::bulk::Lease, off: usize, len: usize) -> Option<*mut u8> {
     if MAPPING.load(Acquire).is_null() {
         return None;
     }
-    crate::bulk::window(min_len)
+    crate::bulk::window(lease, off, len)
 }
 
 /// Switch to pass-through for good (daemon gone): breakpoints and
