@@ -7,6 +7,10 @@
  * shader writes a formula of the pixel; checks every pixel and prints
  *
  *   egl_rlimit: limit L MiB, N frames, frame H, pixels ok, <renderer>
+ *   egl_rlimit: mappings gldbg G, libGL L, libX11 X
+ *
+ * (the last line counts the lines of /proc/self/maps naming gldbg's shared
+ * memory, libGL.so and libX11.so at exit: an EGL app loads neither library).
  *
  * Exit 1 on a GL error or a wrong pixel.
  *
@@ -34,6 +38,21 @@ static const char *FS =
     "    vec2 p = floor(gl_FragCoord.xy) / 64.0;\n"         /* 4 */
     "    color = vec4(p.y, p.x, 0.5, 1.0);\n"               /* 5 */
     "}\n";                                                  /* 6 */
+
+/* Print how many lines of /proc/self/maps name each object of interest. */
+static void count_mappings(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) die("cannot read /proc/self/maps");
+    char line[4096];
+    int gldbg = 0, gl = 0, x11 = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "memfd:gldbg")) gldbg++;
+        if (strstr(line, "/libGL.so")) gl++;
+        if (strstr(line, "/libX11.so")) x11++;
+    }
+    fclose(f);
+    printf("egl_rlimit: mappings gldbg %d, libGL %d, libX11 %d\n", gldbg, gl, x11);
+}
 
 int main(int argc, char **argv) {
     int frames = 2, size = 64;
@@ -89,6 +108,7 @@ int main(int argc, char **argv) {
            (unsigned long long)fnv(FNV_OFFSET, px, sizeof(float) * 4 * size * size),
            right ? "ok" : "WRONG",
            (const char *)glGetString(GL_RENDERER));
+    count_mappings();
     egl_app_end(app);
     return right ? 0 : 1;
 }
