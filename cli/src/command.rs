@@ -587,6 +587,104 @@ fn split_word(text: &str) -> (&str, &str) {
     }
 }
 
+/// `info SUBJECT`.
+fn parse_info(rest: &[&str]) -> Result<Command, ParseError> {
+    Ok(match rest {
+        ["breakpoints" | "break" | "b" | "breaks"] => Command::InfoBreakpoints,
+        ["call"] => Command::InfoCall,
+        ["program" | "prog"] => Command::InfoProgram,
+        ["state"] => Command::InfoState(None),
+        ["state", name] => Command::InfoState(Some(name.to_string())),
+        ["flow"] => Command::InfoFlow(None),
+        ["flow", file] if file.to_ascii_lowercase().ends_with(".png") => {
+            Command::InfoFlow(Some(PathBuf::from(file)))
+        }
+        ["flow", ..] => return err("usage: info flow [FILE.png]"),
+        [] => return err("usage: info breakpoints | call | flow | program | state [NAME]"),
+        [what, ..] => {
+            let what = q(what);
+            return err(format!(
+                "info: unknown subject `{what}` (breakpoints, call, flow, program, state)"
+            ));
+        }
+    })
+}
+
+/// `set arg I VALUE`, `set arg I[K] VALUE` (`args`: all after `set`, as typed).
+fn parse_set(args: &str, rest: &[&str]) -> Result<Command, ParseError> {
+    Ok(match rest {
+        ["arg", index, _, ..] => {
+            let (index, element) = match index.split_once('[') {
+                Some((i, k)) => {
+                    let Some(k) = k.strip_suffix(']') else {
+                        return err("usage: set arg I[K] VALUE");
+                    };
+                    (
+                        parse_u32(i, "set arg")?,
+                        Some(parse_u32(k, "set arg I[K]")?),
+                    )
+                }
+                None => (parse_u32(index, "set arg")?, None),
+            };
+            // The value is everything after the index, as typed.
+            let (_, after_arg) = split_word(args);
+            let (_, value) = split_word(after_arg);
+            Command::SetArg {
+                index,
+                element,
+                value: value.to_string(),
+            }
+        }
+        _ => return err("usage: set arg I VALUE | set arg I[K] VALUE"),
+    })
+}
+
+/// `debug STAGE [fragment options]`.
+fn parse_debug(rest: &[&str]) -> Result<Command, ParseError> {
+    Ok(match rest {
+        [stage, options @ ..] => match parse_stage(stage) {
+            Some(Stage::Fragment) => {
+                Command::Debug(Stage::Fragment, FragmentOptions::parse(options)?)
+            }
+            Some(_) if !options.is_empty() => {
+                return err(format!(
+                    "debug: `{}`: depth, stencil and alpha-test options are for `debug fragment`",
+                    q(&options.join(" "))
+                ));
+            }
+            Some(stage) => Command::Debug(stage, FragmentOptions::default()),
+            None => {
+                let stage = q(stage);
+                return err(format!(
+                    "debug: unknown stage `{stage}` (vertex, tess-control, tess-eval, geometry, fragment, compute)"
+                ));
+            }
+        },
+        _ => {
+            return err(
+                "usage: debug vertex|tess-control|tess-eval|geometry|fragment|compute \
+                 (fragment: [depth=copy|clear|off] [stencil=copy|clear|off] [alpha-test=on|off])",
+            );
+        }
+    })
+}
+
+/// `help [TOPIC]`.
+fn parse_help(args: &str) -> Result<Command, ParseError> {
+    Ok(match args.trim() {
+        "" => Command::Help(None),
+        topic => {
+            if help_entries(Some(topic)).is_empty() {
+                let topic = q(topic);
+                return err(format!(
+                    "help: no command `{topic}` (`help` lists them all)"
+                ));
+            }
+            Command::Help(Some(topic.split_whitespace().collect::<Vec<_>>().join(" ")))
+        }
+    })
+}
+
 /// Parse one command line. `Ok(None)` for blank lines and `#` comments.
 pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let line = line.trim();
@@ -607,52 +705,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             _ => return err("usage: delete [ID]"),
         },
         "where" | "bt" | "backtrace" => no_args(name, &rest, Command::InfoCall)?,
-        "info" | "i" => match rest.as_slice() {
-            ["breakpoints" | "break" | "b" | "breaks"] => Command::InfoBreakpoints,
-            ["call"] => Command::InfoCall,
-            ["program" | "prog"] => Command::InfoProgram,
-            ["state"] => Command::InfoState(None),
-            ["state", name] => Command::InfoState(Some(name.to_string())),
-            ["flow"] => Command::InfoFlow(None),
-            ["flow", file] if file.to_ascii_lowercase().ends_with(".png") => {
-                Command::InfoFlow(Some(PathBuf::from(file)))
-            }
-            ["flow", ..] => return err("usage: info flow [FILE.png]"),
-            [] => return err("usage: info breakpoints | call | flow | program | state [NAME]"),
-            [what, ..] => {
-                let what = q(what);
-                return err(format!(
-                    "info: unknown subject `{what}` (breakpoints, call, flow, program, state)"
-                ));
-            }
-        },
+        "info" | "i" => parse_info(&rest)?,
         "skip" => no_args(name, &rest, Command::Skip)?,
         "pause" => no_args(name, &rest, Command::Pause)?,
-        "set" => match rest.as_slice() {
-            ["arg", index, _, ..] => {
-                let (index, element) = match index.split_once('[') {
-                    Some((i, k)) => {
-                        let Some(k) = k.strip_suffix(']') else {
-                            return err("usage: set arg I[K] VALUE");
-                        };
-                        (
-                            parse_u32(i, "set arg")?,
-                            Some(parse_u32(k, "set arg I[K]")?),
-                        )
-                    }
-                    None => (parse_u32(index, "set arg")?, None),
-                };
-                // The value is everything after the index, as typed.
-                let (_, after_arg) = split_word(args);
-                let (_, value) = split_word(after_arg);
-                Command::SetArg {
-                    index,
-                    element,
-                    value: value.to_string(),
-                }
-            }
-            _ => return err("usage: set arg I VALUE | set arg I[K] VALUE"),
-        },
+        "set" => parse_set(args, &rest)?,
         "watch" | "unwatch" if args.is_empty() => return err(format!("usage: {name} EXPR")),
         "watch" => Command::Watch(args.to_string()),
         "unwatch" => Command::Unwatch(args.to_string()),
@@ -661,32 +717,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             "off" | "none" | "all" => Command::Focus(None),
             at => Command::Focus(Some(parse_at("focus", at)?)),
         },
-        "debug" => match rest.as_slice() {
-            [stage, options @ ..] => match parse_stage(stage) {
-                Some(Stage::Fragment) => {
-                    Command::Debug(Stage::Fragment, FragmentOptions::parse(options)?)
-                }
-                Some(_) if !options.is_empty() => {
-                    return err(format!(
-                        "debug: `{}`: depth, stencil and alpha-test options are for `debug fragment`",
-                        q(&options.join(" "))
-                    ));
-                }
-                Some(stage) => Command::Debug(stage, FragmentOptions::default()),
-                None => {
-                    let stage = q(stage);
-                    return err(format!(
-                        "debug: unknown stage `{stage}` (vertex, tess-control, tess-eval, geometry, fragment, compute)"
-                    ));
-                }
-            },
-            _ => {
-                return err(
-                    "usage: debug vertex|tess-control|tess-eval|geometry|fragment|compute \
-                     (fragment: [depth=copy|clear|off] [stencil=copy|clear|off] [alpha-test=on|off])",
-                );
-            }
-        },
+        "debug" => parse_debug(&rest)?,
         "list" | "l" => match rest.as_slice() {
             [] => Command::List(None),
             [line] => match parse_u32(line, "list")? {
@@ -701,18 +732,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "detach" => no_args(name, &rest, Command::Detach)?,
         "kill" | "k" => no_args(name, &rest, Command::Kill)?,
         "quit" | "q" | "exit" => no_args(name, &rest, Command::Quit)?,
-        "help" | "h" | "?" => match args.trim() {
-            "" => Command::Help(None),
-            topic => {
-                if help_entries(Some(topic)).is_empty() {
-                    let topic = q(topic);
-                    return err(format!(
-                        "help: no command `{topic}` (`help` lists them all)"
-                    ));
-                }
-                Command::Help(Some(topic.split_whitespace().collect::<Vec<_>>().join(" ")))
-            }
-        },
+        "help" | "h" | "?" => parse_help(args)?,
         _ => return err(format!("unknown command `{}` (try `help`)", q(name))),
     };
     Ok(Some(cmd))

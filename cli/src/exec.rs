@@ -6,13 +6,15 @@
 //! is gone. Every command yields an [`Outcome`] (rendered by `render`) or an
 //! error message meant for the user.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gldbg_proto::pb;
 use tonic::Status;
 
 use crate::client::Client;
-use crate::command::{At, BreakTarget, BufferMode, Command, DumpFormat, q};
+use crate::command::{
+    At, BreakTarget, BufferMode, Command, DumpFormat, DumpOptions, FragmentOptions, Stage, q,
+};
 
 /// The result value of one successful command.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,384 +319,444 @@ impl Session {
 
     /// Run one command.
     pub async fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
-        use pb::StepMode;
-        let e = pb::Empty {};
         match cmd {
             Command::Help(topic) => Ok(Outcome::Help(topic.clone())),
             Command::Quit => Ok(Outcome::Quit),
-            Command::Continue => {
-                self.need_app()?;
-                if self.shader.is_some() {
-                    let stop = self
-                        .client
-                        .shader_continue(e)
-                        .await
-                        .map_err(status_message)?
-                        .into_inner();
-                    Ok(Outcome::ShaderStop(stop))
-                } else {
-                    let r = self.client.r#continue(e).await;
-                    self.state_rpc(r).await
-                }
-            }
-            Command::Step(n) | Command::Next(n) => {
-                self.need_app()?;
-                if self.shader.is_some() {
-                    let mode = if matches!(cmd, Command::Step(_)) {
-                        StepMode::Into
-                    } else {
-                        StepMode::Over
-                    };
-                    self.shader_step(mode, *n).await
-                } else {
-                    let r = self.client.step(pb::StepRequest { count: *n }).await;
-                    self.state_rpc(r).await
-                }
-            }
+            Command::Continue => self.cont().await,
+            Command::Step(n) => self.step(pb::StepMode::Into, *n).await,
+            Command::Next(n) => self.step(pb::StepMode::Over, *n).await,
             Command::Finish => {
                 self.need_shader().map_err(|_| {
                     "finish: only while debugging a shader (out of the current function)"
                         .to_string()
                 })?;
-                self.shader_step(StepMode::Out, 1).await
+                self.shader_step(pb::StepMode::Out, 1).await
             }
             Command::Skip => {
                 self.need_app()?;
-                let r = self.client.skip(e).await;
+                let r = self.client.skip(pb::Empty {}).await;
                 self.state_rpc(r).await
             }
-            Command::Break(BreakTarget::Line(line)) => {
-                self.need_shader()
-                    .map_err(|m| format!("break {line}: {m}"))?;
-                let reply = self
-                    .client
-                    .shader_break(pb::ShaderBreakRequest { line: *line })
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                self.shader_breaks = reply.lines.clone();
-                Ok(Outcome::ShaderBreak {
-                    line: *line,
-                    lines: reply.lines,
-                })
-            }
-            Command::Break(target) => {
-                use pb::breakpoint_spec::Kind;
-                let kind = match target {
-                    BreakTarget::Function(f) => Kind::Function(f.clone()),
-                    BreakTarget::Draw => Kind::Draw(pb::Empty {}),
-                    BreakTarget::DrawNumber(n) => Kind::DrawNumber(*n),
-                    BreakTarget::ShaderSwitch => Kind::ShaderSwitch(pb::Empty {}),
-                    BreakTarget::Frame => Kind::Frame(pb::Empty {}),
-                    BreakTarget::GlError => Kind::GlError(pb::Empty {}),
-                    BreakTarget::Line(_) => unreachable!("handled above"),
-                };
-                let bp = self
-                    .client
-                    .add_breakpoint(pb::BreakpointSpec { kind: Some(kind) })
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Breakpoint(bp))
-            }
-            Command::InfoBreakpoints => {
-                let list = self
-                    .client
-                    .list_breakpoints(e)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Breakpoints {
-                    deleted: None,
-                    gl: list.breakpoints,
-                    shader: self.shader_breaks.clone(),
-                })
-            }
-            Command::Delete(id) => {
-                if self.shader.is_some() {
-                    let line = id.unwrap_or(0);
-                    let reply = self
-                        .client
-                        .shader_delete_break(pb::ShaderBreakRequest { line })
-                        .await
-                        .map_err(status_message)?
-                        .into_inner();
-                    self.shader_breaks = reply.lines;
-                    let list = self
-                        .client
-                        .list_breakpoints(e)
-                        .await
-                        .map_err(status_message)?
-                        .into_inner();
-                    let deleted = match id {
-                        Some(l) => Deleted::ShaderLine(*l),
-                        None => Deleted::AllShader,
-                    };
-                    Ok(Outcome::Breakpoints {
-                        deleted: Some(deleted),
-                        gl: list.breakpoints,
-                        shader: self.shader_breaks.clone(),
-                    })
-                } else {
-                    let list = self
-                        .client
-                        .delete_breakpoint(pb::DeleteBreakpointRequest {
-                            id: id.unwrap_or(0),
-                        })
-                        .await
-                        .map_err(status_message)?
-                        .into_inner();
-                    let deleted = match id {
-                        Some(i) => Deleted::Gl(*i),
-                        None => Deleted::AllGl,
-                    };
-                    Ok(Outcome::Breakpoints {
-                        deleted: Some(deleted),
-                        gl: list.breakpoints,
-                        shader: self.shader_breaks.clone(),
-                    })
-                }
-            }
-            Command::InfoCall => {
+            Command::Pause => {
                 self.need_app()?;
-                let call = self
-                    .client
-                    .info_call(e)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Call(call))
+                let r = self.client.pause(pb::Empty {}).await;
+                self.state_rpc(r).await
             }
+            Command::Break(BreakTarget::Line(line)) => self.shader_break(*line).await,
+            Command::Break(target) => self.gl_break(target).await,
+            Command::InfoBreakpoints => self.info_breakpoints().await,
+            Command::Delete(id) if self.shader.is_some() => self.delete_shader_break(*id).await,
+            Command::Delete(id) => self.delete_gl_break(*id).await,
+            Command::InfoCall => self.info_call().await,
             Command::SetArg {
                 index,
                 element,
                 value,
-            } => {
-                self.need_app()?;
-                let call = self
-                    .client
-                    .set_arg(pb::SetArgRequest {
-                        index: *index,
-                        value: value.clone(),
-                        element: *element,
-                    })
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Call(call))
-            }
-            Command::InfoState(name) => {
-                self.need_app()?;
-                let state = self
-                    .client
-                    .info_state(pb::InfoStateRequest {
-                        name: name.clone().unwrap_or_default(),
-                    })
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::GlState(state))
-            }
-            Command::Pause => {
-                self.need_app()?;
-                let r = self.client.pause(e).await;
-                self.state_rpc(r).await
-            }
-            Command::InfoProgram => {
-                self.need_app()?;
-                let program = self
-                    .client
-                    .info_program(e)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Program(program))
-            }
-            Command::Debug(stage, options) => {
-                self.need_app()?;
-                let mode = |m: BufferMode| match m {
-                    BufferMode::Copy => pb::FragmentBuffer::BufferCopy,
-                    BufferMode::Clear => pb::FragmentBuffer::BufferClear,
-                    BufferMode::Off => pb::FragmentBuffer::TestOff,
-                } as i32;
-                let request = pb::DebugShaderRequest {
-                    stage: stage.name().to_string(),
-                    clear_depth_stencil: false,
-                    depth: mode(options.depth),
-                    stencil: mode(options.stencil),
-                    alpha_test_off: options.alpha_test_off,
-                };
-                let stop = self
-                    .client
-                    .debug_shader(request)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                self.shader = Some(if stop.stage.is_empty() {
-                    stage.name().to_string()
-                } else {
-                    stop.stage.clone()
-                });
-                self.shader_breaks.clear();
-                Ok(Outcome::ShaderStop(stop))
-            }
-            Command::List(line) => {
-                self.need_shader()?;
-                let request = pb::ShaderListRequest {
-                    line: line.unwrap_or(0),
-                    context: 0,
-                };
-                let listing = self
-                    .client
-                    .shader_list(request)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Listing(listing))
-            }
-            Command::Print { expr, at } => {
-                let stage = self.need_shader()?;
-                let request = pb::PrintRequest {
-                    expr: expr.clone(),
-                    at: at.map(invocation),
-                };
-                let reply = self
-                    .client
-                    .print(request)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                Ok(Outcome::Print {
-                    reply,
-                    at: *at,
-                    stage,
-                })
-            }
+            } => self.set_arg(*index, *element, value).await,
+            Command::InfoState(name) => self.info_state(name.as_deref()).await,
+            Command::InfoProgram => self.info_program().await,
+            Command::Debug(stage, options) => self.debug(*stage, options).await,
+            Command::List(line) => self.list(*line).await,
+            Command::Print { expr, at } => self.print(expr, *at).await,
             Command::Dump {
                 expr,
                 file,
                 format,
                 options,
-            } => {
-                let stage = self.need_shader()?;
-                let format = match format {
-                    DumpFormat::Png => pb::DumpFormat::Png,
-                    DumpFormat::Npy => pb::DumpFormat::Npy,
-                };
-                let (lo, hi) = options.range.unwrap_or_default();
-                let request = pb::DumpRequest {
-                    expr: expr.clone(),
-                    format: format as i32,
-                    fixed_range: options.range.is_some(),
-                    range_min: lo,
-                    range_max: hi,
-                    colormap: if options.viridis {
-                        pb::DumpColormap::Viridis
-                    } else {
-                        pb::DumpColormap::Channels
-                    } as i32,
-                };
-                let reply = self
-                    .client
-                    .dump(request)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                std::fs::write(file, &reply.data)
-                    .map_err(|e| format!("cannot write {}: {e}", q(&file.display().to_string())))?;
-                Ok(Outcome::Dump {
-                    file: file.clone(),
-                    width: reply.width,
-                    height: reply.height,
-                    ty: reply.r#type,
-                    reached: reply.reached,
-                    stage,
-                    mapped: reply
-                        .mapped_min
-                        .iter()
-                        .zip(&reply.mapped_max)
-                        .map(|(&lo, &hi)| (lo, hi))
-                        .collect(),
-                    viridis: options.viridis,
-                    legend_width: reply.legend_width,
-                    written_unknown: reply.written_unknown,
-                })
-            }
-            Command::Watch(expr) => {
-                self.need_shader()?;
-                if !self.watches.contains(expr) {
-                    self.watches.push(expr.clone());
-                }
-                Ok(Outcome::Watches(self.watches.clone()))
-            }
-            Command::Unwatch(expr) => {
-                self.need_shader()?;
-                let before = self.watches.len();
-                self.watches.retain(|w| w != expr);
-                if self.watches.len() == before {
-                    return Err(format!("`{}` is not watched", q(expr)));
-                }
-                Ok(Outcome::Watches(self.watches.clone()))
-            }
-            Command::Focus(at) => {
-                self.need_shader()?;
-                let stop = self
-                    .client
-                    .focus(pb::FocusRequest {
-                        at: at.map(invocation),
-                    })
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                self.focus = *at;
-                Ok(Outcome::ShaderStop(stop))
-            }
-            Command::InfoFlow(file) => {
-                self.need_shader()?;
-                let info = self
-                    .client
-                    .info_flow(e)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                if let Some(f) = file {
-                    std::fs::write(f, &info.chart_png).map_err(|e| {
-                        format!("cannot write {}: {e}", q(&f.display().to_string()))
-                    })?;
-                }
-                Ok(Outcome::Flow {
-                    info,
-                    chart: file.clone(),
-                })
-            }
-            Command::End => {
-                self.need_shader()?;
-                let r = self.client.end_debug(e).await;
-                let out = self.state_rpc(r).await?;
-                self.leave_shader();
-                Ok(out)
-            }
-            Command::Detach => {
-                self.need_app()?;
-                let reply = self
-                    .client
-                    .detach(e)
-                    .await
-                    .map_err(status_message)?
-                    .into_inner();
-                self.gone = Some(Gone::Detached);
-                self.leave_shader();
-                Ok(Outcome::Detached(reply))
-            }
-            Command::Kill => {
-                self.need_app()?;
-                let r = self.client.kill(e).await;
-                let out = self.state_rpc(r).await?;
-                self.gone = Some(Gone::Exited);
-                self.leave_shader();
-                Ok(out)
-            }
+            } => self.dump(expr, file, *format, options).await,
+            Command::Watch(expr) => self.watch(expr),
+            Command::Unwatch(expr) => self.unwatch(expr),
+            Command::Focus(at) => self.focus(*at).await,
+            Command::InfoFlow(file) => self.info_flow(file.as_deref()).await,
+            Command::End => self.end().await,
+            Command::Detach => self.detach().await,
+            Command::Kill => self.kill().await,
         }
+    }
+
+    // ------------------------------------------------------------ running
+
+    /// `continue`: to the next shader stop in shader mode, else the next GL stop.
+    async fn cont(&mut self) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        if self.shader.is_some() {
+            let stop = self
+                .client
+                .shader_continue(pb::Empty {})
+                .await
+                .map_err(status_message)?
+                .into_inner();
+            Ok(Outcome::ShaderStop(stop))
+        } else {
+            let r = self.client.r#continue(pb::Empty {}).await;
+            self.state_rpc(r).await
+        }
+    }
+
+    /// `step N` / `next N`: shader steps (into or over calls) in shader
+    /// mode, else GL calls.
+    async fn step(&mut self, mode: pb::StepMode, count: u64) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        if self.shader.is_some() {
+            self.shader_step(mode, count).await
+        } else {
+            let r = self.client.step(pb::StepRequest { count }).await;
+            self.state_rpc(r).await
+        }
+    }
+
+    /// `end`: leave the shader, back at its draw call.
+    async fn end(&mut self) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let r = self.client.end_debug(pb::Empty {}).await;
+        let out = self.state_rpc(r).await?;
+        self.leave_shader();
+        Ok(out)
+    }
+
+    /// `detach`: the app runs on without gldbg.
+    async fn detach(&mut self) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let reply = self
+            .client
+            .detach(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.gone = Some(Gone::Detached);
+        self.leave_shader();
+        Ok(Outcome::Detached(reply))
+    }
+
+    async fn kill(&mut self) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let r = self.client.kill(pb::Empty {}).await;
+        let out = self.state_rpc(r).await?;
+        self.gone = Some(Gone::Exited);
+        self.leave_shader();
+        Ok(out)
+    }
+
+    // ------------------------------------------------------------ breakpoints
+
+    /// `break LINE` in shader mode.
+    async fn shader_break(&mut self, line: u32) -> Result<Outcome, Failure> {
+        self.need_shader()
+            .map_err(|m| format!("break {line}: {m}"))?;
+        let reply = self
+            .client
+            .shader_break(pb::ShaderBreakRequest { line })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.shader_breaks = reply.lines.clone();
+        Ok(Outcome::ShaderBreak {
+            line,
+            lines: reply.lines,
+        })
+    }
+
+    /// `break` of a GL call, draw, frame, GL error or shader switch.
+    async fn gl_break(&mut self, target: &BreakTarget) -> Result<Outcome, Failure> {
+        use pb::breakpoint_spec::Kind;
+        let kind = match target {
+            BreakTarget::Function(f) => Kind::Function(f.clone()),
+            BreakTarget::Draw => Kind::Draw(pb::Empty {}),
+            BreakTarget::DrawNumber(n) => Kind::DrawNumber(*n),
+            BreakTarget::ShaderSwitch => Kind::ShaderSwitch(pb::Empty {}),
+            BreakTarget::Frame => Kind::Frame(pb::Empty {}),
+            BreakTarget::GlError => Kind::GlError(pb::Empty {}),
+            BreakTarget::Line(line) => return self.shader_break(*line).await,
+        };
+        let bp = self
+            .client
+            .add_breakpoint(pb::BreakpointSpec { kind: Some(kind) })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Breakpoint(bp))
+    }
+
+    /// The GL breakpoints, after `deleted` (if any) was removed.
+    async fn breakpoints(&mut self, deleted: Option<Deleted>) -> Result<Outcome, Failure> {
+        let list = self
+            .client
+            .list_breakpoints(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Breakpoints {
+            deleted,
+            gl: list.breakpoints,
+            shader: self.shader_breaks.clone(),
+        })
+    }
+
+    async fn info_breakpoints(&mut self) -> Result<Outcome, Failure> {
+        self.breakpoints(None).await
+    }
+
+    /// `delete [LINE]` in shader mode: one shader breakpoint, or all.
+    async fn delete_shader_break(&mut self, line: Option<u32>) -> Result<Outcome, Failure> {
+        let reply = self
+            .client
+            .shader_delete_break(pb::ShaderBreakRequest {
+                line: line.unwrap_or(0),
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.shader_breaks = reply.lines;
+        let deleted = match line {
+            Some(l) => Deleted::ShaderLine(l),
+            None => Deleted::AllShader,
+        };
+        self.breakpoints(Some(deleted)).await
+    }
+
+    /// `delete [ID]`: one GL breakpoint, or all.
+    async fn delete_gl_break(&mut self, id: Option<u32>) -> Result<Outcome, Failure> {
+        let list = self
+            .client
+            .delete_breakpoint(pb::DeleteBreakpointRequest {
+                id: id.unwrap_or(0),
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        let deleted = match id {
+            Some(i) => Deleted::Gl(i),
+            None => Deleted::AllGl,
+        };
+        Ok(Outcome::Breakpoints {
+            deleted: Some(deleted),
+            gl: list.breakpoints,
+            shader: self.shader_breaks.clone(),
+        })
+    }
+
+    // ------------------------------------------------------------ GL calls
+
+    async fn info_call(&mut self) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let call = self
+            .client
+            .info_call(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Call(call))
+    }
+
+    async fn set_arg(
+        &mut self,
+        index: u32,
+        element: Option<u32>,
+        value: &str,
+    ) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let call = self
+            .client
+            .set_arg(pb::SetArgRequest {
+                index,
+                value: value.to_string(),
+                element,
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Call(call))
+    }
+
+    async fn info_state(&mut self, name: Option<&str>) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let state = self
+            .client
+            .info_state(pb::InfoStateRequest {
+                name: name.unwrap_or_default().to_string(),
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::GlState(state))
+    }
+
+    async fn info_program(&mut self) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let program = self
+            .client
+            .info_program(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Program(program))
+    }
+
+    // ------------------------------------------------------------ shaders
+
+    /// `debug STAGE [options]`: enter shader mode at the current draw.
+    async fn debug(&mut self, stage: Stage, options: &FragmentOptions) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let mode = |m: BufferMode| match m {
+            BufferMode::Copy => pb::FragmentBuffer::BufferCopy,
+            BufferMode::Clear => pb::FragmentBuffer::BufferClear,
+            BufferMode::Off => pb::FragmentBuffer::TestOff,
+        } as i32;
+        let request = pb::DebugShaderRequest {
+            stage: stage.name().to_string(),
+            clear_depth_stencil: false,
+            depth: mode(options.depth),
+            stencil: mode(options.stencil),
+            alpha_test_off: options.alpha_test_off,
+        };
+        let stop = self
+            .client
+            .debug_shader(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.shader = Some(if stop.stage.is_empty() {
+            stage.name().to_string()
+        } else {
+            stop.stage.clone()
+        });
+        self.shader_breaks.clear();
+        Ok(Outcome::ShaderStop(stop))
+    }
+
+    async fn list(&mut self, line: Option<u32>) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let request = pb::ShaderListRequest {
+            line: line.unwrap_or(0),
+            context: 0,
+        };
+        let listing = self
+            .client
+            .shader_list(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Listing(listing))
+    }
+
+    async fn print(&mut self, expr: &str, at: Option<At>) -> Result<Outcome, Failure> {
+        let stage = self.need_shader()?;
+        let request = pb::PrintRequest {
+            expr: expr.to_string(),
+            at: at.map(invocation),
+        };
+        let reply = self
+            .client
+            .print(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Print { reply, at, stage })
+    }
+
+    /// `dump EXPR FILE`: the values into a PNG or .npy file.
+    async fn dump(
+        &mut self,
+        expr: &str,
+        file: &Path,
+        format: DumpFormat,
+        options: &DumpOptions,
+    ) -> Result<Outcome, Failure> {
+        let stage = self.need_shader()?;
+        let format = match format {
+            DumpFormat::Png => pb::DumpFormat::Png,
+            DumpFormat::Npy => pb::DumpFormat::Npy,
+        };
+        let (lo, hi) = options.range.unwrap_or_default();
+        let request = pb::DumpRequest {
+            expr: expr.to_string(),
+            format: format as i32,
+            fixed_range: options.range.is_some(),
+            range_min: lo,
+            range_max: hi,
+            colormap: if options.viridis {
+                pb::DumpColormap::Viridis
+            } else {
+                pb::DumpColormap::Channels
+            } as i32,
+        };
+        let reply = self
+            .client
+            .dump(request)
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        std::fs::write(file, &reply.data)
+            .map_err(|e| format!("cannot write {}: {e}", q(&file.display().to_string())))?;
+        Ok(Outcome::Dump {
+            file: file.to_path_buf(),
+            width: reply.width,
+            height: reply.height,
+            ty: reply.r#type,
+            reached: reply.reached,
+            stage,
+            mapped: reply
+                .mapped_min
+                .iter()
+                .zip(&reply.mapped_max)
+                .map(|(&lo, &hi)| (lo, hi))
+                .collect(),
+            viridis: options.viridis,
+            legend_width: reply.legend_width,
+            written_unknown: reply.written_unknown,
+        })
+    }
+
+    fn watch(&mut self, expr: &str) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        if !self.watches.iter().any(|w| w == expr) {
+            self.watches.push(expr.to_string());
+        }
+        Ok(Outcome::Watches(self.watches.clone()))
+    }
+
+    fn unwatch(&mut self, expr: &str) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let before = self.watches.len();
+        self.watches.retain(|w| w != expr);
+        if self.watches.len() == before {
+            return Err(format!("`{}` is not watched", q(expr)));
+        }
+        Ok(Outcome::Watches(self.watches.clone()))
+    }
+
+    /// `focus AT` / `focus off`: the invocation steps follow.
+    async fn focus(&mut self, at: Option<At>) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let stop = self
+            .client
+            .focus(pb::FocusRequest {
+                at: at.map(invocation),
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.focus = at;
+        Ok(Outcome::ShaderStop(stop))
+    }
+
+    /// `info flow [FILE.png]`: the branch or loop here, and its chart.
+    async fn info_flow(&mut self, file: Option<&Path>) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let info = self
+            .client
+            .info_flow(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        if let Some(f) = file {
+            std::fs::write(f, &info.chart_png)
+                .map_err(|e| format!("cannot write {}: {e}", q(&f.display().to_string())))?;
+        }
+        Ok(Outcome::Flow {
+            info,
+            chart: file.map(Path::to_path_buf),
+        })
     }
 }
 

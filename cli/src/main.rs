@@ -695,43 +695,59 @@ fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> 
     })
 }
 
+/// What must hold before anything starts: the script (read first: a typo
+/// in its name should not cost a launch), the program, the token.
+struct Ready {
+    script: Option<String>,
+    token: Option<String>,
+}
+
+/// Read the script, check the program and take the token; the message of
+/// the first that fails.
+fn preflight(mode: &Mode, opts: &Opts) -> Result<Ready, Failure> {
+    let script = match &opts.command {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    if let Mode::Run { argv, .. } = mode {
+        check_program(&argv[0])?;
+    }
+    if opts.token.is_some() {
+        return Err(gldbg_debugd::token::NO_TOKEN_ON_ARGV.to_string());
+    }
+    // Before the runtime's threads: this also takes GLDBG_TOKEN out of the environment.
+    let token =
+        gldbg_debugd::token::token_from(opts.token_file.as_deref()).map_err(|e| e.to_string())?;
+    Ok(Ready { script, token })
+}
+
+/// A failure before the session: its result line (`--json`) and message.
+fn fail_early(mode: &Mode, json: bool, msg: &str) {
+    if json {
+        say!(
+            "{}",
+            render::result_json(&first_cmd(mode), &Err(msg.to_string()))
+        );
+    }
+    eprintln!("gldbg: {msg}");
+}
+
 fn real_main(cli: Cli) -> Result<ExitCode> {
     let opts = match &cli.mode {
         Mode::Run { opts, .. } | Mode::Connect { opts, .. } => opts.clone(),
         Mode::Instrument(_) => bail!("`instrument` runs without a session"),
     };
     let fail = |msg: String| {
-        if opts.json {
-            say!(
-                "{}",
-                render::result_json(&first_cmd(&cli.mode), &Err(msg.clone()))
-            );
-        }
-        eprintln!("gldbg: {msg}");
+        fail_early(&cli.mode, opts.json, &msg);
         Ok(ExitCode::FAILURE)
     };
-    // The script first: a typo in its name should not cost a launch.
-    let script = match &opts.command {
-        Some(path) => match std::fs::read_to_string(path) {
-            Ok(text) => Some(text),
-            Err(e) => return fail(format!("cannot read {}: {e}", path.display())),
-        },
-        None => None,
+    let Ready { script, token } = match preflight(&cli.mode, &opts) {
+        Ok(ready) => ready,
+        Err(msg) => return fail(msg),
     };
-    if let Mode::Run { argv, .. } = &cli.mode
-        && let Err(msg) = check_program(&argv[0])
-    {
-        return fail(msg);
-    }
-    if opts.token.is_some() {
-        return fail(gldbg_debugd::token::NO_TOKEN_ON_ARGV.to_string());
-    }
-    // Before the runtime's threads: this also takes GLDBG_TOKEN out of the environment.
-    let token = match gldbg_debugd::token::token_from(opts.token_file.as_deref()) {
-        Ok(t) => t,
-        Err(e) => return fail(e.to_string()),
-    };
-
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -762,41 +778,7 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
         pause_on_interrupt: !opts.batch && std::io::stdin().is_terminal(),
     };
 
-    // The first result line: the launch (run) or where the session stands (connect).
-    let started = match &cli.mode {
-        Mode::Run { argv, .. } => {
-            let (program, args) = argv.split_first().expect("clap requires PROGRAM");
-            let cwd = std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default();
-            let interactive = !opts.batch && std::io::stdin().is_terminal();
-            let result = driver.rt.block_on(driver.session.launch(
-                program,
-                args,
-                &cwd,
-                interactive,
-                opts.json,
-            ));
-            match &result {
-                Err(msg) => {
-                    let _ = fail(msg.clone());
-                    false
-                }
-                Ok(_) => {
-                    driver.print_result(&first_cmd(&cli.mode), &result);
-                    true
-                }
-            }
-        }
-        Mode::Connect { .. } => {
-            let result = driver.rt.block_on(driver.session.get_state());
-            driver.print_result(&first_cmd(&cli.mode), &result);
-            result.is_ok()
-        }
-        // `main` runs it without a session; `setup` refuses it before this.
-        Mode::Instrument(_) => false,
-    };
-
+    let started = start(&mut driver, &cli.mode, &opts);
     if started {
         let mut flow = Flow::Go;
         if let Some(text) = &script {
@@ -831,6 +813,44 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
     // The runtime may hold tasks blocked on the daemon's threads: do not wait for them.
     rt.shutdown_timeout(Duration::from_millis(100));
     Ok(code)
+}
+
+/// The first result line: the launch (run) or where the session stands
+/// (connect). False if the session cannot go on.
+fn start(driver: &mut Driver, mode: &Mode, opts: &Opts) -> bool {
+    match mode {
+        Mode::Run { argv, .. } => {
+            let (program, args) = argv.split_first().expect("clap requires PROGRAM");
+            let cwd = std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            let interactive = !opts.batch && std::io::stdin().is_terminal();
+            let result = driver.rt.block_on(driver.session.launch(
+                program,
+                args,
+                &cwd,
+                interactive,
+                opts.json,
+            ));
+            match &result {
+                Err(msg) => {
+                    fail_early(mode, opts.json, msg);
+                    false
+                }
+                Ok(_) => {
+                    driver.print_result(&first_cmd(mode), &result);
+                    true
+                }
+            }
+        }
+        Mode::Connect { .. } => {
+            let result = driver.rt.block_on(driver.session.get_state());
+            driver.print_result(&first_cmd(mode), &result);
+            result.is_ok()
+        }
+        // `main` runs it without a session; `setup` refuses it before this.
+        Mode::Instrument(_) => false,
+    }
 }
 
 /// The commands of `-x`, one per line. In `--batch` the script stops at its
