@@ -342,7 +342,6 @@ impl Session {
                 let r = self.client.pause(pb::Empty {}).await;
                 self.state_rpc(r).await
             }
-            Command::Break(BreakTarget::Line(line)) => self.shader_break(*line).await,
             Command::Break(target) => self.gl_break(target).await,
             Command::InfoBreakpoints => self.info_breakpoints().await,
             Command::Delete(id) if self.shader.is_some() => self.delete_shader_break(*id).await,
@@ -456,7 +455,7 @@ impl Session {
         })
     }
 
-    /// `break` of a GL call, draw, frame, GL error or shader switch.
+    /// `break`: a shader line, or a GL call, draw, frame, GL error or shader switch.
     async fn gl_break(&mut self, target: &BreakTarget) -> Result<Outcome, Failure> {
         use pb::breakpoint_spec::Kind;
         let kind = match target {

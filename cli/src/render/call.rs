@@ -7,17 +7,7 @@ use std::fmt::{self, Write as _};
 use gldbg_proto::pb;
 use serde::Serialize;
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero32(n: &u32) -> bool {
-    *n == 0
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
+use super::{is_false, is_zero};
 
 /// `#12 glDrawArrays(mode=GL_TRIANGLES, first=0, count=6) [thread 1234]`
 pub fn call_line(call: &pb::CallInfo) -> String {
@@ -59,7 +49,7 @@ pub struct CallBrief<'a> {
     paused: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pc: Option<u64>,
-    #[serde(skip_serializing_if = "is_zero32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pid: u32,
 }
 
@@ -231,7 +221,7 @@ pub struct CrashView<'a> {
     in_call: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     call: Option<CrashCall<'a>>,
-    #[serde(skip_serializing_if = "is_zero32")]
+    #[serde(skip_serializing_if = "is_zero")]
     pid: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     stopped_calls_seen: Vec<CallBrief<'a>>,

@@ -1,7 +1,8 @@
 //! A GLSL type as the renderer needs it, parsed once from the type name a
 //! reply carries (`PrintReply.type`, `ValuePart.type`, `DumpReply.type`):
-//! the scalar kind of its components, its vector and matrix shape, whether it
-//! is an array. Everything that shows a component asks this, never the name.
+//! the scalar kind of its components (which decides how each is shown:
+//! everything that shows a component asks this, never the name), and its
+//! vector or matrix shape and array sizes.
 
 /// The kind of one component, which decides how it is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +65,7 @@ impl GlslType {
 fn builtin(base: &str) -> Option<(Scalar, u32, u32)> {
     let scalar = |s: &str| match s {
         "bool" => Some(Scalar::Bool),
-        "int" | "uint" => Some(Scalar::Int),
+        "int" | "uint" | "int64_t" | "uint64_t" => Some(Scalar::Int),
         "float" => Some(Scalar::Float),
         "double" => Some(Scalar::Double),
         _ => None,
@@ -85,7 +86,7 @@ fn builtin(base: &str) -> Option<(Scalar, u32, u32)> {
     let s = match prefix {
         "" => Scalar::Float,
         "b" => Scalar::Bool,
-        "i" | "u" => Scalar::Int,
+        "i" | "u" | "i64" | "u64" => Scalar::Int,
         "d" => Scalar::Double,
         _ => return None,
     };
@@ -118,6 +119,8 @@ mod tests {
         assert_eq!(t("ivec2"), (Scalar::Int, 2, 1, vec![]));
         assert_eq!(t("uint"), (Scalar::Int, 1, 1, vec![]));
         assert_eq!(t("uvec4"), (Scalar::Int, 4, 1, vec![]));
+        assert_eq!(t("int64_t"), (Scalar::Int, 1, 1, vec![]));
+        assert_eq!(t("u64vec3"), (Scalar::Int, 3, 1, vec![]));
         assert_eq!(t("bool"), (Scalar::Bool, 1, 1, vec![]));
         assert_eq!(t("bvec2"), (Scalar::Bool, 2, 1, vec![]));
         assert_eq!(t("double"), (Scalar::Double, 1, 1, vec![]));

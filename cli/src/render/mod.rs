@@ -25,6 +25,17 @@ mod values;
 use std::fmt;
 
 use gldbg_proto::pb;
+
+/// serde's `skip_serializing_if` for numbers left out when zero.
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
+/// serde's `skip_serializing_if` for flags left out when false.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 use serde::Serialize;
 use serde_json::{Value, json};
 

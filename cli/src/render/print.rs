@@ -12,9 +12,7 @@ use super::stop::{AtJson, Timing, invocation_at, noun};
 use super::values::{Layout, Written};
 use crate::command::At;
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
+use super::is_false;
 
 /// The result of one `print`.
 #[derive(Serialize)]

@@ -188,9 +188,7 @@ struct Mapped {
     max: Vec<Value>,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
+use super::is_zero;
 
 /// `dump`: the file written and what is in it.
 #[derive(Serialize)]
@@ -260,7 +258,7 @@ impl<'a> DumpView<'a> {
                 "; viridis over {}, legend at x {}..{} (top max, bottom min)",
                 range(one),
                 d.width,
-                d.width + d.legend_width.max(1) - 1
+                d.width.saturating_add(d.legend_width.max(1) - 1)
             ),
             [one] => format!("; mapped {}", range(one)),
             many => {

@@ -19,9 +19,7 @@ fn state_name(state: pb::RunState) -> &'static str {
     }
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
+use super::is_zero;
 
 /// The app's state: stopped at a call (and in a shader), exited, crashed.
 #[derive(Serialize)]

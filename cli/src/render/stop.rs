@@ -81,9 +81,7 @@ impl Timing {
     }
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
+use super::is_zero;
 
 /// Where a shader stopped and how many invocations got there.
 #[derive(Serialize)]
