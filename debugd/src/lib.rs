@@ -68,6 +68,7 @@ pub mod service;
 pub mod session;
 pub mod shader;
 pub mod shm;
+mod status;
 pub mod token;
 pub mod unix_authority;
 
