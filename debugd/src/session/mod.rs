@@ -24,11 +24,8 @@ use std::time::{Duration, Instant};
 
 use gldbg_proto::api::{self, FUNCTIONS, class};
 use gldbg_proto::pb;
-use gldbg_proto::shm::{
-    self as abi, BulkRef, ComputeStepReply, ComputeStepRequest, FragmentStepReply,
-    FragmentStepRequest, OutputRef, ProgramReply, ShaderRef, VertexStepReply, VertexStepRequest,
-};
-use glsl_instrument::{Instrumented, OutputSlot, ShaderModel, Stage, StepMode};
+use gldbg_proto::shm::{self as abi, ProgramReply};
+use glsl_instrument::{Stage, StepMode};
 use tokio::sync::broadcast;
 
 use crate::Config;
@@ -38,7 +35,7 @@ use crate::image::PngOptions;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
-use crate::shader::{Focus, FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
+use crate::shader::{FragmentOptions, ShaderDebug};
 use crate::shm::{SharedMemory, StoppedCall};
 use crate::{cancel, glstate, pointee};
 
@@ -49,12 +46,10 @@ mod inspect;
 mod lifecycle;
 mod process;
 mod recording;
-mod step_runner;
 
 pub use breakpoints::BreakKind;
 use breakpoints::{Breakpoint, apply_bits};
 use inspect::call_info;
-use step_runner::{StepRunner, stage_model};
 
 use crate::status::check_status;
 
@@ -66,8 +61,6 @@ const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 /// before sleeping: long enough to cover a GL call between two stops, short
 /// enough that a thread busy outside GL costs little CPU.
 const STEP_SPIN: Duration = Duration::from_millis(2);
-/// Timeout of a debug replay (compile, link, draw, read back on a slow driver).
-const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long Launch waits for the preload to attach before answering RUNNING.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(20);
 

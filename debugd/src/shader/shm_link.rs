@@ -1,24 +1,64 @@
-//! The preload link of shader debugging: debug step requests in the
-//! shared memory and their results read back.
+//! The shader debugger's link to the preload over the shared memory: a
+//! [`StepRequest`] becomes a debug step command (`CMD_FRAGMENT_STEP`,
+//! `CMD_VERTEX_STEP`, `CMD_COMPUTE_STEP`) to the stopped thread, and its
+//! reply a [`ProbeResult`] read out of the bulk area.
 
-use super::*;
+use gldbg_proto::pb;
+use gldbg_proto::shm::{
+    self as abi, BulkRef, ComputeStepReply, ComputeStepRequest, FragmentStepReply,
+    FragmentStepRequest, OutputRef, ShaderRef, VertexStepReply, VertexStepRequest,
+};
+use glsl_instrument::{Instrumented, OutputSlot, Stage};
+
+use super::link::{Link, Reports, StepRequest};
+use super::{FragmentOptions, ProbeResult};
+use crate::error::{Error, Result};
+use crate::program::{self, StageSource};
+use crate::shm::SharedMemory;
+use crate::status::check_status;
+
+/// Timeout of a debug replay (compile, link, draw, read back on a slow driver).
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The link over the shared memory of a thread stopped at the draw.
+pub struct ShmLink<'a> {
+    /// Where rejected shaders and warnings go (the session).
+    pub reports: &'a dyn Reports,
+    pub shm: &'a SharedMemory,
+    /// The slot of the stopped thread.
+    pub slot: usize,
+}
+
+impl Link for ShmLink<'_> {
+    fn step(&mut self, request: &StepRequest<'_>) -> Result<ProbeResult> {
+        let mut runner = StepRunner {
+            reports: self.reports,
+            shm: self.shm,
+            slot: self.slot,
+            stage: request.stage,
+            others: request.others,
+            fragment_options: request.fragment_options,
+        };
+        runner.run(request.shader, request.path, request.components)
+    }
+}
 
 /// Sends a debug step command (`CMD_FRAGMENT_STEP`, `CMD_VERTEX_STEP`) for
 /// one instrumented shader and reads the result: fragments as an image of
 /// the framebuffer, vertices as a `vertices`×1 image (vertex N at x = N).
-pub(super) struct StepRunner<'a> {
-    pub(super) session: &'a Session,
-    pub(super) shm: &'a SharedMemory,
-    pub(super) slot: usize,
+struct StepRunner<'a> {
+    reports: &'a dyn Reports,
+    shm: &'a SharedMemory,
+    slot: usize,
     /// The stage being debugged (the instrumented shader's).
-    pub(super) stage: Stage,
-    pub(super) others: &'a [StageSource],
-    pub(super) fragment_options: FragmentOptions,
+    stage: Stage,
+    others: &'a [StageSource],
+    fragment_options: FragmentOptions,
 }
 
 /// The loop path of a request: the uniform's name (pushed), its length and
 /// values (`check_request` bounds the length).
-pub(super) fn push_path(
+fn push_path(
     w: &mut crate::shm::BulkWriter<'_>,
     inst: &Instrumented,
     path: &[u32],
@@ -39,7 +79,7 @@ pub(super) fn push_path(
 /// reads nothing (None for desktop GLSL, where the preload links none):
 /// GL ES fails a link where a fragment input has no matching output, and
 /// a vertex or tess-eval step leaves out the stages that write them.
-pub(super) fn placeholder_fragment(app_fragment: &str) -> Option<String> {
+fn placeholder_fragment(app_fragment: &str) -> Option<String> {
     let version = program::glsl_version(app_fragment);
     match version.as_str() {
         "" | "100" => {
@@ -60,70 +100,8 @@ pub(super) fn placeholder_fragment(app_fragment: &str) -> Option<String> {
     }
 }
 
-/// The model of the stage's shader object that defines `main`, its other
-/// shader objects (functions it calls) as siblings, `#include`s spliced:
-/// the debug program compiles them as the instrumenter rewrote them.
-pub(super) fn stage_model(
-    stages: &[StageSource],
-    stage: Stage,
-    api: glsl_instrument::Api,
-    because: &str,
-) -> Result<ShaderModel> {
-    let mine: Vec<&StageSource> = stages
-        .iter()
-        .filter(|s| s.gl_type == stage.gl_enum())
-        .collect();
-    if mine.is_empty() {
-        return Err(Error::FailedPrecondition(format!(
-            "the current program has no {} shader{because}",
-            stage.name()
-        )));
-    }
-    if mine.iter().any(|s| s.source.is_empty()) {
-        return Err(Error::FailedPrecondition(format!(
-            "the {} shader's source is unknown{because}",
-            stage.name()
-        )));
-    }
-    let parse = |s: &StageSource| {
-        ShaderModel::parse_with(&s.source, stage, &s.includes, api)
-            .map_err(|e| Error::InvalidArgument(format!("{} shader {e}", stage.name())))
-    };
-    // The first object that parses with a `main`; a single one as it is
-    // (its parse error, or its missing `main`, is reported).
-    let mut chosen = None;
-    if mine.len() > 1 {
-        for (i, s) in mine.iter().enumerate() {
-            if let Ok(m) = parse(s)
-                && m.has_main()
-            {
-                chosen = Some((i, m));
-                break;
-            }
-        }
-    }
-    let (index, mut model) = match chosen {
-        Some(c) => c,
-        None => (0, parse(mine[0])?),
-    };
-    let siblings: Vec<String> = mine
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != index)
-        .map(|(_, s)| {
-            glsl_instrument::splice_includes(&s.source, &s.includes, api)
-                .unwrap_or_else(|_| s.source.clone())
-        })
-        .collect();
-    model.set_siblings(siblings);
-    Ok(model)
-}
-
 /// Where a fragment debug output goes, for the preload's executor.
-pub(super) fn output_ref(
-    w: &mut crate::shm::BulkWriter<'_>,
-    slot: &OutputSlot,
-) -> Result<OutputRef> {
+fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<OutputRef> {
     match slot {
         OutputSlot::Named(n) => Ok(OutputRef {
             frag_data_index: -1,
@@ -141,7 +119,7 @@ pub(super) fn output_ref(
     }
 }
 
-impl ProbeRunner for StepRunner<'_> {
+impl StepRunner<'_> {
     fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult> {
         let want = components > 0;
         match self.stage {
@@ -154,7 +132,7 @@ impl ProbeRunner for StepRunner<'_> {
 
 impl StepRunner<'_> {
     /// The loop path and the shaders, checked against the ABI's limits.
-    pub(super) fn check_request(&self, path: &[u32]) -> Result<()> {
+    fn check_request(&self, path: &[u32]) -> Result<()> {
         if path.len() > abi::MAX_PATH {
             return Err(Error::Unimplemented(format!(
                 "loops nested deeper than {} levels",
@@ -169,7 +147,7 @@ impl StepRunner<'_> {
 
     /// The shader objects fit the request (the instrumented one, its
     /// siblings, the other stages').
-    pub(super) fn check_count(&self, inst: &Instrumented) -> Result<()> {
+    fn check_count(&self, inst: &Instrumented) -> Result<()> {
         let n = self.others.len() + 1 + inst.siblings.len();
         if n > 6 {
             return Err(Error::Unimplemented(format!(
@@ -180,7 +158,7 @@ impl StepRunner<'_> {
     }
 
     /// Write the instrumented shader and the program's other stages.
-    pub(super) fn push_shaders(
+    fn push_shaders(
         &self,
         w: &mut crate::shm::BulkWriter<'_>,
         inst: &Instrumented,
@@ -226,19 +204,13 @@ impl StepRunner<'_> {
 
     /// The outcome of a debug step command: the driver's rejection becomes
     /// a saved source and log, other failures an error with the preload's log.
-    pub(super) fn check_step(
-        &self,
-        command: &str,
-        st: u32,
-        inst: &Instrumented,
-        log: BulkRef,
-    ) -> Result<()> {
+    fn check_step(&self, command: &str, st: u32, inst: &Instrumented, log: BulkRef) -> Result<()> {
         let log = || String::from_utf8_lossy(&self.shm.read_bytes(log)).into_owned();
         match st {
             abi::STATUS_OK => Ok(()),
             abi::STATUS_COMPILE_FAILED => {
                 Err(self
-                    .session
+                    .reports
                     .rejected_shader("compile", self.stage, &inst.source, &log()))
             }
             abi::STATUS_LINK_FAILED => {
@@ -259,7 +231,7 @@ impl StepRunner<'_> {
                     ),
                 };
                 Err(self
-                    .session
+                    .reports
                     .rejected_shader(&what, self.stage, &inst.source, &log()))
             }
             // The preload says why (e.g. inside a display list being compiled).
@@ -273,12 +245,7 @@ impl StepRunner<'_> {
         }
     }
 
-    pub(super) fn vertex(
-        &mut self,
-        inst: &Instrumented,
-        path: &[u32],
-        want: bool,
-    ) -> Result<ProbeResult> {
+    fn vertex(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let varying = |slot: &OutputSlot| match slot {
@@ -325,10 +292,10 @@ impl StepRunner<'_> {
         let reply: VertexStepReply = self.shm.read_struct(abi::BULK_REPLY);
         self.check_step("CMD_VERTEX_STEP", st, inst, reply.log)?;
         if reply.truncated != 0 {
-            self.session.emit(pb::event::Kind::Warning(format!(
+            self.reports.warn(format!(
                 "the draw has more vertices than one step captures; showing the first {}",
                 reply.vertices
-            )));
+            ));
         }
         let t = timing(
             reply.cached,
@@ -349,12 +316,7 @@ impl StepRunner<'_> {
         Ok(r)
     }
 
-    pub(super) fn compute(
-        &mut self,
-        inst: &Instrumented,
-        path: &[u32],
-        want: bool,
-    ) -> Result<ProbeResult> {
+    fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let OutputSlot::Buffer { binding, .. } = &inst.value else {
@@ -412,7 +374,7 @@ impl StepRunner<'_> {
         )
     }
 
-    pub(super) fn fragment(
+    fn fragment(
         &mut self,
         inst: &Instrumented,
         path: &[u32],
@@ -462,7 +424,7 @@ impl StepRunner<'_> {
 }
 
 /// Where a probe's coverage is in the shared memory.
-pub(super) enum CoverageRef {
+enum CoverageRef {
     /// One `f32` type code per invocation (compute steps).
     Codes(BulkRef),
     /// One byte per invocation (nonzero: reached) and the type code all
@@ -475,7 +437,7 @@ pub(super) enum CoverageRef {
 /// of each invocation (`values` holds `stride` floats per invocation), as
 /// many as the type the reached invocations wrote has (none reached: no
 /// values).
-pub(super) fn read_probe(
+fn read_probe(
     shm: &SharedMemory,
     (values, stride, want): (BulkRef, usize, bool),
     coverage: CoverageRef,
@@ -531,12 +493,7 @@ pub(super) fn read_probe(
 }
 
 /// A preload step reply's timing, as one probe's.
-pub(super) fn timing(
-    cached: u32,
-    build_ns: u64,
-    replay_ns: u64,
-    readback_ns: u64,
-) -> pb::ProbeTiming {
+fn timing(cached: u32, build_ns: u64, replay_ns: u64, readback_ns: u64) -> pb::ProbeTiming {
     pb::ProbeTiming {
         cached_programs: cached.min(1),
         build_ns,
