@@ -16,6 +16,20 @@ impl Session {
             }
         }
         self.release_debug(&mut self.debug_lock(), None, None);
+        let (spec, shm, pipes) = self.launch_spec(&opts)?;
+        let (tx, rx) = mpsc::channel();
+        let id = self.start_tracer(spec, &shm, tx)?;
+        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        self.spawn_watchers(id, rx, &shm, pipes)?;
+        self.await_first_stop(id, &shm, &opts.program)
+    }
+
+    /// What to launch for `opts`, with a new shared memory and (when the
+    /// output is captured) the pipes for it.
+    fn launch_spec(
+        &self,
+        opts: &LaunchOptions,
+    ) -> Result<(launch::LaunchSpec, Arc<SharedMemory>, Option<OutputPipes>)> {
         let cwd = match &opts.cwd {
             Some(c) => c.clone(),
             None => std::env::current_dir()
@@ -47,8 +61,9 @@ impl Session {
         )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
-        // Our copies of the write ends close when this function returns:
-        // the readers then see the end once the app (and its children) did.
+        // Our copies of the write ends close once the tracer started the
+        // app (`spawn_watchers`): the readers then see the end once the app
+        // (and its children) did.
         let pipes = if opts.capture_output {
             Some((output_pipe()?, output_pipe()?))
         } else {
@@ -67,8 +82,18 @@ impl Session {
                 .as_ref()
                 .map(|(o, e)| (o.1.as_raw_fd(), e.1.as_raw_fd())),
         };
+        Ok((spec, shm, pipes))
+    }
 
-        let (tx, rx) = mpsc::channel();
+    /// Start the tracer (which forks and execs the app) and make it the
+    /// session's app: a fresh state, breakpoint hits from 0. Returns the
+    /// launch's id.
+    fn start_tracer(
+        &self,
+        spec: launch::LaunchSpec,
+        shm: &Arc<SharedMemory>,
+        tx: mpsc::Sender<TraceEvent>,
+    ) -> Result<u64> {
         let id;
         {
             let mut c = self.control();
@@ -107,7 +132,18 @@ impl Session {
                 b.hits = 0;
             }
         }
-        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        Ok(id)
+    }
+
+    /// The threads of launch `id`: the output relays, the tracer's events
+    /// and the stop watcher.
+    fn spawn_watchers(
+        self: &Arc<Self>,
+        id: u64,
+        rx: mpsc::Receiver<TraceEvent>,
+        shm: &Arc<SharedMemory>,
+        pipes: Option<OutputPipes>,
+    ) -> Result<()> {
         let mut relays = Vec::new();
         if let Some(((out, _), (err, _))) = pipes {
             for (stream, read) in [("stdout", out), ("stderr", err)] {
@@ -131,7 +167,17 @@ impl Session {
             .name("gldbg-stops".into())
             .spawn(move || me.watch_stops(id, shm2))
             .map_err(|e| Error::Internal(format!("thread: {e}")))?;
-        // Wait for the first stop; give up waiting (answer RUNNING) if the preload never attaches.
+        Ok(())
+    }
+
+    /// Wait for launch `id`'s first stop; give up waiting (answer RUNNING)
+    /// if the preload never attaches.
+    fn await_first_stop(
+        &self,
+        id: u64,
+        shm: &SharedMemory,
+        program: &str,
+    ) -> Result<pb::StateReply> {
         let start = Instant::now();
         let mut c = self.control();
         loop {
@@ -148,7 +194,7 @@ impl Session {
                 drop(c);
                 self.emit(pb::event::Kind::Warning(format!(
                     "the preload did not attach to {} within {}s (statically linked, or it cleared LD_PRELOAD?); the app runs untraced by GL stops",
-                    opts.program,
+                    program,
                     ATTACH_TIMEOUT.as_secs()
                 )));
                 let c = self.control();
@@ -431,6 +477,12 @@ pub(super) fn exit_description(code: Option<i32>, signal: Option<i32>) -> String
         (None, None) => "exited".to_string(),
     }
 }
+
+/// The app's stdout and stderr pipes: (read end, write end) each.
+type OutputPipes = (
+    (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
+    (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
+);
 
 /// A pipe for the app's output: (read end, write end), both close-on-exec
 /// (the child gets the write end by dup2, which clears the flag).
