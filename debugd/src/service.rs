@@ -9,7 +9,7 @@ use gldbg_proto::pb;
 use glsl_instrument::StepMode;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use crate::error::{Error, clip, quote};
 use crate::session::{BreakKind, LaunchOptions, Session};
@@ -17,13 +17,22 @@ use crate::session::{BreakKind, LaunchOptions, Session};
 impl From<Error> for Status {
     /// Every message is [`clip`]ped: a status travels in an HTTP/2 header.
     fn from(e: Error) -> Status {
-        match e {
-            Error::InvalidArgument(m) => Status::invalid_argument(clip(m)),
-            Error::NotFound(m) => Status::not_found(clip(m)),
-            Error::FailedPrecondition(m) => Status::failed_precondition(clip(m)),
-            Error::Unimplemented(m) => Status::unimplemented(clip(m)),
-            Error::Internal(m) => Status::internal(clip(m)),
-        }
+        let code = match &e {
+            Error::InvalidArgument(_) => Code::InvalidArgument,
+            Error::NotFound(_) => Code::NotFound,
+            Error::FailedPrecondition(_) => Code::FailedPrecondition,
+            Error::Unimplemented(_) => Code::Unimplemented,
+            Error::Internal(_)
+            | Error::Os { .. }
+            | Error::AppMemory { .. }
+            | Error::NotTaken(_)
+            | Error::Tracer(_)
+            | Error::Preload { .. }
+            | Error::Command { .. }
+            | Error::Replay { .. }
+            | Error::UnknownCommand(_) => Code::Internal,
+        };
+        Status::new(code, clip(e.to_string()))
     }
 }
 
@@ -341,5 +350,59 @@ impl pb::debugger_server::Debugger for Service {
         Ok(Response::new(Box::pin(
             tokio_stream::wrappers::ReceiverStream::new(out),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tonic::{Code, Status};
+
+    use crate::error::Error;
+    use crate::launch::TraceError;
+    use crate::shm::ShmError;
+
+    fn status(e: Error) -> (Code, String) {
+        let s = Status::from(e);
+        (s.code(), s.message().to_string())
+    }
+
+    #[test]
+    fn typed_errors_keep_their_codes_and_words() {
+        assert_eq!(
+            status(Error::NotTaken(ShmError::Timeout)),
+            (
+                Code::Internal,
+                "the app did not take the command: timeout".into()
+            )
+        );
+        assert_eq!(
+            status(TraceError::Ended.into()),
+            (Code::Internal, "the tracer has ended".into())
+        );
+        assert_eq!(
+            status(Error::app_memory("reading")(nix::errno::Errno::EFAULT)),
+            (
+                Code::Internal,
+                "reading the app's memory: EFAULT: Bad address".into()
+            )
+        );
+        assert_eq!(
+            status(Error::Preload {
+                what: "querying the program",
+                status: 6
+            }),
+            (
+                Code::Internal,
+                "querying the program failed (status 6)".into()
+            )
+        );
+        assert_eq!(
+            status(Error::FailedPrecondition("the app has exited".into())),
+            (Code::FailedPrecondition, "the app has exited".into())
+        );
+        // The source stays reachable for logs.
+        let e = Error::os("thread")(std::io::Error::other("no threads"));
+        assert_eq!(e.to_string(), "thread: no threads");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

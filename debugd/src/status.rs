@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 /// The outcome of a preload command's status, for the statuses every
 /// command shares; `other` describes any other failure.
 pub(crate) fn check_status(
-    command: &str,
+    command: &'static str,
     status: u32,
     other: impl FnOnce(u32) -> Error,
 ) -> Result<()> {
@@ -20,9 +20,7 @@ pub(crate) fn check_status(
              shader to debug; `break shader-switch` stops where the app makes a program current)",
         ),
         abi::STATUS_NO_CONTEXT => refused("no GL context is current on the stopped thread"),
-        abi::STATUS_UNKNOWN_COMMAND => Err(Error::Internal(format!(
-            "the preload does not know {command}"
-        ))),
+        abi::STATUS_UNKNOWN_COMMAND => Err(Error::UnknownCommand(command)),
         st => Err(other(st)),
     }
 }

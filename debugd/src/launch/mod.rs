@@ -30,7 +30,7 @@ use nix::unistd::Pid;
 mod tracer;
 mod wait;
 
-pub use tracer::{CrashReport, PauseReport, TraceCommand, TraceEvent, Tracer};
+pub use tracer::{CrashReport, PauseReport, TraceCommand, TraceError, TraceEvent, Tracer};
 pub use wait::{WaitEvent, decode_status, is_crash_signal, signal_caught, signal_name};
 
 use tracer::TraceLoop;

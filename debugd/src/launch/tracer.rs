@@ -16,6 +16,26 @@ use nix::unistd::Pid;
 
 use super::wait::{WaitEvent, is_crash_signal, signal_caught, wait_raw};
 
+/// How long a request to the tracer thread waits for its answer.
+const TRACER_REPLY: Duration = Duration::from_secs(10);
+
+/// Why a request to the tracer thread failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The tracer thread is gone (the app ended or was detached).
+    #[error("the tracer has ended")]
+    Ended,
+    /// It did not answer within [`TRACER_REPLY`].
+    #[error("the tracer did not answer")]
+    NoAnswer(#[source] mpsc::RecvTimeoutError),
+    /// The app exited while `pause` waited for its threads to stop.
+    #[error("the app exited")]
+    AppExited,
+    /// `pause` found no thread it could stop.
+    #[error("no thread could be stopped")]
+    NoThreadStopped,
+}
+
 /// A fatal signal caught on its way to the app.
 #[derive(Debug, Clone)]
 pub struct CrashReport {
@@ -67,12 +87,12 @@ pub enum TraceCommand {
     /// SIGKILL every traced process.
     Kill,
     /// Detach from every thread; the reply says when done.
-    Detach(Sender<Result<(), String>>),
+    Detach(Sender<Result<(), TraceError>>),
     /// Stop every thread (PTRACE_INTERRUPT) and hold it; report the thread
     /// `prefer` (a tid, usually the GL process's main thread) if traced.
     Pause {
         prefer: u32,
-        reply: Sender<Result<PauseReport, String>>,
+        reply: Sender<Result<PauseReport, TraceError>>,
     },
     /// Restart every held thread.
     Resume(Sender<()>),
@@ -94,33 +114,32 @@ impl Tracer {
     }
 
     /// Stop every thread of the app where it is.
-    pub fn pause(&self, prefer: u32) -> Result<PauseReport, String> {
+    pub fn pause(&self, prefer: u32) -> Result<PauseReport, TraceError> {
         let (tx, rx) = mpsc::channel();
         self.commands
             .send(TraceCommand::Pause { prefer, reply: tx })
-            .map_err(|_| "the tracer has ended".to_string())?;
-        rx.recv_timeout(Duration::from_secs(10))
-            .map_err(|_| "the tracer did not answer".to_string())?
+            .map_err(|_| TraceError::Ended)?;
+        rx.recv_timeout(TRACER_REPLY)
+            .map_err(TraceError::NoAnswer)?
     }
 
     /// Restart the threads `pause` held.
-    pub fn resume(&self) -> Result<(), String> {
+    pub fn resume(&self) -> Result<(), TraceError> {
         let (tx, rx) = mpsc::channel();
         self.commands
             .send(TraceCommand::Resume(tx))
-            .map_err(|_| "the tracer has ended".to_string())?;
-        rx.recv_timeout(Duration::from_secs(10))
-            .map_err(|_| "the tracer did not answer".to_string())
+            .map_err(|_| TraceError::Ended)?;
+        rx.recv_timeout(TRACER_REPLY).map_err(TraceError::NoAnswer)
     }
 
     /// Detach from the app, letting it run on untraced.
-    pub fn detach(&self) -> Result<(), String> {
+    pub fn detach(&self) -> Result<(), TraceError> {
         let (tx, rx) = mpsc::channel();
         self.commands
             .send(TraceCommand::Detach(tx))
-            .map_err(|_| "the tracer has ended".to_string())?;
-        rx.recv_timeout(Duration::from_secs(10))
-            .map_err(|_| "the tracer did not answer".to_string())?
+            .map_err(|_| TraceError::Ended)?;
+        rx.recv_timeout(TRACER_REPLY)
+            .map_err(TraceError::NoAnswer)?
     }
 }
 
@@ -379,7 +398,7 @@ impl TraceLoop {
 
     /// PTRACE_INTERRUPT every thread and wait until each is in a ptrace
     /// stop; they stay held until [`Self::resume_all`].
-    fn pause_all(&mut self, prefer: i32) -> Result<PauseReport, String> {
+    fn pause_all(&mut self, prefer: i32) -> Result<PauseReport, TraceError> {
         self.paused = true;
         let mut todo: Vec<i32> = self
             .tids
@@ -397,7 +416,7 @@ impl TraceLoop {
                     Ok(Some((_, ev @ (WaitEvent::Exited { .. } | WaitEvent::Killed { .. })))) => {
                         if self.handle(tid, ev) {
                             self.paused = false;
-                            return Err("the app exited".into());
+                            return Err(TraceError::AppExited);
                         }
                         break;
                     }
@@ -445,11 +464,7 @@ impl TraceLoop {
         } else if self.held.contains_key(&self.pid.as_raw()) {
             self.pid.as_raw()
         } else {
-            *self
-                .held
-                .keys()
-                .next()
-                .ok_or("no thread could be stopped")?
+            *self.held.keys().next().ok_or(TraceError::NoThreadStopped)?
         };
         let pc = registers(Pid::from_raw(tid))
             .into_iter()
@@ -469,7 +484,7 @@ impl TraceLoop {
         }
     }
 
-    fn detach_all(&mut self) -> Result<(), String> {
+    fn detach_all(&mut self) -> Result<(), TraceError> {
         self.paused = false;
         for (tid, sig) in std::mem::take(&mut self.held) {
             // Already in a ptrace stop: detach at once.

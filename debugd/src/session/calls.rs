@@ -243,9 +243,7 @@ impl Session {
             }
         }
         if let Err(e) = st {
-            return Err(Error::Internal(format!(
-                "the app did not take the command: {e}"
-            )));
+            return Err(Error::NotTaken(e));
         }
         Ok(self.wait_not_running())
     }
@@ -267,7 +265,7 @@ impl Session {
             };
             let shm = l.shm.clone();
             cancel::check()?;
-            l.tracer.resume().map_err(Error::Internal)?;
+            l.tracer.resume()?;
             c.paused = None;
             c.stepping = step;
             shm.set_step_all(step);
@@ -373,9 +371,7 @@ impl Session {
         }
         self.changed.notify_all();
         if let Some(e) = failed {
-            return Err(Error::Internal(format!(
-                "the app did not take the command: {e}"
-            )));
+            return Err(Error::NotTaken(e));
         }
         Ok(reply)
     }

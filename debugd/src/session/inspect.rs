@@ -61,7 +61,7 @@ impl Session {
                 nix::errno::Errno::EFAULT => Error::InvalidArgument(format!(
                     "element {k} of argument {index} ({at:#x}) is not in the app's memory"
                 )),
-                e => Error::Internal(format!("writing the app's memory: {e}")),
+                e => Error::app_memory("writing")(e),
             })?;
             return Ok(call_info(&stop, Some(Remote::new(pid))));
         }
@@ -94,7 +94,8 @@ impl Session {
                 ))
             })?]
         };
-        let first = (abi::BULK_REQUEST + size_of::<StateRequest>() + 7) & !7;
+        // The queries follow the request, 8-byte aligned.
+        let first = (abi::BULK_REQUEST + size_of::<StateRequest>()).next_multiple_of(8);
         for (i, (e, value)) in queries.iter().enumerate() {
             shm.write_struct(
                 first + i * size_of::<StateQuery>(),
@@ -114,8 +115,9 @@ impl Session {
             },
         );
         let st = shm.command(stop.slot, abi::CMD_QUERY_STATE, CMD_TIMEOUT)?;
-        check_status("CMD_QUERY_STATE", st, |st| {
-            Error::Internal(format!("reading GL state failed (status {st})"))
+        check_status("CMD_QUERY_STATE", st, |status| Error::Preload {
+            what: "reading GL state",
+            status,
         })?;
         let values = queries
             .iter()
@@ -143,6 +145,9 @@ impl Session {
     }
 }
 
+/// The most bytes of a string argument `info call` shows.
+const MAX_STRING_ARG: usize = 4096;
+
 /// Call info of a stop; with `remote`, pointer contents where known (shader sources).
 pub(super) fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
     let Some(f) = FUNCTIONS.get(s.function as usize) else {
@@ -169,7 +174,7 @@ pub(super) fn call_info(s: &Stop, remote: Option<Remote>) -> pb::CallInfo {
                     "const GLchar *" | "const char *" | "const GLcharARB *" | "const GLubyte *"
                 );
                 if is_string && a(i) != 0 {
-                    r.read_cstr_max(a(i), 4096)
+                    r.read_cstr_max(a(i), MAX_STRING_ARG)
                         .ok()
                         .map(|b| String::from_utf8_lossy(&b).into_owned())
                 } else {

@@ -61,6 +61,8 @@ const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 /// before sleeping: long enough to cover a GL call between two stops, short
 /// enough that a thread busy outside GL costs little CPU.
 const STEP_SPIN: Duration = Duration::from_millis(2);
+/// How long `kill` waits for the app's exit.
+const KILL_WAIT: Duration = Duration::from_secs(10);
 /// How long Launch waits for the preload to attach before answering RUNNING.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(20);
 

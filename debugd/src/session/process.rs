@@ -32,8 +32,7 @@ impl Session {
     ) -> Result<(launch::LaunchSpec, Arc<SharedMemory>, Option<OutputPipes>)> {
         let cwd = match &opts.cwd {
             Some(c) => c.clone(),
-            None => std::env::current_dir()
-                .map_err(|e| Error::Internal(format!("current directory: {e}")))?,
+            None => std::env::current_dir().map_err(Error::os("current directory"))?,
         };
         let path_var: Option<OsString> = opts
             .env
@@ -152,7 +151,7 @@ impl Session {
                     std::thread::Builder::new()
                         .name(format!("gldbg-{stream}"))
                         .spawn(move || me.relay_output(stream, read))
-                        .map_err(|e| Error::Internal(format!("thread: {e}")))?,
+                        .map_err(Error::os("thread"))?,
                 );
             }
         }
@@ -160,13 +159,13 @@ impl Session {
         std::thread::Builder::new()
             .name("gldbg-events".into())
             .spawn(move || me.event_thread(id, rx, relays))
-            .map_err(|e| Error::Internal(format!("thread: {e}")))?;
+            .map_err(Error::os("thread"))?;
         let me = self.clone();
         let shm2 = shm.clone();
         std::thread::Builder::new()
             .name("gldbg-stops".into())
             .spawn(move || me.watch_stops(id, shm2))
-            .map_err(|e| Error::Internal(format!("thread: {e}")))?;
+            .map_err(Error::os("thread"))?;
         Ok(())
     }
 
@@ -319,7 +318,7 @@ impl Session {
     pub(super) fn relay_output(&self, stream: &str, read: std::os::fd::OwnedFd) {
         use std::io::Read;
         let mut file = std::fs::File::from(read);
-        let mut buf = vec![0u8; 64 << 10];
+        let mut buf = vec![0u8; OUTPUT_CHUNK];
         let mut pending = Vec::new();
         loop {
             let n = match file.read(&mut buf) {
@@ -365,7 +364,7 @@ impl Session {
         cancel::check()?;
         let pid = app_pid(l);
         // The tracer never takes this lock; holding it keeps stops from being promoted meanwhile.
-        let report = l.tracer.pause(pid).map_err(Error::Internal)?;
+        let report = l.tracer.pause(pid)?;
         if c.current.is_some() || !c.pending.is_empty() {
             // A GL stop came first: report it, with the threads running again
             // (a stopped GL thread must be able to take commands).
@@ -408,7 +407,7 @@ impl Session {
                 None => return Err(Error::not_launched()),
             }
         }
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + KILL_WAIT;
         let mut c = self.control();
         while c.launched.is_some() && Instant::now() < deadline {
             c = self
@@ -436,7 +435,7 @@ impl Session {
             let release_gl = c.current.as_ref().map(|s| s.slot).filter(|_| ended);
             if c.paused.is_some() {
                 // Held threads must run to take the CONTINUE commands below.
-                l.tracer.resume().map_err(Error::Internal)?;
+                l.tracer.resume()?;
                 c.paused = None;
             }
             c.stepping = false;
@@ -464,7 +463,7 @@ impl Session {
                 None => Ok(()),
             }
         };
-        r.map_err(Error::Internal)?;
+        r?;
         Ok(self.wait_not_running())
     }
 }
@@ -478,6 +477,9 @@ pub(super) fn exit_description(code: Option<i32>, signal: Option<i32>) -> String
     }
 }
 
+/// The most bytes of the app's output read (and sent as one event) at once.
+const OUTPUT_CHUNK: usize = 64 << 10;
+
 /// The app's stdout and stderr pipes: (read end, write end) each.
 type OutputPipes = (
     (std::os::fd::OwnedFd, std::os::fd::OwnedFd),
@@ -488,7 +490,7 @@ type OutputPipes = (
 /// (the child gets the write end by dup2, which clears the flag).
 pub(super) fn output_pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-        .map_err(|e| Error::Internal(format!("pipe for the app's output: {e}")))
+        .map_err(|e| Error::os("pipe for the app's output")(e.into()))
 }
 
 /// Crash report with the call in flight on the crashing thread.

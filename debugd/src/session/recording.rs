@@ -15,7 +15,7 @@ impl Session {
         let name = function_name(call.function);
         let a = |i: usize| call.args.get(i).copied().unwrap_or(0);
         let remote = Remote::new(pid);
-        let mem = |e: nix::errno::Errno| Error::Internal(format!("reading the app's memory: {e}"));
+        let mem = Error::app_memory("reading");
         match name {
             "glCreateShader" | "glCreateShaderObjectARB" => {
                 let ret = self.finish(shm, call)?;
@@ -110,9 +110,10 @@ impl Session {
         let slot = call.slot;
         let st = shm.command_at(slot, call.stop_id, abi::CMD_FINISH, CMD_TIMEOUT)?;
         if st != abi::STATUS_OK {
-            return Err(Error::Internal(format!(
-                "CMD_FINISH failed with status {st}"
-            )));
+            return Err(Error::Command {
+                command: "CMD_FINISH",
+                status: st,
+            });
         }
         Ok(shm.header().slots[slot].ret.load(Ordering::Acquire))
     }
@@ -137,8 +138,9 @@ impl Session {
                 )));
             }
         }
-        check_status("CMD_QUERY_PROGRAM", st, |st| {
-            Error::Internal(format!("querying the program failed (status {st})"))
+        check_status("CMD_QUERY_PROGRAM", st, |status| Error::Preload {
+            what: "querying the program",
+            status,
         })?;
         let reply: ProgramReply = shm.read_struct(abi::BULK_REPLY);
         let text = program::parse_program_text(&shm.read_bytes(reply.text));

@@ -20,6 +20,20 @@ use crate::status::check_status;
 /// Timeout of a debug replay (compile, link, draw, read back on a slow driver).
 const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// The shader objects a step request carries (`shaders` of each request;
+/// the type of `push_shaders` ties this to the ABI's arrays).
+const SHADER_OBJECTS: usize = 6;
+
+/// Requests start on this boundary in the bulk request area, and the
+/// strings they refer to start on the next one past the request.
+const REQUEST_ALIGN: usize = 64;
+
+/// Where the strings of a step request of type `R` start: past the
+/// request, on a [`REQUEST_ALIGN`] boundary.
+fn request_start<R>() -> usize {
+    std::mem::size_of::<R>().next_multiple_of(REQUEST_ALIGN)
+}
+
 /// The link over the shared memory of a thread stopped at the draw.
 pub struct ShmLink<'a> {
     /// Where rejected shaders and warnings go (the session).
@@ -139,7 +153,7 @@ impl StepRunner<'_> {
                 abi::MAX_PATH
             )));
         }
-        if self.others.len() + 1 > 6 {
+        if self.others.len() + 1 > SHADER_OBJECTS {
             return Err(Error::Internal("too many shader stages".into()));
         }
         Ok(())
@@ -149,9 +163,9 @@ impl StepRunner<'_> {
     /// siblings, the other stages').
     fn check_count(&self, inst: &Instrumented) -> Result<()> {
         let n = self.others.len() + 1 + inst.siblings.len();
-        if n > 6 {
+        if n > SHADER_OBJECTS {
             return Err(Error::Unimplemented(format!(
-                "programs of more than 6 shader objects (this one has {n})"
+                "programs of more than {SHADER_OBJECTS} shader objects (this one has {n})"
             )));
         }
         Ok(())
@@ -162,7 +176,7 @@ impl StepRunner<'_> {
         &self,
         w: &mut crate::shm::BulkWriter<'_>,
         inst: &Instrumented,
-        shaders: &mut [ShaderRef; 6],
+        shaders: &mut [ShaderRef; SHADER_OBJECTS],
     ) -> u32 {
         shaders[0] = ShaderRef {
             gl_type: self.stage.gl_enum(),
@@ -204,7 +218,13 @@ impl StepRunner<'_> {
 
     /// The outcome of a debug step command: the driver's rejection becomes
     /// a saved source and log, other failures an error with the preload's log.
-    fn check_step(&self, command: &str, st: u32, inst: &Instrumented, log: BulkRef) -> Result<()> {
+    fn check_step(
+        &self,
+        command: &'static str,
+        st: u32,
+        inst: &Instrumented,
+        log: BulkRef,
+    ) -> Result<()> {
         let log = || String::from_utf8_lossy(&self.shm.read_bytes(log)).into_owned();
         match st {
             abi::STATUS_OK => Ok(()),
@@ -239,9 +259,7 @@ impl StepRunner<'_> {
                 "not stopped at a draw call the debugger can replay: {}",
                 log()
             ))),
-            st => check_status(command, st, |st| {
-                Error::Internal(format!("the debug replay failed (status {st}): {}", log()))
-            }),
+            st => check_status(command, st, |status| Error::Replay { status, log: log() }),
         }
     }
 
@@ -260,7 +278,7 @@ impl StepRunner<'_> {
             want_value: u32::from(want),
             ..Default::default()
         };
-        let start = (std::mem::size_of::<VertexStepRequest>() + 63) & !63;
+        let start = request_start::<VertexStepRequest>();
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
@@ -331,7 +349,7 @@ impl StepRunner<'_> {
             stage: self.stage.gl_enum(),
             ..Default::default()
         };
-        let start = (std::mem::size_of::<ComputeStepRequest>() + 63) & !63;
+        let start = request_start::<ComputeStepRequest>();
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
@@ -391,7 +409,7 @@ impl StepRunner<'_> {
             value_components: components,
             ..Default::default()
         };
-        let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;
+        let start = request_start::<FragmentStepRequest>();
         {
             let mut w = self.shm.bulk_writer(abi::BULK_REQUEST + start);
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
