@@ -11,8 +11,10 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Code, Request, Response, Status};
 
+use crate::convert;
 use crate::error::{Error, clip, quote};
 use crate::session::{BreakKind, LaunchOptions, Session};
+use crate::shader;
 
 impl From<Error> for Status {
     /// Every message is [`clip`]ped: a status travels in an HTTP/2 header.
@@ -224,8 +226,8 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         req: Request<pb::DebugShaderRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        let r = req.into_inner();
-        self.run(move |s| s.debug_shader(&r)).await
+        let r = shader::DebugRequest::try_from(&req.into_inner())?;
+        self.run(move |s| s.debug_shader(r).map(Into::into)).await
     }
 
     async fn shader_step(
@@ -238,7 +240,8 @@ impl pb::debugger_server::Debugger for Service {
             pb::StepMode::Over => StepMode::Over,
             pb::StepMode::Out => StepMode::Out,
         };
-        self.run(move |s| s.shader_step(mode, r.count)).await
+        self.run(move |s| s.shader_step(mode, r.count).map(Into::into))
+            .await
     }
 
     async fn shader_break(
@@ -251,7 +254,11 @@ impl pb::debugger_server::Debugger for Service {
                 "line = 0 is out of range (shader lines count from 1)",
             ));
         }
-        self.run(move |s| s.shader_break(line)).await
+        self.run(move |s| {
+            s.shader_break(line)
+                .map(|lines| pb::ShaderBreakpoints { lines })
+        })
+        .await
     }
 
     async fn shader_delete_break(
@@ -259,14 +266,18 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderBreakRequest>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         let line = req.into_inner().line;
-        self.run(move |s| s.shader_delete_break(line)).await
+        self.run(move |s| {
+            s.shader_delete_break(line)
+                .map(|lines| pb::ShaderBreakpoints { lines })
+        })
+        .await
     }
 
     async fn shader_continue(
         &self,
         _: Request<pb::Empty>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        self.run(|s| s.shader_continue()).await
+        self.run(|s| s.shader_continue().map(Into::into)).await
     }
 
     async fn shader_list(
@@ -274,7 +285,8 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderListRequest>,
     ) -> Result<Response<pb::SourceListing>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.shader_list(r.line, r.context)).await
+        self.run(move |s| s.shader_list(r.line, r.context).map(convert::listing))
+            .await
     }
 
     async fn print(
@@ -282,7 +294,9 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::PrintRequest>,
     ) -> Result<Response<pb::PrintReply>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.print(&r.expr, r.at)).await
+        let at = convert::invocation(r.at);
+        self.run(move |s| s.print(&r.expr, at).map(Into::into))
+            .await
     }
 
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
@@ -295,7 +309,8 @@ impl pb::debugger_server::Debugger for Service {
             range: r.fixed_range.then_some((r.range_min, r.range_max)),
             viridis: colormap == pb::DumpColormap::Viridis,
         };
-        self.run(move |s| s.dump(&r.expr, npy, png)).await
+        self.run(move |s| s.dump(&r.expr, npy, png).map(Into::into))
+            .await
     }
 
     async fn end_debug(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
@@ -306,12 +321,12 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         req: Request<pb::FocusRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        let at = req.into_inner().at;
-        self.run(move |s| s.focus(at)).await
+        let at = convert::focus_on(req.into_inner().at);
+        self.run(move |s| s.focus(at).map(Into::into)).await
     }
 
     async fn info_flow(&self, _: Request<pb::Empty>) -> Result<Response<pb::FlowInfo>, Status> {
-        self.run(|s| s.info_flow()).await
+        self.run(|s| s.info_flow().map(Into::into)).await
     }
 
     type EventsStream = EventStream;

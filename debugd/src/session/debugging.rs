@@ -2,18 +2,15 @@
 //! breakpoints, `print`, `dump`, `focus`, `info flow`, `end`.
 
 use super::*;
-use crate::shader::{self, Link, Reports, ShmLink};
+use crate::shader::reply::{Dumped, Flow, Invocation, Printed, ShaderStop, SourceLine};
+use crate::shader::{self, DebugRequest, FocusOn, Link, Reports, ShmLink};
 
 impl Session {
-    pub fn debug_shader(&self, request: &pb::DebugShaderRequest) -> Result<pb::ShaderStop> {
-        let fragment_options = FragmentOptions::from_request(request)?;
-        let stage = request.stage.trim();
-        let stage = Stage::from_name(stage).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "unknown stage {:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)",
-                crate::error::quote(stage)
-            ))
-        })?;
+    pub fn debug_shader(&self, request: DebugRequest) -> Result<ShaderStop> {
+        let DebugRequest {
+            stage,
+            fragment_options,
+        } = request;
         let mut dbg = self.debug_lock();
         let (stop, shm, _) = self.stopped()?;
         cancel::check()?;
@@ -101,7 +98,7 @@ impl Session {
         r
     }
 
-    pub fn shader_step(&self, mode: StepMode, count: u64) -> Result<pb::ShaderStop> {
+    pub fn shader_step(&self, mode: StepMode, count: u64) -> Result<ShaderStop> {
         self.with_debug(|d, r| {
             for _ in 0..count.max(1) {
                 if !d.step_once(mode, r)? {
@@ -112,23 +109,23 @@ impl Session {
         })
     }
 
-    pub fn shader_continue(&self) -> Result<pb::ShaderStop> {
+    pub fn shader_continue(&self) -> Result<ShaderStop> {
         self.with_debug(|d, r| {
             d.continue_to_breakpoint(r)?;
             Ok(d.stop_with_timing())
         })
     }
 
-    pub fn shader_break(&self, line: u32) -> Result<pb::ShaderBreakpoints> {
+    /// `break LINE` in the shader; returns the shader breakpoints' lines.
+    pub fn shader_break(&self, line: u32) -> Result<Vec<u32>> {
         self.with_debug(|d, _| {
             d.add_breakpoint(line)?;
-            Ok(pb::ShaderBreakpoints {
-                lines: d.breakpoints.iter().copied().collect(),
-            })
+            Ok(d.breakpoints.iter().copied().collect())
         })
     }
 
-    pub fn shader_delete_break(&self, line: u32) -> Result<pb::ShaderBreakpoints> {
+    /// `delete LINE` (0: all); returns the shader breakpoints' lines.
+    pub fn shader_delete_break(&self, line: u32) -> Result<Vec<u32>> {
         self.with_debug(|d, _| {
             if line == 0 {
                 d.breakpoints.clear();
@@ -137,17 +134,15 @@ impl Session {
                     "no shader breakpoint on line {line}"
                 )));
             }
-            Ok(pb::ShaderBreakpoints {
-                lines: d.breakpoints.iter().copied().collect(),
-            })
+            Ok(d.breakpoints.iter().copied().collect())
         })
     }
 
-    pub fn shader_list(&self, line: u32, context: u32) -> Result<pb::SourceListing> {
+    pub fn shader_list(&self, line: u32, context: u32) -> Result<Vec<SourceLine>> {
         self.with_debug(|d, _| d.listing(line, context))
     }
 
-    pub fn print(&self, expr: &str, at: Option<pb::Invocation>) -> Result<pb::PrintReply> {
+    pub fn print(&self, expr: &str, at: Option<Invocation>) -> Result<Printed> {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("print needs an expression".into()));
         }
@@ -156,7 +151,7 @@ impl Session {
 
     /// `dump`: the value of `expr` over every invocation as an NPY file or
     /// as a PNG drawn with `png` (the range it mapped comes back).
-    pub fn dump(&self, expr: &str, npy: bool, png: PngOptions) -> Result<pb::DumpReply> {
+    pub fn dump(&self, expr: &str, npy: bool, png: PngOptions) -> Result<Dumped> {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("dump needs an expression".into()));
         }
@@ -190,13 +185,13 @@ impl Session {
         Ok(self.state_reply(&c))
     }
 
-    /// `focus`: steps follow the invocation `at` (None: any invocation).
-    pub fn focus(&self, at: Option<pb::Invocation>) -> Result<pb::ShaderStop> {
+    /// `focus`: steps follow the invocation `at` names (or any).
+    pub fn focus(&self, at: FocusOn) -> Result<ShaderStop> {
         self.with_debug(|d, link| d.set_focus(at, link))
     }
 
     /// `info flow`: branch sides or loop iterations at the current step.
-    pub fn info_flow(&self) -> Result<pb::FlowInfo> {
+    pub fn info_flow(&self) -> Result<Flow> {
         self.with_debug(|d, r| d.flow(r))
     }
 }

@@ -1,5 +1,13 @@
 //! One debugging session: the launched app, its shared memory and tracer,
 //! breakpoints, the current stop, recorded shaders and shader debugging.
+//! This module holds the state ([`Control`] behind the control lock, the
+//! current [`Stop`]) and the state reply; the work is split by concern:
+//! [`process`] (launch, tracer events, pause, kill, detach, crashes),
+//! [`calls`] (the stop watcher; continue, step, skip), [`breakpoints`],
+//! [`inspect`] (the stopped call and GL state), [`recording`] (shader
+//! sources from the app's calls, `info program`), [`debugging`] (the
+//! shader-debugging requests, handed to [`crate::shader`]) and
+//! [`lifecycle`] (the ends of things).
 //!
 //! Threads: the tracer thread (see [`crate::launch`]) reports exits and
 //! crashes over a channel to the session's event thread; the stop watcher
@@ -35,7 +43,7 @@ use crate::image::PngOptions;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
-use crate::shader::{FragmentOptions, ShaderDebug};
+use crate::shader::ShaderDebug;
 use crate::shm::{SharedMemory, StoppedCall};
 use crate::{cancel, glstate, pointee};
 
@@ -151,7 +159,7 @@ struct Control {
     share_group: HashMap<u64, u64>,
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
-    shader_stop: Option<pb::ShaderStop>,
+    shader_stop: Option<crate::shader::reply::ShaderStop>,
 }
 
 impl Control {
@@ -283,7 +291,7 @@ impl Session {
                 .or_else(|| c.paused.clone().filter(|_| c.state == RunState::Stopped)),
             exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
-            shader: c.shader_stop.clone(),
+            shader: c.shader_stop.clone().map(Into::into),
             crash: c.crash.clone(),
         }
     }

@@ -10,7 +10,6 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use gldbg_proto::pb;
 use glsl_instrument::{
     InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
     StepMode,
@@ -29,14 +28,17 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 mod link;
 mod print;
 mod probe_result;
+pub mod reply;
 mod shm_link;
 mod sources;
 #[cfg(test)]
 mod tests;
 
 pub use link::{Link, Reports, StepRequest};
+pub use print::FocusOn;
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
+use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
 
@@ -134,30 +136,11 @@ pub struct FragmentOptions {
     pub alpha_test_off: bool,
 }
 
-impl FragmentOptions {
-    /// The options of a `DebugShader` request; an unknown buffer mode is an
-    /// invalid argument.
-    pub fn from_request(r: &pb::DebugShaderRequest) -> Result<FragmentOptions> {
-        let mode = |what: &str, v: i32| {
-            let m = pb::FragmentBuffer::try_from(v).map_err(|_| {
-                Error::InvalidArgument(format!("unknown {what} mode {v} (0 copy, 1 clear, 2 off)"))
-            })?;
-            Ok::<u32, Error>(match m {
-                // The older flag asks for clear where the new field says nothing.
-                pb::FragmentBuffer::BufferCopy if r.clear_depth_stencil => {
-                    gldbg_proto::shm::BUFFER_CLEAR
-                }
-                pb::FragmentBuffer::BufferCopy => gldbg_proto::shm::BUFFER_COPY,
-                pb::FragmentBuffer::BufferClear => gldbg_proto::shm::BUFFER_CLEAR,
-                pb::FragmentBuffer::TestOff => gldbg_proto::shm::TEST_OFF,
-            })
-        };
-        Ok(FragmentOptions {
-            depth: mode("depth", r.depth)?,
-            stencil: mode("stencil", r.stencil)?,
-            alpha_test_off: r.alpha_test_off,
-        })
-    }
+/// A `debug STAGE` request: the stage and what fragment steps do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DebugRequest {
+    pub stage: glsl_instrument::Stage,
+    pub fragment_options: FragmentOptions,
 }
 
 /// What a shader debug starts from: the debugged stage's model and what
@@ -188,18 +171,18 @@ pub struct ShaderDebug {
     /// What fragment steps do with the depth, stencil and alpha tests.
     pub fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
-    pub focus: Option<(Focus, pb::Invocation)>,
+    pub focus: Option<(Focus, Invocation)>,
     /// A vertex shader at a non-indexed draw: probes write storage blocks
     /// at each vertex's place in the draw, without transform feedback
     /// (cleared for good when the driver refuses such a probe).
     pub vertex_buffer: bool,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
-    timing: pb::ProbeTiming,
+    timing: Timing,
     cache: ProbeCache,
 }
 
-fn side(label: &str, count: u64) -> pb::FlowSide {
-    pb::FlowSide {
+fn side(label: &str, count: u64) -> FlowSide {
+    FlowSide {
         label: label.into(),
         count,
     }
@@ -264,7 +247,7 @@ impl ShaderDebug {
             fragment_options,
             focus: None,
             vertex_buffer,
-            timing: pb::ProbeTiming::default(),
+            timing: Timing::default(),
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
         };
         d.reached = d.probe(&pos, None, link)?.reached();
@@ -470,14 +453,14 @@ impl ShaderDebug {
     }
 
     /// The current stop with the cost of the probes that led to it.
-    pub fn stop_with_timing(&mut self) -> pb::ShaderStop {
+    pub fn stop_with_timing(&mut self) -> ShaderStop {
         let mut s = self.stop();
         s.timing = self.take_timing();
         s
     }
 
     /// The cost of the probes run since the last call (for a command's reply).
-    pub fn take_timing(&mut self) -> Option<pb::ProbeTiming> {
+    pub fn take_timing(&mut self) -> Option<Timing> {
         let t = std::mem::take(&mut self.timing);
         (t.probes > 0).then_some(t)
     }
@@ -564,7 +547,7 @@ impl ShaderDebug {
         )))
     }
 
-    pub fn stop(&self) -> pb::ShaderStop {
+    pub fn stop(&self) -> ShaderStop {
         let st = self.model.step(self.pos.step);
         let mut calls = vec!["main".to_string()];
         for (sid, idx) in &self.pos.calls {
@@ -572,7 +555,7 @@ impl ShaderDebug {
                 calls.push(name.clone());
             }
         }
-        pb::ShaderStop {
+        ShaderStop {
             stage: self.model.stage().name().to_string(),
             step: self.pos.step.0,
             line: self.model.driver_line(st.line),
@@ -601,7 +584,7 @@ impl ShaderDebug {
     /// current one's enclosing position, from iteration 0), how many
     /// evaluate the condition and how many stay in, until none is left.
     /// Each count comes from one probe of the condition's value.
-    pub fn flow(&mut self, link: &mut dyn Link) -> Result<pb::FlowInfo> {
+    pub fn flow(&mut self, link: &mut dyn Link) -> Result<Flow> {
         let st = self.model.step(self.pos.step).clone();
         let (kind, cond) = match (st.kind, condition_of(&st.text)) {
             (StepKind::IfCondition, Some(("switch", c))) => ("switch", c),
@@ -616,7 +599,7 @@ impl ShaderDebug {
                 )));
             }
         };
-        let mut info = pb::FlowInfo {
+        let mut info = Flow {
             kind: kind.into(),
             line: self.model.driver_line(st.line),
             condition: cond.to_string(),
@@ -652,7 +635,7 @@ impl ShaderDebug {
                     if values.is_empty() {
                         break;
                     }
-                    info.iterations.push(pb::FlowIteration {
+                    info.iterations.push(FlowIteration {
                         iteration: n,
                         evaluated: values.len() as u64,
                         entered: values.iter().filter(|v| **v != 0.0).count() as u64,
@@ -701,7 +684,7 @@ impl ShaderDebug {
     /// each side, numbered as the driver numbers them (after `#line`,
     /// `#include`); any context is fine (it saturates), a centre past the
     /// last line is INVALID_ARGUMENT.
-    pub fn listing(&self, center: u32, context: u32) -> Result<pb::SourceListing> {
+    pub fn listing(&self, center: u32, context: u32) -> Result<Vec<SourceLine>> {
         let cur = self.model.step(self.pos.step).line;
         let last = self.last_line();
         if center > last {
@@ -727,7 +710,7 @@ impl ShaderDebug {
             })
             .map(|(n, t)| {
                 let shown = self.model.driver_line(n);
-                pb::SourceLine {
+                SourceLine {
                     line: shown,
                     text: t.to_string(),
                     current: n == cur && !self.finished,
@@ -735,6 +718,6 @@ impl ShaderDebug {
                 }
             })
             .collect();
-        Ok(pb::SourceListing { lines })
+        Ok(lines)
     }
 }

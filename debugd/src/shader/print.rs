@@ -3,9 +3,9 @@
 //! vertices), the vertices a geometry primitive emitted, a field for dump
 //! files; and how each stage's invocations are named.
 
-use gldbg_proto::pb;
 use glsl_instrument::Stage;
 
+use super::reply::{Dumped, EmittedVertex, Invocation, Printed, ShaderStop, Summary, TableRow};
 use super::{Cell, Focus, Link, ProbedValue, ShaderDebug};
 use crate::error::{Error, Result};
 use crate::image::PngOptions;
@@ -15,14 +15,14 @@ impl ShaderDebug {
     pub fn print(
         &mut self,
         expr: &str,
-        at: Option<pb::Invocation>,
+        at: Option<Invocation>,
         link: &mut dyn Link,
-    ) -> Result<pb::PrintReply> {
+    ) -> Result<Printed> {
         let stage = self.model.stage();
-        if let Some(pb::invocation::Kind::Primitive(n)) = at.as_ref().and_then(|a| a.kind) {
+        if let Some(Invocation::Primitive(n)) = at {
             return self.print_primitive(link, expr, n, at);
         }
-        let cell = invocation_cell(stage, at.as_ref())?;
+        let cell = invocation_cell(stage, at)?;
         let pos = self.pos.clone();
         let value = self.probe_value(&pos, expr, link)?;
         match cell {
@@ -36,10 +36,10 @@ impl ShaderDebug {
         &mut self,
         expr: &str,
         (x, y, z): Cell,
-        at: Option<pb::Invocation>,
+        at: Option<Invocation>,
         value: ProbedValue,
         link: &mut dyn Link,
-    ) -> Result<pb::PrintReply> {
+    ) -> Result<Printed> {
         let stage = self.model.stage();
         let res = value.first();
         let ty = value.ty.clone();
@@ -62,9 +62,9 @@ impl ShaderDebug {
                 let entry = self.model.entry();
                 self.probe(&entry, None, link)?.reached_at((x, y, z))
             };
-        Ok(pb::PrintReply {
+        Ok(Printed {
             expr: expr.to_string(),
-            r#type: ty,
+            ty,
             value: v.clone().unwrap_or_default(),
             reached: v.is_some(),
             at,
@@ -88,7 +88,7 @@ impl ShaderDebug {
         expr: &str,
         value: ProbedValue,
         link: &mut dyn Link,
-    ) -> Result<pb::PrintReply> {
+    ) -> Result<Printed> {
         let stage = self.model.stage();
         let res = value.first();
         let ty = value.ty.clone();
@@ -99,7 +99,7 @@ impl ShaderDebug {
             _ => (0..res.coverage.len().min(TABLE_ROWS))
                 .map(|i| {
                     let v = value.value_at(i);
-                    pb::TableRow {
+                    TableRow {
                         vertex: i as u32,
                         reached: v.is_some(),
                         undefined: match v {
@@ -125,13 +125,13 @@ impl ShaderDebug {
                 .count() as u64,
             _ => 0,
         };
-        Ok(pb::PrintReply {
+        Ok(Printed {
             expr: expr.to_string(),
-            r#type: ty,
+            ty,
             value: Vec::new(),
             reached: st.count > 0,
             at: None,
-            summary: Some(pb::Summary {
+            summary: Some(Summary {
                 count: st.count + undefined,
                 min: st.min,
                 max: st.max,
@@ -158,7 +158,7 @@ impl ShaderDebug {
         npy: bool,
         png: PngOptions,
         link: &mut dyn Link,
-    ) -> Result<pb::DumpReply> {
+    ) -> Result<Dumped> {
         let pos = self.pos.clone();
         let value = self.probe_value(&pos, expr, link)?;
         if value.is_composite() {
@@ -185,10 +185,10 @@ impl ShaderDebug {
                 undefined += 1;
             }
         }
-        let mut reply = pb::DumpReply {
+        let mut reply = Dumped {
             width: field.width,
             height: field.height,
-            r#type: ty,
+            ty,
             reached: field.stats().count,
             undefined,
             written_unknown: value.written_unknown(),
@@ -206,19 +206,21 @@ impl ShaderDebug {
         Ok(reply)
     }
 
-    /// `focus`: steps follow the invocation `at` (None: any invocation).
-    pub fn set_focus(
-        &mut self,
-        at: Option<pb::Invocation>,
-        link: &mut dyn Link,
-    ) -> Result<pb::ShaderStop> {
-        let Some(at) = at else {
-            self.focus = None;
-            return Ok(self.stop());
+    /// `focus`: steps follow the invocation `at` names.
+    pub fn set_focus(&mut self, at: FocusOn, link: &mut dyn Link) -> Result<ShaderStop> {
+        let at = match at {
+            FocusOn::Any => {
+                self.focus = None;
+                return Ok(self.stop());
+            }
+            FocusOn::Unnamed => {
+                return Err(Error::InvalidArgument("focus needs an invocation".into()));
+            }
+            FocusOn::At(at) => at,
         };
         let stage = self.model.stage();
         let pos = self.pos.clone();
-        if let Some(pb::invocation::Kind::Primitive(n)) = at.kind {
+        if let Invocation::Primitive(n) = at {
             if stage != Stage::Geometry {
                 return Err(Error::InvalidArgument(format!(
                     "`focus primitive N` follows an input primitive of a geometry shader, \
@@ -234,7 +236,7 @@ impl ShaderDebug {
             self.focus = Some((Focus::Primitive(n), at));
             return Ok(self.stop_with_timing());
         }
-        let Some(cell) = invocation_cell(stage, Some(&at))? else {
+        let Some(cell) = invocation_cell(stage, Some(at))? else {
             return Err(Error::InvalidArgument("focus needs an invocation".into()));
         };
         let res = self.probe(&pos, None, link)?;
@@ -252,8 +254,8 @@ impl ShaderDebug {
         link: &mut dyn Link,
         expr: &str,
         primitive: u32,
-        at: Option<pb::Invocation>,
-    ) -> Result<pb::PrintReply> {
+        at: Option<Invocation>,
+    ) -> Result<Printed> {
         if self.model.stage() != Stage::Geometry {
             return Err(Error::InvalidArgument(format!(
                 "`@ primitive N` names an input primitive of a geometry shader; a {} shader is \
@@ -270,12 +272,12 @@ impl ShaderDebug {
         let value = self.probe_value(&pos, expr, link)?;
         let res = value.first();
         let ty = value.ty.clone();
-        let emitted: Vec<pb::EmittedVertex> = res
+        let emitted: Vec<EmittedVertex> = res
             .emitted_by(primitive)
             .into_iter()
             .map(|(i, emit, invocation)| {
                 let v = value.value_at(i);
-                pb::EmittedVertex {
+                EmittedVertex {
                     emit,
                     invocation,
                     vertex: i as u32,
@@ -296,9 +298,9 @@ impl ShaderDebug {
                  vertices come from {primitives} input primitives)"
             )));
         }
-        Ok(pb::PrintReply {
+        Ok(Printed {
             expr: expr.to_string(),
-            r#type: ty,
+            ty,
             value: Vec::new(),
             reached: emitted.iter().any(|e| e.reached),
             at,
@@ -311,6 +313,16 @@ impl ShaderDebug {
             ..Default::default()
         })
     }
+}
+
+/// What `focus` is asked to follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FocusOn {
+    /// Any invocation: no focus.
+    Any,
+    At(Invocation),
+    /// A request that names no invocation (an error).
+    Unnamed,
 }
 
 /// Rows of the table a summary `print` of a vertex-like stage shows.
@@ -334,16 +346,15 @@ fn outside(stage: Stage, (x, y, z): (u32, u32, u32), (w, rows, layers): (u32, u3
 /// Which invocation of `stage` a `print` names: a fragment at its pixel
 /// (x, y, 0), vertex N as (N, 0, 0), a compute invocation by its global id;
 /// `None` for a summary over all.
-fn invocation_cell(stage: Stage, at: Option<&pb::Invocation>) -> Result<Option<(u32, u32, u32)>> {
-    use pb::invocation::Kind;
-    match (stage, at.and_then(|a| a.kind)) {
+fn invocation_cell(stage: Stage, at: Option<Invocation>) -> Result<Option<Cell>> {
+    match (stage, at) {
         (_, None) => Ok(None),
-        (Stage::Fragment, Some(Kind::Pixel(p))) => Ok(Some((p.x, p.y, 0))),
+        (Stage::Fragment, Some(Invocation::Pixel { x, y })) => Ok(Some((x, y, 0))),
         (
             Stage::Vertex | Stage::TessControl | Stage::TessEval | Stage::Geometry,
-            Some(Kind::Vertex(n)),
+            Some(Invocation::Vertex(n)),
         ) => Ok(Some((n, 0, 0))),
-        (Stage::Compute, Some(Kind::Invocation(g))) => Ok(Some((g.x, g.y, g.z))),
+        (Stage::Compute, Some(Invocation::Global { x, y, z })) => Ok(Some((x, y, z))),
         (Stage::Fragment, Some(_)) => Err(Error::InvalidArgument(
             "a fragment shader is printed at a pixel (@ X,Y) or over all fragments".into(),
         )),

@@ -3,7 +3,6 @@
 //! `CMD_VERTEX_STEP`, `CMD_COMPUTE_STEP`) to the stopped thread, and its
 //! reply a [`ProbeResult`] read out of the bulk area.
 
-use gldbg_proto::pb;
 use gldbg_proto::shm::{
     self as abi, BulkRef, ComputeStepReply, ComputeStepRequest, FragmentStepReply,
     FragmentStepRequest, OutputRef, ShaderRef, VertexStepReply, VertexStepRequest,
@@ -11,6 +10,7 @@ use gldbg_proto::shm::{
 use glsl_instrument::{Instrumented, OutputSlot, Stage};
 
 use super::link::{Link, Reports, StepRequest};
+use super::reply::Timing;
 use super::{FragmentOptions, ProbeResult};
 use crate::error::{Error, Result};
 use crate::program::{self, StageSource};
@@ -460,7 +460,7 @@ fn read_probe(
     (values, stride, want): (BulkRef, usize, bool),
     coverage: CoverageRef,
     (width, rows, layers): (u32, u32, u32),
-    timing: pb::ProbeTiming,
+    timing: Timing,
 ) -> Result<ProbeResult> {
     // One byte per invocation: a quarter of the copy, and of the memory the
     // probe cache keeps.
@@ -511,8 +511,8 @@ fn read_probe(
 }
 
 /// A preload step reply's timing, as one probe's.
-fn timing(cached: u32, build_ns: u64, replay_ns: u64, readback_ns: u64) -> pb::ProbeTiming {
-    pb::ProbeTiming {
+fn timing(cached: u32, build_ns: u64, replay_ns: u64, readback_ns: u64) -> Timing {
+    Timing {
         cached_programs: cached.min(1),
         build_ns,
         replay_ns,

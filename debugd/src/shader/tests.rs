@@ -104,11 +104,13 @@ fn conditions_are_read_from_step_texts() {
 /// `else`, with `a` = 2.5 and 0.5. The link answers what the preload would
 /// for each step (coverage) and for `a` (its values), and logs requests.
 mod probe_cycle {
-    use gldbg_proto::pb;
     use glsl_instrument::{ShaderModel, Stage, StepMode};
 
     use crate::error::Result;
-    use crate::shader::{FragmentOptions, Link, ProbeResult, ShaderDebug, StepRequest, Target};
+    use crate::shader::reply::Invocation;
+    use crate::shader::{
+        FocusOn, FragmentOptions, Link, ProbeResult, ShaderDebug, StepRequest, Target,
+    };
 
     const SOURCE: &str = "#version 330
 uniform float t;
@@ -182,10 +184,8 @@ void main() {
         (d, link)
     }
 
-    fn pixel(x: u32, y: u32) -> Option<pb::Invocation> {
-        Some(pb::Invocation {
-            kind: Some(pb::invocation::Kind::Pixel(pb::Pixel { x, y })),
-        })
+    fn pixel(x: u32, y: u32) -> Option<Invocation> {
+        Some(Invocation::Pixel { x, y })
     }
 
     #[test]
@@ -207,7 +207,9 @@ void main() {
     #[test]
     fn a_focus_makes_steps_follow_its_invocation() {
         let (mut d, mut link) = start();
-        let stop = d.set_focus(pixel(1, 0), &mut link).unwrap();
+        let stop = d
+            .set_focus(FocusOn::At(Invocation::Pixel { x: 1, y: 0 }), &mut link)
+            .unwrap();
         assert_eq!(stop.focus, pixel(1, 0));
         assert!(stop.focus_reached);
         d.step_once(StepMode::Into, &mut link).unwrap();
@@ -215,6 +217,12 @@ void main() {
         // Fragment 1 does not reach line 7: the step goes on to the `else`.
         assert_eq!((d.stop().line, d.reached), (9, 1));
         assert!(d.stop().focus_reached);
+        // A request naming no invocation is an error, not "any".
+        let e = d.set_focus(FocusOn::Unnamed, &mut link).unwrap_err();
+        assert_eq!(e.to_string(), "focus needs an invocation");
+        assert_eq!(d.stop().focus, pixel(1, 0));
+        d.set_focus(FocusOn::Any, &mut link).unwrap();
+        assert_eq!(d.stop().focus, None);
     }
 
     #[test]
@@ -225,7 +233,7 @@ void main() {
         // As the session does before each command: the reply's cost is its own.
         let _ = d.take_timing();
         let r = d.print("a", pixel(1, 0), &mut link).unwrap();
-        assert_eq!((r.r#type.as_str(), r.reached), ("float", true));
+        assert_eq!((r.ty.as_str(), r.reached), ("float", true));
         assert_eq!(r.value, vec![0.5]);
         assert!(r.timing.is_some_and(|t| t.probes == 1));
         let requests = link.log.len();
