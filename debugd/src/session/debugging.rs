@@ -40,7 +40,7 @@ impl Session {
             }
             _ => {}
         }
-        let (text, stages, note) = self.query_program()?;
+        let recording::CurrentProgram { text, stages, note } = self.query_program()?;
         let because = note.map_or(String::new(), |n| format!(": {n}"));
         // A non-indexed draw's vertices are gl_VertexID - first (plus whole
         // instances): the vertex shader can write them in place.

@@ -4,6 +4,17 @@
 
 use super::*;
 
+/// The program current at the stop, as recording and the driver know it:
+/// what program recording hands to `info program` and shader debugging.
+pub(super) struct CurrentProgram {
+    /// The preload's description of the program.
+    pub(super) text: ProgramText,
+    /// Its stages' sources (recorded, else the driver's).
+    pub(super) stages: Vec<StageSource>,
+    /// Why some source is unknown (the app loaded a binary), if it is.
+    pub(super) note: Option<String>,
+}
+
 impl Session {
     /// Record a shader call's effect; may execute it (CMD_FINISH) to learn its result.
     pub(super) fn record(
@@ -121,7 +132,7 @@ impl Session {
     /// Ask the preload for the current program and combine with recorded sources.
     /// The current program's description, its stages' sources and, when
     /// some source is unknown because the app loaded a binary, why.
-    pub(super) fn query_program(&self) -> Result<(ProgramText, Vec<StageSource>, Option<String>)> {
+    pub(super) fn query_program(&self) -> Result<CurrentProgram> {
         let (stop, shm, _) = self.stopped()?;
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
         if st == abi::STATUS_NO_PROGRAM {
@@ -185,12 +196,12 @@ impl Session {
         let note = unknown
             .then(|| recorded.binary_note(&text.programs, &shaders))
             .flatten();
-        Ok((text, stages, note))
+        Ok(CurrentProgram { text, stages, note })
     }
 
     pub fn info_program(&self) -> Result<pb::ProgramInfo> {
         let _dbg = self.debug_lock();
-        let (text, stages, note) = self.query_program()?;
+        let CurrentProgram { text, stages, note } = self.query_program()?;
         let var = |v: &program::ProgramVariable| pb::Variable {
             name: v.name.clone(),
             r#type: program::glsl_type_name(v.gl_type),
