@@ -6,6 +6,8 @@ use crate::shader::reply::{Dumped, Flow, Invocation, Printed, ShaderStop, Source
 use crate::shader::{self, DebugRequest, FocusOn, Link, Reports, ShmLink};
 
 impl Session {
+    /// `debug STAGE` at the draw or dispatch the app is stopped at: the
+    /// stage's model from the current program, probed at the entry of `main`.
     pub fn debug_shader(&self, request: DebugRequest) -> Result<ShaderStop> {
         let DebugRequest {
             stage,
@@ -65,7 +67,7 @@ impl Session {
         Ok(s)
     }
 
-    /// Run `f` on the active shader debug state with a probe runner for the current stop.
+    /// Run `f` on the active shader debug state with the preload link of the current stop.
     pub(super) fn with_debug<T>(
         &self,
         f: impl FnOnce(&mut ShaderDebug, &mut dyn Link) -> Result<T>,

@@ -99,7 +99,7 @@ impl Session {
             // The last moment a cancelled Launch can leave no trace.
             cancel::check()?;
             c.stepping = true;
-            apply_bits(&c, &shm);
+            apply_bits(&c, shm);
             shm.set_step_all(true);
             let tracer = launch::spawn(spec, tx)?;
             c.launch_counter += 1;
