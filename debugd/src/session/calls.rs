@@ -185,7 +185,7 @@ impl Session {
         let mut dbg = self.debug_lock();
         let (slot, shm, released, release_gl) = {
             let mut c = self.control();
-            let (stop, shm, _) = stopped_in(&c)?;
+            let AtStop { stop, shm } = stopped_in(&c)?;
             if cmd == abi::CMD_SKIP && stop.ret.is_some() {
                 return Err(Error::FailedPrecondition(format!(
                     "{} was already executed; it cannot be skipped",
@@ -316,7 +316,7 @@ impl Session {
         let (id, shm) = {
             let mut dbg = self.debug_lock();
             let mut c = self.control();
-            let (_, shm, _) = stopped_in(&c)?;
+            let AtStop { shm, .. } = stopped_in(&c)?;
             cancel::check()?;
             let Some(id) = c.launched.as_ref().map(|l| l.id) else {
                 return Err(Error::not_launched());
@@ -334,7 +334,7 @@ impl Session {
         for i in 0..count {
             let slot = {
                 let mut c = self.control();
-                let Ok((stop, _, _)) = stopped_in(&c) else {
+                let Ok(AtStop { stop, .. }) = stopped_in(&c) else {
                     break;
                 };
                 if i > 0 && stop.breakpoint_id != 0 {

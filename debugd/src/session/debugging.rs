@@ -14,7 +14,7 @@ impl Session {
             fragment_options,
         } = request;
         let mut dbg = self.debug_lock();
-        let (stop, shm, _) = self.stopped()?;
+        let AtStop { stop, shm } = self.stopped()?;
         cancel::check()?;
         if dbg.as_ref().is_some_and(|d| d.stop_serial != stop.serial) {
             // A new draw: the last one's probes go first (the GL objects
@@ -78,7 +78,7 @@ impl Session {
                 "not debugging a shader (use `debug fragment` at a draw call)".into(),
             ));
         };
-        let (stop, shm, _) = self.stopped()?;
+        let AtStop { stop, shm } = self.stopped()?;
         if stop.serial != d.stop_serial {
             self.release_debug(&mut dbg, Some(&shm), None);
             self.control().shader_stop = None;
@@ -179,7 +179,7 @@ impl Session {
         }
         cancel::check()?;
         match self.stopped() {
-            Ok((stop, shm, _)) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
+            Ok(AtStop { stop, shm }) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
             Err(_) => self.release_debug(&mut dbg, None, None),
         };
         let mut c = self.control();

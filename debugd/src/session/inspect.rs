@@ -5,7 +5,8 @@ use super::*;
 
 impl Session {
     pub fn info_call(&self) -> Result<pb::CallInfo> {
-        let (stop, _, pid) = self.stopped()?;
+        let AtStop { stop, .. } = self.stopped()?;
+        let pid = stop.pid;
         Ok(call_info(&stop, Some(Remote::new(pid))))
     }
 
@@ -14,7 +15,8 @@ impl Session {
     /// (process_vm_writev), typed by the pointee of the parameter.
     pub fn set_arg(&self, index: u32, element: Option<u32>, value: &str) -> Result<pb::CallInfo> {
         let mut c = self.control();
-        let (stop, shm, pid) = stopped_in(&c)?;
+        let AtStop { stop, shm } = stopped_in(&c)?;
+        let pid = stop.pid;
         if stop.ret.is_some() {
             return Err(Error::FailedPrecondition(
                 "the call was already executed".into(),
@@ -80,7 +82,7 @@ impl Session {
     pub fn info_state(&self, name: &str) -> Result<pb::GlState> {
         use gldbg_proto::shm::{StateQuery, StateRequest, StateValue};
         let _dbg = self.debug_lock();
-        let (stop, shm, _) = self.stopped()?;
+        let AtStop { stop, shm } = self.stopped()?;
         let queries: Vec<(glstate::StateName, u32)> = if name.trim().is_empty() {
             glstate::COMMON
                 .iter()

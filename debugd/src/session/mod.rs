@@ -87,6 +87,13 @@ fn function_name(id: u32) -> &'static str {
     FUNCTIONS.get(id as usize).map_or("?", |f| f.name)
 }
 
+/// The stop a request works at and the shared memory to reach its thread
+/// (the thread's process is `stop.pid`).
+struct AtStop {
+    stop: Stop,
+    shm: Arc<SharedMemory>,
+}
+
 /// A call the app is stopped at.
 #[derive(Clone, Debug)]
 struct Stop {
@@ -301,8 +308,8 @@ impl Session {
         self.state_reply(&c)
     }
 
-    /// The current stop, its shared memory and pid; FailedPrecondition unless stopped.
-    fn stopped(&self) -> Result<(Stop, Arc<SharedMemory>, u32)> {
+    /// The current stop and its shared memory; FailedPrecondition unless stopped.
+    fn stopped(&self) -> Result<AtStop> {
         let c = self.control();
         stopped_in(&c)
     }
@@ -323,7 +330,7 @@ fn require_state(c: &Control, want: RunState) -> Result<()> {
     }
 }
 
-fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
+fn stopped_in(c: &Control) -> Result<AtStop> {
     require_state(c, RunState::Stopped)?;
     if let Some(p) = &c.paused {
         return Err(Error::FailedPrecondition(format!(
@@ -334,7 +341,10 @@ fn stopped_in(c: &Control) -> Result<(Stop, Arc<SharedMemory>, u32)> {
     let (Some(stop), Some(l)) = (&c.current, &c.launched) else {
         return Err(Error::FailedPrecondition("the app is not stopped".into()));
     };
-    Ok((stop.clone(), l.shm.clone(), stop.pid))
+    Ok(AtStop {
+        stop: stop.clone(),
+        shm: l.shm.clone(),
+    })
 }
 
 /// The process that owns the GL session: the one whose preload claimed it

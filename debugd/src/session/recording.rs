@@ -133,7 +133,7 @@ impl Session {
     /// The current program's description, its stages' sources and, when
     /// some source is unknown because the app loaded a binary, why.
     pub(super) fn query_program(&self) -> Result<CurrentProgram> {
-        let (stop, shm, _) = self.stopped()?;
+        let AtStop { stop, shm } = self.stopped()?;
         let st = shm.command(stop.slot, abi::CMD_QUERY_PROGRAM, CMD_TIMEOUT)?;
         if st == abi::STATUS_NO_PROGRAM {
             // A program whose glProgramBinary failed (under gldbg, always)
