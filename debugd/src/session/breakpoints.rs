@@ -54,18 +54,100 @@ impl BreakKind {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Breakpoint {
-    pub(super) id: u32,
-    pub(super) kind: BreakKind,
-    pub(super) hits: u64,
+struct Breakpoint {
+    id: u32,
+    kind: BreakKind,
+    hits: u64,
+}
+
+/// The user's GL breakpoints, numbered from 1 in the order they were made.
+#[derive(Debug)]
+pub(super) struct Breakpoints {
+    list: Vec<Breakpoint>,
+    next: u32,
+}
+
+impl Default for Breakpoints {
+    fn default() -> Self {
+        Breakpoints {
+            list: Vec::new(),
+            next: 1,
+        }
+    }
+}
+
+impl Breakpoints {
+    /// Add a breakpoint; returns its id.
+    pub(super) fn add(&mut self, kind: BreakKind) -> u32 {
+        let id = self.next;
+        self.next += 1;
+        self.list.push(Breakpoint { id, kind, hits: 0 });
+        id
+    }
+
+    /// Delete breakpoint `id` (0: all).
+    pub(super) fn delete(&mut self, id: u32) -> Result<()> {
+        if id == 0 {
+            self.list.clear();
+        } else if self.list.iter().any(|b| b.id == id) {
+            self.list.retain(|b| b.id != id);
+        } else {
+            return Err(Error::InvalidArgument(format!("no breakpoint {id}")));
+        }
+        Ok(())
+    }
+
+    /// Count a hit on every breakpoint `stop` matches; returns the first
+    /// one's id (0: none).
+    pub(super) fn hit(&mut self, stop: &Stop) -> u32 {
+        let mut hit = 0;
+        for b in &mut self.list {
+            if b.kind.matches(stop) {
+                b.hits += 1;
+                if hit == 0 {
+                    hit = b.id;
+                }
+            }
+        }
+        hit
+    }
+
+    /// A new app: every count from 0.
+    pub(super) fn reset_hits(&mut self) {
+        for b in &mut self.list {
+            b.hits = 0;
+        }
+    }
+
+    /// Whether a call of `function` must stop for one of them.
+    fn covers(&self, function: u32) -> bool {
+        self.list.iter().any(|b| b.kind.covers(function))
+    }
+
+    /// Whether the preload must check every call for a GL error.
+    fn check_errors(&self) -> bool {
+        self.list.iter().any(|b| b.kind == BreakKind::GlError)
+    }
+
+    pub(super) fn to_list(&self) -> pb::BreakpointList {
+        pb::BreakpointList {
+            breakpoints: self
+                .list
+                .iter()
+                .map(|b| pb::Breakpoint {
+                    id: b.id,
+                    description: b.kind.describe(),
+                    hits: b.hits,
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Session {
     pub fn add_breakpoint(&self, kind: BreakKind) -> pb::Breakpoint {
         let mut c = self.control();
-        let id = c.next_breakpoint;
-        c.next_breakpoint += 1;
-        c.breakpoints.push(Breakpoint { id, kind, hits: 0 });
+        let id = c.breakpoints.add(kind);
         if let Some(l) = &c.launched
             && !c.stepping
         {
@@ -80,46 +162,25 @@ impl Session {
 
     pub fn delete_breakpoint(&self, id: u32) -> Result<pb::BreakpointList> {
         let mut c = self.control();
-        if id == 0 {
-            c.breakpoints.clear();
-        } else if c.breakpoints.iter().any(|b| b.id == id) {
-            c.breakpoints.retain(|b| b.id != id);
-        } else {
-            return Err(Error::InvalidArgument(format!("no breakpoint {id}")));
-        }
+        c.breakpoints.delete(id)?;
         if let Some(l) = &c.launched
             && !c.stepping
         {
             apply_bits(&c, &l.shm);
         }
-        Ok(breakpoint_list(&c))
+        Ok(c.breakpoints.to_list())
     }
 
     pub fn list_breakpoints(&self) -> pb::BreakpointList {
-        breakpoint_list(&self.control())
+        self.control().breakpoints.to_list()
     }
 }
 
 /// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
 pub(super) fn apply_bits(c: &Control, shm: &SharedMemory) {
     for id in 0..FUNCTIONS.len() as u32 {
-        let on = class_of(id) & class::SHADER_RECORD != 0
-            || c.breakpoints.iter().any(|b| b.kind.covers(id));
+        let on = class_of(id) & class::SHADER_RECORD != 0 || c.breakpoints.covers(id);
         shm.set_breakpoint(id, on);
     }
-    shm.set_check_errors(c.breakpoints.iter().any(|b| b.kind == BreakKind::GlError));
-}
-
-pub(super) fn breakpoint_list(c: &Control) -> pb::BreakpointList {
-    pb::BreakpointList {
-        breakpoints: c
-            .breakpoints
-            .iter()
-            .map(|b| pb::Breakpoint {
-                id: b.id,
-                description: b.kind.describe(),
-                hits: b.hits,
-            })
-            .collect(),
-    }
+    shm.set_check_errors(c.breakpoints.check_errors());
 }

@@ -99,15 +99,7 @@ impl Session {
             context: call.context,
             stop_id: call.stop_id,
         };
-        let mut hit = 0;
-        for b in &mut c.breakpoints {
-            if b.kind.matches(&stop) {
-                b.hits += 1;
-                if hit == 0 {
-                    hit = b.id;
-                }
-            }
-        }
+        let hit = c.breakpoints.hit(&stop);
         stop.breakpoint_id = hit;
         let recent = c.recent.entry(stop.tid).or_default();
         if recent.len() == RECENT_CALLS {

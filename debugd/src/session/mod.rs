@@ -56,8 +56,9 @@ mod process;
 mod recording;
 
 pub use breakpoints::BreakKind;
-use breakpoints::{Breakpoint, apply_bits};
+use breakpoints::{Breakpoints, apply_bits};
 use inspect::call_info;
+use recording::Recordings;
 
 use crate::status::check_status;
 
@@ -147,8 +148,7 @@ struct Control {
     claimed: HashMap<usize, u32>,
     /// Every call stops (stepping) rather than only breakpoints.
     stepping: bool,
-    breakpoints: Vec<Breakpoint>,
-    next_breakpoint: u32,
+    breakpoints: Breakpoints,
     exit: Option<pb::Exit>,
     crash: Option<pb::Crash>,
     /// The last calls that went through the stop path on each thread
@@ -156,38 +156,11 @@ struct Control {
     recent: HashMap<u32, VecDeque<Stop>>,
     /// Set while `pause` holds the app outside a GL call.
     paused: Option<pb::CallInfo>,
-    /// Shader objects recorded from the app's calls, per GL context: object
-    /// names are per context (or share group). A program used in a context
-    /// other than the one that built it falls back to the driver's copy of
-    /// its sources.
-    recorded: HashMap<u64, Recorded>,
-    /// Each GL context made sharing objects with another: the context that
-    /// stands for its share group (the group's first), the key of `recorded`.
-    share_group: HashMap<u64, u64>,
+    /// Shader objects recorded from the app's calls, per share group.
+    programs: Recordings,
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
     shader_stop: Option<crate::shader::reply::ShaderStop>,
-}
-
-impl Control {
-    /// The context that stands for `context`'s share group.
-    fn share_root(&self, context: u64) -> u64 {
-        self.share_group.get(&context).copied().unwrap_or(context)
-    }
-
-    /// The shader bookkeeping of `context`'s share group.
-    fn recorded_mut(&mut self, context: u64) -> &mut Recorded {
-        let root = self.share_root(context);
-        self.recorded.entry(root).or_default()
-    }
-
-    /// A context `created` that shares objects with `share` (0: none).
-    fn context_created(&mut self, created: u64, share: u64) {
-        if created != 0 && share != 0 {
-            let root = self.share_root(share);
-            self.share_group.insert(created, root);
-        }
-    }
 }
 
 /// A launch request in domain terms.
@@ -236,14 +209,12 @@ impl Session {
                 pending: VecDeque::new(),
                 claimed: HashMap::new(),
                 stepping: false,
-                breakpoints: Vec::new(),
-                next_breakpoint: 1,
+                breakpoints: Breakpoints::default(),
                 exit: None,
                 crash: None,
                 recent: HashMap::new(),
                 paused: None,
-                recorded: HashMap::new(),
-                share_group: HashMap::new(),
+                programs: Recordings::default(),
                 stop_serial: 0,
                 shader_stop: None,
             }),
@@ -445,5 +416,34 @@ mod tests {
         assert_eq!(BreakKind::GlError.describe(), "error");
         assert_eq!(gl_error_name(0x502), "GL_INVALID_OPERATION");
         assert_eq!(gl_error_name(0), "");
+    }
+
+    #[test]
+    fn breakpoints_count_every_hit_and_stop_for_the_first() {
+        let mut b = Breakpoints::default();
+        let draw = b.add(BreakKind::Draw);
+        let second = b.add(BreakKind::DrawNumber(2));
+        let errors = b.add(BreakKind::GlError);
+        assert_eq!((draw, second, errors), (1, 2, 3));
+        assert_eq!(b.hit(&stop("glDrawArrays", 2, 0)), draw);
+        assert_eq!(b.hit(&stop("glDrawArrays", 3, 0)), draw);
+        assert_eq!(b.hit(&stop("glEnable", 0, 0)), 0);
+        assert_eq!(b.hit(&stop("glEnable", 0, 0x500)), errors);
+        let hits = |b: &Breakpoints| -> Vec<(u32, u64)> {
+            b.to_list()
+                .breakpoints
+                .iter()
+                .map(|p| (p.id, p.hits))
+                .collect()
+        };
+        assert_eq!(hits(&b), vec![(1, 2), (2, 1), (3, 1)]);
+        b.reset_hits();
+        assert_eq!(hits(&b), vec![(1, 0), (2, 0), (3, 0)]);
+        assert_eq!(b.delete(9).unwrap_err().to_string(), "no breakpoint 9");
+        b.delete(draw).unwrap();
+        // Ids are never reused.
+        assert_eq!(b.add(BreakKind::Frame), 4);
+        b.delete(0).unwrap();
+        assert!(hits(&b).is_empty());
     }
 }

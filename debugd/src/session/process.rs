@@ -124,12 +124,9 @@ impl Session {
             c.crash = None;
             c.recent.clear();
             c.paused = None;
-            c.recorded.clear();
-            c.share_group.clear();
+            c.programs = Recordings::default();
             c.shader_stop = None;
-            for b in &mut c.breakpoints {
-                b.hits = 0;
-            }
+            c.breakpoints.reset_hits();
         }
         Ok(id)
     }

@@ -4,6 +4,51 @@
 
 use super::*;
 
+/// Shader objects recorded from the app's calls, per share group: object
+/// names are per context (or share group). A program used in a context
+/// outside the group that built it falls back to the driver's copy of its
+/// sources.
+#[derive(Default)]
+pub(super) struct Recordings {
+    /// Keyed by the context that stands for the share group.
+    by_group: HashMap<u64, Recorded>,
+    /// Each GL context made sharing objects with another: the context that
+    /// stands for its share group (the group's first).
+    share_group: HashMap<u64, u64>,
+}
+
+impl Recordings {
+    /// The context that stands for `context`'s share group.
+    fn share_root(&self, context: u64) -> u64 {
+        self.share_group.get(&context).copied().unwrap_or(context)
+    }
+
+    /// The shader bookkeeping of `context`'s share group.
+    pub(super) fn of(&self, context: u64) -> Option<&Recorded> {
+        self.by_group.get(&self.share_root(context))
+    }
+
+    /// The bookkeeping kept under `context` itself (the group's first
+    /// context: a context made sharing with another has none of its own).
+    pub(super) fn of_context(&self, context: u64) -> Option<&Recorded> {
+        self.by_group.get(&context)
+    }
+
+    /// The shader bookkeeping of `context`'s share group, to record into.
+    pub(super) fn of_mut(&mut self, context: u64) -> &mut Recorded {
+        let root = self.share_root(context);
+        self.by_group.entry(root).or_default()
+    }
+
+    /// A context `created` that shares objects with `share` (0: none).
+    pub(super) fn context_created(&mut self, created: u64, share: u64) {
+        if created != 0 && share != 0 {
+            let root = self.share_root(share);
+            self.share_group.insert(created, root);
+        }
+    }
+}
+
 /// The program current at the stop, as recording and the driver know it:
 /// what program recording hands to `info program` and shader debugging.
 pub(super) struct CurrentProgram {
@@ -31,31 +76,38 @@ impl Session {
             "glCreateShader" | "glCreateShaderObjectARB" => {
                 let ret = self.finish(shm, call)?;
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .create_shader(ret as u32, a(0) as u32);
                 Ok(Some(ret))
             }
             "glShaderSource" | "glShaderSourceARB" => {
                 let src = remote.shader_source(a(1) as i32, a(2), a(3)).map_err(mem)?;
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .shader_source(a(0) as u32, src);
                 Ok(None)
             }
             "glAttachShader" | "glAttachObjectARB" => {
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .attach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glDetachShader" | "glDetachObjectARB" => {
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .detach(a(0) as u32, a(1) as u32);
                 Ok(None)
             }
             "glLinkProgram" | "glLinkProgramARB" => {
-                self.control().recorded_mut(call.context).link(a(0) as u32);
+                self.control()
+                    .programs
+                    .of_mut(call.context)
+                    .link(a(0) as u32);
                 Ok(None)
             }
             // Object names are per share group: a context created sharing
@@ -66,7 +118,7 @@ impl Session {
             | "eglCreateContext" => {
                 let share = a(if name == "glXCreateNewContext" { 3 } else { 2 });
                 let ret = self.finish(shm, call)?;
-                self.control().context_created(ret, share);
+                self.control().programs.context_created(ret, share);
                 Ok(Some(ret))
             }
             "glNamedStringARB" | "glDeleteNamedStringARB" => {
@@ -77,20 +129,23 @@ impl Session {
                     (remote.string(a(1), a(0) as i32).map_err(mem)?, None)
                 };
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .named_string(name, text);
                 Ok(None)
             }
             "glCompileShaderIncludeARB" => {
                 let paths = remote.strings(a(1) as i32, a(2), a(3)).map_err(mem)?;
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .compile_include(a(0) as u32, paths);
                 Ok(None)
             }
             "glProgramBinary" | "glProgramBinaryOES" => {
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .program_binary(a(0) as u32);
                 Ok(None)
             }
@@ -99,14 +154,15 @@ impl Session {
                 let ids = remote.read_i32s(a(1), count).map_err(mem)?;
                 let ids: Vec<u32> = ids.into_iter().map(|i| i as u32).collect();
                 self.control()
-                    .recorded_mut(call.context)
+                    .programs
+                    .of_mut(call.context)
                     .shader_binary(&ids);
                 Ok(None)
             }
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call)?;
-                self.control().recorded_mut(call.context).shader_program(
+                self.control().programs.of_mut(call.context).shader_program(
                     ret as u32,
                     a(0) as u32,
                     src,
@@ -140,8 +196,8 @@ impl Session {
             // and that the app never linked from source cannot be current.
             let c = self.control();
             let loaded = c
-                .recorded
-                .get(&stop.context)
+                .programs
+                .of_context(stop.context)
                 .and_then(Recorded::unlinked_binary_note);
             if let Some(note) = loaded {
                 return Err(Error::FailedPrecondition(format!(
@@ -157,7 +213,7 @@ impl Session {
         let text = program::parse_program_text(&shm.read_bytes(reply.text));
         let c = self.control();
         let none = Recorded::default();
-        let recorded = c.recorded.get(&c.share_root(stop.context)).unwrap_or(&none);
+        let recorded = c.programs.of(stop.context).unwrap_or(&none);
         // The sources the app linked (a pipeline: each stage program's),
         // else the attached shaders' as recorded or as the driver has them.
         let mut stages: Vec<StageSource> = Vec::new();
