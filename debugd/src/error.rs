@@ -1,5 +1,7 @@
-//! The daemon's error type. Each variant says which gRPC code it becomes;
-//! `tonic::Status` itself appears only in the service module.
+//! The daemon's error type. The first five variants carry a message and
+//! name the gRPC code they become; the others are failures inside the
+//! daemon (INTERNAL) kept typed, with their source. `tonic::Status` itself
+//! appears only in the service module, which maps each variant to its code.
 
 /// An error of a session operation.
 #[derive(Debug, thiserror::Error)]
@@ -19,9 +21,52 @@ pub enum Error {
     /// Something broke inside (the preload did not answer, the driver failed).
     #[error("{0}")]
     Internal(String),
+    /// An operating-system call of the daemon failed (`what`: "thread",
+    /// "current directory", "pipe for the app's output").
+    #[error("{what}: {source}")]
+    Os {
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading or writing the app's memory failed (`access`: "reading", "writing").
+    #[error("{access} the app's memory: {source}")]
+    AppMemory {
+        access: &'static str,
+        #[source]
+        source: nix::errno::Errno,
+    },
+    /// A resume command did not reach the stopped thread.
+    #[error("the app did not take the command: {0}")]
+    NotTaken(#[source] crate::shm::ShmError),
+    /// The tracer thread failed a request (pause, resume, detach).
+    #[error(transparent)]
+    Tracer(#[from] crate::launch::TraceError),
+    /// A preload command answered a status its caller cannot use.
+    #[error("{what} failed (status {status})")]
+    Preload { what: &'static str, status: u32 },
+    /// A preload command that must succeed did not (`CMD_FINISH`).
+    #[error("{command} failed with status {status}")]
+    Command { command: &'static str, status: u32 },
+    /// A debug replay failed in the preload, with the preload's log.
+    #[error("the debug replay failed (status {status}): {log}")]
+    Replay { status: u32, log: String },
+    /// The preload does not know a command (an older preload).
+    #[error("the preload does not know {0}")]
+    UnknownCommand(&'static str),
 }
 
 impl Error {
+    /// An operating-system failure of the daemon.
+    pub(crate) fn os(what: &'static str) -> impl FnOnce(std::io::Error) -> Error {
+        move |source| Error::Os { what, source }
+    }
+
+    /// A failed access to the app's memory (`access`: "reading", "writing").
+    pub(crate) fn app_memory(access: &'static str) -> impl Fn(nix::errno::Errno) -> Error + Copy {
+        move |source| Error::AppMemory { access, source }
+    }
+
     pub(crate) fn not_launched() -> Self {
         Error::FailedPrecondition("the program is not running (launch it first)".into())
     }

@@ -5,9 +5,12 @@
 //! as the gRPC `Debugger` service (plus health and reflection).
 //!
 //! Modules: [`launch`] (fork/seize/exec and the tracer thread), [`shm`]
-//! (the daemon side of the shared memory), [`session`] (state and stop
-//! logic), [`shader`] (shader stepping and probes), [`service`] (the tonic
-//! edge), with [`format`], [`image`], [`program`], [`remote`],
+//! (the daemon side of the shared memory), [`session`] (process control,
+//! GL-call control, program recording, and the shader-debugging requests),
+//! [`shader`] (shader stepping and probes: the probe cycle end to end,
+//! reaching the preload through its `Link`), [`service`] (the tonic edge,
+//! with `convert`: protobuf to and from the shader debugger's types), with
+//! [`format`], [`image`], [`program`], [`remote`],
 //! [`pointee`] (what pointer arguments point at, from the registry's `len`),
 //! [`glstate`] (the `info state` table), [`inflight`] and [`cancel`] (requests
 //! whose client went away take no effect) as helpers;
@@ -53,6 +56,7 @@
 
 pub mod cancel;
 pub mod colormap;
+mod convert;
 pub mod error;
 pub mod format;
 pub mod glstate;
@@ -68,6 +72,7 @@ pub mod service;
 pub mod session;
 pub mod shader;
 pub mod shm;
+mod status;
 pub mod token;
 pub mod unix_authority;
 

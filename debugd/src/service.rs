@@ -9,21 +9,32 @@ use gldbg_proto::pb;
 use glsl_instrument::StepMode;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::{Stream, StreamExt};
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
+use crate::convert;
 use crate::error::{Error, clip, quote};
 use crate::session::{BreakKind, LaunchOptions, Session};
+use crate::shader;
 
 impl From<Error> for Status {
     /// Every message is [`clip`]ped: a status travels in an HTTP/2 header.
     fn from(e: Error) -> Status {
-        match e {
-            Error::InvalidArgument(m) => Status::invalid_argument(clip(m)),
-            Error::NotFound(m) => Status::not_found(clip(m)),
-            Error::FailedPrecondition(m) => Status::failed_precondition(clip(m)),
-            Error::Unimplemented(m) => Status::unimplemented(clip(m)),
-            Error::Internal(m) => Status::internal(clip(m)),
-        }
+        let code = match &e {
+            Error::InvalidArgument(_) => Code::InvalidArgument,
+            Error::NotFound(_) => Code::NotFound,
+            Error::FailedPrecondition(_) => Code::FailedPrecondition,
+            Error::Unimplemented(_) => Code::Unimplemented,
+            Error::Internal(_)
+            | Error::Os { .. }
+            | Error::AppMemory { .. }
+            | Error::NotTaken(_)
+            | Error::Tracer(_)
+            | Error::Preload { .. }
+            | Error::Command { .. }
+            | Error::Replay { .. }
+            | Error::UnknownCommand(_) => Code::Internal,
+        };
+        Status::new(code, clip(e.to_string()))
     }
 }
 
@@ -215,8 +226,8 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         req: Request<pb::DebugShaderRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        let r = req.into_inner();
-        self.run(move |s| s.debug_shader(&r)).await
+        let r = shader::DebugRequest::try_from(&req.into_inner())?;
+        self.run(move |s| s.debug_shader(r).map(Into::into)).await
     }
 
     async fn shader_step(
@@ -229,7 +240,8 @@ impl pb::debugger_server::Debugger for Service {
             pb::StepMode::Over => StepMode::Over,
             pb::StepMode::Out => StepMode::Out,
         };
-        self.run(move |s| s.shader_step(mode, r.count)).await
+        self.run(move |s| s.shader_step(mode, r.count).map(Into::into))
+            .await
     }
 
     async fn shader_break(
@@ -242,7 +254,11 @@ impl pb::debugger_server::Debugger for Service {
                 "line = 0 is out of range (shader lines count from 1)",
             ));
         }
-        self.run(move |s| s.shader_break(line)).await
+        self.run(move |s| {
+            s.shader_break(line)
+                .map(|lines| pb::ShaderBreakpoints { lines })
+        })
+        .await
     }
 
     async fn shader_delete_break(
@@ -250,14 +266,18 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderBreakRequest>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         let line = req.into_inner().line;
-        self.run(move |s| s.shader_delete_break(line)).await
+        self.run(move |s| {
+            s.shader_delete_break(line)
+                .map(|lines| pb::ShaderBreakpoints { lines })
+        })
+        .await
     }
 
     async fn shader_continue(
         &self,
         _: Request<pb::Empty>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        self.run(|s| s.shader_continue()).await
+        self.run(|s| s.shader_continue().map(Into::into)).await
     }
 
     async fn shader_list(
@@ -265,7 +285,8 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderListRequest>,
     ) -> Result<Response<pb::SourceListing>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.shader_list(r.line, r.context)).await
+        self.run(move |s| s.shader_list(r.line, r.context).map(convert::listing))
+            .await
     }
 
     async fn print(
@@ -273,7 +294,9 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::PrintRequest>,
     ) -> Result<Response<pb::PrintReply>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.print(&r.expr, r.at)).await
+        let at = convert::invocation(r.at);
+        self.run(move |s| s.print(&r.expr, at).map(Into::into))
+            .await
     }
 
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
@@ -286,7 +309,8 @@ impl pb::debugger_server::Debugger for Service {
             range: r.fixed_range.then_some((r.range_min, r.range_max)),
             viridis: colormap == pb::DumpColormap::Viridis,
         };
-        self.run(move |s| s.dump(&r.expr, npy, png)).await
+        self.run(move |s| s.dump(&r.expr, npy, png).map(Into::into))
+            .await
     }
 
     async fn end_debug(&self, _: Request<pb::Empty>) -> Result<Response<pb::StateReply>, Status> {
@@ -297,12 +321,12 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         req: Request<pb::FocusRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
-        let at = req.into_inner().at;
-        self.run(move |s| s.focus(at)).await
+        let at = convert::focus_on(req.into_inner().at);
+        self.run(move |s| s.focus(at).map(Into::into)).await
     }
 
     async fn info_flow(&self, _: Request<pb::Empty>) -> Result<Response<pb::FlowInfo>, Status> {
-        self.run(|s| s.info_flow()).await
+        self.run(|s| s.info_flow().map(Into::into)).await
     }
 
     type EventsStream = EventStream;
@@ -341,5 +365,59 @@ impl pb::debugger_server::Debugger for Service {
         Ok(Response::new(Box::pin(
             tokio_stream::wrappers::ReceiverStream::new(out),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tonic::{Code, Status};
+
+    use crate::error::Error;
+    use crate::launch::TraceError;
+    use crate::shm::ShmError;
+
+    fn status(e: Error) -> (Code, String) {
+        let s = Status::from(e);
+        (s.code(), s.message().to_string())
+    }
+
+    #[test]
+    fn typed_errors_keep_their_codes_and_words() {
+        assert_eq!(
+            status(Error::NotTaken(ShmError::Timeout)),
+            (
+                Code::Internal,
+                "the app did not take the command: timeout".into()
+            )
+        );
+        assert_eq!(
+            status(TraceError::Ended.into()),
+            (Code::Internal, "the tracer has ended".into())
+        );
+        assert_eq!(
+            status(Error::app_memory("reading")(nix::errno::Errno::EFAULT)),
+            (
+                Code::Internal,
+                "reading the app's memory: EFAULT: Bad address".into()
+            )
+        );
+        assert_eq!(
+            status(Error::Preload {
+                what: "querying the program",
+                status: 6
+            }),
+            (
+                Code::Internal,
+                "querying the program failed (status 6)".into()
+            )
+        );
+        assert_eq!(
+            status(Error::FailedPrecondition("the app has exited".into())),
+            (Code::FailedPrecondition, "the app has exited".into())
+        );
+        // The source stays reachable for logs.
+        let e = Error::os("thread")(std::io::Error::other("no threads"));
+        assert_eq!(e.to_string(), "thread: no threads");
+        assert!(std::error::Error::source(&e).is_some());
     }
 }

@@ -17,9 +17,9 @@ impl Session {
         )
     }
 
-    /// SIGKILL launch `id`'s app and wait (at most 10 s) for its exit.
+    /// SIGKILL launch `id`'s app and wait (at most [`KILL_WAIT`]) for its exit.
     fn kill_launch(&self, id: u64) {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + KILL_WAIT;
         let mut c = self.control();
         if let Some(l) = c.launched.as_ref().filter(|l| l.id == id) {
             l.tracer.kill();

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use gldbg_proto::pb;
+use super::reply::{Timing, ValuePart};
 use glsl_instrument::decode_type;
 
 use crate::image::{Field, Stats};
@@ -28,7 +28,7 @@ pub struct ProbeResult {
     /// one expression, one type; 0 when none was reached.
     pub code: u8,
     /// What the preload reported for it (build, replay, readback, cached).
-    pub timing: pb::ProbeTiming,
+    pub timing: Timing,
     /// Geometry: per captured vertex (emit index, input primitive,
     /// invocation); empty for other stages.
     pub emission: Vec<[u32; 3]>,
@@ -237,7 +237,7 @@ impl ProbedValue {
 
     /// The parts as `PrintReply.parts` lists them: none for a value in one
     /// part.
-    pub fn reply_parts(&self) -> Vec<pb::ValuePart> {
+    pub fn reply_parts(&self) -> Vec<ValuePart> {
         if !self.is_composite() {
             return Vec::new();
         }
@@ -245,11 +245,11 @@ impl ProbedValue {
             .iter()
             .map(|p| {
                 let (ty, _, components) = p.result.value_type();
-                pb::ValuePart {
+                ValuePart {
                     path: p.path.clone(),
                     // The type the driver wrote where reached (an int of an
                     // old GLSL comes back as float).
-                    r#type: ty.map_or_else(|| p.ty.clone(), |t| t.to_string()),
+                    ty: ty.map_or_else(|| p.ty.clone(), |t| t.to_string()),
                     components: components as u32,
                 }
             })

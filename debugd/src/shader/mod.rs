@@ -2,13 +2,14 @@
 //! the current dynamic position, shader breakpoints, and probes (one
 //! instrumented replay of the draw each) cached per (position, expression).
 //!
-//! The GL work of a probe is done by a [`ProbeRunner`] (the session sends
-//! `CMD_FRAGMENT_STEP` to the stopped thread); everything here is logic.
+//! The probe cycle is here end to end: instrument the shader for a
+//! position and expression, send the step through a [`Link`] (the
+//! preload's is [`ShmLink`]), cache the result, and read steps, values and
+//! flow out of it. Nothing here knows the session or the shared memory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use gldbg_proto::pb;
 use glsl_instrument::{
     InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
     StepMode,
@@ -24,10 +25,22 @@ const MAX_FLOW_ITERATIONS: u32 = 1024;
 /// Most rounds of "no candidate reached: ask again from the last one".
 const MAX_UNREACHED_ROUNDS: usize = 64;
 
+mod link;
+mod print;
 mod probe_result;
+pub mod reply;
+mod shm_link;
+mod sources;
+#[cfg(test)]
+mod tests;
 
+pub use link::{Link, Reports, StepRequest};
+pub use print::FocusOn;
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
+use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
+pub use shm_link::ShmLink;
+pub use sources::{other_stages, stage_model};
 
 /// What a probe is cached by: the position, the expression (none: the
 /// coverage alone), whether it was taken at the end of main and whether
@@ -92,13 +105,6 @@ impl ProbeCache {
     }
 }
 
-/// Runs a generated debug shader at the draw and reads back the result.
-pub trait ProbeRunner {
-    /// `components`: how many of the value's components to read back
-    /// (1..=4; 0: coverage only, for a step).
-    fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult>;
-}
-
 /// How many value components a probe of `expr` at `step` reads back: the
 /// type's own where the type checker knows a scalar or vector type, else
 /// all four of the debug output.
@@ -130,30 +136,24 @@ pub struct FragmentOptions {
     pub alpha_test_off: bool,
 }
 
-impl FragmentOptions {
-    /// The options of a `DebugShader` request; an unknown buffer mode is an
-    /// invalid argument.
-    pub fn from_request(r: &pb::DebugShaderRequest) -> Result<FragmentOptions> {
-        let mode = |what: &str, v: i32| {
-            let m = pb::FragmentBuffer::try_from(v).map_err(|_| {
-                Error::InvalidArgument(format!("unknown {what} mode {v} (0 copy, 1 clear, 2 off)"))
-            })?;
-            Ok::<u32, Error>(match m {
-                // The older flag asks for clear where the new field says nothing.
-                pb::FragmentBuffer::BufferCopy if r.clear_depth_stencil => {
-                    gldbg_proto::shm::BUFFER_CLEAR
-                }
-                pb::FragmentBuffer::BufferCopy => gldbg_proto::shm::BUFFER_COPY,
-                pb::FragmentBuffer::BufferClear => gldbg_proto::shm::BUFFER_CLEAR,
-                pb::FragmentBuffer::TestOff => gldbg_proto::shm::TEST_OFF,
-            })
-        };
-        Ok(FragmentOptions {
-            depth: mode("depth", r.depth)?,
-            stencil: mode("stencil", r.stencil)?,
-            alpha_test_off: r.alpha_test_off,
-        })
-    }
+/// A `debug STAGE` request: the stage and what fragment steps do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DebugRequest {
+    pub stage: glsl_instrument::Stage,
+    pub fragment_options: FragmentOptions,
+}
+
+/// What a shader debug starts from: the debugged stage's model and what
+/// every replay of the stopped draw needs besides.
+pub struct Target {
+    pub model: ShaderModel,
+    /// Serial of the GL stop.
+    pub stop_serial: u64,
+    /// The program's other stages ([`other_stages`]).
+    pub others: Vec<StageSource>,
+    pub fragment_options: FragmentOptions,
+    /// A vertex shader at a non-indexed draw (see [`ShaderDebug::vertex_buffer`]).
+    pub vertex_buffer: bool,
 }
 
 /// The state of debugging one shader at one draw stop.
@@ -171,18 +171,18 @@ pub struct ShaderDebug {
     /// What fragment steps do with the depth, stencil and alpha tests.
     pub fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
-    pub focus: Option<(Focus, pb::Invocation)>,
+    pub focus: Option<(Focus, Invocation)>,
     /// A vertex shader at a non-indexed draw: probes write storage blocks
     /// at each vertex's place in the draw, without transform feedback
     /// (cleared for good when the driver refuses such a probe).
     pub vertex_buffer: bool,
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
-    timing: pb::ProbeTiming,
+    timing: Timing,
     cache: ProbeCache,
 }
 
-fn side(label: &str, count: u64) -> pb::FlowSide {
-    pb::FlowSide {
+fn side(label: &str, count: u64) -> FlowSide {
+    FlowSide {
         label: label.into(),
         count,
     }
@@ -226,12 +226,14 @@ fn instrument_error(e: InstrumentError) -> Error {
 
 impl ShaderDebug {
     /// Start at the entry of `main`; probes the entry's coverage.
-    pub fn start(
-        model: ShaderModel,
-        stop_serial: u64,
-        vertex_buffer: bool,
-        runner: &mut dyn ProbeRunner,
-    ) -> Result<ShaderDebug> {
+    pub fn start(target: Target, link: &mut dyn Link) -> Result<ShaderDebug> {
+        let Target {
+            model,
+            stop_serial,
+            others,
+            fragment_options,
+            vertex_buffer,
+        } = target;
         let pos = model.entry();
         let mut d = ShaderDebug {
             model,
@@ -241,15 +243,36 @@ impl ShaderDebug {
             finished: false,
             breakpoints: BTreeSet::new(),
             breakpoint_hit: 0,
-            others: Vec::new(),
-            fragment_options: FragmentOptions::default(),
+            others,
+            fragment_options,
             focus: None,
             vertex_buffer,
-            timing: pb::ProbeTiming::default(),
+            timing: Timing::default(),
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
         };
-        d.reached = d.probe(&pos, None, runner)?.reached();
+        d.reached = d.probe(&pos, None, link)?.reached();
         Ok(d)
+    }
+
+    /// Send `probe`'s instrumented shader through `link`, at loop `path`.
+    fn replay(
+        &self,
+        link: &mut dyn Link,
+        probe: &Probe,
+        shader: &Instrumented,
+        path: &[u32],
+        components: u32,
+    ) -> Result<ProbeResult> {
+        link.step(&StepRequest {
+            stage: self.model.stage(),
+            position: probe.position,
+            expr: probe.expr,
+            shader,
+            path,
+            components,
+            others: &self.others,
+            fragment_options: self.fragment_options,
+        })
     }
 
     /// One probe, from the cache when the same (position, expression) was run before.
@@ -257,24 +280,21 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: Option<&str>,
-        runner: &mut dyn ProbeRunner,
+        link: &mut dyn Link,
     ) -> Result<Arc<ProbeResult>> {
         // Once stepping has finished, values are those at the end of main.
         let at_end = self.finished && expr.is_some();
-        self.probe_at(pos, expr, at_end, runner)
+        self.probe_at(pos, expr, at_end, link)
     }
 
     /// Once stepping has finished: which invocations reached the end of
     /// `main` (a `return` in it or its last statement); `None` before.
-    pub fn end_coverage(
-        &mut self,
-        runner: &mut dyn ProbeRunner,
-    ) -> Result<Option<Arc<ProbeResult>>> {
+    pub fn end_coverage(&mut self, link: &mut dyn Link) -> Result<Option<Arc<ProbeResult>>> {
         if !self.finished {
             return Ok(None);
         }
         let pos = self.pos.clone();
-        self.probe_at(&pos, None, true, runner).map(Some)
+        self.probe_at(&pos, None, true, link).map(Some)
     }
 
     /// The written probe of `expr` (`ShaderModel::instrument_written`):
@@ -285,7 +305,7 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: &str,
-        runner: &mut dyn ProbeRunner,
+        link: &mut dyn Link,
     ) -> Result<std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>> {
         let at_end = self.finished;
         let key = (pos.clone(), Some(expr.to_string()), at_end, true);
@@ -304,7 +324,7 @@ impl ShaderDebug {
             Err(e) => return Err(instrument_error(e)),
         };
         let path = if at_end { &[][..] } else { &pos.iterations[..] };
-        let r = Arc::new(runner.run(&inst, path, 4)?);
+        let r = Arc::new(self.replay(link, &probe, &inst, path, 4)?);
         self.cache
             .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
         Ok(Ok(Some(r)))
@@ -316,7 +336,7 @@ impl ShaderDebug {
         pos: &Position,
         expr: Option<&str>,
         at_end: bool,
-        runner: &mut dyn ProbeRunner,
+        link: &mut dyn Link,
     ) -> Result<Arc<ProbeResult>> {
         let key = (pos.clone(), expr.map(str::to_string), at_end, false);
         if let Some(r) = self.cache.get(&key) {
@@ -338,7 +358,7 @@ impl ShaderDebug {
             match self.model.instrument_vertex_buffer(&probe, at_end) {
                 Ok(inst) => {
                     instrumented = t0.elapsed();
-                    match runner.run(&inst, path, components) {
+                    match self.replay(link, &probe, &inst, path, components) {
                         Ok(r) => result = Some(r),
                         Err(Error::InvalidArgument(e)) => return Err(Error::InvalidArgument(e)),
                         Err(_) => buffer_failed = true,
@@ -358,7 +378,7 @@ impl ShaderDebug {
                 }
                 .map_err(instrument_error)?;
                 instrumented += t1.elapsed();
-                let r = Arc::new(runner.run(&inst, path, components)?);
+                let r = Arc::new(self.replay(link, &probe, &inst, path, components)?);
                 // Transform feedback took what storage blocks could not
                 // (the driver has none in vertex shaders): it from now on.
                 // Where it failed too, the expression was at fault.
@@ -388,7 +408,7 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: &str,
-        runner: &mut dyn ProbeRunner,
+        link: &mut dyn Link,
     ) -> Result<ProbedValue> {
         // Names resolve where the value is taken: at the end of main once
         // stepping has finished.
@@ -401,8 +421,8 @@ impl ShaderDebug {
             .value_layout(step, expr)
             .map_err(instrument_error)?;
         let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
-            let result = self.probe(pos, Some(expr), runner)?;
-            let (written, unknown) = split(self.probe_written(pos, expr, runner)?);
+            let result = self.probe(pos, Some(expr), link)?;
+            let (written, unknown) = split(self.probe_written(pos, expr, link)?);
             let ty = result.value_type().1;
             return Ok(ProbedValue {
                 ty: ty.clone(),
@@ -417,9 +437,9 @@ impl ShaderDebug {
         };
         let mut parts = Vec::with_capacity(layout.parts.len());
         for part in layout.parts {
-            let (written, unknown) = split(self.probe_written(pos, &part.expr, runner)?);
+            let (written, unknown) = split(self.probe_written(pos, &part.expr, link)?);
             parts.push(ProbedPart {
-                result: self.probe(pos, Some(&part.expr), runner)?,
+                result: self.probe(pos, Some(&part.expr), link)?,
                 written,
                 unknown,
                 path: part.path,
@@ -433,14 +453,14 @@ impl ShaderDebug {
     }
 
     /// The current stop with the cost of the probes that led to it.
-    pub fn stop_with_timing(&mut self) -> pb::ShaderStop {
+    pub fn stop_with_timing(&mut self) -> ShaderStop {
         let mut s = self.stop();
         s.timing = self.take_timing();
         s
     }
 
     /// The cost of the probes run since the last call (for a command's reply).
-    pub fn take_timing(&mut self) -> Option<pb::ProbeTiming> {
+    pub fn take_timing(&mut self) -> Option<Timing> {
         let t = std::mem::take(&mut self.timing);
         (t.probes > 0).then_some(t)
     }
@@ -449,7 +469,7 @@ impl ShaderDebug {
     /// (with a focus: that the focused invocation reaches, so steps follow
     /// its path); if none is reached, ask again from the last candidate
     /// (bounded). Returns false when the shader ended.
-    pub fn step_once(&mut self, mode: StepMode, runner: &mut dyn ProbeRunner) -> Result<bool> {
+    pub fn step_once(&mut self, mode: StepMode, link: &mut dyn Link) -> Result<bool> {
         if self.finished {
             return Ok(false);
         }
@@ -460,7 +480,7 @@ impl ShaderDebug {
                 break;
             };
             for c in &cands {
-                let r = self.probe(c, None, runner)?;
+                let r = self.probe(c, None, link)?;
                 let taken = match &self.focus {
                     Some((focus, _)) => focus.reached(&r),
                     None => r.reached() > 0,
@@ -476,16 +496,16 @@ impl ShaderDebug {
         self.finished = true;
         // The end of main is reached by the invocations that ran to its
         // last statement or returned from it (not the discarded ones).
-        if let Some(end) = self.end_coverage(runner)? {
+        if let Some(end) = self.end_coverage(link)? {
             self.reached = end.reached();
         }
         Ok(false)
     }
 
     /// Step into until a position on a breakpoint line (or the end).
-    pub fn continue_to_breakpoint(&mut self, runner: &mut dyn ProbeRunner) -> Result<()> {
+    pub fn continue_to_breakpoint(&mut self, link: &mut dyn Link) -> Result<()> {
         for _ in 0..MAX_CONTINUE_STEPS {
-            if !self.step_once(StepMode::Into, runner)? {
+            if !self.step_once(StepMode::Into, link)? {
                 return Ok(());
             }
             let line = self.model.driver_line(self.model.step(self.pos.step).line);
@@ -527,7 +547,7 @@ impl ShaderDebug {
         )))
     }
 
-    pub fn stop(&self) -> pb::ShaderStop {
+    pub fn stop(&self) -> ShaderStop {
         let st = self.model.step(self.pos.step);
         let mut calls = vec!["main".to_string()];
         for (sid, idx) in &self.pos.calls {
@@ -535,7 +555,7 @@ impl ShaderDebug {
                 calls.push(name.clone());
             }
         }
-        pb::ShaderStop {
+        ShaderStop {
             stage: self.model.stage().name().to_string(),
             step: self.pos.step.0,
             line: self.model.driver_line(st.line),
@@ -564,7 +584,7 @@ impl ShaderDebug {
     /// current one's enclosing position, from iteration 0), how many
     /// evaluate the condition and how many stay in, until none is left.
     /// Each count comes from one probe of the condition's value.
-    pub fn flow(&mut self, runner: &mut dyn ProbeRunner) -> Result<pb::FlowInfo> {
+    pub fn flow(&mut self, link: &mut dyn Link) -> Result<Flow> {
         let st = self.model.step(self.pos.step).clone();
         let (kind, cond) = match (st.kind, condition_of(&st.text)) {
             (StepKind::IfCondition, Some(("switch", c))) => ("switch", c),
@@ -579,7 +599,7 @@ impl ShaderDebug {
                 )));
             }
         };
-        let mut info = pb::FlowInfo {
+        let mut info = Flow {
             kind: kind.into(),
             line: self.model.driver_line(st.line),
             condition: cond.to_string(),
@@ -588,13 +608,13 @@ impl ShaderDebug {
         let pos = self.pos.clone();
         match kind {
             "branch" => {
-                let values = self.condition_values(&pos, &format!("bool({cond})"), runner)?;
+                let values = self.condition_values(&pos, &format!("bool({cond})"), link)?;
                 let taken = values.iter().filter(|v| **v != 0.0).count() as u64;
                 info.reached = values.len() as u64;
                 info.sides = vec![side("true", taken), side("false", info.reached - taken)];
             }
             "switch" => {
-                let values = self.condition_values(&pos, &format!("int({cond})"), runner)?;
+                let values = self.condition_values(&pos, &format!("int({cond})"), link)?;
                 let mut counts = std::collections::BTreeMap::<i64, u64>::new();
                 for v in &values {
                     *counts.entry(*v as i64).or_default() += 1;
@@ -611,11 +631,11 @@ impl ShaderDebug {
                     if let Some(last) = at.iterations.last_mut() {
                         *last = n;
                     }
-                    let values = self.condition_values(&at, &format!("bool({cond})"), runner)?;
+                    let values = self.condition_values(&at, &format!("bool({cond})"), link)?;
                     if values.is_empty() {
                         break;
                     }
-                    info.iterations.push(pb::FlowIteration {
+                    info.iterations.push(FlowIteration {
                         iteration: n,
                         evaluated: values.len() as u64,
                         entered: values.iter().filter(|v| **v != 0.0).count() as u64,
@@ -641,9 +661,9 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: &str,
-        runner: &mut dyn ProbeRunner,
+        link: &mut dyn Link,
     ) -> Result<Vec<f64>> {
-        let res = self.probe(pos, Some(expr), runner)?;
+        let res = self.probe(pos, Some(expr), link)?;
         Ok((0..res.coverage.len())
             .filter_map(|i| res.value_at(i))
             .map(|v| v[0])
@@ -664,7 +684,7 @@ impl ShaderDebug {
     /// each side, numbered as the driver numbers them (after `#line`,
     /// `#include`); any context is fine (it saturates), a centre past the
     /// last line is INVALID_ARGUMENT.
-    pub fn listing(&self, center: u32, context: u32) -> Result<pb::SourceListing> {
+    pub fn listing(&self, center: u32, context: u32) -> Result<Vec<SourceLine>> {
         let cur = self.model.step(self.pos.step).line;
         let last = self.last_line();
         if center > last {
@@ -690,7 +710,7 @@ impl ShaderDebug {
             })
             .map(|(n, t)| {
                 let shown = self.model.driver_line(n);
-                pb::SourceLine {
+                SourceLine {
                     line: shown,
                     text: t.to_string(),
                     current: n == cur && !self.finished,
@@ -698,107 +718,6 @@ impl ShaderDebug {
                 }
             })
             .collect();
-        Ok(pb::SourceListing { lines })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{ProbeCache, ProbeResult, condition_of};
-
-    #[test]
-    fn a_primitive_lists_each_emission_once_in_order() {
-        // A strip of 4 emitted by primitive 1 is captured as two triangles
-        // (0 1 2, 2 1 3); instance 1 of primitive 1 emits one vertex.
-        let r = ProbeResult {
-            width: 9,
-            height: 1,
-            layers: 1,
-            values: Vec::new(),
-            components: 0,
-            coverage: vec![1; 9],
-            code: 17,
-            timing: Default::default(),
-            emission: vec![
-                [0, 0, 0],
-                [0, 1, 0],
-                [1, 1, 0],
-                [2, 1, 0],
-                [2, 1, 0],
-                [1, 1, 0],
-                [3, 1, 0],
-                [0, 1, 1],
-                [1, 2, 0],
-            ],
-        };
-        assert_eq!(
-            r.emitted_by(1),
-            vec![(1, 0, 0), (2, 1, 0), (3, 2, 0), (6, 3, 0), (7, 0, 1)]
-        );
-        assert_eq!(r.emitted_by(0), vec![(0, 0, 0)]);
-        assert!(r.emitted_by(5).is_empty());
-    }
-
-    fn coverage_probe(invocations: usize) -> std::sync::Arc<ProbeResult> {
-        std::sync::Arc::new(ProbeResult {
-            width: invocations as u32,
-            height: 1,
-            layers: 1,
-            values: Vec::new(),
-            components: 0,
-            coverage: vec![1; invocations],
-            code: 17,
-            timing: Default::default(),
-            emission: Vec::new(),
-        })
-    }
-
-    #[test]
-    fn the_probe_cache_drops_the_least_recently_used_but_never_the_current() {
-        use glsl_instrument::{Position, StepId};
-        let key = |step: u32| {
-            let pos = Position {
-                step: StepId(step),
-                calls: Vec::new(),
-                iterations: Vec::new(),
-            };
-            (pos, None, false, false)
-        };
-        let mut cache = ProbeCache::new(300);
-        let current = key(0);
-        cache.insert(current.clone(), coverage_probe(100), &current);
-        cache.insert(key(1), coverage_probe(100), &current);
-        cache.insert(key(2), coverage_probe(100), &current);
-        assert!(cache.get(&key(1)).is_some()); // 1 is now newer than 2
-        cache.insert(key(3), coverage_probe(100), &current);
-        assert!(
-            cache.peek(&key(2)).is_none(),
-            "the least recently used goes"
-        );
-        assert!(cache.peek(&current).is_some() && cache.peek(&key(1)).is_some());
-        assert!(cache.peek(&key(3)).is_some());
-        assert_eq!(cache.bytes, 300);
-        // A result larger than the budget evicts everything but the current.
-        cache.insert(key(4), coverage_probe(1000), &current);
-        assert!(cache.peek(&current).is_some());
-        assert!(cache.peek(&key(1)).is_none() && cache.peek(&key(3)).is_none());
-        assert!(
-            cache.peek(&key(4)).is_none(),
-            "it goes too, being the oldest but the current"
-        );
-        assert_eq!(cache.bytes, 100);
-    }
-
-    #[test]
-    fn conditions_are_read_from_step_texts() {
-        assert_eq!(condition_of("if (p.x > t)"), Some(("if", "p.x > t")));
-        assert_eq!(condition_of("switch (mode)"), Some(("switch", "mode")));
-        assert_eq!(
-            condition_of("while (f(x) < (a + b))"),
-            Some(("while", "f(x) < (a + b)"))
-        );
-        assert_eq!(condition_of("i < 4"), Some(("for", "i < 4")));
-        assert_eq!(condition_of("ifs < 4"), Some(("for", "ifs < 4")));
-        assert_eq!(condition_of(""), None);
+        Ok(lines)
     }
 }

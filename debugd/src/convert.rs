@@ -1,0 +1,319 @@
+//! The protobuf edge of shader debugging: requests into the shader
+//! debugger's own types ([`crate::shader`]), its answers back into
+//! messages. Only this module and [`crate::service`] turn one into the
+//! other; the wire format stays exactly what it was.
+
+use gldbg_proto::pb;
+use glsl_instrument::Stage;
+
+use crate::error::{Error, Result};
+use crate::shader::reply::{
+    Dumped, EmittedVertex, Flow, FlowIteration, FlowSide, Invocation, Printed, ShaderStop,
+    SourceLine, Summary, TableRow, Timing, ValuePart,
+};
+use crate::shader::{DebugRequest, FocusOn, FragmentOptions};
+
+impl TryFrom<&pb::DebugShaderRequest> for DebugRequest {
+    type Error = Error;
+
+    /// An unknown buffer mode or stage is an invalid argument.
+    fn try_from(r: &pb::DebugShaderRequest) -> Result<DebugRequest> {
+        let fragment_options = fragment_options(r)?;
+        let stage = r.stage.trim();
+        let stage = Stage::from_name(stage).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "unknown stage {:?} (vertex, tess-control, tess-eval, geometry, fragment, compute)",
+                crate::error::quote(stage)
+            ))
+        })?;
+        Ok(DebugRequest {
+            stage,
+            fragment_options,
+        })
+    }
+}
+
+/// The fragment options of a `DebugShader` request.
+fn fragment_options(r: &pb::DebugShaderRequest) -> Result<FragmentOptions> {
+    let mode = |what: &str, v: i32| {
+        let m = pb::FragmentBuffer::try_from(v).map_err(|_| {
+            Error::InvalidArgument(format!("unknown {what} mode {v} (0 copy, 1 clear, 2 off)"))
+        })?;
+        Ok::<u32, Error>(match m {
+            // The older flag asks for clear where the new field says nothing.
+            pb::FragmentBuffer::BufferCopy if r.clear_depth_stencil => {
+                gldbg_proto::shm::BUFFER_CLEAR
+            }
+            pb::FragmentBuffer::BufferCopy => gldbg_proto::shm::BUFFER_COPY,
+            pb::FragmentBuffer::BufferClear => gldbg_proto::shm::BUFFER_CLEAR,
+            pb::FragmentBuffer::TestOff => gldbg_proto::shm::TEST_OFF,
+        })
+    };
+    Ok(FragmentOptions {
+        depth: mode("depth", r.depth)?,
+        stencil: mode("stencil", r.stencil)?,
+        alpha_test_off: r.alpha_test_off,
+    })
+}
+
+/// The invocation a request names; `None` for none (also an `Invocation`
+/// message with no kind set).
+pub fn invocation(at: Option<pb::Invocation>) -> Option<Invocation> {
+    use pb::invocation::Kind;
+    Some(match at?.kind? {
+        Kind::Pixel(p) => Invocation::Pixel { x: p.x, y: p.y },
+        Kind::Vertex(n) => Invocation::Vertex(n),
+        Kind::Primitive(n) => Invocation::Primitive(n),
+        Kind::Invocation(g) => Invocation::Global {
+            x: g.x,
+            y: g.y,
+            z: g.z,
+        },
+    })
+}
+
+/// What a `Focus` request asks to follow: any invocation (no `at`), the
+/// one it names, or none named (an `at` with no kind: an error).
+pub fn focus_on(at: Option<pb::Invocation>) -> FocusOn {
+    match at {
+        None => FocusOn::Any,
+        Some(at) => invocation(Some(at)).map_or(FocusOn::Unnamed, FocusOn::At),
+    }
+}
+
+impl From<Invocation> for pb::Invocation {
+    fn from(at: Invocation) -> pb::Invocation {
+        use pb::invocation::Kind;
+        let kind = match at {
+            Invocation::Pixel { x, y } => Kind::Pixel(pb::Pixel { x, y }),
+            Invocation::Vertex(n) => Kind::Vertex(n),
+            Invocation::Primitive(n) => Kind::Primitive(n),
+            Invocation::Global { x, y, z } => Kind::Invocation(pb::Workgroup { x, y, z }),
+        };
+        pb::Invocation { kind: Some(kind) }
+    }
+}
+
+impl From<Timing> for pb::ProbeTiming {
+    fn from(t: Timing) -> pb::ProbeTiming {
+        pb::ProbeTiming {
+            probes: t.probes,
+            cached_programs: t.cached_programs,
+            instrument_ns: t.instrument_ns,
+            build_ns: t.build_ns,
+            replay_ns: t.replay_ns,
+            readback_ns: t.readback_ns,
+            total_ns: t.total_ns,
+        }
+    }
+}
+
+impl From<ShaderStop> for pb::ShaderStop {
+    fn from(s: ShaderStop) -> pb::ShaderStop {
+        pb::ShaderStop {
+            stage: s.stage,
+            step: s.step,
+            line: s.line,
+            column: s.column,
+            function: s.function,
+            text: s.text,
+            kind: s.kind,
+            iterations: s.iterations,
+            calls: s.calls,
+            reached: s.reached,
+            finished: s.finished,
+            breakpoint_line: s.breakpoint_line,
+            focus: s.focus.map(Into::into),
+            focus_reached: s.focus_reached,
+            timing: s.timing.map(Into::into),
+        }
+    }
+}
+
+impl From<Summary> for pb::Summary {
+    fn from(s: Summary) -> pb::Summary {
+        pb::Summary {
+            count: s.count,
+            min: s.min,
+            max: s.max,
+            nan: s.nan,
+            inf: s.inf,
+            total: s.total,
+            discarded: s.discarded,
+            undefined: s.undefined,
+        }
+    }
+}
+
+impl From<TableRow> for pb::TableRow {
+    fn from(r: TableRow) -> pb::TableRow {
+        pb::TableRow {
+            vertex: r.vertex,
+            reached: r.reached,
+            value: r.value,
+            undefined: r.undefined,
+        }
+    }
+}
+
+impl From<EmittedVertex> for pb::EmittedVertex {
+    fn from(e: EmittedVertex) -> pb::EmittedVertex {
+        pb::EmittedVertex {
+            emit: e.emit,
+            invocation: e.invocation,
+            vertex: e.vertex,
+            reached: e.reached,
+            value: e.value,
+        }
+    }
+}
+
+impl From<ValuePart> for pb::ValuePart {
+    fn from(p: ValuePart) -> pb::ValuePart {
+        pb::ValuePart {
+            path: p.path,
+            r#type: p.ty,
+            components: p.components,
+        }
+    }
+}
+
+/// Each element of `v` as its message.
+fn all<T, U: From<T>>(v: Vec<T>) -> Vec<U> {
+    v.into_iter().map(U::from).collect()
+}
+
+impl From<Printed> for pb::PrintReply {
+    fn from(p: Printed) -> pb::PrintReply {
+        pb::PrintReply {
+            expr: p.expr,
+            r#type: p.ty,
+            value: p.value,
+            reached: p.reached,
+            at: p.at.map(Into::into),
+            summary: p.summary.map(Into::into),
+            timing: p.timing.map(Into::into),
+            emitted: all(p.emitted),
+            table: all(p.table),
+            parts: all(p.parts),
+            discarded: p.discarded,
+            undefined: p.undefined,
+            written_unknown: p.written_unknown,
+        }
+    }
+}
+
+impl From<Dumped> for pb::DumpReply {
+    fn from(d: Dumped) -> pb::DumpReply {
+        pb::DumpReply {
+            width: d.width,
+            height: d.height,
+            r#type: d.ty,
+            data: d.data,
+            reached: d.reached,
+            undefined: d.undefined,
+            mapped_min: d.mapped_min,
+            mapped_max: d.mapped_max,
+            legend_width: d.legend_width,
+            written_unknown: d.written_unknown,
+        }
+    }
+}
+
+impl From<FlowSide> for pb::FlowSide {
+    fn from(s: FlowSide) -> pb::FlowSide {
+        pb::FlowSide {
+            label: s.label,
+            count: s.count,
+        }
+    }
+}
+
+impl From<FlowIteration> for pb::FlowIteration {
+    fn from(i: FlowIteration) -> pb::FlowIteration {
+        pb::FlowIteration {
+            iteration: i.iteration,
+            evaluated: i.evaluated,
+            entered: i.entered,
+        }
+    }
+}
+
+impl From<Flow> for pb::FlowInfo {
+    fn from(f: Flow) -> pb::FlowInfo {
+        pb::FlowInfo {
+            kind: f.kind,
+            line: f.line,
+            condition: f.condition,
+            reached: f.reached,
+            sides: all(f.sides),
+            iterations: all(f.iterations),
+            chart_png: f.chart_png,
+        }
+    }
+}
+
+/// A listing as its message.
+pub fn listing(lines: Vec<SourceLine>) -> pb::SourceListing {
+    pb::SourceListing {
+        lines: lines
+            .into_iter()
+            .map(|l| pb::SourceLine {
+                line: l.line,
+                text: l.text,
+                current: l.current,
+                breakpoint: l.breakpoint,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invocations_survive_the_round_trip() {
+        for at in [
+            Invocation::Pixel { x: 3, y: 4 },
+            Invocation::Vertex(7),
+            Invocation::Primitive(2),
+            Invocation::Global { x: 1, y: 2, z: 3 },
+        ] {
+            assert_eq!(invocation(Some(at.into())), Some(at));
+        }
+        assert_eq!(invocation(Some(pb::Invocation { kind: None })), None);
+        assert_eq!(invocation(None), None);
+    }
+
+    #[test]
+    fn debug_requests_are_checked_at_the_edge() {
+        let r = pb::DebugShaderRequest {
+            stage: " vertex ".into(),
+            clear_depth_stencil: true,
+            ..Default::default()
+        };
+        let d = DebugRequest::try_from(&r).unwrap();
+        assert_eq!(d.stage, Stage::Vertex);
+        assert_eq!(d.fragment_options.depth, gldbg_proto::shm::BUFFER_CLEAR);
+        let bad = pb::DebugShaderRequest {
+            stage: "fragment".into(),
+            depth: 7,
+            ..Default::default()
+        };
+        assert_eq!(
+            DebugRequest::try_from(&bad).unwrap_err().to_string(),
+            "unknown depth mode 7 (0 copy, 1 clear, 2 off)"
+        );
+        let bad = pb::DebugShaderRequest {
+            stage: "pixel".into(),
+            ..Default::default()
+        };
+        assert!(
+            DebugRequest::try_from(&bad)
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown stage \"pixel\"")
+        );
+    }
+}

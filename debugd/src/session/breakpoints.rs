@@ -1,0 +1,186 @@
+//! GL breakpoints: what each kind stops at, the preload's per-function
+//! bits that make those calls stop, and the breakpoint RPCs.
+
+use super::*;
+
+/// What a breakpoint stops at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BreakKind {
+    Function(u32),
+    Draw,
+    DrawNumber(u64),
+    ShaderSwitch,
+    Frame,
+    /// Any GL call that raised a GL error (checked after each call while it exists).
+    GlError,
+}
+
+impl BreakKind {
+    pub(super) fn describe(self) -> String {
+        match self {
+            BreakKind::Function(id) => function_name(id).to_string(),
+            BreakKind::Draw => "draw".into(),
+            BreakKind::DrawNumber(n) => format!("draw {n}"),
+            BreakKind::ShaderSwitch => "shader-switch".into(),
+            BreakKind::Frame => "frame".into(),
+            BreakKind::GlError => "error".into(),
+        }
+    }
+
+    /// Whether a call of `function` needs its bit for this breakpoint.
+    pub(super) fn covers(self, function: u32) -> bool {
+        match self {
+            BreakKind::Function(id) => id == function,
+            BreakKind::Draw | BreakKind::DrawNumber(_) => class_of(function) & class::DRAW != 0,
+            BreakKind::ShaderSwitch => class_of(function) & class::SHADER_SWITCH != 0,
+            BreakKind::Frame => class_of(function) & class::FRAME_END != 0,
+            // No bit: the preload checks every call while `check_errors` is set.
+            BreakKind::GlError => false,
+        }
+    }
+
+    pub(super) fn matches(self, stop: &Stop) -> bool {
+        match self {
+            BreakKind::DrawNumber(n) => {
+                self.covers(stop.function) && stop.draw == n && stop.error == 0
+            }
+            // A draw call compiled into a display list draws nothing.
+            BreakKind::Draw => self.covers(stop.function) && stop.draw != 0 && stop.error == 0,
+            BreakKind::GlError => stop.error != 0,
+            // Other breakpoints stop before the call, never again after it.
+            k => k.covers(stop.function) && stop.error == 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Breakpoint {
+    id: u32,
+    kind: BreakKind,
+    hits: u64,
+}
+
+/// The user's GL breakpoints, numbered from 1 in the order they were made.
+#[derive(Debug)]
+pub(super) struct Breakpoints {
+    list: Vec<Breakpoint>,
+    next: u32,
+}
+
+impl Default for Breakpoints {
+    fn default() -> Self {
+        Breakpoints {
+            list: Vec::new(),
+            next: 1,
+        }
+    }
+}
+
+impl Breakpoints {
+    /// Add a breakpoint; returns its id.
+    pub(super) fn add(&mut self, kind: BreakKind) -> u32 {
+        let id = self.next;
+        self.next += 1;
+        self.list.push(Breakpoint { id, kind, hits: 0 });
+        id
+    }
+
+    /// Delete breakpoint `id` (0: all).
+    pub(super) fn delete(&mut self, id: u32) -> Result<()> {
+        if id == 0 {
+            self.list.clear();
+        } else if self.list.iter().any(|b| b.id == id) {
+            self.list.retain(|b| b.id != id);
+        } else {
+            return Err(Error::InvalidArgument(format!("no breakpoint {id}")));
+        }
+        Ok(())
+    }
+
+    /// Count a hit on every breakpoint `stop` matches; returns the first
+    /// one's id (0: none).
+    pub(super) fn hit(&mut self, stop: &Stop) -> u32 {
+        let mut hit = 0;
+        for b in &mut self.list {
+            if b.kind.matches(stop) {
+                b.hits += 1;
+                if hit == 0 {
+                    hit = b.id;
+                }
+            }
+        }
+        hit
+    }
+
+    /// A new app: every count from 0.
+    pub(super) fn reset_hits(&mut self) {
+        for b in &mut self.list {
+            b.hits = 0;
+        }
+    }
+
+    /// Whether a call of `function` must stop for one of them.
+    fn covers(&self, function: u32) -> bool {
+        self.list.iter().any(|b| b.kind.covers(function))
+    }
+
+    /// Whether the preload must check every call for a GL error.
+    fn check_errors(&self) -> bool {
+        self.list.iter().any(|b| b.kind == BreakKind::GlError)
+    }
+
+    pub(super) fn to_list(&self) -> pb::BreakpointList {
+        pb::BreakpointList {
+            breakpoints: self
+                .list
+                .iter()
+                .map(|b| pb::Breakpoint {
+                    id: b.id,
+                    description: b.kind.describe(),
+                    hits: b.hits,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Session {
+    pub fn add_breakpoint(&self, kind: BreakKind) -> pb::Breakpoint {
+        let mut c = self.control();
+        let id = c.breakpoints.add(kind);
+        if let Some(l) = &c.launched
+            && !c.stepping
+        {
+            apply_bits(&c, &l.shm);
+        }
+        pb::Breakpoint {
+            id,
+            description: kind.describe(),
+            hits: 0,
+        }
+    }
+
+    pub fn delete_breakpoint(&self, id: u32) -> Result<pb::BreakpointList> {
+        let mut c = self.control();
+        c.breakpoints.delete(id)?;
+        if let Some(l) = &c.launched
+            && !c.stepping
+        {
+            apply_bits(&c, &l.shm);
+        }
+        Ok(c.breakpoints.to_list())
+    }
+
+    pub fn list_breakpoints(&self) -> pb::BreakpointList {
+        self.control().breakpoints.to_list()
+    }
+}
+
+/// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
+pub(super) fn apply_bits(c: &Control, shm: &SharedMemory) {
+    for id in 0..FUNCTIONS.len() as u32 {
+        let on = class_of(id) & class::SHADER_RECORD != 0 || c.breakpoints.covers(id);
+        shm.set_breakpoint(id, on);
+    }
+    shm.set_check_errors(c.breakpoints.check_errors());
+}

@@ -1,0 +1,46 @@
+//! The one way the shader debugger reaches the app: the link. A
+//! [`StepRequest`] (an instrumented shader, the loop path it is probed at,
+//! the program's other stages) goes out; a [`ProbeResult`] (per invocation:
+//! coverage and value) comes back. [`super::shm_link::ShmLink`] sends it to
+//! the preload; unit tests answer with results they build.
+
+use glsl_instrument::{Instrumented, Position, Stage};
+
+use super::{FragmentOptions, ProbeResult};
+use crate::error::{Error, Result};
+use crate::program::StageSource;
+
+/// One replay of the stopped draw (or dispatch) with a debug shader.
+#[derive(Clone, Copy, Debug)]
+pub struct StepRequest<'a> {
+    /// The debugged stage (the instrumented shader's).
+    pub stage: Stage,
+    /// The step probed (the preload needs only `shader`, which has it built in).
+    pub position: &'a Position,
+    /// The expression probed; `None`: coverage only.
+    pub expr: Option<&'a str>,
+    pub shader: &'a Instrumented,
+    /// The loop iterations the probe is taken at (outermost first).
+    pub path: &'a [u32],
+    /// How many of the value's components to read back (1..=4; 0:
+    /// coverage only, for a step).
+    pub components: u32,
+    /// The program's other stages, compiled as they are.
+    pub others: &'a [StageSource],
+    /// What a fragment step does with depth, stencil and the alpha test.
+    pub fragment_options: FragmentOptions,
+}
+
+/// Runs a debug step and reads back what it wrote.
+pub trait Link {
+    fn step(&mut self, request: &StepRequest<'_>) -> Result<ProbeResult>;
+}
+
+/// What a link tells the session on the side of a step.
+pub trait Reports {
+    /// The driver rejected a debug shader (`what`: "compile", "link of …"):
+    /// keep its source and log for the user; returns the request's error.
+    fn rejected_shader(&self, what: &str, stage: Stage, source: &str, log: &str) -> Error;
+    /// Something the user should know (sent as a warning event).
+    fn warn(&self, message: String);
+}

@@ -1,0 +1,171 @@
+//! What the shader debugger answers, in its own terms: the current stop,
+//! a printed value, a dump, the flow at a condition, a listing, and what
+//! the probes cost. The service edge (`crate::convert`) turns them into
+//! protobuf messages; nothing in `shader` builds one.
+
+/// An invocation as the user names it (`@ X,Y`, `@ vertex N`,
+/// `@ primitive N`, `@ invocation X,Y,Z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    Pixel {
+        x: u32,
+        y: u32,
+    },
+    Vertex(u32),
+    /// An input primitive of a geometry shader.
+    Primitive(u32),
+    /// A compute invocation by its `gl_GlobalInvocationID`.
+    Global {
+        x: u32,
+        y: u32,
+        z: u32,
+    },
+}
+
+/// What the probes of one command cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// Probes run (cached results cost nothing).
+    pub probes: u32,
+    /// Probes whose debug program the preload had linked before.
+    pub cached_programs: u32,
+    pub instrument_ns: u64,
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+    /// Each probe end to end, as the daemon saw it.
+    pub total_ns: u64,
+}
+
+/// Where shader stepping is (`ShaderStop` on the wire).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShaderStop {
+    pub stage: String,
+    pub step: u32,
+    /// The driver's line number (after `#line` and `#include`).
+    pub line: u32,
+    pub column: u32,
+    pub function: String,
+    pub text: String,
+    pub kind: String,
+    pub iterations: Vec<u32>,
+    /// `main`, then the functions called down to the step.
+    pub calls: Vec<String>,
+    pub reached: u64,
+    pub finished: bool,
+    pub breakpoint_line: u32,
+    pub focus: Option<Invocation>,
+    pub focus_reached: bool,
+    pub timing: Option<Timing>,
+}
+
+/// A `print` summary over every invocation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub count: u64,
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
+    pub nan: u64,
+    pub inf: u64,
+    pub total: u64,
+    pub discarded: u64,
+    pub undefined: u64,
+}
+
+/// A row of the table of first vertices of a summary `print`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableRow {
+    pub vertex: u32,
+    pub reached: bool,
+    pub value: Vec<f64>,
+    pub undefined: Vec<u32>,
+}
+
+/// A vertex a geometry primitive emitted, with the value it carried.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmittedVertex {
+    pub emit: u32,
+    pub invocation: u32,
+    pub vertex: u32,
+    pub reached: bool,
+    pub value: Vec<f64>,
+}
+
+/// A part of a value probed in parts (a matrix column, a struct field).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValuePart {
+    pub path: String,
+    pub ty: String,
+    pub components: u32,
+}
+
+/// What `print` answers (`PrintReply` on the wire).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Printed {
+    pub expr: String,
+    /// The GLSL type name.
+    pub ty: String,
+    pub value: Vec<f64>,
+    pub reached: bool,
+    pub at: Option<Invocation>,
+    pub summary: Option<Summary>,
+    pub timing: Option<Timing>,
+    pub emitted: Vec<EmittedVertex>,
+    pub table: Vec<TableRow>,
+    pub parts: Vec<ValuePart>,
+    pub discarded: bool,
+    pub undefined: Vec<u32>,
+    pub written_unknown: Vec<String>,
+}
+
+/// What `dump` answers: the file and what it shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dumped {
+    pub width: u32,
+    pub height: u32,
+    pub ty: String,
+    pub data: Vec<u8>,
+    pub reached: u64,
+    pub undefined: u64,
+    pub mapped_min: Vec<f64>,
+    pub mapped_max: Vec<f64>,
+    pub legend_width: u32,
+    pub written_unknown: Vec<String>,
+}
+
+/// A side of a branch (`true`, `case 3`) and how many invocations take it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowSide {
+    pub label: String,
+    pub count: u64,
+}
+
+/// One iteration of a loop: how many evaluate its condition, how many stay in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowIteration {
+    pub iteration: u32,
+    pub evaluated: u64,
+    pub entered: u64,
+}
+
+/// What `info flow` answers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flow {
+    /// "branch", "switch" or "loop".
+    pub kind: String,
+    pub line: u32,
+    pub condition: String,
+    pub reached: u64,
+    pub sides: Vec<FlowSide>,
+    pub iterations: Vec<FlowIteration>,
+    pub chart_png: Vec<u8>,
+}
+
+/// A line of a source listing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLine {
+    pub line: u32,
+    pub text: String,
+    pub current: bool,
+    pub breakpoint: bool,
+}
