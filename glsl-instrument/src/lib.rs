@@ -696,7 +696,7 @@ impl ShaderModel {
             effects::check_probe(self, probe.position.step, expr)?;
             typeck::check(self, probe.position.step, expr)?;
         }
-        instrument::instrument(self, probe, false)
+        instrument::instrument_to(self, probe, instrument::Options::default())
     }
 
     /// Like [`ShaderModel::instrument`], but the value is taken at the end
@@ -712,7 +712,14 @@ impl ShaderModel {
             effects::check_probe(self, last, expr)?;
             typeck::check(self, last, expr)?;
         }
-        instrument::instrument(self, probe, true)
+        instrument::instrument_to(
+            self,
+            probe,
+            instrument::Options {
+                at: instrument::At::EndOfMain,
+                ..Default::default()
+            },
+        )
     }
 
     /// [`ShaderModel::instrument`] (or, `at_end`, `instrument_end_of_main`)
@@ -737,7 +744,15 @@ impl ShaderModel {
             effects::check_probe(self, step, expr)?;
             typeck::check(self, step, expr)?;
         }
-        instrument::instrument_to(self, probe, at_end, true, false)
+        instrument::instrument_to(
+            self,
+            probe,
+            instrument::Options {
+                at: instrument::At::from_end(at_end),
+                capture: instrument::Capture::VertexBuffer,
+                ..Default::default()
+            },
+        )
     }
 
     /// The *written probe* of `probe.expr`: a debug shader that hands out,
@@ -753,7 +768,12 @@ impl ShaderModel {
         probe: &Probe<'_>,
         at_end: bool,
     ) -> Result<Option<Instrumented>, InstrumentError> {
-        match instrument::instrument_to(self, probe, at_end, false, true) {
+        let opts = instrument::Options {
+            at: instrument::At::from_end(at_end),
+            reading: instrument::Reading::Written,
+            ..Default::default()
+        };
+        match instrument::instrument_to(self, probe, opts) {
             Ok(i) => Ok(Some(i)),
             Err(InstrumentError::Unsupported(_)) if probe.expr.is_some() => Ok(None),
             Err(e) => Err(e),
