@@ -452,4 +452,6 @@ fn assemble(
 }
 
 #[cfg(test)]
+mod stage_tests;
+#[cfg(test)]
 mod tests;
