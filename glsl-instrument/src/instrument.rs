@@ -454,4 +454,6 @@ fn assemble(
 #[cfg(test)]
 mod stage_tests;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

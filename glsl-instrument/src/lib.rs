@@ -436,6 +436,17 @@ pub enum Api {
     Es2,
 }
 
+impl Api {
+    /// The version of a shader without `#version` in a context of this API
+    /// (number, ES).
+    pub(crate) fn default_version(self) -> (u32, bool) {
+        match self {
+            Api::Gl => (110, false),
+            Api::Es | Api::Es2 => (100, true),
+        }
+    }
+}
+
 /// A parsed shader with its step model.
 ///
 /// Lines and columns are those of [`ShaderModel::source`] (the shader with

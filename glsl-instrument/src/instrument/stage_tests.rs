@@ -1,28 +1,10 @@
 //! Tests of the instrumenter per stage: outputs, varyings, storage
 //! blocks, emission, locations.
 
-use super::tests::{probe, reachable};
+use super::test_support::{every_position, probe, stage_model};
 use crate::{
-    InstrumentError, Instrumented, OutputSlot, Position, Probe, Semantics, ShaderModel, Stage,
-    StepMode,
+    InstrumentError, OutputSlot, Position, Probe, Semantics, ShaderModel, Stage, StepMode,
 };
-
-pub(super) fn stage_model(src: &str, stage: Stage) -> ShaderModel {
-    ShaderModel::parse(src, stage).unwrap()
-}
-
-/// Every reachable position of `m`, with and without a value: parses again.
-pub(super) fn every_position(m: &ShaderModel) -> Vec<Instrumented> {
-    let positions = reachable(m);
-    assert!(positions.len() >= 3);
-    let mut outs = Vec::new();
-    for pos in positions {
-        let expr = m.step(pos.step).scope.last().map(|v| v.name.clone());
-        outs.push(probe(m, &pos, expr.as_deref()));
-        outs.push(probe(m, &pos, None));
-    }
-    outs
-}
 
 const VERTEX_330: &str = "#version 330 core
 layout(location = 0) in vec3 pos;

@@ -1,47 +1,9 @@
 //! Tests of the whole instrumenter: generated shaders per stage, parse
 //! back, names, outputs, semantics.
 
-use std::collections::HashSet;
-
-use super::stage_tests::{every_position, stage_model};
+use super::test_support::{every_position, model, probe, reachable, stage_model};
 use crate::test_shaders::LOOP_BRANCH;
-use crate::{
-    InstrumentError, Instrumented, OutputSlot, Position, Probe, Semantics, ShaderModel, Stage,
-    StepId, StepMode,
-};
-
-pub(super) fn model(src: &str) -> ShaderModel {
-    ShaderModel::parse(src, Stage::Fragment).unwrap()
-}
-
-pub(super) fn probe(m: &ShaderModel, pos: &Position, expr: Option<&str>) -> Instrumented {
-    let out = m
-        .instrument(&Probe {
-            position: pos,
-            expr,
-            semantics: Semantics::Equivalent,
-        })
-        .unwrap();
-    if let Err(e) = crate::parse::parse_shader(&out.source) {
-        panic!("generated shader does not parse: {e}\n{}", out.source);
-    }
-    out
-}
-
-/// Positions reachable from the entry (iterations capped at 2).
-pub(super) fn reachable(m: &ShaderModel) -> Vec<Position> {
-    let mut seen = HashSet::new();
-    let mut todo = vec![m.entry()];
-    let mut out = Vec::new();
-    while let Some(p) = todo.pop() {
-        if p.iterations.iter().any(|&i| i > 2) || !seen.insert(p.clone()) || out.len() > 300 {
-            continue;
-        }
-        todo.extend(m.successors(&p, StepMode::Into));
-        out.push(p);
-    }
-    out
-}
+use crate::{InstrumentError, OutputSlot, Position, Probe, Semantics, ShaderModel, Stage, StepId};
 
 /// Stepping into a `subroutine(T)` function called directly: its call
 /// instance copy is a plain function (Mesa rejects the qualifier on a
