@@ -51,8 +51,8 @@ mod store;
 mod written;
 
 use build::{
-    and, assign, boolean, call, comma, compound, eq, expr_stmt, float, if_stmt, index, int,
-    internal, var, wrap_expr,
+    and, assign, boolean, call, comma, compound, eq, expr_stmt, float, if_stmt, int, internal, var,
+    wrap_expr,
 };
 pub(crate) use position::last_main_step;
 
