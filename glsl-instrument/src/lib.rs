@@ -225,6 +225,48 @@ pub struct Step {
     pub loop_depth: u32,
     /// User functions called by this step, in evaluation order.
     pub calls: Vec<String>,
+    /// `IfCondition` and `LoopCondition` steps: the condition they test,
+    /// from the AST (nothing needs to re-parse [`Step::text`], which may
+    /// be shortened).
+    pub condition: Option<StepCondition>,
+}
+
+/// The statement a condition step belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConditionKind {
+    If,
+    Switch,
+    While,
+    For,
+    /// The condition of a `do ... while`.
+    Do,
+}
+
+impl ConditionKind {
+    /// The statement's keyword: "if", "switch", "while", "for", "do".
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ConditionKind::If => "if",
+            ConditionKind::Switch => "switch",
+            ConditionKind::While => "while",
+            ConditionKind::For => "for",
+            ConditionKind::Do => "do",
+        }
+    }
+}
+
+/// The condition of a branch, `switch` or loop step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepCondition {
+    pub kind: ConditionKind,
+    /// The condition on one line without keyword and parentheses
+    /// (`p.x > t`; a declaring `while` condition as `bool b = e`), as the
+    /// source writes it (as glsl-lang prints it where a macro is
+    /// involved), never shortened: an expression to probe.
+    pub text: String,
+    /// Byte range of the condition in [`ShaderModel::source`] (`None`
+    /// where the parser gave none).
+    pub span: Option<std::ops::Range<usize>>,
 }
 
 /// A dynamic position: one static step, in one call instance, at one loop iteration.

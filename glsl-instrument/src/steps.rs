@@ -10,7 +10,7 @@ use glsl_lang::ast;
 use glsl_lang::transpiler::glsl as printer;
 
 use crate::parse::{expr_text, line_col, one_line, stmt_text};
-use crate::{Step, StepId, StepKind, Variable};
+use crate::{ConditionKind, Step, StepCondition, StepId, StepKind, Variable};
 
 mod decl;
 mod edges;
@@ -315,6 +315,7 @@ impl Builder<'_> {
             scope: self.visible(),
             loop_depth: self.loops.len() as u32,
             calls,
+            condition: None,
         });
         self.model.info.push(StepInfo {
             func: self.func,
@@ -326,6 +327,19 @@ impl Builder<'_> {
             resume: None,
         });
         id
+    }
+
+    /// Record the condition step `step` tests: `text` (whole, one line)
+    /// at `span` of the source.
+    fn set_condition(
+        &mut self,
+        step: u32,
+        kind: ConditionKind,
+        text: String,
+        span: Option<ast::NodeSpan>,
+    ) {
+        let span = span.map(|s| usize::from(s.start().offset)..usize::from(s.end().offset));
+        self.model.steps[step as usize].condition = Some(StepCondition { kind, text, span });
     }
 
     /// Visit a statement list (compound or switch body), a scope of its own;
@@ -387,12 +401,12 @@ impl Builder<'_> {
                 Ir::Step(self.add_step(kind, Part::Whole, span, text, s))
             }
             S::Selection(sel) => {
-                let (cspan, text) = (
-                    sel.cond.span,
-                    format!("if ({})", self.text_of(sel.cond.span, expr_text(&sel.cond))),
-                );
+                let cspan = sel.cond.span;
+                let inner = self.text_of(cspan, expr_text(&sel.cond));
+                let text = format!("if ({inner})");
                 let cond =
                     self.add_step(StepKind::IfCondition, Part::IfCond, cspan.or(span), text, s);
+                self.set_condition(cond, ConditionKind::If, inner, cspan);
                 let S::Selection(sel) = &mut s.content else {
                     unreachable!()
                 };
@@ -413,13 +427,9 @@ impl Builder<'_> {
                 }
             }
             S::Switch(sw) => {
-                let (hspan, text) = (
-                    sw.head.span,
-                    format!(
-                        "switch ({})",
-                        self.text_of(sw.head.span, expr_text(&sw.head))
-                    ),
-                );
+                let hspan = sw.head.span;
+                let inner = self.text_of(hspan, expr_text(&sw.head));
+                let text = format!("switch ({inner})");
                 let head = self.add_step(
                     StepKind::IfCondition,
                     Part::SwitchHead,
@@ -427,6 +437,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(head, ConditionKind::Switch, inner, hspan);
                 let S::Switch(sw) = &mut s.content else {
                     unreachable!()
                 };
@@ -502,7 +513,9 @@ impl Builder<'_> {
                 });
                 self.loops.push(loop_path_len);
                 let cond = cond_info.map(|(sp, text, var)| {
-                    let id = self.add_step(StepKind::LoopCondition, Part::LoopCond, sp, text, s);
+                    let id =
+                        self.add_step(StepKind::LoopCondition, Part::LoopCond, sp, text.clone(), s);
+                    self.set_condition(id, ConditionKind::For, text, sp);
                     self.scope.extend(var);
                     id
                 });
@@ -519,12 +532,13 @@ impl Builder<'_> {
                 }
             }
             ast::IterationStatementData::While(c, _) => {
-                let (sp, text, var) = (
+                let (sp, inner, var) = (
                     c.span,
-                    format!("while ({})", self.text_of(c.span, condition_text(c))),
+                    self.text_of(c.span, condition_text(c)),
                     condition_var(c),
                 );
                 self.loops.push(loop_path_len);
+                let text = format!("while ({inner})");
                 let cond = self.add_step(
                     StepKind::LoopCondition,
                     Part::LoopCond,
@@ -532,6 +546,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(cond, ConditionKind::While, inner, sp);
                 self.scope.extend(var);
                 let body = Box::new(self.visit_body(s));
                 Ir::Loop {
@@ -543,12 +558,10 @@ impl Builder<'_> {
                 }
             }
             ast::IterationStatementData::DoWhile(_, e) => {
-                let (sp, text) = (
-                    e.span,
-                    format!("while ({})", self.text_of(e.span, expr_text(e))),
-                );
+                let (sp, inner) = (e.span, self.text_of(e.span, expr_text(e)));
                 self.loops.push(loop_path_len);
                 let body = Box::new(self.visit_body(s));
+                let text = format!("while ({inner})");
                 let cond = self.add_step(
                     StepKind::LoopCondition,
                     Part::LoopCond,
@@ -556,6 +569,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(cond, ConditionKind::Do, inner, sp);
                 Ir::Loop {
                     kind: LoopKind::Do,
                     init: None,
@@ -812,5 +826,62 @@ void main() {
             (target(o, 0), target(o, 1)),
             ("vec3".to_string(), "float".to_string())
         );
+    }
+
+    #[test]
+    fn condition_steps_carry_their_condition_from_the_ast() {
+        use crate::{ConditionKind, StepCondition};
+        let src = "#version 330 core
+uniform float t;
+uniform int mode;
+in vec2 p;
+out vec4 color;
+float f(float x) { return x; }
+void main() {
+    float a = 1.0, b = 2.0, x = p.y;
+    if (p.x > t) { color = vec4(1.0); }
+    switch (mode) { case 0: color = vec4(0.0); break; default: break; }
+    while (f(x) < (a + b)) { x += 1.0; }
+    for (int i = 0; i < 4; i++) { x -= 0.5; }
+    do { x += 0.25; } while (x < 3.0);
+    if (x > 0.0 && x < 1.0 && x < 2.0 && x < 3.0 && x < 4.0 && x < 5.0 && x < 6.0 && x < 7.0 && x < 8.0 && x < 9.0 && x < 10.0) { x = 0.0; }
+}
+";
+        let m = model(src);
+        let conds: Vec<(ConditionKind, &str)> = m
+            .steps()
+            .iter()
+            .filter_map(|s| s.condition.as_ref().map(|c| (c.kind, c.text.as_str())))
+            .collect();
+        let long = "x > 0.0 && x < 1.0 && x < 2.0 && x < 3.0 && x < 4.0 && x < 5.0 && x < 6.0 && x < 7.0 && x < 8.0 && x < 9.0 && x < 10.0";
+        assert_eq!(
+            conds,
+            [
+                (ConditionKind::If, "p.x > t"),
+                (ConditionKind::Switch, "mode"),
+                (ConditionKind::While, "f(x) < (a + b)"),
+                (ConditionKind::For, "i < 4"),
+                (ConditionKind::Do, "x < 3.0"),
+                (ConditionKind::If, long),
+            ]
+        );
+        // The display text is shortened; the condition is not.
+        let last = m.steps().iter().rfind(|s| s.condition.is_some()).unwrap();
+        assert!(last.text.ends_with("..."), "{}", last.text);
+        // Every condition step has one, no other step does, and the span
+        // is the condition's text in the source.
+        for s in m.steps() {
+            let is_cond = matches!(s.kind, StepKind::IfCondition | StepKind::LoopCondition);
+            assert_eq!(s.condition.is_some(), is_cond, "{s:?}");
+            if let Some(StepCondition {
+                text,
+                span: Some(span),
+                ..
+            }) = &s.condition
+            {
+                assert_eq!(&src[span.clone()], text.as_str());
+            }
+        }
+        assert_eq!(ConditionKind::Do.keyword(), "do");
     }
 }
