@@ -115,12 +115,12 @@ impl Stage {
     /// The GL shader type enum (`GL_FRAGMENT_SHADER`, ...).
     pub fn gl_enum(self) -> u32 {
         match self {
-            Stage::Vertex => 0x8B31,
-            Stage::TessControl => 0x8E88,
-            Stage::TessEval => 0x8E87,
-            Stage::Geometry => 0x8DD9,
-            Stage::Fragment => 0x8B30,
-            Stage::Compute => 0x91B9,
+            Stage::Vertex => GL_VERTEX_SHADER,
+            Stage::TessControl => GL_TESS_CONTROL_SHADER,
+            Stage::TessEval => GL_TESS_EVALUATION_SHADER,
+            Stage::Geometry => GL_GEOMETRY_SHADER,
+            Stage::Fragment => GL_FRAGMENT_SHADER,
+            Stage::Compute => GL_COMPUTE_SHADER,
         }
     }
 
@@ -128,6 +128,13 @@ impl Stage {
         Stage::ALL.into_iter().find(|s| s.gl_enum() == e)
     }
 }
+
+const GL_VERTEX_SHADER: u32 = 0x8B31;
+const GL_TESS_CONTROL_SHADER: u32 = 0x8E88;
+const GL_TESS_EVALUATION_SHADER: u32 = 0x8E87;
+const GL_GEOMETRY_SHADER: u32 = 0x8DD9;
+const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+const GL_COMPUTE_SHADER: u32 = 0x91B9;
 
 /// A shader the front-end cannot read, with the position in the original source.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -25,6 +25,10 @@ use edges::entry;
 use overload::resolve_overload;
 pub(crate) use walk::{call_name, step_exprs, walk_expr, walk_stmt_exprs};
 
+/// Characters of a step's display text ([`Step::text`]); longer ones are
+/// cut and end in `...`.
+const MAX_STEP_TEXT: usize = 120;
+
 /// Which part of the statement found at a step's path the step is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Part {
@@ -302,8 +306,8 @@ impl Builder<'_> {
         });
         let id = self.model.steps.len() as u32;
         let mut text = text;
-        if text.chars().count() > 120 {
-            text = text.chars().take(117).collect::<String>() + "...";
+        if text.chars().count() > MAX_STEP_TEXT {
+            text = text.chars().take(MAX_STEP_TEXT - 3).collect::<String>() + "...";
         }
         self.model.steps.push(Step {
             id: StepId(id),

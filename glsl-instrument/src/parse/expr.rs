@@ -24,7 +24,7 @@ pub(crate) fn parse_expr(
     type_names: &[String],
     macros: &str,
 ) -> Result<ast::Expr, String> {
-    parse_expr_in(expr, type_names, macros, 460)
+    parse_expr_in(expr, type_names, macros, LATEST_VERSION)
 }
 
 /// [`parse_expr`] with the shader's `#version` (which built-in type names
@@ -68,6 +68,9 @@ pub(crate) fn parse_expr_spanned(
     }
 }
 
+/// The latest GLSL version (4.60): where no version is known.
+const LATEST_VERSION: u32 = 460;
+
 const PROBE_PREFIX: &str = "void gldbg_probe() {\n";
 
 fn parse_expr_with(
@@ -88,7 +91,7 @@ fn parse_expr_with(
             ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
         }
         let opts = ParseOptions {
-            default_version: u16::try_from(version).unwrap_or(460),
+            default_version: u16::try_from(version).unwrap_or(LATEST_VERSION as u16),
             ..ParseOptions::default()
         };
         // The probe function's block adds its weight. Checked before

@@ -30,6 +30,9 @@ pub(crate) fn fresh_placeholder(
     }
 }
 
+/// The letters of [`PLACEHOLDER_CHARS`] (its first characters).
+const LETTERS: usize = 52;
+
 /// The characters after a placeholder's leading `_` (base 62).
 const PLACEHOLDER_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -37,7 +40,7 @@ const PLACEHOLDER_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS
 fn placeholder(len: usize, n: usize) -> Option<String> {
     // One character: a letter the source does not use.
     if len == 1 {
-        return PLACEHOLDER_CHARS[..52]
+        return PLACEHOLDER_CHARS[..LETTERS]
             .get(n)
             .map(|c| (*c as char).to_string());
     }
@@ -58,11 +61,14 @@ fn placeholder(len: usize, n: usize) -> Option<String> {
 }
 
 fn candidate_exhausted(len: usize, n: usize) -> bool {
-    (len == 1 && n >= 52)
+    (len == 1 && n >= LETTERS)
         || len == 0
         || (len > 1 && len - 1 < 6 && n >= PLACEHOLDER_CHARS.len().pow((len - 1) as u32))
-        || n > 100_000
+        || n > MAX_CANDIDATES
 }
+
+/// Placeholder candidates tried per length before giving up.
+const MAX_CANDIDATES: usize = 100_000;
 
 #[cfg(test)]
 mod tests {

@@ -99,6 +99,9 @@ pub(crate) fn parse_define(rest: &str) -> Option<(String, MacroDef)> {
     }
 }
 
+/// Tokens [`pp_expand`] may produce for one expansion before it gives up.
+pub(crate) const EXPANSION_BUDGET: usize = 100_000;
+
 /// Arguments nested in macro arguments that [`pp_expand`] expands (each
 /// level recurses once).
 const MAX_ARG_NESTING: u32 = 64;

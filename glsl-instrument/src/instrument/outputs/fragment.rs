@@ -361,7 +361,8 @@ fn named_outputs(
     out.coverage = Some(OutputSlot::Named(out_coverage.clone()));
 }
 
-/// 1/255: a coverage code as the red byte of an RGBA8 output.
+/// 1/255: a byte as an RGBA8 output component (the coverage code in red,
+/// the packed value bytes).
 const BYTE_SCALE: &str = "0.003921569";
 
 /// `gl_FragData[k]` and `gl_FragData[k+1]` after the elements the app uses
@@ -470,7 +471,7 @@ fn pack_function(name: &str, p: &str) -> String {
     {p}float {name}_eh = floor({name}_e * 0.5);
     {p}float {name}_b2 = {name}_m2 + ({name}_e - {name}_eh * 2.0) * 128.0;
     {p}float {name}_b3 = {name}_s + {name}_eh;
-    return vec4({name}_b0, {name}_b1, {name}_b2, {name}_b3) * 0.003921569;
+    return vec4({name}_b0, {name}_b1, {name}_b2, {name}_b3) * {BYTE_SCALE};
 }}
 "
     )

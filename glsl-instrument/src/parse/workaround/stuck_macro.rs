@@ -16,10 +16,9 @@ use glsl_lang::lexer::full::LexicalError;
 use glsl_lang_pp::processor::event::{ErrorKind, ProcessingErrorKind};
 use lang_util::error::ParseErrorKind;
 
-use crate::preprocess::expand::{MacroDef, PpTok, parse_define, pp_expand, pp_tokens};
-
-/// Tokens [`pp_expand`] may produce for one macro before it gives up.
-const EXPANSION_BUDGET: usize = 100_000;
+use crate::preprocess::expand::{
+    EXPANSION_BUDGET, MacroDef, PpTok, parse_define, pp_expand, pp_tokens,
+};
 
 /// The macro glsl-lang-pp could not finish, from the kind of its error.
 pub(crate) fn stuck_macro<E: std::error::Error + 'static>(
