@@ -157,3 +157,26 @@ pub(super) fn binary(op: &ast::BinaryOpData, a: &Ty, b: &Ty) -> Result<Ty, Strin
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::typeck::{Decls, parse_type};
+
+    fn ty(s: &str) -> Ty {
+        parse_type(s, &Decls::default()).unwrap()
+    }
+
+    #[test]
+    fn operators_follow_glsl_shapes_and_conversions() {
+        use ast::BinaryOpData as B;
+        assert_eq!(binary(&B::Add, &ty("vec3"), &ty("float")), Ok(ty("vec3")));
+        assert_eq!(binary(&B::Mult, &ty("mat3"), &ty("vec3")), Ok(ty("vec3")));
+        assert_eq!(binary(&B::Mult, &ty("vec2"), &ty("mat3x2")), Ok(ty("vec3")));
+        assert_eq!(binary(&B::Add, &ty("int"), &ty("float")), Ok(ty("float")));
+        assert_eq!(binary(&B::Lt, &ty("int"), &ty("uint")), Ok(ty("bool")));
+        assert!(binary(&B::Add, &ty("vec2"), &ty("vec3")).is_err());
+        assert_eq!(binary_shape_unknown(&B::Equal), Some(ty("bool")));
+        assert_eq!(binary_shape_unknown(&B::Add), None);
+    }
+}

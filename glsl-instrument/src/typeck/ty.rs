@@ -227,3 +227,25 @@ pub(super) fn converts(from: &Ty, to: &Ty) -> bool {
         (a, b) => a == b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_parse_as_written_and_convert_implicitly() {
+        let decls = Decls::default();
+        let t = |s: &str| parse_type(s, &decls);
+        assert_eq!(
+            t("float[4]"),
+            Some(Ty::Array(Box::new(Ty::scalar(Base::Float)), Some(4)))
+        );
+        assert_eq!(t("mat2x3").map(|m| m.to_string()), Some("mat2x3".into()));
+        assert_eq!(t("ivec3").and_then(|v| v.components()), Some(3));
+        assert_eq!(t("NoSuchType"), None);
+        let (i, f) = (t("int").unwrap(), t("float").unwrap());
+        assert!(converts(&i, &f) && !converts(&f, &i));
+        assert!(converts(&t("uvec2").unwrap(), &t("dvec2").unwrap()));
+        assert!(!converts(&t("vec2").unwrap(), &t("vec3").unwrap()));
+    }
+}
