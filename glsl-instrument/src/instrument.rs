@@ -193,7 +193,7 @@ fn written_probe(
     chain: &position::Chain,
     at: At,
     expr: Option<ast::Expr>,
-    tu: &mut Vec<ast::ExternalDeclaration>,
+    tu: &mut [ast::ExternalDeclaration],
     names: &mut Names,
 ) -> Result<(Option<ast::Expr>, WrittenText), InstrumentError> {
     let model = &m.model;
@@ -209,7 +209,7 @@ fn written_probe(
     if !wraps_main(m.stage) {
         // Tess-control (all its outputs untracked) and compute: no
         // written probe, only what gldbg cannot tell.
-        let unknown = w.track(&mut tu.clone(), &model.function_names);
+        let unknown = w.track(&mut tu.to_vec(), &model.function_names);
         return Err(match w.expr(e, &unknown) {
             Err(n) => InstrumentError::WrittenUnknown(n),
             Ok(_) => no_output(),

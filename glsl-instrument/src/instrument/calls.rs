@@ -198,7 +198,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("shade(d, 4)") == false && text.contains("COPY(d, 4)"),
+            !text.contains("shade(d, 4)") && text.contains("COPY(d, 4)"),
             "{text}"
         );
     }

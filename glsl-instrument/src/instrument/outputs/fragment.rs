@@ -1,5 +1,5 @@
-//! The fragment stage's debug outputs: named outputs after the app's (GLSL
-//! >= 1.30, ES >= 3.00, or older GLSL with user outputs), else
+//! The fragment stage's debug outputs: named outputs after the app's
+//! (from GLSL 1.30 or ES 3.00, or older GLSL with user outputs), else
 //! `gl_FragData[k]`, `gl_FragData[k+1]` (ES 2 contexts: RGBA8 bytes of
 //! each component); the app's `gl_FragColor`/`gl_FragData` renamed where
 //! they cannot coexist with new outputs.
