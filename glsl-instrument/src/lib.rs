@@ -115,12 +115,12 @@ impl Stage {
     /// The GL shader type enum (`GL_FRAGMENT_SHADER`, ...).
     pub fn gl_enum(self) -> u32 {
         match self {
-            Stage::Vertex => 0x8B31,
-            Stage::TessControl => 0x8E88,
-            Stage::TessEval => 0x8E87,
-            Stage::Geometry => 0x8DD9,
-            Stage::Fragment => 0x8B30,
-            Stage::Compute => 0x91B9,
+            Stage::Vertex => GL_VERTEX_SHADER,
+            Stage::TessControl => GL_TESS_CONTROL_SHADER,
+            Stage::TessEval => GL_TESS_EVALUATION_SHADER,
+            Stage::Geometry => GL_GEOMETRY_SHADER,
+            Stage::Fragment => GL_FRAGMENT_SHADER,
+            Stage::Compute => GL_COMPUTE_SHADER,
         }
     }
 
@@ -128,6 +128,13 @@ impl Stage {
         Stage::ALL.into_iter().find(|s| s.gl_enum() == e)
     }
 }
+
+const GL_VERTEX_SHADER: u32 = 0x8B31;
+const GL_TESS_CONTROL_SHADER: u32 = 0x8E88;
+const GL_TESS_EVALUATION_SHADER: u32 = 0x8E87;
+const GL_GEOMETRY_SHADER: u32 = 0x8DD9;
+const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+const GL_COMPUTE_SHADER: u32 = 0x91B9;
 
 /// A shader the front-end cannot read, with the position in the original source.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -225,6 +232,48 @@ pub struct Step {
     pub loop_depth: u32,
     /// User functions called by this step, in evaluation order.
     pub calls: Vec<String>,
+    /// `IfCondition` and `LoopCondition` steps: the condition they test,
+    /// from the AST (nothing needs to re-parse [`Step::text`], which may
+    /// be shortened).
+    pub condition: Option<StepCondition>,
+}
+
+/// The statement a condition step belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConditionKind {
+    If,
+    Switch,
+    While,
+    For,
+    /// The condition of a `do ... while`.
+    Do,
+}
+
+impl ConditionKind {
+    /// The statement's keyword: "if", "switch", "while", "for", "do".
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ConditionKind::If => "if",
+            ConditionKind::Switch => "switch",
+            ConditionKind::While => "while",
+            ConditionKind::For => "for",
+            ConditionKind::Do => "do",
+        }
+    }
+}
+
+/// The condition of a branch, `switch` or loop step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepCondition {
+    pub kind: ConditionKind,
+    /// The condition on one line without keyword and parentheses
+    /// (`p.x > t`; a declaring `while` condition as `bool b = e`), as the
+    /// source writes it (as glsl-lang prints it where a macro is
+    /// involved), never shortened: an expression to probe.
+    pub text: String,
+    /// Byte range of the condition in [`ShaderModel::source`] (`None`
+    /// where the parser gave none).
+    pub span: Option<std::ops::Range<usize>>,
 }
 
 /// A dynamic position: one static step, in one call instance, at one loop iteration.
@@ -434,6 +483,17 @@ pub enum Api {
     /// (`gl_FragData[k..k+4]`, least significant byte in red) and the
     /// coverage code into the next one's red byte.
     Es2,
+}
+
+impl Api {
+    /// The version of a shader without `#version` in a context of this API
+    /// (number, ES).
+    pub(crate) fn default_version(self) -> (u32, bool) {
+        match self {
+            Api::Gl => (110, false),
+            Api::Es | Api::Es2 => (100, true),
+        }
+    }
 }
 
 /// A parsed shader with its step model.
@@ -696,7 +756,7 @@ impl ShaderModel {
             effects::check_probe(self, probe.position.step, expr)?;
             typeck::check(self, probe.position.step, expr)?;
         }
-        instrument::instrument(self, probe, false)
+        instrument::instrument_to(self, probe, instrument::Options::default())
     }
 
     /// Like [`ShaderModel::instrument`], but the value is taken at the end
@@ -712,7 +772,14 @@ impl ShaderModel {
             effects::check_probe(self, last, expr)?;
             typeck::check(self, last, expr)?;
         }
-        instrument::instrument(self, probe, true)
+        instrument::instrument_to(
+            self,
+            probe,
+            instrument::Options {
+                at: instrument::At::EndOfMain,
+                ..Default::default()
+            },
+        )
     }
 
     /// [`ShaderModel::instrument`] (or, `at_end`, `instrument_end_of_main`)
@@ -737,7 +804,15 @@ impl ShaderModel {
             effects::check_probe(self, step, expr)?;
             typeck::check(self, step, expr)?;
         }
-        instrument::instrument_to(self, probe, at_end, true, false)
+        instrument::instrument_to(
+            self,
+            probe,
+            instrument::Options {
+                at: instrument::At::from_end(at_end),
+                capture: instrument::Capture::VertexBuffer,
+                ..Default::default()
+            },
+        )
     }
 
     /// The *written probe* of `probe.expr`: a debug shader that hands out,
@@ -753,7 +828,12 @@ impl ShaderModel {
         probe: &Probe<'_>,
         at_end: bool,
     ) -> Result<Option<Instrumented>, InstrumentError> {
-        match instrument::instrument_to(self, probe, at_end, false, true) {
+        let opts = instrument::Options {
+            at: instrument::At::from_end(at_end),
+            reading: instrument::Reading::Written,
+            ..Default::default()
+        };
+        match instrument::instrument_to(self, probe, opts) {
             Ok(i) => Ok(Some(i)),
             Err(InstrumentError::Unsupported(_)) if probe.expr.is_some() => Ok(None),
             Err(e) => Err(e),

@@ -146,7 +146,7 @@ pub(crate) fn version_line(src: &str, api: Api) -> (u32, bool, bool) {
             );
         }
     }
-    let (version, es) = crate::parse::default_version(api);
+    let (version, es) = api.default_version();
     (version, es, false)
 }
 

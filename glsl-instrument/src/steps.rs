@@ -10,7 +10,24 @@ use glsl_lang::ast;
 use glsl_lang::transpiler::glsl as printer;
 
 use crate::parse::{expr_text, line_col, one_line, stmt_text};
-use crate::{Step, StepId, StepKind, Variable};
+use crate::{ConditionKind, Step, StepCondition, StepId, StepKind, Variable};
+
+mod decl;
+mod edges;
+mod overload;
+mod walk;
+
+pub(crate) use decl::{
+    builtin_scope, declared_variables, parameter_types, qualifies_only, type_string,
+};
+use decl::{parameters, struct_name};
+use edges::entry;
+use overload::resolve_overload;
+pub(crate) use walk::{call_name, step_exprs, walk_expr, walk_stmt_exprs};
+
+/// Characters of a step's display text ([`Step::text`]); longer ones are
+/// cut and end in `...`.
+const MAX_STEP_TEXT: usize = 120;
 
 /// Which part of the statement found at a step's path the step is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,406 +112,6 @@ pub(crate) struct Model {
     /// Names of the user-defined functions.
     pub function_names: HashSet<String>,
 }
-
-// ---------------------------------------------------------------------------
-// Expression helpers shared with the instrumenter (same traversal order).
-
-/// Call `f` on every node of `e`, children first (so the arguments of a
-/// call come before the call: evaluation order).
-pub(crate) fn walk_expr(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
-    use ast::ExprData as E;
-    match &mut e.content {
-        E::Variable(_)
-        | E::IntConst(_)
-        | E::UIntConst(_)
-        | E::BoolConst(_)
-        | E::FloatConst(_)
-        | E::DoubleConst(_) => {}
-        E::Unary(_, a) | E::Dot(a, _) | E::PostInc(a) | E::PostDec(a) => walk_expr(a, f),
-        E::Binary(_, a, b) | E::Assignment(a, _, b) | E::Bracket(a, b) | E::Comma(a, b) => {
-            walk_expr(a, f);
-            walk_expr(b, f);
-        }
-        E::Ternary(a, b, c) => {
-            walk_expr(a, f);
-            walk_expr(b, f);
-            walk_expr(c, f);
-        }
-        E::FunCall(id, args) => {
-            if let ast::FunIdentifierData::Expr(callee) = &mut id.content {
-                walk_expr(callee, f);
-            }
-            for a in args {
-                walk_expr(a, f);
-            }
-        }
-    }
-    f(e);
-}
-
-/// Name and argument count of a call of a plain function name.
-pub(crate) fn call_name(e: &ast::Expr) -> Option<(&str, usize)> {
-    match &e.content {
-        ast::ExprData::FunCall(id, args) => {
-            let name = id.as_ident()?.as_str();
-            // `f(void)`-style calls do not exist; `f()` has no args.
-            Some((name, args.len()))
-        }
-        _ => None,
-    }
-}
-
-fn initializer_exprs(init: &mut ast::Initializer, f: &mut dyn FnMut(&mut ast::Expr)) {
-    match &mut init.content {
-        ast::InitializerData::Simple(e) => f(e),
-        ast::InitializerData::List(list) => {
-            for i in list {
-                initializer_exprs(i, f);
-            }
-        }
-    }
-}
-
-fn declaration_exprs(d: &mut ast::Declaration, f: &mut dyn FnMut(&mut ast::Expr)) {
-    if let ast::DeclarationData::InitDeclaratorList(list) = &mut d.content {
-        if let Some(init) = &mut list.head.initializer {
-            initializer_exprs(init, f);
-        }
-        for t in &mut list.tail {
-            if let Some(init) = &mut t.initializer {
-                initializer_exprs(init, f);
-            }
-        }
-    }
-}
-
-fn condition_exprs(c: &mut ast::Condition, f: &mut dyn FnMut(&mut ast::Expr)) {
-    match &mut c.content {
-        ast::ConditionData::Expr(e) => f(e),
-        ast::ConditionData::Assignment(_, _, init) => initializer_exprs(init, f),
-    }
-}
-
-/// Call `f` on the top-level expressions evaluated by the step `part` of
-/// `stmt`, in evaluation order.
-pub(crate) fn step_exprs(stmt: &mut ast::Statement, part: Part, f: &mut dyn FnMut(&mut ast::Expr)) {
-    use ast::StatementData as S;
-    match (part, &mut stmt.content) {
-        (Part::Whole, S::Declaration(d)) => declaration_exprs(d, f),
-        (Part::Whole, S::Expression(es)) => {
-            if let Some(e) = &mut es.content.0 {
-                f(e)
-            }
-        }
-        (Part::Whole, S::Jump(j)) => {
-            if let ast::JumpStatementData::Return(Some(e)) = &mut j.content {
-                f(e)
-            }
-        }
-        (Part::IfCond, S::Selection(sel)) => f(&mut sel.cond),
-        (Part::SwitchHead, S::Switch(sw)) => f(&mut sw.head),
-        (part, S::Iteration(it)) => match (part, &mut it.content) {
-            (Part::ForInit, ast::IterationStatementData::For(init, _, _)) => {
-                match &mut init.content {
-                    ast::ForInitStatementData::Expression(Some(e)) => f(e),
-                    ast::ForInitStatementData::Expression(None) => {}
-                    ast::ForInitStatementData::Declaration(d) => declaration_exprs(d, f),
-                }
-            }
-            (Part::LoopCond, ast::IterationStatementData::For(_, rest, _)) => {
-                if let Some(c) = &mut rest.condition {
-                    condition_exprs(c, f)
-                }
-            }
-            (Part::LoopCond, ast::IterationStatementData::While(c, _)) => condition_exprs(c, f),
-            (Part::LoopCond, ast::IterationStatementData::DoWhile(_, e)) => f(e),
-            (Part::ForInc, ast::IterationStatementData::For(_, rest, _)) => {
-                if let Some(e) = &mut rest.post_expr {
-                    f(e)
-                }
-            }
-            _ => {}
-        },
-        _ => {}
-    }
-}
-
-/// Call `f` (children first) on every expression node of `stmt` and of the
-/// statements inside it.
-pub(crate) fn walk_stmt_exprs(stmt: &mut ast::Statement, f: &mut dyn FnMut(&mut ast::Expr)) {
-    use ast::StatementData as S;
-    let mut each = |e: &mut ast::Expr| walk_expr(e, f);
-    match &mut stmt.content {
-        S::Declaration(_) | S::Expression(_) | S::Jump(_) => {
-            step_exprs(stmt, Part::Whole, &mut each)
-        }
-        S::Selection(_) => {
-            step_exprs(stmt, Part::IfCond, &mut each);
-            if let S::Selection(sel) = &mut stmt.content {
-                match &mut sel.rest.content {
-                    ast::SelectionRestStatementData::Statement(s) => walk_stmt_exprs(s, f),
-                    ast::SelectionRestStatementData::Else(a, b) => {
-                        walk_stmt_exprs(a, f);
-                        walk_stmt_exprs(b, f);
-                    }
-                }
-            }
-        }
-        S::Switch(_) => {
-            step_exprs(stmt, Part::SwitchHead, &mut each);
-            if let S::Switch(sw) = &mut stmt.content {
-                for s in &mut sw.body {
-                    walk_stmt_exprs(s, f);
-                }
-            }
-        }
-        S::CaseLabel(c) => {
-            if let ast::CaseLabelData::Case(e) = &mut c.content {
-                walk_expr(e, f)
-            }
-        }
-        S::Iteration(_) => {
-            for part in [Part::ForInit, Part::LoopCond, Part::ForInc] {
-                step_exprs(stmt, part, &mut each);
-            }
-            if let S::Iteration(it) = &mut stmt.content {
-                match &mut it.content {
-                    ast::IterationStatementData::While(_, b)
-                    | ast::IterationStatementData::DoWhile(b, _)
-                    | ast::IterationStatementData::For(_, _, b) => walk_stmt_exprs(b, f),
-                }
-            }
-        }
-        S::Compound(c) => {
-            for s in &mut c.statement_list {
-                walk_stmt_exprs(s, f);
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Types and variables.
-
-/// "vec3", "float[4]", "S" for a type specifier plus an identifier's array.
-pub(crate) fn type_string(ts: &ast::TypeSpecifier, extra: Option<&ast::ArraySpecifier>) -> String {
-    let mut s = match &ts.ty.content {
-        ast::TypeSpecifierNonArrayData::Struct(st) => st
-            .name
-            .as_ref()
-            .map_or_else(|| "struct".to_string(), |n| n.0.to_string()),
-        ast::TypeSpecifierNonArrayData::TypeName(n) => n.0.to_string(),
-        _ => one_line(|f, st| printer::show_type_specifier_non_array(f, &ts.ty, st)),
-    };
-    // `vec4[2] b[3]` is an array of 3 `vec4[2]`: the name's dimensions
-    // are the outer ones.
-    for a in extra.into_iter().chain(ts.array_specifier.iter()) {
-        s.push_str(&one_line(|f, st| printer::show_array_spec(f, a, st)));
-    }
-    s
-}
-
-/// `precise a;` / `invariant a, b;`: parse.rs's stand-in declaration
-/// whose type name is the keyword (it declares nothing).
-pub(crate) fn qualifies_only(head: &ast::SingleDeclaration) -> bool {
-    matches!(&head.ty.ty.ty.content,
-        ast::TypeSpecifierNonArrayData::TypeName(n) if matches!(n.0.as_str(), "precise" | "invariant"))
-}
-
-/// The built-in variables a step of `stage` lists (builtins.rs).
-pub(crate) fn builtin_scope(
-    stage: crate::Stage,
-    version: u32,
-    es: bool,
-    compat: bool,
-) -> Vec<Variable> {
-    crate::builtins::scope_variables(stage, version, es, compat)
-        .map(|v| Variable {
-            name: v.name.to_string(),
-            ty: v.ty.to_string(),
-        })
-        .collect()
-}
-
-/// Variables declared by a declaration (global or local).
-pub(crate) fn declared_variables(d: &ast::Declaration) -> Vec<Variable> {
-    let mut out = Vec::new();
-    match &d.content {
-        ast::DeclarationData::InitDeclaratorList(list) if qualifies_only(&list.head) => {}
-        ast::DeclarationData::InitDeclaratorList(list) => {
-            let ty = &list.head.ty.ty;
-            if let Some(name) = &list.head.name {
-                out.push(Variable {
-                    name: name.0.to_string(),
-                    ty: type_string(ty, list.head.array_specifier.as_ref()),
-                });
-            }
-            for t in &list.tail {
-                out.push(Variable {
-                    name: t.ident.ident.0.to_string(),
-                    ty: type_string(ty, t.ident.array_spec.as_ref()),
-                });
-            }
-        }
-        ast::DeclarationData::Block(b) => match &b.identifier {
-            Some(id) => {
-                let mut ty = b.name.0.to_string();
-                if let Some(a) = &id.array_spec {
-                    ty.push_str(&one_line(|f, st| printer::show_array_spec(f, a, st)));
-                }
-                out.push(Variable {
-                    name: id.ident.0.to_string(),
-                    ty,
-                });
-            }
-            None => {
-                for field in &b.fields {
-                    for id in &field.identifiers {
-                        out.push(Variable {
-                            name: id.ident.0.to_string(),
-                            ty: type_string(&field.ty, id.array_spec.as_ref()),
-                        });
-                    }
-                }
-            }
-        },
-        _ => {}
-    }
-    out
-}
-
-fn struct_name(d: &ast::Declaration) -> Option<String> {
-    if let ast::DeclarationData::InitDeclaratorList(list) = &d.content
-        && let ast::TypeSpecifierNonArrayData::Struct(st) = &list.head.ty.ty.ty.content
-    {
-        return st.name.as_ref().map(|n| n.0.to_string());
-    }
-    None
-}
-
-fn parameters(proto: &ast::FunctionPrototype) -> Vec<Variable> {
-    proto
-        .parameters
-        .iter()
-        .filter_map(|p| match &p.content {
-            ast::FunctionParameterDeclarationData::Named(_, d) => Some(Variable {
-                name: d.ident.ident.0.to_string(),
-                ty: type_string(&d.ty, d.ident.array_spec.as_ref()),
-            }),
-            ast::FunctionParameterDeclarationData::Unnamed(..) => None,
-        })
-        .collect()
-}
-
-pub(crate) fn parameter_types(proto: &ast::FunctionPrototype) -> Vec<String> {
-    let is_void = |p: &ast::FunctionParameterDeclaration| {
-        matches!(&p.content, ast::FunctionParameterDeclarationData::Unnamed(_, ts)
-            if ts.ty.content == ast::TypeSpecifierNonArrayData::Void && ts.array_specifier.is_none())
-    };
-    match proto.parameters.as_slice() {
-        [p] if is_void(p) => Vec::new(),
-        ps => ps
-            .iter()
-            .map(|p| match &p.content {
-                ast::FunctionParameterDeclarationData::Named(_, d) => {
-                    type_string(&d.ty, d.ident.array_spec.as_ref())
-                }
-                ast::FunctionParameterDeclarationData::Unnamed(_, ts) => type_string(ts, None),
-            })
-            .collect(),
-    }
-}
-
-/// A best-effort type of `e` (no type checker here): enough to tell
-/// common overloads apart. None = unknown.
-fn infer_type(e: &ast::Expr, scope: &[Variable]) -> Option<String> {
-    use ast::ExprData as E;
-    const SCALARS: [&str; 5] = ["float", "int", "uint", "bool", "double"];
-    // "vec3" -> ("", 3), "ivec2" -> ("i", 2); scalars -> their vector prefix, 1.
-    let vector = |t: &str| -> Option<(String, usize)> {
-        if let Some(i) = SCALARS.iter().position(|s| *s == t) {
-            return Some((["", "i", "u", "b", "d"][i].to_string(), 1));
-        }
-        let at = t.find("vec")?;
-        let n: usize = t[at + 3..].parse().ok()?;
-        Some((t[..at].to_string(), n))
-    };
-    let make = |prefix: &str, n: usize| -> String {
-        if n == 1 {
-            let i = ["", "i", "u", "b", "d"]
-                .iter()
-                .position(|p| *p == prefix)
-                .unwrap_or(0);
-            SCALARS[i].to_string()
-        } else {
-            format!("{prefix}vec{n}")
-        }
-    };
-    match &e.content {
-        E::Variable(v) => scope
-            .iter()
-            .rev()
-            .find(|x| x.name == v.as_str())
-            .map(|x| x.ty.clone()),
-        E::IntConst(_) => Some("int".into()),
-        E::UIntConst(_) => Some("uint".into()),
-        E::BoolConst(_) => Some("bool".into()),
-        E::FloatConst(_) => Some("float".into()),
-        E::DoubleConst(_) => Some("double".into()),
-        E::FunCall(id, _) => match &id.content {
-            ast::FunIdentifierData::TypeSpecifier(ts) => Some(type_string(ts, None)),
-            ast::FunIdentifierData::Expr(_) => None,
-        },
-        E::Dot(inner, field) => {
-            let (prefix, n) = vector(&infer_type(inner, scope)?)?;
-            let len = field.as_str().len();
-            (n > 1
-                && (1..=4).contains(&len)
-                && field.as_str().chars().all(|c| "xyzwrgbastpq".contains(c)))
-            .then(|| make(&prefix, len))
-        }
-        E::Unary(_, a) | E::PostInc(a) | E::PostDec(a) | E::Assignment(a, _, _) => {
-            infer_type(a, scope)
-        }
-        E::Ternary(_, a, b) => infer_type(a, scope).or_else(|| infer_type(b, scope)),
-        E::Bracket(a, _) => {
-            let t = infer_type(a, scope)?;
-            if let Some(open) = t.rfind('[') {
-                return Some(t[..open].to_string());
-            }
-            let (prefix, n) = vector(&t)?;
-            (n > 1).then(|| make(&prefix, 1))
-        }
-        E::Binary(op, a, b) => {
-            use ast::BinaryOpData as B;
-            match op.content {
-                B::Or
-                | B::Xor
-                | B::And
-                | B::Equal
-                | B::NonEqual
-                | B::Lt
-                | B::Gt
-                | B::Lte
-                | B::Gte => Some("bool".into()),
-                _ => {
-                    let (ta, tb) = (infer_type(a, scope)?, infer_type(b, scope)?);
-                    if ta == tb || SCALARS.contains(&tb.as_str()) {
-                        Some(ta)
-                    } else if SCALARS.contains(&ta.as_str()) {
-                        Some(tb)
-                    } else {
-                        None
-                    }
-                }
-            }
-        }
-        E::Comma(_, b) => infer_type(b, scope),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The walk.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LoopKind {
@@ -689,8 +306,8 @@ impl Builder<'_> {
         });
         let id = self.model.steps.len() as u32;
         let mut text = text;
-        if text.chars().count() > 120 {
-            text = text.chars().take(117).collect::<String>() + "...";
+        if text.chars().count() > MAX_STEP_TEXT {
+            text = text.chars().take(MAX_STEP_TEXT - 3).collect::<String>() + "...";
         }
         self.model.steps.push(Step {
             id: StepId(id),
@@ -702,6 +319,7 @@ impl Builder<'_> {
             scope: self.visible(),
             loop_depth: self.loops.len() as u32,
             calls,
+            condition: None,
         });
         self.model.info.push(StepInfo {
             func: self.func,
@@ -713,6 +331,19 @@ impl Builder<'_> {
             resume: None,
         });
         id
+    }
+
+    /// Record the condition step `step` tests: `text` (whole, one line)
+    /// at `span` of the source.
+    fn set_condition(
+        &mut self,
+        step: u32,
+        kind: ConditionKind,
+        text: String,
+        span: Option<ast::NodeSpan>,
+    ) {
+        let span = span.map(|s| usize::from(s.start().offset)..usize::from(s.end().offset));
+        self.model.steps[step as usize].condition = Some(StepCondition { kind, text, span });
     }
 
     /// Visit a statement list (compound or switch body), a scope of its own;
@@ -774,12 +405,12 @@ impl Builder<'_> {
                 Ir::Step(self.add_step(kind, Part::Whole, span, text, s))
             }
             S::Selection(sel) => {
-                let (cspan, text) = (
-                    sel.cond.span,
-                    format!("if ({})", self.text_of(sel.cond.span, expr_text(&sel.cond))),
-                );
+                let cspan = sel.cond.span;
+                let inner = self.text_of(cspan, expr_text(&sel.cond));
+                let text = format!("if ({inner})");
                 let cond =
                     self.add_step(StepKind::IfCondition, Part::IfCond, cspan.or(span), text, s);
+                self.set_condition(cond, ConditionKind::If, inner, cspan);
                 let S::Selection(sel) = &mut s.content else {
                     unreachable!()
                 };
@@ -800,13 +431,9 @@ impl Builder<'_> {
                 }
             }
             S::Switch(sw) => {
-                let (hspan, text) = (
-                    sw.head.span,
-                    format!(
-                        "switch ({})",
-                        self.text_of(sw.head.span, expr_text(&sw.head))
-                    ),
-                );
+                let hspan = sw.head.span;
+                let inner = self.text_of(hspan, expr_text(&sw.head));
+                let text = format!("switch ({inner})");
                 let head = self.add_step(
                     StepKind::IfCondition,
                     Part::SwitchHead,
@@ -814,6 +441,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(head, ConditionKind::Switch, inner, hspan);
                 let S::Switch(sw) = &mut s.content else {
                     unreachable!()
                 };
@@ -889,7 +517,9 @@ impl Builder<'_> {
                 });
                 self.loops.push(loop_path_len);
                 let cond = cond_info.map(|(sp, text, var)| {
-                    let id = self.add_step(StepKind::LoopCondition, Part::LoopCond, sp, text, s);
+                    let id =
+                        self.add_step(StepKind::LoopCondition, Part::LoopCond, sp, text.clone(), s);
+                    self.set_condition(id, ConditionKind::For, text, sp);
                     self.scope.extend(var);
                     id
                 });
@@ -906,12 +536,13 @@ impl Builder<'_> {
                 }
             }
             ast::IterationStatementData::While(c, _) => {
-                let (sp, text, var) = (
+                let (sp, inner, var) = (
                     c.span,
-                    format!("while ({})", self.text_of(c.span, condition_text(c))),
+                    self.text_of(c.span, condition_text(c)),
                     condition_var(c),
                 );
                 self.loops.push(loop_path_len);
+                let text = format!("while ({inner})");
                 let cond = self.add_step(
                     StepKind::LoopCondition,
                     Part::LoopCond,
@@ -919,6 +550,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(cond, ConditionKind::While, inner, sp);
                 self.scope.extend(var);
                 let body = Box::new(self.visit_body(s));
                 Ir::Loop {
@@ -930,12 +562,10 @@ impl Builder<'_> {
                 }
             }
             ast::IterationStatementData::DoWhile(_, e) => {
-                let (sp, text) = (
-                    e.span,
-                    format!("while ({})", self.text_of(e.span, expr_text(e))),
-                );
+                let (sp, inner) = (e.span, self.text_of(e.span, expr_text(e)));
                 self.loops.push(loop_path_len);
                 let body = Box::new(self.visit_body(s));
+                let text = format!("while ({inner})");
                 let cond = self.add_step(
                     StepKind::LoopCondition,
                     Part::LoopCond,
@@ -943,6 +573,7 @@ impl Builder<'_> {
                     text,
                     s,
                 );
+                self.set_condition(cond, ConditionKind::Do, inner, sp);
                 Ir::Loop {
                     kind: LoopKind::Do,
                     init: None,
@@ -962,236 +593,6 @@ impl Builder<'_> {
             Some(b) => self.visit_nested(PathElem::Body, b),
             None => Ir::Empty,
         }
-    }
-
-    fn set_succ(&mut self, step: u32, targets: Vec<Target>) {
-        let mut out: Vec<Target> = Vec::new();
-        for t in targets {
-            if t != Target::Nowhere && !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        self.model.info[step as usize].succ = out;
-    }
-
-    /// Fill the static successors of the steps in `ir`, whose statements
-    /// sit inside `depth` loops; `follow` is where control goes after `ir`,
-    /// `brk`/`cont` where `break`/`continue` go.
-    fn flow(
-        &mut self,
-        ir: &Ir,
-        depth: u32,
-        follow: Target,
-        brk: Option<Target>,
-        cont: Option<Target>,
-    ) {
-        match ir {
-            Ir::Step(s) => {
-                let kind = self.model.steps[*s as usize].kind;
-                let targets = match kind {
-                    StepKind::Break => brk.into_iter().collect(),
-                    StepKind::Continue => cont.into_iter().collect(),
-                    StepKind::Return => vec![Target::Return],
-                    StepKind::Discard => vec![],
-                    _ => vec![follow],
-                };
-                self.set_succ(*s, targets);
-                let jump = matches!(
-                    kind,
-                    StepKind::Break | StepKind::Continue | StepKind::Return | StepKind::Discard
-                );
-                self.model.info[*s as usize].resume =
-                    (jump && follow != Target::Nowhere).then_some(follow);
-            }
-            Ir::Block(v) => self.flow_seq(v, depth, follow, brk, cont),
-            Ir::If { cond, then, els } => {
-                let t = entry(then, depth, follow);
-                let e = els.as_ref().map_or(follow, |e| entry(e, depth, follow));
-                self.set_succ(*cond, vec![t, e]);
-                self.flow(then, depth, follow, brk, cont);
-                if let Some(e) = els {
-                    self.flow(e, depth, follow, brk, cont);
-                }
-            }
-            Ir::Switch {
-                head,
-                body,
-                labels,
-                has_default,
-            } => {
-                let mut targets: Vec<Target> = labels
-                    .iter()
-                    .map(|&i| entry_seq(&body[i + 1..], depth, follow))
-                    .collect();
-                if !has_default {
-                    targets.push(follow);
-                }
-                self.set_succ(*head, targets);
-                self.flow_seq(body, depth, follow, Some(follow), cont);
-            }
-            Ir::Loop {
-                kind,
-                init,
-                cond,
-                inc,
-                body,
-            } => {
-                let inner = depth + 1;
-                let exit = follow;
-                let at = |s: u32, keep: u32| Target::Step {
-                    step: s,
-                    keep,
-                    advance: false,
-                };
-                match kind {
-                    LoopKind::For => {
-                        // The next iteration starts at the condition, or
-                        // without one directly in the body.
-                        let next_iter = match cond {
-                            Some(c) => Target::Step {
-                                step: *c,
-                                keep: inner,
-                                advance: true,
-                            },
-                            None => advance(
-                                entry(body, inner, inc.map_or(Target::Nowhere, |i| at(i, inner))),
-                                inner,
-                            ),
-                        };
-                        let after_body = inc.map_or(next_iter, |i| at(i, inner));
-                        if let Some(i) = init {
-                            let first = match cond {
-                                Some(c) => at(*c, depth),
-                                None => entry(
-                                    body,
-                                    depth,
-                                    inc.map_or(Target::Nowhere, |i| at(i, depth)),
-                                ),
-                            };
-                            self.set_succ(*i, vec![first]);
-                        }
-                        if let Some(c) = cond {
-                            self.set_succ(*c, vec![entry(body, inner, after_body), exit]);
-                        }
-                        if let Some(i) = inc {
-                            self.set_succ(*i, vec![next_iter]);
-                        }
-                        self.flow(body, inner, after_body, Some(exit), Some(after_body));
-                    }
-                    LoopKind::While => {
-                        let Some(c) = *cond else { return };
-                        let next = Target::Step {
-                            step: c,
-                            keep: inner,
-                            advance: true,
-                        };
-                        self.set_succ(c, vec![entry(body, inner, next), exit]);
-                        self.flow(body, inner, next, Some(exit), Some(next));
-                    }
-                    LoopKind::Do => {
-                        let Some(c) = *cond else { return };
-                        let at_cond = at(c, inner);
-                        let next = advance(entry(body, inner, at_cond), inner);
-                        self.set_succ(c, vec![next, exit]);
-                        self.flow(body, inner, at_cond, Some(exit), Some(at_cond));
-                    }
-                }
-            }
-            Ir::Label | Ir::Empty => {}
-        }
-    }
-
-    fn flow_seq(
-        &mut self,
-        v: &[Ir],
-        depth: u32,
-        follow: Target,
-        brk: Option<Target>,
-        cont: Option<Target>,
-    ) {
-        for i in 0..v.len() {
-            let next = entry_seq(&v[i + 1..], depth, follow);
-            self.flow(&v[i], depth, next, brk, cont);
-        }
-    }
-}
-
-/// The definition a call goes to: same argument count, then the one whose
-/// parameter types match the arguments' (where known), else the first.
-fn resolve_overload(
-    cands: &[usize],
-    functions: &[FunctionInfo],
-    args: &[ast::Expr],
-    scope: &[Variable],
-) -> Option<usize> {
-    let nargs = if args.len() == 1
-        && matches!(&args[0].content, ast::ExprData::Variable(v) if v.as_str() == "void")
-    {
-        0
-    } else {
-        args.len()
-    };
-    let same_count: Vec<usize> = cands
-        .iter()
-        .copied()
-        .filter(|&f| functions[f].params.len() == nargs)
-        .collect();
-    if same_count.len() > 1 {
-        let types: Vec<Option<String>> = args.iter().map(|a| infer_type(a, scope)).collect();
-        // Exact matches first; else the candidate reachable by implicit
-        // conversions with the most exact arguments (GLSL 4.00 /
-        // GL_ARB_gpu_shader5 resolution, simplified).
-        let score = |f: usize| -> Option<usize> {
-            let mut exact = 0;
-            for (p, t) in functions[f].params.iter().zip(&types) {
-                match t {
-                    None => {}
-                    Some(t) if t == p => exact += 1,
-                    Some(t) if implicitly_converts(t, p) => {}
-                    Some(_) => return None,
-                }
-            }
-            Some(exact)
-        };
-        let mut best: Option<(usize, usize)> = None;
-        for f in same_count.iter().copied() {
-            if let Some(e) = score(f)
-                && best.is_none_or(|(_, b)| e > b)
-            {
-                best = Some((f, e));
-            }
-        }
-        if let Some((f, _)) = best {
-            return Some(f);
-        }
-    }
-    same_count.first().or(cands.first()).copied()
-}
-
-/// GLSL's implicit conversions (int → uint → float → double, per vector size).
-fn implicitly_converts(from: &str, to: &str) -> bool {
-    let split = |t: &str| -> Option<(u8, String)> {
-        let rank = |b: &str| match b {
-            "int" | "ivec" => Some(0u8),
-            "uint" | "uvec" => Some(1),
-            "float" | "vec" | "mat" => Some(2),
-            "double" | "dvec" | "dmat" => Some(3),
-            _ => None,
-        };
-        let base_end = t.find(|c: char| c.is_ascii_digit()).unwrap_or(t.len());
-        let (base, size) = t.split_at(base_end);
-        let kind = match base {
-            "mat" | "dmat" => "m",
-            "int" | "uint" | "float" | "double" => "s",
-            _ => "v",
-        };
-        Some((rank(base)?, format!("{kind}{size}")))
-    };
-    match (split(from), split(to)) {
-        (Some((rf, sf)), Some((rt, st))) => {
-            sf == st && rf < rt && !(rf == 2 && sf.starts_with('m') && rt != 3)
-        }
-        _ => false,
     }
 }
 
@@ -1222,58 +623,6 @@ fn condition_var(c: &ast::Condition) -> Option<Variable> {
         }),
         ast::ConditionData::Expr(_) => None,
     }
-}
-
-/// Entering a loop's next iteration: count one more on the loop kept last.
-fn advance(t: Target, inner: u32) -> Target {
-    match t {
-        Target::Step { step, keep, .. } if keep == inner => Target::Step {
-            step,
-            keep,
-            advance: true,
-        },
-        t => t,
-    }
-}
-
-/// The first step executed by `ir`, if it has one (`keep`: see Target).
-fn entry_opt(ir: &Ir, keep: u32) -> Option<Target> {
-    let at = |s: u32| Target::Step {
-        step: s,
-        keep,
-        advance: false,
-    };
-    match ir {
-        Ir::Step(s) => Some(at(*s)),
-        Ir::Block(v) => v.iter().find_map(|n| entry_opt(n, keep)),
-        Ir::If { cond, .. } => Some(at(*cond)),
-        Ir::Switch { head, .. } => Some(at(*head)),
-        Ir::Loop {
-            kind,
-            init,
-            cond,
-            inc,
-            body,
-        } => match kind {
-            LoopKind::For => init
-                .or(*cond)
-                .map(at)
-                .or_else(|| entry_opt(body, keep))
-                .or_else(|| inc.map(at))
-                .or(Some(Target::Nowhere)),
-            LoopKind::While => cond.map(at),
-            LoopKind::Do => entry_opt(body, keep).or_else(|| cond.map(at)),
-        },
-        Ir::Label | Ir::Empty => None,
-    }
-}
-
-fn entry(ir: &Ir, keep: u32, follow: Target) -> Target {
-    entry_opt(ir, keep).unwrap_or(follow)
-}
-
-fn entry_seq(v: &[Ir], keep: u32, follow: Target) -> Target {
-    v.iter().find_map(|n| entry_opt(n, keep)).unwrap_or(follow)
 }
 
 #[cfg(test)]
@@ -1481,5 +830,62 @@ void main() {
             (target(o, 0), target(o, 1)),
             ("vec3".to_string(), "float".to_string())
         );
+    }
+
+    #[test]
+    fn condition_steps_carry_their_condition_from_the_ast() {
+        use crate::{ConditionKind, StepCondition};
+        let src = "#version 330 core
+uniform float t;
+uniform int mode;
+in vec2 p;
+out vec4 color;
+float f(float x) { return x; }
+void main() {
+    float a = 1.0, b = 2.0, x = p.y;
+    if (p.x > t) { color = vec4(1.0); }
+    switch (mode) { case 0: color = vec4(0.0); break; default: break; }
+    while (f(x) < (a + b)) { x += 1.0; }
+    for (int i = 0; i < 4; i++) { x -= 0.5; }
+    do { x += 0.25; } while (x < 3.0);
+    if (x > 0.0 && x < 1.0 && x < 2.0 && x < 3.0 && x < 4.0 && x < 5.0 && x < 6.0 && x < 7.0 && x < 8.0 && x < 9.0 && x < 10.0) { x = 0.0; }
+}
+";
+        let m = model(src);
+        let conds: Vec<(ConditionKind, &str)> = m
+            .steps()
+            .iter()
+            .filter_map(|s| s.condition.as_ref().map(|c| (c.kind, c.text.as_str())))
+            .collect();
+        let long = "x > 0.0 && x < 1.0 && x < 2.0 && x < 3.0 && x < 4.0 && x < 5.0 && x < 6.0 && x < 7.0 && x < 8.0 && x < 9.0 && x < 10.0";
+        assert_eq!(
+            conds,
+            [
+                (ConditionKind::If, "p.x > t"),
+                (ConditionKind::Switch, "mode"),
+                (ConditionKind::While, "f(x) < (a + b)"),
+                (ConditionKind::For, "i < 4"),
+                (ConditionKind::Do, "x < 3.0"),
+                (ConditionKind::If, long),
+            ]
+        );
+        // The display text is shortened; the condition is not.
+        let last = m.steps().iter().rfind(|s| s.condition.is_some()).unwrap();
+        assert!(last.text.ends_with("..."), "{}", last.text);
+        // Every condition step has one, no other step does, and the span
+        // is the condition's text in the source.
+        for s in m.steps() {
+            let is_cond = matches!(s.kind, StepKind::IfCondition | StepKind::LoopCondition);
+            assert_eq!(s.condition.is_some(), is_cond, "{s:?}");
+            if let Some(StepCondition {
+                text,
+                span: Some(span),
+                ..
+            }) = &s.condition
+            {
+                assert_eq!(&src[span.clone()], text.as_str());
+            }
+        }
+        assert_eq!(ConditionKind::Do.keyword(), "do");
     }
 }

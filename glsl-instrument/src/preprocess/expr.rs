@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::expand::{MacroDef, PpTok, pp_expand, pp_tokens};
+use super::expand::{EXPANSION_BUDGET, MacroDef, PpTok, pp_expand, pp_tokens};
 
 /// The value of the controlling expression `text` (after `#if`/`#elif`)
 /// with the macros `defs`: `Err` says why it cannot be evaluated.
@@ -16,7 +16,7 @@ pub(crate) fn eval_condition(text: &str, defs: &HashMap<String, MacroDef>) -> Re
             hide: Vec::new(),
         })
         .collect();
-    let mut budget = 100_000;
+    let mut budget = EXPANSION_BUDGET;
     let expanded = pp_expand(start, defs, &mut HashSet::new(), &mut budget)
         .ok_or("the expression's macros do not expand")?;
     // `defined` produced by a macro (GCC evaluates it too).
