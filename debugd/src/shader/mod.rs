@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use glsl_instrument::{
-    InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
+    ConditionKind, InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
     StepMode,
 };
 
@@ -186,23 +186,6 @@ fn side(label: &str, count: u64) -> FlowSide {
         label: label.into(),
         count,
     }
-}
-
-/// The keyword and the expression of a condition step's text: `if (c)`,
-/// `switch (c)`, `while (c)` (also `do`'s), or a `for` condition as it is.
-fn condition_of(text: &str) -> Option<(&str, &str)> {
-    for keyword in ["if", "switch", "while"] {
-        let inner = text
-            .strip_prefix(keyword)
-            .map(str::trim_start)
-            .and_then(|r| r.strip_prefix('('))
-            .and_then(|r| r.strip_suffix(')'));
-        if let Some(inner) = inner {
-            return Some((keyword, inner.trim()));
-        }
-    }
-    let t = text.trim();
-    (!t.is_empty()).then_some(("for", t))
 }
 
 /// A written probe, or the names gldbg cannot tell (no probe).
@@ -586,8 +569,9 @@ impl ShaderDebug {
     /// Each count comes from one probe of the condition's value.
     pub fn flow(&mut self, link: &mut dyn Link) -> Result<Flow> {
         let st = self.model.step(self.pos.step).clone();
-        let (kind, cond) = match (st.kind, condition_of(&st.text)) {
-            (StepKind::IfCondition, Some(("switch", c))) => ("switch", c),
+        let cond = st.condition.as_ref();
+        let (kind, cond) = match (st.kind, cond.map(|c| (c.kind, c.text.as_str()))) {
+            (StepKind::IfCondition, Some((ConditionKind::Switch, c))) => ("switch", c),
             (StepKind::IfCondition, Some((_, c))) => ("branch", c),
             (StepKind::LoopCondition, Some((_, c))) => ("loop", c),
             _ => {

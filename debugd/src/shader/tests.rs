@@ -86,19 +86,6 @@ fn the_probe_cache_drops_the_least_recently_used_but_never_the_current() {
     assert_eq!(cache.bytes, 100);
 }
 
-#[test]
-fn conditions_are_read_from_step_texts() {
-    assert_eq!(condition_of("if (p.x > t)"), Some(("if", "p.x > t")));
-    assert_eq!(condition_of("switch (mode)"), Some(("switch", "mode")));
-    assert_eq!(
-        condition_of("while (f(x) < (a + b))"),
-        Some(("while", "f(x) < (a + b)"))
-    );
-    assert_eq!(condition_of("i < 4"), Some(("for", "i < 4")));
-    assert_eq!(condition_of("ifs < 4"), Some(("for", "ifs < 4")));
-    assert_eq!(condition_of(""), None);
-}
-
 /// The probe cycle against an in-memory link: a fragment shader over a
 /// 2x1 framebuffer where fragment 0 takes the `if` and fragment 1 the
 /// `else`, with `a` = 2.5 and 0.5. The link answers what the preload would
