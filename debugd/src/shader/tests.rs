@@ -1,7 +1,7 @@
 //! Unit tests of shader debugging: the probe cache, probe results, and
 //! the probe cycle against an in-memory link.
 
-use super::{ProbeCache, ProbeResult, condition_of};
+use super::{ProbeCache, ProbeResult};
 
 #[test]
 fn a_primitive_lists_each_emission_once_in_order() {
