@@ -382,7 +382,7 @@ fn timing_json(o: &mut Obj, timing: Option<&pb::ProbeTiming>) {
             json!({"probes": t.probes, "cached_programs": t.cached_programs,
                    "instrument_ns": t.instrument_ns, "build_ns": t.build_ns,
                    "replay_ns": t.replay_ns, "readback_ns": t.readback_ns,
-                   "total_ns": t.total_ns}),
+                   "readback_bytes": t.readback_bytes, "total_ns": t.total_ns}),
         );
     }
 }

@@ -38,7 +38,10 @@ use crate::image::PngOptions;
 use crate::launch::{self, TraceEvent, Tracer};
 use crate::program::{self, ProgramText, Recorded, StageSource};
 use crate::remote::Remote;
-use crate::shader::{Focus, FragmentOptions, ProbeResult, ProbeRunner, ShaderDebug};
+use crate::shader::{
+    Focus, FragmentOptions, Held, HeldRefs, ProbeResult, ProbeRunner, ReadMode, Reply, ShaderDebug,
+    held,
+};
 use crate::shm::{SharedMemory, StoppedCall};
 use crate::{cancel, glstate, pointee};
 
@@ -1758,7 +1761,9 @@ impl Session {
             }
             let cell = invocation_cell(stage, at.as_ref())?;
             let pos = d.pos.clone();
-            let value = d.probe_value(&pos, expr, r)?;
+            // One invocation or a GPU summary where it can (shader/readback.rs).
+            let mode = d.print_mode(expr, cell, TABLE_ROWS as u32);
+            let value = d.probe_value_as(&pos, expr, &mode, r)?;
             let res = value.first();
             let ty = value.ty.clone();
             match cell {
@@ -2169,11 +2174,23 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
 
 impl ProbeRunner for StepRunner<'_> {
     fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult> {
+        self.run_as(inst, path, components, &ReadMode::All)
+    }
+
+    fn run_as(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        components: u32,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         let want = components > 0;
         match self.stage {
-            Stage::Fragment => self.fragment(inst, path, components),
-            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path, want),
-            Stage::Compute | Stage::TessControl => self.compute(inst, path, want),
+            Stage::Fragment => self.fragment(inst, path, components, mode),
+            Stage::Vertex | Stage::TessEval | Stage::Geometry => {
+                self.vertex(inst, path, want, mode)
+            }
+            Stage::Compute | Stage::TessControl => self.compute(inst, path, want, mode),
         }
     }
 }
@@ -2293,7 +2310,13 @@ impl StepRunner<'_> {
         }
     }
 
-    fn vertex(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
+    fn vertex(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        want: bool,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let varying = |slot: &OutputSlot| match slot {
@@ -2306,6 +2329,7 @@ impl StepRunner<'_> {
             cache_key: inst.cache_key,
             stage: self.stage.gl_enum(),
             want_value: u32::from(want),
+            readback: mode.request(),
             ..Default::default()
         };
         let start = (std::mem::size_of::<VertexStepRequest>() + 63) & !63;
@@ -2352,6 +2376,17 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.vertices, 1, 1);
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: 4,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, extent, t.clone(), mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(r),
+            Reply::Retry => return self.vertex(inst, path, want, &ReadMode::All),
+        }
         let values = (reply.values, 4, want);
         let coverage = CoverageRef::Bytes(reply.coverage, reply.coverage_code);
         let mut r = read_probe(self.shm, values, coverage, extent, t)?;
@@ -2364,7 +2399,13 @@ impl StepRunner<'_> {
         Ok(r)
     }
 
-    fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
+    fn compute(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        want: bool,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let OutputSlot::Buffer { binding, .. } = &inst.value else {
@@ -2377,6 +2418,7 @@ impl StepRunner<'_> {
             cache_key: inst.cache_key,
             value_binding: *binding,
             stage: self.stage.gl_enum(),
+            readback: mode.request(),
             ..Default::default()
         };
         let start = (std::mem::size_of::<ComputeStepRequest>() + 63) & !63;
@@ -2413,6 +2455,17 @@ impl StepRunner<'_> {
             reply.replay_ns,
             reply.readback_ns,
         );
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: 4,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, (w, rows, layers), t.clone(), mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(r),
+            Reply::Retry => return self.compute(inst, path, want, &ReadMode::All),
+        }
         read_probe(
             self.shm,
             (reply.values, 4, want),
@@ -2427,6 +2480,7 @@ impl StepRunner<'_> {
         inst: &Instrumented,
         path: &[u32],
         components: u32,
+        mode: &ReadMode,
     ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
@@ -2437,6 +2491,7 @@ impl StepRunner<'_> {
             stencil: self.fragment_options.stencil,
             alpha_test_off: self.fragment_options.alpha_test_off as u32,
             value_components: components,
+            readback: mode.request(),
             ..Default::default()
         };
         let start = (std::mem::size_of::<FragmentStepRequest>() + 63) & !63;
@@ -2461,6 +2516,17 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.width, reply.height, 1);
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: reply.value_components as usize,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, extent, t.clone(), mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(r),
+            Reply::Retry => return self.fragment(inst, path, components, &ReadMode::All),
+        }
         let values = (
             reply.values,
             reply.value_components as usize,
@@ -2492,6 +2558,11 @@ fn read_probe(
     (width, rows, layers): (u32, u32, u32),
     timing: pb::ProbeTiming,
 ) -> Result<ProbeResult> {
+    let mut timing = timing;
+    timing.readback_bytes = u64::from(values.len)
+        + u64::from(match &coverage {
+            CoverageRef::Codes(r) | CoverageRef::Bytes(r, _) => r.len,
+        });
     // One byte per invocation: a quarter of the copy, and of the memory the
     // probe cache keeps.
     let (coverage, code) = match coverage {
@@ -2537,6 +2608,7 @@ fn read_probe(
         components,
         coverage,
         timing,
+        held: Held::All,
     })
 }
 

@@ -25,14 +25,17 @@ const MAX_FLOW_ITERATIONS: u32 = 1024;
 const MAX_UNREACHED_ROUNDS: usize = 64;
 
 mod probe_result;
+mod readback;
 
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
+pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 
 /// What a probe is cached by: the position, the expression (none: the
-/// coverage alone), whether it was taken at the end of main and whether
-/// it is the expression's written probe.
-type ProbeKey = (Position, Option<String>, bool, bool);
+/// coverage alone), whether it was taken at the end of main, whether
+/// it is the expression's written probe, and what it holds (a point or
+/// summary result is never taken for a whole one; a whole one serves all).
+type ProbeKey = (Position, Option<String>, bool, bool, ReadMode);
 
 /// The memory the probe results of one shader debug keep at most: a 1080p
 /// probe of a vec4 holds 35 MB, and a session steps through hundreds.
@@ -97,6 +100,27 @@ pub trait ProbeRunner {
     /// `components`: how many of the value's components to read back
     /// (1..=4; 0: coverage only, for a step).
     fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult>;
+
+    /// [`ProbeRunner::run`] reading back as `mode` asks (a runner that
+    /// reads everything may ignore it: the result says what it holds).
+    fn run_as(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        components: u32,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
+        let _ = mode;
+        self.run(inst, path, components)
+    }
+}
+
+/// The key a result is cached under: what it holds.
+fn held_key(r: &ProbeResult, mode: &ReadMode) -> ReadMode {
+    match r.held {
+        Held::All => ReadMode::All,
+        _ => *mode,
+    }
 }
 
 /// How many value components a probe of `expr` at `step` reads back: the
@@ -259,9 +283,21 @@ impl ShaderDebug {
         expr: Option<&str>,
         runner: &mut dyn ProbeRunner,
     ) -> Result<Arc<ProbeResult>> {
+        self.probe_as(pos, expr, &ReadMode::All, runner)
+    }
+
+    /// [`ShaderDebug::probe`] reading back as `mode` asks (a whole result
+    /// cached serves it).
+    pub fn probe_as(
+        &mut self,
+        pos: &Position,
+        expr: Option<&str>,
+        mode: &ReadMode,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<Arc<ProbeResult>> {
         // Once stepping has finished, values are those at the end of main.
         let at_end = self.finished && expr.is_some();
-        self.probe_at(pos, expr, at_end, runner)
+        self.probe_at(pos, expr, at_end, mode, runner)
     }
 
     /// Once stepping has finished: which invocations reached the end of
@@ -274,7 +310,8 @@ impl ShaderDebug {
             return Ok(None);
         }
         let pos = self.pos.clone();
-        self.probe_at(&pos, None, true, runner).map(Some)
+        self.probe_at(&pos, None, true, &ReadMode::All, runner)
+            .map(Some)
     }
 
     /// The written probe of `expr` (`ShaderModel::instrument_written`):
@@ -285,10 +322,15 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: &str,
+        mode: &ReadMode,
         runner: &mut dyn ProbeRunner,
     ) -> Result<std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>> {
         let at_end = self.finished;
-        let key = (pos.clone(), Some(expr.to_string()), at_end, true);
+        let key = (pos.clone(), Some(expr.to_string()), at_end, true, ReadMode::All);
+        if let Some(r) = self.cache.get(&key) {
+            return Ok(Ok(Some(r)));
+        }
+        let key = (key.0, key.1, at_end, true, *mode);
         if let Some(r) = self.cache.get(&key) {
             return Ok(Ok(Some(r)));
         }
@@ -304,9 +346,9 @@ impl ShaderDebug {
             Err(e) => return Err(instrument_error(e)),
         };
         let path = if at_end { &[][..] } else { &pos.iterations[..] };
-        let r = Arc::new(runner.run(&inst, path, 4)?);
-        self.cache
-            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
+        let r = Arc::new(runner.run_as(&inst, path, 4, mode)?);
+        let key = (key.0, key.1, at_end, true, held_key(&r, mode));
+        self.cache.insert(key, r.clone(), &self.current_key());
         Ok(Ok(Some(r)))
     }
 
@@ -316,9 +358,14 @@ impl ShaderDebug {
         pos: &Position,
         expr: Option<&str>,
         at_end: bool,
+        mode: &ReadMode,
         runner: &mut dyn ProbeRunner,
     ) -> Result<Arc<ProbeResult>> {
-        let key = (pos.clone(), expr.map(str::to_string), at_end, false);
+        let key = (pos.clone(), expr.map(str::to_string), at_end, false, ReadMode::All);
+        if let Some(r) = self.cache.get(&key) {
+            return Ok(r);
+        }
+        let key = (key.0, key.1, at_end, false, *mode);
         if let Some(r) = self.cache.get(&key) {
             return Ok(r);
         }
@@ -338,7 +385,7 @@ impl ShaderDebug {
             match self.model.instrument_vertex_buffer(&probe, at_end) {
                 Ok(inst) => {
                     instrumented = t0.elapsed();
-                    match runner.run(&inst, path, components) {
+                    match runner.run_as(&inst, path, components, mode) {
                         Ok(r) => result = Some(r),
                         Err(Error::InvalidArgument(e)) => return Err(Error::InvalidArgument(e)),
                         Err(_) => buffer_failed = true,
@@ -358,7 +405,7 @@ impl ShaderDebug {
                 }
                 .map_err(instrument_error)?;
                 instrumented += t1.elapsed();
-                let r = Arc::new(runner.run(&inst, path, components)?);
+                let r = Arc::new(runner.run_as(&inst, path, components, mode)?);
                 // Transform feedback took what storage blocks could not
                 // (the driver has none in vertex shaders): it from now on.
                 // Where it failed too, the expression was at fault.
@@ -375,11 +422,17 @@ impl ShaderDebug {
         t.build_ns += r.timing.build_ns;
         t.replay_ns += r.timing.replay_ns;
         t.readback_ns += r.timing.readback_ns;
+        t.readback_bytes += r.timing.readback_bytes;
         t.total_ns += t0.elapsed().as_nanos() as u64;
         // The current position's coverage stays: `stop` reads it for the focus.
-        self.cache
-            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
+        let key = (key.0, key.1, at_end, false, held_key(&r, mode));
+        self.cache.insert(key, r.clone(), &self.current_key());
         Ok(r)
+    }
+
+    /// The cache key of the current position's coverage.
+    fn current_key(&self) -> ProbeKey {
+        (self.pos.clone(), None, false, false, ReadMode::All)
     }
 
     /// The value of `expr` at `pos` for `print`: probed whole where the
@@ -390,6 +443,24 @@ impl ShaderDebug {
         expr: &str,
         runner: &mut dyn ProbeRunner,
     ) -> Result<ProbedValue> {
+        self.probe_value_as(pos, expr, &ReadMode::All, runner)
+    }
+
+    /// [`ShaderDebug::probe_value`] reading back as `mode` asks: a point
+    /// for every part; a summary only of a value in one part without a
+    /// written probe (`ProbedValue::stats` needs every invocation's
+    /// undefined components), everything otherwise.
+    pub fn probe_value_as(
+        &mut self,
+        pos: &Position,
+        expr: &str,
+        mode: &ReadMode,
+        runner: &mut dyn ProbeRunner,
+    ) -> Result<ProbedValue> {
+        let whole = match mode {
+            ReadMode::Summary { .. } => ReadMode::All,
+            m => *m,
+        };
         // Names resolve where the value is taken: at the end of main once
         // stepping has finished.
         let step = match self.finished {
@@ -401,8 +472,15 @@ impl ShaderDebug {
             .value_layout(step, expr)
             .map_err(instrument_error)?;
         let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
-            let result = self.probe(pos, Some(expr), runner)?;
-            let (written, unknown) = split(self.probe_written(pos, expr, runner)?);
+            let (result, (written, unknown)) = if whole == *mode {
+                let result = self.probe_as(pos, Some(expr), mode, runner)?;
+                (result, split(self.probe_written(pos, expr, mode, runner)?))
+            } else {
+                // A summary: whether there is a written probe decides first.
+                let (written, unknown) = split(self.probe_written(pos, expr, &whole, runner)?);
+                let mode = if written.is_some() { &whole } else { mode };
+                (self.probe_as(pos, Some(expr), mode, runner)?, (written, unknown))
+            };
             let ty = result.value_type().1;
             return Ok(ProbedValue {
                 ty: ty.clone(),
@@ -417,9 +495,9 @@ impl ShaderDebug {
         };
         let mut parts = Vec::with_capacity(layout.parts.len());
         for part in layout.parts {
-            let (written, unknown) = split(self.probe_written(pos, &part.expr, runner)?);
+            let (written, unknown) = split(self.probe_written(pos, &part.expr, &whole, runner)?);
             parts.push(ProbedPart {
-                result: self.probe(pos, Some(&part.expr), runner)?,
+                result: self.probe_as(pos, Some(&part.expr), &whole, runner)?,
                 written,
                 unknown,
                 path: part.path,
@@ -551,7 +629,7 @@ impl ShaderDebug {
             focus: self.focus.as_ref().map(|(_, at)| *at),
             focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
                 self.cache
-                    .peek(&(self.pos.clone(), None, false, false))
+                    .peek(&self.current_key())
                     .is_some_and(|r| focus.reached(r))
             }),
             timing: None,
@@ -719,6 +797,7 @@ mod tests {
             coverage: vec![1; 9],
             code: 17,
             timing: Default::default(),
+            held: super::Held::All,
             emission: vec![
                 [0, 0, 0],
                 [0, 1, 0],
@@ -750,6 +829,7 @@ mod tests {
             code: 17,
             timing: Default::default(),
             emission: Vec::new(),
+            held: super::Held::All,
         })
     }
 
@@ -762,7 +842,7 @@ mod tests {
                 calls: Vec::new(),
                 iterations: Vec::new(),
             };
-            (pos, None, false, false)
+            (pos, None, false, false, super::ReadMode::All)
         };
         let mut cache = ProbeCache::new(300);
         let current = key(0);

@@ -24,6 +24,8 @@ use crate::exec::{
     replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::gl;
+use crate::readback;
+use crate::reduce::Words;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
@@ -220,6 +222,22 @@ fn step(
         replayed?;
 
         let t2 = Instant::now();
+        // One vertex or a GPU summary where asked (a capture of known length).
+        if let Some(n) = exact.filter(|_| value_len > 0 && !emission) {
+            let n = n.min(capacity);
+            let words = |offset| Words {
+                buffer: capture.buffer(),
+                stride: (record / 4) as u32,
+                offset,
+            };
+            let sources = (words(0), words((value_len / 4) as u32));
+            let held = readback::from_buffers(bulk, &req.readback, n, [n as u32, 1, 1], sources);
+            if let Some(held) = held {
+                held_reply(reply, n, held);
+                reply.readback_ns = t2.elapsed().as_nanos() as u64;
+                return Ok(());
+            }
+        }
         // Split the records straight from the captured bytes into the
         // shared memory: values, then coverage as one byte per vertex (a
         // quarter of the copy; the daemon reads bytes), then emissions.
@@ -369,6 +387,21 @@ fn step_to_buffers(
         replayed?;
 
         let t2 = Instant::now();
+        let words = |buffer, stride| Words {
+            buffer,
+            stride,
+            offset: 0,
+        };
+        let sources = (words(values, 4), words(coverage, 1));
+        let asked = &req.readback;
+        let held = want
+            .then(|| readback::from_buffers(bulk, asked, n, [n as u32, 1, 1], sources))
+            .flatten();
+        if let Some(held) = held {
+            held_reply(reply, n, held);
+            reply.readback_ns = t2.elapsed().as_nanos() as u64;
+            return Ok(());
+        }
         let coverage_off = out_off + n * value_len;
         let (Some(v), Some(c)) = (
             bulk.slice_mut(out_off, n * value_len),
@@ -406,6 +439,14 @@ fn step_to_buffers(
     gl::delete_buffer(values);
     gl::delete_buffer(coverage);
     result
+}
+
+/// A point or summary readback as the vertex step's reply.
+fn held_reply(reply: &mut VertexStepReply, n: usize, held: readback::Held) {
+    reply.vertices = n as u32;
+    (reply.values, reply.coverage) = (held.values, held.coverage);
+    reply.coverage_code = held.reply.code;
+    reply.readback = held.reply;
 }
 
 /// Coverage words (0.0: not reached, else the type code, one for the
