@@ -326,7 +326,13 @@ impl ShaderDebug {
         runner: &mut dyn ProbeRunner,
     ) -> Result<std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>> {
         let at_end = self.finished;
-        let key = (pos.clone(), Some(expr.to_string()), at_end, true, ReadMode::All);
+        let key = (
+            pos.clone(),
+            Some(expr.to_string()),
+            at_end,
+            true,
+            ReadMode::All,
+        );
         if let Some(r) = self.cache.get(&key) {
             return Ok(Ok(Some(r)));
         }
@@ -361,7 +367,13 @@ impl ShaderDebug {
         mode: &ReadMode,
         runner: &mut dyn ProbeRunner,
     ) -> Result<Arc<ProbeResult>> {
-        let key = (pos.clone(), expr.map(str::to_string), at_end, false, ReadMode::All);
+        let key = (
+            pos.clone(),
+            expr.map(str::to_string),
+            at_end,
+            false,
+            ReadMode::All,
+        );
         if let Some(r) = self.cache.get(&key) {
             return Ok(r);
         }
@@ -479,7 +491,10 @@ impl ShaderDebug {
                 // A summary: whether there is a written probe decides first.
                 let (written, unknown) = split(self.probe_written(pos, expr, &whole, runner)?);
                 let mode = if written.is_some() { &whole } else { mode };
-                (self.probe_as(pos, Some(expr), mode, runner)?, (written, unknown))
+                (
+                    self.probe_as(pos, Some(expr), mode, runner)?,
+                    (written, unknown),
+                )
             };
             let ty = result.value_type().1;
             return Ok(ProbedValue {

@@ -202,7 +202,11 @@ fn step(
         let t2 = Instant::now();
         // One invocation or a GPU summary where asked (and possible).
         let extent = [0, 1, 2].map(|i| groups[i] * local_size[i]);
-        let words = |buffer, stride| Words { buffer, stride, offset: 0 };
+        let words = |buffer, stride| Words {
+            buffer,
+            stride,
+            offset: 0,
+        };
         let sources = (words(values, 4), words(coverage, 1));
         let held = readback::from_buffers(bulk, &req.readback, invocations, extent, sources);
         if let Some(held) = held {

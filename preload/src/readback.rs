@@ -188,7 +188,11 @@ pub(crate) fn from_images(bulk: &Bulk, req: &ReadbackRequest, im: &Images) -> Op
     let cov_comps = if is_es() { 4 } else { 1 };
     gl::bind_framebuffer(gl::READ_FRAMEBUFFER, im.fbo);
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
-    for p in [gl::PACK_ROW_LENGTH, gl::PACK_SKIP_ROWS, gl::PACK_SKIP_PIXELS] {
+    for p in [
+        gl::PACK_ROW_LENGTH,
+        gl::PACK_SKIP_ROWS,
+        gl::PACK_SKIP_PIXELS,
+    ] {
         gl::pixel_store(p, 0);
     }
     gl::pixel_store(gl::PACK_ALIGNMENT, 1);

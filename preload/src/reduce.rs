@@ -346,7 +346,15 @@ pub(crate) fn read_pixel(attachment: u32, (x, y): (i32, i32), components: usize)
     // SAFETY: a real GL entry point on the stopped app thread; one pixel of
     // at most four floats fits in `v`; no pack buffer is bound.
     unsafe {
-        real::glReadPixels(x, y, 1, 1, format(components), gl::FLOAT, v.as_mut_ptr().cast())
+        real::glReadPixels(
+            x,
+            y,
+            1,
+            1,
+            format(components),
+            gl::FLOAT,
+            v.as_mut_ptr().cast(),
+        )
     };
     v[..components.clamp(1, 4)].to_vec()
 }
@@ -365,7 +373,15 @@ pub(crate) fn image_words(attachment: u32, (w, h): (i32, i32), components: usize
     // buffer bound the pointer is an offset (0) into it, which holds the
     // whole image.
     unsafe {
-        real::glReadPixels(0, 0, w, h, format(components), gl::FLOAT, core::ptr::null_mut())
+        real::glReadPixels(
+            0,
+            0,
+            w,
+            h,
+            format(components),
+            gl::FLOAT,
+            core::ptr::null_mut(),
+        )
     };
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
     if drain_own_errors() != 0 {

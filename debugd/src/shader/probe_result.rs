@@ -115,7 +115,10 @@ impl ProbeResult {
         if let Held::Summary(s) = &self.held {
             return s.count;
         }
-        debug_assert!(self.held == Held::All, "a point result counts one invocation");
+        debug_assert!(
+            self.held == Held::All,
+            "a point result counts one invocation"
+        );
         self.coverage.iter().filter(|&&c| c != 0).count() as u64
     }
 

@@ -34,7 +34,11 @@ pub enum ReadMode {
     One(Cell),
     /// A GPU summary of `components` words compared as `base`
     /// (`abi::SUMMARY_*`), with the first `head` invocations whole.
-    Summary { base: u32, components: u32, head: u32 },
+    Summary {
+        base: u32,
+        components: u32,
+        head: u32,
+    },
 }
 
 impl ReadMode {
@@ -197,12 +201,15 @@ pub fn held(
                 _ => return Reply::Retry,
             }
         }
-        (READBACK_SUMMARY, ReadMode::Summary { base, components, .. }) => {
-            match summary_stats(&rb.summary, base, components) {
-                Some(s) => r.held = Held::Summary(s),
-                None => return Reply::Retry,
-            }
-        }
+        (
+            READBACK_SUMMARY,
+            ReadMode::Summary {
+                base, components, ..
+            },
+        ) => match summary_stats(&rb.summary, base, components) {
+            Some(s) => r.held = Held::Summary(s),
+            None => return Reply::Retry,
+        },
         _ => return Reply::Retry,
     }
     Reply::Held(r)
@@ -310,7 +317,10 @@ mod tests {
         assert!(summary_stats(&w, abi::SUMMARY_INT, 1).is_none());
         assert!(summary_stats(&w, abi::SUMMARY_FLOAT, 2).is_none());
         w[abi::SUMMARY_CODE_MAX] = (2.0f32).to_bits();
-        assert!(summary_stats(&w, abi::SUMMARY_FLOAT, 1).is_none(), "mixed codes");
+        assert!(
+            summary_stats(&w, abi::SUMMARY_FLOAT, 1).is_none(),
+            "mixed codes"
+        );
     }
 
     #[test]
