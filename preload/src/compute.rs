@@ -21,7 +21,6 @@ use crate::exec::{
 use crate::generated::{CLASS, invoke};
 use crate::gl;
 use crate::readback;
-use crate::reduce::Words;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, ComputeStepReply, ComputeStepRequest};
@@ -202,14 +201,7 @@ fn step(
         let t2 = Instant::now();
         // One invocation or a GPU summary where asked (and possible).
         let extent = [0, 1, 2].map(|i| groups[i] * local_size[i]);
-        let words = |buffer, stride| Words {
-            buffer,
-            stride,
-            offset: 0,
-        };
-        let sources = (words(values, 4), words(coverage, 1));
-        let held = readback::from_buffers(bulk, &req.readback, invocations, extent, sources);
-        if let Some(held) = held {
+        if let Some(held) = readback::from_blocks(bulk, &req.readback, extent, (values, coverage)) {
             reply.invocations = invocations as u32;
             (reply.values, reply.coverage) = (held.values, held.coverage);
             reply.readback = held.reply;

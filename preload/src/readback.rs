@@ -25,6 +25,8 @@ pub(crate) struct Held {
     pub(crate) reply: ReadbackReply,
     /// Fragment: floats per held invocation in `values`.
     pub(crate) components: u32,
+    /// Vertex, compute: invocations of the draw.
+    pub(crate) invocations: u32,
 }
 
 /// The invocation's linear index in an extent of `[w, h, d]`; `None`
@@ -40,6 +42,7 @@ fn linear([x, y, z]: [u32; 3], [w, h, d]: [u32; 3]) -> Option<u32> {
 fn outside() -> Held {
     Held {
         components: 0,
+        invocations: 0,
         values: BulkRef::default(),
         coverage: BulkRef::default(),
         reply: ReadbackReply {
@@ -58,11 +61,64 @@ fn code_of(word: u32) -> u32 {
     }
 }
 
+/// [`from_buffers`] of a transform feedback capture of `n` records (in
+/// `buffer`) of `record` bytes: the value's `value_len` bytes, then the
+/// coverage word (and, with `emission`, more: never read here).
+pub(crate) fn from_capture(
+    bulk: &Bulk,
+    req: &ReadbackRequest,
+    n: usize,
+    (buffer, record, value_len, emission): (u32, usize, usize, bool),
+) -> Option<Held> {
+    if value_len == 0 || emission {
+        return None;
+    }
+    let words = |offset| Words {
+        buffer,
+        stride: (record / 4) as u32,
+        offset,
+    };
+    let sources = (words(0), words((value_len / 4) as u32));
+    from_buffers(bulk, req, n, [n as u32, 1, 1], sources)
+}
+
+/// [`from_buffers`] of the storage blocks a vertex or compute step's debug
+/// shader writes: a `vec4` value and a `float` coverage per invocation of
+/// `extent`.
+pub(crate) fn from_blocks(
+    bulk: &Bulk,
+    req: &ReadbackRequest,
+    extent: [u32; 3],
+    (values, coverage): (u32, u32),
+) -> Option<Held> {
+    let n = extent.iter().map(|&d| d as usize).product();
+    let words = |buffer, stride| Words {
+        buffer,
+        stride,
+        offset: 0,
+    };
+    from_buffers(bulk, req, n, extent, (words(values, 4), words(coverage, 1)))
+}
+
 /// The read back of a step whose values and coverage are in buffer
 /// objects (vertex and compute steps): `n` invocations of `extent`,
 /// values of `stride` words (`values.stride`), coverage one word each.
 /// `None`: read everything (`READBACK_ALL` asked, or the GPU could not).
 pub(crate) fn from_buffers(
+    bulk: &Bulk,
+    req: &ReadbackRequest,
+    n: usize,
+    extent: [u32; 3],
+    sources: (Words, Words),
+) -> Option<Held> {
+    let held = held_from_buffers(bulk, req, n, extent, sources)?;
+    Some(Held {
+        invocations: n as u32,
+        ..held
+    })
+}
+
+fn held_from_buffers(
     bulk: &Bulk,
     req: &ReadbackRequest,
     n: usize,
@@ -137,6 +193,7 @@ fn put(bulk: &Bulk, values: &[u32], coverage: &[u8], reply: ReadbackReply) -> He
         coverage,
         reply,
         components: 4,
+        invocations: 0,
     }
 }
 

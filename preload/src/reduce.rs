@@ -27,7 +27,7 @@ pub(crate) struct Words {
 /// Threads per work group, and most work groups one reduction dispatches
 /// (each thread then loops over its share).
 const GROUP: usize = 256;
-const MAX_GROUPS: usize = 1024;
+const MAX_GROUPS: usize = 128;
 
 /// GL enums `gl.rs` does not name.
 const COPY_READ_BUFFER_BINDING: u32 = 0x8F36;
@@ -83,17 +83,31 @@ void main() {
         cmax = max(cmax, cw);
         bool isn = false;
         bool isi = false;
-        for (uint k = 0u; k < gldbg_reduce_comps; ++k) {
-            uint w = gldbg_v.v[i * gldbg_reduce_vs + gldbg_reduce_vo + k];
-            if (gldbg_reduce_base == 0u) {
-                uint a = w & 0x7fffffffu;
-                if (a > 0x7f800000u) { isn = true; continue; }
-                if (a == 0x7f800000u) { isi = true; continue; }
-            }
-            uint o = gldbg_ordered(w);
-            mn[k] = min(mn[k], o);
-            mx[k] = max(mx[k], o);
+        uint at = i * gldbg_reduce_vs + gldbg_reduce_vo;
+        uvec4 w = uvec4(0u);
+        bvec4 has = bvec4(gldbg_reduce_comps > 0u, gldbg_reduce_comps > 1u,
+                          gldbg_reduce_comps > 2u, gldbg_reduce_comps > 3u);
+        if (has.x) w.x = gldbg_v.v[at];
+        if (has.y) w.y = gldbg_v.v[at + 1u];
+        if (has.z) w.z = gldbg_v.v[at + 2u];
+        if (has.w) w.w = gldbg_v.v[at + 3u];
+        // Finite components count; NaN and Inf are counted apart.
+        bvec4 finite = has;
+        if (gldbg_reduce_base == 0u) {
+            uvec4 a = w & uvec4(0x7fffffffu);
+            bvec4 nans = greaterThan(a, uvec4(0x7f800000u));
+            bvec4 infs = equal(a, uvec4(0x7f800000u));
+            isn = any(bvec4(has.x && nans.x, has.y && nans.y, has.z && nans.z, has.w && nans.w));
+            isi = any(bvec4(has.x && infs.x, has.y && infs.y, has.z && infs.z, has.w && infs.w));
+            finite = bvec4(has.x && !nans.x && !infs.x, has.y && !nans.y && !infs.y,
+                           has.z && !nans.z && !infs.z, has.w && !nans.w && !infs.w);
         }
+        uvec4 o = uvec4(gldbg_ordered(w.x), gldbg_ordered(w.y), gldbg_ordered(w.z),
+                        gldbg_ordered(w.w));
+        mn = uvec4(finite.x ? min(mn.x, o.x) : mn.x, finite.y ? min(mn.y, o.y) : mn.y,
+                   finite.z ? min(mn.z, o.z) : mn.z, finite.w ? min(mn.w, o.w) : mn.w);
+        mx = uvec4(finite.x ? max(mx.x, o.x) : mx.x, finite.y ? max(mx.y, o.y) : mx.y,
+                   finite.z ? max(mx.z, o.z) : mx.z, finite.w ? max(mx.w, o.w) : mx.w);
         if (isn) nan += 1u;
         if (isi) inf += 1u;
     }
@@ -103,10 +117,14 @@ void main() {
         atomicAdd(gldbg_s[2], inf);
         atomicMin(gldbg_s[3], cmin);
         atomicMax(gldbg_s[4], cmax);
-        for (uint k = 0u; k < 4u; ++k) {
-            atomicMin(gldbg_s[5u + k], mn[k]);
-            atomicMax(gldbg_s[9u + k], mx[k]);
-        }
+        atomicMin(gldbg_s[5], mn.x);
+        atomicMin(gldbg_s[6], mn.y);
+        atomicMin(gldbg_s[7], mn.z);
+        atomicMin(gldbg_s[8], mn.w);
+        atomicMax(gldbg_s[9], mx.x);
+        atomicMax(gldbg_s[10], mx.y);
+        atomicMax(gldbg_s[11], mx.z);
+        atomicMax(gldbg_s[12], mx.w);
     }
     memoryBarrierShared();
     barrier();

@@ -25,7 +25,6 @@ use crate::exec::{
 };
 use crate::gl;
 use crate::readback;
-use crate::reduce::Words;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
@@ -223,20 +222,11 @@ fn step(
 
         let t2 = Instant::now();
         // One vertex or a GPU summary where asked (a capture of known length).
-        if let Some(n) = exact.filter(|_| value_len > 0 && !emission) {
-            let n = n.min(capacity);
-            let words = |offset| Words {
-                buffer: capture.buffer(),
-                stride: (record / 4) as u32,
-                offset,
-            };
-            let sources = (words(0), words((value_len / 4) as u32));
-            let held = readback::from_buffers(bulk, &req.readback, n, [n as u32, 1, 1], sources);
-            if let Some(held) = held {
-                held_reply(reply, n, held);
-                reply.readback_ns = t2.elapsed().as_nanos() as u64;
-                return Ok(());
-            }
+        let layout = (capture.buffer(), record, value_len, emission);
+        let n = exact.map(|n| n.min(capacity));
+        if let Some(held) = n.and_then(|n| readback::from_capture(bulk, &req.readback, n, layout)) {
+            held_reply(reply, held, t2);
+            return Ok(());
         }
         // Split the records straight from the captured bytes into the
         // shared memory: values, then coverage as one byte per vertex (a
@@ -387,19 +377,11 @@ fn step_to_buffers(
         replayed?;
 
         let t2 = Instant::now();
-        let words = |buffer, stride| Words {
-            buffer,
-            stride,
-            offset: 0,
-        };
-        let sources = (words(values, 4), words(coverage, 1));
         let asked = &req.readback;
-        let held = want
-            .then(|| readback::from_buffers(bulk, asked, n, [n as u32, 1, 1], sources))
-            .flatten();
-        if let Some(held) = held {
-            held_reply(reply, n, held);
-            reply.readback_ns = t2.elapsed().as_nanos() as u64;
+        let held =
+            want.then(|| readback::from_blocks(bulk, asked, [n as u32, 1, 1], (values, coverage)));
+        if let Some(held) = held.flatten() {
+            held_reply(reply, held, t2);
             return Ok(());
         }
         let coverage_off = out_off + n * value_len;
@@ -442,11 +424,12 @@ fn step_to_buffers(
 }
 
 /// A point or summary readback as the vertex step's reply.
-fn held_reply(reply: &mut VertexStepReply, n: usize, held: readback::Held) {
-    reply.vertices = n as u32;
+fn held_reply(reply: &mut VertexStepReply, held: readback::Held, since: Instant) {
+    reply.vertices = held.invocations;
     (reply.values, reply.coverage) = (held.values, held.coverage);
     reply.coverage_code = held.reply.code;
     reply.readback = held.reply;
+    reply.readback_ns = since.elapsed().as_nanos() as u64;
 }
 
 /// Coverage words (0.0: not reached, else the type code, one for the
