@@ -8,6 +8,8 @@
 //! uints, bools, with NaN and Inf planted), and the timing's
 //! `readback_bytes` shows which path each print took.
 
+mod support;
+
 use gldbg_tests::compute::{self, INVOCATIONS};
 use gldbg_tests::*;
 use serde_json::Value;
@@ -174,6 +176,9 @@ fn fragment_points_and_summaries() {
         s[8]
     );
 
+    // The dump after the summary of `v` read every fragment.
+    let d = gpu.ok(&format!("dump v {}", npy.display()));
+    assert_eq!(d["reached"], COVERED, "{d}");
     // The point after the dump reused the whole readback: no probe ran.
     let r = gpu.ok("print v @ 30,20");
     assert_close(
@@ -291,4 +296,39 @@ fn vertex_points_and_summaries() {
     assert_eq!(summary_of(s[0]).0, 6);
     let (_, min, max, ..) = summary_of(s[3]);
     assert_eq!((min, max), (vec![0.0], vec![1.0]));
+}
+
+/// An indexed draw's vertex stage is captured by transform feedback
+/// (`egl_draws.c`, draw 3: `glDrawElements` of indices 8, 9, 10, 10, 9,
+/// 11 with `u_draw` 1): one record of the capture read back for a point,
+/// the capture reduced in place for a summary.
+#[test]
+fn vertex_points_and_summaries_from_a_capture() {
+    require_workspace();
+    let app = support::build_c_app("egl_draws.c", "egl_draws", &["EGL", "OpenGL"], &[]);
+    let mut script = String::from("break draw 3\ncontinue\ndebug vertex\nbreak 15\ncontinue\n");
+    for k in 0..6 {
+        script += &format!("print v_id @ vertex {k}\n");
+    }
+    script += "print v_id\nprint vec4(p, v_id, 1.0 / (v_id - 1009.0))\nend\nkill\n";
+    let dir = TempDir::new("readback-capture");
+    let (gpu, cpu) = both(app, &script, &dir);
+    for (k, index) in [8, 9, 10, 10, 9, 11].into_iter().enumerate() {
+        let cmd = format!("print v_id @ vertex {k}");
+        let (g, c) = (gpu.ok(&cmd), cpu.ok(&cmd));
+        assert_eq!(values(g), vec![1000.0 + f64::from(index)], "{g}");
+        assert_eq!(g["value"], c["value"], "{cmd}");
+        assert_eq!(bytes(g), 17, "{cmd}: one record: {g}");
+        whole(c, 6 * 17);
+    }
+    let s = summaries_agree(
+        (&gpu, &cpu),
+        &["v_id", "vec4(p, v_id, 1.0 / (v_id - 1009.0))"],
+        6 * 17,
+        6 * 17,
+    );
+    assert_eq!(summary_of(s[0]), (6, vec![1008.0], vec![1011.0], 0, 0));
+    // Vertices 1 and 4 (index 9) divide by zero.
+    let (count, _, _, nan, inf) = summary_of(s[1]);
+    assert_eq!((count, nan, inf), (6, 0, 2), "{}", s[1]);
 }
