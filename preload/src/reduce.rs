@@ -45,7 +45,7 @@ const BODY: &str = r#"
 layout(local_size_x = 256) in;
 layout(std430) readonly buffer GldbgReduceValues { uint v[]; } gldbg_v;
 layout(std430) readonly buffer GldbgReduceCoverage { uint c[]; } gldbg_c;
-layout(std430) buffer GldbgReduceResult { uint r[13]; } gldbg_r;
+layout(std430) buffer GldbgReduceResult { uint r[14]; } gldbg_r;
 uniform uint gldbg_reduce_n;
 uniform uint gldbg_reduce_vs;
 uniform uint gldbg_reduce_vo;
@@ -64,6 +64,8 @@ uint gldbg_ordered(uint w) {
 
 void main() {
     uint t = gl_LocalInvocationID.x;
+    // Word 13: the pass ran (conditional rendering may discard a dispatch).
+    if (gl_GlobalInvocationID.x == 0u) gldbg_r.r[13] = 1u;
     if (t < 13u) gldbg_s[t] = (t == 3u || (t >= 5u && t < 9u)) ? 0xffffffffu : 0u;
     memoryBarrierShared();
     barrier();
@@ -142,9 +144,14 @@ void main() {
 }
 "#;
 
+/// The words of the result buffer: the summary's, then one the pass sets
+/// to 1 (a dispatch discarded by the app's conditional rendering, or not
+/// run for another reason, leaves it 0).
+const RESULT_WORDS: usize = SUMMARY_WORDS + 1;
+
 /// The words a reduction starts from: counts 0, least words all ones.
-fn initial() -> [u32; SUMMARY_WORDS] {
-    let mut w = [0u32; SUMMARY_WORDS];
+fn initial() -> [u32; RESULT_WORDS] {
+    let mut w = [0u32; RESULT_WORDS];
     w[3] = !0;
     w[5..9].fill(!0);
     w
@@ -301,18 +308,19 @@ pub(crate) fn reduce(
     gl::memory_barrier(gl::ALL_BARRIER_BITS);
     dispatch(n.div_ceil(GROUP).clamp(1, MAX_GROUPS) as u32);
     gl::memory_barrier(gl::ALL_BARRIER_BITS);
-    let mut out = [0u8; SUMMARY_WORDS * 4];
+    let mut out = [0u8; RESULT_WORDS * 4];
     gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, result);
     gl::get_buffer_bytes(gl::SHADER_STORAGE_BUFFER, &mut out, is_es());
     gl::delete_buffer(result);
     if drain_own_errors() != 0 {
         return None;
     }
-    let mut words = [0u32; SUMMARY_WORDS];
+    let mut words = [0u32; RESULT_WORDS];
     for (w, b) in words.iter_mut().zip(out.chunks_exact(4)) {
         *w = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
     }
-    Some(words)
+    let (summary, ran) = words.split_at(SUMMARY_WORDS);
+    (ran[0] == 1).then(|| summary.try_into().ok()).flatten()
 }
 
 fn dispatch(groups: u32) {
