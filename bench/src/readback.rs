@@ -58,8 +58,7 @@ fn warm(out: &str, cmd: &str) -> Result<Cost> {
     let pat = format!("\"cmd\":\"{cmd}\"");
     let line = out
         .lines()
-        .filter(|l| l.contains(&pat))
-        .last()
+        .rfind(|l| l.contains(&pat))
         .ok_or_else(|| format!("no result of {cmd:?} in:\n{out}"))?;
     if !line.contains("\"ok\":true") {
         return Err(format!("{cmd:?} failed: {line}"));

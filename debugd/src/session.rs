@@ -2382,9 +2382,9 @@ impl StepRunner<'_> {
             stride: 4,
             coverage: reply.coverage,
         };
-        match held(self.shm, &refs, extent, t.clone(), mode) {
+        match held(self.shm, &refs, extent, t, mode) {
             Reply::Whole => {}
-            Reply::Held(r) => return Ok(r),
+            Reply::Held(r) => return Ok(*r),
             Reply::Retry => return self.vertex(inst, path, want, &ReadMode::All),
         }
         let values = (reply.values, 4, want);
@@ -2461,9 +2461,9 @@ impl StepRunner<'_> {
             stride: 4,
             coverage: reply.coverage,
         };
-        match held(self.shm, &refs, (w, rows, layers), t.clone(), mode) {
+        match held(self.shm, &refs, (w, rows, layers), t, mode) {
             Reply::Whole => {}
-            Reply::Held(r) => return Ok(r),
+            Reply::Held(r) => return Ok(*r),
             Reply::Retry => return self.compute(inst, path, want, &ReadMode::All),
         }
         read_probe(
@@ -2522,9 +2522,9 @@ impl StepRunner<'_> {
             stride: reply.value_components as usize,
             coverage: reply.coverage,
         };
-        match held(self.shm, &refs, extent, t.clone(), mode) {
+        match held(self.shm, &refs, extent, t, mode) {
             Reply::Whole => {}
-            Reply::Held(r) => return Ok(r),
+            Reply::Held(r) => return Ok(*r),
             Reply::Retry => return self.fragment(inst, path, components, &ReadMode::All),
         }
         let values = (

@@ -142,7 +142,7 @@ pub enum Reply {
     /// Everything was read: decode as always.
     Whole,
     /// One invocation or a summary, decoded.
-    Held(ProbeResult),
+    Held(Box<ProbeResult>),
     /// What came back cannot be trusted (a summary of another type than
     /// asked, a point elsewhere): read again whole.
     Retry,
@@ -212,7 +212,7 @@ pub fn held(
         },
         _ => return Reply::Retry,
     }
-    Reply::Held(r)
+    Reply::Held(Box::new(r))
 }
 
 /// The summary words as [`Stats`], if the reached invocations all wrote
