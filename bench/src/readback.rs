@@ -27,13 +27,17 @@ fn script(debug: &str, point: &str, var: &str) -> String {
 /// The rows: (label, the print's command).
 fn rows() -> Vec<(String, String)> {
     let mut rows = Vec::new();
-    for (stage, point, var) in [
-        ("fragment 1920x1080", "@ 960,540", "acc"),
-        ("vertex 1M vertices", "@ vertex 500000", "wobble"),
-        ("compute 1M invocations", "@ invocation 500000,0,0", "acc"),
+    for (stage, (point, label), var) in [
+        ("fragment 1920x1080", ("@ 960,540", "@ X,Y"), "acc"),
+        ("vertex 1M", ("@ vertex 500000", "@ vertex N"), "wobble"),
+        (
+            "compute 1M",
+            ("@ invocation 500000,0,0", "@ invocation"),
+            "acc",
+        ),
     ] {
         rows.push((
-            format!("{stage}, print {point}"),
+            format!("{stage}, print {label}"),
             format!("print {var} {point}"),
         ));
         rows.push((format!("{stage}, float summary"), format!("print {var}")));
@@ -139,12 +143,12 @@ pub(super) fn print_readback(opts: &Options, gldbg: &Path, work: &WorkDir) -> Re
         runs.len()
     );
     println!(
-        "    {:<44} {:>8} {:>9} {:>10} {:>8} {:>9} {:>10} {:>7}",
+        "    {:<38} {:>8} {:>9} {:>10} {:>8} {:>9} {:>10} {:>7}",
         "print", "ms", "readback", "bytes", "all ms", "readback", "bytes", "ratio"
     );
     for (i, (label, _)) in rows.iter().enumerate() {
         println!(
-            "    {:<44} {:>8.2} {:>9.2} {:>10.0} {:>8.2} {:>9.2} {:>10.0} {:>6.1}x",
+            "    {:<38} {:>8.2} {:>9.2} {:>10.0} {:>8.2} {:>9.2} {:>10.0} {:>6.1}x",
             label,
             med(0, i, |c| c.total),
             med(0, i, |c| c.readback),
