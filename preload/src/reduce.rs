@@ -43,9 +43,9 @@ const PROGRAMS_MAX: usize = 8;
 
 const BODY: &str = r#"
 layout(local_size_x = 256) in;
-layout(std430) readonly buffer GldbgReduceValues { uint v[]; } gldbg_v;
-layout(std430) readonly buffer GldbgReduceCoverage { uint c[]; } gldbg_c;
-layout(std430) buffer GldbgReduceResult { uint r[14]; } gldbg_r;
+layout(std430 BINDING0) readonly buffer GldbgReduceValues { uint v[]; } gldbg_v;
+layout(std430 BINDING1) readonly buffer GldbgReduceCoverage { uint c[]; } gldbg_c;
+layout(std430 BINDING2) buffer GldbgReduceResult { uint r[14]; } gldbg_r;
 uniform uint gldbg_reduce_n;
 uniform uint gldbg_reduce_vs;
 uniform uint gldbg_reduce_vo;
@@ -203,7 +203,18 @@ fn program() -> Option<u32> {
 }
 
 fn build() -> u32 {
-    let source = format!("{}{BODY}", header());
+    // GLSL 4.30 and ES 3.10 name the bindings in the source (ES has no
+    // glShaderStorageBlockBinding); GLSL 3.30 with the extensions cannot.
+    let in_source = is_es() || gl_at_least(4, 3);
+    let mut body = BODY.to_string();
+    for (i, b) in BINDINGS.iter().enumerate() {
+        let layout = match in_source {
+            true => format!(", binding = {b}"),
+            false => String::new(),
+        };
+        body = body.replace(&format!(" BINDING{i}"), &layout);
+    }
+    let source = format!("{}{body}", header());
     let shader = gl::create_shader(gl::COMPUTE_SHADER);
     gl::shader_source(shader, source.as_bytes());
     gl::compile_shader(shader);
@@ -218,11 +229,12 @@ fn build() -> u32 {
         gl::delete_program(prog);
         return 0;
     }
-    for (name, binding) in [
+    let blocks = [
         ("GldbgReduceValues", BINDINGS[0]),
         ("GldbgReduceCoverage", BINDINGS[1]),
         ("GldbgReduceResult", BINDINGS[2]),
-    ] {
+    ];
+    for (name, binding) in blocks.into_iter().filter(|_| !in_source) {
         let index = gl::program_resource_index(prog, gl::SHADER_STORAGE_BLOCK, name);
         gl::shader_storage_block_binding(prog, index, binding);
     }

@@ -332,3 +332,56 @@ fn vertex_points_and_summaries_from_a_capture() {
     let (count, _, _, nan, inf) = summary_of(s[1]);
     assert_eq!((count, nan, inf), (6, 0, 2), "{}", s[1]);
 }
+
+/// In a GL ES 3.1 context (`egl_gles.c --es 31`) the reduction compiles as
+/// GLSL ES 3.10: compute summaries come from the GPU there too.
+#[test]
+fn gles_compute_summaries() {
+    require_workspace();
+    let script = "break glDispatchCompute\ncontinue\ndebug compute\nbreak 9\ncontinue\n\
+                  print i @ invocation 3,2,0\nprint i\nprint y\nprint vec2(y, float(i))\nend\nkill\n";
+    let dir = TempDir::new("readback-gles");
+    let gpu = Session::new(egl_gles(), script)
+        .args(["--es", "31"])
+        .keep_going()
+        .run(&dir);
+    let cpu = Session::new(egl_gles(), script)
+        .args(["--es", "31"])
+        .env("GLDBG_READBACK", "all")
+        .keep_going()
+        .run(&dir);
+    let r = gpu.ok("print i @ invocation 3,2,0");
+    assert_eq!(scalar(r), f64::from(2 * 16 + 3), "{r}");
+    assert_eq!(bytes(r), 17, "{r}");
+    let s = summaries_agree((&gpu, &cpu), &["i", "y", "vec2(y, float(i))"], 0, 96 * 20);
+    assert_eq!(summary_of(s[0]), (96, vec![0.0], vec![95.0], 0, 0));
+}
+
+/// A GL 3.3 context (NVIDIA gives an app exactly what it asks for) runs
+/// the reduction as GLSL 3.30 with `GL_ARB_compute_shader` and
+/// `GL_ARB_shader_storage_buffer_object`, its bindings set by the API.
+#[test]
+fn summaries_in_a_gl_3_3_context() {
+    require_workspace();
+    let dir = TempDir::new("readback-gl33");
+    let script = format!(
+        "break draw\ncontinue\ninfo state GL_MAJOR_VERSION\ndebug fragment\nbreak {}\n\
+         continue\nprint p\nprint int(p.x) - 30\nend\nkill\n",
+        lines::RETURN
+    );
+    let out = Session::new(egl_shade(), &script)
+        .env("MESA_GL_VERSION_OVERRIDE", "3.3")
+        .run(&dir);
+    let state = out.ok("info state GL_MAJOR_VERSION");
+    assert_eq!(state["state"]["GL_MAJOR_VERSION"][0], 3.0, "{state}");
+    let covered_px = u64::from(COVERED);
+    let r = out.ok("print p");
+    assert_eq!(bytes(r), 0, "the GPU summary: {r}");
+    assert_eq!(
+        summary_of(r),
+        (covered_px, vec![16.5, 12.5], vec![55.5, 35.5], 0, 0)
+    );
+    let r = out.ok("print int(p.x) - 30");
+    assert_eq!(bytes(r), 0, "{r}");
+    assert_eq!(summary_of(r), (covered_px, vec![-14.0], vec![25.0], 0, 0));
+}
