@@ -283,7 +283,8 @@ pub(crate) fn from_images(bulk: &Bulk, req: &ReadbackRequest, im: &Images) -> Op
                 ..held
             })
         }
-        READBACK_SUMMARY if reduce::available() => {
+        // The value image holds `comps` words a pixel: never reduce more.
+        READBACK_SUMMARY if reduce::available() && req.components as usize <= comps => {
             let v = reduce::image_words(att(im.value_loc), (w, h), comps)?;
             let c = reduce::image_words(att(im.coverage_loc), (w, h), cov_comps);
             let words =
