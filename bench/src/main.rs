@@ -22,7 +22,13 @@
 //!   twice: cold (iteration 0: a debug program the preload has not built)
 //!   and warm (iteration 1: the same program, another loop path). Each
 //!   result's `timing` splits the probe into instrument (daemon), build
-//!   (compile + link), replay and readback (preload).
+//!   (compile + link), replay and readback (preload). Then (`readback.rs`)
+//!   warm `print @` and float / vec4 summary prints of the fragment stage
+//!   at 1080p, the vertex stage at 1M vertices and a compute dispatch of
+//!   1M invocations (`apps/compute_latency.c`), as gldbg reads them back
+//!   (one invocation; a summary reduced on the GPU) and, in the same run,
+//!   with `GLDBG_READBACK=all` (every invocation read back and reduced on
+//!   the CPU, as before): the table gives both and their ratio.
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
 //! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d]`. Figures to report
@@ -31,13 +37,15 @@
 //! `gldbg` is looked for beside this executable (both in
 //! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
 //! The C apps are compiled with `cc` at start (or taken from
-//! `$GLDBG_BENCH_APP` and `$GLDBG_BENCH_STEP_APP`). Every run has
-//! `MESA_SHADER_CACHE_DISABLE=true`.
+//! `$GLDBG_BENCH_APP`, `$GLDBG_BENCH_STEP_APP` and
+//! `$GLDBG_BENCH_COMPUTE_APP`). Every run has `MESA_SHADER_CACHE_DISABLE=true`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod readback;
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -127,6 +135,7 @@ fn run() -> Result<()> {
     }
     if opts.only.contains('d') {
         step_latency(&opts, &gldbg, &work)?;
+        readback::print_readback(&opts, &gldbg, &work)?;
     }
     Ok(())
 }

@@ -103,6 +103,7 @@ impl From<Timing> for pb::ProbeTiming {
             build_ns: t.build_ns,
             replay_ns: t.replay_ns,
             readback_ns: t.readback_ns,
+            readback_bytes: t.readback_bytes,
             total_ns: t.total_ns,
         }
     }

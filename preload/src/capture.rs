@@ -106,6 +106,11 @@ impl Capture {
         }
     }
 
+    /// The buffer's name (a point or summary readback reads it in place).
+    pub(crate) fn buffer(&self) -> u32 {
+        self.buffer
+    }
+
     /// Run `f` over the first `len` bytes captured (the buffer must still
     /// be bound at `GL_TRANSFORM_FEEDBACK_BUFFER`); `None` when they cannot
     /// be mapped.

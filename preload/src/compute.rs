@@ -20,6 +20,7 @@ use crate::exec::{
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
+use crate::readback;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, ComputeStepReply, ComputeStepRequest};
@@ -198,6 +199,15 @@ fn step(
         replayed?;
 
         let t2 = Instant::now();
+        // One invocation or a GPU summary where asked (and possible).
+        let extent = [0, 1, 2].map(|i| groups[i] * local_size[i]);
+        if let Some(held) = readback::from_blocks(bulk, &req.readback, extent, (values, coverage)) {
+            reply.invocations = invocations as u32;
+            (reply.values, reply.coverage) = (held.values, held.coverage);
+            reply.readback = held.reply;
+            reply.readback_ns = t2.elapsed().as_nanos() as u64;
+            return Ok(());
+        }
         let value_off = out_off;
         let coverage_off = value_off + invocations * 16;
         let (Some(v), Some(c)) = (

@@ -1017,7 +1017,18 @@ fn step(
 
     let t2 = Instant::now();
     let components = req.value_components.min(4) as usize;
-    read_back(bulk, saved, (w, h), (&dbg, components), &target, reply)?;
+    // One pixel or a GPU summary where asked (and possible), else everything.
+    let images = crate::readback::Images {
+        fbo: target.fbo,
+        value_loc: dbg.value_loc,
+        coverage_loc: dbg.coverage_loc,
+        size: (w, h),
+        components,
+        unclamp: saved.clamp_read != 0,
+    };
+    if !crate::readback::fragment_reply(bulk, &req.readback, &images, reply) {
+        read_back(bulk, saved, (w, h), (&dbg, components), &target, reply)?;
+    }
     reply.readback_ns = t2.elapsed().as_nanos() as u64;
     Ok(())
 }

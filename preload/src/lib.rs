@@ -49,6 +49,8 @@ pub mod immediate;
 pub mod lists;
 pub mod loader;
 pub mod queries;
+pub mod readback;
+pub mod reduce;
 pub mod resolve;
 pub mod session;
 pub mod stop;

@@ -24,6 +24,7 @@ use crate::exec::{
     replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::gl;
+use crate::readback;
 use crate::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
@@ -220,6 +221,13 @@ fn step(
         replayed?;
 
         let t2 = Instant::now();
+        // One vertex or a GPU summary where asked (a capture of known length).
+        let layout = (capture.buffer(), record, value_len, emission);
+        let n = exact.map(|n| n.min(capacity));
+        if let Some(held) = n.and_then(|n| readback::from_capture(bulk, &req.readback, n, layout)) {
+            held_reply(reply, held, t2);
+            return Ok(());
+        }
         // Split the records straight from the captured bytes into the
         // shared memory: values, then coverage as one byte per vertex (a
         // quarter of the copy; the daemon reads bytes), then emissions.
@@ -369,6 +377,13 @@ fn step_to_buffers(
         replayed?;
 
         let t2 = Instant::now();
+        let asked = &req.readback;
+        let held =
+            want.then(|| readback::from_blocks(bulk, asked, [n as u32, 1, 1], (values, coverage)));
+        if let Some(held) = held.flatten() {
+            held_reply(reply, held, t2);
+            return Ok(());
+        }
         let coverage_off = out_off + n * value_len;
         let (Some(v), Some(c)) = (
             bulk.slice_mut(out_off, n * value_len),
@@ -406,6 +421,15 @@ fn step_to_buffers(
     gl::delete_buffer(values);
     gl::delete_buffer(coverage);
     result
+}
+
+/// A point or summary readback as the vertex step's reply.
+fn held_reply(reply: &mut VertexStepReply, held: readback::Held, since: Instant) {
+    reply.vertices = held.invocations;
+    (reply.values, reply.coverage) = (held.values, held.coverage);
+    reply.coverage_code = held.reply.code;
+    reply.readback = held.reply;
+    reply.readback_ns = since.elapsed().as_nanos() as u64;
 }
 
 /// Coverage words (0.0: not reached, else the type code, one for the

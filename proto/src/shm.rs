@@ -68,8 +68,10 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 
 /// `b"GLDBGSHM"` as a little-endian word.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
-/// Bumped on any incompatible change of this module.
-pub const ABI_VERSION: u32 = 8;
+/// Bumped on any incompatible change of this module. 9: the step requests
+/// and replies end with a [`ReadbackRequest`] / [`ReadbackReply`] (a
+/// print reads back one invocation or a GPU-reduced summary).
+pub const ABI_VERSION: u32 = 9;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -366,6 +368,8 @@ pub struct FragmentStepRequest {
     /// RGB, RGBA); 0: none, the coverage alone (a step, not a print).
     pub value_components: u32,
     pub path: [i32; MAX_PATH],
+    /// (ABI 9) What to read back after the replay.
+    pub readback: ReadbackRequest,
 }
 
 /// Reply of `CMD_FRAGMENT_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -401,6 +405,8 @@ pub struct FragmentStepReply {
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,
+    /// (ABI 9) What `values` and `coverage` hold.
+    pub readback: ReadbackReply,
 }
 
 /// Request of `CMD_VERTEX_STEP` (daemon → preload, at `BULK_REQUEST`):
@@ -447,6 +453,9 @@ pub struct VertexStepRequest {
     /// With storage blocks: 1 if the value is wanted (else the coverage alone
     /// is read back).
     pub want_value: u32,
+    /// (ABI 9) What to read back after the replay (the vertex stage; the
+    /// others read back everything).
+    pub readback: ReadbackRequest,
 }
 
 /// Reply of `CMD_VERTEX_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -479,6 +488,8 @@ pub struct VertexStepReply {
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,
+    /// (ABI 9) What `values` and `coverage` hold.
+    pub readback: ReadbackReply,
 }
 
 /// Request of `CMD_COMPUTE_STEP` (daemon → preload, at `BULK_REQUEST`).
@@ -506,6 +517,8 @@ pub struct ComputeStepRequest {
     pub path_len: u32,
     pub _pad: u32,
     pub path: [i32; MAX_PATH],
+    /// (ABI 9) What to read back after the replay.
+    pub readback: ReadbackRequest,
 }
 
 /// Reply of `CMD_COMPUTE_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -537,6 +550,97 @@ pub struct ComputeStepReply {
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,
+    /// (ABI 9) What `values` and `coverage` hold.
+    pub readback: ReadbackReply,
+}
+
+/// [`ReadbackRequest::mode`] (ABI 9): read back every invocation's value
+/// and coverage (the default; what a step, `dump`, `focus` and `info flow`
+/// need).
+pub const READBACK_ALL: u32 = 0;
+/// Read back one invocation ([`ReadbackRequest::cell`]): its value and
+/// coverage, and the type code the draw's reached invocations wrote.
+pub const READBACK_ONE: u32 = 1;
+/// Reduce on the GPU: how many invocations reached the step, per
+/// component the least and greatest finite value, how many have a NaN or
+/// an infinite component ([`ReadbackReply`]'s summary words).
+pub const READBACK_SUMMARY: u32 = 2;
+
+/// [`ReadbackRequest::base`]: how a summary compares the value's words.
+/// IEEE floats (NaN and infinities counted apart).
+pub const SUMMARY_FLOAT: u32 = 0;
+/// Two's-complement `int`s (carried bit-exact in the float words).
+pub const SUMMARY_INT: u32 = 1;
+/// `uint`s (bit-exact).
+pub const SUMMARY_UINT: u32 = 2;
+/// `bool`s: a word is true where it is not ±0.0.
+pub const SUMMARY_BOOL: u32 = 3;
+
+/// What a debug step reads back (ABI 9; appended to the three step
+/// requests). A preload that cannot do what is asked (no compute shaders
+/// for a summary, a capture of unknown length) reads back everything and
+/// says so in [`ReadbackReply::mode`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadbackRequest {
+    /// `READBACK_ALL`, `READBACK_ONE` or `READBACK_SUMMARY`.
+    pub mode: u32,
+    /// Summary: `SUMMARY_*`.
+    pub base: u32,
+    /// Summary: how many of the value's components to reduce (1..=4).
+    pub components: u32,
+    /// Summary: the first `head` invocations are also read back whole, in
+    /// the layout of a full readback (a vertex table).
+    pub head: u32,
+    /// One: the invocation. Fragment: pixel (x, y, 0); vertex: (N, 0, 0);
+    /// compute: its global invocation id.
+    pub cell: [u32; 3],
+    pub _pad: u32,
+}
+
+/// Words of [`ReadbackReply::summary`].
+pub const SUMMARY_WORDS: usize = 13;
+/// Index in the summary words: invocations that reached the step.
+pub const SUMMARY_COUNT: usize = 0;
+/// Invocations with a NaN component.
+pub const SUMMARY_NAN: usize = 1;
+/// Invocations with an infinite component.
+pub const SUMMARY_INF: usize = 2;
+/// The least and greatest coverage word (the type code, as float bits) of
+/// the reached invocations: equal when all wrote one type.
+pub const SUMMARY_CODE_MIN: usize = 3;
+pub const SUMMARY_CODE_MAX: usize = 4;
+/// Per component, the least finite value as an order-preserving word:
+/// floats with the sign bit flipped (negative: all bits), ints with the
+/// sign bit flipped, uints and bools as they are. `!0` where no finite value.
+pub const SUMMARY_MIN: usize = 5;
+/// Per component, the greatest (0 where no finite value).
+pub const SUMMARY_MAX: usize = 9;
+
+/// What a debug step read back (ABI 9; appended to the three step replies).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadbackReply {
+    /// The mode it read back in (`READBACK_*`): the reply's `values` and
+    /// `coverage` hold every invocation (ALL, as before ABI 9), the
+    /// invocation asked for (ONE: at most one), or the head (SUMMARY). The
+    /// extent fields (`width`/`height`, `vertices`, `invocations`) always
+    /// count the whole draw.
+    pub mode: u32,
+    /// One, summary: invocations in `values` and `coverage` (coverage then
+    /// one byte each, 0: not reached; values as many floats each as a full
+    /// readback has).
+    pub held: u32,
+    /// One: the held invocation's linear index (fragment: x + y*width;
+    /// vertex: N; compute: x + y*W + z*W*H); `u32::MAX` when the cell is
+    /// outside the draw (nothing held).
+    pub index: u32,
+    /// One, summary: the type code the reached invocations wrote, as the
+    /// coverage float's value (0: none reached).
+    pub code: u32,
+    /// Summary: the reduction ([`SUMMARY_COUNT`] ...).
+    pub summary: [u32; SUMMARY_WORDS],
+    pub _pad: [u32; 3],
 }
 
 /// Reply of `CMD_QUERY_PROGRAM` (preload → daemon, at `BULK_REPLY`).
@@ -605,4 +709,13 @@ const _: () = {
     assert!(core::mem::size_of::<Header>() <= BULK_OFFSET);
     assert!(crate::api::FUNCTIONS.len() <= MAX_FUNCTIONS);
     assert!(core::mem::align_of::<Header>() == 64);
+    // ABI 9 appended whole 8-byte words: no implicit padding moved.
+    assert!(core::mem::size_of::<ReadbackRequest>() == 32);
+    assert!(core::mem::size_of::<ReadbackReply>() == 80);
+    assert!(core::mem::offset_of!(FragmentStepRequest, readback) % 8 == 0);
+    assert!(core::mem::offset_of!(VertexStepRequest, readback) % 8 == 0);
+    assert!(core::mem::offset_of!(ComputeStepRequest, readback) % 8 == 0);
+    assert!(core::mem::size_of::<FragmentStepReply>() % 8 == 0);
+    assert!(core::mem::size_of::<VertexStepReply>() % 8 == 0);
+    assert!(core::mem::size_of::<ComputeStepReply>() % 8 == 0);
 };

@@ -64,6 +64,8 @@ pub struct Timing {
     build_ns: u64,
     replay_ns: u64,
     readback_ns: u64,
+    /// Bytes the probes read back (a point or a GPU summary: a few).
+    readback_bytes: u64,
     total_ns: u64,
 }
 
@@ -76,6 +78,7 @@ impl Timing {
             build_ns: t.build_ns,
             replay_ns: t.replay_ns,
             readback_ns: t.readback_ns,
+            readback_bytes: t.readback_bytes,
             total_ns: t.total_ns,
         })
     }

@@ -6,7 +6,7 @@
 
 use glsl_instrument::{Instrumented, Position, Stage};
 
-use super::{FragmentOptions, ProbeResult};
+use super::{FragmentOptions, ProbeResult, ReadMode};
 use crate::error::{Error, Result};
 use crate::program::StageSource;
 
@@ -25,6 +25,9 @@ pub struct StepRequest<'a> {
     /// How many of the value's components to read back (1..=4; 0:
     /// coverage only, for a step).
     pub components: u32,
+    /// What to read back: every invocation, one, or a GPU summary (the
+    /// result says what it holds: a link may read everything instead).
+    pub readback: ReadMode,
     /// The program's other stages, compiled as they are.
     pub others: &'a [StageSource],
     /// What a fragment step does with depth, stencil and the alpha test.

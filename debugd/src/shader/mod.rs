@@ -29,6 +29,7 @@ mod link;
 mod print;
 mod probe_result;
 pub mod reply;
+mod readback;
 mod shm_link;
 mod sources;
 #[cfg(test)]
@@ -41,11 +42,13 @@ pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
 use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
+pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 
 /// What a probe is cached by: the position, the expression (none: the
-/// coverage alone), whether it was taken at the end of main and whether
-/// it is the expression's written probe.
-type ProbeKey = (Position, Option<String>, bool, bool);
+/// coverage alone), whether it was taken at the end of main, whether
+/// it is the expression's written probe, and what it holds (a point or
+/// summary result is never taken for a whole one; a whole one serves all).
+type ProbeKey = (Position, Option<String>, bool, bool, ReadMode);
 
 /// The memory the probe results of one shader debug keep at most: a 1080p
 /// probe of a vec4 holds 35 MB, and a session steps through hundreds.
@@ -102,6 +105,14 @@ impl ProbeCache {
             };
             self.bytes -= old.heap_bytes();
         }
+    }
+}
+
+/// The key a result is cached under: what it holds.
+fn held_key(r: &ProbeResult, mode: &ReadMode) -> ReadMode {
+    match r.held {
+        Held::All => ReadMode::All,
+        _ => *mode,
     }
 }
 
@@ -245,6 +256,7 @@ impl ShaderDebug {
         shader: &Instrumented,
         path: &[u32],
         components: u32,
+        readback: &ReadMode,
     ) -> Result<ProbeResult> {
         link.step(&StepRequest {
             stage: self.model.stage(),
@@ -253,6 +265,7 @@ impl ShaderDebug {
             shader,
             path,
             components,
+            readback: *readback,
             others: &self.others,
             fragment_options: self.fragment_options,
         })
@@ -265,9 +278,21 @@ impl ShaderDebug {
         expr: Option<&str>,
         link: &mut dyn Link,
     ) -> Result<Arc<ProbeResult>> {
+        self.probe_as(pos, expr, &ReadMode::All, link)
+    }
+
+    /// [`ShaderDebug::probe`] reading back as `mode` asks (a whole result
+    /// cached serves it).
+    pub fn probe_as(
+        &mut self,
+        pos: &Position,
+        expr: Option<&str>,
+        mode: &ReadMode,
+        link: &mut dyn Link,
+    ) -> Result<Arc<ProbeResult>> {
         // Once stepping has finished, values are those at the end of main.
         let at_end = self.finished && expr.is_some();
-        self.probe_at(pos, expr, at_end, link)
+        self.probe_at(pos, expr, at_end, mode, link)
     }
 
     /// Once stepping has finished: which invocations reached the end of
@@ -277,7 +302,8 @@ impl ShaderDebug {
             return Ok(None);
         }
         let pos = self.pos.clone();
-        self.probe_at(&pos, None, true, link).map(Some)
+        self.probe_at(&pos, None, true, &ReadMode::All, link)
+            .map(Some)
     }
 
     /// The written probe of `expr` (`ShaderModel::instrument_written`):
@@ -288,10 +314,21 @@ impl ShaderDebug {
         &mut self,
         pos: &Position,
         expr: &str,
+        mode: &ReadMode,
         link: &mut dyn Link,
     ) -> Result<std::result::Result<Option<Arc<ProbeResult>>, Vec<String>>> {
         let at_end = self.finished;
-        let key = (pos.clone(), Some(expr.to_string()), at_end, true);
+        let key = (
+            pos.clone(),
+            Some(expr.to_string()),
+            at_end,
+            true,
+            ReadMode::All,
+        );
+        if let Some(r) = self.cache.get(&key) {
+            return Ok(Ok(Some(r)));
+        }
+        let key = (key.0, key.1, at_end, true, *mode);
         if let Some(r) = self.cache.get(&key) {
             return Ok(Ok(Some(r)));
         }
@@ -307,9 +344,9 @@ impl ShaderDebug {
             Err(e) => return Err(instrument_error(e)),
         };
         let path = if at_end { &[][..] } else { &pos.iterations[..] };
-        let r = Arc::new(self.replay(link, &probe, &inst, path, 4)?);
-        self.cache
-            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
+        let r = Arc::new(self.replay(link, &probe, &inst, path, 4, mode)?);
+        let key = (key.0, key.1, at_end, true, held_key(&r, mode));
+        self.cache.insert(key, r.clone(), &self.current_key());
         Ok(Ok(Some(r)))
     }
 
@@ -319,9 +356,20 @@ impl ShaderDebug {
         pos: &Position,
         expr: Option<&str>,
         at_end: bool,
+        mode: &ReadMode,
         link: &mut dyn Link,
     ) -> Result<Arc<ProbeResult>> {
-        let key = (pos.clone(), expr.map(str::to_string), at_end, false);
+        let key = (
+            pos.clone(),
+            expr.map(str::to_string),
+            at_end,
+            false,
+            ReadMode::All,
+        );
+        if let Some(r) = self.cache.get(&key) {
+            return Ok(r);
+        }
+        let key = (key.0, key.1, at_end, false, *mode);
         if let Some(r) = self.cache.get(&key) {
             return Ok(r);
         }
@@ -341,7 +389,7 @@ impl ShaderDebug {
             match self.model.instrument_vertex_buffer(&probe, at_end) {
                 Ok(inst) => {
                     instrumented = t0.elapsed();
-                    match self.replay(link, &probe, &inst, path, components) {
+                    match self.replay(link, &probe, &inst, path, components, mode) {
                         Ok(r) => result = Some(r),
                         Err(Error::InvalidArgument(e)) => return Err(Error::InvalidArgument(e)),
                         Err(_) => buffer_failed = true,
@@ -361,7 +409,7 @@ impl ShaderDebug {
                 }
                 .map_err(instrument_error)?;
                 instrumented += t1.elapsed();
-                let r = Arc::new(self.replay(link, &probe, &inst, path, components)?);
+                let r = Arc::new(self.replay(link, &probe, &inst, path, components, mode)?);
                 // Transform feedback took what storage blocks could not
                 // (the driver has none in vertex shaders): it from now on.
                 // Where it failed too, the expression was at fault.
@@ -378,11 +426,17 @@ impl ShaderDebug {
         t.build_ns += r.timing.build_ns;
         t.replay_ns += r.timing.replay_ns;
         t.readback_ns += r.timing.readback_ns;
+        t.readback_bytes += r.timing.readback_bytes;
         t.total_ns += t0.elapsed().as_nanos() as u64;
         // The current position's coverage stays: `stop` reads it for the focus.
-        self.cache
-            .insert(key, r.clone(), &(self.pos.clone(), None, false, false));
+        let key = (key.0, key.1, at_end, false, held_key(&r, mode));
+        self.cache.insert(key, r.clone(), &self.current_key());
         Ok(r)
+    }
+
+    /// The cache key of the current position's coverage.
+    fn current_key(&self) -> ProbeKey {
+        (self.pos.clone(), None, false, false, ReadMode::All)
     }
 
     /// The value of `expr` at `pos` for `print`: probed whole where the
@@ -393,6 +447,24 @@ impl ShaderDebug {
         expr: &str,
         link: &mut dyn Link,
     ) -> Result<ProbedValue> {
+        self.probe_value_as(pos, expr, &ReadMode::All, link)
+    }
+
+    /// [`ShaderDebug::probe_value`] reading back as `mode` asks: a point
+    /// for every part; a summary only of a value in one part without a
+    /// written probe (`ProbedValue::stats` needs every invocation's
+    /// undefined components), everything otherwise.
+    pub fn probe_value_as(
+        &mut self,
+        pos: &Position,
+        expr: &str,
+        mode: &ReadMode,
+        link: &mut dyn Link,
+    ) -> Result<ProbedValue> {
+        let whole = match mode {
+            ReadMode::Summary { .. } => ReadMode::All,
+            m => *m,
+        };
         // Names resolve where the value is taken: at the end of main once
         // stepping has finished.
         let step = match self.finished {
@@ -404,8 +476,18 @@ impl ShaderDebug {
             .value_layout(step, expr)
             .map_err(instrument_error)?;
         let Some(layout) = layout.filter(|l| l.parts.iter().any(|p| !p.path.is_empty())) else {
-            let result = self.probe(pos, Some(expr), link)?;
-            let (written, unknown) = split(self.probe_written(pos, expr, link)?);
+            let (result, (written, unknown)) = if whole == *mode {
+                let result = self.probe_as(pos, Some(expr), mode, link)?;
+                (result, split(self.probe_written(pos, expr, mode, link)?))
+            } else {
+                // A summary: whether there is a written probe decides first.
+                let (written, unknown) = split(self.probe_written(pos, expr, &whole, link)?);
+                let mode = if written.is_some() { &whole } else { mode };
+                (
+                    self.probe_as(pos, Some(expr), mode, link)?,
+                    (written, unknown),
+                )
+            };
             let ty = result.value_type().1;
             return Ok(ProbedValue {
                 ty: ty.clone(),
@@ -420,9 +502,9 @@ impl ShaderDebug {
         };
         let mut parts = Vec::with_capacity(layout.parts.len());
         for part in layout.parts {
-            let (written, unknown) = split(self.probe_written(pos, &part.expr, link)?);
+            let (written, unknown) = split(self.probe_written(pos, &part.expr, &whole, link)?);
             parts.push(ProbedPart {
-                result: self.probe(pos, Some(&part.expr), link)?,
+                result: self.probe_as(pos, Some(&part.expr), &whole, link)?,
                 written,
                 unknown,
                 path: part.path,
@@ -554,7 +636,7 @@ impl ShaderDebug {
             focus: self.focus.as_ref().map(|(_, at)| *at),
             focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
                 self.cache
-                    .peek(&(self.pos.clone(), None, false, false))
+                    .peek(&self.current_key())
                     .is_some_and(|r| focus.reached(r))
             }),
             timing: None,

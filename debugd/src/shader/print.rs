@@ -24,7 +24,9 @@ impl ShaderDebug {
         }
         let cell = invocation_cell(stage, at)?;
         let pos = self.pos.clone();
-        let value = self.probe_value(&pos, expr, link)?;
+        // One invocation or a GPU summary where it can (readback.rs).
+        let mode = self.print_mode(expr, cell, TABLE_ROWS as u32);
+        let value = self.probe_value_as(&pos, expr, &mode, link)?;
         match cell {
             Some(cell) => self.print_at(expr, cell, at, value, link),
             None => self.print_summary(expr, value, link),

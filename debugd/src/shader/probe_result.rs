@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::reply::{Timing, ValuePart};
 use glsl_instrument::decode_type;
 
+use super::readback::Held;
 use crate::image::{Field, Stats};
 
 /// What one replay of the draw with a debug shader read back.
@@ -32,6 +33,9 @@ pub struct ProbeResult {
     /// Geometry: per captured vertex (emit index, input primitive,
     /// invocation); empty for other stages.
     pub emission: Vec<[u32; 3]>,
+    /// Which invocations `values` and `coverage` hold: all, or (a print's
+    /// point or summary readback) one, or a summary and the first few.
+    pub held: Held,
 }
 
 /// The invocation `focus` follows.
@@ -108,7 +112,26 @@ impl ProbeResult {
     }
 
     pub fn reached(&self) -> u64 {
+        if let Held::Summary(s) = &self.held {
+            return s.count;
+        }
+        debug_assert!(
+            self.held == Held::All,
+            "a point result counts one invocation"
+        );
         self.coverage.iter().filter(|&&c| c != 0).count() as u64
+    }
+
+    /// Where invocation `i` is in `values` and `coverage` (`None`: not
+    /// held). Point results are asked only about their own invocation.
+    fn local(&self, i: usize) -> Option<usize> {
+        match self.held {
+            Held::All | Held::Summary(_) => Some(i),
+            Held::One(p) => {
+                debug_assert_eq!(p, i, "a point result asked about another invocation");
+                (p == i).then_some(0)
+            }
+        }
     }
 
     /// The type the reached invocations wrote, its GLSL name ("" when none
@@ -129,6 +152,7 @@ impl ProbeResult {
     }
 
     fn decode_at(&self, ty: glsl_instrument::ValueType, i: usize) -> Option<[f64; 4]> {
+        let i = self.local(i)?;
         if self.coverage.get(i).is_none_or(|&c| c == 0) {
             return None;
         }
@@ -146,6 +170,9 @@ impl ProbeResult {
     /// without materializing the field (80 MB at 1080p).
     pub fn stats(&self) -> (Stats, String) {
         let (ty, name, comps) = self.value_type();
+        if let Held::Summary(s) = &self.held {
+            return (s.clone(), name); // reduced on the GPU
+        }
         let mut s = Stats::new(comps);
         if let Some(ty) = ty {
             for i in 0..self.coverage.len() {
@@ -159,6 +186,7 @@ impl ProbeResult {
 
     /// Decode into a field of values (for images); also the GLSL type name.
     pub fn field(&self) -> (Field, String) {
+        debug_assert!(self.held == Held::All, "a field needs every invocation");
         let n = (self.width * self.height) as usize;
         let (ty, name, comps) = self.value_type();
         (

@@ -33,6 +33,8 @@ pub struct Timing {
     pub build_ns: u64,
     pub replay_ns: u64,
     pub readback_ns: u64,
+    /// Bytes the probes read back (a point or a summary: a few).
+    pub readback_bytes: u64,
     /// Each probe end to end, as the daemon saw it.
     pub total_ns: u64,
 }

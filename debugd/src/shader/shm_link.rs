@@ -11,7 +11,7 @@ use glsl_instrument::{Instrumented, OutputSlot, Stage};
 
 use super::link::{Link, Reports, StepRequest};
 use super::reply::Timing;
-use super::{FragmentOptions, ProbeResult};
+use super::{FragmentOptions, Held, HeldRefs, ProbeResult, ReadMode, Reply, held};
 use crate::error::{Error, Result};
 use crate::program::{self, StageSource};
 use crate::shm::SharedMemory;
@@ -53,7 +53,7 @@ impl Link for ShmLink<'_> {
             others: request.others,
             fragment_options: request.fragment_options,
         };
-        runner.run(request.shader, request.path, request.components)
+        runner.run(request.shader, request.path, request.components, &request.readback)
     }
 }
 
@@ -134,12 +134,20 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
 }
 
 impl StepRunner<'_> {
-    fn run(&mut self, inst: &Instrumented, path: &[u32], components: u32) -> Result<ProbeResult> {
+    fn run(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        components: u32,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         let want = components > 0;
         match self.stage {
-            Stage::Fragment => self.fragment(inst, path, components),
-            Stage::Vertex | Stage::TessEval | Stage::Geometry => self.vertex(inst, path, want),
-            Stage::Compute | Stage::TessControl => self.compute(inst, path, want),
+            Stage::Fragment => self.fragment(inst, path, components, mode),
+            Stage::Vertex | Stage::TessEval | Stage::Geometry => {
+                self.vertex(inst, path, want, mode)
+            }
+            Stage::Compute | Stage::TessControl => self.compute(inst, path, want, mode),
         }
     }
 }
@@ -263,7 +271,13 @@ impl StepRunner<'_> {
         }
     }
 
-    fn vertex(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
+    fn vertex(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        want: bool,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let varying = |slot: &OutputSlot| match slot {
@@ -276,6 +290,7 @@ impl StepRunner<'_> {
             cache_key: inst.cache_key,
             stage: self.stage.gl_enum(),
             want_value: u32::from(want),
+            readback: mode.request(),
             ..Default::default()
         };
         let start = request_start::<VertexStepRequest>();
@@ -322,6 +337,17 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.vertices, 1, 1);
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: 4,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, extent, t, mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(*r),
+            Reply::Retry => return self.vertex(inst, path, want, &ReadMode::All),
+        }
         let values = (reply.values, 4, want);
         let coverage = CoverageRef::Bytes(reply.coverage, reply.coverage_code);
         let mut r = read_probe(self.shm, values, coverage, extent, t)?;
@@ -334,7 +360,13 @@ impl StepRunner<'_> {
         Ok(r)
     }
 
-    fn compute(&mut self, inst: &Instrumented, path: &[u32], want: bool) -> Result<ProbeResult> {
+    fn compute(
+        &mut self,
+        inst: &Instrumented,
+        path: &[u32],
+        want: bool,
+        mode: &ReadMode,
+    ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
         let OutputSlot::Buffer { binding, .. } = &inst.value else {
@@ -347,6 +379,7 @@ impl StepRunner<'_> {
             cache_key: inst.cache_key,
             value_binding: *binding,
             stage: self.stage.gl_enum(),
+            readback: mode.request(),
             ..Default::default()
         };
         let start = request_start::<ComputeStepRequest>();
@@ -383,6 +416,17 @@ impl StepRunner<'_> {
             reply.replay_ns,
             reply.readback_ns,
         );
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: 4,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, (w, rows, layers), t, mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(*r),
+            Reply::Retry => return self.compute(inst, path, want, &ReadMode::All),
+        }
         read_probe(
             self.shm,
             (reply.values, 4, want),
@@ -397,6 +441,7 @@ impl StepRunner<'_> {
         inst: &Instrumented,
         path: &[u32],
         components: u32,
+        mode: &ReadMode,
     ) -> Result<ProbeResult> {
         self.check_request(path)?;
         self.check_count(inst)?;
@@ -407,6 +452,7 @@ impl StepRunner<'_> {
             stencil: self.fragment_options.stencil,
             alpha_test_off: self.fragment_options.alpha_test_off as u32,
             value_components: components,
+            readback: mode.request(),
             ..Default::default()
         };
         let start = request_start::<FragmentStepRequest>();
@@ -431,6 +477,17 @@ impl StepRunner<'_> {
             reply.readback_ns,
         );
         let extent = (reply.width, reply.height, 1);
+        let refs = HeldRefs {
+            readback: reply.readback,
+            values: reply.values,
+            stride: reply.value_components as usize,
+            coverage: reply.coverage,
+        };
+        match held(self.shm, &refs, extent, t, mode) {
+            Reply::Whole => {}
+            Reply::Held(r) => return Ok(*r),
+            Reply::Retry => return self.fragment(inst, path, components, &ReadMode::All),
+        }
         let values = (
             reply.values,
             reply.value_components as usize,
@@ -462,6 +519,11 @@ fn read_probe(
     (width, rows, layers): (u32, u32, u32),
     timing: Timing,
 ) -> Result<ProbeResult> {
+    let mut timing = timing;
+    timing.readback_bytes = u64::from(values.len)
+        + u64::from(match &coverage {
+            CoverageRef::Codes(r) | CoverageRef::Bytes(r, _) => r.len,
+        });
     // One byte per invocation: a quarter of the copy, and of the memory the
     // probe cache keeps.
     let (coverage, code) = match coverage {
@@ -507,6 +569,7 @@ fn read_probe(
         components,
         coverage,
         timing,
+        held: Held::All,
     })
 }
 

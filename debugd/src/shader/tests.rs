@@ -16,6 +16,7 @@ fn a_primitive_lists_each_emission_once_in_order() {
         coverage: vec![1; 9],
         code: 17,
         timing: Default::default(),
+        held: crate::shader::Held::All,
         emission: vec![
             [0, 0, 0],
             [0, 1, 0],
@@ -46,6 +47,7 @@ fn coverage_probe(invocations: usize) -> std::sync::Arc<ProbeResult> {
         coverage: vec![1; invocations],
         code: 17,
         timing: Default::default(),
+        held: crate::shader::Held::All,
         emission: Vec::new(),
     })
 }
@@ -59,7 +61,7 @@ fn the_probe_cache_drops_the_least_recently_used_but_never_the_current() {
             calls: Vec::new(),
             iterations: Vec::new(),
         };
-        (pos, None, false, false)
+        (pos, None, false, false, crate::shader::ReadMode::All)
     };
     let mut cache = ProbeCache::new(300);
     let current = key(0);
@@ -149,6 +151,7 @@ void main() {
                 coverage,
                 code: 1, // float
                 timing: Default::default(),
+                held: crate::shader::Held::All,
                 emission: Vec::new(),
             })
         }
