@@ -537,7 +537,7 @@ pub fn bind_frag_data_location(prog: u32, loc: u32, name: &str) {
 /// fragment output `name`; -1 when it is not one, or without the query
 /// (GL before 3.3, GL ES).
 pub fn frag_data_index(prog: u32, name: &str) -> i32 {
-    if !crate::resolve::available(gldbg_proto::api::ids::glGetFragDataIndex) {
+    if !crate::intercept::resolve::available(gldbg_proto::api::ids::glGetFragDataIndex) {
         return -1;
     }
     let mut c = cname(name);
@@ -568,7 +568,7 @@ pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
         Uint => gldbg_proto::api::ids::glGetUniformuiv,
         Double => gldbg_proto::api::ids::glGetUniformdv,
     };
-    if !crate::resolve::available(getter) {
+    if !crate::intercept::resolve::available(getter) {
         return None;
     }
     let words = get_uniform(prog, loc, kind);
@@ -771,7 +771,7 @@ pub fn uniform_1iv(loc: i32, v: &[i32]) {
 /// Size of the default framebuffer from the window system (GLX or EGL,
 /// whichever has a current context; only already loaded libraries are asked).
 pub fn window_size() -> Option<(i32, i32)> {
-    use crate::resolve::ptr_noload;
+    use crate::intercept::resolve::ptr_noload;
     use gldbg_proto::api::ids;
     let loaded = |id: u32| ptr_noload(id).is_some();
     if loaded(ids::glXGetCurrentContext) && loaded(ids::glXQueryDrawable) {
@@ -1247,7 +1247,7 @@ pub fn query_object_u64(q: u32, pname: u32) -> u64 {
     let mut v = [0u64; 2];
     // SAFETY: see the module comment.
     unsafe {
-        if crate::resolve::available(ids::glGetQueryObjectui64v) {
+        if crate::intercept::resolve::available(ids::glGetQueryObjectui64v) {
             real::glGetQueryObjectui64v(q, pname, p(&mut v));
         } else {
             real::glGetQueryObjectuiv(q, pname, p(&mut v));

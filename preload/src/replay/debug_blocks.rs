@@ -13,7 +13,7 @@
 
 use gldbg_proto::shm;
 
-use crate::exec::{Failure, program_interface_query};
+use crate::replay::fragment::{Failure, program_interface_query};
 use crate::gl;
 
 /// Our blocks are those with the instrumenter's prefix that no program of

@@ -6,7 +6,7 @@
 //! Desktop GL contexts pass every check here (their needs are checked
 //! where each step starts).
 
-use crate::exec::is_es;
+use crate::replay::fragment::is_es;
 use crate::gl;
 
 /// The context's GL ES version (major, minor); `None` on desktop GL. Read
@@ -53,7 +53,7 @@ pub(crate) fn fragment_unsupported() -> Option<String> {
                 describe(v)
             ));
         }
-        if !crate::es2::fragment_highp() {
+        if !crate::replay::es2::fragment_highp() {
             return Some(format!(
                 "fragment debugging without float render targets packs 32-bit floats \
                  into bytes, which needs highp floats in fragment shaders; {} and has none",

@@ -21,7 +21,8 @@
 
 use crate::generated::{CLASS, invoke};
 use crate::gl;
-use crate::writes::ShaderWrites;
+use crate::intercept::errors::{drain_own_errors, hold_app_errors};
+use crate::replay::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest, ProgramReply};
 use std::sync::Mutex;
@@ -103,34 +104,8 @@ pub(crate) fn align8(x: usize) -> usize {
     (x + 7) & !7
 }
 
-/// Hold the app's pending GL errors for it (the app sees them later).
-pub(crate) fn hold_app_errors() {
-    for _ in 0..16 {
-        let e = gl::get_error();
-        if e == 0 {
-            break;
-        }
-        crate::hooks::hold_error(e);
-    }
-}
-
-/// Drain our own GL errors; returns the first.
-pub(crate) fn drain_own_errors() -> u32 {
-    let mut first = 0;
-    for _ in 0..16 {
-        let e = gl::get_error();
-        if e == 0 {
-            break;
-        }
-        if first == 0 {
-            first = e;
-        }
-    }
-    first
-}
-
 pub(crate) fn has_context() -> bool {
-    crate::hooks::current_context() != 0 || gl::has_version()
+    crate::intercept::context::current_context() != 0 || gl::has_version()
 }
 
 /// `CMD_QUERY_PROGRAM`: write a `ProgramReply` at `BULK_REPLY`.
@@ -152,7 +127,7 @@ pub fn query_program() -> u32 {
         shm::STATUS_NO_PROGRAM
     } else {
         use std::io::Write as _;
-        match crate::es::version() {
+        match crate::replay::es::version() {
             // A shader without `#version` is GLSL ES 1.00 here; ES 2 has
             // no float render target (packed fragment outputs, es2.rs).
             Some((2, _)) => _ = writeln!(text, "api\tes2"),
@@ -265,7 +240,7 @@ fn describe_program(prog: u32, text: &mut Vec<u8>) {
 /// empty where it is in the default block (ES 2 has no blocks, nor
 /// glGetActiveUniformsiv to ask).
 fn uniform_block_of(prog: u32, index: u32) -> String {
-    if crate::es::version().is_some_and(|v| v.0 < 3) {
+    if crate::replay::es::version().is_some_and(|v| v.0 < 3) {
         return String::new();
     }
     let b = gl::active_uniform_param(prog, index, gl::UNIFORM_BLOCK_INDEX);
@@ -289,9 +264,9 @@ fn output_index(prog: u32, name: &str) -> i32 {
 /// Whether GL_PROGRAM_INTERFACE queries exist (GL 4.3+ or
 /// `GL_ARB_program_interface_query`, ES 3.1+).
 pub(crate) fn program_interface_query() -> bool {
-    let available = crate::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
+    let available = crate::intercept::resolve::available(gldbg_proto::api::ids::glGetProgramInterfaceiv);
     available
-        && match crate::es::version() {
+        && match crate::replay::es::version() {
             Some(v) => v >= (3, 1),
             // NVIDIA offers the extension in 3.x contexts too (dual-source
             // programs are 3.3): their outputs can be listed there.
@@ -372,7 +347,7 @@ pub(crate) struct Saved {
     /// `glUseProgram` resets them, so they are put back after restoring it.
     pub(crate) subroutines: Vec<(u32, Vec<u32>)>,
     /// The app's counting queries, ended for the replay (`suspend`).
-    queries: Option<crate::queries::Suspended>,
+    queries: Option<crate::intercept::queries::Suspended>,
 }
 
 const PACK_PARAMS: [u32; 5] = [
@@ -441,7 +416,7 @@ impl Saved {
                 .map(|i| gl::is_enabledi(gl::BLEND, i))
                 .collect(),
             color_masks: (0..draw_buffers)
-                .map(|i| match crate::es::has_get_booleani() {
+                .map(|i| match crate::replay::es::has_get_booleani() {
                     true => gl::get_b4_indexed(gl::COLOR_WRITEMASK, i),
                     false => gl::get_i4_indexed_as_b4(gl::COLOR_WRITEMASK, i),
                 })
@@ -470,7 +445,7 @@ impl Saved {
     /// Suspend what must not see our work (before binding anything of
     /// ours): the app's transform feedback and its counting queries.
     pub(crate) fn suspend(&mut self) {
-        self.queries = Some(crate::queries::suspend());
+        self.queries = Some(crate::intercept::queries::suspend());
         if self.feedback_running {
             gl::pause_transform_feedback(true);
         }
@@ -725,16 +700,16 @@ pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
     // function reading the second source (dual-source blending) on more
     // draw buffers than GL allows fails the draw, and our framebuffers have
     // two or more.
-    let _blend = crate::blend::Neutral::set(gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32);
+    let _blend = crate::replay::blend::Neutral::set(gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32);
     if id == gldbg_proto::api::ids::glEnd {
-        crate::immediate::replay(mode);
+        crate::intercept::immediate::replay(mode);
         return;
     }
     if matches!(
         id,
         gldbg_proto::api::ids::glCallList | gldbg_proto::api::ids::glCallLists
     ) {
-        crate::lists::replay(id, args);
+        crate::intercept::lists::replay(id, args);
         return;
     }
     let mut args = args.to_vec();
@@ -754,7 +729,7 @@ pub(crate) fn replay_draw(id: u32, args: &[u64], mode: Option<u32>) {
 pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> {
     let name = FUNCTIONS[id as usize].name;
     let replayable_form = match id {
-        gldbg_proto::api::ids::glEnd => crate::immediate::pending(),
+        gldbg_proto::api::ids::glEnd => crate::intercept::immediate::pending(),
         _ => replayable_form,
     };
     if CLASS[id as usize] & class::DRAW == 0 || !replayable_form {
@@ -769,7 +744,7 @@ pub(crate) fn replayable(id: u32, replayable_form: bool) -> Result<(), Failure> 
             "no GL context is current on the stopped thread".into(),
         ));
     }
-    if crate::lists::compiling() {
+    if crate::intercept::lists::compiling() {
         return Err((
             shm::STATUS_NOT_A_DRAW,
             format!(
@@ -792,7 +767,7 @@ pub(crate) fn load_app_uniforms(dbg: u32, saved: &Saved) {
     for &p in &saved.programs {
         copy_uniforms(p, dbg);
         // Sampler and image uniforms the app set to bindless handles.
-        crate::bindless::copy(p, dbg);
+        crate::intercept::bindless::copy(p, dbg);
     }
     if saved.program != 0 {
         copy_subroutines(saved.program, dbg, &saved.subroutines);
@@ -828,14 +803,14 @@ pub fn fragment_step(id: u32, args: &[u64]) -> u32 {
         return fail(status, &log);
     }
     // Before any state is touched: what this GL ES context lacks.
-    if let Some(why) = crate::es::fragment_unsupported() {
+    if let Some(why) = crate::replay::es::fragment_unsupported() {
         return fail(shm::STATUS_GL_FAILED, &why);
     }
     let req: FragmentStepRequest = bulk.read(shm::BULK_REQUEST);
-    if crate::es::version().is_some_and(|v| v.0 < 3) {
+    if crate::replay::es::version().is_some_and(|v| v.0 < 3) {
         hold_app_errors();
         let mut reply = FragmentStepReply::default();
-        let result = crate::es2::fragment_step(&bulk, id, args, &req, &mut reply);
+        let result = crate::replay::es2::fragment_step(&bulk, id, args, &req, &mut reply);
         return write_reply(&bulk, reply, result);
     }
     hold_app_errors();
@@ -868,7 +843,7 @@ fn step(
 
     // Build or reuse the debug program.
     let t0 = Instant::now();
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let cached = CACHE
         .lock()
         .map(|c| {
@@ -945,7 +920,7 @@ fn step(
     let ds = depth_stencil_format(saved.draw_fb);
 
     let target = DebugTarget::get(
-        crate::hooks::current_context(),
+        crate::intercept::context::current_context(),
         Purpose::Fragment,
         (w, h),
         ds,
@@ -1180,7 +1155,7 @@ fn release_gl_targets() -> u32 {
     if !has_context() {
         return shm::STATUS_OK;
     }
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let mine: Vec<DebugTarget> = {
         let Ok(mut targets) = TARGETS.lock() else {
             return shm::STATUS_GL_FAILED;
@@ -1195,7 +1170,7 @@ fn release_gl_targets() -> u32 {
     }
     hold_app_errors();
     // GL ES 2 has one framebuffer binding (its enum is the draw binding's).
-    let es2 = matches!(crate::es::version(), Some((2, _)));
+    let es2 = matches!(crate::replay::es::version(), Some((2, _)));
     let draw = gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32;
     let read = match es2 {
         true => draw,
@@ -1232,7 +1207,7 @@ fn release_memory() {
 /// Bind this context's 1x1 framebuffer of ours as the draw framebuffer, for
 /// a replay with rasterizer discard (the caller's `Saved` rebinds the app's).
 pub(crate) fn bind_discard_target() -> Result<(), Failure> {
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     DebugTarget::get(context, Purpose::Discard, (1, 1), None, (0, 1)).map(|_| ())
 }
 
@@ -1601,7 +1576,7 @@ fn stage_name(ty: u32) -> &'static str {
 /// Copy every default-block uniform value of `app` into `dbg` (current program).
 pub(crate) fn copy_uniforms(app: u32, dbg: u32) {
     // (ES 2 has no uniform blocks, nor glGetActiveUniformsiv to ask.)
-    let blocks = crate::es::version().is_none_or(|v| v.0 >= 3);
+    let blocks = crate::replay::es::version().is_none_or(|v| v.0 >= 3);
     let n = gl::get_program_i(app, gl::ACTIVE_UNIFORMS).max(0) as u32;
     let max = gl::get_program_i(app, gl::ACTIVE_UNIFORM_MAX_LENGTH).max(0) as usize;
     for i in 0..n {
@@ -1673,7 +1648,7 @@ pub(crate) fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
                     gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
                 );
                 let dsa =
-                    crate::resolve::available(gldbg_proto::api::ids::glGetTextureLevelParameteriv);
+                    crate::intercept::resolve::available(gldbg_proto::api::ids::glGetTextureLevelParameteriv);
                 if dsa {
                     let (w, h) = (
                         gl::texture_level_param(name, level, gl::TEXTURE_WIDTH),

@@ -13,7 +13,7 @@
 //! Until the first split no hook does anything but forward the call.
 //! `GL_TIMESTAMP` is a point in time, not a count: nothing to split.
 
-use crate::exec::{drain_own_errors, hold_app_errors};
+use super::errors::{drain_own_errors, hold_app_errors};
 use crate::generated::invoke;
 use crate::gl;
 use gldbg_proto::api::FUNCTIONS;
@@ -89,7 +89,7 @@ pub(crate) struct Suspended {
 /// End every counting query active in the current context (call with the
 /// app's errors held: a target the context lacks raises an error of ours).
 pub(crate) fn suspend() -> Suspended {
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let mut ended = Vec::new();
     let splits = SPLITS.lock().unwrap_or_else(|e| e.into_inner());
     for &(target, _) in &COUNTING {
@@ -157,7 +157,7 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
         .strip_suffix("ARB")
         .or(name.strip_suffix("EXT"))
         .unwrap_or(name);
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let mut splits = SPLITS.lock().unwrap_or_else(|e| e.into_inner());
     let find = |splits: &[Split], app: u32| {
         splits

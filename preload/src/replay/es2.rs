@@ -14,12 +14,13 @@ use std::time::Instant;
 
 use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest};
 
-use crate::exec::{
-    Bulk, Failure, bind_app_attributes, cleanup, compile_attach, copy_uniforms, drain_own_errors,
+use crate::replay::fragment::{
+    Bulk, Failure, bind_app_attributes, cleanup, compile_attach, copy_uniforms,
     framebuffer_size, replay_draw, replay_errors, set_path,
 };
 use crate::generated::real;
 use crate::gl;
+use crate::intercept::errors::drain_own_errors;
 
 const TEXTURE_2D: u32 = 0x0DE1;
 const TEXTURE_BINDING_2D: u32 = 0x8069;

@@ -12,15 +12,16 @@
 //! that `glBindBufferBase` and the copies move, and the program are put
 //! back as they were.
 
-use crate::debug_blocks;
-use crate::exec::{
+use crate::replay::debug_blocks;
+use crate::replay::fragment::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target, cleanup,
-    compile_attach, drain_own_errors, has_context, hold_app_errors, is_es, load_app_uniforms,
+    compile_attach, has_context, is_es, load_app_uniforms,
     replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::generated::{CLASS, invoke};
 use crate::gl;
-use crate::writes::ShaderWrites;
+use crate::intercept::errors::{drain_own_errors, hold_app_errors};
+use crate::replay::writes::ShaderWrites;
 use gldbg_proto::api::{FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, ComputeStepReply, ComputeStepRequest};
 use std::time::Instant;
@@ -117,7 +118,7 @@ fn step(
     }
 
     let t0 = Instant::now();
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     // Its shaders are detached after linking: a live, linked program of
     // that name is still the one we built (our names are never the app's).
     let still_ours = |p: u32| gl::is_program(p) && gl::get_program_i(p, gl::LINK_STATUS) != 0;
@@ -295,7 +296,7 @@ fn dispatch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3])
 /// of one dimension: invocation `patch * size + gl_InvocationID`).
 fn patch_size(id: u32, args: &[u64], app: u32) -> Result<([u32; 3], [u32; 3]), Failure> {
     let per_patch = gl::get_i(gl::PATCH_VERTICES).max(1) as usize;
-    let Some(vertices) = crate::vertex::vertex_count(id, args) else {
+    let Some(vertices) = crate::replay::vertex::vertex_count(id, args) else {
         return Err((
             shm::STATUS_GL_FAILED,
             "the draw's vertex count is not in its arguments (indirect draws are not \

@@ -15,16 +15,17 @@
 //! untouched record ends the capture without a query that could collide
 //! with the app's own queries.
 
-use crate::capture::Capture;
-use crate::compute::Bindings;
-use crate::debug_blocks;
-use crate::exec::{
+use crate::replay::capture::Capture;
+use crate::replay::compute::Bindings;
+use crate::replay::debug_blocks;
+use crate::replay::fragment::{
     Bulk, Failure, ProgramCache, Saved, bind_app_attributes, bind_discard_target, cleanup,
-    compile_attach, drain_own_errors, gl_at_least, hold_app_errors, is_es, load_app_uniforms,
+    compile_attach, gl_at_least, is_es, load_app_uniforms,
     replay_draw, replay_errors, replayable, set_path, write_reply,
 };
 use crate::gl;
-use crate::writes::ShaderWrites;
+use crate::intercept::errors::{drain_own_errors, hold_app_errors};
+use crate::replay::writes::ShaderWrites;
 use gldbg_proto::api::{Abi, FUNCTIONS};
 use gldbg_proto::shm::{self, BulkRef, VertexStepReply, VertexStepRequest};
 use std::time::Instant;
@@ -66,13 +67,13 @@ pub fn vertex_step(id: u32, args: &[u64]) -> u32 {
     // GL 3.3 contexts have them through ARB_transform_feedback2 (NVIDIA
     // gives a 3.3 context exactly what it asks for; Mesa gives 4.5).
     // (ES 2.0 has no GL_MAJOR_VERSION: asking would raise an error the app sees.)
-    let feedback_objects = if let Some((major, _)) = crate::es::version() {
+    let feedback_objects = if let Some((major, _)) = crate::replay::es::version() {
         major >= 3
     } else {
         gl_at_least(4, 0) || gl::has_extension("GL_ARB_transform_feedback2")
     };
     if !feedback_objects {
-        let here = match crate::es::version() {
+        let here = match crate::replay::es::version() {
             Some((major, minor)) => format!("; this context is OpenGL ES {major}.{minor}"),
             None => String::new(),
         };
@@ -122,7 +123,7 @@ fn step(
     saved.check_programs()?;
     let app = saved.primary();
     let t0 = Instant::now();
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     // A step needs the coverage alone (a fifth of the capture): the value
     // is captured only when the request names it.
     let value_len = if req.value_varying.len > 0 { 16 } else { 0 };
@@ -210,7 +211,7 @@ fn step(
         gl::end_transform_feedback();
         // Mesa keeps the capture's primitive mode per context: a begin/end
         // in the app's mode puts it back for the app's paused capture.
-        if let Some(mode) = crate::hooks::feedback_mode().filter(|_| app_capturing) {
+        if let Some(mode) = crate::intercept::hooks::feedback_mode().filter(|_| app_capturing) {
             gl::begin_transform_feedback(mode);
             gl::end_transform_feedback();
         }

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use gldbg_proto::shm;
 
-use crate::exec::Failure;
+use crate::replay::fragment::Failure;
 use crate::gl;
 
 /// One context's capture buffer.
@@ -63,7 +63,7 @@ impl Capture {
                     context,
                     buffer: gl::gen_buffer(),
                     size: size.div_ceil(GRANULE) * GRANULE,
-                    kept: !crate::exec::compatibility_context(),
+                    kept: !crate::replay::fragment::compatibility_context(),
                 };
                 gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, c.buffer);
                 gl::buffer_data_uninit(

@@ -32,7 +32,7 @@ const PNAMES: [u32; 4] = [
 ];
 
 fn indexed() -> bool {
-    crate::exec::gl_at_least(4, 0) && !crate::exec::is_es()
+    crate::replay::fragment::gl_at_least(4, 0) && !crate::replay::fragment::is_es()
 }
 
 impl Neutral {

@@ -12,7 +12,7 @@
 //! texture target we cannot copy (multisample, buffer textures), makes the
 //! step refuse rather than let the replay write the app's data.
 
-use crate::exec::{gl_at_least, program_interface_query};
+use crate::replay::fragment::{gl_at_least, program_interface_query};
 use crate::gl;
 
 /// Snapshots of a replay's writable resources, to restore after it.
@@ -125,7 +125,7 @@ impl ImageCopy {
 /// The buffers bound where `prog`'s storage and atomic counter blocks are.
 fn written_buffers(prog: u32) -> Vec<u32> {
     let mut buffers: Vec<u32> = Vec::new();
-    if !crate::es::has_shader_writes() {
+    if !crate::replay::es::has_shader_writes() {
         return buffers;
     }
     let lists = [
@@ -162,7 +162,7 @@ fn written_buffers(prog: u32) -> Vec<u32> {
 
 /// The textures on image units bound for writing, with what a copy needs.
 fn writable_images() -> Result<Vec<ImageCopy>, String> {
-    if !crate::es::has_shader_writes() {
+    if !crate::replay::es::has_shader_writes() {
         return Ok(Vec::new());
     }
     let units = gl::get_i(gl::MAX_IMAGE_UNITS).clamp(0, 1024) as u32;
@@ -176,7 +176,7 @@ fn writable_images() -> Result<Vec<ImageCopy>, String> {
         if out.iter().any(|i| i.app == tex && i.level == level) {
             continue;
         }
-        if let Some((major, minor)) = crate::es::version() {
+        if let Some((major, minor)) = crate::replay::es::version() {
             // Copying needs the texture's target and size (GL 4.5's direct
             // state access), which GL ES cannot ask a texture for.
             return Err(format!(
