@@ -25,6 +25,10 @@ pub const DEPTH_TEST: u32 = 0x0B71;
 pub const PRIMITIVE_RESTART: u32 = 0x8F9D;
 pub const PRIMITIVE_RESTART_FIXED_INDEX: u32 = 0x8D69;
 pub const STENCIL_TEST: u32 = 0x0B90;
+/// Faces of per-face state (stencil masks).
+pub const FRONT: u32 = 0x0404;
+pub const BACK: u32 = 0x0405;
+pub const FRONT_AND_BACK: u32 = 0x0408;
 /// Compatibility contexts only.
 pub const ALPHA_TEST: u32 = 0x0BC0;
 pub const CONTEXT_PROFILE_MASK: u32 = 0x9126;
@@ -887,6 +891,9 @@ pub fn shader_storage_block_binding(prog: u32, index: u32, binding: u32) {
 // ----- transform feedback capture (vertex debug steps) -----
 
 pub const POINTS: u32 = 0x0000;
+pub const LINES: u32 = 0x0001;
+pub const LINE_STRIP: u32 = 0x0003;
+pub const TRIANGLES: u32 = 0x0004;
 pub const TRANSFORM_FEEDBACK: u32 = 0x8E22;
 pub const TRANSFORM_FEEDBACK_BINDING: u32 = 0x8E25;
 pub const TRANSFORM_FEEDBACK_BUFFER: u32 = 0x8C8E;
