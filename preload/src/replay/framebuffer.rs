@@ -17,7 +17,7 @@ use super::pipeline::{Call, Replay, StepRequest, check_gl, command};
 use super::program::{DebugProgram, Kind, link};
 use super::query::output_index;
 use super::records::{COVERAGE_WORD, VALUE_BYTES};
-use super::state::{Saved, pack_params_here};
+use super::state::{PACK_TIGHT, Saved, pack_params_here};
 use super::target::{
     DebugTarget, Purpose, clear_depth_stencil, depth_stencil_format, framebuffer_size,
 };
@@ -193,7 +193,7 @@ fn read_back(
     let es = is_es();
     gl::bind_framebuffer(gl::READ_FRAMEBUFFER, target.fbo);
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
-    for (p, v) in pack_params_here(es).iter().zip([1, 0, 0, 0, 0]) {
+    for (p, v) in pack_params_here(es).iter().zip(PACK_TIGHT) {
         gl::pixel_store(*p, v);
     }
     if r.saved.clamp_read != 0 {

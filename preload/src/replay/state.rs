@@ -54,7 +54,7 @@ pub(crate) struct Saved {
     pub(crate) depth_mask: u8,
     pub(crate) stencil_mask: (u32, u32),
     pack_buffer: u32,
-    pack: [(u32, i32); 5],
+    pack: [(u32, i32); PACK_PARAMS.len()],
     pub(crate) clamp_read: i32,
     /// The app's transform feedback was active and running: paused for the
     /// replay (nothing of ours is captured), resumed after.
@@ -73,6 +73,10 @@ const PACK_PARAMS: [u32; 5] = [
     gl::PACK_SKIP_PIXELS,
     gl::PACK_SWAP_BYTES,
 ];
+
+/// Pack parameters for reading our images tightly into the bulk region
+/// (alignment 1, nothing skipped, no byte swap), in `PACK_PARAMS` order.
+pub(crate) const PACK_TIGHT: [i32; PACK_PARAMS.len()] = [1, 0, 0, 0, 0];
 
 /// The pack parameters this context has: GL ES has no `GL_PACK_SWAP_BYTES`
 /// (setting it raises GL_INVALID_ENUM), desktop GL has them all.
