@@ -16,7 +16,7 @@
 
 use std::time::Instant;
 
-use gldbg_proto::api::{Abi, FUNCTIONS, class};
+use gldbg_proto::api::{Abi, CALL_SHAPES, CallShape, FUNCTIONS, class};
 use gldbg_proto::shm::{self, BulkRef, ShaderRef};
 
 use crate::generated::{CLASS, invoke};
@@ -48,12 +48,14 @@ impl Call<'_> {
         self.args.get(i).copied().unwrap_or(0) as u32
     }
 
+    /// What the call's parameters say about its shape (generated table).
+    pub(crate) fn shape(&self) -> CallShape {
+        CALL_SHAPES[self.id as usize]
+    }
+
     /// Whether the call takes its primitive mode first.
     pub(crate) fn has_mode(&self) -> bool {
-        FUNCTIONS[self.id as usize]
-            .params
-            .first()
-            .is_some_and(|p| p.name == "mode")
+        self.shape().mode == Some(0)
     }
 
     /// Whether the call is a compute dispatch.
@@ -125,21 +127,20 @@ impl Call<'_> {
     /// arguments (`count` × `instancecount`, or the sum of a multi-draw's
     /// counts); `None` when they do not say (indirect draws).
     pub(crate) fn vertex_count(&self) -> Option<usize> {
+        let shape = self.shape();
         let params = FUNCTIONS[self.id as usize].params;
-        let arg = |name: &str| {
-            params
-                .iter()
-                .position(|p| p.name == name)
-                .and_then(|i| Some((params[i].abi, *self.args.get(i)?)))
+        let arg = |i: Option<u8>| {
+            let i = usize::from(i?);
+            Some((params[i].abi, *self.args.get(i)?))
         };
-        let instances = match arg("instancecount").or_else(|| arg("primcount")) {
+        let instances = match arg(shape.instances) {
             Some((Abi::Ptr, _)) => return None,
             Some((_, n)) => (n as u32 as i32).max(0) as usize,
             None => 1,
         };
-        let count = match arg("count")? {
+        let count = match arg(shape.count)? {
             (Abi::Ptr, counts) => {
-                let draws = (arg("drawcount")?.1 as u32 as i32).clamp(0, 1 << 20) as usize;
+                let draws = (arg(shape.draw_count)?.1 as u32 as i32).clamp(0, 1 << 20) as usize;
                 if counts == 0 {
                     return None;
                 }

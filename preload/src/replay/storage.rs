@@ -153,12 +153,16 @@ pub(crate) fn vertex_values(
 ) -> Result<(), Error> {
     let name = r.call.name();
     // glDrawArrays[Instanced[BaseInstance]](mode, first, count, ...).
-    if !name.starts_with("glDrawArrays") || name.contains("Indirect") {
+    let shape = r.call.shape();
+    let (Some(first), Some(count), true) =
+        (shape.first, shape.count, shape.is_direct_array_draw())
+    else {
         return Err(Error::Call(format!(
             "{name} is not a non-indexed draw with its first and count"
         )));
-    }
-    let (first, count) = (r.call.arg(1), (r.call.arg(2) as i32).max(0) as u32);
+    };
+    let first = r.call.arg(usize::from(first));
+    let count = (r.call.arg(usize::from(count)) as i32).max(0) as u32;
     let n = r.call.vertex_count().unwrap_or(0);
     if n == 0 {
         return Err(Error::Call("the draw has no vertices".into()));
@@ -309,8 +313,8 @@ fn build_program(bulk: &Bulk, saved: &Saved, req: &ComputeStepRequest) -> Result
 
 /// Work groups and work group size of the stopped dispatch.
 fn dispatch_size(call: Call, app: u32) -> Result<([u32; 3], [u32; 3]), Error> {
-    let name = call.name();
-    let groups = if name.starts_with("glDispatchComputeIndirect") {
+    let shape = call.shape();
+    let groups = if shape.indirect {
         let offset = call.args.first().copied().unwrap_or(0) as i64;
         if gl::get_i(gl::DISPATCH_INDIRECT_BUFFER_BINDING) == 0 {
             return Err(Error::Call("no indirect dispatch buffer is bound".into()));
@@ -323,8 +327,8 @@ fn dispatch_size(call: Call, app: u32) -> Result<([u32; 3], [u32; 3]), Error> {
         [call.arg(0), call.arg(1), call.arg(2)]
     };
     // glDispatchComputeGroupSizeARB gives the work group size too.
-    let local = if name.starts_with("glDispatchComputeGroupSize") {
-        [call.arg(3), call.arg(4), call.arg(5)]
+    let local = if let Some(x) = shape.group_size.map(usize::from) {
+        [call.arg(x), call.arg(x + 1), call.arg(x + 2)]
     } else {
         gl::get_program_i3(app, gl::COMPUTE_WORK_GROUP_SIZE).map(|d| d.max(0) as u32)
     };
