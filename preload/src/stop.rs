@@ -395,10 +395,12 @@ fn stop(
     }
     slot.ret.store(after.map_or(0, |a| a.0), Relaxed);
     slot.error.store(after.map_or(0, |a| a.1), Relaxed);
-    let not_drawn = CLASS[id as usize] & class::DRAW != 0 && !crate::intercept::lists::draws(id, args);
+    let not_drawn =
+        CLASS[id as usize] & class::DRAW != 0 && !crate::intercept::lists::draws(id, args);
     slot.not_drawn.store(not_drawn as u32, Relaxed);
     slot.call_number.store(calls::get(), Relaxed);
-    slot.context.store(crate::intercept::context::current_context(), Relaxed);
+    slot.context
+        .store(crate::intercept::context::current_context(), Relaxed);
     let mut cmds = Commands::publish(h, slot);
 
     let mut ret = after.map_or(0, |a| a.0);
@@ -585,7 +587,9 @@ mod tests {
         // A zombie (exited, not reaped) is dead too.
         let mut zombie = std::process::Command::new("true").spawn().unwrap();
         let t = std::time::Instant::now();
-        while crate::session::proc_stat(zombie.id()).is_some_and(|(s, _)| s != b'Z') && t.elapsed().as_secs() < 10 {
+        while crate::session::proc_stat(zombie.id()).is_some_and(|(s, _)| s != b'Z')
+            && t.elapsed().as_secs() < 10
+        {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert!(daemon_dead(zombie.id()));

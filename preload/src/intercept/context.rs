@@ -22,4 +22,3 @@ pub fn current_context() -> u64 {
     }
     0
 }
-

@@ -94,4 +94,3 @@ pub fn feedback_mode() -> Option<u32> {
         .find(|&&(c, _)| c == context)
         .map(|&(_, m)| m)
 }
-

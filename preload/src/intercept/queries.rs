@@ -158,12 +158,18 @@ enum ResultType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum QueryCall {
     /// `glBeginQuery[Indexed]`: the app's object is argument `object`.
-    Begin { object: usize },
+    Begin {
+        object: usize,
+    },
     /// `glEndQuery[Indexed]`.
-    End { indexed: bool },
+    End {
+        indexed: bool,
+    },
     Delete,
     /// `glGetQuery[Indexed]iv`: `pname` and the out-pointer at `at`, `at + 1`.
-    GetQuery { at: usize },
+    GetQuery {
+        at: usize,
+    },
     GetObject(ResultType),
     GetBufferObject(ResultType),
     ConditionalRender,
@@ -474,10 +480,22 @@ mod tests {
     #[test]
     fn hooks_know_their_functions_by_id() {
         assert_eq!(kind_of("glBeginQueryARB"), QueryCall::Begin { object: 1 });
-        assert_eq!(kind_of("glBeginQueryIndexed"), QueryCall::Begin { object: 2 });
-        assert_eq!(kind_of("glEndQueryIndexed"), QueryCall::End { indexed: true });
-        assert_eq!(kind_of("glGetQueryIndexediv"), QueryCall::GetQuery { at: 2 });
-        assert_eq!(kind_of("glBeginConditionalRenderNV"), QueryCall::ConditionalRender);
+        assert_eq!(
+            kind_of("glBeginQueryIndexed"),
+            QueryCall::Begin { object: 2 }
+        );
+        assert_eq!(
+            kind_of("glEndQueryIndexed"),
+            QueryCall::End { indexed: true }
+        );
+        assert_eq!(
+            kind_of("glGetQueryIndexediv"),
+            QueryCall::GetQuery { at: 2 }
+        );
+        assert_eq!(
+            kind_of("glBeginConditionalRenderNV"),
+            QueryCall::ConditionalRender
+        );
         assert_eq!(kind_of("glGenQueries"), QueryCall::Forward);
     }
 }

@@ -99,4 +99,3 @@ fn fragment_highp() -> bool {
     };
     precision >= 23
 }
-

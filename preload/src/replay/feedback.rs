@@ -116,7 +116,8 @@ fn step(
         gl::end_transform_feedback();
         // Mesa keeps the capture's primitive mode per context: a begin/end
         // in the app's mode puts it back for the app's paused capture.
-        if let Some(mode) = crate::intercept::hooks::feedback_mode().filter(|_| objects.app_capturing)
+        if let Some(mode) =
+            crate::intercept::hooks::feedback_mode().filter(|_| objects.app_capturing)
         {
             gl::begin_transform_feedback(mode);
             gl::end_transform_feedback();
@@ -139,7 +140,11 @@ impl Record {
     fn of(req: &VertexStepRequest) -> Record {
         // A step needs the coverage alone (a fifth of the capture): the value
         // is captured only when the request names it.
-        let value_len = if req.value_varying.len > 0 { VALUE_BYTES } else { 0 };
+        let value_len = if req.value_varying.len > 0 {
+            VALUE_BYTES
+        } else {
+            0
+        };
         let emission = req.emission_varying.len > 0;
         Record {
             value_len,
@@ -196,7 +201,13 @@ fn read_back(
 ) -> Result<(), Error> {
     let out_off = shm::BULK_DATA;
     let (value_len, len) = (record.value_len, record.len);
-    let emission_len = |n: usize| if record.emission { n * EMISSION_BYTES } else { 0 };
+    let emission_len = |n: usize| {
+        if record.emission {
+            n * EMISSION_BYTES
+        } else {
+            0
+        }
+    };
     let bulk = &mut *r.bulk;
     let split = |records: &[u8]| -> Result<(usize, u32), Error> {
         let n = match exact {
@@ -263,7 +274,8 @@ fn split_records(
         }
         if emission {
             let at = i * EMISSION_BYTES;
-            e[at..at + EMISSION_BYTES].copy_from_slice(&rest[COVERAGE_WORD..COVERAGE_WORD + EMISSION_BYTES]);
+            e[at..at + EMISSION_BYTES]
+                .copy_from_slice(&rest[COVERAGE_WORD..COVERAGE_WORD + EMISSION_BYTES]);
         }
     }
     code

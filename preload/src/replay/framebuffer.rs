@@ -210,7 +210,10 @@ fn read_back(
     let values_len = npix * 4 * components;
     let coverage_off = values_off + npix * VALUE_BYTES;
     // GL ES: the coverage read as RGBA into the space after it.
-    let rgba = (coverage_off + npix * COVERAGE_WORD, if es { npix * VALUE_BYTES } else { 0 });
+    let rgba = (
+        coverage_off + npix * COVERAGE_WORD,
+        if es { npix * VALUE_BYTES } else { 0 },
+    );
     let [values, coverage, rgba] = r
         .bulk
         .disjoint_mut([(values_off, values_len), (coverage_off, npix), rgba])
@@ -353,7 +356,11 @@ fn bind_app_outputs(
     let mut used = Vec::new();
     let app_outputs = bulk.str(req.app_outputs);
     let mut second_sources = Vec::new();
-    for name in app_outputs.split('\n').map(str::trim).filter(|s| !s.is_empty()) {
+    for name in app_outputs
+        .split('\n')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
         let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
             if output_index(fragment_program, name) >= 1 {

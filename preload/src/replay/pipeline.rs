@@ -277,7 +277,11 @@ impl<'a, R: StepReply> Replay<'a, R> {
 
     /// Replay the stopped call with `run` (timed); our GL errors after it
     /// fail the step, naming `what` was replayed.
-    pub(crate) fn replay(&mut self, what: &'static str, run: impl FnOnce(Call)) -> Result<(), Error> {
+    pub(crate) fn replay(
+        &mut self,
+        what: &'static str,
+        run: impl FnOnce(Call),
+    ) -> Result<(), Error> {
         let t = Instant::now();
         run(self.call);
         let result = match drain_own_errors() {

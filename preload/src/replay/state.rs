@@ -236,4 +236,3 @@ fn capture_subroutines() -> Vec<(u32, Vec<u32>)> {
     }
     out
 }
-

@@ -154,8 +154,7 @@ pub(crate) fn vertex_values(
     let name = r.call.name();
     // glDrawArrays[Instanced[BaseInstance]](mode, first, count, ...).
     let shape = r.call.shape();
-    let (Some(first), Some(count), true) =
-        (shape.first, shape.count, shape.is_direct_array_draw())
+    let (Some(first), Some(count), true) = (shape.first, shape.count, shape.is_direct_array_draw())
     else {
         return Err(Error::Call(format!(
             "{name} is not a non-indexed draw with its first and count"
@@ -228,7 +227,9 @@ impl DebugBuffers {
         for (buffer, len) in [(b.values, n * VALUE_BYTES), (b.coverage, n * COVERAGE_WORD)] {
             gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, buffer);
             match zeroed {
-                true => gl::buffer_data(gl::SHADER_STORAGE_BUFFER, &vec![0u8; len], gl::DYNAMIC_COPY),
+                true => {
+                    gl::buffer_data(gl::SHADER_STORAGE_BUFFER, &vec![0u8; len], gl::DYNAMIC_COPY)
+                }
                 false => {
                     gl::buffer_data_uninit(gl::SHADER_STORAGE_BUFFER, len as i64, gl::STREAM_READ)
                 }

@@ -321,8 +321,9 @@ pub(crate) fn framebuffer_size(draw_fb: u32) -> (i32, i32) {
                     att,
                     gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL,
                 );
-                let dsa =
-                    crate::intercept::resolve::available(gldbg_proto::api::ids::glGetTextureLevelParameteriv);
+                let dsa = crate::intercept::resolve::available(
+                    gldbg_proto::api::ids::glGetTextureLevelParameteriv,
+                );
                 if dsa {
                     let (w, h) = (
                         gl::texture_level_param(name, level, gl::TEXTURE_WIDTH),
@@ -388,4 +389,3 @@ pub(crate) fn clear_depth_stencil(att: u32) {
         _ => gl::clear_buffer_stencil(0),
     }
 }
-

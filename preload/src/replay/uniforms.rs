@@ -164,4 +164,3 @@ pub(crate) fn copy_uniforms(app: u32, dbg: u32) {
         }
     }
 }
-

@@ -94,7 +94,6 @@ impl ShaderWrites {
     pub(crate) fn counts(&self) -> (u32, u32) {
         (self.buffers.len() as u32, self.images.len() as u32)
     }
-
 }
 
 impl Drop for ShaderWrites {
