@@ -3,7 +3,7 @@
 //!
 //! * `FUNCTION_COUNT` and `CLASS` (the `api::classify` bits per function id);
 //! * `real::<name>`: typed accessors calling the real function through the
-//!   lazily resolved pointer table (`crate::resolve::ptr`);
+//!   lazily resolved pointer table (`crate::intercept::resolve::ptr`);
 //! * one exported `#[unsafe(no_mangle)] extern "C"` wrapper per function:
 //!   count the call, test one breakpoint bit, tail-call the real function —
 //!   or, when the bit is set (or the real function is not resolved yet),
@@ -62,7 +62,7 @@ fn main() {
             o,
             "#[inline] pub unsafe fn {}({}) -> {ret} {{ \
              // SAFETY: the pointer is the real function (or the zero stub) of this registry signature.\n\
-             unsafe {{ let __f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(crate::resolve::ptr({id})); __f({}) }} }}",
+             unsafe {{ let __f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(crate::intercept::resolve::ptr({id})); __f({}) }} }}",
             f.name,
             params.join(", "),
             types.join(", "),
@@ -113,12 +113,12 @@ fn main() {
             // glEnd, glCallList(s): not counted while only compiled into a list.
             writeln!(
                 o,
-                "if crate::lists::draws({id}, &[{}]) {{ crate::session::count_draw(); }}",
+                "if crate::intercept::lists::draws({id}, &[{}]) {{ crate::session::count_draw(); }}",
                 words.join(", ")
             )
             .unwrap();
         } else if c & class::DRAW != 0 {
-            writeln!(o, "crate::lists::count_draw({id});").unwrap();
+            writeln!(o, "crate::intercept::lists::count_draw({id});").unwrap();
         }
         if c & class::FRAME_END != 0 {
             writeln!(o, "crate::session::count_frame();").unwrap();
@@ -127,14 +127,14 @@ fn main() {
             writeln!(o, "{stop}").unwrap();
             writeln!(
                 o,
-                "crate::word::Word::from_word(crate::hooks::call({id}, &[{}]))",
+                "crate::word::Word::from_word(crate::intercept::hooks::call({id}, &[{}]))",
                 words.join(", ")
             )
             .unwrap();
         } else {
             writeln!(
                 o,
-                "let __real = crate::resolve::resolved({id});\n\
+                "let __real = crate::intercept::resolve::resolved({id});\n\
                  if crate::stop::hit({id}) || __real.is_null() {{\n\
                  // SAFETY: the app's call, forwarded unchanged.\n\
                  return unsafe {{ cold::{}({}) }};\n}}\n\
@@ -218,9 +218,9 @@ fn main() {
     writeln!(o, "_ => 0, }} }} }}").unwrap();
 
     writeln!(o, "/// Address of each exported wrapper, by function id.").unwrap();
-    write!(o, "pub static WRAPPERS: [crate::resolve::Addr; {n}] = [").unwrap();
+    write!(o, "pub static WRAPPERS: [crate::intercept::resolve::Addr; {n}] = [").unwrap();
     for f in FUNCTIONS.iter() {
-        write!(o, "crate::resolve::Addr({} as *const ()),", f.name).unwrap();
+        write!(o, "crate::intercept::resolve::Addr({} as *const ()),", f.name).unwrap();
     }
     writeln!(o, "];").unwrap();
 

@@ -347,6 +347,7 @@ fn generate_tables() -> (String, String) {
         writeln!(f, "] }},").unwrap();
     }
     writeln!(f, "];").unwrap();
+    write_call_shapes(&mut f, &cmds);
     writeln!(
         f,
         "/// Function ids by name, for code that names a function statically.\n\
@@ -452,4 +453,46 @@ fn generate_tables() -> (String, String) {
     }
     writeln!(e, "];").unwrap();
     (f, e)
+}
+
+/// `CALL_SHAPES`: each draw's and dispatch's `CallShape` (api.rs), from
+/// its parameter names, by function id.
+fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_generator::Cmd)>) {
+    writeln!(
+        f,
+        "/// What each function's parameters say about a draw's or dispatch's shape, by id."
+    )
+    .unwrap();
+    writeln!(f, "pub static CALL_SHAPES: [CallShape; {}] = [", cmds.len()).unwrap();
+    for (name, (_, cmd)) in cmds {
+        let draw = (name.starts_with("glDraw") || name.starts_with("glMultiDraw"))
+            && ["Arrays", "Elements"].iter().any(|k| name.contains(k));
+        let dispatch = name.starts_with("glDispatchCompute");
+        let shaped = draw || dispatch;
+        let at = |names: &[&str]| {
+            let i = cmd
+                .params
+                .iter()
+                .position(|p| shaped && names.contains(&p.ident.as_str()));
+            format!("{:?}", i.map(|i| i as u8))
+        };
+        // Any call taking its primitive mode first (glDrawTransformFeedback too).
+        let mode = match cmd.params.first().is_some_and(|p| p.ident == "mode") {
+            true => "Some(0)",
+            false => "None",
+        };
+        writeln!(
+            f,
+            "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {}, indirect: {} }},",
+            at(&["first"]),
+            at(&["count"]),
+            at(&["instancecount", "primcount"]),
+            at(&["drawcount"]),
+            at(&["group_size_x"]),
+            shaped && name.contains("Elements"),
+            shaped && name.contains("Indirect"),
+        )
+        .unwrap();
+    }
+    writeln!(f, "];").unwrap();
 }

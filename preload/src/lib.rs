@@ -10,16 +10,16 @@
 //! Map:
 //! * `generated` (from `build.rs`): one exported wrapper per GL/GLX/EGL
 //!   function, typed `real::*` calls, the `invoke` dispatcher.
-//! * [`resolve`]: real function pointers; [`loader`]: the `dlopen`
-//!   interception; [`hooks`]: GetProcAddress and `glGetError`; [`lists`]:
-//!   which draw calls draw (display lists); [`binary`]: program binaries;
-//!   [`bindless`]: texture handles in uniforms.
-//! * [`session`]: the shared mapping (constructor), [`bulk`]: its bulk
-//!   region, mapped on demand; [`stop`]: fast path test
-//!   and the stop protocol; [`exec`]: the in-context GL executor (program
-//!   queries, the fragment step); [`vertex`] and [`compute`]: the vertex
-//!   and compute debug steps; [`writes`]: what a replay writes, copied
-//!   aside and back; [`blend`]: neutral blend functions for a replay.
+//! * [`intercept`]: the app's view (real functions, the `dlopen`
+//!   interception, the hooks and their bookkeeping, held GL errors).
+//! * [`session`]: the shared mapping (constructor); [`bulk`]: its bulk
+//!   region, mapped on demand; [`stop`]: the fast path test and the stop
+//!   protocol, which hands every command of ours to [`replay`].
+//! * [`replay`]: our GL work while the app is stopped (debug steps,
+//!   program and state queries); [`gl`]: the small safe GL wrappers it uses.
+//!
+//! Layers: `stop` uses `intercept` and `replay`; `replay` uses
+//! `intercept`'s bookkeeping; `intercept` never uses `replay` or `stop`.
 //!
 //! **Architecture invariants:**
 //! * The fast path (a wrapper whose breakpoint bit is clear) takes no lock,
@@ -33,30 +33,13 @@
 //! * A missing or dead daemon, or a foreign shared-memory layout, means
 //!   pass-through, never a hang or a crash.
 
-pub mod binary;
-pub mod bindless;
-pub mod blend;
 pub mod bulk;
-pub mod capture;
-pub mod compute;
-pub mod debug_blocks;
-pub mod es;
-pub mod es2;
-pub mod exec;
 pub mod gl;
-pub mod hooks;
-pub mod immediate;
-pub mod lists;
-pub mod loader;
-pub mod queries;
-pub mod readback;
-pub mod reduce;
-pub mod resolve;
+pub mod intercept;
+pub mod replay;
 pub mod session;
 pub mod stop;
-pub mod vertex;
 pub mod word;
-pub mod writes;
 
 /// Generated from `gldbg_proto::api::FUNCTIONS` by `build.rs`.
 #[allow(non_snake_case, unused_unsafe, clippy::all)]

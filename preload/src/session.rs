@@ -234,10 +234,22 @@ fn validate(base: *mut u8) -> Option<*mut u8> {
     // the daemon traces: it runs pass-through.
     // SAFETY: registering a plain extern "C" handler; it only stores atomics.
     unsafe { libc::pthread_atfork(None, None, Some(forget_in_child)) };
-    if let Some((_, start)) = crate::stop::proc_stat(h.daemon_pid) {
+    if let Some((_, start)) = proc_stat(h.daemon_pid) {
         DAEMON_START.store(start, Relaxed);
     }
     Some(base)
+}
+
+/// `(state, start time)` of a process from `/proc/<pid>/stat` (None if unreadable).
+pub(crate) fn proc_stat(pid: u32) -> Option<(u8, u64)> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.iter().rposition(|&c| c == b')')? + 1..];
+    let rest = std::str::from_utf8(rest).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = *fields.next()?.as_bytes().first()?;
+    // Field 22 (starttime); `fields` now starts at field 4.
+    let start = fields.nth(18)?.parse().ok()?;
+    Some((state, start))
 }
 
 /// `pthread_atfork` child handler: the forked child runs pass-through.

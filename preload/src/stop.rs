@@ -140,7 +140,7 @@ pub fn hit(id: u32) -> bool {
 /// Execute the real call (or the hook standing in for it).
 fn execute(id: u32, args: &[u64]) -> u64 {
     if CLASS[id as usize] & class::HOOKED != 0 {
-        crate::hooks::call(id, args)
+        crate::intercept::hooks::call(id, args)
     } else {
         // SAFETY: `args` are the app's own arguments of this call (possibly
         // edited by the debugger user, who takes responsibility for them).
@@ -177,7 +177,7 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
     };
     if checking
         && let (Some(slot), Some(h)) = (slot, crate::session::session())
-        && let Some(e) = crate::hooks::take_new_error()
+        && let Some(e) = crate::intercept::errors::take_new_error()
     {
         r = stop(h, slot, id, args, Some((r, e)));
     }
@@ -350,18 +350,6 @@ fn bump_stop_seq(h: &Header) {
     wake_if(&h.stop_seq, &h.stop_sleepers);
 }
 
-/// `(state, start time)` of a process from `/proc/<pid>/stat` (None if unreadable).
-pub(crate) fn proc_stat(pid: u32) -> Option<(u8, u64)> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.iter().rposition(|&c| c == b')')? + 1..];
-    let rest = std::str::from_utf8(rest).ok()?;
-    let mut fields = rest.split_ascii_whitespace();
-    let state = *fields.next()?.as_bytes().first()?;
-    // Field 22 (starttime); `fields` now starts at field 4.
-    let start = fields.nth(18)?.parse().ok()?;
-    Some((state, start))
-}
-
 /// Whether the daemon process is gone: no such process, a zombie, or its
 /// pid now belongs to a process started at another time (pid reuse).
 fn daemon_dead(pid: u32) -> bool {
@@ -371,7 +359,7 @@ fn daemon_dead(pid: u32) -> bool {
     if let Err(rustix::io::Errno::SRCH) = rustix::process::test_kill_process(p) {
         return true;
     }
-    match proc_stat(pid) {
+    match crate::session::proc_stat(pid) {
         Some((state, start)) => {
             let known = crate::session::daemon_start_time();
             state == b'Z' || state == b'X' || (known != 0 && start != known)
@@ -407,10 +395,12 @@ fn stop(
     }
     slot.ret.store(after.map_or(0, |a| a.0), Relaxed);
     slot.error.store(after.map_or(0, |a| a.1), Relaxed);
-    let not_drawn = CLASS[id as usize] & class::DRAW != 0 && !crate::lists::draws(id, args);
+    let not_drawn =
+        CLASS[id as usize] & class::DRAW != 0 && !crate::intercept::lists::draws(id, args);
     slot.not_drawn.store(not_drawn as u32, Relaxed);
     slot.call_number.store(calls::get(), Relaxed);
-    slot.context.store(crate::hooks::current_context(), Relaxed);
+    slot.context
+        .store(crate::intercept::context::current_context(), Relaxed);
     let mut cmds = Commands::publish(h, slot);
 
     let mut ret = after.map_or(0, |a| a.0);
@@ -454,22 +444,13 @@ fn stop(
                 bump_stop_seq(h);
                 cmds.ack(shm::STATUS_OK);
             }
-            shm::CMD_FRAGMENT_STEP => {
+            // Our GL work on this thread (`replay`): debug steps, queries,
+            // releasing our objects. Steps replay the call with its
+            // current (possibly edited) arguments.
+            cmd => {
                 read_args(slot, args);
-                cmds.ack(crate::exec::fragment_step(id, args));
+                cmds.ack(crate::replay::run_command(cmd, id, args));
             }
-            shm::CMD_VERTEX_STEP => {
-                read_args(slot, args);
-                cmds.ack(crate::vertex::vertex_step(id, args));
-            }
-            shm::CMD_COMPUTE_STEP => {
-                read_args(slot, args);
-                cmds.ack(crate::compute::compute_step(id, args));
-            }
-            shm::CMD_QUERY_PROGRAM => cmds.ack(crate::exec::query_program()),
-            shm::CMD_QUERY_STATE => cmds.ack(crate::exec::query_state()),
-            shm::CMD_RELEASE => cmds.ack(crate::exec::release_targets()),
-            _ => cmds.ack(shm::STATUS_UNKNOWN_COMMAND),
         }
     }
 }
@@ -594,10 +575,10 @@ mod tests {
     #[test]
     fn proc_stat_of_self_and_liveness() {
         let me = std::process::id();
-        let (state, start) = proc_stat(me).unwrap();
+        let (state, start) = crate::session::proc_stat(me).unwrap();
         assert!(matches!(state, b'R' | b'S'), "{}", state as char);
         assert!(start > 0);
-        assert_eq!(proc_stat(me).unwrap().1, start);
+        assert_eq!(crate::session::proc_stat(me).unwrap().1, start);
         assert!(!daemon_dead(me));
         let mut gone = std::process::Command::new("true").spawn().unwrap();
         let pid = gone.id();
@@ -606,7 +587,9 @@ mod tests {
         // A zombie (exited, not reaped) is dead too.
         let mut zombie = std::process::Command::new("true").spawn().unwrap();
         let t = std::time::Instant::now();
-        while proc_stat(zombie.id()).is_some_and(|(s, _)| s != b'Z') && t.elapsed().as_secs() < 10 {
+        while crate::session::proc_stat(zombie.id()).is_some_and(|(s, _)| s != b'Z')
+            && t.elapsed().as_secs() < 10
+        {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert!(daemon_dead(zombie.id()));

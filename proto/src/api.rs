@@ -126,6 +126,43 @@ pub struct Function {
     pub params: &'static [Param],
 }
 
+/// What a draw or compute dispatch call's parameters say about its shape,
+/// as parameter indices: found once, when the table is generated
+/// ([`CALL_SHAPES`], by function id), instead of from names at run time.
+/// Other functions have only `mode` (where their first parameter is one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallShape {
+    /// `mode`, the primitive type, when it is the first parameter (any
+    /// function).
+    pub mode: Option<u8>,
+    /// `first` (a pointer in a multi-draw: one per draw).
+    pub first: Option<u8>,
+    /// `count` (a pointer in a multi-draw: one per draw).
+    pub count: Option<u8>,
+    /// `instancecount` or `primcount` (a pointer: per draw, unknown here).
+    pub instances: Option<u8>,
+    /// `drawcount` of a multi-draw.
+    pub draw_count: Option<u8>,
+    /// `group_size_x` (then y, z) of `glDispatchComputeGroupSizeARB`.
+    pub group_size: Option<u8>,
+    /// Indices from an element array buffer (`glDraw*Elements*`).
+    pub indexed: bool,
+    /// Arguments in a buffer (`glDraw*Indirect`, `glDispatchComputeIndirect`).
+    pub indirect: bool,
+}
+
+impl CallShape {
+    /// A draw of one `first`, `count` range, its vertices in order
+    /// (`glDrawArrays[Instanced[BaseInstance]]`).
+    pub fn is_direct_array_draw(&self) -> bool {
+        self.first.is_some()
+            && self.count.is_some()
+            && self.draw_count.is_none()
+            && !self.indexed
+            && !self.indirect
+    }
+}
+
 include!(concat!(env!("OUT_DIR"), "/functions.rs"));
 include!(concat!(env!("OUT_DIR"), "/enums.rs"));
 
@@ -426,6 +463,32 @@ pub fn classify(name: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn call_shapes_come_from_the_parameters() {
+        let shape = |name: &str| CALL_SHAPES[function_id(name).unwrap() as usize];
+        let arrays = shape("glDrawArraysInstancedBaseInstance");
+        assert_eq!(
+            (arrays.mode, arrays.first, arrays.count, arrays.instances),
+            (Some(0), Some(1), Some(2), Some(3))
+        );
+        assert!(arrays.is_direct_array_draw());
+        let multi = shape("glMultiDrawArrays");
+        assert_eq!((multi.count, multi.draw_count), (Some(2), Some(3)));
+        assert!(!multi.is_direct_array_draw());
+        let elements = shape("glDrawElementsInstanced");
+        assert!(elements.indexed && !elements.is_direct_array_draw());
+        assert_eq!(elements.instances, Some(4));
+        assert!(shape("glDrawArraysIndirect").indirect);
+        assert!(shape("glDispatchComputeIndirect").indirect);
+        assert_eq!(shape("glDispatchComputeGroupSizeARB").group_size, Some(3));
+        assert_eq!(shape("glDrawElementsInstancedEXT").instances, Some(4));
+        assert_eq!(shape("glDrawBuffers"), CallShape::default());
+        assert_eq!(shape("glDrawTransformFeedback").mode, Some(0));
+        assert_eq!(shape("glDrawTransformFeedback").count, None);
+        assert_eq!(shape("glUniform4fv"), CallShape::default());
+        assert_eq!(shape("glEnd"), CallShape::default());
+    }
 
     #[test]
     fn floats_format_shortest_with_an_exponent_where_long() {

@@ -374,7 +374,9 @@ async fn probe_memory_goes_back_after_end_and_after_the_exit() {
     require_workspace();
     let dir = TempDir::new("lifecycle-memory");
     let socket = dir.join("d.sock");
-    let daemon = start_unix_daemon(&socket, &[]);
+    // Summaries read back whole (as before GPU summaries): the probes then
+    // hold every fragment's value, the memory this test sees given back.
+    let daemon = start_unix_daemon(&socket, &[("GLDBG_READBACK", "all")]);
     let pid = daemon.0.id();
     let mut c = client(&socket).await;
     let launched = timely("Launch", c.launch(launch_request(&big(), &[])))

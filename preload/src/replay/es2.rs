@@ -14,12 +14,17 @@ use std::time::Instant;
 
 use gldbg_proto::shm::{self, BulkRef, FragmentStepReply, FragmentStepRequest};
 
-use crate::exec::{
-    Bulk, Failure, bind_app_attributes, cleanup, compile_attach, copy_uniforms, drain_own_errors,
-    framebuffer_size, replay_draw, replay_errors, set_path,
-};
 use crate::generated::real;
 use crate::gl;
+use crate::intercept::errors::drain_own_errors;
+
+use super::bulk::Bulk;
+use super::error::Error;
+use super::pipeline::{Call, StepRequest, check_gl};
+use super::program::link;
+use super::records::VALUE_BYTES;
+use super::target::framebuffer_size;
+use super::uniforms::{bind_app_attributes, copy_uniforms, set_path};
 
 const TEXTURE_2D: u32 = 0x0DE1;
 const TEXTURE_BINDING_2D: u32 = 0x8069;
@@ -35,28 +40,13 @@ const UNSIGNED_BYTE: u32 = 0x1401;
 const TEXTURE_MIN_FILTER: u32 = 0x2801;
 const NEAREST: i32 = 0x2600;
 const DEPTH_COMPONENT16: u32 = 0x81A5;
-const FRAGMENT_SHADER: u32 = 0x8B30;
-const HIGH_FLOAT: u32 = 0x8DF2;
 const MAX_DRAW_BUFFERS: u32 = 0x8824;
 
 /// Outputs of a packed value: four components, then the coverage.
 const OUTPUTS: u32 = 5;
-
-/// Whether fragment shaders have 32-bit floats here (`highp`).
-pub(crate) fn fragment_highp() -> bool {
-    let (mut range, mut precision) = ([0i32; 2], 0i32);
-    // SAFETY: a real GL entry point on the stopped app thread; it writes two
-    // ints to `range` and one to `precision`, both local.
-    unsafe {
-        real::glGetShaderPrecisionFormat(
-            FRAGMENT_SHADER,
-            HIGH_FLOAT,
-            range.as_mut_ptr().cast(),
-            (&mut precision as *mut i32).cast(),
-        )
-    };
-    precision >= 23
-}
+/// Bytes per pixel in the bulk region: the value, the coverage byte and
+/// one RGBA8 texel of scratch (read one texture at a time), with room.
+const PIXEL_BYTES: usize = 24;
 
 fn get_f4(pname: u32) -> [f32; 4] {
     let mut v = [0f32; 16];
@@ -206,49 +196,90 @@ impl Objects {
     }
 }
 
+/// One ES 2 step's state: the app's, put back when dropped, and our
+/// objects, deleted then.
+struct Es2Replay {
+    saved: Saved2,
+    objects: Objects,
+}
+
+impl Drop for Es2Replay {
+    fn drop(&mut self) {
+        self.saved.restore();
+        self.objects.delete();
+        drain_own_errors();
+    }
+}
+
 /// `CMD_FRAGMENT_STEP` in an ES 2.x context (the app's errors held).
-pub(crate) fn fragment_step(
-    bulk: &Bulk,
-    id: u32,
-    args: &[u64],
+pub(crate) fn step(
+    bulk: &mut Bulk,
+    call: Call,
     req: &FragmentStepRequest,
     reply: &mut FragmentStepReply,
-) -> Result<(), Failure> {
-    let saved = Saved2::capture();
-    reply.program = saved.program;
-    reply.framebuffer = saved.framebuffer;
-    let mut objects = Objects::default();
-    let result = step(bulk, id, args, req, &saved, &mut objects, reply);
-    saved.restore();
-    objects.delete();
+) -> Result<(), Error> {
+    let mut r = Es2Replay {
+        saved: Saved2::capture(),
+        objects: Objects::default(),
+    };
+    reply.program = r.saved.program;
+    reply.framebuffer = r.saved.framebuffer;
+    let (k, depth) = check(req, &r.saved)?;
+
+    let t0 = Instant::now();
+    let prog = link(bulk, req.shaders(), |prog| {
+        bind_app_attributes(r.saved.program, prog);
+        Ok(())
+    })?;
+    r.objects.program = prog;
+    gl::use_program(prog);
+    copy_uniforms(r.saved.program, prog);
+    let (uniform, path) = req.path();
+    set_path(bulk, prog, uniform, path);
+    reply.build_ns = t0.elapsed().as_nanos() as u64;
+
+    let (w, h) = framebuffer(&mut r, req, k, depth)?;
+    (reply.width, reply.height) = (w as u32, h as u32);
+    // The replay: the app's scissor; its depth test unless switched off;
+    // never blending (the values are written as they are).
+    gl::set_enabled(gl::SCISSOR_TEST, r.saved.scissor);
+    gl::set_enabled(gl::BLEND, false);
+    if !depth || req.depth == shm::TEST_OFF {
+        gl::set_enabled(gl::DEPTH_TEST, false);
+    }
+    if req.stencil == shm::TEST_OFF {
+        gl::set_enabled(gl::STENCIL_TEST, false);
+    }
     drain_own_errors();
-    result
+    let t1 = Instant::now();
+    call.draw(None);
+    let replayed = match drain_own_errors() {
+        0 => Ok(()),
+        code => Err(Error::Replay { what: "draw", code }),
+    };
+    reply.replay_ns = t1.elapsed().as_nanos() as u64;
+    replayed?;
+
+    let t2 = Instant::now();
+    read_back(bulk, (w, h), &mut r.objects, reply)?;
+    reply.readback_ns = t2.elapsed().as_nanos() as u64;
+    Ok(())
 }
 
-fn failed(log: String) -> Failure {
-    (shm::STATUS_GL_FAILED, log)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn step(
-    bulk: &Bulk,
-    id: u32,
-    args: &[u64],
-    req: &FragmentStepRequest,
-    saved: &Saved2,
-    objects: &mut Objects,
-    reply: &mut FragmentStepReply,
-) -> Result<(), Failure> {
+/// What the step needs of the request and the app's state: the packed
+/// outputs' first location `k` (within the draw buffers), and whether the
+/// draw has a depth test (then cleared or off: ES 2 cannot copy it).
+fn check(req: &FragmentStepRequest, saved: &Saved2) -> Result<(u32, bool), Error> {
     let k = req.value_output.frag_data_index;
     if k < 0 || req.coverage_output.frag_data_index != k + OUTPUTS as i32 - 1 {
-        return Err(failed(
+        return Err(Error::Call(
             "an OpenGL ES 2 fragment step needs the packed debug outputs (internal)".into(),
         ));
     }
     let k = k as u32;
     let max_db = gl::get_i(MAX_DRAW_BUFFERS).max(1) as u32;
     if k + OUTPUTS > max_db {
-        return Err(failed(format!(
+        return Err(Error::Unsupported(format!(
             "fragment debugging in OpenGL ES 2 writes {} outputs after the app's {k}; this \
              context has {max_db} draw buffers (GL_EXT_draw_buffers)",
             OUTPUTS
@@ -256,7 +287,7 @@ fn step(
     }
     let depth = saved.depth_test && gl::get_i(DEPTH_BITS) > 0;
     if depth && req.depth == shm::BUFFER_COPY {
-        return Err(failed(
+        return Err(Error::Unsupported(
             "the draw has a depth test, and copying the app's depth buffer needs \
              glBlitFramebuffer (OpenGL ES 3.0), which this OpenGL ES 2 context lacks: use \
              `debug fragment depth=clear` or `depth=off`"
@@ -264,46 +295,34 @@ fn step(
         ));
     }
     if saved.stencil_test && gl::get_i(STENCIL_BITS) > 0 && req.stencil != shm::TEST_OFF {
-        return Err(failed(
+        return Err(Error::Unsupported(
             "the draw has a stencil test, and this OpenGL ES 2 context cannot copy or keep \
              the app's stencil buffer: use `debug fragment stencil=off`"
                 .into(),
         ));
     }
+    Ok((k, depth))
+}
 
-    // The debug program.
-    let t0 = Instant::now();
-    let app = saved.program;
-    let prog = gl::create_program();
-    objects.program = prog;
-    let shaders = compile_attach(bulk, prog, &req.shaders[..req.shader_count as usize])?;
-    bind_app_attributes(app, prog);
-    gl::link_program(prog);
-    let linked = gl::get_program_i(prog, gl::LINK_STATUS) != 0;
-    cleanup(prog, &shaders, false);
-    if !linked {
-        return Err((shm::STATUS_LINK_FAILED, gl::program_info_log(prog)));
-    }
-    gl::use_program(prog);
-    copy_uniforms(app, prog);
-    let path_len = (req.path_len as usize).min(shm::MAX_PATH);
-    set_path(bulk, prog, req.path_uniform, &req.path[..path_len]);
-    reply.build_ns = t0.elapsed().as_nanos() as u64;
-
-    // The framebuffer: RGBA8 textures at the debug outputs.
-    gl::bind_framebuffer(FRAMEBUFFER, saved.framebuffer);
-    let (w, h) = framebuffer_size(saved.framebuffer);
+/// Our framebuffer of the draw's size, bound and cleared: RGBA8 textures
+/// at the packed outputs `k..k + OUTPUTS`, a depth buffer where the draw's
+/// depth test runs on a cleared one. Returns the size.
+fn framebuffer(
+    r: &mut Es2Replay,
+    req: &FragmentStepRequest,
+    k: u32,
+    depth: bool,
+) -> Result<(i32, i32), Error> {
+    gl::bind_framebuffer(FRAMEBUFFER, r.saved.framebuffer);
+    let (w, h) = framebuffer_size(r.saved.framebuffer);
     if w <= 0 || h <= 0 {
-        return Err(failed(format!(
-            "cannot tell the draw framebuffer's size ({w}x{h})"
-        )));
+        return Err(Error::FramebufferSize { w, h });
     }
     let npix = (w as usize) * (h as usize);
-    if shm::BULK_DATA + npix * 24 > shm::BULK_SIZE {
-        return Err(failed(format!("{w}x{h} does not fit in the shared memory")));
+    if shm::BULK_DATA + npix * PIXEL_BYTES > shm::BULK_SIZE {
+        return Err(Error::TooLarge { w, h });
     }
-    reply.width = w as u32;
-    reply.height = h as u32;
+    let objects = &mut r.objects;
     objects.fbo = gl::gen_framebuffer();
     gl::bind_framebuffer(FRAMEBUFFER, objects.fbo);
     let mut bufs = vec![gl::NONE; (k + OUTPUTS) as usize];
@@ -322,9 +341,7 @@ fn step(
     draw_buffers_ext(&bufs);
     let status = gl::check_framebuffer_status(FRAMEBUFFER);
     if status != gl::FRAMEBUFFER_COMPLETE {
-        return Err(failed(format!(
-            "debug framebuffer incomplete ({status:#x})"
-        )));
+        return Err(Error::Incomplete(status));
     }
     gl::set_enabled(gl::SCISSOR_TEST, false);
     color_mask([1; 4]);
@@ -338,65 +355,42 @@ fn step(
     gl::depth_mask(gl::TRUE);
     clear([0.0; 4], bits);
     gl::depth_mask(app_depth_mask);
-    // The replay: the app's scissor; its depth test unless switched off;
-    // never blending (the values are written as they are).
-    gl::set_enabled(gl::SCISSOR_TEST, saved.scissor);
-    gl::set_enabled(gl::BLEND, false);
-    if !depth || req.depth == shm::TEST_OFF {
-        gl::set_enabled(gl::DEPTH_TEST, false);
-    }
-    if req.stencil == shm::TEST_OFF {
-        gl::set_enabled(gl::STENCIL_TEST, false);
-    }
-    drain_own_errors();
-    let t1 = Instant::now();
-    replay_draw(id, args, None);
-    let replayed = replay_errors("draw");
-    reply.replay_ns = t1.elapsed().as_nanos() as u64;
-    replayed?;
-
-    let t2 = Instant::now();
-    read_back(bulk, (w, h), objects, reply)?;
-    reply.readback_ns = t2.elapsed().as_nanos() as u64;
-    Ok(())
+    Ok((w, h))
 }
 
 /// Read the five textures back, one at a time at attachment 0 of a
 /// framebuffer of ours (ES 2 reads only there), and lay the values out as
 /// the float step does: four f32 per pixel, then one coverage byte each.
 fn read_back(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     (w, h): (i32, i32),
     objects: &mut Objects,
     reply: &mut FragmentStepReply,
-) -> Result<(), Failure> {
+) -> Result<(), Error> {
     let npix = (w as usize) * (h as usize);
-    let too_small = || failed("bulk region too small".into());
     let values_off = shm::BULK_DATA;
-    let coverage_off = values_off + npix * 16;
+    let coverage_off = values_off + npix * VALUE_BYTES;
     let scratch_off = coverage_off + npix;
+    let [scratch, values, coverage] = bulk
+        .disjoint_mut([
+            (scratch_off, npix * 4),
+            (values_off, npix * VALUE_BYTES),
+            (coverage_off, npix),
+        ])
+        .ok_or(Error::NoRoom("bulk region too small"))?;
     objects.read_fbo = gl::gen_framebuffer();
     gl::bind_framebuffer(FRAMEBUFFER, objects.read_fbo);
     gl::pixel_store(gl::PACK_ALIGNMENT, 1);
     for (i, &tex) in objects.textures.iter().enumerate() {
         attach_texture(gl::COLOR_ATTACHMENT0, tex);
-        let scratch = bulk
-            .slice_mut(scratch_off, npix * 4)
-            .ok_or_else(too_small)?;
         read_rgba8(w, h, scratch);
-        let scratch = bulk
-            .slice_mut(scratch_off, npix * 4)
-            .ok_or_else(too_small)?;
         if i < 4 {
-            let values = bulk
-                .slice_mut(values_off, npix * 16)
-                .ok_or_else(too_small)?;
             for (p, b) in scratch.chunks_exact(4).enumerate() {
                 let v = unpack([b[0], b[1], b[2], b[3]]);
-                values[p * 16 + i * 4..p * 16 + i * 4 + 4].copy_from_slice(&v.to_ne_bytes());
+                let at = p * VALUE_BYTES + i * 4;
+                values[at..at + 4].copy_from_slice(&v.to_ne_bytes());
             }
         } else {
-            let coverage = bulk.slice_mut(coverage_off, npix).ok_or_else(too_small)?;
             for (d, b) in coverage.iter_mut().zip(scratch.chunks_exact(4)) {
                 *d = if b[0] != 0 { 255 } else { 0 };
                 if b[0] != 0 && reply.coverage_code == 0 {
@@ -405,13 +399,8 @@ fn read_back(
             }
         }
     }
-    let read_error = drain_own_errors();
-    if read_error != 0 {
-        return Err(failed(format!(
-            "reading the debug images back raised GL error {read_error:#x}"
-        )));
-    }
-    reply.values = BulkRef::at(values_off, npix * 16);
+    check_gl("reading the debug images back")?;
+    reply.values = BulkRef::at(values_off, npix * VALUE_BYTES);
     reply.value_components = 4;
     reply.coverage = BulkRef::at(coverage_off, npix);
     Ok(())

@@ -12,10 +12,29 @@
 //! texture target we cannot copy (multisample, buffer textures), makes the
 //! step refuse rather than let the replay write the app's data.
 
-use crate::exec::{gl_at_least, program_interface_query};
 use crate::gl;
 
-/// Snapshots of a replay's writable resources, to restore after it.
+use super::context::{gl_at_least, program_interface_query};
+
+/// A writable image the replay cannot copy aside (nothing was copied).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WritesError {
+    #[error(
+        "image unit {unit} is bound for writing; copying it aside for the replay is not \
+         implemented in OpenGL ES contexts (this one is OpenGL ES {major}.{minor}), so the \
+         replay would write the app's image"
+    )]
+    OnEs { unit: u32, major: i32, minor: i32 },
+    #[error("image unit {unit} is bound for writing; copying it aside for the replay needs GL 4.5")]
+    NeedsGl45 { unit: u32 },
+    #[error(
+        "image unit {unit} is bound for writing to a texture of target {target:#x}, which \
+         gldbg cannot copy aside for the replay"
+    )]
+    Target { unit: u32, target: u32 },
+}
+
+/// Snapshots of a replay's writable resources, put back when dropped.
 pub(crate) struct ShaderWrites {
     /// (app buffer, our copy, size in bytes).
     buffers: Vec<(u32, u32, i64)>,
@@ -33,7 +52,7 @@ struct ImageCopy {
 impl ShaderWrites {
     /// Copy what program `prog` (current, linked, its bindings final) can
     /// write. Err: a writable image that cannot be copied (nothing was).
-    pub(crate) fn snapshot(prog: u32) -> Result<ShaderWrites, String> {
+    pub(crate) fn snapshot(prog: u32) -> Result<ShaderWrites, WritesError> {
         let images = writable_images()?;
         let buffers = written_buffers(prog);
         let mut w = ShaderWrites {
@@ -75,9 +94,11 @@ impl ShaderWrites {
     pub(crate) fn counts(&self) -> (u32, u32) {
         (self.buffers.len() as u32, self.images.len() as u32)
     }
+}
 
+impl Drop for ShaderWrites {
     /// Put everything back and free our copies.
-    pub(crate) fn restore(self) {
+    fn drop(&mut self) {
         if self.buffers.is_empty() && self.images.is_empty() {
             return;
         }
@@ -86,7 +107,7 @@ impl ShaderWrites {
             gl::get_i(gl::COPY_READ_BUFFER) as u32,
             gl::get_i(gl::COPY_WRITE_BUFFER) as u32,
         );
-        for (app, copy, size) in self.buffers {
+        for (app, copy, size) in self.buffers.drain(..) {
             gl::bind_buffer(gl::COPY_READ_BUFFER, copy);
             gl::bind_buffer(gl::COPY_WRITE_BUFFER, app);
             gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, size);
@@ -94,7 +115,7 @@ impl ShaderWrites {
         }
         gl::bind_buffer(gl::COPY_READ_BUFFER, read);
         gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
-        for i in self.images {
+        for i in self.images.drain(..) {
             gl::copy_image(i.target, i.copy, i.app, (0, i.level), i.size);
             gl::delete_texture(i.copy);
         }
@@ -125,7 +146,7 @@ impl ImageCopy {
 /// The buffers bound where `prog`'s storage and atomic counter blocks are.
 fn written_buffers(prog: u32) -> Vec<u32> {
     let mut buffers: Vec<u32> = Vec::new();
-    if !crate::es::has_shader_writes() {
+    if !super::es::has_shader_writes() {
         return buffers;
     }
     let lists = [
@@ -161,8 +182,8 @@ fn written_buffers(prog: u32) -> Vec<u32> {
 }
 
 /// The textures on image units bound for writing, with what a copy needs.
-fn writable_images() -> Result<Vec<ImageCopy>, String> {
-    if !crate::es::has_shader_writes() {
+fn writable_images() -> Result<Vec<ImageCopy>, WritesError> {
+    if !super::es::has_shader_writes() {
         return Ok(Vec::new());
     }
     let units = gl::get_i(gl::MAX_IMAGE_UNITS).clamp(0, 1024) as u32;
@@ -176,19 +197,17 @@ fn writable_images() -> Result<Vec<ImageCopy>, String> {
         if out.iter().any(|i| i.app == tex && i.level == level) {
             continue;
         }
-        if let Some((major, minor)) = crate::es::version() {
+        if let Some((major, minor)) = super::context::es_version() {
             // Copying needs the texture's target and size (GL 4.5's direct
             // state access), which GL ES cannot ask a texture for.
-            return Err(format!(
-                "image unit {u} is bound for writing; copying it aside for the replay is not \
-                 implemented in OpenGL ES contexts (this one is OpenGL ES {major}.{minor}), so \
-                 the replay would write the app's image"
-            ));
+            return Err(WritesError::OnEs {
+                unit: u,
+                major,
+                minor,
+            });
         }
         if !gl_at_least(4, 5) {
-            return Err(format!(
-                "image unit {u} is bound for writing; copying it aside for the replay needs GL 4.5"
-            ));
+            return Err(WritesError::NeedsGl45 { unit: u });
         }
         let target = gl::texture_param_i(tex, gl::TEXTURE_TARGET) as u32;
         let param = |p: u32| gl::texture_level_param(tex, level, p).max(1);
@@ -204,10 +223,10 @@ fn writable_images() -> Result<Vec<ImageCopy>, String> {
                 param(gl::TEXTURE_DEPTH),
             ],
             other => {
-                return Err(format!(
-                    "image unit {u} is bound for writing to a texture of target {other:#x}, \
-                     which gldbg cannot copy aside for the replay"
-                ));
+                return Err(WritesError::Target {
+                    unit: u,
+                    target: other,
+                });
             }
         };
         out.push(ImageCopy {

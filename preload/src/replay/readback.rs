@@ -8,12 +8,14 @@
 //! always did, and the reply says so. A debugger never shows a value it is
 //! not sure of.
 
-use crate::exec::{Bulk, drain_own_errors, is_es};
+use super::bulk::Bulk;
+use super::context::is_es;
+use super::reduce::{self, Words};
+use crate::intercept::errors::drain_own_errors;
 use crate::gl;
-use crate::reduce::{self, Words};
 use gldbg_proto::shm::{
     self, BulkRef, FragmentStepReply, READBACK_ONE, READBACK_SUMMARY, ReadbackReply,
-    ReadbackRequest,
+    ReadbackRequest, VertexStepReply,
 };
 
 /// What a point or summary readback put in the shared memory: the reply's
@@ -65,7 +67,7 @@ fn code_of(word: u32) -> u32 {
 /// `buffer`) of `record` bytes: the value's `value_len` bytes, then the
 /// coverage word (and, with `emission`, more: never read here).
 pub(crate) fn from_capture(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     req: &ReadbackRequest,
     n: usize,
     (buffer, record, value_len, emission): (u32, usize, usize, bool),
@@ -86,7 +88,7 @@ pub(crate) fn from_capture(
 /// shader writes: a `vec4` value and a `float` coverage per invocation of
 /// `extent`.
 pub(crate) fn from_blocks(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     req: &ReadbackRequest,
     extent: [u32; 3],
     (values, coverage): (u32, u32),
@@ -105,7 +107,7 @@ pub(crate) fn from_blocks(
 /// values of `stride` words (`values.stride`), coverage one word each.
 /// `None`: read everything (`READBACK_ALL` asked, or the GPU could not).
 pub(crate) fn from_buffers(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     req: &ReadbackRequest,
     n: usize,
     extent: [u32; 3],
@@ -119,7 +121,7 @@ pub(crate) fn from_buffers(
 }
 
 fn held_from_buffers(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     req: &ReadbackRequest,
     n: usize,
     extent: [u32; 3],
@@ -184,7 +186,7 @@ fn summary_code(words: &[u32; shm::SUMMARY_WORDS]) -> u32 {
 }
 
 /// Write the held values and coverage bytes at `BULK_DATA`.
-fn put(bulk: &Bulk, values: &[u32], coverage: &[u8], reply: ReadbackReply) -> Held {
+fn put(bulk: &mut Bulk, values: &[u32], coverage: &[u8], reply: ReadbackReply) -> Held {
     let bytes: Vec<u8> = values.iter().flat_map(|w| w.to_ne_bytes()).collect();
     let values = bulk.put(shm::BULK_DATA, &bytes);
     let coverage = bulk.put(shm::BULK_DATA + bytes.len().next_multiple_of(8), coverage);
@@ -210,10 +212,18 @@ pub(crate) struct Images {
     pub(crate) unclamp: bool,
 }
 
+/// A point or summary readback as the vertex step's reply.
+pub(crate) fn vertex_reply(reply: &mut VertexStepReply, held: Held) {
+    reply.vertices = held.invocations;
+    (reply.values, reply.coverage) = (held.values, held.coverage);
+    reply.coverage_code = held.reply.code;
+    reply.readback = held.reply;
+}
+
 /// [`from_images`] into the fragment step's reply; false: nothing was
 /// read (read everything).
 pub(crate) fn fragment_reply(
-    bulk: &Bulk,
+    bulk: &mut Bulk,
     req: &ReadbackRequest,
     im: &Images,
     reply: &mut FragmentStepReply,
@@ -232,7 +242,7 @@ pub(crate) fn fragment_reply(
 /// The read back of a fragment step (`None`: read everything). The
 /// framebuffer's attachments are read into buffers of ours for the
 /// reduction (a copy on the GPU), or one pixel of each to memory.
-pub(crate) fn from_images(bulk: &Bulk, req: &ReadbackRequest, im: &Images) -> Option<Held> {
+pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -> Option<Held> {
     if !matches!(req.mode, READBACK_ONE | READBACK_SUMMARY) || im.components == 0 {
         return None; // everything; a step's coverage is always whole
     }

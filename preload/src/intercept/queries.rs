@@ -13,7 +13,7 @@
 //! Until the first split no hook does anything but forward the call.
 //! `GL_TIMESTAMP` is a point in time, not a count: nothing to split.
 
-use crate::exec::{drain_own_errors, hold_app_errors};
+use super::errors::{drain_own_errors, hold_app_errors};
 use crate::generated::invoke;
 use crate::gl;
 use gldbg_proto::api::FUNCTIONS;
@@ -89,7 +89,7 @@ pub(crate) struct Suspended {
 /// End every counting query active in the current context (call with the
 /// app's errors held: a target the context lacks raises an error of ours).
 pub(crate) fn suspend() -> Suspended {
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let mut ended = Vec::new();
     let splits = SPLITS.lock().unwrap_or_else(|e| e.into_inner());
     for &(target, _) in &COUNTING {
@@ -144,42 +144,103 @@ impl Suspended {
     }
 }
 
-/// The hook of every `class::QUERY` function.
-pub fn call(id: u32, args: &[u64]) -> u64 {
-    // SAFETY (every `invoke` here): the app's own call and arguments,
-    // forwarded (with a query object of ours where one stands for the app's).
-    if !ANY_SPLIT.load(Relaxed) {
-        return unsafe { invoke(id, args) };
-    }
-    let a = |i: usize| args.get(i).copied().unwrap_or(0);
-    let name = FUNCTIONS[id as usize].name;
+/// The type a `glGetQuery[Buffer]Object*v` writes its result in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResultType {
+    I32,
+    U32,
+    I64,
+    U64,
+}
+
+/// What a query hook does for a function: the facts of its name, found
+/// once per function id ([`kind_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum QueryCall {
+    /// `glBeginQuery[Indexed]`: the app's object is argument `object`.
+    Begin {
+        object: usize,
+    },
+    /// `glEndQuery[Indexed]`.
+    End {
+        indexed: bool,
+    },
+    Delete,
+    /// `glGetQuery[Indexed]iv`: `pname` and the out-pointer at `at`, `at + 1`.
+    GetQuery {
+        at: usize,
+    },
+    GetObject(ResultType),
+    GetBufferObject(ResultType),
+    ConditionalRender,
+    Forward,
+}
+
+/// The hook's view of a function name (ARB/EXT suffixes aside).
+fn kind_of(name: &str) -> QueryCall {
     let name = name
         .strip_suffix("ARB")
         .or(name.strip_suffix("EXT"))
         .unwrap_or(name);
-    let context = crate::hooks::current_context();
+    let result = |name: &str| match name {
+        n if n.ends_with("ui64v") => ResultType::U64,
+        n if n.ends_with("i64v") => ResultType::I64,
+        n if n.ends_with("uiv") => ResultType::U32,
+        _ => ResultType::I32,
+    };
+    match name {
+        "glBeginQuery" => QueryCall::Begin { object: 1 },
+        "glBeginQueryIndexed" => QueryCall::Begin { object: 2 },
+        "glEndQuery" => QueryCall::End { indexed: false },
+        "glEndQueryIndexed" => QueryCall::End { indexed: true },
+        "glDeleteQueries" => QueryCall::Delete,
+        "glGetQueryiv" => QueryCall::GetQuery { at: 1 },
+        "glGetQueryIndexediv" => QueryCall::GetQuery { at: 2 },
+        "glGetQueryObjectiv"
+        | "glGetQueryObjectuiv"
+        | "glGetQueryObjecti64v"
+        | "glGetQueryObjectui64v" => QueryCall::GetObject(result(name)),
+        "glGetQueryBufferObjectiv"
+        | "glGetQueryBufferObjectuiv"
+        | "glGetQueryBufferObjecti64v"
+        | "glGetQueryBufferObjectui64v" => QueryCall::GetBufferObject(result(name)),
+        "glBeginConditionalRender" | "glBeginConditionalRenderNV" => QueryCall::ConditionalRender,
+        _ => QueryCall::Forward,
+    }
+}
+
+/// [`kind_of`] every function, by id (made at the first split).
+static KINDS: std::sync::OnceLock<Box<[QueryCall]>> = std::sync::OnceLock::new();
+
+/// The hook of every `class::QUERY` function.
+pub fn call(id: u32, args: &[u64]) -> u64 {
+    // SAFETY (every `invoke` in this module): the app's own call and
+    // arguments, forwarded (with a query object of ours where one stands
+    // for the app's).
+    if !ANY_SPLIT.load(Relaxed) {
+        return unsafe { invoke(id, args) };
+    }
+    let kinds = KINDS.get_or_init(|| FUNCTIONS.iter().map(|f| kind_of(f.name)).collect());
+    let a = |i: usize| args.get(i).copied().unwrap_or(0);
+    let context = crate::intercept::context::current_context();
     let mut splits = SPLITS.lock().unwrap_or_else(|e| e.into_inner());
     let find = |splits: &[Split], app: u32| {
         splits
             .iter()
             .position(|s| s.context == context && s.app == app)
     };
-    match name {
-        "glBeginQuery" | "glBeginQueryIndexed" => {
+    match kinds[id as usize] {
+        QueryCall::Begin { object } => {
             // The app reuses its object: the old split's counts are gone.
-            let app = a(if name == "glBeginQuery" { 1 } else { 2 }) as u32;
-            if let Some(i) = find(&splits, app)
+            if let Some(i) = find(&splits, a(object) as u32)
                 && !splits[i].active
             {
                 forget(splits.remove(i));
             }
             unsafe { invoke(id, args) }
         }
-        "glEndQuery" | "glEndQueryIndexed" => {
-            let (target, index) = match name {
-                "glEndQuery" => (a(0) as u32, 0),
-                _ => (a(0) as u32, a(1) as u32),
-            };
+        QueryCall::End { indexed } => {
+            let (target, index) = (a(0) as u32, if indexed { a(1) as u32 } else { 0 });
             for s in splits.iter_mut().filter(|s| {
                 s.context == context && s.active && s.target == target && s.index == index
             }) {
@@ -187,99 +248,33 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
             }
             unsafe { invoke(id, args) }
         }
-        "glDeleteQueries" => {
-            let n = a(0) as i32;
-            let ptr = a(1) as usize as *const u32;
-            if n > 0 && !ptr.is_null() {
-                // SAFETY: the app passes `n` query names at `ptr`.
-                let names = unsafe { std::slice::from_raw_parts(ptr, n as usize) };
-                for &app in names {
-                    if let Some(i) = find(&splits, app) {
-                        let s = splits.remove(i);
-                        if s.active {
-                            // Deleting an active query ends it: ours stands in for it.
-                            hold_app_errors();
-                            gl::end_query(s.target, s.index);
-                            drain_own_errors();
-                        }
-                        forget(s);
-                    }
-                }
-            }
+        QueryCall::Delete => {
+            delete(&mut splits, context, args);
             unsafe { invoke(id, args) }
         }
-        "glGetQueryiv" | "glGetQueryIndexediv" => {
+        QueryCall::GetQuery { at } => {
             let r = unsafe { invoke(id, args) };
-            let (pname, out) = match name {
-                "glGetQueryiv" => (a(1) as u32, a(2)),
-                _ => (a(2) as u32, a(3)),
-            };
-            let out = out as usize as *mut i32;
-            if pname == gl::CURRENT_QUERY && !out.is_null() {
-                // SAFETY: GL just wrote one int there for the app.
-                let cur = unsafe { out.read_unaligned() } as u32;
-                if let Some(s) = splits
-                    .iter()
-                    .find(|s| s.context == context && s.active && s.parts.last() == Some(&cur))
-                {
-                    // SAFETY: as above.
-                    unsafe { out.write_unaligned(s.app as i32) };
-                }
-            }
+            current_query(&splits, context, a(at) as u32, a(at + 1));
             r
         }
-        "glGetQueryObjectiv"
-        | "glGetQueryObjectuiv"
-        | "glGetQueryObjecti64v"
-        | "glGetQueryObjectui64v" => {
-            let (app, pname, out) = (a(0) as u32, a(1) as u32, a(2));
-            let Some(i) = find(&splits, app) else {
+        QueryCall::GetObject(ty) => match find(&splits, a(0) as u32) {
+            Some(i) => get_object(&splits[i], id, args, ty),
+            None => unsafe { invoke(id, args) },
+        },
+        QueryCall::GetBufferObject(ty) => {
+            let Some(i) = find(&splits, a(0) as u32) else {
                 return unsafe { invoke(id, args) };
             };
-            let s = &splits[i];
-            let Some(value) = answer(s, pname, args, id) else {
-                return 0;
-            };
-            let Some(value) = value else {
-                return 0;
-            };
-            let bytes = encode(name, value);
-            hold_app_errors();
-            let query_buffer = gl::get_i(gl::QUERY_BUFFER_BINDING) as u32;
-            drain_own_errors();
-            if query_buffer != 0 {
-                // `out` is an offset into the bound query buffer.
-                gl::buffer_sub_data(gl::QUERY_BUFFER, out as usize, &bytes);
-            } else if out != 0 {
-                // SAFETY: the app's out-pointer for this query's type.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        out as usize as *mut u8,
-                        bytes.len(),
-                    )
-                };
-            }
-            0
-        }
-        "glGetQueryBufferObjectiv"
-        | "glGetQueryBufferObjectuiv"
-        | "glGetQueryBufferObjecti64v"
-        | "glGetQueryBufferObjectui64v" => {
-            let (app, buffer, pname, offset) = (a(0) as u32, a(1) as u32, a(2) as u32, a(3));
-            let Some(i) = find(&splits, app) else {
-                return unsafe { invoke(id, args) };
-            };
+            let (buffer, pname, offset) = (a(1) as u32, a(2) as u32, a(3));
             if let Some(Some(value)) = answer(&splits[i], pname, args, id) {
-                let bytes = encode(name.replace("Buffer", "").as_str(), value);
                 hold_app_errors();
-                gl::named_buffer_sub_data(buffer, offset as usize, &bytes);
+                gl::named_buffer_sub_data(buffer, offset as usize, &encode(ty, value));
                 drain_own_errors();
             }
             0
         }
-        "glBeginConditionalRender" | "glBeginConditionalRenderNV" => {
-            let (app, mode) = (a(0) as u32, a(1) as u32);
+        QueryCall::ConditionalRender => {
+            let (app, mode) = (a(0) as u32, u64::from(a(1) as u32));
             let Some(i) = find(&splits, app).filter(|&i| !splits[i].active) else {
                 return unsafe { invoke(id, args) };
             };
@@ -291,10 +286,82 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
                 .find(|&q| with_no_query_buffer(|| gl::query_object_u64(q, gl::QUERY_RESULT)) != 0)
                 .unwrap_or(app);
             drain_own_errors();
-            unsafe { invoke(id, &[decider as u64, mode as u64]) }
+            unsafe { invoke(id, &[decider as u64, mode]) }
         }
-        _ => unsafe { invoke(id, args) },
+        QueryCall::Forward => unsafe { invoke(id, args) },
     }
+}
+
+/// `glDeleteQueries`: the splits of the deleted objects are forgotten (an
+/// active one ended: ours stands in for it).
+fn delete(splits: &mut Vec<Split>, context: u64, args: &[u64]) {
+    let n = args.first().copied().unwrap_or(0) as i32;
+    let ptr = args.get(1).copied().unwrap_or(0) as usize as *const u32;
+    if n <= 0 || ptr.is_null() {
+        return;
+    }
+    // SAFETY: the app passes `n` query names at `ptr`.
+    let names = unsafe { std::slice::from_raw_parts(ptr, n as usize) };
+    for &app in names {
+        if let Some(i) = splits
+            .iter()
+            .position(|s| s.context == context && s.app == app)
+        {
+            let s = splits.remove(i);
+            if s.active {
+                // Deleting an active query ends it: ours stands in for it.
+                hold_app_errors();
+                gl::end_query(s.target, s.index);
+                drain_own_errors();
+            }
+            forget(s);
+        }
+    }
+}
+
+/// After `glGetQuery[Indexed]iv` wrote `GL_CURRENT_QUERY` at `out`: the
+/// app's object where our part stands for it.
+fn current_query(splits: &[Split], context: u64, pname: u32, out: u64) {
+    let out = out as usize as *mut i32;
+    if pname != gl::CURRENT_QUERY || out.is_null() {
+        return;
+    }
+    // SAFETY: GL just wrote one int there for the app.
+    let cur = unsafe { out.read_unaligned() } as u32;
+    if let Some(s) = splits
+        .iter()
+        .find(|s| s.context == context && s.active && s.parts.last() == Some(&cur))
+    {
+        // SAFETY: as above.
+        unsafe { out.write_unaligned(s.app as i32) };
+    }
+}
+
+/// `glGetQueryObject*v` of a split query: the combined answer, written
+/// where the app asked (its pointer, or an offset into the bound query
+/// buffer).
+fn get_object(s: &Split, id: u32, args: &[u64], ty: ResultType) -> u64 {
+    let (pname, out) = (
+        args.get(1).copied().unwrap_or(0) as u32,
+        args.get(2).copied().unwrap_or(0),
+    );
+    let Some(Some(value)) = answer(s, pname, args, id) else {
+        return 0;
+    };
+    let bytes = encode(ty, value);
+    hold_app_errors();
+    let query_buffer = gl::get_i(gl::QUERY_BUFFER_BINDING) as u32;
+    drain_own_errors();
+    if query_buffer != 0 {
+        // `out` is an offset into the bound query buffer.
+        gl::buffer_sub_data(gl::QUERY_BUFFER, out as usize, &bytes);
+    } else if out != 0 {
+        // SAFETY: the app's out-pointer for this query's type.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), out as usize as *mut u8, bytes.len())
+        };
+    }
+    0
 }
 
 /// The value of `pname` for a split query (outer `None`: the call was
@@ -343,17 +410,14 @@ fn combine(target: u32, results: &[u64]) -> u64 {
     }
 }
 
-/// `value` in the result type of `glGetQueryObject{i,ui,i64,ui64}v`
-/// (saturated where it does not fit, as GL clamps).
-fn encode(name: &str, value: u64) -> Vec<u8> {
-    if name.ends_with("ui64v") {
-        value.to_ne_bytes().to_vec()
-    } else if name.ends_with("i64v") {
-        (value.min(i64::MAX as u64) as i64).to_ne_bytes().to_vec()
-    } else if name.ends_with("uiv") {
-        (value.min(u32::MAX as u64) as u32).to_ne_bytes().to_vec()
-    } else {
-        (value.min(i32::MAX as u64) as i32).to_ne_bytes().to_vec()
+/// `value` in the result type `ty` (saturated where it does not fit, as
+/// GL clamps).
+fn encode(ty: ResultType, value: u64) -> Vec<u8> {
+    match ty {
+        ResultType::U64 => value.to_ne_bytes().to_vec(),
+        ResultType::I64 => (value.min(i64::MAX as u64) as i64).to_ne_bytes().to_vec(),
+        ResultType::U32 => (value.min(u32::MAX as u64) as u32).to_ne_bytes().to_vec(),
+        ResultType::I32 => (value.min(i32::MAX as u64) as i32).to_ne_bytes().to_vec(),
     }
 }
 
@@ -394,18 +458,44 @@ mod tests {
 
     #[test]
     fn results_take_the_callers_type_saturated() {
-        assert_eq!(encode("glGetQueryObjectuiv", 7), 7u32.to_ne_bytes());
+        let ty = |name: &str| match kind_of(name) {
+            QueryCall::GetObject(ty) | QueryCall::GetBufferObject(ty) => ty,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(encode(ty("glGetQueryObjectuiv"), 7), 7u32.to_ne_bytes());
         assert_eq!(
-            encode("glGetQueryObjectiv", 1 << 40),
+            encode(ty("glGetQueryObjectiv"), 1 << 40),
             i32::MAX.to_ne_bytes()
         );
         assert_eq!(
-            encode("glGetQueryObjecti64v", u64::MAX),
+            encode(ty("glGetQueryObjecti64vEXT"), u64::MAX),
             i64::MAX.to_ne_bytes()
         );
         assert_eq!(
-            encode("glGetQueryObjectui64v", 1 << 40),
+            encode(ty("glGetQueryBufferObjectui64v"), 1 << 40),
             (1u64 << 40).to_ne_bytes()
         );
+    }
+
+    #[test]
+    fn hooks_know_their_functions_by_id() {
+        assert_eq!(kind_of("glBeginQueryARB"), QueryCall::Begin { object: 1 });
+        assert_eq!(
+            kind_of("glBeginQueryIndexed"),
+            QueryCall::Begin { object: 2 }
+        );
+        assert_eq!(
+            kind_of("glEndQueryIndexed"),
+            QueryCall::End { indexed: true }
+        );
+        assert_eq!(
+            kind_of("glGetQueryIndexediv"),
+            QueryCall::GetQuery { at: 2 }
+        );
+        assert_eq!(
+            kind_of("glBeginConditionalRenderNV"),
+            QueryCall::ConditionalRender
+        );
+        assert_eq!(kind_of("glGenQueries"), QueryCall::Forward);
     }
 }

@@ -165,13 +165,13 @@ fn find_loaded(name: &str) -> Option<*mut c_void> {
     if let Some(p) = sym(libc::RTLD_NEXT, name) {
         return Some(p);
     }
-    for h in crate::loader::app_handles() {
+    for h in crate::intercept::loader::app_handles() {
         if let Some(p) = sym(h, name) {
             return Some(p);
         }
     }
     for lib in libraries(name) {
-        let h = crate::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_NOLOAD);
+        let h = crate::intercept::loader::real_dlopen(lib, libc::RTLD_LAZY | libc::RTLD_NOLOAD);
         if !h.is_null()
             && let Some(p) = sym(h, name)
         {
@@ -183,7 +183,7 @@ fn find_loaded(name: &str) -> Option<*mut c_void> {
 
 fn find_by_loading(name: &str) -> Option<*mut c_void> {
     for lib in libraries(name) {
-        let h = crate::loader::real_dlopen(
+        let h = crate::intercept::loader::real_dlopen(
             lib,
             libc::RTLD_LAZY | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
         );

@@ -6,22 +6,12 @@
 //! Desktop GL contexts pass every check here (their needs are checked
 //! where each step starts).
 
-use crate::exec::is_es;
 use crate::gl;
 
-/// The context's GL ES version (major, minor); `None` on desktop GL. Read
-/// from the version string: ES 2.0 has no `GL_MAJOR_VERSION` (asking would
-/// raise an error).
-pub(crate) fn version() -> Option<(i32, i32)> {
-    if !is_es() {
-        return None;
-    }
-    let v = gl::get_string(gl::VERSION);
-    let number = v.strip_prefix("OpenGL ES")?.split_whitespace().next()?;
-    let (major, minor) = number.split_once('.')?;
-    let minor: String = minor.chars().take_while(char::is_ascii_digit).collect();
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
+use super::context::es_version as version;
+
+/// `GL_HIGH_FLOAT` (shader precision formats).
+const HIGH_FLOAT: u32 = 0x8DF2;
 
 /// Whether the context lists `name` among its extensions. ES 2.0 has no
 /// `glGetStringi` (nor `GL_NUM_EXTENSIONS`): the one string is searched.
@@ -53,7 +43,7 @@ pub(crate) fn fragment_unsupported() -> Option<String> {
                 describe(v)
             ));
         }
-        if !crate::es2::fragment_highp() {
+        if !fragment_highp() {
             return Some(format!(
                 "fragment debugging without float render targets packs 32-bit floats \
                  into bytes, which needs highp floats in fragment shaders; {} and has none",
@@ -92,4 +82,20 @@ pub(crate) fn has_get_booleani() -> bool {
 /// units (desktop GL: asked by the callers; ES: 3.1 and later).
 pub(crate) fn has_shader_writes() -> bool {
     version().is_none_or(|v| v >= (3, 1))
+}
+
+/// Whether fragment shaders have 32-bit floats here (`highp`).
+fn fragment_highp() -> bool {
+    let (mut range, mut precision) = ([0i32; 2], 0i32);
+    // SAFETY: a real GL entry point on the stopped app thread; it writes two
+    // ints to `range` and one to `precision`, both local.
+    unsafe {
+        crate::generated::real::glGetShaderPrecisionFormat(
+            gl::FRAGMENT_SHADER,
+            HIGH_FLOAT,
+            range.as_mut_ptr().cast(),
+            (&mut precision as *mut i32).cast(),
+        )
+    };
+    precision >= 23
 }

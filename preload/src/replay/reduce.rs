@@ -10,7 +10,8 @@
 //! a context that cannot build it gets `None` and the step reads
 //! everything. Every binding it moves is put back (`BindingsGuard`).
 
-use crate::exec::{drain_own_errors, gl_at_least, is_es};
+use super::context::{gl_at_least, is_es};
+use crate::intercept::errors::drain_own_errors;
 use crate::generated::real;
 use crate::gl;
 use gldbg_proto::shm::SUMMARY_WORDS;
@@ -159,7 +160,7 @@ fn initial() -> [u32; RESULT_WORDS] {
 
 /// Whether this context runs compute shaders over storage buffers.
 pub(crate) fn available() -> bool {
-    match crate::es::version() {
+    match super::context::es_version() {
         Some(v) => v >= (3, 1),
         None => {
             gl_at_least(4, 3)
@@ -184,7 +185,7 @@ fn header() -> &'static str {
 /// This context's reduction program (built on first use); `None` where
 /// compute shaders are missing or the build failed.
 fn program() -> Option<u32> {
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let mut all = PROGRAMS.lock().ok()?;
     if let Some(i) = all.iter().position(|&(c, _)| c == context) {
         let p = all[i].1;

@@ -32,7 +32,7 @@ const PNAMES: [u32; 4] = [
 ];
 
 fn indexed() -> bool {
-    crate::exec::gl_at_least(4, 0) && !crate::exec::is_es()
+    super::context::gl_at_least(4, 0) && !super::context::is_es()
 }
 
 impl Neutral {

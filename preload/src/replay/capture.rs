@@ -17,9 +17,7 @@
 
 use std::sync::Mutex;
 
-use gldbg_proto::shm;
-
-use crate::exec::Failure;
+use super::error::Error;
 use crate::gl;
 
 /// One context's capture buffer.
@@ -44,9 +42,9 @@ impl Capture {
     /// `GL_TRANSFORM_FEEDBACK_BUFFER` and at its index 0 (the caller's
     /// `Saved` restores both), its first `size` bytes set to `fill` where
     /// given (a sentinel that ends a capture of unknown length).
-    pub(crate) fn bind(context: u64, size: usize, fill: Option<u8>) -> Result<Capture, Failure> {
+    pub(crate) fn bind(context: u64, size: usize, fill: Option<u8>) -> Result<Capture, Error> {
         let Ok(mut all) = CAPTURES.lock() else {
-            return Err((shm::STATUS_GL_FAILED, "capture cache poisoned".into()));
+            return Err(Error::Poisoned("capture"));
         };
         let mine = all.iter().position(|c| c.context == context);
         let reuse = mine.map(|i| all.remove(i)).filter(|c| {
@@ -63,7 +61,7 @@ impl Capture {
                     context,
                     buffer: gl::gen_buffer(),
                     size: size.div_ceil(GRANULE) * GRANULE,
-                    kept: !crate::exec::compatibility_context(),
+                    kept: !super::context::compatibility_context(),
                 };
                 gl::bind_buffer(gl::TRANSFORM_FEEDBACK_BUFFER, c.buffer);
                 gl::buffer_data_uninit(

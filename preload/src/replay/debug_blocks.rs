@@ -11,10 +11,10 @@
 //! overwrite the app's data. So, at every step, after the app's bindings
 //! are copied, ours are moved to the lowest free pair when theirs is taken.
 
-use gldbg_proto::shm;
-
-use crate::exec::{Failure, program_interface_query};
 use crate::gl;
+
+use super::context::program_interface_query;
+use super::error::Error;
 
 /// Our blocks are those with the instrumenter's prefix that no program of
 /// the app has (an app block the probe reads is in the app's program even
@@ -26,7 +26,7 @@ const OUR_PREFIX: &str = "gldbg_";
 /// block of `prog` uses and return the value block's binding (the coverage
 /// block's is one more). `app_programs` are the app's programs whose
 /// shaders `prog` was linked from.
-pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u32, Failure> {
+pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u32, Error> {
     let max = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
     if !program_interface_query() {
         // No way to list the blocks (GL < 4.3 with ARB_shader_storage_buffer_object):
@@ -85,14 +85,8 @@ fn fits(binding: u32, max: u32) -> bool {
     binding.checked_add(1).is_some_and(|next| next < max)
 }
 
-fn no_room(max: u32) -> Failure {
-    (
-        shm::STATUS_GL_FAILED,
-        format!(
-            "the debug buffers need two free storage bindings; the app's blocks take \
-             those this context has ({max})"
-        ),
-    )
+fn no_room(max: u32) -> Error {
+    Error::NoStorageBindings(max)
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub fn call(id: u32, args: &[u64]) -> u64 {
     if program == 0 {
         return r;
     }
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     if let Ok(mut sets) = SETS.lock() {
         for (i, &handle) in handles.iter().enumerate() {
             let set = Set {
@@ -120,7 +120,7 @@ fn current_program() -> u32 {
 fn read_back(program: u32, location: i32) -> Option<u64> {
     let getter = [ids::glGetUniformui64vARB, ids::glGetUniformui64vNV]
         .into_iter()
-        .find(|&id| crate::resolve::available(id))?;
+        .find(|&id| crate::intercept::resolve::available(id))?;
     let mut v = [0u64; 4];
     // SAFETY: a 64-bit uniform read into a local array of four.
     unsafe {
@@ -139,7 +139,7 @@ fn read_back(program: u32, location: i32) -> Option<u64> {
 /// Give the current debug program `dbg` the handles `app`'s uniforms hold
 /// (after the uniform copy, which set them as units).
 pub fn copy(app: u32, dbg: u32) {
-    let context = crate::hooks::current_context();
+    let context = crate::intercept::context::current_context();
     let sets: Vec<Set> = match SETS.lock() {
         Ok(s) => s
             .iter()
@@ -150,7 +150,7 @@ pub fn copy(app: u32, dbg: u32) {
     };
     let Some(setter) = [ids::glUniformHandleui64ARB, ids::glUniformHandleui64NV]
         .into_iter()
-        .find(|&id| crate::resolve::available(id))
+        .find(|&id| crate::intercept::resolve::available(id))
     else {
         return;
     };

@@ -1,0 +1,226 @@
+//! Buffers: transform feedback capture, indexed and generic buffer
+//! bindings, copies, mapping and barriers.
+
+#[allow(unused_imports)]
+use super::*;
+
+// SAFETY (for every `unsafe` block below unless it says otherwise): as in
+// the parent module's comment: a real GL entry point called on the stopped
+// app thread with its context current; out-pointers point at live local
+// buffers at least as large as the query's result; in-pointers point at
+// live data of the length passed.
+
+// ----- transform feedback capture (vertex debug steps) -----
+
+pub const POINTS: u32 = 0x0000;
+pub const LINES: u32 = 0x0001;
+pub const LINE_STRIP: u32 = 0x0003;
+pub const TRIANGLES: u32 = 0x0004;
+pub const TRANSFORM_FEEDBACK: u32 = 0x8E22;
+pub const TRANSFORM_FEEDBACK_BINDING: u32 = 0x8E25;
+pub const TRANSFORM_FEEDBACK_BUFFER: u32 = 0x8C8E;
+pub const TRANSFORM_FEEDBACK_BUFFER_BINDING: u32 = 0x8C8F;
+pub const INTERLEAVED_ATTRIBS: u32 = 0x8C8C;
+pub const TRANSFORM_FEEDBACK_VARYINGS: u32 = 0x8C83;
+pub const STREAM_READ: u32 = 0x88E1;
+pub const MAP_READ_BIT: u32 = 0x0001;
+
+pub fn gen_buffer() -> u32 {
+    let mut b = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenBuffers(1, p(&mut b)) };
+    b
+}
+pub fn delete_buffer(mut b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteBuffers(1, p(&mut b)) }
+}
+/// Storage of `data.len()` bytes for the buffer bound at `target`, filled from `data`.
+pub fn buffer_data(target: u32, data: &[u8], usage: u32) {
+    // SAFETY: see the module comment; `data` holds `len` bytes.
+    unsafe {
+        real::glBufferData(
+            target,
+            data.len() as i64,
+            data.as_ptr() as *mut c_void,
+            usage,
+        )
+    }
+}
+/// Storage of `size` bytes, contents undefined, for the buffer bound at `target`.
+pub fn buffer_data_uninit(target: u32, size: i64, usage: u32) {
+    // SAFETY: see the module comment; a null pointer asks for no initial data.
+    unsafe { real::glBufferData(target, size, core::ptr::null_mut(), usage) }
+}
+/// Copy the first `out.len()` bytes of the buffer bound at `target` into `out`.
+pub fn get_buffer_bytes(target: u32, out: &mut [u8], es: bool) {
+    get_buffer_bytes_at(target, 0, out, es)
+}
+pub fn bind_buffer_base(target: u32, index: u32, b: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindBufferBase(target, index, b) }
+}
+pub fn gen_transform_feedback() -> u32 {
+    let mut t = 0u32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGenTransformFeedbacks(1, p(&mut t)) };
+    t
+}
+pub fn delete_transform_feedback(mut t: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glDeleteTransformFeedbacks(1, p(&mut t)) }
+}
+pub fn bind_transform_feedback(t: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindTransformFeedback(TRANSFORM_FEEDBACK, t) }
+}
+/// Capture `names` interleaved, in this order (before linking).
+pub fn transform_feedback_varyings(prog: u32, names: &[&str]) {
+    let owned: Vec<Vec<u8>> = names.iter().map(|n| cname(n)).collect();
+    let mut ptrs: Vec<*const u8> = owned.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: see the module comment; `ptrs` holds `len` NUL-terminated names.
+    unsafe {
+        real::glTransformFeedbackVaryings(
+            prog,
+            ptrs.len() as i32,
+            ptrs.as_mut_ptr().cast(),
+            INTERLEAVED_ATTRIBS,
+        )
+    }
+}
+pub fn begin_transform_feedback(mode: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBeginTransformFeedback(mode) }
+}
+pub fn end_transform_feedback() {
+    // SAFETY: see the module comment.
+    unsafe { real::glEndTransformFeedback() }
+}
+
+// Compute debugging: indexed buffer bindings, buffer copies, barriers.
+pub const COMPUTE_SHADER: u32 = 0x91B9;
+pub const COMPUTE_WORK_GROUP_SIZE: u32 = 0x8267;
+pub const SHADER_STORAGE_BUFFER: u32 = 0x90D2;
+pub const SHADER_STORAGE_BUFFER_BINDING: u32 = 0x90D3;
+pub const SHADER_STORAGE_BUFFER_START: u32 = 0x90D4;
+pub const SHADER_STORAGE_BUFFER_SIZE: u32 = 0x90D5;
+pub const MAX_SHADER_STORAGE_BUFFER_BINDINGS: u32 = 0x90DD;
+pub const ATOMIC_COUNTER_BUFFER: u32 = 0x92C0;
+pub const ATOMIC_COUNTER_BUFFER_BINDING: u32 = 0x92C1;
+pub const ATOMIC_COUNTER_BUFFER_START: u32 = 0x92C2;
+pub const ATOMIC_COUNTER_BUFFER_SIZE: u32 = 0x92C3;
+pub const MAX_ATOMIC_COUNTER_BUFFER_BINDINGS: u32 = 0x92DC;
+pub const COPY_READ_BUFFER: u32 = 0x8F36;
+pub const COPY_WRITE_BUFFER: u32 = 0x8F37;
+pub const BUFFER_SIZE: u32 = 0x8764;
+pub const DISPATCH_INDIRECT_BUFFER: u32 = 0x90EE;
+pub const DISPATCH_INDIRECT_BUFFER_BINDING: u32 = 0x90EF;
+pub const ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+pub const DYNAMIC_COPY: u32 = 0x88EA;
+pub const MAX_IMAGE_UNITS: u32 = 0x8F38;
+pub const IMAGE_BINDING_NAME: u32 = 0x8F3A;
+pub const IMAGE_BINDING_ACCESS: u32 = 0x8F3E;
+pub const READ_ONLY: u32 = 0x88B8;
+
+/// `glBlendFuncSeparate[i]`: (src rgb, dst rgb, src alpha, dst alpha) of
+/// draw buffer `buffer`, or of all of them.
+pub fn blend_func_separate(buffer: Option<u32>, f: [u32; 4]) {
+    // SAFETY: see the module comment.
+    unsafe {
+        match buffer {
+            Some(i) => real::glBlendFuncSeparatei(i, f[0], f[1], f[2], f[3]),
+            None => real::glBlendFuncSeparate(f[0], f[1], f[2], f[3]),
+        }
+    }
+}
+pub fn get_i_indexed(pname: u32, i: u32) -> i32 {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetIntegeri_v(pname, i, p(&mut v)) };
+    v[0]
+}
+pub fn get_i64_indexed(pname: u32, i: u32) -> i64 {
+    let mut v = [0i64; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetInteger64i_v(pname, i, p(&mut v)) };
+    v[0]
+}
+pub fn bind_buffer_range(target: u32, index: u32, b: u32, offset: i64, size: i64) {
+    // SAFETY: see the module comment.
+    unsafe { real::glBindBufferRange(target, index, b, offset, size) }
+}
+/// Size in bytes of the buffer bound at `target`.
+pub fn buffer_size(target: u32) -> i64 {
+    let mut v = 0i64;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBufferParameteri64v(target, BUFFER_SIZE, p(&mut v)) };
+    v
+}
+/// The usage hint of the buffer bound at `target` (`GL_BUFFER_USAGE`).
+pub fn buffer_usage(target: u32) -> u32 {
+    const BUFFER_USAGE: u32 = 0x8765;
+    let mut v = 0i32;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBufferParameteriv(target, BUFFER_USAGE, p(&mut v)) };
+    v as u32
+}
+pub fn copy_buffer_sub_data(read: u32, write: u32, size: i64) {
+    // SAFETY: see the module comment.
+    unsafe { real::glCopyBufferSubData(read, write, 0, 0, size) }
+}
+pub fn is_buffer(b: u32) -> bool {
+    // SAFETY: see the module comment.
+    b != 0 && unsafe { real::glIsBuffer(b) } != 0
+}
+pub fn memory_barrier(bits: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glMemoryBarrier(bits) }
+}
+/// Three integers of a program (e.g. `GL_COMPUTE_WORK_GROUP_SIZE`).
+pub fn get_program_i3(prog: u32, pname: u32) -> [i32; 3] {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment.
+    unsafe { real::glGetProgramiv(prog, pname, p(&mut v)) };
+    [v[0], v[1], v[2]]
+}
+pub fn uniform_3ui(loc: i32, v: [u32; 3]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glUniform3ui(loc, v[0], v[1], v[2]) }
+}
+/// Run `f` over the first `len` bytes of the buffer bound at `target`,
+/// mapped for reading (`None` when it cannot be mapped); unmapped after.
+pub fn with_mapped<T>(target: u32, len: usize, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    if len == 0 {
+        return Some(f(&[]));
+    }
+    // SAFETY: see the module comment; the mapping holds `len` readable
+    // bytes until glUnmapBuffer, and `f` cannot keep the slice.
+    unsafe {
+        let m = real::glMapBufferRange(target, 0, len as i64, MAP_READ_BIT);
+        if m.is_null() {
+            return None;
+        }
+        let r = f(core::slice::from_raw_parts(m.cast::<u8>(), len));
+        real::glUnmapBuffer(target);
+        Some(r)
+    }
+}
+/// Copy `out.len()` bytes at `offset` of the buffer bound at `target` into `out`.
+pub fn get_buffer_bytes_at(target: u32, offset: i64, out: &mut [u8], es: bool) {
+    if out.is_empty() {
+        return;
+    }
+    // SAFETY: see the module comment; `out` holds `len` bytes; a mapping is
+    // read only while mapped and unmapped before returning.
+    unsafe {
+        if es {
+            let m = real::glMapBufferRange(target, offset, out.len() as i64, MAP_READ_BIT);
+            if !m.is_null() {
+                core::ptr::copy_nonoverlapping(m.cast::<u8>(), out.as_mut_ptr(), out.len());
+                real::glUnmapBuffer(target);
+            }
+        } else {
+            real::glGetBufferSubData(target, offset, out.len() as i64, out.as_mut_ptr().cast());
+        }
+    }
+}

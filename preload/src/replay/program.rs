@@ -1,0 +1,192 @@
+//! Debug programs: compiled from the daemon's finished sources and linked
+//! ([`link`]), and kept in one cache for every kind of step
+//! ([`cached_or_build`]), keyed by (context, kind, app program, the
+//! daemon's cache key); the oldest goes when it is full. A cached program
+//! is used only while it is still ours: the app may delete a name, and a
+//! new context may reuse a dead one's handle.
+
+use std::sync::Mutex;
+
+use gldbg_proto::shm::ShaderRef;
+
+use crate::gl;
+
+use super::bulk::Bulk;
+use super::error::Error;
+
+/// What a debug program is for (the cache keeps kinds apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The fragment step: two fragment outputs.
+    Fragment,
+    /// The vertex, tess-eval and geometry steps: captured varyings or
+    /// storage blocks.
+    Vertex,
+    /// The compute and tess-control steps: storage blocks.
+    Compute,
+}
+
+/// A linked debug program and, for a fragment step, where its two debug
+/// outputs went (0 for other kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DebugProgram {
+    pub(crate) program: u32,
+    pub(crate) value_loc: u32,
+    pub(crate) coverage_loc: u32,
+}
+
+impl DebugProgram {
+    /// A program without fragment output locations.
+    pub(crate) fn plain(program: u32) -> DebugProgram {
+        DebugProgram {
+            program,
+            value_loc: 0,
+            coverage_loc: 0,
+        }
+    }
+}
+
+struct Entry {
+    context: u64,
+    kind: Kind,
+    app: u32,
+    key: u64,
+    program: DebugProgram,
+}
+
+static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+/// Programs kept, all kinds and contexts together.
+const CACHE_MAX: usize = 64;
+
+/// The debug program of `kind` for the app's program `app` and the
+/// daemon's cache `key` (0: never cached) in `context`: the cached one if
+/// `still_ours` says it is, else the one `build` makes (then cached).
+/// Returns it and whether it came from the cache.
+pub(crate) fn cached_or_build(
+    context: u64,
+    (kind, app, key): (Kind, u32, u64),
+    still_ours: impl Fn(&DebugProgram) -> bool,
+    build: impl FnOnce() -> Result<DebugProgram, Error>,
+) -> Result<(DebugProgram, bool), Error> {
+    let same = |e: &Entry| e.context == context && e.kind == kind && e.app == app && e.key == key;
+    let found = CACHE
+        .lock()
+        .ok()
+        .and_then(|c| c.iter().find(|e| same(e)).map(|e| e.program));
+    if let Some(p) = found
+        && key != 0
+        && still_ours(&p)
+    {
+        return Ok((p, true));
+    }
+    let program = build()?;
+    let Ok(mut c) = CACHE.lock() else {
+        return Ok((program, false));
+    };
+    // A name of ours the driver gave again to the new program is not deleted.
+    let other = |p: &DebugProgram| p.program != program.program;
+    if let Some(i) = c.iter().position(same) {
+        let old = c.remove(i);
+        if other(&old.program) && still_ours(&old.program) {
+            gl::delete_program(old.program.program);
+        }
+    }
+    if c.len() >= CACHE_MAX {
+        let old = c.remove(0);
+        // Another context's names mean nothing here: let them go with it.
+        let ours = match old.kind == kind {
+            true => still_ours(&old.program),
+            false => linked(old.program.program),
+        };
+        if old.context == context && other(&old.program) && ours {
+            gl::delete_program(old.program.program);
+        }
+    }
+    c.push(Entry {
+        context,
+        kind,
+        app,
+        key,
+        program,
+    });
+    Ok((program, false))
+}
+
+/// Whether `p` names a linked program (the shaders of ours are detached
+/// after linking: a live, linked program of that name is still ours,
+/// since our names are never the app's).
+pub(crate) fn linked(p: u32) -> bool {
+    gl::is_program(p) && gl::get_program_i(p, gl::LINK_STATUS) != 0
+}
+
+/// Compile `sources` into a new program, let `before_link` bind what must
+/// be bound before linking (attribute and output locations, captured
+/// varyings), and link it. The shaders are detached and deleted either
+/// way; on a failure the program too. Err: the driver's compile or link
+/// log, or `before_link`'s error.
+pub(crate) fn link(
+    bulk: &Bulk,
+    sources: &[ShaderRef],
+    before_link: impl FnOnce(u32) -> Result<(), Error>,
+) -> Result<u32, Error> {
+    let prog = gl::create_program();
+    let shaders = compile_attach(bulk, prog, sources)?;
+    if let Err(e) = before_link(prog) {
+        cleanup(prog, &shaders, true);
+        return Err(e);
+    }
+    gl::link_program(prog);
+    if gl::get_program_i(prog, gl::LINK_STATUS) == 0 {
+        let log = gl::program_info_log(prog);
+        cleanup(prog, &shaders, true);
+        return Err(Error::Link(log));
+    }
+    cleanup(prog, &shaders, false);
+    Ok(prog)
+}
+
+/// Detach and delete the shaders of a debug program; delete the program too
+/// when `delete_program` (its build failed).
+fn cleanup(prog: u32, shaders: &[u32], delete_program: bool) {
+    for &s in shaders {
+        gl::detach_shader(prog, s);
+        gl::delete_shader(s);
+    }
+    if delete_program {
+        gl::delete_program(prog);
+    }
+}
+
+/// Compile the request's shaders and attach them to `prog`; on a compile
+/// error, everything is deleted and the driver's log returned.
+fn compile_attach(bulk: &Bulk, prog: u32, sources: &[ShaderRef]) -> Result<Vec<u32>, Error> {
+    let mut shaders = Vec::new();
+    for sr in sources {
+        let s = gl::create_shader(sr.gl_type);
+        gl::shader_source(s, bulk.bytes(sr.source));
+        gl::compile_shader(s);
+        shaders.push(s);
+        gl::attach_shader(prog, s);
+        if gl::get_shader_i(s, gl::COMPILE_STATUS) == 0 {
+            let log = gl::shader_info_log(s);
+            cleanup(prog, &shaders, true);
+            return Err(Error::Compile {
+                stage: stage_name(sr.gl_type),
+                log,
+            });
+        }
+    }
+    Ok(shaders)
+}
+
+fn stage_name(ty: u32) -> &'static str {
+    match ty {
+        gl::VERTEX_SHADER => "vertex",
+        gl::FRAGMENT_SHADER => "fragment",
+        gl::GEOMETRY_SHADER => "geometry",
+        gl::TESS_CONTROL_SHADER => "tessellation control",
+        gl::TESS_EVALUATION_SHADER => "tessellation evaluation",
+        gl::COMPUTE_SHADER => "compute",
+        _ => "unknown",
+    }
+}
