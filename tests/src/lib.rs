@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 pub use serde_json::Value;
 
+mod c_apps;
 mod xvfb;
+pub use c_apps::compile_c;
 pub use xvfb::Xvfb;
 
 /// How long one gldbg session may take before the test kills it. A guard
