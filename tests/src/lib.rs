@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 pub use serde_json::Value;
 
 mod c_apps;
+pub mod tess;
 mod xvfb;
 pub use c_apps::compile_c;
 pub use xvfb::Xvfb;
