@@ -4,7 +4,8 @@
  *                           writes what the app itself saw to OUT
  *   control spin-until FILE -- one GL call, creates FILE.spinning, then spins
  *                           on the CPU without GL until FILE exists (the
- *                           test decides when it ends: no clocks)
+ *                           test decides when it ends; exits 5 if that
+ *                           has not happened after 300 s)
  *   control crash        -- a few GL calls, then SIGSEGV
  *   control forkchild    -- runs `control crash` as a child process (fork +
  *                           exec, the child calls GL too), waits, then glClear */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern __eglMustCastToProperFunctionPointerType eglGetProcAddress(const char *procname);
@@ -45,8 +47,13 @@ int main(int argc, char **argv) {
     FILE *f = fopen(started, "w");
     if (!f) return 3;
     fclose(f);
+    /* A guard against a test that failed before opening the gate (its
+     * app would spin on forever), not a timing the tests rely on. */
+    time_t give_up = time(NULL) + 300;
     volatile unsigned long n = 0;
-    while (access(argv[2], F_OK) != 0) n++;
+    while (access(argv[2], F_OK) != 0) {
+      if (++n % 4096 == 0 && time(NULL) > give_up) return 5;
+    }
     glFinish();
     return 0;
   }
