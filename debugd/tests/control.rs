@@ -363,7 +363,9 @@ fn pause_stops_a_busy_app_and_continue_resumes_it() {
     let paused_at = utime(pid);
     let s2 = s.clone();
     let resumed = std::thread::spawn(move || s2.continue_());
-    wait_until("the continued app never ran again", || utime(pid) > paused_at);
+    wait_until("the continued app never ran again", || {
+        utime(pid) > paused_at
+    });
     assert!(!ended(pid), "the app ended before its gate opened");
     spin.release();
     exited_ok(&resumed.join().unwrap().unwrap());

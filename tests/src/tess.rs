@@ -167,12 +167,18 @@ mod tests {
         // The inner triangle of level 3 (GL 4.6 figure 11.2).
         for p in [[5.0, 2.0, 2.0], [2.0, 5.0, 2.0], [2.0, 2.0, 5.0]] {
             let p = p.map(|x| x / 9.0);
-            assert!(c.iter().any(|q| (0..3).all(|i| (q[i] - p[i]).abs() < 1e-12)));
+            assert!(
+                c.iter()
+                    .any(|q| (0..3).all(|i| (q[i] - p[i]).abs() < 1e-12))
+            );
         }
         // Even levels end in the centre: level 2 is 6 + 1 points, 6 triangles.
         assert_eq!(coords(2).len(), 7);
         assert_eq!(triangles(2), 6);
-        assert!(c.iter().all(|p| (p.iter().sum::<f64>() - 1.0).abs() < 1e-12));
+        assert!(
+            c.iter()
+                .all(|p| (p.iter().sum::<f64>() - 1.0).abs() < 1e-12)
+        );
         assert!(ccw_area([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]) == DOMAIN_AREA);
     }
 }

@@ -65,12 +65,18 @@ fn check_triangulation(points: &[Coord], tes: &[Coord]) {
     let mut area = 0.0;
     for (t, tri) in tes.chunks(3).enumerate() {
         let a = tess::ccw_area(tri[0], tri[1], tri[2]);
-        assert!(a > 1e-6, "triangle {t} {tri:?} is not counter-clockwise (ccw): area {a}");
+        assert!(
+            a > 1e-6,
+            "triangle {t} {tri:?} is not counter-clockwise (ccw): area {a}"
+        );
         area += a;
     }
     assert_close(area, tess::DOMAIN_AREA, 1e-9, "the triangles' area");
     for p in points {
-        assert!(tes.contains(p), "point {p:?} of the tessellation is in no triangle");
+        assert!(
+            tes.contains(p),
+            "point {p:?} of the tessellation is in no triangle"
+        );
     }
 }
 
@@ -138,7 +144,12 @@ fn tess_eval_and_geometry_values_follow_the_cpu_model() {
         let c = model_point(&points, &value(&c_cmd, 0), &c_cmd);
         let again = model_point(&points, &value(&c_cmd, 1), &c_cmd);
         assert_eq!(c, again, "{c_cmd}: the same vertex at both lines");
-        assert_close(value(&w_cmd, 0)[0], tess::te_partial(c, 0), TOL, "w before the loop body");
+        assert_close(
+            value(&w_cmd, 0)[0],
+            tess::te_partial(c, 0),
+            TOL,
+            "w before the loop body",
+        );
         assert_eq!(scalar(out.ok(&format!("print k @ vertex {v}"))), 0.0);
         assert_close(value(&w_cmd, 1)[0], tess::te_value(c), TOL, &w_cmd);
         let pos = format!("print {POSITION} @ vertex {v}");
@@ -165,11 +176,25 @@ fn tess_eval_and_geometry_values_follow_the_cpu_model() {
         assert_eq!(prim["type"], "int", "{prim}");
         assert_eq!(scalar(prim), primitive as f64, "vertex {v}: {prim}");
         let te = scalar(out.ok(&format!("print te_value[0] @ vertex {v}")));
-        assert_close(te, tess::te_value(tri[0]), TOL, &format!("te_value[0] at vertex {v}"));
+        assert_close(
+            te,
+            tess::te_value(tri[0]),
+            TOL,
+            &format!("te_value[0] at vertex {v}"),
+        );
         let s = scalar(out.ok(&format!("print s @ vertex {v}")));
-        assert_close(s, tess::gs_s(tri, primitive, 0), TOL, &format!("s at vertex {v}"));
+        assert_close(
+            s,
+            tess::gs_s(tri, primitive, 0),
+            TOL,
+            &format!("s at vertex {v}"),
+        );
         let pos = format!("print gl_in[{emission}].gl_Position @ vertex {v}");
-        assert_vec_close(&values(out.ok(&pos)), &tess::te_position(tri[emission as usize]), &pos);
+        assert_vec_close(
+            &values(out.ok(&pos)),
+            &tess::te_position(tri[emission as usize]),
+            &pos,
+        );
     }
 
     let end = out.ok_n("continue", 4);
@@ -308,7 +333,12 @@ fn geometry_values_per_input_primitive() {
                 }
                 assert_eq!(values(id), [n as f64], "{r}");
                 let te_want = tess::te_value(tri[iteration]);
-                assert_close(values(te)[0], te_want, TOL, &format!("te_value[{iteration}] of {n}"));
+                assert_close(
+                    values(te)[0],
+                    te_want,
+                    TOL,
+                    &format!("te_value[{iteration}] of {n}"),
+                );
                 let got = values(s)[0];
                 assert!(
                     (got - want).abs() < TOL,

@@ -303,7 +303,10 @@ fn dump_reports_its_range_and_draws_viridis_with_a_legend() {
         }
     }
     // The fragments of min v and of max v at least: the colour map was checked.
-    assert!(ends_checked >= 2, "{ends_checked} fragments at the range's ends");
+    assert!(
+        ends_checked >= 2,
+        "{ends_checked} fragments at the range's ends"
+    );
     assert_eq!(checker.len(), 2, "the uncovered checkerboard: {checker:?}");
     let right = W + legend - 1;
     assert_eq!(img.at_window(right, H - 1), TOP, "legend top: max");
