@@ -14,22 +14,7 @@ use gldbg_debugd::session::BreakKind;
 use gldbg_debugd::{Config, LaunchOptions, Session};
 use gldbg_proto::api::function_id;
 use gldbg_proto::pb;
-use gldbg_tests::compile_c;
-
-fn target_debug() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn preload() -> PathBuf {
-    let p = target_debug().join("libgldbg_preload.so");
-    assert!(
-        p.is_file(),
-        "{} is missing: run `cargo build --workspace` first",
-        p.display()
-    );
-    p
-}
+use gldbg_tests::{compile_c, preload};
 
 fn control_app() -> &'static PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
