@@ -7,7 +7,6 @@
 //! (`cargo build --workspace` first) and a C compiler for the test apps.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -15,45 +14,16 @@ use gldbg_debugd::session::BreakKind;
 use gldbg_debugd::{Config, LaunchOptions, Session};
 use gldbg_proto::api::function_id;
 use gldbg_proto::pb;
-
-fn target_debug() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn preload() -> PathBuf {
-    let p = target_debug().join("libgldbg_preload.so");
-    assert!(
-        p.is_file(),
-        "{} is missing: run `cargo build --workspace` first",
-        p.display()
-    );
-    p
-}
-
-/// Compile a test app once per test binary.
-fn compile(src: &Path, name: &str) -> PathBuf {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("control-{name}-{}", std::process::id()));
-    if !out.exists() {
-        let st = Command::new("cc")
-            .args(["-O0", "-o"])
-            .arg(&out)
-            .arg(src)
-            .args(["-lEGL", "-lpthread"])
-            .status()
-            .expect("cc");
-        assert!(st.success(), "compiling {}", src.display());
-    }
-    out
-}
+use gldbg_tests::{compile_c, preload};
 
 fn control_app() -> &'static PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
     APP.get_or_init(|| {
-        compile(
+        // `control-` starts its name: apps_started_by_launcher_scripts checks it.
+        compile_c(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps/control.c"),
-            "control",
+            "control-app",
+            &["-O0", "-lEGL", "-lpthread"],
         )
     })
 }
@@ -61,9 +31,10 @@ fn control_app() -> &'static PathBuf {
 fn threads_app() -> &'static PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
     APP.get_or_init(|| {
-        compile(
+        compile_c(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("../preload/tests/apps/threads.c"),
-            "threads",
+            "preload-threads",
+            &["-lEGL", "-lpthread"],
         )
     })
 }
@@ -264,10 +235,87 @@ fn thread_states(pid: u32) -> Vec<char> {
     v
 }
 
+/// How long a test waits for a state it polls for. A guard against hangs,
+/// not a timing assertion.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Polls until `ready` holds, failing with `what` after [`HANG`].
+#[track_caller]
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !ready() {
+        assert!(t.elapsed() < HANG, "{what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// `control spin-until GATE`: its files (the gate the test creates to let
+/// it end, and the one the app creates once it spins).
+struct Spin {
+    gate: PathBuf,
+    spinning: PathBuf,
+}
+
+impl Spin {
+    fn new(tag: &str) -> Spin {
+        let dir = scratch(tag);
+        Spin {
+            gate: dir.join("gate"),
+            spinning: dir.join("gate.spinning"),
+        }
+    }
+
+    fn args(&self) -> [&str; 2] {
+        ["spin-until", self.gate.to_str().unwrap()]
+    }
+
+    /// Continues `s` on another thread; returns once the session says
+    /// Running and the app has reached its spin loop (outside GL).
+    fn run(&self, s: &Arc<Session>) -> std::thread::JoinHandle<pb::StateReply> {
+        let s2 = s.clone();
+        let running = std::thread::spawn(move || s2.continue_().expect("continue"));
+        wait_until("the app never reached its spin loop", || {
+            s.get_state().state() == pb::RunState::Running && self.spinning.exists()
+        });
+        running
+    }
+
+    /// Lets the app leave its loop and end.
+    fn release(&self) {
+        std::fs::write(&self.gate, "").unwrap();
+    }
+}
+
+/// User-mode CPU time of `pid` in clock ticks (`/proc/PID/stat` field 14).
+fn utime(pid: u32) -> u64 {
+    let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    st[st.rfind(')').unwrap() + 2..]
+        .split(' ')
+        .nth(11)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// `TracerPid` of `pid`, `None` once it is gone.
+fn tracer_of(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("TracerPid:").map(|v| v.trim().to_string()))
+}
+
+/// Whether `pid` has ended (gone, or a zombie of this process).
+fn ended(pid: u32) -> bool {
+    let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    st.is_empty() || st.contains(") Z")
+}
+
 #[test]
 fn pause_stops_a_busy_app_and_continue_resumes_it() {
+    let spin = Spin::new("pause");
     let s = session();
-    launch(&s, control_app(), &["spin", "3"]);
+    launch(&s, control_app(), &spin.args());
     let pid = stop_of(&s.get_state()).pid;
     assert!(pid > 0);
     // Its own process group: a terminal's Ctrl-C would reach only the debugger.
@@ -279,15 +327,13 @@ fn pause_stops_a_busy_app_and_continue_resumes_it() {
         .parse()
         .unwrap();
     assert_eq!(pgrp, pid);
-    let s2 = s.clone();
-    let running = std::thread::spawn(move || s2.continue_());
-    std::thread::sleep(Duration::from_millis(700));
+    let running = spin.run(&s);
     let r = s.pause().unwrap();
     let c = stop_of(&r);
     assert!(c.paused && c.function.is_empty() && c.pc != 0, "{c:?}");
     assert_eq!(c.thread, pid, "the main thread is reported");
     // The pending `continue` returns at the pause.
-    let r2 = running.join().unwrap().unwrap();
+    let r2 = running.join().unwrap();
     assert!(stop_of(&r2).paused);
     let states = thread_states(pid);
     assert!(
@@ -297,35 +343,38 @@ fn pause_stops_a_busy_app_and_continue_resumes_it() {
     let e = s.info_call().unwrap_err().to_string();
     assert!(e.contains("paused"), "{e}");
     assert!(s.pause().is_err(), "already stopped");
-    let t = Instant::now();
-    exited_ok(&s.continue_().unwrap());
-    assert!(
-        t.elapsed() > Duration::from_millis(500),
-        "it still had to spin"
-    );
+    // Continued, it spins again (its CPU time grows) and does not end by
+    // itself: the gate is still closed.
+    let paused_at = utime(pid);
+    let s2 = s.clone();
+    let resumed = std::thread::spawn(move || s2.continue_());
+    wait_until("the continued app never ran again", || {
+        utime(pid) > paused_at
+    });
+    assert!(!ended(pid), "the app ended before its gate opened");
+    spin.release();
+    exited_ok(&resumed.join().unwrap().unwrap());
 }
 
 #[test]
 fn detach_and_kill_while_stopped_and_while_running() {
     // Kill while stopped at a GL call.
+    let spin = Spin::new("kill-stopped");
     let s = session();
-    launch(&s, control_app(), &["spin", "30"]);
+    launch(&s, control_app(), &spin.args());
     let r = s.kill().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
     assert_eq!(r.exit.as_ref().and_then(|e| e.signal), Some(libc::SIGKILL));
 
-    // Kill while running (spinning outside GL).
+    // Kill while running (spinning outside GL; its gate is never opened).
+    let spin = Spin::new("kill-running");
     let s = session();
-    launch(&s, control_app(), &["spin", "30"]);
-    let s2 = s.clone();
-    let running = std::thread::spawn(move || s2.continue_());
-    std::thread::sleep(Duration::from_millis(500));
+    launch(&s, control_app(), &spin.args());
+    let running = spin.run(&s);
     let r = s.kill().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
-    assert_eq!(
-        running.join().unwrap().unwrap().state(),
-        pb::RunState::Exited
-    );
+    assert_eq!(r.exit.as_ref().and_then(|e| e.signal), Some(libc::SIGKILL));
+    assert_eq!(running.join().unwrap().state(), pb::RunState::Exited);
 
     // Detach while stopped: the app runs on alone and finishes its work.
     let dir = scratch("detach");
@@ -336,73 +385,45 @@ fn detach_and_kill_while_stopped_and_while_running() {
     stop_of(&s.continue_().unwrap());
     let r = s.detach().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
-    let t = Instant::now();
-    while !std::fs::read_to_string(&out)
-        .unwrap_or_default()
-        .contains("done")
-    {
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "the detached app did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until("the detached app did not finish", || {
+        std::fs::read_to_string(&out)
+            .unwrap_or_default()
+            .contains("done")
+    });
     assert!(
         std::fs::read_to_string(&out)
             .unwrap()
             .contains("app error 0x500\n")
     );
 
-    // Detach while running freely (spinning outside GL).
+    // Detach while running freely (spinning outside GL): still alive (its
+    // gate is closed) and traced by no one; it ends once the gate opens.
+    let spin = Spin::new("detach-running");
     let s = session();
-    launch(&s, control_app(), &["spin", "1"]);
+    launch(&s, control_app(), &spin.args());
     let pid = stop_of(&s.get_state()).pid;
-    let s2 = s.clone();
-    let running = std::thread::spawn(move || s2.continue_());
-    std::thread::sleep(Duration::from_millis(300));
+    let running = spin.run(&s);
     let r = s.detach().unwrap();
     assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
-    assert_eq!(
-        running.join().unwrap().unwrap().state(),
-        pb::RunState::Exited
-    );
-    let tracer = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    assert!(
-        !tracer.contains("TracerPid:\t") || tracer.contains("TracerPid:\t0\n"),
-        "{tracer}"
-    );
+    assert_eq!(running.join().unwrap().state(), pb::RunState::Exited);
+    assert_eq!(tracer_of(pid).as_deref(), Some("0"), "detached, alive");
+    spin.release();
+    wait_until("the detached app did not end", || ended(pid));
 
     // Detach while running (paused first, then detached: every held thread goes).
+    let spin = Spin::new("detach-paused");
     let s = session();
-    launch(&s, control_app(), &["spin", "1"]);
-    let s2 = s.clone();
-    let running = std::thread::spawn(move || s2.continue_());
-    std::thread::sleep(Duration::from_millis(300));
+    launch(&s, control_app(), &spin.args());
+    let running = spin.run(&s);
     let pid = stop_of(&s.pause().unwrap()).pid;
-    running.join().unwrap().unwrap();
+    running.join().unwrap();
     s.detach().unwrap();
-    let t = Instant::now();
-    // Not traced any more; it ends by itself (a zombie of this process or gone).
-    loop {
-        let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let tracer = std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("TracerPid:").map(|v| v.trim().to_string()))
-            .unwrap_or_default();
-        if st.is_empty() || st.contains(") Z") {
-            break;
-        }
-        assert!(
-            tracer == "0" || tracer.is_empty(),
-            "still traced by {tracer}"
-        );
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "the detached app did not end"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert_eq!(tracer_of(pid).as_deref(), Some("0"), "detached, alive");
+    // Not stopped any more: it runs (its CPU time grows), then ends by itself.
+    let detached_at = utime(pid);
+    wait_until("the detached app never ran", || utime(pid) > detached_at);
+    spin.release();
+    wait_until("the detached app did not end", || ended(pid));
 }
 
 #[test]
@@ -456,15 +477,16 @@ fn crash_report_lists_the_calls_gldbg_saw() {
 fn apps_started_by_launcher_scripts_are_debuggable() {
     let dir = scratch("scripts");
     let app = control_app();
-    for (shell, exec) in [
-        ("/bin/sh", true),
-        ("/bin/sh", false),
-        ("/bin/bash", true),
-        ("/bin/bash", false),
+    for (shell, package, exec) in [
+        ("/bin/sh", "dash", true),
+        ("/bin/sh", "dash", false),
+        ("/bin/bash", "bash", true),
+        ("/bin/bash", "bash", false),
     ] {
-        if !Path::new(shell).exists() {
-            continue;
-        }
+        assert!(
+            Path::new(shell).exists(),
+            "{shell} is missing: install the Debian package {package} (`bash .ci/setup`)"
+        );
         let out = dir.join(format!("out-{}-{exec}.txt", shell.replace('/', "_")));
         let script = dir.join(format!("run-{}-{exec}.sh", shell.replace('/', "_")));
         // Without exec the shell must fork: a command follows the app.

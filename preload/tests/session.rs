@@ -5,7 +5,8 @@
 //! program, run fragment steps with a hand-written debug shader, check the
 //! pixels, continue, and check the app's output is unchanged.
 //!
-//! Needs a C compiler and Mesa's EGL (surfaceless platform). Run after
+//! Needs a C compiler, Mesa's EGL (surfaceless platform) and Xvfb (the GLX
+//! test fails naming the package when it is missing). Run after
 //! `cargo build -p gldbg-preload` (the test loads target/debug/libgldbg_preload.so).
 
 #[path = "../../debugd/src/shm.rs"]
@@ -17,6 +18,7 @@ use gldbg_proto::api::function_id;
 use gldbg_proto::shm::{
     self as abi, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef,
 };
+use gldbg_tests::{Xvfb, compile_c};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -56,19 +58,9 @@ fn preload() -> PathBuf {
 }
 
 /// Compile a test app from tests/apps (once per name).
-fn build_app(name: &str, libs: &[&str]) -> PathBuf {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gldbg-preload-{name}"));
+fn build_app(name: &str, args: &[&str]) -> PathBuf {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/apps/{name}.c"));
-    let st = Command::new("cc")
-        .arg("-O1")
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .args(libs)
-        .status()
-        .expect("cc");
-    assert!(st.success(), "compiling {}", src.display());
-    out
+    compile_c(&src, &format!("preload-{name}"), args)
 }
 
 fn app() -> PathBuf {
@@ -260,16 +252,8 @@ fn stop_query_step_continue() {
 /// from dlsym: the preload's dlopen hands back its own handle.
 #[test]
 fn dlopen_app_stop_query_step_continue() {
-    let app = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gldbg-preload-tri-dlopen");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/apps/tri.c");
-    let st = Command::new("cc")
-        .args(["-O1", "-DUSE_DLOPEN", "-o"])
-        .arg(&app)
-        .arg(&src)
-        .arg("-ldl")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let app = compile_c(&src, "preload-tri-dlopen", &["-DUSE_DLOPEN", "-ldl"]);
     let libs = Command::new("ldd").arg(&app).output().unwrap();
     assert!(
         !String::from_utf8_lossy(&libs.stdout).contains("libEGL"),
@@ -410,7 +394,20 @@ fn run_session(mut cmd: Command, plain: String) {
         "cleared depth: {all} fragments, copied depth: {covered}"
     );
 
-    // A non-draw stop refuses a fragment step.
+    // A non-draw stop (the app's glReadPixels after the draw) refuses a
+    // fragment step; the app still reads its own pixels (its output below).
+    m.clear_breakpoints();
+    let read = function_id("glReadPixels").unwrap();
+    m.set_breakpoint(read, true);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
+        abi::STATUS_OK
+    );
+    let c = wait_stop(&m, read);
+    assert_eq!(
+        m.command(c.slot, abi::CMD_FRAGMENT_STEP, T).unwrap(),
+        abi::STATUS_NOT_A_DRAW
+    );
     m.clear_breakpoints();
     assert_eq!(
         m.command(c.slot, abi::CMD_CONTINUE, T).unwrap(),
@@ -466,49 +463,6 @@ fn step_all_stops_at_the_first_call_and_not_a_draw_is_refused() {
     assert_eq!(String::from_utf8(o.stdout).unwrap(), plain_output());
 }
 
-/// An Xvfb of our own (killed on drop).
-struct Xvfb {
-    child: std::process::Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Option<Xvfb> {
-        use std::io::BufRead as _;
-        // -displayfd 1: Xvfb picks a free display and prints its number when ready.
-        let mut child = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "320x240x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take()?)
-            .read_line(&mut line)
-            .ok()?;
-        let n: u32 = line.trim().parse().ok()?;
-        Some(Xvfb {
-            child,
-            display: format!(":{n}"),
-        })
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 const GLX_DEBUG_FS: &str = "#version 330 core
 uniform vec3 u_tint;
 out vec4 frag;
@@ -526,14 +480,11 @@ void main() { gl_Position = vec4(pos, 0.0, 1.0); }
 /// glXQueryDrawable and depth/stencil from the window's visual.
 #[test]
 fn glx_default_framebuffer_step() {
-    let Some(x) = Xvfb::start() else {
-        eprintln!("Xvfb not installed: GLX not tested");
-        return;
-    };
+    let x = Xvfb::start();
     let app = build_app("glx_tri", &["-lGL", "-lX11"]);
     let run = |shm: Option<&SharedMemory>, preload_on: bool| {
         let mut c = command_for(app.clone(), shm, preload_on);
-        c.env("DISPLAY", &x.display);
+        c.env("DISPLAY", x.display());
         c
     };
     let plain = run(None, false).output().unwrap();

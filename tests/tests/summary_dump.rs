@@ -62,9 +62,7 @@ fn summary_and_dumps() {
             1e-5,
             &format!("{cmd} max"),
         );
-        if let Some(total) = s.get("total") {
-            assert_eq!(*total, COVERED, "fragments covered by the draw: {r}");
-        }
+        assert_eq!(s["total"], COVERED, "fragments covered by the draw: {r}");
     }
     let r = out.ok("print p");
     assert_eq!(r["type"], "vec2");
@@ -282,6 +280,7 @@ fn dump_reports_its_range_and_draws_viridis_with_a_legend() {
     let img = decode_png(&viridis);
     assert_eq!((img.width, img.height), (W + legend, H));
     let mut checker = HashSet::new();
+    let mut ends_checked = 0;
     for y in 0..H {
         for x in 0..W {
             let c = img.at_window(x, y);
@@ -298,10 +297,16 @@ fn dump_reports_its_range_and_draws_viridis_with_a_legend() {
             };
             if let Some(want) = want {
                 assert_eq!(c, want, "pixel ({x},{y}), v at {t} of the range");
+                ends_checked += usize::from(want != MIDDLE);
             }
             assert!(c != [255, 0, 0, 255], "no NaN here");
         }
     }
+    // The fragments of min v and of max v at least: the colour map was checked.
+    assert!(
+        ends_checked >= 2,
+        "{ends_checked} fragments at the range's ends"
+    );
     assert_eq!(checker.len(), 2, "the uncovered checkerboard: {checker:?}");
     let right = W + legend - 1;
     assert_eq!(img.at_window(right, H - 1), TOP, "legend top: max");

@@ -2,7 +2,10 @@
  * GL 3.3 core, functions only through eglGetProcAddress.
  *   control errors OUT   -- a GL error, uniforms, buffer data, three draws;
  *                           writes what the app itself saw to OUT
- *   control spin SECONDS -- one GL call, then spins on the CPU without GL
+ *   control spin-until FILE -- one GL call, creates FILE.spinning, then spins
+ *                           on the CPU without GL until FILE exists (the
+ *                           test decides when it ends; exits 5 if that
+ *                           has not happened after 300 s)
  *   control crash        -- a few GL calls, then SIGSEGV
  *   control forkchild    -- runs `control crash` as a child process (fork +
  *                           exec, the child calls GL too), waits, then glClear */
@@ -14,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern __eglMustCastToProperFunctionPointerType eglGetProcAddress(const char *procname);
@@ -23,12 +26,6 @@ extern __eglMustCastToProperFunctionPointerType eglGetProcAddress(const char *pr
 
 static const char *vs = "#version 330 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
 static const char *fs = "#version 330 core\nuniform vec4 u_color;\nout vec4 frag;\nvoid main() { frag = u_color; }\n";
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "errors";
@@ -43,12 +40,20 @@ int main(int argc, char **argv) {
   if (!ctx || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) { fprintf(stderr, "no context\n"); return 2; }
   G(PFNGLCLEARPROC, glClear); G(PFNGLFINISHPROC, glFinish); G(PFNGLGETERRORPROC, glGetError);
 
-  if (!strcmp(mode, "spin")) {
-    double secs = argc > 2 ? atof(argv[2]) : 2.0;
+  if (!strcmp(mode, "spin-until") && argc > 2) {
+    char started[4096];
+    snprintf(started, sizeof started, "%s.spinning", argv[2]);
     glClear(GL_COLOR_BUFFER_BIT);
+    FILE *f = fopen(started, "w");
+    if (!f) return 3;
+    fclose(f);
+    /* A guard against a test that failed before opening the gate (its
+     * app would spin on forever), not a timing the tests rely on. */
+    time_t give_up = time(NULL) + 300;
     volatile unsigned long n = 0;
-    double end = now() + secs;
-    while (now() < end) n++;
+    while (access(argv[2], F_OK) != 0) {
+      if (++n % 4096 == 0 && time(NULL) > give_up) return 5;
+    }
     glFinish();
     return 0;
   }

@@ -3,75 +3,36 @@
 //! sdl_core) and the LD_PRELOAD shim swap_shim at test time, and small
 //! checks on session transcripts.
 //!
-//! The apps are compiled with `cc` into `target/<profile>/apps-extra/` (a
-//! fresh file per build, renamed into place, so concurrent test processes
-//! never run a half-written executable).
+//! The apps are compiled by [`gldbg_tests::compile_c`] (the one `cc` helper
+//! of the test crates) into `target/<profile>/apps-extra/`.
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::process::Command;
-use std::sync::Mutex;
 
 use gldbg_tests::*;
 
-/// Compiles `tests/apps/<source>` (with `tests/apps` on the include path)
-/// into an executable called `name`, linking `libs`, with `defines` (`-D`);
-/// once per test process (tests running in parallel share the build).
+/// Compiles `tests/apps/<source>` into an executable called `name`,
+/// linking `libs`, with `defines` (`-D`); once per test process (tests
+/// running in parallel share the build).
 pub fn build_c_app(source: &str, name: &str, libs: &[&str], defines: &[&str]) -> PathBuf {
-    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, exe)) = built.iter().find(|(n, _)| n == name) {
-        return exe.clone();
-    }
-    let exe = compile(source, name, libs, defines, &[]);
-    built.push((name.to_string(), exe.clone()));
-    exe
+    let mut args: Vec<String> = defines.iter().map(|d| format!("-D{d}")).collect();
+    args.extend(libs.iter().map(|l| format!("-l{l}")));
+    compile(source, name, &args)
 }
 
 /// Compiles `tests/apps/<source>` into the shared library `name` (for
 /// LD_PRELOAD), linking `libs`; once per test process.
 pub fn build_c_shim(source: &str, name: &str, libs: &[&str]) -> PathBuf {
-    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, lib)) = built.iter().find(|(n, _)| n == name) {
-        return lib.clone();
-    }
-    let lib = compile(source, name, libs, &[], &["-shared", "-fPIC"]);
-    built.push((name.to_string(), lib.clone()));
-    lib
+    let mut args = vec!["-shared".to_string(), "-fPIC".to_string()];
+    args.extend(libs.iter().map(|l| format!("-l{l}")));
+    compile(source, name, &args)
 }
 
-fn compile(source: &str, name: &str, libs: &[&str], defines: &[&str], flags: &[&str]) -> PathBuf {
+fn compile(source: &str, name: &str, args: &[String]) -> PathBuf {
     let apps = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("apps");
-    let dir = target_dir().join("apps-extra");
-    std::fs::create_dir_all(&dir).expect("create apps-extra");
-    let exe = dir.join(name);
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
-    cc.args(["-std=gnu99", "-Wall", "-O1", "-g"])
-        .args(flags)
-        .arg("-I")
-        .arg(&apps)
-        .arg("-o")
-        .arg(&tmp)
-        .arg(apps.join(source));
-    for d in defines {
-        cc.arg(format!("-D{d}"));
-    }
-    for l in libs {
-        cc.arg(format!("-l{l}"));
-    }
-    let out = cc
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler for {name}: {e}"));
-    assert!(
-        out.status.success(),
-        "building {name} failed (missing -dev packages? `bash .ci/setup`):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::rename(&tmp, &exe).expect("rename the built app into place");
-    exe
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    compile_c(&apps.join(source), name, &args)
 }
 
 /// A program from a Debian package, or a failure naming the package.
