@@ -20,8 +20,12 @@ impl Session {
         let (tx, rx) = mpsc::channel();
         let id = self.start_tracer(spec, &shm, tx)?;
         self.emit(pb::event::Kind::Running(pb::Empty {}));
-        self.spawn_watchers(id, rx, &shm, pipes)?;
-        self.await_first_stop(id, &shm, &opts.program)
+        let write_ends = self.spawn_watchers(id, rx, &shm, pipes)?;
+        let reply = self.await_first_stop(id, &shm, &opts.program);
+        // Our copies of the write ends close only now, after the wait for
+        // the first stop (as before the restructure).
+        drop(write_ends);
+        reply
     }
 
     /// What to launch for `opts`, with a new shared memory and (when the
@@ -60,9 +64,9 @@ impl Session {
         )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
-        // Our copies of the write ends close once the tracer started the
-        // app (`spawn_watchers`): the readers then see the end once the app
-        // (and its children) did.
+        // Our copies of the write ends close when `launch` returns (after
+        // the wait for the first stop): the readers then see the end once
+        // the app (and its children) did.
         let pipes = if opts.capture_output {
             Some((output_pipe()?, output_pipe()?))
         } else {
@@ -132,16 +136,19 @@ impl Session {
     }
 
     /// The threads of launch `id`: the output relays, the tracer's events
-    /// and the stop watcher.
+    /// and the stop watcher. Returns our write ends of the output pipes,
+    /// for the caller to close when it is done waiting.
     fn spawn_watchers(
         self: &Arc<Self>,
         id: u64,
         rx: mpsc::Receiver<TraceEvent>,
         shm: &Arc<SharedMemory>,
         pipes: Option<OutputPipes>,
-    ) -> Result<()> {
+    ) -> Result<Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>> {
         let mut relays = Vec::new();
-        if let Some(((out, _), (err, _))) = pipes {
+        let mut write_ends = None;
+        if let Some(((out, out_w), (err, err_w))) = pipes {
+            write_ends = Some((out_w, err_w));
             for (stream, read) in [("stdout", out), ("stderr", err)] {
                 let me = self.clone();
                 relays.push(
@@ -163,7 +170,7 @@ impl Session {
             .name("gldbg-stops".into())
             .spawn(move || me.watch_stops(id, shm2))
             .map_err(Error::os("thread"))?;
-        Ok(())
+        Ok(write_ends)
     }
 
     /// Wait for launch `id`'s first stop; give up waiting (answer RUNNING)
