@@ -5,6 +5,7 @@
 use super::*;
 
 impl Session {
+    /// The stop watcher: turns stopped slots into session stops.
     pub(super) fn watch_stops(self: Arc<Self>, id: u64, shm: Arc<SharedMemory>) {
         let mut seen = shm
             .header()
