@@ -25,7 +25,7 @@ impl Session {
                 std::thread::sleep(Duration::from_millis(1));
                 continue;
             }
-            let now = shm.wait_stop_seq(seen, Duration::from_millis(100));
+            let now = shm.wait_stop_seq(seen, STOP_POLL);
             if now == seen {
                 continue;
             }

@@ -205,7 +205,7 @@ impl Session {
             }
             c = self
                 .changed
-                .wait_timeout(c, Duration::from_millis(200))
+                .wait_timeout(c, FIRST_STOP_POLL)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
@@ -416,7 +416,7 @@ impl Session {
         while c.launched.is_some() && Instant::now() < deadline {
             c = self
                 .changed
-                .wait_timeout(c, Duration::from_millis(100))
+                .wait_timeout(c, EXIT_POLL)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }

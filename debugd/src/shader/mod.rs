@@ -24,6 +24,9 @@ pub const MAX_CONTINUE_STEPS: usize = 10_000;
 const MAX_FLOW_ITERATIONS: u32 = 1024;
 /// Most rounds of "no candidate reached: ask again from the last one".
 const MAX_UNREACHED_ROUNDS: usize = 64;
+/// How many lines past the one asked for a breakpoint looks for a line
+/// with a step.
+const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
 mod link;
 mod print;
@@ -586,7 +589,7 @@ impl ShaderDebug {
     }
 
     /// Set a breakpoint at `line` (the driver's number, after `#line` and
-    /// `#include`), or at the next line (within 50) that has a step.
+    /// `#include`), or at the next line (within [`BREAKPOINT_SEARCH_LINES`]) that has a step.
     pub fn add_breakpoint(&mut self, line: u32) -> Result<u32> {
         let last = self.last_line();
         if line == 0 || line > last {
@@ -596,7 +599,7 @@ impl ShaderDebug {
                 &format!("1..={last}, the shader's lines"),
             ));
         }
-        for l in line..=line.saturating_add(50).min(last) {
+        for l in line..=line.saturating_add(BREAKPOINT_SEARCH_LINES).min(last) {
             let has_step = self
                 .model
                 .lines_numbered(l)
