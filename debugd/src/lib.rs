@@ -51,7 +51,8 @@
 //! * A request whose client went away commits no effect it had not
 //!   committed yet ([`cancel`]); a command to an app that has ended fails
 //!   at once, never at its timeout.
-//! * `tonic::Status` appears only in [`service`]; library code returns
+//! * `tonic::Status` appears only in [`service`] and the auth interceptor
+//!   in `serve_with` (its UNAUTHENTICATED); library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
 pub mod cancel;

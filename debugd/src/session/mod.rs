@@ -281,7 +281,7 @@ impl Session {
                 .or_else(|| c.paused.clone().filter(|_| c.state == RunState::Stopped)),
             exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
-            shader: c.shader_stop.clone().map(Into::into),
+            shader: crate::convert::state_shader(c.shader_stop.as_ref()),
             crash: c.crash.clone(),
         }
     }

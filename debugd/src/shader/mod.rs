@@ -5,7 +5,9 @@
 //! The probe cycle is here end to end: instrument the shader for a
 //! position and expression, send the step through a [`Link`] (the
 //! preload's is [`ShmLink`]), cache the result, and read steps, values and
-//! flow out of it. Nothing here knows the session or the shared memory.
+//! flow out of it. Nothing here knows the session, and nothing but
+//! [`shm_link`] (and [`readback`]'s decoding of what the preload wrote)
+//! knows the shared memory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
