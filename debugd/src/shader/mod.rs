@@ -183,9 +183,9 @@ pub struct ShaderDebug {
     pub breakpoints: BTreeSet<u32>,
     pub breakpoint_hit: u32,
     /// The program's other stages, passed unchanged to every probe.
-    pub others: Vec<StageSource>,
+    others: Vec<StageSource>,
     /// What fragment steps do with the depth, stencil and alpha tests.
-    pub fragment_options: FragmentOptions,
+    fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
     pub focus: Option<(Focus, Invocation)>,
     /// A vertex shader at a non-indexed draw: probes write storage blocks
