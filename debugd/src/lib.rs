@@ -319,6 +319,31 @@ pub struct TlsFiles {
     pub key: PathBuf,
 }
 
+/// The `--tls-cert`/`--tls-key` options of a command that serves (flatten
+/// them into its clap arguments).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TlsArgs {
+    /// TLS on a TCP listener: the server certificate (PEM; needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS on a TCP listener: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+impl TlsArgs {
+    /// The files given, if both were (clap requires each with the other).
+    pub fn files(&self) -> Option<TlsFiles> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl TlsFiles {
     /// Read both files and check that they make a server identity (a
     /// certificate and its key): for a daemon to refuse bad files before
