@@ -18,9 +18,11 @@ pub struct StepRequest<'a> {
     /// The step probed. Only the unit tests' link reads it (to build its
     /// answer and check `path` and `shader`): the preload needs only
     /// `shader`, which has it built in.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) position: &'a Position,
     /// The expression probed; `None`: coverage only. Only the unit tests'
     /// link reads it, as `position`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) expr: Option<&'a str>,
     pub shader: &'a Instrumented,
     /// The loop iterations the probe is taken at (outermost first).
