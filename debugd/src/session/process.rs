@@ -20,12 +20,8 @@ impl Session {
         let (tx, rx) = mpsc::channel();
         let id = self.start_tracer(spec, &shm, tx)?;
         self.emit(pb::event::Kind::Running(pb::Empty {}));
-        let write_ends = self.spawn_watchers(id, rx, &shm, pipes)?;
-        let reply = self.await_first_stop(id, &shm, &opts.program);
-        // Our copies of the write ends close only now, after the wait for
-        // the first stop (as before the restructure).
-        drop(write_ends);
-        reply
+        self.spawn_watchers(id, rx, &shm, pipes)?;
+        self.await_first_stop(id, &shm, &opts.program)
     }
 
     /// What to launch for `opts`, with a new shared memory and (when the
@@ -64,9 +60,10 @@ impl Session {
         )?;
         let mut argv = vec![OsString::from(&opts.program)];
         argv.extend(opts.args.iter().map(OsString::from));
-        // Our copies of the write ends close when `launch` returns (after
-        // the wait for the first stop): the readers then see the end once
-        // the app (and its children) did.
+        // Our copies of the write ends close once the tracer started the
+        // app (`spawn_watchers`): the readers then see the end once the app
+        // (and its children) did, even when it ends before Launch's wait
+        // for the first stop does (then its exit waits for its output).
         let pipes = if opts.capture_output {
             Some((output_pipe()?, output_pipe()?))
         } else {
@@ -136,19 +133,16 @@ impl Session {
     }
 
     /// The threads of launch `id`: the output relays, the tracer's events
-    /// and the stop watcher. Returns our write ends of the output pipes,
-    /// for the caller to close when it is done waiting.
+    /// and the stop watcher.
     fn spawn_watchers(
         self: &Arc<Self>,
         id: u64,
         rx: mpsc::Receiver<TraceEvent>,
         shm: &Arc<SharedMemory>,
         pipes: Option<OutputPipes>,
-    ) -> Result<Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>> {
+    ) -> Result<()> {
         let mut relays = Vec::new();
-        let mut write_ends = None;
-        if let Some(((out, out_w), (err, err_w))) = pipes {
-            write_ends = Some((out_w, err_w));
+        if let Some(((out, _), (err, _))) = pipes {
             for (stream, read) in [("stdout", out), ("stderr", err)] {
                 let me = self.clone();
                 relays.push(
@@ -170,7 +164,7 @@ impl Session {
             .name("gldbg-stops".into())
             .spawn(move || me.watch_stops(id, shm2))
             .map_err(Error::os("thread"))?;
-        Ok(write_ends)
+        Ok(())
     }
 
     /// Wait for launch `id`'s first stop; give up waiting (answer RUNNING)
@@ -558,5 +552,68 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
             .map(|q| q.iter().map(|s| call_info(s, None)).collect())
             .unwrap_or_default(),
         pid: r.pid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The preload `cargo build --workspace` put beside the test's directory.
+    fn preload() -> std::path::PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let p = exe
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("libgldbg_preload.so");
+        assert!(
+            p.is_file(),
+            "{} is missing: run `cargo build --workspace` first",
+            p.display()
+        );
+        p
+    }
+
+    /// An app that ends before its first GL call: its last words (an
+    /// incomplete UTF-8 sequence the relay holds until the pipe's end) come
+    /// before its exit. Our write ends close once the app started, not
+    /// after Launch's wait: else the relay saw the end only after the exit
+    /// was reported (the drain gave up after OUTPUT_DRAIN).
+    #[test]
+    fn output_of_an_app_that_ends_before_gl_comes_before_its_exit() {
+        let s = Session::new(Config {
+            preload: preload(),
+            app_ends_with_daemon: false,
+        });
+        let mut events = s.subscribe();
+        let r = s
+            .launch(LaunchOptions {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), r"printf 'hi \303'; exit 3".into()],
+                env: Vec::new(),
+                cwd: None,
+                own_process_group: true,
+                capture_output: true,
+            })
+            .expect("launch");
+        assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+        let mut stdout = String::new();
+        let exit = loop {
+            match events.blocking_recv().expect("events until the exit") {
+                pb::Event {
+                    kind: Some(pb::event::Kind::Output(o)),
+                    ..
+                } if o.stream == "stdout" => stdout.push_str(&o.text),
+                pb::Event {
+                    kind: Some(pb::event::Kind::Exited(e)),
+                    ..
+                } => break e,
+                _ => {}
+            }
+        };
+        assert_eq!(exit.code, Some(3));
+        assert_eq!(stdout, "hi \u{FFFD}", "all of the output before the exit");
     }
 }
