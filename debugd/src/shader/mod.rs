@@ -13,8 +13,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use glsl_instrument::{
-    ConditionKind, InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
-    StepMode,
+    ConditionKind, InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId,
+    StepKind, StepMode,
 };
 
 use crate::error::{Error, Result};
@@ -33,8 +33,8 @@ const BREAKPOINT_SEARCH_LINES: u32 = 50;
 mod link;
 mod print;
 mod probe_result;
-pub mod reply;
 mod readback;
+pub mod reply;
 mod shm_link;
 mod sources;
 #[cfg(test)]
@@ -44,10 +44,10 @@ pub use link::{Link, Reports, StepRequest};
 pub use print::FocusOn;
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
+pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
-pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 
 /// What a probe is cached by: the position, the expression (none: the
 /// coverage alone), whether it was taken at the end of main, whether
