@@ -1,7 +1,8 @@
 //! The protobuf edge of shader debugging: requests into the shader
 //! debugger's own types ([`crate::shader`]), its answers back into
 //! messages. Only this module and [`crate::service`] turn one into the
-//! other; the wire format stays exactly what it was.
+//! other (the session's state reply takes its shader stop from
+//! [`state_shader`]); the wire format stays exactly what it was.
 
 use gldbg_proto::pb;
 use glsl_instrument::Stage;
@@ -107,6 +108,11 @@ impl From<Timing> for pb::ProbeTiming {
             total_ns: t.total_ns,
         }
     }
+}
+
+/// The shader stop of a state reply: the session's last one, as a message.
+pub(crate) fn state_shader(stop: Option<&ShaderStop>) -> Option<pb::ShaderStop> {
+    stop.cloned().map(Into::into)
 }
 
 impl From<ShaderStop> for pb::ShaderStop {

@@ -1,7 +1,9 @@
 //! The daemon's error type. The first five variants carry a message and
 //! name the gRPC code they become; the others are failures inside the
-//! daemon (INTERNAL) kept typed, with their source. `tonic::Status` itself
-//! appears only in the service module, which maps each variant to its code.
+//! daemon (INTERNAL) kept typed, with their source. Only the service
+//! module turns an [`Error`] into a `tonic::Status` (mapping each variant
+//! to its code); the one other `Status` is the auth interceptor's
+//! UNAUTHENTICATED in `lib.rs`.
 
 /// An error of a session operation.
 #[derive(Debug, thiserror::Error)]

@@ -51,7 +51,8 @@
 //! * A request whose client went away commits no effect it had not
 //!   committed yet ([`cancel`]); a command to an app that has ended fails
 //!   at once, never at its timeout.
-//! * `tonic::Status` appears only in [`service`]; library code returns
+//! * `tonic::Status` appears only in [`service`] and the auth interceptor
+//!   in `serve_with` (its UNAUTHENTICATED); library code returns
 //!   [`error::Error`]; `anyhow` only at the serve/binary edge.
 
 pub mod cancel;
@@ -316,6 +317,31 @@ pub struct Access {
 pub struct TlsFiles {
     pub cert: PathBuf,
     pub key: PathBuf,
+}
+
+/// The `--tls-cert`/`--tls-key` options of a command that serves (flatten
+/// them into its clap arguments).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TlsArgs {
+    /// TLS on a TCP listener: the server certificate (PEM; needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS on a TCP listener: the certificate's private key (PEM).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+}
+
+impl TlsArgs {
+    /// The files given, if both were (clap requires each with the other).
+    pub fn files(&self) -> Option<TlsFiles> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl TlsFiles {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 use gldbg_debugd::{
-    Access, Config, Daemon, LaunchOptions, ListenAddr, TlsFiles, find_preload, saved_shaders, token,
+    Access, Config, Daemon, LaunchOptions, ListenAddr, TlsArgs, find_preload, saved_shaders, token,
 };
 
 #[derive(Parser, Debug)]
@@ -32,12 +32,8 @@ struct Args {
     /// Refused: a token on the command line is visible to every local user.
     #[arg(long, hide = true, value_name = "T")]
     token: Option<String>,
-    /// TLS on a TCP listener: the server certificate (PEM; needs --tls-key).
-    #[arg(long, value_name = "PEM", requires = "tls_key")]
-    tls_cert: Option<PathBuf>,
-    /// TLS on a TCP listener: the certificate's private key (PEM).
-    #[arg(long, value_name = "PEM", requires = "tls_cert")]
-    tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    tls: TlsArgs,
     /// Keep the rejected debug shaders saved for inspection after exiting
     /// (else their private directory is removed). Also GLDBG_KEEP_DEBUG_SHADERS=1.
     #[arg(long)]
@@ -71,10 +67,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         token = Some(t);
         _token_file = Some(file);
     }
-    let tls = match (args.tls_cert, args.tls_key) {
-        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
-        _ => None,
-    };
+    let tls = args.tls.files();
     // Bad TLS files are refused before anything is launched.
     if let Some(tls) = &tls {
         if matches!(args.listen, ListenAddr::Unix(_)) {

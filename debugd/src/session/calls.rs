@@ -5,6 +5,7 @@
 use super::*;
 
 impl Session {
+    /// The stop watcher: turns stopped slots into session stops.
     pub(super) fn watch_stops(self: Arc<Self>, id: u64, shm: Arc<SharedMemory>) {
         let mut seen = shm
             .header()
@@ -24,7 +25,7 @@ impl Session {
                 std::thread::sleep(Duration::from_millis(1));
                 continue;
             }
-            let now = shm.wait_stop_seq(seen, Duration::from_millis(100));
+            let now = shm.wait_stop_seq(seen, STOP_POLL);
             if now == seen {
                 continue;
             }

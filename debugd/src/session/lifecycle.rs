@@ -27,7 +27,7 @@ impl Session {
         while c.launched.as_ref().is_some_and(|l| l.id == id) && Instant::now() < deadline {
             c = self
                 .changed
-                .wait_timeout(c, Duration::from_millis(100))
+                .wait_timeout(c, EXIT_POLL)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }

@@ -74,6 +74,18 @@ const STEP_SPIN: Duration = Duration::from_millis(2);
 const KILL_WAIT: Duration = Duration::from_secs(10);
 /// How long Launch waits for the preload to attach before answering RUNNING.
 const ATTACH_TIMEOUT: Duration = Duration::from_secs(20);
+/// How often Launch's wait for the first stop wakes to check for
+/// cancellation and [`ATTACH_TIMEOUT`] when nothing changed.
+const FIRST_STOP_POLL: Duration = Duration::from_millis(200);
+/// How often a wait for the app's exit (`kill`, an undone launch) wakes
+/// when nothing changed, to check its deadline.
+const EXIT_POLL: Duration = Duration::from_millis(100);
+/// How long the stop watcher waits for a new stop before checking that its
+/// launch is still the session's app.
+const STOP_POLL: Duration = Duration::from_millis(100);
+/// Session events buffered for a slow subscriber before it starts losing
+/// the oldest ones (it is told how many it missed).
+const EVENT_BUFFER: usize = 1024;
 
 fn classes() -> &'static [u32] {
     static C: OnceLock<Vec<u32>> = OnceLock::new();
@@ -198,7 +210,7 @@ pub struct Session {
 impl Session {
     pub fn new(config: Config) -> Arc<Session> {
         lifecycle::heap_policy();
-        let (events, _) = broadcast::channel(1024);
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
         Arc::new(Session {
             config,
             control: Mutex::new(Control {
@@ -269,7 +281,7 @@ impl Session {
                 .or_else(|| c.paused.clone().filter(|_| c.state == RunState::Stopped)),
             exit: c.exit.clone().filter(|_| c.state == RunState::Exited),
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
-            shader: c.shader_stop.clone().map(Into::into),
+            shader: crate::convert::state_shader(c.shader_stop.as_ref()),
             crash: c.crash.clone(),
         }
     }

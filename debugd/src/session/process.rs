@@ -62,7 +62,8 @@ impl Session {
         argv.extend(opts.args.iter().map(OsString::from));
         // Our copies of the write ends close once the tracer started the
         // app (`spawn_watchers`): the readers then see the end once the app
-        // (and its children) did.
+        // (and its children) did, even when it ends before Launch's wait
+        // for the first stop does (then its exit waits for its output).
         let pipes = if opts.capture_output {
             Some((output_pipe()?, output_pipe()?))
         } else {
@@ -198,7 +199,7 @@ impl Session {
             }
             c = self
                 .changed
-                .wait_timeout(c, Duration::from_millis(200))
+                .wait_timeout(c, FIRST_STOP_POLL)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
@@ -409,7 +410,7 @@ impl Session {
         while c.launched.is_some() && Instant::now() < deadline {
             c = self
                 .changed
-                .wait_timeout(c, Duration::from_millis(100))
+                .wait_timeout(c, EXIT_POLL)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
@@ -551,5 +552,68 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
             .map(|q| q.iter().map(|s| call_info(s, None)).collect())
             .unwrap_or_default(),
         pid: r.pid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The preload `cargo build --workspace` put beside the test's directory.
+    fn preload() -> std::path::PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let p = exe
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("libgldbg_preload.so");
+        assert!(
+            p.is_file(),
+            "{} is missing: run `cargo build --workspace` first",
+            p.display()
+        );
+        p
+    }
+
+    /// An app that ends before its first GL call: its last words (an
+    /// incomplete UTF-8 sequence the relay holds until the pipe's end) come
+    /// before its exit. Our write ends close once the app started, not
+    /// after Launch's wait: else the relay saw the end only after the exit
+    /// was reported (the drain gave up after OUTPUT_DRAIN).
+    #[test]
+    fn output_of_an_app_that_ends_before_gl_comes_before_its_exit() {
+        let s = Session::new(Config {
+            preload: preload(),
+            app_ends_with_daemon: false,
+        });
+        let mut events = s.subscribe();
+        let r = s
+            .launch(LaunchOptions {
+                program: "/bin/sh".into(),
+                args: vec!["-c".into(), r"printf 'hi \303'; exit 3".into()],
+                env: Vec::new(),
+                cwd: None,
+                own_process_group: true,
+                capture_output: true,
+            })
+            .expect("launch");
+        assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
+        let mut stdout = String::new();
+        let exit = loop {
+            match events.blocking_recv().expect("events until the exit") {
+                pb::Event {
+                    kind: Some(pb::event::Kind::Output(o)),
+                    ..
+                } if o.stream == "stdout" => stdout.push_str(&o.text),
+                pb::Event {
+                    kind: Some(pb::event::Kind::Exited(e)),
+                    ..
+                } => break e,
+                _ => {}
+            }
+        };
+        assert_eq!(exit.code, Some(3));
+        assert_eq!(stdout, "hi \u{FFFD}", "all of the output before the exit");
     }
 }

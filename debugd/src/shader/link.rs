@@ -15,10 +15,15 @@ use crate::program::StageSource;
 pub struct StepRequest<'a> {
     /// The debugged stage (the instrumented shader's).
     pub stage: Stage,
-    /// The step probed (the preload needs only `shader`, which has it built in).
-    pub position: &'a Position,
-    /// The expression probed; `None`: coverage only.
-    pub expr: Option<&'a str>,
+    /// The step probed. Only the unit tests' link reads it (to build its
+    /// answer and check `path` and `shader`): the preload needs only
+    /// `shader`, which has it built in.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) position: &'a Position,
+    /// The expression probed; `None`: coverage only. Only the unit tests'
+    /// link reads it, as `position`.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) expr: Option<&'a str>,
     pub shader: &'a Instrumented,
     /// The loop iterations the probe is taken at (outermost first).
     pub path: &'a [u32],

@@ -5,14 +5,16 @@
 //! The probe cycle is here end to end: instrument the shader for a
 //! position and expression, send the step through a [`Link`] (the
 //! preload's is [`ShmLink`]), cache the result, and read steps, values and
-//! flow out of it. Nothing here knows the session or the shared memory.
+//! flow out of it. Nothing here knows the session, and nothing but
+//! [`shm_link`] (and [`readback`]'s decoding of what the preload wrote)
+//! knows the shared memory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use glsl_instrument::{
-    ConditionKind, InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId, StepKind,
-    StepMode,
+    ConditionKind, InstrumentError, Instrumented, Position, Probe, Semantics, ShaderModel, StepId,
+    StepKind, StepMode,
 };
 
 use crate::error::{Error, Result};
@@ -24,12 +26,15 @@ pub const MAX_CONTINUE_STEPS: usize = 10_000;
 const MAX_FLOW_ITERATIONS: u32 = 1024;
 /// Most rounds of "no candidate reached: ask again from the last one".
 const MAX_UNREACHED_ROUNDS: usize = 64;
+/// How many lines past the one asked for a breakpoint looks for a line
+/// with a step.
+const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
 mod link;
 mod print;
 mod probe_result;
-pub mod reply;
 mod readback;
+pub mod reply;
 mod shm_link;
 mod sources;
 #[cfg(test)]
@@ -39,10 +44,10 @@ pub use link::{Link, Reports, StepRequest};
 pub use print::FocusOn;
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
+pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
-pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 
 /// What a probe is cached by: the position, the expression (none: the
 /// coverage alone), whether it was taken at the end of main, whether
@@ -178,9 +183,9 @@ pub struct ShaderDebug {
     pub breakpoints: BTreeSet<u32>,
     pub breakpoint_hit: u32,
     /// The program's other stages, passed unchanged to every probe.
-    pub others: Vec<StageSource>,
+    others: Vec<StageSource>,
     /// What fragment steps do with the depth, stencil and alpha tests.
-    pub fragment_options: FragmentOptions,
+    fragment_options: FragmentOptions,
     /// The invocation steps follow (`focus`), as named by the user.
     pub focus: Option<(Focus, Invocation)>,
     /// A vertex shader at a non-indexed draw: probes write storage blocks
@@ -586,7 +591,7 @@ impl ShaderDebug {
     }
 
     /// Set a breakpoint at `line` (the driver's number, after `#line` and
-    /// `#include`), or at the next line (within 50) that has a step.
+    /// `#include`), or at the next line (within [`BREAKPOINT_SEARCH_LINES`]) that has a step.
     pub fn add_breakpoint(&mut self, line: u32) -> Result<u32> {
         let last = self.last_line();
         if line == 0 || line > last {
@@ -596,7 +601,7 @@ impl ShaderDebug {
                 &format!("1..={last}, the shader's lines"),
             ));
         }
-        for l in line..=line.saturating_add(50).min(last) {
+        for l in line..=line.saturating_add(BREAKPOINT_SEARCH_LINES).min(last) {
             let has_step = self
                 .model
                 .lines_numbered(l)

@@ -53,7 +53,12 @@ impl Link for ShmLink<'_> {
             others: request.others,
             fragment_options: request.fragment_options,
         };
-        runner.run(request.shader, request.path, request.components, &request.readback)
+        runner.run(
+            request.shader,
+            request.path,
+            request.components,
+            &request.readback,
+        )
     }
 }
 

@@ -93,12 +93,12 @@ fn the_probe_cache_drops_the_least_recently_used_but_never_the_current() {
 /// `else`, with `a` = 2.5 and 0.5. The link answers what the preload would
 /// for each step (coverage) and for `a` (its values), and logs requests.
 mod probe_cycle {
-    use glsl_instrument::{ShaderModel, Stage, StepMode};
+    use glsl_instrument::{Instrumented, Probe, Semantics, ShaderModel, Stage, StepMode};
 
-    use crate::error::Result;
+    use crate::error::{Error, Result};
     use crate::shader::reply::Invocation;
     use crate::shader::{
-        FocusOn, FragmentOptions, Link, ProbeResult, ShaderDebug, StepRequest, Target,
+        FocusOn, FragmentOptions, Link, ProbeResult, ReadMode, ShaderDebug, StepRequest, Target,
     };
 
     const SOURCE: &str = "#version 330
@@ -114,28 +114,101 @@ void main() {
 }
 ";
 
-    /// The values of `a` at fragments 0 and 1.
+    /// A loop: its steps are probed at a loop path.
+    const LOOP_SOURCE: &str = "#version 330
+uniform float t;
+out vec4 color;
+void main() {
+    float s = 0.0;
+    for (int i = 0; i < 3; i++) {
+        s += t;
+    }
+    color = vec4(s);
+}
+";
+
+    /// The values of `a` (and `s`) at fragments 0 and 1.
     const A: [f32; 2] = [2.5, 0.5];
+
+    /// Which debug shader a request carried: the one
+    /// `ShaderModel::instrument` or `instrument_end_of_main` builds.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Built {
+        AtStep,
+        EndOfMain,
+    }
+
+    /// What the link was asked, beyond the (line, expression) of `log`.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Asked {
+        built: Built,
+        path: Vec<u32>,
+        readback: ReadMode,
+    }
 
     struct MemoryLink {
         model: ShaderModel,
         /// (line, expression) of each request.
         log: Vec<(u32, Option<String>)>,
+        /// The shader, path and readback of each request.
+        asked: Vec<Asked>,
+        /// The next request fails with this (once).
+        fail_next: Option<Error>,
+    }
+
+    impl MemoryLink {
+        /// Which of the model's debug shaders for the request's probe it
+        /// carries (compared by source and cache key); panics on none.
+        fn built(&self, request: &StepRequest<'_>) -> Built {
+            let probe = Probe {
+                position: request.position,
+                expr: request.expr,
+                semantics: Semantics::ReportDiscarded,
+            };
+            let same = |i: Instrumented| {
+                i.source == request.shader.source && i.cache_key == request.shader.cache_key
+            };
+            if same(self.model.instrument(&probe).expect("instruments")) {
+                Built::AtStep
+            } else if same(
+                self.model
+                    .instrument_end_of_main(&probe)
+                    .expect("instruments"),
+            ) {
+                Built::EndOfMain
+            } else {
+                panic!("the request's shader is none the model builds for its probe")
+            }
+        }
     }
 
     impl Link for MemoryLink {
         fn step(&mut self, request: &StepRequest<'_>) -> Result<ProbeResult> {
             assert_eq!(request.stage, Stage::Fragment);
             assert!(request.others.is_empty());
+            let built = self.built(request);
+            match built {
+                Built::AtStep => assert_eq!(request.path, &request.position.iterations[..]),
+                Built::EndOfMain => assert!(request.path.is_empty(), "no loop path at the end"),
+            }
             let line = self.model.step(request.position.step).line;
             self.log.push((line, request.expr.map(str::to_string)));
-            let coverage = match line {
-                7 => vec![1, 0],
-                9 => vec![0, 1],
+            self.asked.push(Asked {
+                built,
+                path: request.path.to_vec(),
+                readback: request.readback,
+            });
+            if let Some(e) = self.fail_next.take() {
+                return Err(e);
+            }
+            let coverage = match (built, line) {
+                (Built::EndOfMain, _) => vec![1, 1],
+                (_, 7) => vec![1, 0],
+                (_, 9) => vec![0, 1],
                 _ => vec![1, 1],
             };
             let (values, components) = match request.expr {
-                Some("a") => {
+                Some("a" | "s") => {
                     assert_eq!(request.components, 1, "a float reads one component back");
                     (A.to_vec(), 1)
                 }
@@ -158,10 +231,16 @@ void main() {
     }
 
     fn start() -> (ShaderDebug, MemoryLink) {
-        let model = || ShaderModel::parse(SOURCE, Stage::Fragment).expect("parses");
+        start_with(SOURCE)
+    }
+
+    fn start_with(source: &str) -> (ShaderDebug, MemoryLink) {
+        let model = || ShaderModel::parse(source, Stage::Fragment).expect("parses");
         let mut link = MemoryLink {
             model: model(),
             log: Vec::new(),
+            asked: Vec::new(),
+            fail_next: None,
         };
         let target = Target {
             model: model(),
@@ -255,5 +334,96 @@ void main() {
             (s.count, s.min.clone(), s.max.clone()),
             (1, vec![2.5], vec![2.5])
         );
+    }
+
+    #[test]
+    fn a_point_print_asks_for_that_invocation_only() {
+        let (mut d, mut link) = start();
+        d.step_once(StepMode::Into, &mut link).unwrap();
+        d.print("a", pixel(1, 0), &mut link).unwrap();
+        assert_eq!(
+            link.asked.last(),
+            Some(&Asked {
+                built: Built::AtStep,
+                path: Vec::new(),
+                readback: ReadMode::One((1, 0, 0)),
+            })
+        );
+    }
+
+    #[test]
+    fn a_summary_print_asks_for_a_summary_or_everything() {
+        let (mut d, mut link) = start();
+        d.step_once(StepMode::Into, &mut link).unwrap();
+        let s = d.print("a", None, &mut link).unwrap().summary.unwrap();
+        assert_eq!((s.min, s.max), (vec![0.5], vec![2.5]));
+        let value_request = link
+            .log
+            .iter()
+            .position(|(_, e)| e.as_deref() == Some("a"))
+            .expect("a value probe");
+        let readback = link.asked[value_request].readback;
+        assert!(
+            matches!(
+                readback,
+                ReadMode::Summary { components: 1, .. } | ReadMode::All
+            ),
+            "{readback:?}"
+        );
+    }
+
+    #[test]
+    fn a_probe_inside_a_loop_carries_its_iteration_path() {
+        let (mut d, mut link) = start_with(LOOP_SOURCE);
+        for _ in 0..20 {
+            if d.pos.iterations == [1] {
+                break;
+            }
+            assert!(d.step_once(StepMode::Into, &mut link).unwrap());
+        }
+        assert_eq!(d.pos.iterations, vec![1], "the loop's second iteration");
+        d.print("s", pixel(0, 0), &mut link).unwrap();
+        let last = link.asked.last().unwrap();
+        assert_eq!((last.built, last.path.clone()), (Built::AtStep, vec![1]));
+    }
+
+    #[test]
+    fn at_the_end_of_main_prints_probe_the_end_with_no_path() {
+        let (mut d, mut link) = start();
+        let mut steps = 0;
+        while d.step_once(StepMode::Into, &mut link).unwrap() {
+            steps += 1;
+            assert!(steps < 50, "stepping ends");
+        }
+        assert!(d.finished);
+        let before = link.asked.len();
+        let r = d.print("a", pixel(1, 0), &mut link).unwrap();
+        assert_eq!((r.value.clone(), r.reached), (vec![0.5], true));
+        let asked = &link.asked[before..];
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(
+            asked[0],
+            Asked {
+                built: Built::EndOfMain,
+                path: Vec::new(),
+                readback: ReadMode::One((1, 0, 0)),
+            }
+        );
+    }
+
+    #[test]
+    fn a_failed_probe_is_reported_and_asked_again_next_time() {
+        let (mut d, mut link) = start();
+        d.step_once(StepMode::Into, &mut link).unwrap();
+        link.fail_next = Some(Error::FailedPrecondition("the app ended".into()));
+        let before = link.log.len();
+        let e = d.print("a", pixel(1, 0), &mut link).unwrap_err();
+        assert_eq!(e.to_string(), "the app ended");
+        assert_eq!(link.log.len(), before + 1);
+        // Nothing was cached for the failure: the link is asked again.
+        let r = d.print("a", pixel(1, 0), &mut link).unwrap();
+        assert_eq!((r.value, r.reached), (vec![0.5], true));
+        assert_eq!(link.log.len(), before + 2);
+        assert_eq!(link.log.last(), Some(&(6, Some("a".to_string()))));
     }
 }
