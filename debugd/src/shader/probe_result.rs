@@ -100,6 +100,9 @@ impl ProbeResult {
 
     /// Whether the invocation at `cell` reached the probed step.
     pub fn reached_at(&self, cell: Cell) -> bool {
+        // A point or summary result holds too few invocations to say: a
+        // wrong "not reached" is worse than a failed request.
+        assert!(self.held == Held::All, "reached_at needs every invocation");
         self.index(cell)
             .and_then(|i| self.coverage.get(i))
             .is_some_and(|&c| c != 0)
@@ -115,7 +118,7 @@ impl ProbeResult {
         if let Held::Summary(s) = &self.held {
             return s.count;
         }
-        debug_assert!(
+        assert!(
             self.held == Held::All,
             "a point result counts one invocation"
         );
@@ -128,7 +131,7 @@ impl ProbeResult {
         match self.held {
             Held::All | Held::Summary(_) => Some(i),
             Held::One(p) => {
-                debug_assert_eq!(p, i, "a point result asked about another invocation");
+                assert_eq!(p, i, "a point result asked about another invocation");
                 (p == i).then_some(0)
             }
         }
@@ -186,7 +189,7 @@ impl ProbeResult {
 
     /// Decode into a field of values (for images); also the GLSL type name.
     pub fn field(&self) -> (Field, String) {
-        debug_assert!(self.held == Held::All, "a field needs every invocation");
+        assert!(self.held == Held::All, "a field needs every invocation");
         let n = (self.width * self.height) as usize;
         let (ty, name, comps) = self.value_type();
         (

@@ -101,6 +101,8 @@ pub fn end_transform_feedback() {
 pub const COMPUTE_SHADER: u32 = 0x91B9;
 pub const COMPUTE_WORK_GROUP_SIZE: u32 = 0x8267;
 pub const SHADER_STORAGE_BUFFER: u32 = 0x90D2;
+/// The most bytes one shader storage block may span (GL 4.3: 16 MiB at least).
+pub const MAX_SHADER_STORAGE_BLOCK_SIZE: u32 = 0x90DE;
 pub const SHADER_STORAGE_BUFFER_BINDING: u32 = 0x90D3;
 pub const SHADER_STORAGE_BUFFER_START: u32 = 0x90D4;
 pub const SHADER_STORAGE_BUFFER_SIZE: u32 = 0x90D5;

@@ -11,6 +11,7 @@
 use super::bulk::Bulk;
 use super::context::is_es;
 use super::reduce::{self, Words};
+use super::state::{PACK_TIGHT, pack_params_here};
 use crate::intercept::errors::drain_own_errors;
 use crate::gl;
 use gldbg_proto::shm::{
@@ -138,7 +139,7 @@ fn held_from_buffers(
             let reached = code != 0;
             if !reached {
                 // The type still comes from the draw's reached invocations.
-                code = summary_code(&reduce::reduce(values, coverage, n, 0, 0)?);
+                code = common_code(&reduce::reduce(values, coverage, n, 0, 0)?)?;
             }
             Some(put(bulk, &value, &[u8::from(reached)], one(index, code)))
         }
@@ -182,6 +183,19 @@ fn summary_code(words: &[u32; shm::SUMMARY_WORDS]) -> u32 {
     match words[shm::SUMMARY_COUNT] {
         0 => 0,
         _ => code_of(words[shm::SUMMARY_CODE_MAX]),
+    }
+}
+
+/// The one type code every reached invocation wrote (0: none reached);
+/// `None` when they disagree (then the step reads everything and the
+/// daemon sees why): a point's type must not be another invocation's.
+fn common_code(words: &[u32; shm::SUMMARY_WORDS]) -> Option<u32> {
+    match words[shm::SUMMARY_COUNT] {
+        0 => Some(0),
+        _ if words[shm::SUMMARY_CODE_MIN] == words[shm::SUMMARY_CODE_MAX] => {
+            Some(code_of(words[shm::SUMMARY_CODE_MAX]))
+        }
+        _ => None,
     }
 }
 
@@ -255,14 +269,10 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
     let cov_comps = if is_es() { 4 } else { 1 };
     gl::bind_framebuffer(gl::READ_FRAMEBUFFER, im.fbo);
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
-    for p in [
-        gl::PACK_ROW_LENGTH,
-        gl::PACK_SKIP_ROWS,
-        gl::PACK_SKIP_PIXELS,
-    ] {
-        gl::pixel_store(p, 0);
+    // Tight rows, no skips, no swapped bytes (the app's are put back by `Saved`).
+    for (p, v) in pack_params_here(is_es()).iter().zip(PACK_TIGHT) {
+        gl::pixel_store(*p, v);
     }
-    gl::pixel_store(gl::PACK_ALIGNMENT, 1);
     if im.unclamp {
         gl::clamp_color(gl::CLAMP_READ_COLOR, gl::FALSE as u32);
     }
@@ -276,13 +286,17 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
             let (x, y) = (req.cell[0] as i32, req.cell[1] as i32);
             let value = reduce::read_pixel(att(im.value_loc), (x, y), comps);
             let cov = reduce::read_pixel(att(im.coverage_loc), (x, y), cov_comps);
+            // A failed read must not pass for "not reached".
+            if drain_own_errors() != 0 {
+                return None;
+            }
             let mut code = code_of(cov[0]);
             let reached = code != 0;
             if !reached {
                 let c = reduce::image_words(att(im.coverage_loc), (w, h), cov_comps)?;
                 let words = reduce::reduce(c, c, n, 0, 0);
                 gl::delete_buffer(c.buffer);
-                code = summary_code(&words?);
+                code = common_code(&words?)?;
             }
             if drain_own_errors() != 0 {
                 return None;

@@ -297,6 +297,18 @@ pub(crate) fn reduce(
     base: u32,
 ) -> Option<[u32; SUMMARY_WORDS]> {
     let prog = program()?;
+    // A shader may read no further into a storage block than the driver's
+    // limit (GL 4.3 promises only 16 MiB): what lies past it would read as
+    // zeros, "not reached". Larger buffers are read whole instead.
+    let span = |w: &Words, words: u32| {
+        let last = (n.max(1) - 1) as u64 * u64::from(w.stride);
+        (last + u64::from(w.offset) + u64::from(words)) * 4
+    };
+    let limit = gl::get_i(gl::MAX_SHADER_STORAGE_BLOCK_SIZE);
+    let limit = u64::try_from(limit).unwrap_or(0);
+    if span(&values, components.min(4)) > limit || span(&coverage, 1) > limit {
+        return None;
+    }
     drain_own_errors();
     let _guard = BindingsGuard::capture();
     let result = gl::gen_buffer();
