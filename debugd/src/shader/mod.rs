@@ -30,6 +30,7 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 /// with a step.
 const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
+mod generated;
 mod link;
 mod print;
 mod probe_result;
@@ -42,6 +43,7 @@ mod tests;
 
 pub use link::{Link, Reports, StepRequest};
 pub use print::FocusOn;
+use generated::{Generated, Generator};
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
 pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
@@ -195,6 +197,8 @@ pub struct ShaderDebug {
     /// The cost of the probes run since the last [`ShaderDebug::take_timing`].
     timing: Timing,
     cache: ProbeCache,
+    /// The debug shaders generated so far (`generated.rs`).
+    generated: Generated,
 }
 
 fn side(label: &str, count: u64) -> FlowSide {
@@ -248,6 +252,7 @@ impl ShaderDebug {
             vertex_buffer,
             timing: Timing::default(),
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
+            generated: Generated::default(),
         };
         d.reached = d.probe(&pos, None, link)?.reached();
         Ok(d)
@@ -342,7 +347,11 @@ impl ShaderDebug {
             expr: Some(expr),
             semantics: Semantics::ReportDiscarded,
         };
-        let inst = match self.model.instrument_written(&probe, at_end) {
+        let model = &self.model;
+        let made = self.generated.get_or((Generator::Written, pos, Some(expr), at_end), || {
+            model.instrument_written(&probe, at_end)
+        });
+        let inst = match made {
             Ok(Some(inst)) => inst,
             Ok(None) => return Ok(Ok(None)),
             Err(InstrumentError::WrittenUnknown(names)) => return Ok(Err(names)),
@@ -391,7 +400,13 @@ impl ShaderDebug {
         let mut result = None;
         let mut buffer_failed = false;
         if self.vertex_buffer {
-            match self.model.instrument_vertex_buffer(&probe, at_end) {
+            let model = &self.model;
+            let made = self
+                .generated
+                .get_or((Generator::VertexBuffer, pos, expr, at_end), || {
+                    model.instrument_vertex_buffer(&probe, at_end).map(Some)
+                });
+            match made.map(|i| i.expect("made")) {
                 Ok(inst) => {
                     instrumented = t0.elapsed();
                     match self.replay(link, &probe, &inst, path, components, mode) {
@@ -408,11 +423,22 @@ impl ShaderDebug {
             Some(r) => Arc::new(r),
             None => {
                 let t1 = std::time::Instant::now();
-                let inst = match at_end {
-                    true => self.model.instrument_end_of_main(&probe),
-                    false => self.model.instrument(&probe),
-                }
-                .map_err(instrument_error)?;
+                let model = &self.model;
+                let generator = match at_end {
+                    true => Generator::EndOfMain,
+                    false => Generator::Value,
+                };
+                let inst = self
+                    .generated
+                    .get_or((generator, pos, expr, at_end), || {
+                        match at_end {
+                            true => model.instrument_end_of_main(&probe),
+                            false => model.instrument(&probe),
+                        }
+                        .map(Some)
+                    })
+                    .map_err(instrument_error)?
+                    .expect("made");
                 instrumented += t1.elapsed();
                 let r = Arc::new(self.replay(link, &probe, &inst, path, components, mode)?);
                 // Transform feedback took what storage blocks could not
