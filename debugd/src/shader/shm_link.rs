@@ -138,7 +138,54 @@ fn output_ref(w: &mut crate::shm::BulkWriter<'_>, slot: &OutputSlot) -> Result<O
     }
 }
 
+/// What the daemon does the same way with every step command's reply.
+trait StepReply: Copy + Default {
+    /// The command and its name (for messages).
+    const COMMAND: (u32, &'static str);
+    /// The driver's log or the error text.
+    fn log(&self) -> BulkRef;
+    /// The preload's share of the probe's cost.
+    fn timing(&self) -> Timing;
+}
+
+macro_rules! step_reply {
+    ($($reply:ty => $command:ident),* $(,)?) => {$(
+        impl StepReply for $reply {
+            const COMMAND: (u32, &'static str) = (abi::$command, stringify!($command));
+            fn log(&self) -> BulkRef {
+                self.log
+            }
+            fn timing(&self) -> Timing {
+                Timing {
+                    cached_programs: self.cached.min(1),
+                    build_ns: self.build_ns,
+                    replay_ns: self.replay_ns,
+                    readback_ns: self.readback_ns,
+                    ..Default::default()
+                }
+            }
+        }
+    )*};
+}
+
+step_reply!(
+    VertexStepReply => CMD_VERTEX_STEP,
+    ComputeStepReply => CMD_COMPUTE_STEP,
+    FragmentStepReply => CMD_FRAGMENT_STEP,
+);
+
 impl StepRunner<'_> {
+    /// Send step request `req` (its variable parts already written after
+    /// it), wait for the preload and read its reply, checked.
+    fn exchange<R: StepReply>(&self, req: &impl Copy, inst: &Instrumented) -> Result<R> {
+        let (command, name) = R::COMMAND;
+        self.shm.write_struct(abi::BULK_REQUEST, req);
+        let st = self.shm.command(self.slot, command, PROBE_TIMEOUT)?;
+        let reply: R = self.shm.read_struct(abi::BULK_REPLY);
+        self.check_step(name, st, inst, reply.log())?;
+        Ok(reply)
+    }
+
     fn run(
         &mut self,
         inst: &Instrumented,
@@ -323,24 +370,14 @@ impl StepRunner<'_> {
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
-        self.shm.write_struct(abi::BULK_REQUEST, &req);
-        let st = self
-            .shm
-            .command(self.slot, abi::CMD_VERTEX_STEP, PROBE_TIMEOUT)?;
-        let reply: VertexStepReply = self.shm.read_struct(abi::BULK_REPLY);
-        self.check_step("CMD_VERTEX_STEP", st, inst, reply.log)?;
+        let reply: VertexStepReply = self.exchange(&req, inst)?;
         if reply.truncated != 0 {
             self.reports.warn(format!(
                 "the draw has more vertices than one step captures; showing the first {}",
                 reply.vertices
             ));
         }
-        let t = timing(
-            reply.cached,
-            reply.build_ns,
-            reply.replay_ns,
-            reply.readback_ns,
-        );
+        let t = reply.timing();
         let extent = (reply.vertices, 1, 1);
         let refs = HeldRefs {
             readback: reply.readback,
@@ -400,12 +437,7 @@ impl StepRunner<'_> {
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
-        self.shm.write_struct(abi::BULK_REQUEST, &req);
-        let st = self
-            .shm
-            .command(self.slot, abi::CMD_COMPUTE_STEP, PROBE_TIMEOUT)?;
-        let reply: ComputeStepReply = self.shm.read_struct(abi::BULK_REPLY);
-        self.check_step("CMD_COMPUTE_STEP", st, inst, reply.log)?;
+        let reply: ComputeStepReply = self.exchange(&req, inst)?;
         // Invocations by global index: rows of the x extent, y rows per z layer.
         let extent = |i: usize| reply.groups[i].saturating_mul(reply.local_size[i]);
         let (w, rows, layers) = (extent(0), extent(1), extent(2));
@@ -415,12 +447,7 @@ impl StepRunner<'_> {
                 reply.invocations
             )));
         }
-        let t = timing(
-            reply.cached,
-            reply.build_ns,
-            reply.replay_ns,
-            reply.readback_ns,
-        );
+        let t = reply.timing();
         let refs = HeldRefs {
             readback: reply.readback,
             values: reply.values,
@@ -469,18 +496,8 @@ impl StepRunner<'_> {
             req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
-        self.shm.write_struct(abi::BULK_REQUEST, &req);
-        let st = self
-            .shm
-            .command(self.slot, abi::CMD_FRAGMENT_STEP, PROBE_TIMEOUT)?;
-        let reply: FragmentStepReply = self.shm.read_struct(abi::BULK_REPLY);
-        self.check_step("CMD_FRAGMENT_STEP", st, inst, reply.log)?;
-        let t = timing(
-            reply.cached,
-            reply.build_ns,
-            reply.replay_ns,
-            reply.readback_ns,
-        );
+        let reply: FragmentStepReply = self.exchange(&req, inst)?;
+        let t = reply.timing();
         let extent = (reply.width, reply.height, 1);
         let refs = HeldRefs {
             readback: reply.readback,
@@ -576,15 +593,4 @@ fn read_probe(
         timing,
         held: Held::All,
     })
-}
-
-/// A preload step reply's timing, as one probe's.
-fn timing(cached: u32, build_ns: u64, replay_ns: u64, readback_ns: u64) -> Timing {
-    Timing {
-        cached_programs: cached.min(1),
-        build_ns,
-        replay_ns,
-        readback_ns,
-        ..Default::default()
-    }
 }
