@@ -29,18 +29,8 @@ pub(crate) fn code_tokens(src: &str) -> Vec<Tok> {
             i += 1;
             continue;
         }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                i += 1;
-            }
-            i += 2;
+        if let Some(end) = comment_end(b, i) {
+            i = end;
             continue;
         }
         if line_start && c == b'#' {
@@ -145,4 +135,40 @@ pub(crate) fn is_ident(s: &str) -> bool {
     s.as_bytes()
         .first()
         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+}
+
+/// Where the comment starting at byte `i` of `b` ends (the byte after a
+/// `/* */`, or the newline ending a `//` comment); `None` if none starts
+/// there. An unterminated `/*` runs to the end.
+pub(crate) fn comment_end(b: &[u8], i: usize) -> Option<usize> {
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'/'), Some(b'/')) => {
+            Some(b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n))
+        }
+        (Some(b'/'), Some(b'*')) => {
+            let body = &b[i + 2..];
+            Some(
+                body.windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len() + 2, |n| i + 2 + n + 2),
+            )
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod comment_tests {
+    use super::comment_end;
+
+    #[test]
+    fn comments_end_where_glsl_says() {
+        let b = b"a // x\nb /* y */c /*/ z */d /* open";
+        assert_eq!(comment_end(b, 0), None);
+        assert_eq!(comment_end(b, 2), Some(6), "at the newline");
+        assert_eq!(comment_end(b, 9), Some(16), "after */");
+        assert_eq!(comment_end(b, 18), Some(26), "/*/ does not close");
+        assert_eq!(comment_end(b, 28), Some(b.len() + 2), "unterminated: past the end");
+        assert_eq!(comment_end(b"// end", 0), Some(6));
+    }
 }

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use glsl_lang::ast;
 
 use crate::parse::placeholder::fresh_placeholder;
+use crate::parse::tokens::comment_end;
 
 /// Integer literals glsl-lang's lexer rejects although GLSL accepts them:
 /// hexadecimal/octal/decimal literals above `i32::MAX` without `u` (GLSL
@@ -46,18 +47,8 @@ pub(crate) fn hide(
             i += 1;
             continue;
         }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                i += 1;
-            }
-            i += 2;
+        if let Some(end) = comment_end(b, i) {
+            i = end;
             continue;
         }
         if line_start && c == b'#' {
