@@ -235,7 +235,8 @@ fn fragment_step(
         _pad: 0,
         name: w.push(b"dbg_cov"),
     };
-    req.app_outputs = w.push(b"frag");
+    let name = w.push(b"frag");
+    req.app_outputs = w.push(&gldbg_proto::shm::BulkRef::list_bytes(&[name]));
     m.write_struct(abi::BULK_REQUEST, &req);
     let st = m.command(slot, abi::CMD_FRAGMENT_STEP, T).unwrap();
     let reply: FragmentStepReply = m.read_struct(abi::BULK_REPLY);

@@ -70,8 +70,10 @@ use core::sync::atomic::{AtomicU32, AtomicU64};
 pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// Bumped on any incompatible change of this module. 9: the step requests
 /// and replies end with a [`ReadbackRequest`] / [`ReadbackReply`] (a
-/// print reads back one invocation or a GPU-reduced summary).
-pub const ABI_VERSION: u32 = 9;
+/// print reads back one invocation or a GPU-reduced summary). 10: a
+/// fragment step's `app_outputs` is a list of names (a [`BulkRef`] list),
+/// not one `\n`-separated text.
+pub const ABI_VERSION: u32 = 10;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -305,6 +307,25 @@ impl BulkRef {
             len: len as u32,
         }
     }
+
+    /// The bytes of a list of refs as a request carries it: the refs one
+    /// after another (`list_len`, `list_item` read it).
+    pub fn list_bytes(refs: &[BulkRef]) -> Vec<u8> {
+        refs.iter()
+            .flat_map(|r| [r.offset.to_ne_bytes(), r.len.to_ne_bytes()])
+            .flatten()
+            .collect()
+    }
+
+    /// How many refs the list at `self` holds.
+    pub const fn list_len(self) -> usize {
+        self.len as usize / size_of::<BulkRef>()
+    }
+
+    /// The bulk offset of ref `i` of the list at `self`.
+    pub const fn list_item(self, i: usize) -> usize {
+        self.offset as usize + i * size_of::<BulkRef>()
+    }
 }
 
 /// One shader of a debug program: a GL stage enum (`GL_VERTEX_SHADER`, ...) and its source.
@@ -356,8 +377,9 @@ pub struct FragmentStepRequest {
     /// The coverage output (float; 0 = the fragment did not reach the step,
     /// otherwise a type code), read back as R32F.
     pub coverage_output: OutputRef,
-    /// Names of the app's own fragment outputs, `\n`-separated: the preload
-    /// gives each the location it has in the app program.
+    /// Names of the app's own fragment outputs, a list of [`BulkRef`]s
+    /// (`BulkRef::list_bytes`): the preload gives each the location it has
+    /// in the app program.
     pub app_outputs: BulkRef,
     /// Name of a uniform `int[]` the debug shader reads its loop path from
     /// (empty: none).
@@ -719,3 +741,21 @@ const _: () = {
     assert!(core::mem::size_of::<VertexStepReply>() % 8 == 0);
     assert!(core::mem::size_of::<ComputeStepReply>() % 8 == 0);
 };
+
+#[cfg(test)]
+mod tests {
+    use super::BulkRef;
+
+    #[test]
+    fn a_list_of_refs_reads_back_as_written() {
+        let refs = [BulkRef::at(64, 4), BulkRef::at(72, 0), BulkRef::at(80, 9)];
+        let bytes = BulkRef::list_bytes(&refs);
+        let list = BulkRef::at(1000, bytes.len());
+        assert_eq!(list.list_len(), 3);
+        for (i, r) in refs.iter().enumerate() {
+            let at = list.list_item(i) - 1000;
+            let word = |o: usize| u32::from_ne_bytes(bytes[o..o + 4].try_into().unwrap());
+            assert_eq!((word(at), word(at + 4)), (r.offset, r.len), "ref {i}");
+        }
+    }
+}

@@ -493,7 +493,10 @@ impl StepRunner<'_> {
             req.shader_count = self.push_shaders(&mut w, inst, &mut req.shaders);
             req.value_output = output_ref(&mut w, &inst.value)?;
             req.coverage_output = output_ref(&mut w, &inst.coverage)?;
-            req.app_outputs = w.push(inst.app_outputs.join("\n").as_bytes());
+            let names: Vec<BulkRef> = (inst.app_outputs.iter())
+                .map(|name| w.push(name.as_bytes()))
+                .collect();
+            req.app_outputs = w.push(&BulkRef::list_bytes(&names));
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
         }
         let reply: FragmentStepReply = self.exchange(&req, inst)?;

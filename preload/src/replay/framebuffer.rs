@@ -368,13 +368,12 @@ fn bind_app_outputs(
 ) -> Result<Vec<u32>, Error> {
     let fragment_program = saved.program_for(gl::FRAGMENT_SHADER);
     let mut used = Vec::new();
-    let app_outputs = bulk.str(req.app_outputs);
+    let list = req.app_outputs;
+    let app_outputs: Vec<String> = (0..list.list_len())
+        .map(|i| bulk.str(bulk.read::<BulkRef>(list.list_item(i))))
+        .collect();
     let mut second_sources = Vec::new();
-    for name in app_outputs
-        .split('\n')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
+    for name in app_outputs.iter().map(String::as_str) {
         let loc = gl::frag_data_location(fragment_program, name);
         if loc >= 0 {
             if output_index(fragment_program, name) >= 1 {
