@@ -469,28 +469,55 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
             && ["Arrays", "Elements"].iter().any(|k| name.contains(k));
         let dispatch = name.starts_with("glDispatchCompute");
         let shaped = draw || dispatch;
-        let at = |names: &[&str]| {
-            let i = cmd
-                .params
+        let find = |names: &[&str]| {
+            cmd.params
                 .iter()
-                .position(|p| shaped && names.contains(&p.ident.as_str()));
-            format!("{:?}", i.map(|i| i as u8))
+                .position(|p| shaped && names.contains(&p.ident.as_str()))
         };
+        let show = |i: Option<usize>| format!("{:?}", i.map(|i| i as u8));
+        let pointer = |i: Option<usize>| i.is_some_and(|i| abi_class(&cmd.params[i].ty) == "Ptr");
         // Any call taking its primitive mode first (glDrawTransformFeedback too).
-        let mode = match cmd.params.first().is_some_and(|p| p.ident == "mode") {
+        let has_mode = cmd.params.first().is_some_and(|p| p.ident == "mode");
+        let mode = match has_mode {
             true => "Some(0)",
             false => "None",
         };
+        // `first` is `start` in glDrawArraysInstancedEXT; in an indexed
+        // draw `start` is the lowest index (glDrawRangeElements), not a first.
+        let indexed = shaped && name.contains("Elements");
+        let indirect = shaped && name.contains("Indirect");
+        let first = find(&["first"]).or(find(&["start"]).filter(|_| !indexed));
+        let count = find(&["count"]);
+        // A multi-draw's `primcount` (glMultiDrawArraysEXT: per-draw
+        // pointers) is its number of draws, elsewhere the instances.
+        let multi = name.starts_with("glMultiDraw") || pointer(count);
+        let primcount = find(&["primcount"]);
+        let instances = find(&["instancecount"]).or(primcount.filter(|_| !multi));
+        let draw_count = find(&["drawcount"]).or(primcount.filter(|_| multi));
+        // One `first`, `count` range of vertices in order: every parameter
+        // known and none a pointer (not glMultiDrawArraysEXT's per-draw
+        // arrays, not glDrawMeshArraysSUN's `width`).
+        const DIRECT: [&str; 7] = [
+            "mode", "first", "start", "count", "instancecount", "primcount", "baseinstance",
+        ];
+        let direct = draw
+            && has_mode
+            && first.is_some()
+            && count.is_some()
+            && draw_count.is_none()
+            && !indexed
+            && !indirect
+            && cmd.params.iter().all(|p| {
+                DIRECT.contains(&p.ident.as_str()) && abi_class(&p.ty) != "Ptr"
+            });
         writeln!(
             f,
-            "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {}, indirect: {} }},",
-            at(&["first"]),
-            at(&["count"]),
-            at(&["instancecount", "primcount"]),
-            at(&["drawcount"]),
-            at(&["group_size_x"]),
-            shaped && name.contains("Elements"),
-            shaped && name.contains("Indirect"),
+            "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {indexed}, indirect: {indirect}, direct_arrays: {direct} }},",
+            show(first),
+            show(count),
+            show(instances),
+            show(draw_count),
+            show(find(&["group_size_x"])),
         )
         .unwrap();
     }

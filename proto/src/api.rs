@@ -149,17 +149,24 @@ pub struct CallShape {
     pub indexed: bool,
     /// Arguments in a buffer (`glDraw*Indirect`, `glDispatchComputeIndirect`).
     pub indirect: bool,
+    /// A draw of one `first` (or `start`), `count` range, its vertices in
+    /// order, every parameter known and none a pointer.
+    pub direct_arrays: bool,
 }
 
 impl CallShape {
     /// A draw of one `first`, `count` range, its vertices in order
-    /// (`glDrawArrays[Instanced[BaseInstance]]`).
+    /// (`glDrawArrays[Instanced[BaseInstance]]`, `glDrawArraysInstancedEXT`):
+    /// not a multi-draw, not an indexed or indirect one, no other parameter.
     pub fn is_direct_array_draw(&self) -> bool {
-        self.first.is_some()
-            && self.count.is_some()
-            && self.draw_count.is_none()
-            && !self.indexed
-            && !self.indirect
+        self.direct_arrays
+    }
+
+    /// Whether the function `name` is such a draw (see
+    /// [`is_direct_array_draw`](Self::is_direct_array_draw)); false for an
+    /// unknown name.
+    pub fn direct_array_draw(name: &str) -> bool {
+        function_id(name).is_some_and(|id| CALL_SHAPES[id as usize].is_direct_array_draw())
     }
 }
 
@@ -488,6 +495,26 @@ mod tests {
         assert_eq!(shape("glDrawTransformFeedback").count, None);
         assert_eq!(shape("glUniform4fv"), CallShape::default());
         assert_eq!(shape("glEnd"), CallShape::default());
+        // `first` is `start` here; the draw is one range.
+        let ext = shape("glDrawArraysInstancedEXT");
+        assert_eq!((ext.first, ext.count, ext.instances), (Some(1), Some(2), Some(3)));
+        assert!(ext.is_direct_array_draw());
+        assert!(CallShape::direct_array_draw("glDrawArraysInstancedEXT"));
+        assert!(CallShape::direct_array_draw("glDrawArrays"));
+        assert!(!CallShape::direct_array_draw("glDrawArraysIndirect"));
+        assert!(!CallShape::direct_array_draw("glNoSuchCall"));
+        // A pointer multi-draw: `primcount` is the number of draws.
+        let multi_ext = shape("glMultiDrawArraysEXT");
+        assert_eq!(
+            (multi_ext.first, multi_ext.count, multi_ext.instances, multi_ext.draw_count),
+            (Some(1), Some(2), None, Some(3))
+        );
+        assert!(!multi_ext.is_direct_array_draw());
+        assert_eq!(shape("glMultiDrawElementsEXT").draw_count, Some(4));
+        // Not one range of vertices: a mesh with a width.
+        assert!(!shape("glDrawMeshArraysSUN").is_direct_array_draw());
+        // An indexed draw's `start` is its lowest index, not a first.
+        assert_eq!(shape("glDrawRangeElements").first, None);
     }
 
     #[test]
