@@ -12,6 +12,13 @@
 //! so ids always agree.
 
 use gl_generator::{Api, Fallbacks, Profile, Registry};
+
+/// `classify` and its `class` table, shared with `api.rs`: the shapes of
+/// draws follow the DRAW class.
+#[allow(dead_code)]
+mod classes {
+    include!("src/classify.rs");
+}
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -455,6 +462,14 @@ fn generate_tables() -> (String, String) {
     (f, e)
 }
 
+/// The parameters of draws whose meaning the call shapes know.
+/// (`type` is spelled `type_` in the registry reader.)
+const KNOWN: [&str; 21] = [
+    "mode", "first", "start", "end", "count", "type_", "indices", "instancecount", "primcount",
+    "basevertex", "baseinstance", "drawcount", "drawCount", "maxdrawcount", "maxDrawCount",
+    "stride", "indirect", "id", "stream", "baseInstance", "vertexBufferCount",
+];
+
 /// `CALL_SHAPES`: each draw's and dispatch's `CallShape` (api.rs), from
 /// its parameter names, by function id.
 fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_generator::Cmd)>) {
@@ -465,9 +480,16 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
     .unwrap();
     writeln!(f, "pub static CALL_SHAPES: [CallShape; {}] = [", cmds.len()).unwrap();
     for (name, (_, cmd)) in cmds {
-        let draw = (name.starts_with("glDraw") || name.starts_with("glMultiDraw"))
-            && ["Arrays", "Elements"].iter().any(|k| name.contains(k));
-        let dispatch = name.starts_with("glDispatchCompute");
+        // Any call taking its primitive mode first (glDrawTransformFeedback too).
+        let has_mode = cmd.params.first().is_some_and(|p| p.ident == "mode");
+        let class = classes::classify(name);
+        // A DRAW-class call of primitives whose every parameter says a known
+        // thing (not glDrawMeshTasksNV's task groups, glDrawMeshArraysSUN's
+        // width, glCallList's list).
+        let draw = class & classes::class::DRAW != 0
+            && has_mode
+            && cmd.params.iter().all(|p| KNOWN.contains(&p.ident.as_str()));
+        let dispatch = class & classes::class::DISPATCH != 0;
         let shaped = draw || dispatch;
         let find = |names: &[&str]| {
             cmd.params
@@ -476,15 +498,14 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
         };
         let show = |i: Option<usize>| format!("{:?}", i.map(|i| i as u8));
         let pointer = |i: Option<usize>| i.is_some_and(|i| abi_class(&cmd.params[i].ty) == "Ptr");
-        // Any call taking its primitive mode first (glDrawTransformFeedback too).
-        let has_mode = cmd.params.first().is_some_and(|p| p.ident == "mode");
         let mode = match has_mode {
             true => "Some(0)",
             false => "None",
         };
         // `first` is `start` in glDrawArraysInstancedEXT; in an indexed
         // draw `start` is the lowest index (glDrawRangeElements), not a first.
-        let indexed = shaped && name.contains("Elements");
+        // glDrawElements*, glDraw[Range]ElementArray{APPLE,ATI}.
+        let indexed = shaped && name.contains("Element");
         let indirect = shaped && name.contains("Indirect");
         let first = find(&["first"]).or(find(&["start"]).filter(|_| !indexed));
         let count = find(&["count"]);
@@ -493,7 +514,7 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
         let multi = name.starts_with("glMultiDraw") || pointer(count);
         let primcount = find(&["primcount"]);
         let instances = find(&["instancecount"]).or(primcount.filter(|_| !multi));
-        let draw_count = find(&["drawcount"]).or(primcount.filter(|_| multi));
+        let draw_count = find(&["drawcount", "drawCount"]).or(primcount.filter(|_| multi));
         // One `first`, `count` range of vertices in order: every parameter
         // known and none a pointer (not glMultiDrawArraysEXT's per-draw
         // arrays, not glDrawMeshArraysSUN's `width`).

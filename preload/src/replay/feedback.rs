@@ -123,7 +123,10 @@ fn step(
             gl::end_transform_feedback();
         }
     })?;
-    r.read_back(|r| read_back(r, req, &capture, &record, (exact, capacity)))
+    // A capture ended by its sentinel knows it ended; one that filled its
+    // capacity without one may be cut short (unless the count was known).
+    let bounded = expected.is_some_and(|n| n <= capacity);
+    r.read_back(|r| read_back(r, req, &capture, &record, (exact, capacity, bounded)))
 }
 
 /// The layout of one captured record: the `vec4` value (when asked for),
@@ -198,7 +201,7 @@ fn read_back(
     req: &VertexStepRequest,
     capture: &Capture,
     record: &Record,
-    (exact, capacity): (Option<usize>, usize),
+    (exact, capacity, bounded): (Option<usize>, usize, bool),
 ) -> Result<(), Error> {
     // One vertex or a GPU summary where asked (a capture of known length).
     let layout = (capture.buffer(), record.len, record.value_len, record.emission);
@@ -251,6 +254,10 @@ fn read_back(
             });
         }
     };
+    if exact.is_none() && n == capacity && !bounded {
+        // No sentinel: the draw wrote as many as there was room for, or more.
+        r.reply.truncated = 1;
+    }
     let coverage = out_off + n * value_len;
     r.reply.emission = BulkRef::at(coverage + n, emission_len(n));
     r.reply.vertices = n as u32;
