@@ -107,9 +107,9 @@ fn step(
     gl::set_enabled(gl::RASTERIZER_DISCARD, true);
     bind_discard_target()?;
     drain_own_errors();
-    let _writes = r.writes(prog)?;
+    let writes = r.writes(prog)?;
     let mode = capture_mode(prog, req);
-    r.replay("draw", |call| {
+    let replayed = r.replay("draw", |call| {
         gl::begin_transform_feedback(mode);
         // The vertex stage as points (`check` checked the mode).
         call.draw(as_points.then_some(gl::POINTS));
@@ -122,7 +122,10 @@ fn step(
             gl::begin_transform_feedback(mode);
             gl::end_transform_feedback();
         }
-    })?;
+    });
+    let restored = writes.finish();
+    replayed?;
+    restored?;
     // A capture ended by its sentinel knows it ended; one that filled its
     // capacity without one may be cut short (unless the count was known).
     let bounded = expected.is_some_and(|n| n <= capacity);

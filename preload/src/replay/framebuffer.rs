@@ -62,8 +62,11 @@ fn step(
     let size = draw_size(&r.saved)?;
     (r.reply.width, r.reply.height) = (size.0 as u32, size.1 as u32);
     let target = prepare(&r.saved, req, &dbg, size, max_db)?;
-    let _writes = r.writes(dbg.program)?;
-    r.replay("draw", |call| call.draw(None))?;
+    let writes = r.writes(dbg.program)?;
+    let replayed = r.replay("draw", |call| call.draw(None));
+    let restored = writes.finish();
+    replayed?;
+    restored?;
     let components = req.value_components.min(4) as usize;
     r.read_back(|r| {
         // One pixel or a GPU summary where asked (and possible), else everything.
