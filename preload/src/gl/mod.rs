@@ -131,6 +131,7 @@ pub const TRANSFORM_FEEDBACK_ACTIVE: u32 = 0x8E24;
 pub const ACTIVE_SUBROUTINE_UNIFORMS: u32 = 0x8DE6;
 pub const ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS: u32 = 0x8E47;
 pub const SHADER_STORAGE_BLOCK: u32 = 0x92E6;
+pub const TRANSFORM_FEEDBACK_VARYING: u32 = 0x92F4;
 pub const BUFFER_BINDING: u32 = 0x9302;
 /// The stages that can have subroutine uniforms in a draw's program.
 pub const DRAW_STAGES: [u32; 5] = [0x8B31, 0x8E88, 0x8E87, 0x8DD9, 0x8B30];

@@ -29,7 +29,7 @@ use super::capture::Capture;
 use super::context::{gl_at_least, is_es};
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, command};
-use super::program::{DebugProgram, Kind, link};
+use super::program::{DebugProgram, Kind, Mark, link};
 use super::records::{COVERAGE_WORD, VALUE_BYTES, coverage_bytes};
 use super::state::Saved;
 use super::target::bind_discard_target;
@@ -187,12 +187,17 @@ fn debug_program(
             && gl::get_program_i(p.program, gl::TRANSFORM_FEEDBACK_VARYINGS)
                 == varyings.len() as i32
     };
+    // Captured: our coverage varying; written to blocks: our blocks.
+    let mark = match record.to_buffers {
+        true => Mark::Blocks,
+        false => Mark::Varying(r.bulk.str(req.coverage_varying)),
+    };
     let app = r.saved.primary();
     let build = |bulk: &Bulk, saved: &Saved| {
         let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
         build_program(bulk, saved, req, &names).map(DebugProgram::plain)
     };
-    let dbg = r.program((Kind::Vertex, app, key), req.path(), still_ours, build)?;
+    let dbg = r.program((Kind::Vertex, app, key), req.path(), (&mark, still_ours), build)?;
     Ok(dbg.program)
 }
 

@@ -26,7 +26,7 @@ use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 use super::bulk::{Bulk, StepReply, write_reply};
 use super::context::has_context;
 use super::error::Error;
-use super::program::{DebugProgram, Kind, cached_or_build};
+use super::program::{DebugProgram, Kind, Mark, cached_or_build};
 use super::state::Saved;
 use super::uniforms::{load_app_uniforms, set_path};
 use super::writes::ShaderWrites;
@@ -246,14 +246,15 @@ impl<'a, R: StepReply> Replay<'a, R> {
     }
 
     /// The debug program of `kind` for the app's program `app` and cache
-    /// `key`: the cached one while `still_ours` says so, else `build`'s;
+    /// `key`: the cached one while it has the mark and `still_ours` says
+    /// so, else `build`'s;
     /// made current with the app's uniform values, subroutine selections
     /// and block bindings and the request's loop path.
     pub(crate) fn program(
         &mut self,
         (kind, app, key): (Kind, u32, u64),
         path: (BulkRef, &[i32]),
-        still_ours: impl Fn(&DebugProgram) -> bool,
+        still_ours: (&Mark, impl Fn(&DebugProgram) -> bool),
         build: impl FnOnce(&Bulk, &Saved) -> Result<DebugProgram, Error>,
     ) -> Result<DebugProgram, Error> {
         let t0 = Instant::now();

@@ -25,7 +25,7 @@ use super::context::{has_context, is_es};
 use super::debug_blocks;
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, check_gl, command};
-use super::program::{DebugProgram, Kind, link, linked};
+use super::program::{DebugProgram, Kind, Mark, link};
 use super::records::{COVERAGE_WORD, VALUE_BYTES, coverage_bytes};
 use super::state::Saved;
 use super::target::bind_discard_target;
@@ -79,7 +79,8 @@ fn step(
         .program(
             (Kind::Compute, app, req.cache_key),
             req.path(),
-            |p| linked(p.program),
+            // Our value and coverage blocks, by the instrumenter's prefix.
+            (&Mark::Blocks, |_: &DebugProgram| true),
             |bulk, saved| build_program(bulk, saved, req).map(DebugProgram::plain),
         )?
         .program;
