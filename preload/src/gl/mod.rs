@@ -6,7 +6,8 @@
 //! current. Out-pointers always point at local buffers of the size the query
 //! writes. A GL error from a wrong enum is harmless: the executor drains and
 //! discards its own errors. State queries and framebuffers are here; the
-//! rest by concern in [`program`], [`buffer`], [`image`] and [`query`].
+//! rest by concern in [`program`], [`buffer`], [`image`], [`pixels`] and
+//! [`query`].
 
 #![allow(missing_docs)]
 
@@ -15,11 +16,13 @@ use core::ffi::c_void;
 
 mod buffer;
 mod image;
+mod pixels;
 mod program;
 mod query;
 
 pub use buffer::*;
 pub use image::*;
+pub use pixels::*;
 pub use program::*;
 pub use query::*;
 
