@@ -202,10 +202,12 @@ pub(crate) fn command<Q: Copy + Default, R: StepReply>(
     let call = Call { id, args };
     let req: Q = bulk.read(shm::BULK_REQUEST);
     let mut reply = R::default();
-    let result = check(call, &req).and_then(|()| {
-        hold_app_errors();
-        step(&mut bulk, call, &req, &mut reply)
-    });
+    // Before `check`: its queries may raise errors of ours (GL_MAJOR_VERSION
+    // before GL 3.0), which must not reach the app as its own.
+    hold_app_errors();
+    let result = check(call, &req).and_then(|()| step(&mut bulk, call, &req, &mut reply));
+    // A refusing check leaves no `Replay` to drain them.
+    drain_own_errors();
     write_reply(&mut bulk, reply, result)
 }
 
