@@ -197,7 +197,7 @@ pub(crate) fn command<Q: Copy + Default, R: StepReply>(
     step: StepFn<Q, R>,
 ) -> u32 {
     let Some(mut bulk) = Bulk::get() else {
-        return shm::STATUS_GL_FAILED;
+        return shm::STATUS_BULK_UNAVAILABLE;
     };
     let call = Call { id, args };
     let req: Q = bulk.read(shm::BULK_REQUEST);
