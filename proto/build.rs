@@ -12,6 +12,13 @@
 //! so ids always agree.
 
 use gl_generator::{Api, Fallbacks, Profile, Registry};
+
+/// `classify` and its `class` table, shared with `api.rs`: the shapes of
+/// draws follow the DRAW class.
+#[allow(dead_code)]
+mod classes {
+    include!("src/classify.rs");
+}
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -455,6 +462,14 @@ fn generate_tables() -> (String, String) {
     (f, e)
 }
 
+/// The parameters of draws whose meaning the call shapes know.
+/// (`type` is spelled `type_` in the registry reader.)
+const KNOWN: [&str; 21] = [
+    "mode", "first", "start", "end", "count", "type_", "indices", "instancecount", "primcount",
+    "basevertex", "baseinstance", "drawcount", "drawCount", "maxdrawcount", "maxDrawCount",
+    "stride", "indirect", "id", "stream", "baseInstance", "vertexBufferCount",
+];
+
 /// `CALL_SHAPES`: each draw's and dispatch's `CallShape` (api.rs), from
 /// its parameter names, by function id.
 fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_generator::Cmd)>) {
@@ -465,32 +480,65 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
     .unwrap();
     writeln!(f, "pub static CALL_SHAPES: [CallShape; {}] = [", cmds.len()).unwrap();
     for (name, (_, cmd)) in cmds {
-        let draw = (name.starts_with("glDraw") || name.starts_with("glMultiDraw"))
-            && ["Arrays", "Elements"].iter().any(|k| name.contains(k));
-        let dispatch = name.starts_with("glDispatchCompute");
-        let shaped = draw || dispatch;
-        let at = |names: &[&str]| {
-            let i = cmd
-                .params
-                .iter()
-                .position(|p| shaped && names.contains(&p.ident.as_str()));
-            format!("{:?}", i.map(|i| i as u8))
-        };
         // Any call taking its primitive mode first (glDrawTransformFeedback too).
-        let mode = match cmd.params.first().is_some_and(|p| p.ident == "mode") {
+        let has_mode = cmd.params.first().is_some_and(|p| p.ident == "mode");
+        let class = classes::classify(name);
+        // A DRAW-class call of primitives whose every parameter says a known
+        // thing (not glDrawMeshTasksNV's task groups, glDrawMeshArraysSUN's
+        // width, glCallList's list).
+        let draw = class & classes::class::DRAW != 0
+            && has_mode
+            && cmd.params.iter().all(|p| KNOWN.contains(&p.ident.as_str()));
+        let dispatch = class & classes::class::DISPATCH != 0;
+        let shaped = draw || dispatch;
+        let find = |names: &[&str]| {
+            cmd.params
+                .iter()
+                .position(|p| shaped && names.contains(&p.ident.as_str()))
+        };
+        let show = |i: Option<usize>| format!("{:?}", i.map(|i| i as u8));
+        let pointer = |i: Option<usize>| i.is_some_and(|i| abi_class(&cmd.params[i].ty) == "Ptr");
+        let mode = match has_mode {
             true => "Some(0)",
             false => "None",
         };
+        // `first` is `start` in glDrawArraysInstancedEXT; in an indexed
+        // draw `start` is the lowest index (glDrawRangeElements), not a first.
+        // glDrawElements*, glDraw[Range]ElementArray{APPLE,ATI}.
+        let indexed = shaped && name.contains("Element");
+        let indirect = shaped && name.contains("Indirect");
+        let first = find(&["first"]).or(find(&["start"]).filter(|_| !indexed));
+        let count = find(&["count"]);
+        // A multi-draw's `primcount` (glMultiDrawArraysEXT: per-draw
+        // pointers) is its number of draws, elsewhere the instances.
+        let multi = name.starts_with("glMultiDraw") || pointer(count);
+        let primcount = find(&["primcount"]);
+        let instances = find(&["instancecount"]).or(primcount.filter(|_| !multi));
+        let draw_count = find(&["drawcount", "drawCount"]).or(primcount.filter(|_| multi));
+        // One `first`, `count` range of vertices in order: every parameter
+        // known and none a pointer (not glMultiDrawArraysEXT's per-draw
+        // arrays, not glDrawMeshArraysSUN's `width`).
+        const DIRECT: [&str; 7] = [
+            "mode", "first", "start", "count", "instancecount", "primcount", "baseinstance",
+        ];
+        let direct = draw
+            && has_mode
+            && first.is_some()
+            && count.is_some()
+            && draw_count.is_none()
+            && !indexed
+            && !indirect
+            && cmd.params.iter().all(|p| {
+                DIRECT.contains(&p.ident.as_str()) && abi_class(&p.ty) != "Ptr"
+            });
         writeln!(
             f,
-            "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {}, indirect: {} }},",
-            at(&["first"]),
-            at(&["count"]),
-            at(&["instancecount", "primcount"]),
-            at(&["drawcount"]),
-            at(&["group_size_x"]),
-            shaped && name.contains("Elements"),
-            shaped && name.contains("Indirect"),
+            "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {indexed}, indirect: {indirect}, direct_arrays: {direct} }},",
+            show(first),
+            show(count),
+            show(instances),
+            show(draw_count),
+            show(find(&["group_size_x"])),
         )
         .unwrap();
     }

@@ -374,6 +374,19 @@ fn read_args(slot: &Slot, args: &mut [u64]) {
     }
 }
 
+/// Run a command of ours (`replay::run_command`). The debug steps replay
+/// the call with its current (possibly edited) arguments; the others
+/// (queries, release, an unknown command) leave the call's arguments alone.
+fn run_ours(slot: &Slot, cmd: u32, id: u32, args: &mut [u64]) -> u32 {
+    if matches!(
+        cmd,
+        shm::CMD_FRAGMENT_STEP | shm::CMD_VERTEX_STEP | shm::CMD_COMPUTE_STEP
+    ) {
+        read_args(slot, args);
+    }
+    crate::replay::run_command(cmd, id, args)
+}
+
 /// Publish the call and run the daemon's commands until it lets the thread
 /// go. `after`: the call was already executed (result, GL error raised):
 /// an error-breakpoint stop after the call.
@@ -445,12 +458,8 @@ fn stop(
                 cmds.ack(shm::STATUS_OK);
             }
             // Our GL work on this thread (`replay`): debug steps, queries,
-            // releasing our objects. Steps replay the call with its
-            // current (possibly edited) arguments.
-            cmd => {
-                read_args(slot, args);
-                cmds.ack(crate::replay::run_command(cmd, id, args));
-            }
+            // releasing our objects.
+            cmd => cmds.ack(run_ours(slot, cmd, id, args)),
         }
     }
 }
@@ -486,6 +495,18 @@ mod tests {
             std::thread::sleep(Duration::from_micros(50));
         }
         true
+    }
+
+    #[test]
+    fn only_the_steps_take_the_edited_arguments() {
+        let h = header();
+        let slot = &h.slots[5];
+        slot.args[0].store(7, Relaxed);
+        slot.args[1].store(8, Relaxed);
+        let mut args = [1u64, 2];
+        let unknown = shm::CMD_RELEASE + 100;
+        assert_eq!(run_ours(slot, unknown, 0, &mut args), shm::STATUS_UNKNOWN_COMMAND);
+        assert_eq!(args, [1, 2]);
     }
 
     #[test]

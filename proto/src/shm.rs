@@ -173,6 +173,10 @@ pub const STATUS_NO_CONTEXT: u32 = 7;
 /// (ABI 8) The command named a stop (`Slot::command_stop`) the thread is
 /// not at: it was meant for an earlier stop. Nothing was done.
 pub const STATUS_STALE_STOP: u32 = 8;
+/// (ABI 9) The command could not take the bulk region (another command of
+/// the process held it, or it could not be mapped; the app's stderr says
+/// which): nothing was done and no reply was written.
+pub const STATUS_BULK_UNAVAILABLE: u32 = 9;
 
 /// `FragmentStepRequest::depth` / `stencil`: the app's buffer is copied
 /// into the debug framebuffer; the test runs as the app set it.

@@ -6,7 +6,8 @@
 //! current. Out-pointers always point at local buffers of the size the query
 //! writes. A GL error from a wrong enum is harmless: the executor drains and
 //! discards its own errors. State queries and framebuffers are here; the
-//! rest by concern in [`program`], [`buffer`], [`image`] and [`query`].
+//! rest by concern in [`program`], [`buffer`], [`image`], [`pixels`] and
+//! [`query`].
 
 #![allow(missing_docs)]
 
@@ -15,11 +16,13 @@ use core::ffi::c_void;
 
 mod buffer;
 mod image;
+mod pixels;
 mod program;
 mod query;
 
 pub use buffer::*;
 pub use image::*;
+pub use pixels::*;
 pub use program::*;
 pub use query::*;
 
@@ -131,6 +134,7 @@ pub const TRANSFORM_FEEDBACK_ACTIVE: u32 = 0x8E24;
 pub const ACTIVE_SUBROUTINE_UNIFORMS: u32 = 0x8DE6;
 pub const ACTIVE_SUBROUTINE_UNIFORM_LOCATIONS: u32 = 0x8E47;
 pub const SHADER_STORAGE_BLOCK: u32 = 0x92E6;
+pub const TRANSFORM_FEEDBACK_VARYING: u32 = 0x92F4;
 pub const BUFFER_BINDING: u32 = 0x9302;
 /// The stages that can have subroutine uniforms in a draw's program.
 pub const DRAW_STAGES: [u32; 5] = [0x8B31, 0x8E88, 0x8E87, 0x8DD9, 0x8B30];

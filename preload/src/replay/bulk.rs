@@ -44,6 +44,22 @@ fn disjoint(ranges: &[(usize, usize)]) -> bool {
     })
 }
 
+/// Where each range `(offset, len)` starts, from `at`; an empty range gets
+/// a dangling pointer without asking (`at` refuses an offset at an area's
+/// end, and an empty view reads and writes nothing). None where `at` is.
+fn starts<const N: usize>(
+    ranges: &[(usize, usize); N],
+    mut at: impl FnMut(usize, usize) -> Option<*mut u8>,
+) -> Option<[*mut u8; N]> {
+    let mut ptrs = [core::ptr::NonNull::<u8>::dangling().as_ptr(); N];
+    for (p, &(off, len)) in ptrs.iter_mut().zip(ranges) {
+        if len > 0 {
+            *p = at(off, len)?;
+        }
+    }
+    Some(ptrs)
+}
+
 impl Bulk {
     /// None without a session, while another command holds the region, or
     /// when the request and reply areas cannot be mapped (stderr says why).
@@ -113,13 +129,14 @@ impl Bulk {
         if !disjoint(&ranges) {
             return None;
         }
-        let mut ptrs = [core::ptr::null_mut(); N];
-        for (p, &(off, len)) in ptrs.iter_mut().zip(&ranges) {
-            *p = self.at(off, len)?;
+        let ptrs = starts(&ranges, |off, len| {
+            let p = self.at(off, len)?;
             crate::bulk::populate(&self.lease, off, len);
-        }
+            Some(p)
+        })?;
         Some(core::array::from_fn(|i| {
-            // SAFETY: mapped for `ranges[i].1` bytes while the lease (in
+            // SAFETY: mapped for `ranges[i].1` bytes (or dangling, non-null
+            // and aligned for an empty range) while the lease (in
             // self) lives; the ranges do not overlap (checked above) and
             // `&mut self` keeps every other view of ours away while these
             // live; only this thread writes the reply and data areas during
@@ -194,7 +211,25 @@ pub(crate) fn write_reply<R: StepReply>(
 
 #[cfg(test)]
 mod tests {
-    use super::disjoint;
+    use super::{disjoint, starts};
+
+    #[test]
+    fn empty_views_do_not_ask_for_their_offset() {
+        // An area of 16 bytes at 0, refusing (as `at` does) an offset at its end.
+        let mut area = [0u8; 16];
+        let base = area.as_mut_ptr();
+        let asked = core::cell::RefCell::new(Vec::new());
+        let at = |off: usize, len: usize| {
+            asked.borrow_mut().push((off, len));
+            (off < 16 && off + len <= 16).then(|| base.wrapping_add(off))
+        };
+        let got = starts(&[(0, 16), (16, 0)], at).expect("an empty view at the end");
+        assert_eq!(got[0], base);
+        assert!(!got[1].is_null());
+        assert_eq!(*asked.borrow(), [(0, 16)]);
+        // A range past the end is still refused.
+        assert!(starts(&[(8, 16)], at).is_none());
+    }
 
     #[test]
     fn overlapping_views_are_refused() {

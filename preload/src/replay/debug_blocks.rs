@@ -19,7 +19,7 @@ use super::error::Error;
 /// Our blocks are those with the instrumenter's prefix that no program of
 /// the app has (an app block the probe reads is in the app's program even
 /// if the app's own code never used it, under its own name).
-const OUR_PREFIX: &str = "gldbg_";
+pub(crate) const OUR_PREFIX: &str = "gldbg_";
 
 /// Bind the debug program `prog`'s value and coverage blocks (declared at
 /// `declared` and `declared + 1`) to a pair of bindings no other storage

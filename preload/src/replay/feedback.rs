@@ -29,7 +29,7 @@ use super::capture::Capture;
 use super::context::{gl_at_least, is_es};
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, command};
-use super::program::{DebugProgram, Kind, link};
+use super::program::{DebugProgram, Kind, Mark, link};
 use super::records::{COVERAGE_WORD, VALUE_BYTES, coverage_bytes};
 use super::state::Saved;
 use super::target::bind_discard_target;
@@ -107,9 +107,9 @@ fn step(
     gl::set_enabled(gl::RASTERIZER_DISCARD, true);
     bind_discard_target()?;
     drain_own_errors();
-    let _writes = r.writes(prog)?;
+    let writes = r.writes(prog)?;
     let mode = capture_mode(prog, req);
-    r.replay("draw", |call| {
+    let replayed = r.replay("draw", |call| {
         gl::begin_transform_feedback(mode);
         // The vertex stage as points (`check` checked the mode).
         call.draw(as_points.then_some(gl::POINTS));
@@ -122,8 +122,14 @@ fn step(
             gl::begin_transform_feedback(mode);
             gl::end_transform_feedback();
         }
-    })?;
-    r.read_back(|r| read_back(r, req, &capture, &record, (exact, capacity)))
+    });
+    let restored = writes.finish();
+    replayed?;
+    restored?;
+    // A capture ended by its sentinel knows it ended; one that filled its
+    // capacity without one may be cut short (unless the count was known).
+    let bounded = expected.is_some_and(|n| n <= capacity);
+    r.read_back(|r| read_back(r, req, &capture, &record, (exact, capacity, bounded)))
 }
 
 /// The layout of one captured record: the `vec4` value (when asked for),
@@ -181,12 +187,17 @@ fn debug_program(
             && gl::get_program_i(p.program, gl::TRANSFORM_FEEDBACK_VARYINGS)
                 == varyings.len() as i32
     };
+    // Captured: our coverage varying; written to blocks: our blocks.
+    let mark = match record.to_buffers {
+        true => Mark::Blocks,
+        false => Mark::Varying(r.bulk.str(req.coverage_varying)),
+    };
     let app = r.saved.primary();
     let build = |bulk: &Bulk, saved: &Saved| {
         let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
         build_program(bulk, saved, req, &names).map(DebugProgram::plain)
     };
-    let dbg = r.program((Kind::Vertex, app, key), req.path(), still_ours, build)?;
+    let dbg = r.program((Kind::Vertex, app, key), req.path(), (&mark, still_ours), build)?;
     Ok(dbg.program)
 }
 
@@ -198,7 +209,7 @@ fn read_back(
     req: &VertexStepRequest,
     capture: &Capture,
     record: &Record,
-    (exact, capacity): (Option<usize>, usize),
+    (exact, capacity, bounded): (Option<usize>, usize, bool),
 ) -> Result<(), Error> {
     // One vertex or a GPU summary where asked (a capture of known length).
     let layout = (capture.buffer(), record.len, record.value_len, record.emission);
@@ -251,6 +262,10 @@ fn read_back(
             });
         }
     };
+    if exact.is_none() && n == capacity && !bounded {
+        // No sentinel: the draw wrote as many as there was room for, or more.
+        r.reply.truncated = 1;
+    }
     let coverage = out_off + n * value_len;
     r.reply.emission = BulkRef::at(coverage + n, emission_len(n));
     r.reply.vertices = n as u32;

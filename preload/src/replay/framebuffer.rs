@@ -14,7 +14,7 @@ use super::bulk::Bulk;
 use super::context::is_es;
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, check_gl, command};
-use super::program::{DebugProgram, Kind, link};
+use super::program::{DebugProgram, Kind, Mark, link};
 use super::query::output_index;
 use super::records::{COVERAGE_WORD, VALUE_BYTES};
 use super::state::{PACK_TIGHT, Saved, pack_params_here};
@@ -62,8 +62,11 @@ fn step(
     let size = draw_size(&r.saved)?;
     (r.reply.width, r.reply.height) = (size.0 as u32, size.1 as u32);
     let target = prepare(&r.saved, req, &dbg, size, max_db)?;
-    let _writes = r.writes(dbg.program)?;
-    r.replay("draw", |call| call.draw(None))?;
+    let writes = r.writes(dbg.program)?;
+    let replayed = r.replay("draw", |call| call.draw(None));
+    let restored = writes.finish();
+    replayed?;
+    restored?;
     let components = req.value_components.min(4) as usize;
     r.read_back(|r| {
         // One pixel or a GPU summary where asked (and possible), else everything.
@@ -96,11 +99,15 @@ fn debug_program(
             && (req.value_output.frag_data_index >= 0
                 || gl::frag_data_location(d.program, &value_name) == d.value_loc as i32)
     };
+    let mark = match req.value_output.frag_data_index >= 0 {
+        true => Mark::Linked,
+        false => Mark::Output(value_name.clone()),
+    };
     let app = r.saved.primary();
     r.program(
         (Kind::Fragment, app, req.cache_key),
         req.path(),
-        still_ours,
+        (&mark, still_ours),
         |bulk, saved| build_program(bulk, saved, req, max_db),
     )
 }

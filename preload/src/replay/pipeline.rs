@@ -26,7 +26,7 @@ use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 use super::bulk::{Bulk, StepReply, write_reply};
 use super::context::has_context;
 use super::error::Error;
-use super::program::{DebugProgram, Kind, cached_or_build};
+use super::program::{DebugProgram, Kind, Mark, cached_or_build};
 use super::state::Saved;
 use super::uniforms::{load_app_uniforms, set_path};
 use super::writes::ShaderWrites;
@@ -197,15 +197,17 @@ pub(crate) fn command<Q: Copy + Default, R: StepReply>(
     step: StepFn<Q, R>,
 ) -> u32 {
     let Some(mut bulk) = Bulk::get() else {
-        return shm::STATUS_GL_FAILED;
+        return shm::STATUS_BULK_UNAVAILABLE;
     };
     let call = Call { id, args };
     let req: Q = bulk.read(shm::BULK_REQUEST);
     let mut reply = R::default();
-    let result = check(call, &req).and_then(|()| {
-        hold_app_errors();
-        step(&mut bulk, call, &req, &mut reply)
-    });
+    // Before `check`: its queries may raise errors of ours (GL_MAJOR_VERSION
+    // before GL 3.0), which must not reach the app as its own.
+    hold_app_errors();
+    let result = check(call, &req).and_then(|()| step(&mut bulk, call, &req, &mut reply));
+    // A refusing check leaves no `Replay` to drain them.
+    drain_own_errors();
     write_reply(&mut bulk, reply, result)
 }
 
@@ -246,14 +248,15 @@ impl<'a, R: StepReply> Replay<'a, R> {
     }
 
     /// The debug program of `kind` for the app's program `app` and cache
-    /// `key`: the cached one while `still_ours` says so, else `build`'s;
+    /// `key`: the cached one while it has the mark and `still_ours` says
+    /// so, else `build`'s;
     /// made current with the app's uniform values, subroutine selections
     /// and block bindings and the request's loop path.
     pub(crate) fn program(
         &mut self,
         (kind, app, key): (Kind, u32, u64),
         path: (BulkRef, &[i32]),
-        still_ours: impl Fn(&DebugProgram) -> bool,
+        still_ours: (&Mark, impl Fn(&DebugProgram) -> bool),
         build: impl FnOnce(&Bulk, &Saved) -> Result<DebugProgram, Error>,
     ) -> Result<DebugProgram, Error> {
         let t0 = Instant::now();

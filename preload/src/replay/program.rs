@@ -12,6 +12,8 @@ use gldbg_proto::shm::ShaderRef;
 use crate::gl;
 
 use super::bulk::Bulk;
+use super::context::program_interface_query;
+use super::debug_blocks::OUR_PREFIX;
 use super::error::Error;
 
 /// What a debug program is for (the cache keeps kinds apart).
@@ -46,11 +48,54 @@ impl DebugProgram {
     }
 }
 
+/// What only a debug program of ours has, found by name: looked for before
+/// a cached program is trusted and before one is deleted (a new context
+/// may reuse a dead one's handle; the app's program may hold it now).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// The fragment step's value output, by name.
+    Output(String),
+    /// The vertex step's captured coverage varying, by name.
+    Varying(String),
+    /// A storage block with the instrumenter's prefix (steps writing blocks).
+    Blocks,
+    /// Nothing to look for by name (a `gl_FragData` output): linked.
+    Linked,
+}
+
+impl Mark {
+    /// Whether program `p` is linked and has the mark (where the context
+    /// can tell: without program interface queries varyings are counted
+    /// and blocks cannot be listed).
+    pub(crate) fn found_in(&self, p: u32) -> bool {
+        if !linked(p) {
+            return false;
+        }
+        let query = program_interface_query();
+        match self {
+            Mark::Output(name) => gl::frag_data_location(p, name) >= 0,
+            Mark::Varying(name) if query => {
+                gl::program_resource_index(p, gl::TRANSFORM_FEEDBACK_VARYING, name) != u32::MAX
+            }
+            Mark::Varying(_) => gl::get_program_i(p, gl::TRANSFORM_FEEDBACK_VARYINGS) > 0,
+            Mark::Blocks if query => {
+                let n = gl::program_interface_i(p, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
+                    .clamp(0, 4096) as u32;
+                (0..n).any(|b| {
+                    gl::program_resource_name(p, gl::SHADER_STORAGE_BLOCK, b).starts_with(OUR_PREFIX)
+                })
+            }
+            Mark::Blocks | Mark::Linked => true,
+        }
+    }
+}
+
 struct Entry {
     context: u64,
     kind: Kind,
     app: u32,
     key: u64,
+    mark: Mark,
     program: DebugProgram,
 }
 
@@ -60,22 +105,23 @@ const CACHE_MAX: usize = 64;
 
 /// The debug program of `kind` for the app's program `app` and the
 /// daemon's cache `key` (0: never cached) in `context`: the cached one if
-/// `still_ours` says it is, else the one `build` makes (then cached).
-/// Returns it and whether it came from the cache.
+/// it has `mark` and `still_ours` says it is, else the one `build` makes
+/// (then cached). Returns it and whether it came from the cache.
 pub(crate) fn cached_or_build(
     context: u64,
     (kind, app, key): (Kind, u32, u64),
-    still_ours: impl Fn(&DebugProgram) -> bool,
+    (mark, still_ours): (&Mark, impl Fn(&DebugProgram) -> bool),
     build: impl FnOnce() -> Result<DebugProgram, Error>,
 ) -> Result<(DebugProgram, bool), Error> {
     let same = |e: &Entry| e.context == context && e.kind == kind && e.app == app && e.key == key;
+    let ours = |p: &DebugProgram| mark.found_in(p.program) && still_ours(p);
     let found = CACHE
         .lock()
         .ok()
         .and_then(|c| c.iter().find(|e| same(e)).map(|e| e.program));
     if let Some(p) = found
         && key != 0
-        && still_ours(&p)
+        && ours(&p)
     {
         return Ok((p, true));
     }
@@ -83,22 +129,20 @@ pub(crate) fn cached_or_build(
     let Ok(mut c) = CACHE.lock() else {
         return Ok((program, false));
     };
-    // A name of ours the driver gave again to the new program is not deleted.
-    let other = |p: &DebugProgram| p.program != program.program;
+    // Entries whose name the driver gave again to the new program were
+    // deleted behind our back: they go, the name is not deleted.
+    c.retain(|e| !(e.context == context && e.program.program == program.program));
     if let Some(i) = c.iter().position(same) {
         let old = c.remove(i);
-        if other(&old.program) && still_ours(&old.program) {
+        if ours(&old.program) {
             gl::delete_program(old.program.program);
         }
     }
     if c.len() >= CACHE_MAX {
         let old = c.remove(0);
         // Another context's names mean nothing here: let them go with it.
-        let ours = match old.kind == kind {
-            true => still_ours(&old.program),
-            false => linked(old.program.program),
-        };
-        if old.context == context && other(&old.program) && ours {
+        // A name is deleted only while it still has its own kind's mark.
+        if old.context == context && old.mark.found_in(old.program.program) {
             gl::delete_program(old.program.program);
         }
     }
@@ -107,6 +151,7 @@ pub(crate) fn cached_or_build(
         kind,
         app,
         key,
+        mark: mark.clone(),
         program,
     });
     Ok((program, false))

@@ -16,7 +16,7 @@ use super::state::app_programs;
 /// `CMD_QUERY_PROGRAM`: write a `ProgramReply` at `BULK_REPLY`.
 pub fn query_program() -> u32 {
     let Some(mut bulk) = Bulk::get() else {
-        return shm::STATUS_GL_FAILED;
+        return shm::STATUS_BULK_UNAVAILABLE;
     };
     let reply_off = shm::BULK_REPLY;
     let text_off = align8(reply_off + size_of::<ProgramReply>());
@@ -176,7 +176,7 @@ pub fn query_state() -> u32 {
         MAX_STATE_VALUES, QUERY_ENABLED, QUERY_FLOAT, StateQuery, StateRequest, StateValue,
     };
     let Some(mut bulk) = Bulk::get() else {
-        return shm::STATUS_GL_FAILED;
+        return shm::STATUS_BULK_UNAVAILABLE;
     };
     if !has_context() {
         return shm::STATUS_NO_CONTEXT;

@@ -12,7 +12,6 @@
 
 use super::context::{gl_at_least, is_es};
 use crate::intercept::errors::drain_own_errors;
-use crate::generated::real;
 use crate::gl;
 use gldbg_proto::shm::SUMMARY_WORDS;
 use std::sync::Mutex;
@@ -349,9 +348,7 @@ pub(crate) fn reduce(
 }
 
 fn dispatch(groups: u32) {
-    // SAFETY: a real GL entry point on the stopped app thread with its
-    // context current; a compute program of ours is current.
-    unsafe { real::glDispatchCompute(groups, 1, 1) }
+    gl::dispatch_compute(groups, 1, 1);
 }
 
 /// `count` invocations from `first`: `per` words each (the first `per` of
@@ -390,23 +387,10 @@ fn format(components: usize) -> u32 {
 }
 
 /// One pixel of the bound read framebuffer's `attachment`: `components`
-/// float words (pack state tight, no pack buffer bound).
+/// float words.
 pub(crate) fn read_pixel(attachment: u32, (x, y): (i32, i32), components: usize) -> Vec<u32> {
-    let mut v = [0u32; 4];
     gl::read_buffer(attachment);
-    // SAFETY: a real GL entry point on the stopped app thread; one pixel of
-    // at most four floats fits in `v`; no pack buffer is bound.
-    unsafe {
-        real::glReadPixels(
-            x,
-            y,
-            1,
-            1,
-            format(components),
-            gl::FLOAT,
-            v.as_mut_ptr().cast(),
-        )
-    };
+    let v = gl::read_pixel_words(x, y, format(components));
     v[..components.clamp(1, 4)].to_vec()
 }
 
@@ -420,20 +404,7 @@ pub(crate) fn image_words(attachment: u32, (w, h): (i32, i32), components: usize
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, buffer);
     gl::buffer_data_uninit(gl::PIXEL_PACK_BUFFER, size, STREAM_COPY);
     gl::read_buffer(attachment);
-    // SAFETY: a real GL entry point on the stopped app thread; with a pack
-    // buffer bound the pointer is an offset (0) into it, which holds the
-    // whole image.
-    unsafe {
-        real::glReadPixels(
-            0,
-            0,
-            w,
-            h,
-            format(components),
-            gl::FLOAT,
-            core::ptr::null_mut(),
-        )
-    };
+    gl::read_pixels_to_buffer(buffer, w, h, format(components));
     gl::bind_buffer(gl::PIXEL_PACK_BUFFER, 0);
     if drain_own_errors() != 0 {
         gl::delete_buffer(buffer);

@@ -25,7 +25,7 @@ use super::context::{has_context, is_es};
 use super::debug_blocks;
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, check_gl, command};
-use super::program::{DebugProgram, Kind, link, linked};
+use super::program::{DebugProgram, Kind, Mark, link};
 use super::records::{COVERAGE_WORD, VALUE_BYTES, coverage_bytes};
 use super::state::Saved;
 use super::target::bind_discard_target;
@@ -79,7 +79,8 @@ fn step(
         .program(
             (Kind::Compute, app, req.cache_key),
             req.path(),
-            |p| linked(p.program),
+            // Our value and coverage blocks, by the instrumenter's prefix.
+            (&Mark::Blocks, |_: &DebugProgram| true),
             |bulk, saved| build_program(bulk, saved, req).map(DebugProgram::plain),
         )?
         .program;
@@ -104,13 +105,16 @@ fn step(
         gl::set_enabled(gl::RASTERIZER_DISCARD, true);
         bind_discard_target()?;
     }
-    r.replay("dispatch", |call| {
+    let replayed = r.replay("dispatch", |call| {
         match tess {
             true => call.draw(None),
             false => call.dispatch(),
         }
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
-    })?;
+    });
+    let restored = writes.finish();
+    replayed?;
+    restored?;
     r.read_back(|r| {
         // One invocation or a GPU summary where asked (and possible).
         let extent = [0, 1, 2].map(|i| groups[i] * local_size[i]);
@@ -190,16 +194,19 @@ pub(crate) fn vertex_values(
     // Uniforms the copy cannot set raise errors of ours that mean nothing.
     drain_own_errors();
     let value_binding = debug_blocks::place(prog, &r.saved.programs, req.value_binding)?;
-    let _writes = r.writes(prog)?;
+    let writes = r.writes(prog)?;
     // Every vertex writes both (coverage 0 where not reached).
     let buffers = DebugBuffers::bind(value_binding, n, false)?;
     gl::set_enabled(gl::RASTERIZER_DISCARD, true);
     bind_discard_target()?;
     check_gl("preparing the debug buffers")?;
-    r.replay("draw", |call| {
+    let replayed = r.replay("draw", |call| {
         call.draw(None);
         gl::memory_barrier(gl::ALL_BARRIER_BITS);
-    })?;
+    });
+    let restored = writes.finish();
+    replayed?;
+    restored?;
     r.read_back(|r| {
         let asked = &req.readback;
         let blocks = (buffers.values, buffers.coverage);

@@ -13,6 +13,7 @@
 //! step refuse rather than let the replay write the app's data.
 
 use crate::gl;
+use crate::intercept::errors::drain_own_errors;
 
 use super::context::{gl_at_least, program_interface_query};
 
@@ -32,6 +33,9 @@ pub(crate) enum WritesError {
          gldbg cannot copy aside for the replay"
     )]
     Target { unit: u32, target: u32 },
+    /// Copying the app's buffers and images back after the replay failed.
+    #[error("putting back what the replayed shader wrote failed (GL error {code:#x})")]
+    Restore { code: u32 },
 }
 
 /// Snapshots of a replay's writable resources, put back when dropped.
@@ -94,11 +98,25 @@ impl ShaderWrites {
     pub(crate) fn counts(&self) -> (u32, u32) {
         (self.buffers.len() as u32, self.images.len() as u32)
     }
-}
 
-impl Drop for ShaderWrites {
-    /// Put everything back and free our copies.
-    fn drop(&mut self) {
+    /// Put everything back now (right after the replay, before its errors
+    /// are judged): Err when GL failed doing it. Dropping unfinished puts
+    /// back too, its errors unseen.
+    pub(crate) fn finish(mut self) -> Result<(), WritesError> {
+        if self.buffers.is_empty() && self.images.is_empty() {
+            return Ok(());
+        }
+        // The replay's own errors were judged by the caller already.
+        drain_own_errors();
+        self.restore();
+        match drain_own_errors() {
+            0 => Ok(()),
+            code => Err(WritesError::Restore { code }),
+        }
+    }
+
+    /// Put everything back and free our copies (once: they are drained).
+    fn restore(&mut self) {
         if self.buffers.is_empty() && self.images.is_empty() {
             return;
         }
@@ -119,6 +137,13 @@ impl Drop for ShaderWrites {
             gl::copy_image(i.target, i.copy, i.app, (0, i.level), i.size);
             gl::delete_texture(i.copy);
         }
+    }
+}
+
+impl Drop for ShaderWrites {
+    /// Put everything back (a step that failed before `finish`).
+    fn drop(&mut self) {
+        self.restore();
     }
 }
 
