@@ -194,6 +194,11 @@ pub fn held(
     }
     match (rb.mode, *mode) {
         (READBACK_ONE, ReadMode::One(cell)) => {
+            // Not reached, and no type: the preload shaded that pixel alone
+            // (or nothing reached the step): the draw's type comes whole.
+            if held == 1 && r.coverage[0] == 0 && code == 0 {
+                return Reply::Retry;
+            }
             let index = r.index(cell);
             match (index, rb.index) {
                 (None, u32::MAX) if held == 0 => r.held = Held::One(usize::MAX),

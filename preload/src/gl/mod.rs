@@ -412,3 +412,30 @@ pub fn read_pixel_red_f32(x: i32, y: i32) -> f32 {
     unsafe { real::glReadPixels(x, y, 1, 1, RED, FLOAT, v.as_mut_ptr().cast()) };
     v[0]
 }
+
+pub const SCISSOR_BOX: u32 = 0x0C10;
+pub const MAX_VIEWPORTS: u32 = 0x825B;
+
+/// The scissor rectangle (x, y, width, height), of viewport `i` where the
+/// context has several (`None`: the one rectangle of older contexts).
+pub fn scissor_box(i: Option<u32>) -> [i32; 4] {
+    let mut v = [0i32; 4];
+    // SAFETY: see the module comment (a scissor box is 4 ints).
+    unsafe {
+        match i {
+            Some(i) => real::glGetIntegeri_v(SCISSOR_BOX, i, p(&mut v)),
+            None => real::glGetIntegerv(SCISSOR_BOX, p(&mut v)),
+        }
+    }
+    v
+}
+/// Set the scissor rectangle (of viewport `i`, or the one of older contexts).
+pub fn set_scissor(i: Option<u32>, [x, y, w, h]: [i32; 4]) {
+    // SAFETY: see the module comment.
+    unsafe {
+        match i {
+            Some(i) => real::glScissorIndexed(i, x, y, w, h),
+            None => real::glScissor(x, y, w, h),
+        }
+    }
+}

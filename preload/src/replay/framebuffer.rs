@@ -14,6 +14,7 @@ use super::bulk::Bulk;
 use super::context::is_es;
 use super::error::Error;
 use super::pipeline::{Call, Replay, StepRequest, check_gl, command};
+use super::pixel_scissor::PixelScissor;
 use super::program::{DebugProgram, Kind, Mark, link};
 use super::query::output_index;
 use super::records::{COVERAGE_WORD, VALUE_BYTES};
@@ -63,11 +64,15 @@ fn step(
     (r.reply.width, r.reply.height) = (size.0 as u32, size.1 as u32);
     let target = prepare(&r.saved, req, &dbg, size, max_db)?;
     let writes = r.writes(dbg.program)?;
+    let components = req.value_components.min(4) as usize;
+    // A point print shades its pixel alone (pixel_scissor.rs).
+    let point = point_of(req, components, size);
+    let scissor = point.map(|p| PixelScissor::narrow(p, r.saved.scissor));
     let replayed = r.replay("draw", |call| call.draw(None));
+    drop(scissor);
     let restored = writes.finish();
     replayed?;
     restored?;
-    let components = req.value_components.min(4) as usize;
     r.read_back(|r| {
         // One pixel or a GPU summary where asked (and possible), else everything.
         let images = super::readback::Images {
@@ -77,12 +82,32 @@ fn step(
             size,
             components,
             unclamp: r.saved.clamp_read != 0,
+            scissored: point.is_some(),
         };
         if super::readback::fragment_reply(r.bulk, &req.readback, &images, r.reply) {
             return Ok(());
         }
+        if point.is_some() {
+            // The images hold the one pixel: never read them as the draw's.
+            return Err(match drain_own_errors() {
+                0 => Error::NoRoom("cannot read the printed pixel back"),
+                code => Error::Gl {
+                    doing: "reading the printed pixel back",
+                    code,
+                },
+            });
+        }
         read_back(r, size, (&dbg, components), &target)
     })
+}
+
+/// The pixel of a point print inside the draw's `size`, if this step is
+/// one (a value asked for, one invocation read back).
+fn point_of(req: &FragmentStepRequest, components: usize, size: (i32, i32)) -> Option<(i32, i32)> {
+    let [x, y, _] = req.readback.cell;
+    let inside = (x as i64) < i64::from(size.0) && (y as i64) < i64::from(size.1);
+    (req.readback.mode == shm::READBACK_ONE && components > 0 && inside)
+        .then_some((x as i32, y as i32))
 }
 
 /// The cached or new debug program, current with the app's resources.

@@ -39,6 +39,7 @@ pub mod es2;
 pub mod feedback;
 pub mod framebuffer;
 pub mod pipeline;
+pub mod pixel_scissor;
 pub mod program;
 pub mod query;
 pub mod readback;

@@ -224,6 +224,10 @@ pub(crate) struct Images {
     pub(crate) components: usize,
     /// The context clamps read colours (compatibility): unclamp first.
     pub(crate) unclamp: bool,
+    /// The replay shaded the printed pixel alone (`pixel_scissor.rs`): an
+    /// unreached pixel's type cannot come from the others (code 0: the
+    /// daemon asks again whole).
+    pub(crate) scissored: bool,
 }
 
 /// A point or summary readback as the vertex step's reply.
@@ -292,7 +296,7 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
             }
             let mut code = code_of(cov[0]);
             let reached = code != 0;
-            if !reached {
+            if !reached && !im.scissored {
                 let c = reduce::image_words(att(im.coverage_loc), (w, h), cov_comps)?;
                 let words = reduce::reduce(c, c, n, 0, 0);
                 gl::delete_buffer(c.buffer);
