@@ -16,7 +16,10 @@ use serde_json::Value;
 
 /// The session's results, as it is and with every readback whole.
 fn both(program: std::path::PathBuf, script: &str, dir: &TempDir) -> (Output, Output) {
-    let gpu = Session::new(&program, script).keep_going().run(dir);
+    let gpu = Session::new(&program, script)
+        .env("GLDBG_READBACK", "gpu")
+        .keep_going()
+        .run(dir);
     let cpu = Session::new(&program, script)
         .env("GLDBG_READBACK", "all")
         .keep_going()
@@ -362,6 +365,7 @@ fn gles_compute_summaries() {
     let dir = TempDir::new("readback-gles");
     let gpu = Session::new(egl_gles(), script)
         .args(["--es", "31"])
+        .env("GLDBG_READBACK", "gpu")
         .keep_going()
         .run(&dir);
     let cpu = Session::new(egl_gles(), script)
@@ -390,6 +394,7 @@ fn summaries_in_a_gl_3_3_context() {
     );
     let out = Session::new(egl_shade(), &script)
         .env("MESA_GL_VERSION_OVERRIDE", "3.3")
+        .env("GLDBG_READBACK", "gpu")
         .run(&dir);
     let state = out.ok("info state GL_MAJOR_VERSION");
     assert_eq!(state["state"]["GL_MAJOR_VERSION"][0], 3.0, "{state}");
@@ -403,4 +408,32 @@ fn summaries_in_a_gl_3_3_context() {
     let r = out.ok("print int(p.x) - 30");
     assert_eq!(bytes(r), 0, "{r}");
     assert_eq!(summary_of(r), (covered_px, vec![-14.0], vec![25.0], 0, 0));
+}
+
+/// On a CPU rasterizer (llvmpipe: the CI's) a summary is reduced by the
+/// daemon from a full readback, faster there than llvmpipe's compute
+/// shaders; the values are the same as the GPU reduction's.
+#[test]
+fn a_cpu_renderer_reduces_summaries_in_the_daemon() {
+    require_workspace();
+    let dir = TempDir::new("readback-cpu-renderer");
+    let script = format!(
+        "break draw\ncontinue\ndebug fragment\nbreak {}\ncontinue\nprint v\nend\nkill\n",
+        lines::RETURN
+    );
+    let plain = Session::new(egl_shade(), &script).keep_going().run(&dir);
+    let forced = Session::new(egl_shade(), &script)
+        .env("GLDBG_READBACK", "gpu")
+        .keep_going()
+        .run(&dir);
+    let (p, f) = (plain.ok("print v"), forced.ok("print v"));
+    assert_eq!(p["summary"], f["summary"], "{p}\n{f}");
+    assert_eq!(bytes(f), 0, "GLDBG_READBACK=gpu: the GPU summary: {f}");
+    let native = run_native(&egl_shade(), &[], &[]);
+    if native.stdout.contains("llvmpipe") {
+        whole(p, u64::from(W * H));
+        assert!(p.get("timing").is_some(), "{p}");
+    } else {
+        assert_eq!(bytes(p), 0, "a GPU reduces: {p}");
+    }
 }

@@ -55,6 +55,7 @@ pub const STENCIL_WRITEMASK: u32 = 0x0B98;
 pub const STENCIL_BACK_WRITEMASK: u32 = 0x8CA5;
 pub const VIEWPORT: u32 = 0x0BA2;
 pub const VERSION: u32 = 0x1F02;
+pub const RENDERER: u32 = 0x1F01;
 pub const MAX_DRAW_BUFFERS: u32 = 0x8824;
 pub const CURRENT_PROGRAM: u32 = 0x8B8D;
 pub const PROGRAM_PIPELINE_BINDING: u32 = 0x825A;

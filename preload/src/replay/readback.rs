@@ -143,7 +143,7 @@ fn held_from_buffers(
             }
             Some(put(bulk, &value, &[u8::from(reached)], one(index, code)))
         }
-        READBACK_SUMMARY => {
+        READBACK_SUMMARY if reduce::summaries_here() => {
             let comps = req.components.clamp(1, 4);
             let words = reduce::reduce(values, coverage, n, comps, req.base)?;
             let head = (req.head as usize).min(n);
@@ -312,7 +312,7 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
             })
         }
         // The value image holds `comps` words a pixel: never reduce more.
-        READBACK_SUMMARY if reduce::available() && req.components as usize <= comps => {
+        READBACK_SUMMARY if reduce::summaries_here() && req.components as usize <= comps => {
             let v = reduce::image_words(att(im.value_loc), (w, h), comps)?;
             let c = reduce::image_words(att(im.coverage_loc), (w, h), cov_comps);
             let words =

@@ -169,6 +169,28 @@ pub(crate) fn available() -> bool {
     }
 }
 
+/// Whether a summary print reduces here: a context with compute shaders
+/// over storage buffers whose renderer is not the CPU itself. Mesa's
+/// llvmpipe and softpipe (and SwiftShader) run compute shaders far slower
+/// than the daemon reduces a full readback: a 1080p float summary took 93
+/// ms against 41 ms whole. `GLDBG_READBACK=gpu` in the app's environment
+/// reduces there anyway (the tests, which run on llvmpipe).
+pub(crate) fn summaries_here() -> bool {
+    available() && (!cpu_renderer() || forced())
+}
+
+fn cpu_renderer() -> bool {
+    let renderer = gl::get_string(gl::RENDERER).to_ascii_lowercase();
+    ["llvmpipe", "softpipe", "swiftshader", "swrast"]
+        .iter()
+        .any(|r| renderer.contains(r))
+}
+
+fn forced() -> bool {
+    static FORCED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FORCED.get_or_init(|| std::env::var_os("GLDBG_READBACK").is_some_and(|v| v == "gpu"))
+}
+
 /// The `#version` line (and extensions) the reduction compiles with here.
 fn header() -> &'static str {
     if is_es() {
