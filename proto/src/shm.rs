@@ -72,8 +72,8 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// and replies end with a [`ReadbackRequest`] / [`ReadbackReply`] (a
 /// print reads back one invocation or a GPU-reduced summary). 10: a
 /// fragment step's `app_outputs` is a list of names (a [`BulkRef`] list),
-/// not one `\n`-separated text.
-pub const ABI_VERSION: u32 = 10;
+/// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`].
+pub const ABI_VERSION: u32 = 11;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -666,7 +666,11 @@ pub struct ReadbackReply {
     pub code: u32,
     /// Summary: the reduction ([`SUMMARY_COUNT`] ...).
     pub summary: [u32; SUMMARY_WORDS],
-    pub _pad: [u32; 3],
+    /// One (ABI 11): 1 if the replay shaded the asked pixel alone (a
+    /// fragment point): an unreached pixel then comes with code 0, its
+    /// type unknown, and the daemon reads the draw again whole.
+    pub narrowed: u32,
+    pub _pad: [u32; 2],
 }
 
 /// Reply of `CMD_QUERY_PROGRAM` (preload → daemon, at `BULK_REPLY`).

@@ -195,8 +195,8 @@ pub fn held(
     match (rb.mode, *mode) {
         (READBACK_ONE, ReadMode::One(cell)) => {
             // Not reached, and no type: the preload shaded that pixel alone
-            // (or nothing reached the step): the draw's type comes whole.
-            if held == 1 && r.coverage[0] == 0 && code == 0 {
+            // (`narrowed`): the draw's type comes from a whole readback.
+            if rb.narrowed != 0 && held == 1 && r.coverage[0] == 0 && code == 0 {
                 return Reply::Retry;
             }
             let index = r.index(cell);

@@ -65,9 +65,13 @@ fn step(
     let target = prepare(&r.saved, req, &dbg, size, max_db)?;
     let writes = r.writes(dbg.program)?;
     let components = req.value_components.min(4) as usize;
-    // A point print shades its pixel alone (pixel_scissor.rs).
-    let point = point_of(req, components, size);
-    let scissor = point.map(|p| PixelScissor::narrow(p, r.saved.scissor));
+    // A point print shades its pixel alone (pixel_scissor.rs) where no
+    // invocation can see another's work: nothing written to buffers or
+    // images, no subgroup or helper-invocation functions.
+    let point = point_of(req, components, size)
+        .filter(|_| writes.counts() == (0, 0) && !sees_other_invocations(r.bulk, req));
+    let scissor = point.and_then(PixelScissor::narrow);
+    let narrowed = scissor.is_some();
     let replayed = r.replay("draw", |call| call.draw(None));
     drop(scissor);
     let restored = writes.finish();
@@ -82,12 +86,12 @@ fn step(
             size,
             components,
             unclamp: r.saved.clamp_read != 0,
-            scissored: point.is_some(),
+            scissored: narrowed,
         };
         if super::readback::fragment_reply(r.bulk, &req.readback, &images, r.reply) {
             return Ok(());
         }
-        if point.is_some() {
+        if narrowed {
             // The images hold the one pixel: never read them as the draw's.
             return Err(match drain_own_errors() {
                 0 => Error::NoRoom("cannot read the printed pixel back"),
@@ -108,6 +112,22 @@ fn point_of(req: &FragmentStepRequest, components: usize, size: (i32, i32)) -> O
     let inside = (x as i64) < i64::from(size.0) && (y as i64) < i64::from(size.1);
     (req.readback.mode == shm::READBACK_ONE && components > 0 && inside)
         .then_some((x as i32, y as i32))
+}
+
+/// Whether the fragment shader may use functions whose result depends on
+/// other invocations than the pixel's quad running (subgroup and ballot
+/// functions, `gl_HelperInvocation`, shuffles; by name, so a false alarm
+/// only costs the narrowing).
+fn sees_other_invocations(bulk: &Bulk, req: &FragmentStepRequest) -> bool {
+    const WORDS: [&str; 4] = ["subgroup", "ballot", "invocation", "shuffle"];
+    let count = (req.shader_count as usize).min(req.shaders.len());
+    req.shaders[..count]
+        .iter()
+        .filter(|s| s.gl_type == gl::FRAGMENT_SHADER)
+        .any(|s| {
+            let source = bulk.str(s.source).to_ascii_lowercase();
+            WORDS.iter().any(|w| source.contains(w))
+        })
 }
 
 /// The cached or new debug program, current with the app's resources.
@@ -400,9 +420,12 @@ fn bind_app_outputs(
 ) -> Result<Vec<u32>, Error> {
     let fragment_program = saved.program_for(gl::FRAGMENT_SHADER);
     let mut used = Vec::new();
+    // The list's own bytes first: a bad length reads nothing, not 2^29 names.
     let list = req.app_outputs;
-    let app_outputs: Vec<String> = (0..list.list_len())
+    let refs = bulk.bytes(list).len() / size_of::<BulkRef>();
+    let app_outputs: Vec<String> = (0..refs.min(list.list_len()))
         .map(|i| bulk.str(bulk.read::<BulkRef>(list.list_item(i))))
+        .filter(|name| !name.trim().is_empty())
         .collect();
     let mut second_sources = Vec::new();
     for name in app_outputs.iter().map(String::as_str) {

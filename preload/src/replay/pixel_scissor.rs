@@ -20,10 +20,12 @@ pub(crate) struct PixelScissor {
 
 impl PixelScissor {
     /// Narrow every scissor rectangle to pixel (`x`, `y`) of the draw
-    /// framebuffer. `app_scissor`: the app's scissor test for the replay
-    /// (off where the user's options or the app have it off).
-    pub(crate) fn narrow((x, y): (i32, i32), app_scissor: bool) -> PixelScissor {
-        let viewports = match viewport_arrays() {
+    /// framebuffer, each intersected with its rectangle where the replay
+    /// scissors (as the app's state stands for it). `None`: this context's
+    /// scissors cannot be narrowed and put back here (GL ES viewport
+    /// arrays have only `OES` entry points).
+    pub(crate) fn narrow((x, y): (i32, i32)) -> Option<PixelScissor> {
+        let viewports = match viewport_arrays()? {
             true => gl::get_i(gl::MAX_VIEWPORTS).clamp(1, 64) as u32,
             false => 0,
         };
@@ -38,7 +40,7 @@ impl PixelScissor {
                     Some(i) => gl::is_enabledi(gl::SCISSOR_TEST, i),
                     None => gl::is_enabled(gl::SCISSOR_TEST),
                 };
-                (i, gl::scissor_box(i), on && app_scissor)
+                (i, gl::scissor_box(i), on)
             })
             .collect();
         for &(i, app, on) in &saved {
@@ -46,7 +48,7 @@ impl PixelScissor {
             gl::set_scissor(i, if on { intersect(app, pixel) } else { pixel });
         }
         gl::set_enabled(gl::SCISSOR_TEST, true);
-        PixelScissor { saved }
+        Some(PixelScissor { saved })
     }
 }
 
@@ -64,12 +66,13 @@ impl Drop for PixelScissor {
     }
 }
 
-/// Whether the context has several viewports with their own scissors.
-fn viewport_arrays() -> bool {
+/// Whether the context has several viewports with their own scissors;
+/// `None` for GL ES with `GL_OES_viewport_array` (not handled: no narrowing).
+fn viewport_arrays() -> Option<bool> {
     use super::context::{es_version, gl_at_least};
     match es_version() {
-        Some(v) => v >= (3, 2) && gl::has_extension("GL_OES_viewport_array"),
-        None => gl_at_least(4, 1) || gl::has_extension("GL_ARB_viewport_array"),
+        Some(_) => (!gl::has_extension("GL_OES_viewport_array")).then_some(false),
+        None => Some(gl_at_least(4, 1) || gl::has_extension("GL_ARB_viewport_array")),
     }
 }
 

@@ -156,6 +156,20 @@ fn held_from_buffers(
     }
 }
 
+/// A narrowed point whose pixel could not be read: not reached, type
+/// unknown (the daemon reads the draw again whole).
+fn unknown_point(bulk: &mut Bulk, index: u32, comps: usize) -> Held {
+    let reply = ReadbackReply {
+        narrowed: 1,
+        ..one(index, 0)
+    };
+    let held = put(bulk, &vec![0; comps], &[0], reply);
+    Held {
+        components: comps as u32,
+        ..held
+    }
+}
+
 fn one(index: u32, code: u32) -> ReadbackReply {
     ReadbackReply {
         mode: READBACK_ONE,
@@ -290,9 +304,10 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
             let (x, y) = (req.cell[0] as i32, req.cell[1] as i32);
             let value = reduce::read_pixel(att(im.value_loc), (x, y), comps);
             let cov = reduce::read_pixel(att(im.coverage_loc), (x, y), cov_comps);
-            // A failed read must not pass for "not reached".
+            // A failed read must not pass for "not reached": read whole, or
+            // (the images hold the one pixel) "type unknown", read again.
             if drain_own_errors() != 0 {
-                return None;
+                return im.scissored.then(|| unknown_point(bulk, index, comps));
             }
             let mut code = code_of(cov[0]);
             let reached = code != 0;
@@ -305,7 +320,11 @@ pub(crate) fn from_images(bulk: &mut Bulk, req: &ReadbackRequest, im: &Images) -
             if drain_own_errors() != 0 {
                 return None;
             }
-            let held = put(bulk, &value, &[u8::from(reached)], one(index, code));
+            let reply = ReadbackReply {
+                narrowed: u32::from(im.scissored),
+                ..one(index, code)
+            };
+            let held = put(bulk, &value, &[u8::from(reached)], reply);
             Some(Held {
                 components: comps as u32,
                 ..held
