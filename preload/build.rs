@@ -218,9 +218,18 @@ fn main() {
     writeln!(o, "_ => 0, }} }} }}").unwrap();
 
     writeln!(o, "/// Address of each exported wrapper, by function id.").unwrap();
-    write!(o, "pub static WRAPPERS: [crate::intercept::resolve::Addr; {n}] = [").unwrap();
+    write!(
+        o,
+        "pub static WRAPPERS: [crate::intercept::resolve::Addr; {n}] = ["
+    )
+    .unwrap();
     for f in FUNCTIONS.iter() {
-        write!(o, "crate::intercept::resolve::Addr({} as *const ()),", f.name).unwrap();
+        write!(
+            o,
+            "crate::intercept::resolve::Addr({} as *const ()),",
+            f.name
+        )
+        .unwrap();
     }
     writeln!(o, "];").unwrap();
 

@@ -465,9 +465,27 @@ fn generate_tables() -> (String, String) {
 /// The parameters of draws whose meaning the call shapes know.
 /// (`type` is spelled `type_` in the registry reader.)
 const KNOWN: [&str; 21] = [
-    "mode", "first", "start", "end", "count", "type_", "indices", "instancecount", "primcount",
-    "basevertex", "baseinstance", "drawcount", "drawCount", "maxdrawcount", "maxDrawCount",
-    "stride", "indirect", "id", "stream", "baseInstance", "vertexBufferCount",
+    "mode",
+    "first",
+    "start",
+    "end",
+    "count",
+    "type_",
+    "indices",
+    "instancecount",
+    "primcount",
+    "basevertex",
+    "baseinstance",
+    "drawcount",
+    "drawCount",
+    "maxdrawcount",
+    "maxDrawCount",
+    "stride",
+    "indirect",
+    "id",
+    "stream",
+    "baseInstance",
+    "vertexBufferCount",
 ];
 
 /// `CALL_SHAPES`: each draw's and dispatch's `CallShape` (api.rs), from
@@ -519,7 +537,13 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
         // known and none a pointer (not glMultiDrawArraysEXT's per-draw
         // arrays, not glDrawMeshArraysSUN's `width`).
         const DIRECT: [&str; 7] = [
-            "mode", "first", "start", "count", "instancecount", "primcount", "baseinstance",
+            "mode",
+            "first",
+            "start",
+            "count",
+            "instancecount",
+            "primcount",
+            "baseinstance",
         ];
         let direct = draw
             && has_mode
@@ -528,9 +552,10 @@ fn write_call_shapes(f: &mut String, cmds: &BTreeMap<String, (&'static str, &gl_
             && draw_count.is_none()
             && !indexed
             && !indirect
-            && cmd.params.iter().all(|p| {
-                DIRECT.contains(&p.ident.as_str()) && abi_class(&p.ty) != "Ptr"
-            });
+            && cmd
+                .params
+                .iter()
+                .all(|p| DIRECT.contains(&p.ident.as_str()) && abi_class(&p.ty) != "Ptr");
         writeln!(
             f,
             "  CallShape {{ mode: {mode}, first: {}, count: {}, instances: {}, draw_count: {}, group_size: {}, indexed: {indexed}, indirect: {indirect}, direct_arrays: {direct} }},",

@@ -1,6 +1,6 @@
 //! The protobuf edge of shader debugging: requests into the shader
 //! debugger's own types ([`crate::shader`]), its answers back into
-//! messages. Only this module and [`crate::service`] turn one into the
+//! messages. Only this module and the service module turn one into the
 //! other (the session's state reply takes its shader stop from
 //! [`state_shader`]); the wire format stays exactly what it was.
 

@@ -129,7 +129,10 @@ pub fn window(_lease: &Lease, off: usize, len: usize) -> Option<*mut u8> {
         len,
         populated: AtomicUsize::new(0),
     }));
-    MAPPED.lock().unwrap_or_else(|e| e.into_inner()).push(w as *mut Window as usize);
+    MAPPED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(w as *mut Window as usize);
     WINDOWS[i].store(w, Release);
     at(w)
 }
@@ -190,7 +193,9 @@ pub fn address_space_limit() -> String {
 /// KiB: the first 1080p RGBA32F readback into fresh pages costs ~20 ms of
 /// faults. Pages stay populated, so each range is done once per window.
 pub fn populate(_lease: &Lease, off: usize, len: usize) {
-    let Some((i, _, rel_end)) = area(off, len) else { return };
+    let Some((i, _, rel_end)) = area(off, len) else {
+        return;
+    };
     let Some(w) = current(i) else { return };
     let end = rel_end.min(w.len).next_multiple_of(4096).min(w.len);
     let done = w.populated.load(Acquire);

@@ -505,7 +505,10 @@ mod tests {
         slot.args[1].store(8, Relaxed);
         let mut args = [1u64, 2];
         let unknown = shm::CMD_RELEASE + 100;
-        assert_eq!(run_ours(slot, unknown, 0, &mut args), shm::STATUS_UNKNOWN_COMMAND);
+        assert_eq!(
+            run_ours(slot, unknown, 0, &mut args),
+            shm::STATUS_UNKNOWN_COMMAND
+        );
         assert_eq!(args, [1, 2]);
     }
 

@@ -247,7 +247,10 @@ mod tests {
         assert_eq!(shape("glEnd"), CallShape::default());
         // `first` is `start` here; the draw is one range.
         let ext = shape("glDrawArraysInstancedEXT");
-        assert_eq!((ext.first, ext.count, ext.instances), (Some(1), Some(2), Some(3)));
+        assert_eq!(
+            (ext.first, ext.count, ext.instances),
+            (Some(1), Some(2), Some(3))
+        );
         assert!(ext.is_direct_array_draw());
         assert!(CallShape::direct_array_draw("glDrawArraysInstancedEXT"));
         assert!(CallShape::direct_array_draw("glDrawArrays"));
@@ -256,7 +259,12 @@ mod tests {
         // A pointer multi-draw: `primcount` is the number of draws.
         let multi_ext = shape("glMultiDrawArraysEXT");
         assert_eq!(
-            (multi_ext.first, multi_ext.count, multi_ext.instances, multi_ext.draw_count),
+            (
+                multi_ext.first,
+                multi_ext.count,
+                multi_ext.instances,
+                multi_ext.draw_count
+            ),
             (Some(1), Some(2), None, Some(3))
         );
         assert!(!multi_ext.is_direct_array_draw());
@@ -268,7 +276,10 @@ mod tests {
         // Every DRAW-class call of primitives counts its vertices, not only
         // those named *Arrays* or *Elements*.
         let apple = shape("glDrawElementArrayAPPLE");
-        assert_eq!((apple.first, apple.count, apple.indexed), (Some(1), Some(2), true));
+        assert_eq!(
+            (apple.first, apple.count, apple.indexed),
+            (Some(1), Some(2), true)
+        );
         assert!(!apple.is_direct_array_draw());
         assert_eq!(shape("glDrawElementArrayATI").count, Some(1));
         assert_eq!(shape("glDrawRangeElementArrayAPPLE").count, Some(4));

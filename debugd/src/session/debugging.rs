@@ -47,8 +47,8 @@ impl Session {
         // A direct array draw's vertices are gl_VertexID - first (plus whole
         // instances): the vertex shader can write them in place. The same
         // test as the preload's (the generated call shapes).
-        let vertex_buffer = stage == Stage::Vertex
-            && gldbg_proto::api::CallShape::direct_array_draw(at);
+        let vertex_buffer =
+            stage == Stage::Vertex && gldbg_proto::api::CallShape::direct_array_draw(at);
         let target = shader::Target {
             model: shader::stage_model(&stages, stage, text.api, &because)?,
             stop_serial: stop.serial,

@@ -78,11 +78,26 @@ mod tests {
             }
         };
         let p = pos();
-        assert!(g.get_or((Generator::Written, &p, Some("a"), false), || make(true)).is_err());
-        assert!(g.get_or((Generator::Written, &p, Some("a"), false), || make(false)).is_ok());
-        assert!(g.get_or((Generator::Written, &p, Some("a"), false), || make(true)).is_ok());
-        assert!(g.get_or((Generator::Value, &p, Some("a"), false), || make(false)).is_ok());
-        assert!(g.get_or((Generator::Written, &p, Some("a"), true), || make(false)).is_ok());
+        assert!(
+            g.get_or((Generator::Written, &p, Some("a"), false), || make(true))
+                .is_err()
+        );
+        assert!(
+            g.get_or((Generator::Written, &p, Some("a"), false), || make(false))
+                .is_ok()
+        );
+        assert!(
+            g.get_or((Generator::Written, &p, Some("a"), false), || make(true))
+                .is_ok()
+        );
+        assert!(
+            g.get_or((Generator::Value, &p, Some("a"), false), || make(false))
+                .is_ok()
+        );
+        assert!(
+            g.get_or((Generator::Written, &p, Some("a"), true), || make(false))
+                .is_ok()
+        );
         assert_eq!(made, 4, "the third call is served from the map");
     }
 }

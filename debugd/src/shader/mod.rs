@@ -41,9 +41,9 @@ mod sources;
 #[cfg(test)]
 mod tests;
 
+use generated::{Generated, Generator};
 pub use link::{Link, Reports, StepRequest};
 pub use print::FocusOn;
-use generated::{Generated, Generator};
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
 pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
@@ -348,9 +348,11 @@ impl ShaderDebug {
             semantics: Semantics::ReportDiscarded,
         };
         let model = &self.model;
-        let made = self.generated.get_or((Generator::Written, pos, Some(expr), at_end), || {
-            model.instrument_written(&probe, at_end)
-        });
+        let made = self
+            .generated
+            .get_or((Generator::Written, pos, Some(expr), at_end), || {
+                model.instrument_written(&probe, at_end)
+            });
         let inst = match made {
             Ok(Some(inst)) => inst,
             Ok(None) => return Ok(Ok(None)),

@@ -1,6 +1,6 @@
 //! What the shader debugger answers, in its own terms: the current stop,
 //! a printed value, a dump, the flow at a condition, a listing, and what
-//! the probes cost. The service edge (`crate::convert`) turns them into
+//! the probes cost. The service edge (`convert.rs`) turns them into
 //! protobuf messages; nothing in `shader` builds one.
 
 /// An invocation as the user names it (`@ X,Y`, `@ vertex N`,

@@ -142,9 +142,12 @@ pub(crate) fn is_ident(s: &str) -> bool {
 /// there. An unterminated `/*` runs to the end.
 pub(crate) fn comment_end(b: &[u8], i: usize) -> Option<usize> {
     match (b.get(i), b.get(i + 1)) {
-        (Some(b'/'), Some(b'/')) => {
-            Some(b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n))
-        }
+        (Some(b'/'), Some(b'/')) => Some(
+            b[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n),
+        ),
         (Some(b'/'), Some(b'*')) => {
             let body = &b[i + 2..];
             Some(
@@ -168,7 +171,11 @@ mod comment_tests {
         assert_eq!(comment_end(b, 2), Some(6), "at the newline");
         assert_eq!(comment_end(b, 9), Some(16), "after */");
         assert_eq!(comment_end(b, 18), Some(26), "/*/ does not close");
-        assert_eq!(comment_end(b, 28), Some(b.len() + 2), "unterminated: past the end");
+        assert_eq!(
+            comment_end(b, 28),
+            Some(b.len() + 2),
+            "unterminated: past the end"
+        );
         assert_eq!(comment_end(b"// end", 0), Some(6));
     }
 }

@@ -1,6 +1,6 @@
 //! Macro expansion by C99's rules (Prosser's hide sets), for `#if`
 //! expressions and for the rescans glsl-lang-pp does not do
-//! (`crate::parse::workaround::stuck_macro`).
+//! (`parse/workaround/stuck_macro.rs`).
 
 use std::collections::HashSet;
 

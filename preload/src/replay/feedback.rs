@@ -197,7 +197,12 @@ fn debug_program(
         let names: Vec<&str> = varyings.iter().map(String::as_str).collect();
         build_program(bulk, saved, req, &names).map(DebugProgram::plain)
     };
-    let dbg = r.program((Kind::Vertex, app, key), req.path(), (&mark, still_ours), build)?;
+    let dbg = r.program(
+        (Kind::Vertex, app, key),
+        req.path(),
+        (&mark, still_ours),
+        build,
+    )?;
     Ok(dbg.program)
 }
 
@@ -212,7 +217,12 @@ fn read_back(
     (exact, capacity, bounded): (Option<usize>, usize, bool),
 ) -> Result<(), Error> {
     // One vertex or a GPU summary where asked (a capture of known length).
-    let layout = (capture.buffer(), record.len, record.value_len, record.emission);
+    let layout = (
+        capture.buffer(),
+        record.len,
+        record.value_len,
+        record.emission,
+    );
     let asked = &req.readback;
     let n = exact.map(|n| n.min(capacity));
     if let Some(held) = n.and_then(|n| super::readback::from_capture(r.bulk, asked, n, layout)) {

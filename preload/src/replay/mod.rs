@@ -1,6 +1,6 @@
 //! Our GL work while an app thread is stopped: the daemon's commands, run
 //! on that thread with the app's context current. The one entry is
-//! [`run_command`] (called by the stop protocol, `crate::stop`), a table
+//! [`run_command`] (called by the stop protocol, `stop.rs`), a table
 //! from command to the code that runs it.
 //!
 //! Every debug step is one pipeline ([`pipeline`]: save the app's state,
@@ -43,8 +43,8 @@ pub mod pixel_scissor;
 pub mod program;
 pub mod query;
 pub mod readback;
-pub mod reduce;
 pub mod records;
+pub mod reduce;
 pub mod state;
 pub mod storage;
 pub mod target;

@@ -92,7 +92,11 @@ mod tests {
     #[test]
     fn a_pixel_meets_a_rectangle_or_nothing() {
         assert_eq!(intersect([0, 0, 100, 50], [10, 20, 1, 1]), [10, 20, 1, 1]);
-        assert_eq!(intersect([0, 0, 10, 20], [10, 5, 1, 1])[2], 0, "right edge is out");
+        assert_eq!(
+            intersect([0, 0, 10, 20], [10, 5, 1, 1])[2],
+            0,
+            "right edge is out"
+        );
         assert_eq!(intersect([5, 5, 10, 10], [4, 6, 1, 1])[2], 0, "left of it");
         assert_eq!(intersect([5, 5, 10, 10], [14, 14, 1, 1]), [14, 14, 1, 1]);
         assert_eq!(intersect([5, 5, 10, 10], [14, 15, 1, 1])[3], 0, "above it");

@@ -82,7 +82,8 @@ impl Mark {
                 let n = gl::program_interface_i(p, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
                     .clamp(0, 4096) as u32;
                 (0..n).any(|b| {
-                    gl::program_resource_name(p, gl::SHADER_STORAGE_BLOCK, b).starts_with(OUR_PREFIX)
+                    gl::program_resource_name(p, gl::SHADER_STORAGE_BLOCK, b)
+                        .starts_with(OUR_PREFIX)
                 })
             }
             Mark::Blocks | Mark::Linked => true,

@@ -12,8 +12,8 @@ use super::bulk::Bulk;
 use super::context::is_es;
 use super::reduce::{self, Words};
 use super::state::{PACK_TIGHT, pack_params_here};
-use crate::intercept::errors::drain_own_errors;
 use crate::gl;
+use crate::intercept::errors::drain_own_errors;
 use gldbg_proto::shm::{
     self, BulkRef, FragmentStepReply, READBACK_ONE, READBACK_SUMMARY, ReadbackReply,
     ReadbackRequest, VertexStepReply,

@@ -11,8 +11,8 @@
 //! everything. Every binding it moves is put back (`BindingsGuard`).
 
 use super::context::{gl_at_least, is_es};
-use crate::intercept::errors::drain_own_errors;
 use crate::gl;
+use crate::intercept::errors::drain_own_errors;
 use gldbg_proto::shm::SUMMARY_WORDS;
 use std::sync::Mutex;
 

@@ -210,7 +210,8 @@ pub(crate) fn vertex_values(
     r.read_back(|r| {
         let asked = &req.readback;
         let blocks = (buffers.values, buffers.coverage);
-        let held = want.then(|| super::readback::from_blocks(r.bulk, asked, [n as u32, 1, 1], blocks));
+        let held =
+            want.then(|| super::readback::from_blocks(r.bulk, asked, [n as u32, 1, 1], blocks));
         if let Some(held) = held.flatten() {
             super::readback::vertex_reply(r.reply, held);
             return Ok(());
