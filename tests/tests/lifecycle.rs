@@ -143,7 +143,8 @@ async fn kill_app(c: &mut Client) {
 async fn kill_during_a_probe(c: &Client, pid: u32) {
     let mut c2 = c.clone();
     let probe =
-        tokio::spawn(async move { c2.print(print_request("work(1e9)", pixel(5, 5))).await });
+        // A summary: every fragment runs (a print @ shades its pixel alone).
+        tokio::spawn(async move { c2.print(print_request("work(1e9)", None)).await });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert!(!probe.is_finished(), "the probe should still run");
     // SAFETY: a plain kill(2) of the app's pid.
@@ -280,7 +281,8 @@ async fn requests_cancelled_behind_a_slow_probe_take_no_effect() {
         let start = Instant::now();
         timely(
             "Print",
-            c.print(print_request(&format!("work({n:.1})"), pixel(5, 5))),
+            // Summaries: every fragment runs (a print @ shades its pixel alone).
+            c.print(print_request(&format!("work({n:.1})"), None)),
         )
         .await
         .expect("calibration print");
@@ -296,7 +298,7 @@ async fn requests_cancelled_behind_a_slow_probe_take_no_effect() {
     let mut c2 = c.clone();
     let expr = format!("work({n:.1})");
     let started = Instant::now();
-    let probe = tokio::spawn(async move { c2.print(print_request(&expr, pixel(5, 5))).await });
+    let probe = tokio::spawn(async move { c2.print(print_request(&expr, None)).await });
     tokio::time::sleep(Duration::from_millis(300)).await;
     // Both wait for the probe's lock; their clients give up after 300 ms.
     let mut c3 = c.clone();
