@@ -129,6 +129,26 @@ pub(crate) fn rewrite(
     (r.out, r.w)
 }
 
+/// Each preprocessor directive line of `src`: the byte offset of the
+/// directive's word (after `#` and any blanks) and the text from there to
+/// the line's end (without the newline). Workarounds that rewrite a
+/// directive in place splice at that offset.
+fn directives(src: &str) -> impl Iterator<Item = (usize, &str)> {
+    src.split_inclusive('\n')
+        .scan(0, |offset, line| {
+            let start = *offset;
+            *offset += line.len();
+            Some((start, line))
+        })
+        .filter_map(|(start, line)| {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let t = body.trim_start();
+            let d = t.strip_prefix('#')?;
+            let word = d.trim_start();
+            Some((start + body.len() - word.len(), word))
+        })
+}
+
 /// Undo [`rewrite`] in the tree: placeholder identifiers and type
 /// names back to their text, `precise` back to `invariant` where it stood.
 pub(crate) fn restore(tu: &mut ast::TranslationUnit, w: &Workarounds) {

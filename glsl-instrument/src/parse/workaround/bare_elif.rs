@@ -4,23 +4,14 @@
 //! are decided by `crate::preprocess` first: only inactive ones remain).
 //! It becomes `#else`.
 
-use super::splice;
+use super::{directives, splice};
 
 /// `src`'s bare `#elif`s written as `#else` in `out` (same length).
 pub(super) fn rewrite(src: &str, out: &mut String) {
-    let mut offset = 0;
-    for line in src.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let t = body.trim_start();
-        let indent = body.len() - t.len();
-        if let Some(d) = t.strip_prefix('#') {
-            let d_trim = d.trim_start();
-            let at = offset + indent + 1 + (d.len() - d_trim.len());
-            if d_trim.trim_end() == "elif" {
-                splice(out, at, "else");
-            }
+    for (at, word) in directives(src) {
+        if word.trim_end() == "elif" {
+            splice(out, at, "else");
         }
-        offset += line.len();
     }
 }
 
