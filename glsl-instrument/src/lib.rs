@@ -61,6 +61,7 @@ mod parse;
 mod parts;
 mod preprocess;
 mod steps;
+mod trace;
 mod typeck;
 mod value;
 
@@ -444,6 +445,10 @@ pub fn decode_type(coverage: f32) -> Option<ValueType> {
 }
 
 pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
+pub use trace::{
+    END_RECORD, ENTRY_RECORD, RecordLayout, TRACE_HEADER_WORDS, Trace, TraceLayout, TraceSpec,
+    TracedPart, TracedVar, TracedWrite, VarRole,
+};
 pub use value::coverage_code;
 
 impl ValueType {

@@ -37,6 +37,33 @@ pub struct StepRequest<'a> {
     pub others: &'a [StageSource],
     /// What a fragment step does with depth, stencil and the alpha test.
     pub fragment_options: FragmentOptions,
+    /// A trace shader's storage block to bind and read back (`None`: the
+    /// shader writes no trace).
+    pub trace: Option<TraceAsk<'a>>,
+}
+
+/// The trace buffer a step binds for a trace shader
+/// (`glsl_instrument::Trace`).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceAsk<'a> {
+    /// The storage block's name in the debug shader.
+    pub block: &'a str,
+    /// Words of record data the buffer holds (after its header).
+    pub capacity_words: u32,
+}
+
+/// What a trace buffer held after the replay
+/// (`glsl_instrument::TRACE_HEADER_WORDS` words of header, then records).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceData {
+    /// Invocations the focus predicate held for.
+    pub hits: u32,
+    /// Records the traced invocation executed (written or not).
+    pub records: u32,
+    /// Whether a record did not fit (nothing was written after it).
+    pub full: bool,
+    /// The record words written.
+    pub words: Vec<u32>,
 }
 
 /// Runs a debug step and reads back what it wrote.

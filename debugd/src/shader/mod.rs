@@ -42,7 +42,7 @@ mod sources;
 mod tests;
 
 use generated::{Generated, Generator};
-pub use link::{Link, Reports, StepRequest};
+pub use link::{Link, Reports, StepRequest, TraceAsk, TraceData};
 pub use print::FocusOn;
 use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
@@ -278,6 +278,7 @@ impl ShaderDebug {
             readback: *readback,
             others: &self.others,
             fragment_options: self.fragment_options,
+            trace: None,
         })
     }
 

@@ -36,6 +36,8 @@ pub struct ProbeResult {
     /// Which invocations `values` and `coverage` hold: all, or (a print's
     /// point or summary readback) one, or a summary and the first few.
     pub held: Held,
+    /// A trace shader's records (`None` for other probes).
+    pub trace: Option<super::link::TraceData>,
 }
 
 /// The invocation `focus` follows.

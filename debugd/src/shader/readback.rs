@@ -184,6 +184,7 @@ pub fn held(
         timing,
         emission: Vec::new(),
         held: Held::All,
+        trace: None,
     };
     let words = decode_type(code as f32).map_or(0, |t| t.words().min(refs.stride));
     r.values = shm.read_texel_components(refs.values, refs.stride, words);

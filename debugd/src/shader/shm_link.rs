@@ -595,5 +595,6 @@ fn read_probe(
         coverage,
         timing,
         held: Held::All,
+        trace: None,
     })
 }

@@ -17,6 +17,7 @@ fn a_primitive_lists_each_emission_once_in_order() {
         code: 17,
         timing: Default::default(),
         held: crate::shader::Held::All,
+        trace: None,
         emission: vec![
             [0, 0, 0],
             [0, 1, 0],
@@ -48,6 +49,7 @@ fn coverage_probe(invocations: usize) -> std::sync::Arc<ProbeResult> {
         code: 17,
         timing: Default::default(),
         held: crate::shader::Held::All,
+        trace: None,
         emission: Vec::new(),
     })
 }
@@ -225,6 +227,7 @@ void main() {
                 code: 1, // float
                 timing: Default::default(),
                 held: crate::shader::Held::All,
+                trace: None,
                 emission: Vec::new(),
             })
         }
