@@ -16,8 +16,9 @@
 //! Only the invocation whose `atomicAdd(hits, 1u)` returned 0 among those
 //! the focus predicate holds for (evaluated first thing in `main`) writes.
 //! Its `k`-th record (0-based, counted over the whole run) is written when
-//! `k >= TraceSpec::start` and it fits; once one does not fit, `full` is
-//! set and nothing more is written, but `records` goes on counting.
+//! `k >= TraceSpec::start`, `k < start + max_records` and it fits in
+//! `data`; once one is not written for either reason, `full` is set and
+//! nothing more is written, but `records` goes on counting.
 //!
 //! A record is `[id, len, values...]`: `id` is a step id (before that step
 //! runs), [`ENTRY_RECORD`] (first thing in `main`: the inputs, uniforms and
@@ -54,6 +55,9 @@ pub struct TraceSpec<'a> {
     /// Records before this one are counted, not written (the next part of
     /// a trace that did not fit).
     pub start: u32,
+    /// At most this many records are written (from `start` on); the first
+    /// one past it sets `full`, as a record that does not fit does.
+    pub max_records: u32,
 }
 
 /// A generated trace shader.
