@@ -53,10 +53,14 @@ pub enum Command {
         format: DumpFormat,
         options: DumpOptions,
     },
-    /// `watch EXPR`: print EXPR after every shader step.
+    /// `display EXPR`: print EXPR after every shader step.
+    Display(String),
+    /// `undisplay [EXPR]` (none: all)
+    Undisplay(Option<String>),
+    /// `watch EXPR`: stop where the focused invocation's value changes.
     Watch(String),
-    /// `unwatch EXPR`
-    Unwatch(String),
+    /// `unwatch [EXPR]` (none: all)
+    Unwatch(Option<String>),
     /// `focus X,Y | vertex N | primitive N | invocation X,Y,Z`; `None` (`focus off`): follow all.
     Focus(Option<At>),
     /// `info flow [FILE.png]`: branch / loop statistics at the current step.
@@ -71,7 +75,20 @@ pub enum Command {
     Quit,
     /// `help [CMD]`: every command, or the entries of CMD (e.g. `break`, `info flow`).
     Help(Option<String>),
+    /// `reverse-step` / `rs` [N], `reverse-next` / `rn` [N], `reverse-finish`,
+    /// `reverse-continue` / `rc`: the focused invocation's traced run, backwards.
+    Reverse(Reverse),
+    /// `info locals` (false) / `info args` (true).
+    InfoLocals { args: bool },
+    /// `backtrace` / `bt` (shader mode; else `info call`).
+    Backtrace,
+    /// `frame [N]`, `up [N]`, `down [N]`.
+    Frame(FrameMove),
+    /// `set trace-records N`, `set trace-bytes N`.
+    SetTraceBudget { records: u64, bytes: u64 },
 }
+
+pub use trace::{FrameMove, Reverse};
 
 /// What a `break` stops at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,15 +240,53 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
 
 /// Command names offered by the REPL's completion.
 pub const COMMAND_NAMES: &[&str] = &[
-    "break", "continue", "debug", "delete", "detach", "dump", "end", "finish", "focus", "help",
-    "info", "kill", "list", "next", "pause", "print", "quit", "set", "skip", "step", "unwatch",
-    "watch", "where",
+    "backtrace",
+    "break",
+    "continue",
+    "debug",
+    "delete",
+    "detach",
+    "display",
+    "down",
+    "dump",
+    "end",
+    "finish",
+    "focus",
+    "frame",
+    "help",
+    "info",
+    "kill",
+    "list",
+    "next",
+    "pause",
+    "print",
+    "quit",
+    "reverse-continue",
+    "reverse-finish",
+    "reverse-next",
+    "reverse-step",
+    "set",
+    "skip",
+    "step",
+    "undisplay",
+    "unwatch",
+    "up",
+    "watch",
+    "where",
 ];
 
 /// Words that may follow a command, for completion.
 pub fn subcommands(command: &str) -> &'static [&'static str] {
     match command {
-        "info" | "i" => &["breakpoints", "call", "flow", "program", "state"],
+        "info" | "i" => &[
+            "args",
+            "breakpoints",
+            "call",
+            "flow",
+            "locals",
+            "program",
+            "state",
+        ],
         "focus" => &["vertex", "primitive", "invocation", "off"],
         "debug" => &[
             "vertex",
@@ -242,7 +297,7 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
             "compute",
         ],
         "break" | "b" => &["draw", "shader-switch", "frame", "error"],
-        "set" => &["arg"],
+        "set" => &["arg", "trace-records", "trace-bytes"],
         _ => &[],
     }
 }
@@ -323,8 +378,29 @@ pub const HELP: &[(&str, &str)] = &[
          with a legend bar at the right (top max, bottom min); uncovered: a checkerboard",
     ),
     (
-        "watch EXPR | unwatch EXPR",
+        "display EXPR | undisplay [EXPR]",
         "print EXPR after every shader step",
+    ),
+    (
+        "watch EXPR | unwatch [EXPR]",
+        "shader: `continue` (either way) stops where the focused invocation's value of EXPR changes",
+    ),
+    (
+        "reverse-step | rs [N] | reverse-next | rn [N] | reverse-finish | reverse-continue | rc",
+        "shader: the focused invocation's recorded run, backwards (to the call; to a breakpoint or \
+         watch, else the start)",
+    ),
+    (
+        "info locals | info args",
+        "shader: the focused invocation's locals / arguments in the selected frame, from its trace",
+    ),
+    (
+        "backtrace | bt | frame [N] | up [N] | down [N]",
+        "shader: the focused invocation's call stack with argument values; select a frame",
+    ),
+    (
+        "set trace-records N | set trace-bytes N",
+        "how much one recording of a trace holds (more is recorded in parts as steps get there)",
     ),
     (
         "focus X,Y | vertex N | primitive N | invocation X,Y,Z | off",
@@ -600,11 +676,17 @@ fn parse_info(rest: &[&str]) -> Result<Command, ParseError> {
             Command::InfoFlow(Some(PathBuf::from(file)))
         }
         ["flow", ..] => return err("usage: info flow [FILE.png]"),
-        [] => return err("usage: info breakpoints | call | flow | program | state [NAME]"),
+        ["locals"] => Command::InfoLocals { args: false },
+        ["args"] => Command::InfoLocals { args: true },
+        [] => {
+            return err(
+                "usage: info args | breakpoints | call | flow | locals | program | state [NAME]",
+            );
+        }
         [what, ..] => {
             let what = q(what);
             return err(format!(
-                "info: unknown subject `{what}` (breakpoints, call, flow, program, state)"
+                "info: unknown subject `{what}` (args, breakpoints, call, flow, locals, program, state)"
             ));
         }
     })
@@ -704,14 +786,23 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             [id] => Command::Delete(Some(parse_u32(id, "delete")?)),
             _ => return err("usage: delete [ID]"),
         },
-        "where" | "bt" | "backtrace" => no_args(name, &rest, Command::InfoCall)?,
+        "where" => no_args(name, &rest, Command::InfoCall)?,
+        "bt" | "backtrace" => no_args(name, &rest, Command::Backtrace)?,
+        "reverse-step" | "rs" | "reverse-next" | "rn" | "reverse-finish" | "reverse-continue"
+        | "rc" => trace::parse_reverse(name, &rest)?,
+        "frame" | "f" | "up" | "down" => trace::parse_frame(name, &rest)?,
         "info" | "i" => parse_info(&rest)?,
         "skip" => no_args(name, &rest, Command::Skip)?,
         "pause" => no_args(name, &rest, Command::Pause)?,
-        "set" => parse_set(args, &rest)?,
-        "watch" | "unwatch" if args.is_empty() => return err(format!("usage: {name} EXPR")),
+        "set" => match rest.first() {
+            Some(w) if w.starts_with("trace-") => trace::parse_set_trace(&rest)?,
+            _ => parse_set(args, &rest)?,
+        },
+        "watch" | "display" if args.is_empty() => return err(format!("usage: {name} EXPR")),
         "watch" => Command::Watch(args.to_string()),
-        "unwatch" => Command::Unwatch(args.to_string()),
+        "unwatch" => Command::Unwatch(Some(args).filter(|a| !a.is_empty()).map(str::to_string)),
+        "display" => Command::Display(args.to_string()),
+        "undisplay" => Command::Undisplay(Some(args).filter(|a| !a.is_empty()).map(str::to_string)),
         "focus" => match args {
             "" => return err("usage: focus X,Y | vertex N | primitive N | invocation X,Y,Z | off"),
             "off" | "none" | "all" => Command::Focus(None),
@@ -740,3 +831,4 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
 
 #[cfg(test)]
 mod tests;
+mod trace;

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use gldbg_proto::pb;
 use tonic::Status;
 
+mod trace;
+
 use crate::client::Client;
 use crate::command::{
     At, BreakTarget, BufferMode, Command, DumpFormat, DumpOptions, FragmentOptions, Stage, q,
@@ -68,8 +70,19 @@ pub enum Outcome {
         /// Names gldbg cannot tell were written (drawn as read).
         written_unknown: Vec<String>,
     },
+    /// `display`, `undisplay`: the displayed expressions now.
+    Displays(Vec<String>),
     /// `watch`, `unwatch`: the watched expressions now.
     Watches(Vec<String>),
+    /// `info locals` / `info args`.
+    Locals {
+        args: bool,
+        reply: pb::Locals,
+    },
+    /// `backtrace` in shader mode.
+    Frames(pb::CallStack),
+    /// `set trace-records` / `set trace-bytes`: the budget now.
+    TraceBudget(pb::TraceBudget),
     /// `info flow`, and the chart file written if one was asked for.
     Flow {
         info: pb::FlowInfo,
@@ -117,8 +130,8 @@ pub struct Session {
     shader_breaks: Vec<u32>,
     /// Why the app can no longer be debugged, once it cannot.
     gone: Option<Gone>,
-    /// `watch` expressions, printed after every shader stop.
-    watches: Vec<String>,
+    /// `display` expressions, printed after every shader stop.
+    displays: Vec<String>,
     /// The invocation steps follow (`focus`): watches are printed there.
     focus: Option<At>,
 }
@@ -132,7 +145,7 @@ impl Session {
             shader: None,
             shader_breaks: Vec::new(),
             gone: None,
-            watches: Vec::new(),
+            displays: Vec::new(),
             focus: None,
         }
     }
@@ -176,25 +189,25 @@ impl Session {
     fn leave_shader(&mut self) {
         self.shader = None;
         self.shader_breaks.clear();
-        self.watches.clear();
+        self.displays.clear();
         self.focus = None;
     }
 
-    /// The watched expressions' values at the current shader stop (at the
-    /// focused invocation, else over all), each with the `watch` command
+    /// The displayed expressions' values at the current shader stop (at the
+    /// focused invocation, else over all), each with the `display` command
     /// that set it up; nothing outside shader mode.
-    pub async fn watched(&mut self) -> Vec<(String, Result<Outcome, Failure>)> {
+    pub async fn displayed(&mut self) -> Vec<(String, Result<Outcome, Failure>)> {
         let mut out = Vec::new();
         if self.shader.is_none() || !self.app_alive() {
             return out;
         }
-        for expr in self.watches.clone() {
+        for expr in self.displays.clone() {
             let print = Command::Print {
                 expr: expr.clone(),
                 at: self.focus,
             };
             out.push((
-                format!("watch {expr}"),
+                format!("display {expr}"),
                 Box::pin(self.execute(&print)).await,
             ));
         }
@@ -363,9 +376,19 @@ impl Session {
                 format,
                 options,
             } => self.dump(expr, file, *format, options).await,
-            Command::Watch(expr) => self.watch(expr),
-            Command::Unwatch(expr) => self.unwatch(expr),
+            Command::Display(expr) => self.display(expr),
+            Command::Undisplay(expr) => self.undisplay(expr.as_deref()),
             Command::Focus(at) => self.focus(*at).await,
+            Command::Watch(expr) => self.watch(expr, false).await,
+            Command::Unwatch(expr) => self.watch(expr.as_deref().unwrap_or(""), true).await,
+            Command::Reverse(r) => self.reverse(*r).await,
+            Command::InfoLocals { args } => self.info_locals(*args).await,
+            Command::Backtrace if self.shader.is_some() => self.backtrace().await,
+            Command::Backtrace => self.info_call().await,
+            Command::Frame(m) => self.frame(*m).await,
+            Command::SetTraceBudget { records, bytes } => {
+                self.set_trace_budget(*records, *bytes).await
+            }
             Command::InfoFlow(file) => self.info_flow(file.as_deref()).await,
             Command::End => self.end().await,
             Command::Detach => self.detach().await,
@@ -706,22 +729,27 @@ impl Session {
         })
     }
 
-    fn watch(&mut self, expr: &str) -> Result<Outcome, Failure> {
+    fn display(&mut self, expr: &str) -> Result<Outcome, Failure> {
         self.need_shader()?;
-        if !self.watches.iter().any(|w| w == expr) {
-            self.watches.push(expr.to_string());
+        if !self.displays.iter().any(|w| w == expr) {
+            self.displays.push(expr.to_string());
         }
-        Ok(Outcome::Watches(self.watches.clone()))
+        Ok(Outcome::Displays(self.displays.clone()))
     }
 
-    fn unwatch(&mut self, expr: &str) -> Result<Outcome, Failure> {
+    /// `undisplay EXPR`, or every display.
+    fn undisplay(&mut self, expr: Option<&str>) -> Result<Outcome, Failure> {
         self.need_shader()?;
-        let before = self.watches.len();
-        self.watches.retain(|w| w != expr);
-        if self.watches.len() == before {
-            return Err(format!("`{}` is not watched", q(expr)));
+        let Some(expr) = expr else {
+            self.displays.clear();
+            return Ok(Outcome::Displays(Vec::new()));
+        };
+        let before = self.displays.len();
+        self.displays.retain(|w| w != expr);
+        if self.displays.len() == before {
+            return Err(format!("`{}` is not displayed", q(expr)));
         }
-        Ok(Outcome::Watches(self.watches.clone()))
+        Ok(Outcome::Displays(self.displays.clone()))
     }
 
     /// `focus AT` / `focus off`: the invocation steps follow.

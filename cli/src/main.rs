@@ -558,7 +558,7 @@ impl Driver {
         self.show_output_first();
         self.print_result(cmd_text, &result);
         if matches!(result, Ok(Outcome::ShaderStop(_))) {
-            self.show_watches();
+            self.show_displays();
         }
         self.drain_events();
         match result {
@@ -568,15 +568,15 @@ impl Driver {
         }
     }
 
-    /// After a shader stop: each watched expression's value, as a `watch` event.
-    fn show_watches(&mut self) {
-        let values = self.rt.block_on(self.session.watched());
-        for (watch, result) in values {
+    /// After a shader stop: each displayed expression's value, as a `display` event.
+    fn show_displays(&mut self) {
+        let values = self.rt.block_on(self.session.displayed());
+        for (display, result) in values {
             if self.json {
-                say!("{}", render::watch_json(&watch, &result));
+                say!("{}", render::display_json(&display, &result));
             } else {
                 self.fresh_line();
-                say!("{}", render::watch_text(&result));
+                say!("{}", render::display_text(&result));
             }
         }
     }

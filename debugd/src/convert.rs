@@ -9,8 +9,8 @@ use glsl_instrument::Stage;
 
 use crate::error::{Error, Result};
 use crate::shader::reply::{
-    Dumped, EmittedVertex, Flow, FlowIteration, FlowSide, Invocation, Printed, ShaderStop,
-    SourceLine, Summary, TableRow, Timing, ValuePart,
+    Dumped, EmittedVertex, Flow, FlowIteration, FlowSide, Frame, Invocation, Local, Printed,
+    ShaderStop, SourceLine, Summary, TableRow, Timing, TraceStop, TracedValue, ValuePart,
 };
 use crate::shader::{DebugRequest, FocusOn, FragmentOptions};
 
@@ -133,6 +133,62 @@ impl From<ShaderStop> for pb::ShaderStop {
             focus: s.focus.map(Into::into),
             focus_reached: s.focus_reached,
             timing: s.timing.map(Into::into),
+            trace: s.trace.map(Into::into),
+        }
+    }
+}
+
+impl From<TraceStop> for pb::TraceInfo {
+    fn from(t: TraceStop) -> pb::TraceInfo {
+        pb::TraceInfo {
+            record: t.record,
+            records: t.records,
+            recorded: t.recorded,
+            truncated: t.truncated,
+            frame: t.frame,
+            watch: t.watch.map(|w| pb::WatchChange {
+                old: w.old.map(|v| local_value(&w.expr, v)),
+                new: w.new.map(|v| local_value(&w.expr, v)),
+                expr: w.expr,
+            }),
+        }
+    }
+}
+
+/// A traced value as a message, named `name`.
+pub(crate) fn local_value(name: &str, v: TracedValue) -> pb::LocalValue {
+    pb::LocalValue {
+        name: name.to_string(),
+        r#type: v.ty,
+        value: v.value,
+        undefined: v.undefined,
+        written_unknown: v.written_unknown,
+        parts: v
+            .parts
+            .into_iter()
+            .map(|(path, ty, components)| pb::ValuePart {
+                path,
+                r#type: ty,
+                components,
+            })
+            .collect(),
+    }
+}
+
+impl From<Local> for pb::LocalValue {
+    fn from(l: Local) -> pb::LocalValue {
+        local_value(&l.name, l.value)
+    }
+}
+
+impl From<Frame> for pb::StackFrame {
+    fn from(f: Frame) -> pb::StackFrame {
+        pb::StackFrame {
+            level: f.level,
+            function: f.function,
+            line: f.line,
+            column: f.column,
+            args: f.args.into_iter().map(Into::into).collect(),
         }
     }
 }

@@ -50,6 +50,15 @@ fn known_enum<E: TryFrom<i32>>(field: &str, value: i32, names: &str) -> Result<E
         .map_err(|_| invalid(format!("{field} = {value} is not a known value ({names})")))
 }
 
+/// A step request's mode.
+fn step_mode(mode: i32) -> Result<StepMode, Status> {
+    Ok(match known_enum("mode", mode, "0 into, 1 over, 2 out")? {
+        pb::StepMode::Into => StepMode::Into,
+        pb::StepMode::Over => StepMode::Over,
+        pb::StepMode::Out => StepMode::Out,
+    })
+}
+
 /// The `Debugger` service over one session.
 #[derive(Clone)]
 pub struct Service {
@@ -235,13 +244,89 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderStepRequest>,
     ) -> Result<Response<pb::ShaderStop>, Status> {
         let r = req.into_inner();
-        let mode = match known_enum("mode", r.mode, "0 into, 1 over, 2 out")? {
-            pb::StepMode::Into => StepMode::Into,
-            pb::StepMode::Over => StepMode::Over,
-            pb::StepMode::Out => StepMode::Out,
-        };
+        let mode = step_mode(r.mode)?;
         self.run(move |s| s.shader_step(mode, r.count).map(Into::into))
             .await
+    }
+
+    async fn shader_reverse_step(
+        &self,
+        req: Request<pb::ShaderStepRequest>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
+        let r = req.into_inner();
+        let mode = step_mode(r.mode)?;
+        self.run(move |s| s.shader_reverse_step(mode, r.count).map(Into::into))
+            .await
+    }
+
+    async fn shader_reverse_continue(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
+        self.run(|s| s.shader_reverse_continue().map(Into::into))
+            .await
+    }
+
+    async fn info_locals(
+        &self,
+        req: Request<pb::InfoLocalsRequest>,
+    ) -> Result<Response<pb::Locals>, Status> {
+        let args = req.into_inner().args;
+        self.run(move |s| {
+            let (locals, timing) = s.info_locals(args)?;
+            Ok(pb::Locals {
+                locals: locals.into_iter().map(Into::into).collect(),
+                timing: timing.map(Into::into),
+            })
+        })
+        .await
+    }
+
+    async fn backtrace(&self, _: Request<pb::Empty>) -> Result<Response<pb::CallStack>, Status> {
+        self.run(|s| {
+            let (frames, timing) = s.backtrace()?;
+            Ok(pb::CallStack {
+                frames: frames.into_iter().map(Into::into).collect(),
+                timing: timing.map(Into::into),
+            })
+        })
+        .await
+    }
+
+    async fn select_frame(
+        &self,
+        req: Request<pb::SelectFrameRequest>,
+    ) -> Result<Response<pb::ShaderStop>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| s.select_frame(r.level, r.relative).map(Into::into))
+            .await
+    }
+
+    async fn shader_watch(
+        &self,
+        req: Request<pb::ShaderWatchRequest>,
+    ) -> Result<Response<pb::ShaderWatches>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| {
+            s.shader_watch(&r.expr, r.remove)
+                .map(|exprs| pb::ShaderWatches { exprs })
+        })
+        .await
+    }
+
+    async fn set_trace_budget(
+        &self,
+        req: Request<pb::TraceBudget>,
+    ) -> Result<Response<pb::TraceBudget>, Status> {
+        let r = req.into_inner();
+        self.run(move |s| {
+            s.set_trace_budget(r.records, r.bytes)
+                .map(|b| pb::TraceBudget {
+                    records: u64::from(b.records),
+                    bytes: b.bytes,
+                })
+        })
+        .await
     }
 
     async fn shader_break(

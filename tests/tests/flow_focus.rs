@@ -1,4 +1,4 @@
-//! `info flow`, `focus` and `watch` in shader sessions, on the compute app
+//! `info flow`, `focus` and `display` in shader sessions, on the compute app
 //! (`tests/apps/egl_compute.c`, counts known from its formula) and the
 //! fragment app (`egl_shade`, paths known from the CPU reference):
 //! * `info flow` at a branch counts the invocations on each side; at a
@@ -7,7 +7,7 @@
 //!   with one bar per side or iteration;
 //! * `focus` makes `step` follow the focused invocation into the branch it
 //!   really takes (without focus, the first side any invocation takes);
-//! * `watch` prints its expression after every step, at the focus.
+//! * `display` prints its expression after every step, at the focus.
 
 use gldbg_tests::compute::{self, INVOCATIONS};
 use gldbg_tests::*;
@@ -83,7 +83,7 @@ fn flow_counts_branch_sides_and_loop_iterations() {
 }
 
 #[test]
-fn focus_follows_one_compute_invocation_and_watch_prints_there() {
+fn focus_follows_one_compute_invocation_and_display_prints_there() {
     require_workspace();
     let dir = TempDir::new("focus-compute");
     // Invocation (3,1,0) is idx 35: 35 % 7 == 0, so it takes the else
@@ -93,7 +93,7 @@ fn focus_follows_one_compute_invocation_and_watch_prints_there() {
     assert!(!compute::takes_if(i, 0));
     let script = format!(
         "break glDispatchCompute\ncontinue\ndebug compute\nbreak {if_}\ncontinue\nstep\n\
-         end\ndebug compute\nfocus invocation 3,1,0\nwatch acc\nbreak {if_}\ncontinue\nstep\nstep\nstep\nstep\nstep\n\
+         end\ndebug compute\nfocus invocation 3,1,0\ndisplay acc\nbreak {if_}\ncontinue\nstep\nstep\nstep\nstep\nstep\n\
          focus invocation 32,0,0\nfocus off\nend\nkill\n",
         if_ = compute::IF,
     );
@@ -126,11 +126,11 @@ fn focus_follows_one_compute_invocation_and_watch_prints_there() {
         assert_eq!(out.ok_n("step", n)["focus_reached"], true);
     }
 
-    // `watch acc`: a watch event after every stop, at the focus.
+    // `display acc`: a display event after every stop, at the focus.
     let watches: Vec<&serde_json::Value> = out
         .events()
         .into_iter()
-        .filter(|e| e["event"] == "watch")
+        .filter(|e| e["event"] == "display")
         .collect();
     assert_eq!(
         watches.len(),

@@ -72,7 +72,7 @@ fn breakpoints() {
 fn inspection() {
     assert_eq!(p("info call"), Command::InfoCall);
     assert_eq!(p("where"), Command::InfoCall);
-    assert_eq!(p("bt"), Command::InfoCall);
+    assert_eq!(p("bt"), Command::Backtrace);
     assert_eq!(p("info program"), Command::InfoProgram);
     assert_eq!(
         p("set arg 2 6"),
@@ -398,10 +398,18 @@ fn syntax_errors() {
 }
 
 #[test]
-fn watch_focus_and_flow() {
+fn watch_display_focus_and_flow() {
     assert_eq!(p("watch acc * 2.0"), Command::Watch("acc * 2.0".into()));
-    assert_eq!(p("unwatch acc * 2.0"), Command::Unwatch("acc * 2.0".into()));
+    assert_eq!(
+        p("unwatch acc * 2.0"),
+        Command::Unwatch(Some("acc * 2.0".into()))
+    );
+    assert_eq!(p("unwatch"), Command::Unwatch(None));
     assert!(bad("watch").contains("usage: watch EXPR"));
+    assert_eq!(p("display acc"), Command::Display("acc".into()));
+    assert_eq!(p("undisplay acc"), Command::Undisplay(Some("acc".into())));
+    assert_eq!(p("undisplay"), Command::Undisplay(None));
+    assert!(bad("display").contains("usage: display EXPR"));
     assert_eq!(
         p("focus 10,5"),
         Command::Focus(Some(At::Pixel { x: 10, y: 5 }))
@@ -420,4 +428,43 @@ fn watch_focus_and_flow() {
         Command::InfoFlow(Some(PathBuf::from("loop.png")))
     );
     assert!(bad("info flow loop.txt").contains("usage: info flow"));
+}
+
+#[test]
+fn trace_words() {
+    use crate::command::{FrameMove, Reverse};
+    assert_eq!(p("reverse-step"), Command::Reverse(Reverse::Step(1)));
+    assert_eq!(p("rs 3"), Command::Reverse(Reverse::Step(3)));
+    assert_eq!(p("rn"), Command::Reverse(Reverse::Next(1)));
+    assert_eq!(p("reverse-next 2"), Command::Reverse(Reverse::Next(2)));
+    assert_eq!(p("reverse-finish"), Command::Reverse(Reverse::Finish));
+    assert_eq!(p("rc"), Command::Reverse(Reverse::Continue));
+    assert_eq!(p("reverse-continue"), Command::Reverse(Reverse::Continue));
+    assert!(bad("reverse-finish 2").contains("usage"));
+    assert_eq!(p("info locals"), Command::InfoLocals { args: false });
+    assert_eq!(p("info args"), Command::InfoLocals { args: true });
+    assert_eq!(p("bt"), Command::Backtrace);
+    assert_eq!(p("backtrace"), Command::Backtrace);
+    assert_eq!(p("where"), Command::InfoCall);
+    assert_eq!(p("frame"), Command::Frame(FrameMove::Current));
+    assert_eq!(p("frame 2"), Command::Frame(FrameMove::To(2)));
+    assert_eq!(p("up"), Command::Frame(FrameMove::By(1)));
+    assert_eq!(p("down 2"), Command::Frame(FrameMove::By(-2)));
+    assert!(bad("up x").contains("up"));
+    assert_eq!(
+        p("set trace-records 100"),
+        Command::SetTraceBudget {
+            records: 100,
+            bytes: 0
+        }
+    );
+    assert_eq!(
+        p("set trace-bytes 4096"),
+        Command::SetTraceBudget {
+            records: 0,
+            bytes: 4096
+        }
+    );
+    assert!(bad("set trace-records 0").contains("usage: set trace-records"));
+    assert!(bad("set trace-foo 1").contains("usage: set trace-records"));
 }

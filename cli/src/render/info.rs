@@ -362,23 +362,47 @@ impl fmt::Display for GlStateView<'_> {
     }
 }
 
-/// `watch`, `unwatch`: the watched expressions now.
-#[derive(Serialize)]
-pub struct WatchesView<'a> {
-    watches: &'a [String],
+/// `display`/`undisplay` (`"displays"`) and `watch`/`unwatch`
+/// (`"watches"`): the expressions now.
+pub struct ExprsView<'a> {
+    key: &'static str,
+    exprs: &'a [String],
 }
 
-impl<'a> WatchesView<'a> {
-    pub fn new(watches: &'a [String]) -> WatchesView<'a> {
-        WatchesView { watches }
+impl<'a> ExprsView<'a> {
+    pub fn displays(exprs: &'a [String]) -> ExprsView<'a> {
+        ExprsView {
+            key: "displays",
+            exprs,
+        }
+    }
+
+    pub fn watches(exprs: &'a [String]) -> ExprsView<'a> {
+        ExprsView {
+            key: "watches",
+            exprs,
+        }
     }
 }
 
-impl fmt::Display for WatchesView<'_> {
+impl Serialize for ExprsView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(self.key, self.exprs)?;
+        m.end()
+    }
+}
+
+impl fmt::Display for ExprsView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.watches {
-            [] => f.write_str("No watched expressions."),
-            list => write!(f, "Watching: {}", list.join("; ")),
+        let (none, some) = match self.key {
+            "displays" => ("No displayed expressions.", "Displaying"),
+            _ => ("No watchpoints.", "Watching"),
+        };
+        match self.exprs {
+            [] => f.write_str(none),
+            list => write!(f, "{some}: {}", list.join("; ")),
         }
     }
 }

@@ -11,7 +11,7 @@
 //! undefined), `call` (calls, exits, crashes), `stop` (shader stops,
 //! invocations, timing), `state` (where the app stands), `print`, `shader`
 //! (`list`, `info flow`, `dump`), `info` (breakpoints, program, GL state,
-//! watches, help).
+//! displays and watches, help), `trace` (locals, frames, the trace budget).
 
 mod call;
 mod glsl_type;
@@ -20,6 +20,7 @@ mod print;
 mod shader;
 mod state;
 mod stop;
+mod trace;
 mod values;
 
 use std::fmt;
@@ -58,7 +59,10 @@ enum Reply<'a> {
     Listing(shader::ListingView<'a>),
     Print(print::PrintView<'a>),
     Dump(shader::DumpView<'a>),
-    Watches(info::WatchesView<'a>),
+    Exprs(info::ExprsView<'a>),
+    Locals(trace::LocalsView<'a>),
+    Frames(trace::FramesView<'a>),
+    Budget(trace::BudgetView),
     Flow(shader::FlowView<'a>),
     Help(info::HelpView),
     /// `quit`: no keys, no text.
@@ -110,7 +114,11 @@ impl<'a> Reply<'a> {
                 legend_width: *legend_width,
                 written_unknown,
             })),
-            Outcome::Watches(list) => Reply::Watches(info::WatchesView::new(list)),
+            Outcome::Displays(list) => Reply::Exprs(info::ExprsView::displays(list)),
+            Outcome::Watches(list) => Reply::Exprs(info::ExprsView::watches(list)),
+            Outcome::Locals { args, reply } => Reply::Locals(trace::LocalsView::new(*args, reply)),
+            Outcome::Frames(r) => Reply::Frames(trace::FramesView::new(r)),
+            Outcome::TraceBudget(b) => Reply::Budget(trace::BudgetView::new(b)),
             Outcome::Flow { info, chart } => {
                 Reply::Flow(shader::FlowView::new(info, chart.as_deref()))
             }
@@ -135,7 +143,10 @@ impl fmt::Display for Reply<'_> {
             Reply::Listing(v) => v.fmt(f),
             Reply::Print(v) => v.fmt(f),
             Reply::Dump(v) => v.fmt(f),
-            Reply::Watches(v) => v.fmt(f),
+            Reply::Exprs(v) => v.fmt(f),
+            Reply::Locals(v) => v.fmt(f),
+            Reply::Frames(v) => v.fmt(f),
+            Reply::Budget(v) => v.fmt(f),
             Reply::Flow(v) => v.fmt(f),
             Reply::Help(v) => v.fmt(f),
             Reply::Quit {} => Ok(()),
@@ -163,21 +174,21 @@ pub fn result_text(result: &Result<Outcome, Failure>) -> String {
     }
 }
 
-/// A watched expression's value after a shader stop (text).
-pub fn watch_text(result: &Result<Outcome, Failure>) -> String {
+/// A displayed expression's value after a shader stop (text).
+pub fn display_text(result: &Result<Outcome, Failure>) -> String {
     match result {
-        Ok(_) => format!("watch: {}", result_text(result)),
-        Err(e) => format!("watch: error: {e}"),
+        Ok(_) => format!("display: {}", result_text(result)),
+        Err(e) => format!("display: error: {e}"),
     }
 }
 
-/// A watched expression's value after a shader stop: a `watch` event with
+/// A displayed expression's value after a shader stop: a `display` event with
 /// the keys of a `print` result (`expr`, `type`, `value` or `summary`, ...).
-pub fn watch_json(watch: &str, result: &Result<Outcome, Failure>) -> Value {
-    let mut v = result_json(watch, result);
+pub fn display_json(display: &str, result: &Result<Outcome, Failure>) -> Value {
+    let mut v = result_json(display, result);
     if let Value::Object(o) = &mut v {
         o.remove("cmd");
-        o.insert("event".into(), json!("watch"));
+        o.insert("event".into(), json!("display"));
     }
     v
 }

@@ -86,17 +86,69 @@ impl Timing {
 
 use super::is_zero;
 
-/// Where a shader stopped and how many invocations got there.
+/// The current step of a shader stop (none once the shader has finished).
 #[derive(Serialize)]
-pub struct ShaderStopView<'a> {
-    stage: &'a str,
+struct StepAt<'a> {
     line: u32,
     column: u32,
     step: u32,
     function: &'a str,
     text: &'a str,
     kind: &'a str,
-    reached: u64,
+}
+
+/// Where a traced stop is in the recorded run.
+#[derive(Serialize)]
+struct TraceJson {
+    record: u32,
+    records: u32,
+    recorded: u32,
+    truncated: bool,
+}
+
+/// The watch that stopped a move: its value before and after.
+#[derive(Serialize)]
+struct WatchJson<'a> {
+    expr: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old: Option<super::values::Written<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new: Option<super::values::Written<'a>>,
+    #[serde(skip)]
+    text: String,
+}
+
+impl<'a> WatchJson<'a> {
+    fn new(w: &'a pb::WatchChange) -> WatchJson<'a> {
+        let json = |v: &'a Option<pb::LocalValue>| {
+            v.as_ref().map(|v| {
+                super::values::Layout::new(&v.r#type, &v.parts).written_json(&v.value, &v.undefined)
+            })
+        };
+        let text = |v: &Option<pb::LocalValue>| match v {
+            Some(v) => {
+                super::values::Layout::new(&v.r#type, &v.parts).written_text(&v.value, &v.undefined)
+            }
+            None => "(no value)".into(),
+        };
+        WatchJson {
+            expr: &w.expr,
+            old: json(&w.old),
+            new: json(&w.new),
+            text: format!("watch {}: {} -> {}", w.expr, text(&w.old), text(&w.new)),
+        }
+    }
+}
+
+/// Where a shader stopped and how many invocations got there.
+#[derive(Serialize)]
+pub struct ShaderStopView<'a> {
+    stage: &'a str,
+    #[serde(flatten)]
+    at: Option<StepAt<'a>>,
+    /// Not known at a traced stop (no replay ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reached: Option<u64>,
     finished: bool,
     iterations: &'a [u32],
     calls: &'a [String],
@@ -106,6 +158,12 @@ pub struct ShaderStopView<'a> {
     focus: Option<AtJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     focus_reached: Option<bool>,
+    #[serde(skip_serializing_if = "is_zero")]
+    frame: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<TraceJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    watchpoint: Option<WatchJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timing: Option<Timing>,
 }
@@ -113,21 +171,33 @@ pub struct ShaderStopView<'a> {
 impl<'a> ShaderStopView<'a> {
     pub fn new(stop: &'a pb::ShaderStop) -> ShaderStopView<'a> {
         let focus = invocation_at(stop.focus.as_ref());
+        let trace = stop.trace.as_ref();
         ShaderStopView {
             stage: &stop.stage,
-            line: stop.line,
-            column: stop.column,
-            step: stop.step,
-            function: &stop.function,
-            text: &stop.text,
-            kind: &stop.kind,
-            reached: stop.reached,
+            // Once finished there is no current step to name.
+            at: (!stop.finished).then_some(StepAt {
+                line: stop.line,
+                column: stop.column,
+                step: stop.step,
+                function: &stop.function,
+                text: &stop.text,
+                kind: &stop.kind,
+            }),
+            reached: trace.is_none().then_some(stop.reached),
             finished: stop.finished,
             iterations: &stop.iterations,
             calls: &stop.calls,
             breakpoint_line: stop.breakpoint_line,
             focus_reached: focus.map(|_| stop.focus_reached),
             focus: focus.map(AtJson),
+            frame: trace.map_or(0, |t| t.frame),
+            trace: trace.map(|t| TraceJson {
+                record: t.record,
+                records: t.records,
+                recorded: t.recorded,
+                truncated: t.truncated,
+            }),
+            watchpoint: trace.and_then(|t| t.watch.as_ref()).map(WatchJson::new),
             timing: Timing::of(stop.timing.as_ref()),
         }
     }
@@ -140,19 +210,40 @@ impl fmt::Display for ShaderStopView<'_> {
         } else {
             self.stage
         };
+        if let Some(w) = &self.watchpoint {
+            writeln!(f, "{}", w.text)?;
+        }
+        if self.frame != 0 {
+            write!(f, "#{} ", self.frame)?;
+        }
         write!(f, "{stage} shader: ")?;
-        if self.finished {
-            f.write_str("finished (end of main)")?;
-        } else {
-            write!(f, "line {}:{}", self.line, self.column)?;
-            if !self.function.is_empty() {
-                write!(f, " in {}()", self.function)?;
-            }
-            if !self.text.is_empty() {
-                write!(f, ": {}", self.text)?;
+        match &self.at {
+            None => f.write_str("finished (end of main)")?,
+            Some(at) => {
+                write!(f, "line {}:{}", at.line, at.column)?;
+                if !at.function.is_empty() {
+                    write!(f, " in {}()", at.function)?;
+                }
+                if !at.text.is_empty() {
+                    write!(f, ": {}", at.text)?;
+                }
             }
         }
-        let mut extras = vec![format!("reached by {} {}", self.reached, noun(self.stage))];
+        let mut extras = Vec::new();
+        if let Some(reached) = self.reached {
+            extras.push(format!("reached by {reached} {}", noun(self.stage)));
+        }
+        if let Some(t) = &self.trace {
+            let more = if t.truncated {
+                ", more recorded as needed"
+            } else {
+                ""
+            };
+            extras.push(format!(
+                "traced: record {} of {}{more}",
+                t.record, t.records
+            ));
+        }
         match self.iterations {
             [] => {}
             [i] => extras.push(format!("loop iteration {i}")),

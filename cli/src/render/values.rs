@@ -49,10 +49,14 @@ pub struct Layout<'a> {
 impl<'a> Layout<'a> {
     /// The layout of the values of `reply`, its type names parsed once.
     pub fn of(reply: &'a pb::PrintReply) -> Layout<'a> {
+        Layout::new(&reply.r#type, &reply.parts)
+    }
+
+    /// The layout of a value of type `ty` in `parts` (none: whole).
+    pub fn new(ty: &str, parts: &'a [pb::ValuePart]) -> Layout<'a> {
         Layout {
-            whole: GlslType::scalar_of(&reply.r#type),
-            parts: reply
-                .parts
+            whole: GlslType::scalar_of(ty),
+            parts: parts
                 .iter()
                 .map(|p| {
                     let s = GlslType::scalar_of(&p.r#type);

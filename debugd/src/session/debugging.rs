@@ -62,6 +62,7 @@ impl Session {
             slot: stop.slot,
         };
         let mut d = ShaderDebug::start(target, &mut link)?;
+        d.set_budget(*self.trace_budget.lock().unwrap_or_else(|p| p.into_inner()))?;
         let s = d.stop_with_timing();
         *dbg = Some(d);
         self.control().shader_stop = Some(s.clone());
@@ -96,6 +97,9 @@ impl Session {
         // Each command reports the cost of its own probes.
         let _ = d.take_timing();
         let r = f(d, &mut link);
+        for w in d.take_warnings() {
+            self.warn(w);
+        }
         let s = d.stop();
         self.control().shader_stop = Some(s);
         r

@@ -6,7 +6,8 @@
 //! [`calls`] (the stop watcher; continue, step, skip), [`breakpoints`],
 //! [`inspect`] (the stopped call and GL state), [`recording`] (shader
 //! sources from the app's calls, `info program`), [`debugging`] (the
-//! shader-debugging requests, handed to [`crate::shader`]) and
+//! shader-debugging requests, handed to [`crate::shader`]), [`tracing`]
+//! (the requests answered from the focused invocation's trace) and
 //! [`lifecycle`] (the ends of things).
 //!
 //! Threads: the tracer thread (see [`crate::launch`]) reports exits and
@@ -54,6 +55,7 @@ mod inspect;
 mod lifecycle;
 mod process;
 mod recording;
+mod tracing;
 
 pub use breakpoints::BreakKind;
 use breakpoints::{Breakpoints, apply_bits};
@@ -205,6 +207,8 @@ pub struct Session {
     /// Set while `step N` runs its loop: that thread takes the stops itself
     /// (the stop watcher stands aside) and no per-step event is sent.
     fast_stepping: AtomicBool,
+    /// How much a trace recording may hold (`set trace-records`, ...).
+    trace_budget: Mutex<crate::shader::trace::Budget>,
 }
 
 impl Session {
@@ -237,6 +241,7 @@ impl Session {
             rejected: AtomicU64::new(0),
             saved: Mutex::new(None),
             fast_stepping: AtomicBool::new(false),
+            trace_budget: Mutex::new(Default::default()),
         })
     }
 

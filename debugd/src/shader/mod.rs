@@ -40,6 +40,8 @@ mod shm_link;
 mod sources;
 #[cfg(test)]
 mod tests;
+pub mod trace;
+mod traced;
 
 use generated::{Generated, Generator};
 pub use link::{Link, Reports, StepRequest, TraceAsk, TraceData};
@@ -50,6 +52,8 @@ pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
+use traced::TraceState;
+pub use traced::{Direction, Until};
 
 /// What a probe is cached by: the position, the expression (none: the
 /// coverage alone), whether it was taken at the end of main, whether
@@ -199,6 +203,8 @@ pub struct ShaderDebug {
     cache: ProbeCache,
     /// The debug shaders generated so far (`generated.rs`).
     generated: Generated,
+    /// The focused invocation's recorded run (`traced.rs`).
+    traced: TraceState,
 }
 
 fn side(label: &str, count: u64) -> FlowSide {
@@ -253,6 +259,7 @@ impl ShaderDebug {
             timing: Timing::default(),
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
             generated: Generated::default(),
+            traced: TraceState::default(),
         };
         d.reached = d.probe(&pos, None, link)?.reached();
         Ok(d)
@@ -569,6 +576,17 @@ impl ShaderDebug {
     /// its path); if none is reached, ask again from the last candidate
     /// (bounded). Returns false when the shader ended.
     pub fn step_once(&mut self, mode: StepMode, link: &mut dyn Link) -> Result<bool> {
+        if self.traced_now(link)? {
+            if self.finished {
+                return Ok(false);
+            }
+            let until = match mode {
+                StepMode::Into => Until::Any,
+                StepMode::Over => Until::Over,
+                StepMode::Out => Until::Out,
+            };
+            return self.trace_move(Direction::Forward, until, link);
+        }
         if self.finished {
             return Ok(false);
         }
@@ -603,6 +621,18 @@ impl ShaderDebug {
 
     /// Step into until a position on a breakpoint line (or the end).
     pub fn continue_to_breakpoint(&mut self, link: &mut dyn Link) -> Result<()> {
+        if self.traced_now(link)? {
+            if !self.finished {
+                self.trace_move(Direction::Forward, Until::Breakpoint, link)?;
+            }
+            return Ok(());
+        }
+        if !self.traced.watches.is_empty() {
+            return Err(Error::FailedPrecondition(
+                "watch needs a trace of the focused invocation, which this stage cannot record here"
+                    .into(),
+            ));
+        }
         for _ in 0..MAX_CONTINUE_STEPS {
             if !self.step_once(StepMode::Into, link)? {
                 return Ok(());
@@ -647,33 +677,38 @@ impl ShaderDebug {
     }
 
     pub fn stop(&self) -> ShaderStop {
-        let st = self.model.step(self.pos.step);
+        // A caller's frame shows its call site.
+        let frame = self.frame_position();
+        let pos = frame.as_ref().unwrap_or(&self.pos);
+        let st = self.model.step(pos.step);
         let mut calls = vec!["main".to_string()];
-        for (sid, idx) in &self.pos.calls {
+        for (sid, idx) in &pos.calls {
             if let Some(name) = self.model.step(*sid).calls.get(*idx as usize) {
                 calls.push(name.clone());
             }
         }
         ShaderStop {
             stage: self.model.stage().name().to_string(),
-            step: self.pos.step.0,
+            step: pos.step.0,
             line: self.model.driver_line(st.line),
             column: st.column,
             function: st.function.clone(),
             text: st.text.clone(),
             kind: st.kind.name().to_string(),
-            iterations: self.pos.iterations.clone(),
+            iterations: pos.iterations.clone(),
             calls,
             reached: self.reached,
             finished: self.finished,
             breakpoint_line: self.breakpoint_hit,
             focus: self.focus.as_ref().map(|(_, at)| *at),
-            focus_reached: self.focus.as_ref().is_some_and(|(focus, _)| {
-                self.cache
-                    .peek(&self.current_key())
-                    .is_some_and(|r| focus.reached(r))
-            }),
+            focus_reached: self.traced.trace.is_some()
+                || self.focus.as_ref().is_some_and(|(focus, _)| {
+                    self.cache
+                        .peek(&self.current_key())
+                        .is_some_and(|r| focus.reached(r))
+                }),
             timing: None,
+            trace: self.trace_stop(),
         }
     }
 
@@ -684,6 +719,13 @@ impl ShaderDebug {
     /// evaluate the condition and how many stay in, until none is left.
     /// Each count comes from one probe of the condition's value.
     pub fn flow(&mut self, link: &mut dyn Link) -> Result<Flow> {
+        if self.finished {
+            return Err(Error::FailedPrecondition(
+                "the shader has finished: there is no current step (a new `debug`, or with a \
+                 focus `reverse-step`, goes back)"
+                    .into(),
+            ));
+        }
         let st = self.model.step(self.pos.step).clone();
         let cond = st.condition.as_ref();
         let (kind, cond) = match (st.kind, cond.map(|c| (c.kind, c.text.as_str()))) {

@@ -5,14 +5,62 @@
 
 use glsl_instrument::Stage;
 
-use super::reply::{Dumped, EmittedVertex, Invocation, Printed, ShaderStop, Summary, TableRow};
+use super::reply::{
+    Dumped, EmittedVertex, Invocation, Printed, ShaderStop, Summary, TableRow, ValuePart,
+};
 use super::{Cell, Focus, Link, ProbedValue, ShaderDebug};
 use crate::error::{Error, Result};
 use crate::image::PngOptions;
 
 impl ShaderDebug {
-    /// `print EXPR [@ AT]` at the current step.
+    /// `print EXPR [@ AT]` at the current step (of the selected frame): a
+    /// variable of the focused invocation from its trace, with no replay,
+    /// anything else probed.
     pub fn print(
+        &mut self,
+        expr: &str,
+        at: Option<Invocation>,
+        link: &mut dyn Link,
+    ) -> Result<Printed> {
+        if let Some((v, focus)) = self.print_traced(expr, at) {
+            return Ok(Printed {
+                expr: expr.to_string(),
+                ty: v.ty,
+                reached: true,
+                at: Some(focus),
+                timing: Some(self.take_timing().unwrap_or_default()),
+                parts: v
+                    .parts
+                    .into_iter()
+                    .map(|(path, ty, components)| ValuePart {
+                        path,
+                        ty,
+                        components,
+                    })
+                    .collect(),
+                undefined: v.undefined,
+                written_unknown: match v.written_unknown {
+                    true => vec![expr.to_string()],
+                    false => Vec::new(),
+                },
+                value: v.value,
+                ..Default::default()
+            });
+        }
+        match self.frame_position() {
+            // A caller's frame: probed at its call site.
+            Some(pos) => {
+                let here = std::mem::replace(&mut self.pos, pos);
+                let r = self.print_probed(expr, at, link);
+                self.pos = here;
+                r
+            }
+            None => self.print_probed(expr, at, link),
+        }
+    }
+
+    /// `print` by probes (one replay per part and written probe, cached).
+    pub(super) fn print_probed(
         &mut self,
         expr: &str,
         at: Option<Invocation>,
@@ -210,6 +258,8 @@ impl ShaderDebug {
 
     /// `focus`: steps follow the invocation `at` names.
     pub fn set_focus(&mut self, at: FocusOn, link: &mut dyn Link) -> Result<ShaderStop> {
+        // Another invocation: its own run.
+        self.drop_trace();
         let at = match at {
             FocusOn::Any => {
                 self.focus = None;

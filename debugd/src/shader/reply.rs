@@ -59,6 +59,75 @@ pub struct ShaderStop {
     pub focus: Option<Invocation>,
     pub focus_reached: bool,
     pub timing: Option<Timing>,
+    /// A stop in the focused invocation's trace (then `reached` is not known).
+    pub trace: Option<TraceStop>,
+}
+
+/// Where a traced stop is in the recorded run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceStop {
+    /// The current record's index in the run (the entry record is 0).
+    pub record: u32,
+    /// Records the invocation ran.
+    pub records: u32,
+    /// Records recorded so far.
+    pub recorded: u32,
+    /// Whether the run goes on past the recorded records.
+    pub truncated: bool,
+    /// The selected frame (0: innermost).
+    pub frame: u32,
+    /// The watch whose value changed, where one stopped the move.
+    pub watch: Option<WatchHit>,
+}
+
+/// A watched expression's change.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WatchHit {
+    pub expr: String,
+    /// `None`: no value (not in scope or not reached).
+    pub old: Option<TracedValue>,
+    pub new: Option<TracedValue>,
+}
+
+/// A value the trace holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TracedValue {
+    /// Its GLSL type.
+    pub ty: String,
+    /// The components in order (undefined ones too: see `undefined`).
+    pub value: Vec<f64>,
+    /// Indices into `value` of the components not written yet.
+    pub undefined: Vec<u32>,
+    /// Written through a dynamic index: which parts were is not known.
+    pub written_unknown: bool,
+    /// Its parts (path, type, components) where it has more than one.
+    pub parts: Vec<(String, String, u32)>,
+}
+
+impl TracedValue {
+    /// Whether no component was written.
+    pub fn wholly_undefined(&self) -> bool {
+        !self.value.is_empty() && self.undefined.len() == self.value.len()
+    }
+}
+
+/// A local or argument (`info locals`, `info args`, `backtrace`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Local {
+    pub name: String,
+    pub value: TracedValue,
+}
+
+/// A frame of the shader call stack (`backtrace`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Frame {
+    /// 0: innermost.
+    pub level: u32,
+    pub function: String,
+    /// The frame's current step: the call site for callers.
+    pub line: u32,
+    pub column: u32,
+    pub args: Vec<Local>,
 }
 
 /// A `print` summary over every invocation.

@@ -1,0 +1,115 @@
+//! The commands of the trace era against the daemon: the reverse moves,
+//! `info locals` / `info args`, `backtrace`, `frame`, `watch`, the trace
+//! budget (the daemon answers them from the focused invocation's trace).
+
+use gldbg_proto::pb;
+
+use super::{Failure, Outcome, Session, status_message};
+use crate::command::{FrameMove, Reverse};
+
+impl Session {
+    /// `reverse-step`, `reverse-next`, `reverse-finish`, `reverse-continue`.
+    pub(super) async fn reverse(&mut self, r: Reverse) -> Result<Outcome, Failure> {
+        self.need_shader().map_err(|_| {
+            "reverse execution runs back through a shader's traced run: `debug STAGE` first"
+                .to_string()
+        })?;
+        let step = |mode: pb::StepMode, count: u64| pb::ShaderStepRequest {
+            mode: mode as i32,
+            count,
+        };
+        let reply = match r {
+            Reverse::Step(n) => {
+                self.client
+                    .shader_reverse_step(step(pb::StepMode::Into, n))
+                    .await
+            }
+            Reverse::Next(n) => {
+                self.client
+                    .shader_reverse_step(step(pb::StepMode::Over, n))
+                    .await
+            }
+            Reverse::Finish => {
+                self.client
+                    .shader_reverse_step(step(pb::StepMode::Out, 1))
+                    .await
+            }
+            Reverse::Continue => self.client.shader_reverse_continue(pb::Empty {}).await,
+        };
+        Ok(Outcome::ShaderStop(
+            reply.map_err(status_message)?.into_inner(),
+        ))
+    }
+
+    /// `info locals` / `info args`.
+    pub(super) async fn info_locals(&mut self, args: bool) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .info_locals(pb::InfoLocalsRequest { args })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Locals { args, reply })
+    }
+
+    /// `backtrace` while debugging a shader.
+    pub(super) async fn backtrace(&mut self) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .backtrace(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Frames(reply))
+    }
+
+    /// `frame [N]`, `up [N]`, `down [N]`.
+    pub(super) async fn frame(&mut self, m: FrameMove) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let (level, relative) = match m {
+            FrameMove::Current => (0, true),
+            FrameMove::To(n) => (i64::from(n), false),
+            FrameMove::By(d) => (d, true),
+        };
+        let stop = self
+            .client
+            .select_frame(pb::SelectFrameRequest { level, relative })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::ShaderStop(stop))
+    }
+
+    /// `watch EXPR` / `unwatch [EXPR]`.
+    pub(super) async fn watch(&mut self, expr: &str, remove: bool) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .shader_watch(pb::ShaderWatchRequest {
+                expr: expr.to_string(),
+                remove,
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Watches(reply.exprs))
+    }
+
+    /// `set trace-records N` / `set trace-bytes N`.
+    pub(super) async fn set_trace_budget(
+        &mut self,
+        records: u64,
+        bytes: u64,
+    ) -> Result<Outcome, Failure> {
+        self.need_app()?;
+        let reply = self
+            .client
+            .set_trace_budget(pb::TraceBudget { records, bytes })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::TraceBudget(reply))
+    }
+}

@@ -1,0 +1,202 @@
+//! Results of the trace era: `info locals` / `info args` and `backtrace`
+//! (values of the focused invocation from its trace, each as `print` shows
+//! one: components by type, parts, `undefined` where not written yet), and
+//! the trace budget.
+
+use std::fmt;
+
+use gldbg_proto::pb;
+use serde::Serialize;
+
+use super::stop::Timing;
+use super::values::{Layout, Written};
+
+/// A part of a value in parts.
+#[derive(Serialize)]
+struct Part<'a> {
+    path: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    components: u32,
+}
+
+/// One variable: `{"name","type","value"}` or `{"name","type","undefined":true}`.
+#[derive(Serialize)]
+pub struct LocalView<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    #[serde(flatten)]
+    value: Written<'a>,
+    /// Written through a dynamic index: shown as read.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    written_unknown: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    parts: Vec<Part<'a>>,
+    #[serde(skip)]
+    text: String,
+}
+
+impl<'a> LocalView<'a> {
+    fn new(l: &'a pb::LocalValue) -> LocalView<'a> {
+        let layout = Layout::new(&l.r#type, &l.parts);
+        LocalView {
+            name: &l.name,
+            ty: &l.r#type,
+            value: layout.written_json(&l.value, &l.undefined),
+            written_unknown: l.written_unknown,
+            parts: l
+                .parts
+                .iter()
+                .map(|p| Part {
+                    path: &p.path,
+                    ty: &p.r#type,
+                    components: p.components,
+                })
+                .collect(),
+            text: layout.written_text(&l.value, &l.undefined),
+        }
+    }
+}
+
+impl fmt::Display for LocalView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} = {}", self.ty, self.name, self.text)?;
+        if self.written_unknown {
+            f.write_str(" (written through a dynamic index: parts may not be written yet)")?;
+        }
+        Ok(())
+    }
+}
+
+/// `info locals` / `info args`.
+#[derive(Serialize)]
+pub struct LocalsView<'a> {
+    locals: Vec<LocalView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<Timing>,
+    #[serde(skip)]
+    args: bool,
+}
+
+impl<'a> LocalsView<'a> {
+    pub fn new(args: bool, reply: &'a pb::Locals) -> LocalsView<'a> {
+        LocalsView {
+            locals: reply.locals.iter().map(LocalView::new).collect(),
+            timing: Timing::of(reply.timing.as_ref()),
+            args,
+        }
+    }
+}
+
+impl fmt::Display for LocalsView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.locals.is_empty() {
+            return f.write_str(match self.args {
+                true => "No arguments.",
+                false => "No locals.",
+            });
+        }
+        let lines: Vec<String> = self.locals.iter().map(ToString::to_string).collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+/// One frame of `backtrace`.
+#[derive(Serialize)]
+struct FrameView<'a> {
+    level: u32,
+    function: &'a str,
+    line: u32,
+    column: u32,
+    args: Vec<LocalView<'a>>,
+}
+
+/// `backtrace` in shader mode: the focused invocation's call stack.
+#[derive(Serialize)]
+pub struct FramesView<'a> {
+    frames: Vec<FrameView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<Timing>,
+}
+
+impl<'a> FramesView<'a> {
+    pub fn new(reply: &'a pb::CallStack) -> FramesView<'a> {
+        FramesView {
+            frames: reply
+                .frames
+                .iter()
+                .map(|f| FrameView {
+                    level: f.level,
+                    function: &f.function,
+                    line: f.line,
+                    column: f.column,
+                    args: f.args.iter().map(LocalView::new).collect(),
+                })
+                .collect(),
+            timing: Timing::of(reply.timing.as_ref()),
+        }
+    }
+}
+
+impl fmt::Display for FramesView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.frames.is_empty() {
+            return f.write_str("No stack (the shader has finished).");
+        }
+        let lines: Vec<String> = self
+            .frames
+            .iter()
+            .map(|fr| {
+                let args: Vec<String> = fr
+                    .args
+                    .iter()
+                    .map(|a| format!("{}={}", a.name, a.text))
+                    .collect();
+                format!(
+                    "#{}  {} ({}) at line {}:{}",
+                    fr.level,
+                    fr.function,
+                    args.join(", "),
+                    fr.line,
+                    fr.column
+                )
+            })
+            .collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+/// `set trace-records` / `set trace-bytes`: the budget now.
+#[derive(Serialize)]
+pub struct BudgetView {
+    trace_budget: Budget,
+}
+
+#[derive(Serialize)]
+struct Budget {
+    records: u64,
+    bytes: u64,
+}
+
+impl BudgetView {
+    pub fn new(b: &pb::TraceBudget) -> BudgetView {
+        BudgetView {
+            trace_budget: Budget {
+                records: b.records,
+                bytes: b.bytes,
+            },
+        }
+    }
+}
+
+impl fmt::Display for BudgetView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.trace_budget;
+        write!(
+            f,
+            "A trace recording holds up to {} records and {} bytes of values.",
+            b.records, b.bytes
+        )
+    }
+}
