@@ -86,6 +86,21 @@ pub enum Command {
     Frame(FrameMove),
     /// `set trace-records N`, `set trace-bytes N`.
     SetTraceBudget { records: u64, bytes: u64 },
+    /// `break LINE if COND`, `tbreak LINE [if COND]` (shader mode).
+    ShaderBreak {
+        line: u32,
+        condition: Option<String>,
+        temporary: bool,
+    },
+    /// `condition LINE [COND]` (none: unconditional again).
+    Condition {
+        line: u32,
+        condition: Option<String>,
+    },
+    /// `ignore LINE N`.
+    Ignore { line: u32, count: u32 },
+    /// `catch nan|inf [off]`.
+    Catch { nan: bool, inf: bool, off: bool },
 }
 
 pub use trace::{FrameMove, Reverse};
@@ -242,6 +257,8 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
 pub const COMMAND_NAMES: &[&str] = &[
     "backtrace",
     "break",
+    "catch",
+    "condition",
     "continue",
     "debug",
     "delete",
@@ -254,6 +271,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "focus",
     "frame",
     "help",
+    "ignore",
     "info",
     "kill",
     "list",
@@ -268,6 +286,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "set",
     "skip",
     "step",
+    "tbreak",
     "undisplay",
     "unwatch",
     "up",
@@ -298,6 +317,7 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
         ],
         "break" | "b" => &["draw", "shader-switch", "frame", "error"],
         "set" => &["arg", "trace-records", "trace-bytes"],
+        "catch" => &["nan", "inf"],
         _ => &[],
     }
 }
@@ -389,6 +409,20 @@ pub const HELP: &[(&str, &str)] = &[
         "reverse-step | rs [N] | reverse-next | rn [N] | reverse-finish | reverse-continue | rc",
         "shader: the focused invocation's recorded run, backwards (to the call; to a breakpoint or \
          watch, else the start)",
+    ),
+    (
+        "break LINE if COND | tbreak LINE [if COND]",
+        "shader: stop at the first invocation (earliest in its run) where COND holds at LINE, \
+         evaluated in every invocation in one replay; focus it and trace it (tbreak: once)",
+    ),
+    (
+        "condition LINE [COND] | ignore LINE N",
+        "shader: change the condition of the breakpoint at LINE / pass its next N hits",
+    ),
+    (
+        "catch nan | catch inf [off]",
+        "shader: `continue` stops after the first assignment that makes a NaN / Inf in any \
+         invocation",
     ),
     (
         "info locals | info args",
@@ -780,6 +814,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "step" | "s" => Command::Step(parse_count(name, &rest)?),
         "next" | "n" => Command::Next(parse_count(name, &rest)?),
         "finish" | "fin" => no_args(name, &rest, Command::Finish)?,
+        "break" | "b" | "br" if args.contains(" if ") => trace::parse_break_if(args, false)?,
+        "tbreak" => trace::parse_break_if(args, true)?,
+        "condition" => trace::parse_condition(args)?,
+        "ignore" => trace::parse_ignore(&rest)?,
+        "catch" => trace::parse_catch(&rest)?,
         "break" | "b" | "br" => parse_break(&rest)?,
         "delete" | "d" => match rest.as_slice() {
             [] => Command::Delete(None),

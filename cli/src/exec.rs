@@ -39,7 +39,11 @@ pub enum Outcome {
         deleted: Option<Deleted>,
         gl: Vec<pb::Breakpoint>,
         shader: Vec<u32>,
+        /// Shader breakpoints' conditions and hit counts.
+        details: Vec<pb::ShaderBreakpoint>,
     },
+    /// `catch nan|inf [off]`: what is caught now.
+    Catches(pb::CatchReply),
     /// `info program`.
     Program(pb::ProgramInfo),
     /// `info state`.
@@ -389,6 +393,22 @@ impl Session {
             Command::SetTraceBudget { records, bytes } => {
                 self.set_trace_budget(*records, *bytes).await
             }
+            Command::ShaderBreak {
+                line,
+                condition,
+                temporary,
+            } => {
+                self.conditional_break(*line, condition.as_deref(), *temporary)
+                    .await
+            }
+            Command::Condition { line, condition } => {
+                self.break_condition(*line, Some(condition.as_deref()), None)
+                    .await
+            }
+            Command::Ignore { line, count } => {
+                self.break_condition(*line, None, Some(*count)).await
+            }
+            Command::Catch { nan, inf, off } => self.catch(*nan, *inf, *off).await,
             Command::InfoFlow(file) => self.info_flow(file.as_deref()).await,
             Command::End => self.end().await,
             Command::Detach => self.detach().await,
@@ -467,7 +487,10 @@ impl Session {
             .map_err(|m| format!("break {line}: {m}"))?;
         let reply = self
             .client
-            .shader_break(pb::ShaderBreakRequest { line })
+            .shader_break(pb::ShaderBreakRequest {
+                line,
+                ..Default::default()
+            })
             .await
             .map_err(status_message)?
             .into_inner();
@@ -507,10 +530,22 @@ impl Session {
             .await
             .map_err(status_message)?
             .into_inner();
+        let details = match self.shader.is_some() {
+            true => {
+                self.client
+                    .shader_breakpoint_list(pb::Empty {})
+                    .await
+                    .map_err(status_message)?
+                    .into_inner()
+                    .breakpoints
+            }
+            false => Vec::new(),
+        };
         Ok(Outcome::Breakpoints {
             deleted,
             gl: list.breakpoints,
             shader: self.shader_breaks.clone(),
+            details,
         })
     }
 
@@ -524,6 +559,7 @@ impl Session {
             .client
             .shader_delete_break(pb::ShaderBreakRequest {
                 line: line.unwrap_or(0),
+                ..Default::default()
             })
             .await
             .map_err(status_message)?
@@ -554,6 +590,7 @@ impl Session {
             deleted: Some(deleted),
             gl: list.breakpoints,
             shader: self.shader_breaks.clone(),
+            details: Vec::new(),
         })
     }
 

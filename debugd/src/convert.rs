@@ -134,6 +134,13 @@ impl From<ShaderStop> for pb::ShaderStop {
             focus_reached: s.focus_reached,
             timing: s.timing.map(Into::into),
             trace: s.trace.map(Into::into),
+            hits: s.hits.map(|h| pb::HitInfo {
+                kind: h.kind,
+                invocations: h.invocations,
+                executions: h.executions,
+                variable: h.variable.unwrap_or_default(),
+                line: h.line,
+            }),
         }
     }
 }
@@ -152,6 +159,26 @@ impl From<TraceStop> for pb::TraceInfo {
                 expr: w.expr,
             }),
         }
+    }
+}
+
+/// The shader breakpoints with their extras as a message.
+pub(crate) fn shader_breakpoints(
+    list: std::collections::BTreeMap<u32, crate::shader::BreakExtras>,
+) -> pb::ShaderBreakpoints {
+    pb::ShaderBreakpoints {
+        lines: list.keys().copied().collect(),
+        breakpoints: list
+            .into_iter()
+            .map(|(line, e)| pb::ShaderBreakpoint {
+                line,
+                condition: e.condition.unwrap_or_default(),
+                temporary: e.temporary,
+                ignore: e.ignore,
+                executions: e.executions,
+                invocations: e.invocations,
+            })
+            .collect(),
     }
 }
 

@@ -333,15 +333,61 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         req: Request<pb::ShaderBreakRequest>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
-        let line = req.into_inner().line;
-        if line == 0 {
+        let r = req.into_inner();
+        if r.line == 0 {
             return Err(invalid(
                 "line = 0 is out of range (shader lines count from 1)",
             ));
         }
+        let condition = Some(r.condition).filter(|c| !c.trim().is_empty());
         self.run(move |s| {
-            s.shader_break(line)
-                .map(|lines| pb::ShaderBreakpoints { lines })
+            s.shader_break(r.line, condition, r.temporary)
+                .map(convert::shader_breakpoints)
+        })
+        .await
+    }
+
+    async fn shader_break_condition(
+        &self,
+        req: Request<pb::ShaderBreakConditionRequest>,
+    ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
+        let r = req.into_inner();
+        let condition = r
+            .set_condition
+            .then(|| Some(r.condition).filter(|c| !c.trim().is_empty()));
+        let ignore = r.set_ignore.then_some(r.ignore);
+        self.run(move |s| {
+            s.shader_break_condition(r.line, condition, ignore)
+                .map(convert::shader_breakpoints)
+        })
+        .await
+    }
+
+    async fn shader_breakpoint_list(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
+        self.run(|s| {
+            s.shader_break_condition(0, None, None)
+                .map(convert::shader_breakpoints)
+        })
+        .await
+    }
+
+    async fn shader_catch(
+        &self,
+        req: Request<pb::CatchRequest>,
+    ) -> Result<Response<pb::CatchReply>, Status> {
+        let r = req.into_inner();
+        if !r.nan && !r.inf {
+            return Err(invalid("catch needs nan or inf"));
+        }
+        self.run(move |s| {
+            s.shader_catch(r.nan, r.inf, !r.remove)
+                .map(|c| pb::CatchReply {
+                    nan: c.nan,
+                    inf: c.inf,
+                })
         })
         .await
     }
@@ -351,11 +397,8 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderBreakRequest>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         let line = req.into_inner().line;
-        self.run(move |s| {
-            s.shader_delete_break(line)
-                .map(|lines| pb::ShaderBreakpoints { lines })
-        })
-        .await
+        self.run(move |s| s.shader_delete_break(line).map(convert::shader_breakpoints))
+            .await
     }
 
     async fn shader_continue(

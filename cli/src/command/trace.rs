@@ -76,3 +76,65 @@ pub(super) fn parse_set_trace(rest: &[&str]) -> Result<Command, ParseError> {
         _ => return err(usage),
     })
 }
+
+/// `break LINE if COND` / `tbreak LINE [if COND]` (`args`: after the command).
+pub(super) fn parse_break_if(args: &str, temporary: bool) -> Result<Command, ParseError> {
+    let name = if temporary { "tbreak" } else { "break" };
+    let (line, condition) = match args.split_once(" if ") {
+        Some((line, cond)) => (line.trim(), Some(cond.trim())),
+        None => (args.trim(), None),
+    };
+    if condition.is_some_and(str::is_empty) || line.is_empty() {
+        return err(format!("usage: {name} LINE [if COND]"));
+    }
+    let line = match parse_u32(line, name)? {
+        0 => return err(format!("{name}: source lines are counted from 1")),
+        n => n,
+    };
+    Ok(Command::ShaderBreak {
+        line,
+        condition: condition.map(str::to_string),
+        temporary,
+    })
+}
+
+/// `condition LINE [COND]`.
+pub(super) fn parse_condition(args: &str) -> Result<Command, ParseError> {
+    let args = args.trim();
+    let (line, cond) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
+    if line.is_empty() {
+        return err("usage: condition LINE [COND]");
+    }
+    Ok(Command::Condition {
+        line: parse_u32(line, "condition")?,
+        condition: Some(cond.trim())
+            .filter(|c| !c.is_empty())
+            .map(str::to_string),
+    })
+}
+
+/// `ignore LINE N`.
+pub(super) fn parse_ignore(rest: &[&str]) -> Result<Command, ParseError> {
+    let [line, count] = rest else {
+        return err("usage: ignore LINE N");
+    };
+    Ok(Command::Ignore {
+        line: parse_u32(line, "ignore")?,
+        count: parse_u32(count, "ignore")?,
+    })
+}
+
+/// `catch nan|inf [off]`.
+pub(super) fn parse_catch(rest: &[&str]) -> Result<Command, ParseError> {
+    let (what, off) = match rest {
+        [what] => (*what, false),
+        [what, "off"] => (*what, true),
+        _ => return err("usage: catch nan | catch inf [off]"),
+    };
+    let (nan, inf) = match what {
+        "nan" => (true, false),
+        "inf" => (false, true),
+        _ => return err("usage: catch nan | catch inf [off]"),
+    };
+    Ok(Command::Catch { nan, inf, off })
+}

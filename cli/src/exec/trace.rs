@@ -113,3 +113,76 @@ impl Session {
         Ok(Outcome::TraceBudget(reply))
     }
 }
+
+impl Session {
+    /// `break LINE if COND` / `tbreak LINE [if COND]`.
+    pub(super) async fn conditional_break(
+        &mut self,
+        line: u32,
+        condition: Option<&str>,
+        temporary: bool,
+    ) -> Result<Outcome, Failure> {
+        self.need_shader()
+            .map_err(|m| format!("break {line}: {m}"))?;
+        let reply = self
+            .client
+            .shader_break(pb::ShaderBreakRequest {
+                line,
+                condition: condition.unwrap_or_default().to_string(),
+                temporary,
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.shader_breaks = reply.lines.clone();
+        Ok(Outcome::ShaderBreak {
+            line,
+            lines: reply.lines,
+        })
+    }
+
+    /// `condition LINE [COND]` (`Some`), `ignore LINE N` (`ignore`).
+    pub(super) async fn break_condition(
+        &mut self,
+        line: u32,
+        condition: Option<Option<&str>>,
+        ignore: Option<u32>,
+    ) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .shader_break_condition(pb::ShaderBreakConditionRequest {
+                line,
+                set_condition: condition.is_some(),
+                condition: condition.flatten().unwrap_or_default().to_string(),
+                set_ignore: ignore.is_some(),
+                ignore: ignore.unwrap_or(0),
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        self.shader_breaks = reply.lines.clone();
+        self.breakpoints(None).await
+    }
+
+    /// `catch nan|inf [off]`.
+    pub(super) async fn catch(
+        &mut self,
+        nan: bool,
+        inf: bool,
+        off: bool,
+    ) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .shader_catch(pb::CatchRequest {
+                nan,
+                inf,
+                remove: off,
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Catches(reply))
+    }
+}

@@ -100,6 +100,24 @@ pub struct BreakpointsView<'a> {
     deleted: Option<DeletedJson>,
     breakpoints: Vec<BreakpointJson<'a>>,
     shader_breakpoints: &'a [u32],
+    /// Conditions, ignore counts and hits (executions, invocations) of the
+    /// shader breakpoints.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    shader_breakpoint_hits: Vec<ShaderHitsJson<'a>>,
+}
+
+/// A shader breakpoint's condition and hits.
+#[derive(Serialize)]
+struct ShaderHitsJson<'a> {
+    line: u32,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    condition: &'a str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    temporary: bool,
+    #[serde(skip_serializing_if = "super::is_zero")]
+    ignore: u32,
+    executions: u64,
+    invocations: u64,
 }
 
 impl<'a> BreakpointsView<'a> {
@@ -107,11 +125,23 @@ impl<'a> BreakpointsView<'a> {
         deleted: Option<Deleted>,
         gl: &'a [pb::Breakpoint],
         shader: &'a [u32],
+        details: &'a [pb::ShaderBreakpoint],
     ) -> BreakpointsView<'a> {
         BreakpointsView {
             deleted: deleted.map(DeletedJson),
             breakpoints: gl.iter().map(BreakpointJson::new).collect(),
             shader_breakpoints: shader,
+            shader_breakpoint_hits: details
+                .iter()
+                .map(|b| ShaderHitsJson {
+                    line: b.line,
+                    condition: &b.condition,
+                    temporary: b.temporary,
+                    ignore: b.ignore,
+                    executions: b.executions,
+                    invocations: b.invocations,
+                })
+                .collect(),
         }
     }
 }
@@ -141,6 +171,23 @@ impl fmt::Display for BreakpointsView<'_> {
                 if !self.shader_breakpoints.is_empty() {
                     let at = join_u32(self.shader_breakpoints);
                     lines.push(format!("Shader breakpoints at lines {at}."));
+                }
+                for b in &self.shader_breakpoint_hits {
+                    let mut what = format!("  line {}", b.line);
+                    if !b.condition.is_empty() {
+                        what += &format!(" if {}", b.condition);
+                    }
+                    if b.temporary {
+                        what += " (temporary)";
+                    }
+                    if b.ignore > 0 {
+                        what += &format!(", next {} hits ignored", b.ignore);
+                    }
+                    what += &format!(
+                        ": hit {} times by {} invocations",
+                        b.executions, b.invocations
+                    );
+                    lines.push(what);
                 }
             }
         }

@@ -140,6 +140,22 @@ impl<'a> WatchJson<'a> {
     }
 }
 
+/// What a conditional breakpoint or catch hit over the draw.
+#[derive(Serialize)]
+struct HitsJson {
+    invocations: u64,
+    executions: u64,
+}
+
+/// What a catch caught: `"nan"` or `"inf"`, in which variable, on which line.
+#[derive(Serialize)]
+struct CaughtJson<'a> {
+    kind: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    variable: &'a str,
+    line: u32,
+}
+
 /// Where a shader stopped and how many invocations got there.
 #[derive(Serialize)]
 pub struct ShaderStopView<'a> {
@@ -164,6 +180,10 @@ pub struct ShaderStopView<'a> {
     trace: Option<TraceJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     watchpoint: Option<WatchJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hits: Option<HitsJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caught: Option<CaughtJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timing: Option<Timing>,
 }
@@ -198,6 +218,19 @@ impl<'a> ShaderStopView<'a> {
                 truncated: t.truncated,
             }),
             watchpoint: trace.and_then(|t| t.watch.as_ref()).map(WatchJson::new),
+            hits: stop.hits.as_ref().map(|h| HitsJson {
+                invocations: h.invocations,
+                executions: h.executions,
+            }),
+            caught: stop
+                .hits
+                .as_ref()
+                .filter(|h| h.kind != "breakpoint")
+                .map(|h| CaughtJson {
+                    kind: &h.kind,
+                    variable: &h.variable,
+                    line: h.line,
+                }),
             timing: Timing::of(stop.timing.as_ref()),
         }
     }
@@ -212,6 +245,13 @@ impl fmt::Display for ShaderStopView<'_> {
         };
         if let Some(w) = &self.watchpoint {
             writeln!(f, "{}", w.text)?;
+        }
+        if let Some(c) = &self.caught {
+            let what = if c.kind == "nan" { "NaN" } else { "Inf" };
+            match c.variable {
+                "" => writeln!(f, "Caught {what} made at line {}", c.line)?,
+                v => writeln!(f, "Caught {what} in {v}, made at line {}", c.line)?,
+            }
         }
         if self.frame != 0 {
             write!(f, "#{} ", self.frame)?;
@@ -232,6 +272,14 @@ impl fmt::Display for ShaderStopView<'_> {
         let mut extras = Vec::new();
         if let Some(reached) = self.reached {
             extras.push(format!("reached by {reached} {}", noun(self.stage)));
+        }
+        if let Some(h) = &self.hits {
+            extras.push(format!(
+                "hit by {} {} ({} times)",
+                h.invocations,
+                noun(self.stage),
+                h.executions
+            ));
         }
         if let Some(t) = &self.trace {
             let more = if t.truncated {

@@ -200,3 +200,38 @@ impl fmt::Display for BudgetView {
         )
     }
 }
+
+/// `catch nan|inf [off]`: what `continue` catches now.
+#[derive(Serialize)]
+pub struct CatchesView {
+    catch: Catch,
+}
+
+#[derive(Serialize)]
+struct Catch {
+    nan: bool,
+    inf: bool,
+}
+
+impl CatchesView {
+    pub fn new(c: &pb::CatchReply) -> CatchesView {
+        CatchesView {
+            catch: Catch {
+                nan: c.nan,
+                inf: c.inf,
+            },
+        }
+    }
+}
+
+impl fmt::Display for CatchesView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.catch;
+        match (c.nan, c.inf) {
+            (false, false) => f.write_str("Catching nothing."),
+            (true, false) => f.write_str("Catching NaN."),
+            (false, true) => f.write_str("Catching Inf."),
+            (true, true) => f.write_str("Catching NaN and Inf."),
+        }
+    }
+}

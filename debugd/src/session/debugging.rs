@@ -3,7 +3,9 @@
 
 use super::*;
 use crate::shader::reply::{Dumped, Flow, Invocation, Printed, ShaderStop, SourceLine};
-use crate::shader::{self, DebugRequest, FocusOn, Link, Reports, ShmLink};
+use std::collections::BTreeMap;
+
+use crate::shader::{self, BreakExtras, Catches, DebugRequest, FocusOn, Link, Reports, ShmLink};
 
 impl Session {
     /// `debug STAGE` at the draw or dispatch the app is stopped at: the
@@ -123,26 +125,44 @@ impl Session {
         })
     }
 
-    /// `break LINE` in the shader; returns the shader breakpoints' lines.
-    pub fn shader_break(&self, line: u32) -> Result<Vec<u32>> {
+    /// `break LINE [if COND]` / `tbreak LINE` in the shader; returns the
+    /// shader breakpoints.
+    pub fn shader_break(
+        &self,
+        line: u32,
+        condition: Option<String>,
+        temporary: bool,
+    ) -> Result<BTreeMap<u32, BreakExtras>> {
         self.with_debug(|d, _| {
-            d.add_breakpoint(line)?;
-            Ok(d.breakpoints.iter().copied().collect())
+            d.add_conditional_breakpoint(line, condition, temporary)?;
+            Ok(d.breakpoint_list())
         })
     }
 
-    /// `delete LINE` (0: all); returns the shader breakpoints' lines.
-    pub fn shader_delete_break(&self, line: u32) -> Result<Vec<u32>> {
+    /// `delete LINE` (0: all); returns the shader breakpoints.
+    pub fn shader_delete_break(&self, line: u32) -> Result<BTreeMap<u32, BreakExtras>> {
         self.with_debug(|d, _| {
-            if line == 0 {
-                d.breakpoints.clear();
-            } else if !d.breakpoints.remove(&line) {
-                return Err(Error::InvalidArgument(format!(
-                    "no shader breakpoint on line {line}"
-                )));
-            }
-            Ok(d.breakpoints.iter().copied().collect())
+            d.delete_breakpoint(line)?;
+            Ok(d.breakpoint_list())
         })
+    }
+
+    /// `condition LINE [COND]` / `ignore LINE N`; returns the shader breakpoints.
+    pub fn shader_break_condition(
+        &self,
+        line: u32,
+        condition: Option<Option<String>>,
+        ignore: Option<u32>,
+    ) -> Result<BTreeMap<u32, BreakExtras>> {
+        self.with_debug(|d, _| {
+            d.set_break_extras(line, condition, ignore)?;
+            Ok(d.breakpoint_list())
+        })
+    }
+
+    /// `catch nan` / `catch inf` (or off): what is caught now.
+    pub fn shader_catch(&self, nan: bool, inf: bool, on: bool) -> Result<Catches> {
+        self.with_debug(|d, _| Ok(d.set_catch(nan, inf, on)))
     }
 
     pub fn shader_list(&self, line: u32, context: u32) -> Result<Vec<SourceLine>> {

@@ -31,6 +31,7 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
 mod generated;
+mod hits;
 mod link;
 mod print;
 mod probe_result;
@@ -44,6 +45,7 @@ pub mod trace;
 mod traced;
 
 use generated::{Generated, Generator};
+pub use hits::{BreakExtras, Catches};
 pub use link::{Link, Reports, StepRequest, TraceAsk, TraceData};
 pub use print::FocusOn;
 use probe_result::ProbedPart;
@@ -205,6 +207,11 @@ pub struct ShaderDebug {
     generated: Generated,
     /// The focused invocation's recorded run (`traced.rs`).
     traced: TraceState,
+    /// Shader breakpoints' conditions, ignore counts, hits (`hits.rs`).
+    break_extras: std::collections::BTreeMap<u32, BreakExtras>,
+    catches: Catches,
+    /// What the last conditional stop hit.
+    hit_stop: Option<reply::HitStop>,
 }
 
 fn side(label: &str, count: u64) -> FlowSide {
@@ -260,6 +267,9 @@ impl ShaderDebug {
             cache: ProbeCache::new(PROBE_CACHE_BYTES),
             generated: Generated::default(),
             traced: TraceState::default(),
+            break_extras: Default::default(),
+            catches: Catches::default(),
+            hit_stop: None,
         };
         d.reached = d.probe(&pos, None, link)?.reached();
         Ok(d)
@@ -621,6 +631,18 @@ impl ShaderDebug {
 
     /// Step into until a position on a breakpoint line (or the end).
     pub fn continue_to_breakpoint(&mut self, link: &mut dyn Link) -> Result<()> {
+        self.hit_stop = None;
+        if self.has_conditions() {
+            if self.continue_conditional(link)? {
+                return Ok(());
+            }
+            if self.traced.trace.is_some() {
+                // Nothing hit in the focused invocation's run: to its end.
+                let n = self.traced.trace.as_ref().map_or(0, |t| t.events.len());
+                self.go(n);
+                return Ok(());
+            }
+        }
         if self.traced_now(link)? {
             if !self.finished {
                 self.trace_move(Direction::Forward, Until::Breakpoint, link)?;
@@ -709,6 +731,7 @@ impl ShaderDebug {
                 }),
             timing: None,
             trace: self.trace_stop(),
+            hits: self.hit_stop.clone(),
         }
     }
 

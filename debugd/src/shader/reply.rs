@@ -61,6 +61,22 @@ pub struct ShaderStop {
     pub timing: Option<Timing>,
     /// A stop in the focused invocation's trace (then `reached` is not known).
     pub trace: Option<TraceStop>,
+    /// A stop of a conditional breakpoint or a catch.
+    pub hits: Option<HitStop>,
+}
+
+/// What a conditional breakpoint or catch hit over the draw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HitStop {
+    /// "breakpoint", "nan" or "inf".
+    pub kind: String,
+    /// Invocations that hit, and their executions that did.
+    pub invocations: u64,
+    pub executions: u64,
+    /// A catch: the variable the assignment left NaN / infinite.
+    pub variable: Option<String>,
+    /// The breakpoint's line, or the assignment's.
+    pub line: u32,
 }
 
 /// Where a traced stop is in the recorded run.

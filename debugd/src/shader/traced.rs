@@ -272,8 +272,98 @@ impl ShaderDebug {
         Ok(t.recorded() > before)
     }
 
+    /// The current event's record index (`None`: the run has ended).
+    pub(super) fn current_record(&self) -> Option<u32> {
+        let t = self.traced.trace.as_ref()?;
+        t.events.get(self.traced.cursor).map(|e| e.index)
+    }
+
+    /// Make the event of record `record` current, recording more parts
+    /// of the run until it is there; false when the run has no such record.
+    pub(super) fn go_to_record(&mut self, record: u32, link: &mut dyn Link) -> Result<bool> {
+        for _ in 0..=MAX_PARTS_PER_COMMAND {
+            let Some(t) = self.traced.trace.as_ref() else {
+                return Ok(false);
+            };
+            if let Some(i) = t.events.iter().position(|e| e.index == record) {
+                self.go(i);
+                return Ok(true);
+            }
+            if t.end.as_ref().is_some_and(|e| e.index == record) {
+                let n = t.events.len();
+                self.go(n);
+                return Ok(true);
+            }
+            if !self.record_more(link)? {
+                return Ok(false);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The next record after the current one on a plain (unconditional)
+    /// breakpoint's line, and that line, without moving.
+    pub(super) fn next_plain_breakpoint(
+        &mut self,
+        link: &mut dyn Link,
+    ) -> Result<Option<(u32, u32)>> {
+        let mut j = self.traced.cursor;
+        for _ in 0..=MAX_PARTS_PER_COMMAND {
+            let Some(t) = self.traced.trace.as_ref() else {
+                return Ok(None);
+            };
+            while j + 1 < t.events.len() {
+                j += 1;
+                let e = &t.events[j];
+                let line = self.model.driver_line(self.model.step(e.pos.step).line);
+                if self.is_plain_breakpoint(line) {
+                    return Ok(Some((e.index, line)));
+                }
+            }
+            if !self.record_more(link)? {
+                return Ok(None);
+            }
+        }
+        Ok(None)
+    }
+
+    /// A breakpoint line whose stops the trace decides alone.
+    fn is_plain_breakpoint(&self, line: u32) -> bool {
+        self.breakpoints.contains(&line)
+            && self
+                .break_extras
+                .get(&line)
+                .is_none_or(|e| e.condition.is_none() && e.ignore == 0)
+    }
+
+    /// The driver's line of the step of record `record`.
+    pub(super) fn line_of_record(&self, record: u32) -> u32 {
+        let Some(t) = self.traced.trace.as_ref() else {
+            return 0;
+        };
+        t.events.iter().find(|e| e.index == record).map_or(0, |e| {
+            self.model.driver_line(self.model.step(e.pos.step).line)
+        })
+    }
+
+    /// After a catch: which variable the step of record `record` left NaN
+    /// (`nan`) or infinite, from the values after it.
+    pub(super) fn caught_variable(&self, record: u32, nan: bool) -> Option<String> {
+        let t = self.traced.trace.as_ref()?;
+        let i = t.events.iter().position(|e| e.index == record)?;
+        let written = &t.record(&t.events[i]).writes;
+        let after = t.events.get(i + 1).or(t.end.as_ref())?;
+        written.iter().find_map(|w| {
+            let v = t.lookup(after, &w.name)?;
+            let bad = v.value.iter().enumerate().any(|(k, x)| {
+                !v.undefined.contains(&(k as u32)) && if nan { x.is_nan() } else { x.is_infinite() }
+            });
+            bad.then(|| w.name.clone())
+        })
+    }
+
     /// Make event `i` (or the end of the run) current.
-    fn go(&mut self, i: usize) {
+    pub(super) fn go(&mut self, i: usize) {
         let Some(t) = self.traced.trace.as_ref() else {
             return;
         };
@@ -298,6 +388,7 @@ impl ShaderDebug {
     ) -> Result<bool> {
         self.breakpoint_hit = 0;
         self.traced.watch_hit = None;
+        self.hit_stop = None;
         let cur = self.traced.cursor;
         let t = self.traced.trace.as_ref().expect("traced");
         let len = t.events.len();
@@ -347,7 +438,7 @@ impl ShaderDebug {
                     let line = self
                         .model
                         .driver_line(self.model.step(t.events[j].pos.step).line);
-                    if self.breakpoints.contains(&line) {
+                    if self.is_plain_breakpoint(line) {
                         self.breakpoint_hit = line;
                         true
                     } else {

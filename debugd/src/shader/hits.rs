@@ -1,0 +1,390 @@
+//! Conditions over every invocation (issue 14): conditional, temporary and
+//! ignore-counted shader breakpoints and `catch nan` / `catch inf`. Each
+//! is one replay of a hit shader (`glsl_instrument::HitSpec`) that counts,
+//! per invocation, the executions where it holds and remembers the first
+//! one's record index; the first hit over the draw (earliest in its own
+//! run, ties by invocation order) becomes the focus, its run is traced and
+//! the stop is that record.
+
+use std::collections::BTreeMap;
+
+use glsl_instrument::{HitKind, HitSpec, Probe, Semantics, Stage};
+
+use super::probe_result::Focus;
+use super::reply::{HitStop, Invocation};
+use super::{Cell, Link, ReadMode, ShaderDebug, StepRequest, instrument_error};
+use crate::error::{Error, Result};
+
+/// What a shader breakpoint has besides its line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BreakExtras {
+    /// `break LINE if COND`, `condition LINE COND`.
+    pub condition: Option<String>,
+    /// `tbreak`: deleted at its first stop.
+    pub temporary: bool,
+    /// `ignore LINE N`: the next N hits of each invocation pass.
+    pub ignore: u32,
+    /// From its last replay over the draw: executions and invocations that hit.
+    pub executions: u64,
+    pub invocations: u64,
+}
+
+/// `catch nan` / `catch inf`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Catches {
+    pub nan: bool,
+    pub inf: bool,
+}
+
+/// The first hit of one hit replay.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    /// Index of the invocation in the replay's result.
+    index: usize,
+    /// Its record index (the trace's numbering).
+    record: u32,
+    executions: u64,
+    invocations: u64,
+}
+
+/// A hit replay's per-invocation words: (first + 1, hits, step).
+type HitWords = (u32, u32, u32);
+
+impl ShaderDebug {
+    /// Whether `continue` runs hit replays.
+    pub(super) fn has_conditions(&self) -> bool {
+        self.catches.nan
+            || self.catches.inf
+            || self
+                .break_extras
+                .values()
+                .any(|e| e.condition.is_some() || e.ignore > 0)
+    }
+
+    /// One hit replay; the first hit from record `after` on (of the
+    /// invocation at `only`, or of any).
+    fn hit_replay(
+        &mut self,
+        kind: HitKind<'_>,
+        after: u32,
+        skip: u32,
+        only: Option<Cell>,
+        link: &mut dyn Link,
+    ) -> Result<(Option<Hit>, super::ProbeResult)> {
+        let spec = HitSpec { kind, after, skip };
+        let shader = self
+            .model
+            .instrument_hits(&spec)
+            .map_err(instrument_error)?;
+        let entry = self.model.entry();
+        let probe = Probe {
+            position: &entry,
+            expr: None,
+            semantics: Semantics::Equivalent,
+        };
+        let _ = &probe;
+        let r = link.step(&StepRequest {
+            stage: self.model.stage(),
+            position: &entry,
+            expr: None,
+            shader: &shader,
+            path: &[],
+            components: 4,
+            readback: ReadMode::All,
+            others: &self.others,
+            fragment_options: self.fragment_options,
+            trace: None,
+        })?;
+        self.timing.probes += 1;
+        self.timing.build_ns += r.timing.build_ns;
+        self.timing.replay_ns += r.timing.replay_ns;
+        self.timing.readback_ns += r.timing.readback_ns;
+        self.timing.readback_bytes += r.timing.readback_bytes;
+        let words = |i: usize| -> Option<HitWords> {
+            let v = r.value_at(i)?;
+            Some((v[0] as u32, v[1] as u32, v[2] as u32))
+        };
+        let n = r.coverage.len();
+        let (mut executions, mut invocations) = (0u64, 0u64);
+        let mut best: Option<Hit> = None;
+        let candidates: Vec<usize> = match only {
+            Some(cell) => r.index(cell).into_iter().collect(),
+            None => (0..n).collect(),
+        };
+        for i in 0..n {
+            let Some((_, hits, _)) = words(i) else {
+                continue;
+            };
+            if hits > 0 {
+                executions += u64::from(hits);
+                invocations += 1;
+            }
+        }
+        for i in candidates {
+            let Some((first, _, _)) = words(i) else {
+                continue;
+            };
+            if first == 0 {
+                continue;
+            }
+            let record = first - 1;
+            if best.is_none_or(|b| record < b.record) {
+                best = Some(Hit {
+                    index: i,
+                    record,
+                    executions: 0,
+                    invocations: 0,
+                });
+            }
+        }
+        let best = best.map(|b| Hit {
+            executions,
+            invocations,
+            ..b
+        });
+        Ok((best, r))
+    }
+
+    /// The invocation at index `i` of a replay's result, as focus names it.
+    fn invocation_at(&self, r: &super::ProbeResult, i: usize) -> (Focus, Invocation) {
+        let (w, rows, _) = r.extent();
+        let (w, rows) = (w.max(1) as usize, rows.max(1) as usize);
+        let (x, y, z) = (
+            (i % w) as u32,
+            ((i / w) % rows) as u32,
+            (i / (w * rows)) as u32,
+        );
+        match self.model.stage() {
+            Stage::Fragment => (Focus::Cell((x, y, 0)), Invocation::Pixel { x, y }),
+            Stage::Compute => (Focus::Cell((x, y, z)), Invocation::Global { x, y, z }),
+            Stage::Geometry => {
+                let prim = r.emission.get(i).map_or(0, |e| e[1]);
+                (Focus::Primitive(prim), Invocation::Primitive(prim))
+            }
+            _ => (Focus::Cell((x, 0, 0)), Invocation::Vertex(x)),
+        }
+    }
+
+    /// `continue` with conditions: the earliest hit of the conditional
+    /// breakpoints and catches (with a focus: the focused invocation's,
+    /// after the current record), and of the plain breakpoints in the
+    /// trace; focus it, trace it and stop there. Returns false when
+    /// nothing is hit (the run ends).
+    pub(super) fn continue_conditional(&mut self, link: &mut dyn Link) -> Result<bool> {
+        let cell = match self.focus {
+            Some((Focus::Cell(cell), _)) => Some(cell),
+            _ => None,
+        };
+        let focused = match cell {
+            Some(cell) if self.traced_now(link)? => Some(cell),
+            _ => None,
+        };
+        let after = match focused {
+            Some(_) => self.current_record().map_or(u32::MAX, |r| r + 1),
+            None => 0,
+        };
+        // (record, line or 0 for a catch, hit, the replay's invocation, kind)
+        let mut best: Option<(u32, u32, Hit, (Focus, Invocation), &'static str)> = None;
+        let lines: Vec<(u32, BreakExtras)> = self
+            .breakpoints
+            .iter()
+            .map(|&l| (l, self.break_extras.get(&l).cloned().unwrap_or_default()))
+            .collect();
+        for (line, extras) in lines {
+            if extras.condition.is_none() && extras.ignore == 0 {
+                continue;
+            }
+            let steps = self.steps_on(line);
+            let kind = HitKind::Condition {
+                steps: &steps,
+                cond: extras.condition.as_deref(),
+            };
+            let (hit, r) = self.hit_replay(kind, after, extras.ignore, focused, link)?;
+            if let Some(e) = self.break_extras.get_mut(&line)
+                && after == 0
+            {
+                (e.executions, e.invocations) =
+                    hit.map_or((0, 0), |h| (h.executions, h.invocations));
+            }
+            if let Some(h) = hit
+                && best.as_ref().is_none_or(|b| h.record < b.0)
+            {
+                best = Some((
+                    h.record,
+                    line,
+                    h,
+                    self.invocation_at(&r, h.index),
+                    "breakpoint",
+                ));
+            }
+        }
+        for (on, name) in [(self.catches.nan, "nan"), (self.catches.inf, "inf")] {
+            if !on {
+                continue;
+            }
+            let kind = HitKind::Catch {
+                nan: name == "nan",
+                inf: name == "inf",
+            };
+            let (hit, r) = self.hit_replay(kind, after, 0, focused, link)?;
+            if let Some(h) = hit
+                && best.as_ref().is_none_or(|b| h.record < b.0)
+            {
+                best = Some((h.record, 0, h, self.invocation_at(&r, h.index), name));
+            }
+        }
+        // A plain breakpoint the focused invocation reaches first wins.
+        if focused.is_some() {
+            let plain = self.next_plain_breakpoint(link)?;
+            if let Some((record, line)) = plain
+                && best.as_ref().is_none_or(|b| record < b.0)
+            {
+                let found = self.go_to_record(record, link)?;
+                self.breakpoint_hit = line;
+                return Ok(found);
+            }
+        }
+        let Some((record, line, hit, (focus, at), kind)) = best else {
+            return Ok(false);
+        };
+        if focused.is_none() {
+            self.drop_trace();
+            self.focus = Some((focus, at));
+            if !self.traced_now(link)? {
+                return Err(Error::FailedPrecondition(format!(
+                    "a hit at {at:?} was found but its run cannot be traced here: {}",
+                    self.trace_off().unwrap_or("no trace")
+                )));
+            }
+        }
+        // A catch stops after the assignment that made the value.
+        let stop_at = if line == 0 { record + 1 } else { record };
+        if !self.go_to_record(stop_at, link)? {
+            return Err(Error::Internal(format!(
+                "the hit at record {record} is not in the focused invocation's trace"
+            )));
+        }
+        if line != 0 {
+            self.breakpoint_hit = line;
+            if self.break_extras.get(&line).is_some_and(|e| e.temporary) {
+                self.breakpoints.remove(&line);
+                self.break_extras.remove(&line);
+            } else if let Some(e) = self.break_extras.get_mut(&line) {
+                e.ignore = 0;
+            }
+        }
+        self.hit_stop = Some(HitStop {
+            kind: kind.to_string(),
+            invocations: hit.invocations,
+            executions: hit.executions,
+            variable: match line {
+                0 => self.caught_variable(record, kind == "nan"),
+                _ => None,
+            },
+            line: match line {
+                0 => self.line_of_record(record),
+                l => l,
+            },
+        });
+        Ok(true)
+    }
+
+    /// The steps on a breakpoint's line (the driver's numbering).
+    fn steps_on(&self, line: u32) -> Vec<glsl_instrument::StepId> {
+        self.model
+            .lines_numbered(line)
+            .into_iter()
+            .flat_map(|l| self.model.steps_on_line(l))
+            .collect()
+    }
+
+    /// `break LINE if COND` / `tbreak LINE`: a shader breakpoint with extras.
+    pub fn add_conditional_breakpoint(
+        &mut self,
+        line: u32,
+        condition: Option<String>,
+        temporary: bool,
+    ) -> Result<u32> {
+        let line = self.add_breakpoint(line)?;
+        if let Some(c) = &condition {
+            self.check_condition(line, c)?;
+        }
+        let e = self.break_extras.entry(line).or_default();
+        e.condition = condition.filter(|c| !c.trim().is_empty());
+        e.temporary = temporary;
+        Ok(line)
+    }
+
+    /// A condition must be a side-effect-free expression at the line's first step.
+    fn check_condition(&self, line: u32, cond: &str) -> Result<()> {
+        let Some(step) = self.steps_on(line).first().copied() else {
+            return Ok(());
+        };
+        self.model
+            .value_layout(step, &format!("bool({cond})"))
+            .map_err(instrument_error)?;
+        Ok(())
+    }
+
+    /// `condition LINE [COND]`, `ignore LINE N`.
+    pub fn set_break_extras(
+        &mut self,
+        line: u32,
+        condition: Option<Option<String>>,
+        ignore: Option<u32>,
+    ) -> Result<()> {
+        if line == 0 && condition.is_none() && ignore.is_none() {
+            // Only the list.
+            return Ok(());
+        }
+        if !self.breakpoints.contains(&line) {
+            return Err(Error::InvalidArgument(format!(
+                "no shader breakpoint on line {line}"
+            )));
+        }
+        if let Some(Some(c)) = &condition {
+            self.check_condition(line, c)?;
+        }
+        let e = self.break_extras.entry(line).or_default();
+        if let Some(c) = condition {
+            e.condition = c.filter(|c| !c.trim().is_empty());
+        }
+        if let Some(n) = ignore {
+            e.ignore = n;
+        }
+        Ok(())
+    }
+
+    /// `delete LINE` (0: all).
+    pub fn delete_breakpoint(&mut self, line: u32) -> Result<()> {
+        if line == 0 {
+            self.breakpoints.clear();
+            self.break_extras.clear();
+        } else if !self.breakpoints.remove(&line) {
+            return Err(Error::InvalidArgument(format!(
+                "no shader breakpoint on line {line}"
+            )));
+        }
+        self.break_extras.remove(&line);
+        Ok(())
+    }
+
+    /// The shader breakpoints with their extras, by line.
+    pub fn breakpoint_list(&self) -> BTreeMap<u32, BreakExtras> {
+        self.breakpoints
+            .iter()
+            .map(|&l| (l, self.break_extras.get(&l).cloned().unwrap_or_default()))
+            .collect()
+    }
+
+    /// `catch nan` / `catch inf` (on), or their removal.
+    pub fn set_catch(&mut self, nan: bool, inf: bool, on: bool) -> Catches {
+        if nan {
+            self.catches.nan = on;
+        }
+        if inf {
+            self.catches.inf = on;
+        }
+        self.catches
+    }
+}
