@@ -7,10 +7,11 @@
  * TRACE_CS over 2x2x2 groups of 4x2x1 (64 invocations) writing a storage
  * buffer. Then the app prints
  *
- *   egl_trace: checksum C, results R, <renderer>
+ *   egl_trace: checksum C, results R, hash H, <renderer>
  *
- * with C the sum of the framebuffer's four channels and R the sum of the
- * storage buffer's components.
+ * with C the sum of the framebuffer's four channels, R the sum of the
+ * storage buffer's components and H the FNV-1a hash of both (bit-exact:
+ * a debugger that changes what the app computes changes H).
  *
  *   egl_trace [--print STAGE]
  *
@@ -30,7 +31,7 @@
  *
  *   vertex        (0.375 id + 0.25, id + 0.5)            id = gl_VertexID
  *   tess-control  (0.5 id + 0.25, primitive + 0.75)      id = gl_InvocationID
- *   tess-eval     (1.5 c.x + 0.375, 2.25 c.y + 0.5 c.z)  c = gl_TessCoord
+ *   tess-eval     (1.5 c.x + 0.375, 2.25 c.y + 0.5 c.z + 0.125)  c = gl_TessCoord
  *   geometry      (0.25 p + 0.875, 2.75 - 0.5 p)         p = gl_PrimitiveIDIn
  *   fragment      gl_FragCoord.xy * 0.125
  *   compute       0.25 gl_GlobalInvocationID.xy + (0.5, gl_GlobalInvocationID.z)
@@ -126,7 +127,7 @@ static const char *TRACE_TES =
     "out float te_value;\n"                                           /*  5 */
     "\n\n"                                                            /*  6-7 */
     TRACE_FUNCS
-    "    vec2 seed = vec2(gl_TessCoord.x * 1.5 + 0.375, gl_TessCoord.y * 2.25 + gl_TessCoord.z * 0.5);\n" /* 20 */
+    "    vec2 seed = vec2(gl_TessCoord.x * 1.5 + 0.375, gl_TessCoord.y * 2.25 + gl_TessCoord.z * 0.5 + 0.125);\n" /* 20 */
     TRACE_BODY
     "    gl_Position = gl_TessCoord.x * gl_in[0].gl_Position + gl_TessCoord.y * gl_in[1].gl_Position + gl_TessCoord.z * gl_in[2].gl_Position;\n" /* 36 */
     "    te_value = acc.x + q.a + float(m) + tc_value[0].w;\n"       /* 37 */
@@ -244,8 +245,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < SIZE * SIZE * 4; i++) checksum += pixels[i];
     for (int i = 0; i < INVOCATIONS * 4; i++) sum += out[i];
     if (glGetError() != GL_NO_ERROR) die("a GL error was raised");
-    printf("egl_trace: checksum %.4f, results %.4f, %s\n", checksum, sum,
-           (const char *)glGetString(GL_RENDERER));
+    uint64_t hash = fnv(fnv(FNV_OFFSET, pixels, sizeof pixels), out, sizeof out);
+    printf("egl_trace: checksum %.4f, results %.4f, hash %016llx, %s\n", checksum, sum,
+           (unsigned long long)hash, (const char *)glGetString(GL_RENDERER));
     egl_app_end(app);
     return 0;
 }
