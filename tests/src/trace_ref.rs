@@ -488,6 +488,8 @@ mod tests {
             Invocation::TessEval([0.5, 0.5, 0.0]),
             Invocation::TessEval([0.0, 0.5, 0.5]),
             Invocation::TessEval([1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0]),
+            // llvmpipe's centre.
+            Invocation::TessEval([0.33332825, 0.33332825, 0.3333435]),
             Invocation::Geometry(2),
             Invocation::Fragment(5, 9),
             Invocation::Compute([3, 1, 1]),
@@ -592,6 +594,7 @@ mod tests {
             assert!((40..=64).contains(&stops.len()), "{inv:?}: {}", stops.len());
         }
         for inv in [
+            Invocation::TessEval([0.33332825, 0.33332825, 0.3333435]),
             Invocation::Vertex(1),
             Invocation::TessControl(2),
             Invocation::Geometry(2),

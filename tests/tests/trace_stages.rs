@@ -21,7 +21,7 @@
 //! * the app's results (a bit-exact hash of its frame and storage buffer)
 //!   are those of a native run.
 //!
-//! Invocations: vertex 1, tess-control vertex 2, tess-eval vertex 4 (its
+//! Invocations: vertex 1, tess-control vertex 2, tess-eval vertex 2 (its
 //! `gl_TessCoord`, the driver's choice, printed first), geometry input
 //! primitive 2, fragment pixel (5, 9), compute invocation (3, 1, 1).
 
@@ -32,8 +32,10 @@ use serde_json::json;
 /// Relative tolerance of a value (absolute below 1).
 const REL: f64 = 1e-5;
 
-/// The tess-eval vertex the test focuses.
-const TES_VERTEX: u32 = 4;
+/// The tess-eval vertex the test focuses (on llvmpipe the centre of the
+/// patch, (1/3, 1/3, 1/3) as the tessellator rounds it: values not exact
+/// in f32, both sides of blend's `if`).
+const TES_VERTEX: u32 = 2;
 
 /// `focus ...` of the stage's chosen invocation.
 fn focus(stage: Stage) -> String {
@@ -80,13 +82,14 @@ fn invocation(stage: Stage, out: &Output) -> Invocation {
         Stage::TessEval => {
             let c = values(out.ok(&tess_coord_cmd()));
             assert_eq!(c.len(), 3, "gl_TessCoord: {c:?}");
+            // llvmpipe's centre is (0.33332825, 0.33332825, 0.3333435).
             let on_grid = |v: f64| {
                 [0.0, 0.5, 1.0, 1.0 / 3.0]
                     .iter()
-                    .any(|g| (v - g).abs() < 1e-6)
+                    .any(|g| (v - g).abs() < 1e-4)
             };
             assert!(
-                c.iter().all(|&v| on_grid(v)) && (c.iter().sum::<f64>() - 1.0).abs() < 1e-6,
+                c.iter().all(|&v| on_grid(v)) && (c.iter().sum::<f64>() - 1.0).abs() < 1e-4,
                 "gl_TessCoord {c:?} of vertex {TES_VERTEX} is no point of a level-2 triangle"
             );
             Invocation::TessEval([c[0] as f32, c[1] as f32, c[2] as f32])
