@@ -297,6 +297,17 @@ fn from_trace(r: &Value, what: &str) {
     );
 }
 
+/// The `k`-th step after `focus` (from 1): the first records the trace
+/// (one replay), the later ones read it.
+#[track_caller]
+fn first_records(r: &Value, k: usize, what: &str) {
+    let probes = if k == 1 { 1 } else { 0 };
+    assert_eq!(
+        r["timing"]["probes"], probes,
+        "{what}: the first step after focus records the trace (one replay), later ones read it: {r}"
+    );
+}
+
 /// `"trace": {"record", "records", "truncated"}` of a traced stop.
 #[track_caller]
 fn trace_of(r: &Value, what: &str) -> (u64, u64) {
@@ -379,11 +390,7 @@ fn step_forward_and_back(stage: Stage) {
         let what = place(stage, "step", k, w);
         let r = replies.ok("step", &what);
         check_stop(r, w, &source, &what);
-        let probes = if k == 1 { 1 } else { 0 };
-        assert_eq!(
-            r["timing"]["probes"], probes,
-            "{what}: the first step records the trace (one replay), later ones read it: {r}"
-        );
+        first_records(r, k, &what);
         trace_of(r, &what);
         let (locals, args) = check_locals_args(&mut replies, w, &what);
         seen.push(Some(Seen {
@@ -606,11 +613,7 @@ fn calls_backtrace_finish_next(stage: Stage) {
         let what = place("step", k);
         let r = replies.ok("step", &what);
         check_stop(r, &want[k], &source, &what);
-        assert_eq!(
-            r["timing"]["probes"],
-            if k == 1 { 1 } else { 0 },
-            "{what}: {r}"
-        );
+        first_records(r, k, &what);
     }
     // In blend (iteration 0): its frame over main's at the call.
     let call = &want[at.enter - 1];
@@ -755,4 +758,108 @@ fn geometry_backtrace_finish_next_and_their_reverses() {
 #[test]
 fn compute_backtrace_finish_next_and_their_reverses() {
     calls_backtrace_finish_next(Stage::Compute);
+}
+
+// ---------------------------------------------------------------------------
+// Frames: up, down, frame N
+
+/// `up` / `frame 1` select main's frame at the call in the loop: `info
+/// locals` lists main's locals there, `info args` none; `down` / `frame 0`
+/// select blend's again.
+fn frames_up_and_down(stage: Stage) {
+    require_workspace();
+    let source = trace_ref::shader(stage);
+    let at = call_stops(&any_run(stage));
+    let k = at.enter + 2;
+    let mut script = prelude(stage) + &"step\n".repeat(k);
+    script += "up\ninfo locals\ninfo args\ndown\ninfo locals\ninfo args\n";
+    script += "frame 1\ninfo locals\nframe 0\ninfo args\nend\nkill\n";
+    let dir = TempDir::new(&format!("trace-frames-{}", stage.name()));
+    let out = Session::new(egl_trace(), &script).keep_going().run(&dir);
+    let want = trace_ref::trace(invocation(stage, &out));
+    let mut replies = Replies::after_focus(&out, stage);
+    for j in 1..=k {
+        let what = place(stage, "step", j, &want[j]);
+        let r = replies.ok("step", &what);
+        check_stop(r, &want[j], &source, &what);
+    }
+    let (blend, call) = (&want[k], &want[at.enter - 1]);
+    assert_eq!(blend.function, "blend");
+    let caller = place(stage, "up from blend", at.enter - 1, call);
+    from_trace(replies.ok("up", &caller), &caller);
+    traced_locals(&mut replies, call, &caller);
+    traced_args(&mut replies, call, &caller);
+    let callee = place(stage, "down", k, blend);
+    from_trace(replies.ok("down", &callee), &callee);
+    traced_locals(&mut replies, blend, &callee);
+    traced_args(&mut replies, blend, &callee);
+    let caller = place(stage, "frame 1 from blend", at.enter - 1, call);
+    from_trace(replies.ok("frame 1", &caller), &caller);
+    traced_locals(&mut replies, call, &caller);
+    let callee = place(stage, "frame 0", k, blend);
+    from_trace(replies.ok("frame 0", &callee), &callee);
+    traced_args(&mut replies, blend, &callee);
+}
+
+#[test]
+fn fragment_frames_up_and_down() {
+    frames_up_and_down(Stage::Fragment);
+}
+
+#[test]
+fn compute_frames_up_and_down() {
+    frames_up_and_down(Stage::Compute);
+}
+
+// ---------------------------------------------------------------------------
+// Shader breakpoints: continue and reverse-continue
+
+/// `break 29` (`total += n;`), then `continue` three times: iterations 0,
+/// 1, 2 of the loop, each with the locals of the reference; then
+/// `reverse-continue` twice: iterations 1 and 0 again. Only the first
+/// continue may replay (it records the trace).
+fn continue_and_reverse_continue(stage: Stage) {
+    require_workspace();
+    let source = trace_ref::shader(stage);
+    let mut script = prelude(stage) + &format!("break {}\n", lines::TOTAL_ADD);
+    script += &"continue\ninfo locals\n".repeat(3);
+    script += &"reverse-continue\ninfo locals\n".repeat(2);
+    script += "end\nkill\n";
+    let dir = TempDir::new(&format!("trace-continue-{}", stage.name()));
+    let out = Session::new(egl_trace(), &script).keep_going().run(&dir);
+    let want = trace_ref::trace(invocation(stage, &out));
+    let mut replies = Replies::after_focus(&out, stage);
+    replies.ok(&format!("break {}", lines::TOTAL_ADD), stage.name());
+    let hits = [0u32, 1, 2, 1, 0];
+    for (j, &iteration) in hits.iter().enumerate() {
+        let cmd = if j < 3 {
+            "continue"
+        } else {
+            "reverse-continue"
+        };
+        let k = trace_ref::find(&want, "main", lines::TOTAL_ADD, &[iteration]);
+        let what = place(stage, cmd, k, &want[k]);
+        let r = replies.ok(cmd, &what);
+        check_stop(r, &want[k], &source, &what);
+        if j == 0 {
+            let probes = r["timing"]["probes"].as_u64();
+            assert!(
+                matches!(probes, Some(0 | 1)),
+                "{what}: at most the trace's one replay: {r}"
+            );
+        } else {
+            from_trace(r, &what);
+        }
+        traced_locals(&mut replies, &want[k], &what);
+    }
+}
+
+#[test]
+fn fragment_continue_and_reverse_continue_to_a_breakpoint() {
+    continue_and_reverse_continue(Stage::Fragment);
+}
+
+#[test]
+fn compute_continue_and_reverse_continue_to_a_breakpoint() {
+    continue_and_reverse_continue(Stage::Compute);
 }
