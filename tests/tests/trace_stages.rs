@@ -69,48 +69,47 @@ fn prelude(stage: Stage) -> String {
     s + &focus(stage) + "\n"
 }
 
-/// The focused invocation, for the reference. Tess-eval: the printed
-/// `gl_TessCoord`, which must be a point of the tessellation (level 2:
-/// corners, edge middles, the centre).
-fn invocation(stage: Stage, out: &Output) -> Invocation {
+/// The invocation `focus` names, for the reference (tess-eval: the point
+/// vertex TES_VERTEX is on llvmpipe; the test uses the point it prints).
+fn chosen(stage: Stage) -> Invocation {
     match stage {
         Stage::Vertex => Invocation::Vertex(1),
         Stage::TessControl => Invocation::TessControl(2),
+        Stage::TessEval => Invocation::TessEval([0.33332825, 0.33332825, 0.3333435]),
         Stage::Geometry => Invocation::Geometry(2),
         Stage::Fragment => Invocation::Fragment(5, 9),
         Stage::Compute => Invocation::Compute([3, 1, 1]),
-        Stage::TessEval => {
-            let c = values(out.ok(&tess_coord_cmd()));
-            assert_eq!(c.len(), 3, "gl_TessCoord: {c:?}");
-            // llvmpipe's centre is (0.33332825, 0.33332825, 0.3333435).
-            let on_grid = |v: f64| {
-                [0.0, 0.5, 1.0, 1.0 / 3.0]
-                    .iter()
-                    .any(|g| (v - g).abs() < 1e-4)
-            };
-            assert!(
-                c.iter().all(|&v| on_grid(v)) && (c.iter().sum::<f64>() - 1.0).abs() < 1e-4,
-                "gl_TessCoord {c:?} of vertex {TES_VERTEX} is no point of a level-2 triangle"
-            );
-            Invocation::TessEval([c[0] as f32, c[1] as f32, c[2] as f32])
-        }
     }
 }
 
-/// The reference's stops of some invocation of `stage`, for writing the
-/// script before the focused invocation is known (tess-eval): which step
-/// comes when is the same for every invocation (each side of blend's `if`
-/// is one step), only values differ.
-fn any_run(stage: Stage) -> Vec<Stop> {
-    let inv = match stage {
-        Stage::TessEval => Invocation::TessEval([1.0 / 3.0; 3]),
-        Stage::Vertex => Invocation::Vertex(1),
-        Stage::TessControl => Invocation::TessControl(2),
-        Stage::Geometry => Invocation::Geometry(2),
-        Stage::Fragment => Invocation::Fragment(5, 9),
-        Stage::Compute => Invocation::Compute([3, 1, 1]),
+/// The focused invocation of the session `out`, for the reference.
+/// Tess-eval: the printed `gl_TessCoord`, which must be a point of the
+/// tessellation (level 2: corners, edge middles, the centre).
+fn invocation(stage: Stage, out: &Output) -> Invocation {
+    if stage != Stage::TessEval {
+        return chosen(stage);
+    }
+    let c = values(out.ok(&tess_coord_cmd()));
+    assert_eq!(c.len(), 3, "gl_TessCoord: {c:?}");
+    // llvmpipe's centre is (0.33332825, 0.33332825, 0.3333435).
+    let on_grid = |v: f64| {
+        [0.0, 0.5, 1.0, 1.0 / 3.0]
+            .iter()
+            .any(|g| (v - g).abs() < 1e-4)
     };
-    trace_ref::trace(inv)
+    assert!(
+        c.iter().all(|&v| on_grid(v)) && (c.iter().sum::<f64>() - 1.0).abs() < 1e-4,
+        "gl_TessCoord {c:?} of vertex {TES_VERTEX} is no point of a level-2 triangle"
+    );
+    Invocation::TessEval([c[0] as f32, c[1] as f32, c[2] as f32])
+}
+
+/// The reference's stops of the chosen invocation of `stage`, for writing
+/// the script before the session (tess-eval: before its point is printed):
+/// which step comes when is the same for every invocation (each side of
+/// blend's `if` is one step), only values differ.
+fn any_run(stage: Stage) -> Vec<Stop> {
+    trace_ref::trace(chosen(stage))
 }
 
 /// The app's result line (`egl_trace: checksum ..., hash ..., renderer`).
@@ -310,9 +309,9 @@ fn first_records(r: &Value, k: usize, what: &str) {
 
 /// `"trace": {"record", "records", "truncated"}` of a traced stop.
 #[track_caller]
-fn trace_of(r: &Value, what: &str) -> (u64, u64) {
+fn trace_of(r: &Value, what: &str) -> (i64, i64) {
     let t = &r["trace"];
-    let (Some(record), Some(records)) = (t["record"].as_u64(), t["records"].as_u64()) else {
+    let (Some(record), Some(records)) = (t["record"].as_i64(), t["records"].as_i64()) else {
         panic!("{what}: no \"trace\" with \"record\" and \"records\": {r}");
     };
     assert_eq!(t["truncated"], false, "{what}: a short run fits: {r}");
@@ -327,20 +326,13 @@ fn check_locals_args(
     want: &Stop,
     what: &str,
 ) -> (Vec<Value>, Vec<Value>) {
-    let sorted = |list: &Vec<Value>| {
-        let mut l = list.clone();
+    let sorted = |list: &[Value]| {
+        let mut l = list.to_vec();
         l.sort_by_key(|v| v["name"].as_str().unwrap_or("").to_string());
         l
     };
-    let locals = replies.ok("info locals", what);
-    from_trace(locals, &format!("{what}: info locals"));
-    let locals = var_list(locals, what);
-    check_vars(locals, &want.locals, &format!("{what}: info locals"));
-    let args = replies.ok("info args", what);
-    from_trace(args, &format!("{what}: info args"));
-    let args = var_list(args, what);
-    check_vars(args, &want.args, &format!("{what}: info args"));
-    (sorted(locals), sorted(args))
+    let locals = sorted(traced_locals(replies, want, what));
+    (locals, sorted(traced_args(replies, want, what)))
 }
 
 // ---------------------------------------------------------------------------
@@ -363,43 +355,30 @@ struct Seen {
     args: Vec<Value>,
 }
 
-fn step_forward_and_back(stage: Stage) {
-    require_workspace();
-    let native = app_line(&run_native(&egl_trace(), &[], &[]).stdout);
-    let source = trace_ref::shader(stage);
-    let n = any_run(stage).len();
-    let dir = TempDir::new(&format!("trace-{}", stage.name()));
-    let out = Session::new(egl_trace(), &walk_script(stage, n))
-        .keep_going()
-        .run(&dir);
-    let want = trace_ref::trace(invocation(stage, &out));
-    assert_eq!(want.len(), n, "{stage:?}: the reference's stop count");
-
-    let first = out.ok(&format!("debug {}", stage.name()));
-    check_stop(
-        first,
-        &want[0],
-        &source,
-        &place(stage, "debug", 0, &want[0]),
-    );
-
-    let mut replies = Replies::after_focus(&out, stage);
-    // Forward: stops 1 .. n-1, then the end.
-    let mut seen: Vec<Option<Seen>> = vec![None];
+/// Forward: `step` through stops 1 .. n-1 (each with its locals and
+/// args), then once more to the end. Returns what each stop showed
+/// (index 0, where `debug` stopped, is not stepped to).
+fn walk_forward(
+    replies: &mut Replies<'_>,
+    stage: Stage,
+    want: &[Stop],
+    source: &str,
+) -> Vec<Option<Seen>> {
+    let mut seen = vec![None];
     for (k, w) in want.iter().enumerate().skip(1) {
         let what = place(stage, "step", k, w);
         let r = replies.ok("step", &what);
-        check_stop(r, w, &source, &what);
+        check_stop(r, w, source, &what);
         first_records(r, k, &what);
         trace_of(r, &what);
-        let (locals, args) = check_locals_args(&mut replies, w, &what);
+        let (locals, args) = check_locals_args(replies, w, &what);
         seen.push(Some(Seen {
             stop: r.clone(),
             locals,
             args,
         }));
     }
-    let last = &want[n - 1];
+    let last = want.last().unwrap();
     let end = replies.ok("step", &format!("{} step past the last stop", stage.name()));
     assert_eq!(
         end["finished"],
@@ -408,21 +387,32 @@ fn step_forward_and_back(stage: Stage) {
         stage.name()
     );
     assert!(
-        !(end["line"] == last.line && end["column"] == column(&source, last)),
+        !(end["line"] == last.line && end["column"] == column(source, last)),
         "{}: once finished the stop no longer names main's last step as current: {end}",
         stage.name()
     );
+    seen
+}
 
-    // Backward: stops n-1 .. 0, each as it was forwards.
-    let mut record0 = None;
+/// Backward: `reverse-step` through stops n-1 .. 0, each the reference's
+/// and as it was forwards (record, place, locals, args). Returns the
+/// record of stop 0.
+fn walk_back(
+    replies: &mut Replies<'_>,
+    stage: Stage,
+    want: &[Stop],
+    source: &str,
+    seen: &[Option<Seen>],
+) -> i64 {
+    let mut record0 = 0;
     for (k, w) in want.iter().enumerate().rev() {
         let what = place(stage, "reverse-step", k, w);
         let r = replies.ok("reverse-step", &what);
-        check_stop(r, w, &source, &what);
+        check_stop(r, w, source, &what);
         from_trace(r, &what);
         let (record, _) = trace_of(r, &what);
-        let (locals, args) = check_locals_args(&mut replies, w, &what);
-        if let Some(Some(fwd)) = seen.get(k) {
+        let (locals, args) = check_locals_args(replies, w, &what);
+        if let Some(fwd) = &seen[k] {
             assert_eq!(
                 (record, &r["line"], &r["column"]),
                 (
@@ -442,37 +432,67 @@ fn step_forward_and_back(stage: Stage) {
                 "{what}: args backwards differ from forwards"
             );
         }
-        record0 = Some(record);
+        record0 = record;
     }
-    // One record per stop, counted from the first step of main.
-    let record0 = record0.unwrap();
-    let mut records_seen = Vec::new();
+    record0
+}
+
+/// One record per stop, counted from stop 0's; `"records"` the same at
+/// every stop, the stops (and perhaps the end of main) from stop 0 on.
+fn check_records(stage: Stage, seen: &[Option<Seen>], record0: i64) {
+    let n = seen.len() as i64;
+    let mut all = Vec::new();
     for (k, s) in seen.iter().enumerate() {
-        if let Some(s) = s {
-            let (record, records) = trace_of(&s.stop, "");
-            assert_eq!(
-                record - record0,
-                k as u64,
-                "{} stop {k}: \"record\" counts stops from the first ({record0}): {}",
-                stage.name(),
-                s.stop
-            );
-            records_seen.push(records);
-        }
+        let Some(s) = s else { continue };
+        let (record, records) = trace_of(&s.stop, "");
+        assert_eq!(
+            record - record0,
+            k as i64,
+            "{} stop {k}: \"record\" counts stops from the first ({record0}): {}",
+            stage.name(),
+            s.stop
+        );
+        all.push(records);
     }
-    records_seen.dedup();
+    all.dedup();
     assert_eq!(
-        records_seen.len(),
+        all.len(),
         1,
-        "\"records\" changed: {records_seen:?}"
+        "{}: \"records\" changed: {all:?}",
+        stage.name()
     );
-    let total = records_seen[0] - record0;
+    let total = all[0] - record0;
     assert!(
-        total == n as u64 || total == n as u64 + 1,
+        total == n || total == n + 1,
         "{}: \"records\" {} for {n} stops from record {record0}",
         stage.name(),
-        records_seen[0]
+        all[0]
     );
+}
+
+fn step_forward_and_back(stage: Stage) {
+    require_workspace();
+    let native = app_line(&run_native(&egl_trace(), &[], &[]).stdout);
+    let source = trace_ref::shader(stage);
+    let n = any_run(stage).len();
+    let dir = TempDir::new(&format!("trace-{}", stage.name()));
+    let out = Session::new(egl_trace(), &walk_script(stage, n))
+        .keep_going()
+        .run(&dir);
+    let want = trace_ref::trace(invocation(stage, &out));
+    assert_eq!(want.len(), n, "{stage:?}: the reference's stop count");
+    let first = out.ok(&format!("debug {}", stage.name()));
+    check_stop(
+        first,
+        &want[0],
+        &source,
+        &place(stage, "debug", 0, &want[0]),
+    );
+
+    let mut replies = Replies::after_focus(&out, stage);
+    let seen = walk_forward(&mut replies, stage, &want, &source);
+    let record0 = walk_back(&mut replies, stage, &want, &source, &seen);
+    check_records(stage, &seen, record0);
 
     let err = replies.next("reverse-step");
     assert_eq!(
@@ -711,23 +731,27 @@ fn calls_backtrace_finish_next(stage: Stage) {
 }
 
 /// The next result is `info locals`, answered from the trace, with the
-/// reference's locals of `want`.
+/// reference's locals of `want`; its list.
 #[track_caller]
-fn traced_locals(replies: &mut Replies<'_>, want: &Stop, what: &str) {
+fn traced_locals<'a>(replies: &mut Replies<'a>, want: &Stop, what: &str) -> &'a [Value] {
     let what = format!("{what}: info locals");
     let r = replies.ok("info locals", &what);
     from_trace(r, &what);
-    check_vars(var_list(r, &what), &want.locals, &what);
+    let list = var_list(r, &what);
+    check_vars(list, &want.locals, &what);
+    list
 }
 
 /// The next result is `info args`, answered from the trace, with the
-/// reference's arguments of `want`.
+/// reference's arguments of `want`; its list.
 #[track_caller]
-fn traced_args(replies: &mut Replies<'_>, want: &Stop, what: &str) {
+fn traced_args<'a>(replies: &mut Replies<'a>, want: &Stop, what: &str) -> &'a [Value] {
     let what = format!("{what}: info args");
     let r = replies.ok("info args", &what);
     from_trace(r, &what);
-    check_vars(var_list(r, &what), &want.args, &what);
+    let list = var_list(r, &what);
+    check_vars(list, &want.args, &what);
+    list
 }
 
 #[test]
