@@ -887,3 +887,71 @@ fn fragment_continue_and_reverse_continue_to_a_breakpoint() {
 fn compute_continue_and_reverse_continue_to_a_breakpoint() {
     continue_and_reverse_continue(Stage::Compute);
 }
+
+// ---------------------------------------------------------------------------
+// The checks themselves
+
+/// A variable as CLI.md writes it: `{"name","type","value"}` or
+/// `{"name","type","undefined":true}`.
+fn var_json(v: &Var) -> Value {
+    match &v.value {
+        Some(value) => json!({"name": v.name, "type": v.ty, "value": value}),
+        None => json!({"name": v.name, "type": v.ty, "undefined": true}),
+    }
+}
+
+/// The checks accept the JSON of the contract written from the reference
+/// (every stop of a fragment run), and reject a wrong value, a value where
+/// the variable is undefined, a missing and an extra local.
+#[test]
+fn the_checks_read_the_json_of_cli_md() {
+    let source = trace_ref::shader(Stage::Fragment);
+    let want = any_run(Stage::Fragment);
+    for (k, w) in want.iter().enumerate() {
+        let stop = json!({"cmd": "step", "ok": true, "line": w.line,
+            "column": column(&source, w), "function": w.function,
+            "iterations": w.iterations, "finished": false,
+            "trace": {"record": k, "records": want.len(), "truncated": false},
+            "timing": {"probes": 0}});
+        check_stop(&stop, w, &source, "contract");
+        from_trace(&stop, "contract");
+        assert_eq!(trace_of(&stop, "contract"), (k as i64, want.len() as i64));
+        let locals = json!({"cmd": "info locals", "ok": true,
+            "locals": w.locals.iter().map(var_json).collect::<Vec<_>>()});
+        check_vars(var_list(&locals, "contract"), &w.locals, "contract");
+    }
+    let k = trace_ref::find(&want, "main", lines::CALL_AFTER, &[]);
+    let good: Vec<Value> = want[k].locals.iter().map(var_json).collect();
+    let fails = |list: Vec<Value>| {
+        let w = &want[k].locals;
+        std::panic::catch_unwind(|| check_vars(&list, w, "contract")).is_err()
+    };
+    let with = |name: &str, v: Value| -> Vec<Value> {
+        let mut l = good.clone();
+        *l.iter_mut().find(|x| x["name"] == name).unwrap() = v;
+        l
+    };
+    // w = float[3] written as nested arrays is the same value.
+    let w = &good.iter().find(|x| x["name"] == "w").unwrap()["value"];
+    let nested: Vec<Value> = w.as_array().unwrap().iter().map(|c| json!([c])).collect();
+    assert!(!fails(with(
+        "w",
+        json!({"name": "w", "type": "float[3]", "value": nested})
+    )));
+    assert!(fails(with(
+        "total",
+        json!({"name": "total", "type": "int", "value": [6]})
+    )));
+    assert!(fails(with(
+        "m",
+        json!({"name": "m", "type": "int", "value": [0]})
+    )));
+    assert!(fails(with(
+        "last",
+        json!({"name": "last", "type": "float", "undefined": true})
+    )));
+    assert!(fails(good[1..].to_vec()));
+    let mut extra = good.clone();
+    extra.push(json!({"name": "color", "type": "vec4", "undefined": true}));
+    assert!(fails(extra));
+}
