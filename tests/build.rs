@@ -18,6 +18,7 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_compute.c", "egl_compute", &["EGL", "OpenGL"]),
     ("apps/egl_stages.c", "egl_stages", &["EGL", "OpenGL"]),
     ("apps/egl_gles.c", "egl_gles", &["EGL", "GLESv2"]),
+    ("apps/egl_trace.c", "egl_trace", &["EGL", "OpenGL"]),
 ];
 
 fn main() {

@@ -16,6 +16,7 @@ pub use serde_json::Value;
 
 mod c_apps;
 pub mod tess;
+pub mod trace_ref;
 mod xvfb;
 pub use c_apps::compile_c;
 pub use xvfb::Xvfb;
