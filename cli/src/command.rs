@@ -101,6 +101,12 @@ pub enum Command {
     Ignore { line: u32, count: u32 },
     /// `catch nan|inf [off]`.
     Catch { nan: bool, inf: bool, off: bool },
+    /// `dprintf LINE,"FORMAT",ARG...`.
+    Dprintf {
+        line: u32,
+        format: String,
+        args: Vec<String>,
+    },
 }
 
 pub use trace::{FrameMove, Reverse};
@@ -264,6 +270,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "delete",
     "detach",
     "display",
+    "dprintf",
     "down",
     "dump",
     "end",
@@ -418,6 +425,11 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "condition LINE [COND] | ignore LINE N",
         "shader: change the condition of the breakpoint at LINE / pass its next N hits",
+    ),
+    (
+        "dprintf LINE,\"FORMAT\",ARG...",
+        "shader: one replay; a message from every invocation that reaches LINE (C/GLSL printf \
+         formats, %vNf vectors), at most 1024 per draw (the rest counted)",
     ),
     (
         "catch nan | catch inf [off]",
@@ -819,6 +831,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "condition" => trace::parse_condition(args)?,
         "ignore" => trace::parse_ignore(&rest)?,
         "catch" => trace::parse_catch(&rest)?,
+        "dprintf" => trace::parse_dprintf(args)?,
         "break" | "b" | "br" => parse_break(&rest)?,
         "delete" | "d" => match rest.as_slice() {
             [] => Command::Delete(None),

@@ -44,6 +44,8 @@ pub enum Outcome {
     },
     /// `catch nan|inf [off]`: what is caught now.
     Catches(pb::CatchReply),
+    /// `dprintf`: how many messages came (as events) and were dropped.
+    Dprintf(pb::DprintfReply),
     /// `info program`.
     Program(pb::ProgramInfo),
     /// `info state`.
@@ -409,6 +411,7 @@ impl Session {
                 self.break_condition(*line, None, Some(*count)).await
             }
             Command::Catch { nan, inf, off } => self.catch(*nan, *inf, *off).await,
+            Command::Dprintf { line, format, args } => self.dprintf(*line, format, args).await,
             Command::InfoFlow(file) => self.info_flow(file.as_deref()).await,
             Command::End => self.end().await,
             Command::Detach => self.detach().await,

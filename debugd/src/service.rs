@@ -314,6 +314,28 @@ impl pb::debugger_server::Debugger for Service {
         .await
     }
 
+    async fn dprintf(
+        &self,
+        req: Request<pb::DprintfRequest>,
+    ) -> Result<Response<pb::DprintfReply>, Status> {
+        let r = req.into_inner();
+        if r.line == 0 {
+            return Err(invalid(
+                "line = 0 is out of range (shader lines count from 1)",
+            ));
+        }
+        self.run(move |s| {
+            let (messages, dropped, timing) =
+                s.dprintf(r.line, &r.format, &r.args, r.limit, r.focused)?;
+            Ok(pb::DprintfReply {
+                messages,
+                dropped,
+                timing: timing.map(Into::into),
+            })
+        })
+        .await
+    }
+
     async fn set_trace_budget(
         &self,
         req: Request<pb::TraceBudget>,

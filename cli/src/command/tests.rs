@@ -468,3 +468,74 @@ fn trace_words() {
     assert!(bad("set trace-records 0").contains("usage: set trace-records"));
     assert!(bad("set trace-foo 1").contains("usage: set trace-records"));
 }
+
+#[test]
+fn conditions_catches_and_dprintf() {
+    assert_eq!(
+        p("break 12 if acc > 3.0"),
+        Command::ShaderBreak {
+            line: 12,
+            condition: Some("acc > 3.0".into()),
+            temporary: false
+        }
+    );
+    assert_eq!(
+        p("tbreak 7"),
+        Command::ShaderBreak {
+            line: 7,
+            condition: None,
+            temporary: true
+        }
+    );
+    assert_eq!(p("break 12"), Command::Break(BreakTarget::Line(12)));
+    assert_eq!(
+        p("condition 12 x < 0"),
+        Command::Condition {
+            line: 12,
+            condition: Some("x < 0".into())
+        }
+    );
+    assert_eq!(
+        p("condition 12"),
+        Command::Condition {
+            line: 12,
+            condition: None
+        }
+    );
+    assert_eq!(p("ignore 12 3"), Command::Ignore { line: 12, count: 3 });
+    assert_eq!(
+        p("catch nan"),
+        Command::Catch {
+            nan: true,
+            inf: false,
+            off: false
+        }
+    );
+    assert_eq!(
+        p("catch inf off"),
+        Command::Catch {
+            nan: false,
+            inf: true,
+            off: true
+        }
+    );
+    assert!(bad("catch foo").contains("usage: catch"));
+    assert_eq!(
+        p(r#"dprintf 20,"x=%f v=%v2f \"q\"",x, vec2(a, b)"#),
+        Command::Dprintf {
+            line: 20,
+            format: "x=%f v=%v2f \"q\"".into(),
+            args: vec!["x".into(), "vec2(a, b)".into()]
+        }
+    );
+    assert_eq!(
+        p(r#"dprintf 3,"hi""#),
+        Command::Dprintf {
+            line: 3,
+            format: "hi".into(),
+            args: vec![]
+        }
+    );
+    assert!(bad(r#"dprintf 3,"open"#).contains("not closed"));
+    assert!(bad("dprintf 3").contains("usage"));
+}

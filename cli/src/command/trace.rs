@@ -138,3 +138,78 @@ pub(super) fn parse_catch(rest: &[&str]) -> Result<Command, ParseError> {
     };
     Ok(Command::Catch { nan, inf, off })
 }
+
+/// `dprintf LINE,"FORMAT",ARG...` (`args`: after the command): the format
+/// in double quotes (`\"`, `\\`, `\n`, `\t` escapes), the arguments split
+/// at the commas outside parentheses and brackets.
+pub(super) fn parse_dprintf(args: &str) -> Result<Command, ParseError> {
+    let usage = "usage: dprintf LINE,\"FORMAT\",ARG...";
+    let Some((line, rest)) = args.split_once(',') else {
+        return err(usage);
+    };
+    let line = match parse_u32(line.trim(), "dprintf")? {
+        0 => return err("dprintf: source lines are counted from 1"),
+        n => n,
+    };
+    let Some(rest) = rest.trim_start().strip_prefix('"') else {
+        return err(usage);
+    };
+    let mut format = String::new();
+    let mut chars = rest.char_indices();
+    let mut end = None;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => {
+                end = Some(i + 1);
+                break;
+            }
+            '\\' => match chars.next().map(|(_, e)| e) {
+                Some('n') => format.push('\n'),
+                Some('t') => format.push('\t'),
+                Some(e @ ('"' | '\\')) => format.push(e),
+                Some(e) => {
+                    format.push('\\');
+                    format.push(e);
+                }
+                None => return err("dprintf: the format's quote is not closed"),
+            },
+            c => format.push(c),
+        }
+    }
+    let Some(end) = end else {
+        return err("dprintf: the format's quote is not closed");
+    };
+    let tail = rest[end..].trim();
+    let args = match tail {
+        "" => Vec::new(),
+        t => {
+            let Some(t) = t.strip_prefix(',') else {
+                return err(usage);
+            };
+            split_args(t)?
+        }
+    };
+    Ok(Command::Dprintf { line, format, args })
+}
+
+/// Split at the commas outside `()` and `[]`.
+fn split_args(s: &str) -> Result<Vec<String>, ParseError> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim().to_string());
+    if depth != 0 || out.iter().any(String::is_empty) {
+        return err("dprintf: an argument is empty or its parentheses do not match");
+    }
+    Ok(out)
+}

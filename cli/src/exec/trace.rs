@@ -186,3 +186,28 @@ impl Session {
         Ok(Outcome::Catches(reply))
     }
 }
+
+impl Session {
+    /// `dprintf LINE,"FORMAT",ARG...`.
+    pub(super) async fn dprintf(
+        &mut self,
+        line: u32,
+        format: &str,
+        args: &[String],
+    ) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .dprintf(pb::DprintfRequest {
+                line,
+                format: format.to_string(),
+                args: args.to_vec(),
+                limit: 0,
+                focused: false,
+            })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Dprintf(reply))
+    }
+}

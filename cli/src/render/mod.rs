@@ -64,6 +64,7 @@ enum Reply<'a> {
     Frames(trace::FramesView<'a>),
     Budget(trace::BudgetView),
     Catches(trace::CatchesView),
+    Dprintf(trace::DprintfView),
     Flow(shader::FlowView<'a>),
     Help(info::HelpView),
     /// `quit`: no keys, no text.
@@ -87,6 +88,7 @@ impl<'a> Reply<'a> {
                 details,
             } => Reply::Breakpoints(info::BreakpointsView::new(*deleted, gl, shader, details)),
             Outcome::Catches(c) => Reply::Catches(trace::CatchesView::new(c)),
+            Outcome::Dprintf(d) => Reply::Dprintf(trace::DprintfView::new(d)),
             Outcome::Program(p) => Reply::Program(info::ProgramView::new(p)),
             Outcome::GlState(st) => Reply::GlState(info::GlStateView::new(st)),
             Outcome::ShaderStop(stop) => Reply::ShaderStop(stop::ShaderStopView::new(stop)),
@@ -151,6 +153,7 @@ impl fmt::Display for Reply<'_> {
             Reply::Frames(v) => v.fmt(f),
             Reply::Budget(v) => v.fmt(f),
             Reply::Catches(v) => v.fmt(f),
+            Reply::Dprintf(v) => v.fmt(f),
             Reply::Flow(v) => v.fmt(f),
             Reply::Help(v) => v.fmt(f),
             Reply::Quit {} => Ok(()),
@@ -219,8 +222,18 @@ fn to_json(view: &impl Serialize) -> Value {
 enum EventView<'a> {
     Crashed(call::CrashView<'a>),
     Exited(call::ExitView<'a>),
-    Warning { message: &'a str },
-    Output { stream: &'a str, text: &'a str },
+    Warning {
+        message: &'a str,
+    },
+    Output {
+        stream: &'a str,
+        text: &'a str,
+    },
+    Dprintf {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        invocation: Option<stop::AtJson>,
+        text: &'a str,
+    },
 }
 
 /// The view and name of an event worth showing (`None`: not shown).
@@ -237,6 +250,13 @@ fn event_view(event: &pb::Event) -> Option<(&'static str, EventView<'_>)> {
                 text: &o.text,
             },
         ),
+        Kind::Dprintf(d) => (
+            "dprintf",
+            EventView::Dprintf {
+                invocation: stop::invocation_at(d.invocation.as_ref()).map(stop::AtJson),
+                text: &d.text,
+            },
+        ),
         Kind::Stopped(_) | Kind::Running(_) => return None,
     })
 }
@@ -248,6 +268,10 @@ pub fn event_text(event: &pb::Event) -> Option<String> {
         EventView::Exited(e) => e.to_string(),
         EventView::Warning { message } => format!("warning: {message}"),
         EventView::Output { text, .. } => text.trim_end_matches('\n').to_string(),
+        EventView::Dprintf { invocation, text } => match invocation {
+            Some(stop::AtJson(at)) => format!("dprintf @ {at}: {text}"),
+            None => format!("dprintf: {text}"),
+        },
     })
 }
 

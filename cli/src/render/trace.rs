@@ -235,3 +235,32 @@ impl fmt::Display for CatchesView {
         }
     }
 }
+
+/// `dprintf`: the messages (shown as events before it) and those dropped.
+#[derive(Serialize)]
+pub struct DprintfView {
+    messages: u64,
+    dropped: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<Timing>,
+}
+
+impl DprintfView {
+    pub fn new(d: &pb::DprintfReply) -> DprintfView {
+        DprintfView {
+            messages: d.messages,
+            dropped: d.dropped,
+            timing: Timing::of(d.timing.as_ref()),
+        }
+    }
+}
+
+impl fmt::Display for DprintfView {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} messages", self.messages)?;
+        if self.dropped > 0 {
+            write!(f, " ({} more dropped: over the limit)", self.dropped)?;
+        }
+        Ok(())
+    }
+}

@@ -90,6 +90,34 @@ impl Session {
         Ok(b)
     }
 
+    /// `dprintf`: one replay; each message a `dprintf` event; (messages, dropped).
+    pub fn dprintf(
+        &self,
+        line: u32,
+        format: &str,
+        args: &[String],
+        limit: u32,
+        focused: bool,
+    ) -> Result<(u64, u64, Option<crate::shader::reply::Timing>)> {
+        let limit = if limit == 0 {
+            crate::shader::DPRINTF_LIMIT
+        } else {
+            limit
+        };
+        let printed = self.with_debug(|d, link| {
+            let p = d.dprintf(line, format, args, limit, focused, link)?;
+            Ok((p, d.take_timing()))
+        })?;
+        let (p, timing) = printed;
+        for m in &p.messages {
+            self.emit(pb::event::Kind::Dprintf(pb::DprintfMessage {
+                invocation: Some(m.invocation.into()),
+                text: m.text.clone(),
+            }));
+        }
+        Ok((p.messages.len() as u64, p.dropped, timing))
+    }
+
     /// [`Session::with_debug`] for a request that needs the trace.
     fn with_traced<T>(
         &self,

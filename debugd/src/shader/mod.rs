@@ -30,6 +30,7 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 /// with a step.
 const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
+mod dprintf;
 mod generated;
 mod hits;
 mod link;
@@ -44,6 +45,9 @@ mod tests;
 pub mod trace;
 mod traced;
 
+pub use dprintf::{
+    DEFAULT_LIMIT as DPRINTF_LIMIT, Message as DprintfMessage, Printed as DprintfPrinted,
+};
 use generated::{Generated, Generator};
 pub use hits::{BreakExtras, Catches};
 pub use link::{Link, Reports, StepRequest, TraceAsk, TraceData};
