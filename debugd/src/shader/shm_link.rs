@@ -224,7 +224,7 @@ impl StepRunner<'_> {
             abi::TRACE_OK => {}
             abi::TRACE_UNSUPPORTED => {
                 return Err(Error::Unimplemented(format!(
-                    "a trace: the driver cannot write a storage buffer from the {} stage",
+                    "a trace of this step: the driver cannot write a storage buffer from the {} stage",
                     self.stage.name()
                 )));
             }
@@ -674,4 +674,112 @@ fn read_probe(
         held: Held::All,
         trace: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Quiet;
+
+    impl Reports for Quiet {
+        fn rejected_shader(&self, what: &str, _: Stage, _: &str, log: &str) -> Error {
+            Error::Internal(format!("{what}: {log}"))
+        }
+        fn warn(&self, _: String) {}
+    }
+
+    fn runner<'a>(shm: &'a SharedMemory, ask: Option<TraceAsk<'a>>) -> StepRunner<'a> {
+        StepRunner {
+            reports: &Quiet,
+            shm,
+            slot: 0,
+            stage: Stage::Geometry,
+            others: &[],
+            fragment_options: FragmentOptions::default(),
+            trace: ask,
+            traced: None,
+        }
+    }
+
+    /// A trace reply of `words` written (as the preload writes it: at most
+    /// the capacity's words in `data`).
+    fn reply(shm: &SharedMemory, words: u32, data: &[u32]) -> abi::TraceReply {
+        let bytes: Vec<u8> = data.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        abi::TraceReply {
+            status: abi::TRACE_OK,
+            hits: 2,
+            records: 5,
+            words,
+            full: 1,
+            binding: 1,
+            data: shm.bulk_writer(abi::BULK_DATA + 64).push(&bytes),
+        }
+    }
+
+    #[test]
+    fn a_trace_reply_is_decoded_and_checked() {
+        let shm = SharedMemory::create().unwrap();
+        let ask = Some(TraceAsk {
+            block: "gldbg_trace_t",
+            capacity_words: 3,
+        });
+        let r = runner(&shm, ask);
+        let expected = TraceData {
+            hits: 2,
+            records: 5,
+            full: true,
+            words: vec![7, 8, 9],
+        };
+        assert_eq!(
+            r.read_trace(&reply(&shm, 3, &[7, 8, 9])).unwrap(),
+            Some(expected.clone())
+        );
+        // A shader that counted past the capacity: the capacity's words.
+        assert_eq!(
+            r.read_trace(&reply(&shm, 40, &[7, 8, 9])).unwrap(),
+            Some(expected)
+        );
+        // No trace asked for: none, whatever the reply says.
+        assert_eq!(
+            runner(&shm, None)
+                .read_trace(&reply(&shm, 3, &[7, 8, 9]))
+                .unwrap(),
+            None
+        );
+        // The driver cannot: the caller falls back to probes.
+        let unsupported = abi::TraceReply {
+            status: abi::TRACE_UNSUPPORTED,
+            ..Default::default()
+        };
+        match r.read_trace(&unsupported) {
+            Err(Error::Unimplemented(m)) => assert!(
+                m.contains("cannot write a storage buffer from the geometry stage"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Lengths that do not match the words, or lie outside the region.
+        for bad in [
+            reply(&shm, 3, &[7, 8]),
+            reply(&shm, 2, &[7, 8, 9]),
+            abi::TraceReply {
+                data: BulkRef::at(abi::BULK_SIZE - 4, 12),
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+            abi::TraceReply {
+                data: BulkRef::at(0, 12),
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+            abi::TraceReply {
+                status: 7,
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+        ] {
+            assert!(
+                matches!(r.read_trace(&bad), Err(Error::Internal(_))),
+                "{bad:?}"
+            );
+        }
+    }
 }

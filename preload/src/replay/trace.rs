@@ -27,7 +27,6 @@ use super::bulk::{Bulk, align8};
 use super::context::{compatibility_context, is_es, program_interface_query};
 use super::debug_blocks;
 use super::error::Error;
-use super::pipeline::check_gl;
 
 /// A step's trace: what was asked and, once placed and bound, its buffer.
 #[derive(Default)]
@@ -158,6 +157,15 @@ impl Trace {
             data: BulkRef::at(at, n),
         };
         Ok(())
+    }
+}
+
+/// Fail with [`Error::Gl`] (`doing`) if our GL work raised an error (as
+/// `pipeline.rs`'s `check_gl`, which uses this module).
+fn check_gl(doing: &'static str) -> Result<(), Error> {
+    match drain_own_errors() {
+        0 => Ok(()),
+        code => Err(Error::Gl { doing, code }),
     }
 }
 
