@@ -72,8 +72,10 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// and replies end with a [`ReadbackRequest`] / [`ReadbackReply`] (a
 /// print reads back one invocation or a GPU-reduced summary). 10: a
 /// fragment step's `app_outputs` is a list of names (a [`BulkRef`] list),
-/// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`].
-pub const ABI_VERSION: u32 = 11;
+/// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`]. 12: the
+/// step requests and replies end with a [`TraceRequest`] / [`TraceReply`]
+/// (a trace shader's storage buffer bound and read back).
+pub const ABI_VERSION: u32 = 12;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -396,6 +398,8 @@ pub struct FragmentStepRequest {
     pub path: [i32; MAX_PATH],
     /// (ABI 9) What to read back after the replay.
     pub readback: ReadbackRequest,
+    /// (ABI 12) The trace buffer to bind and read back.
+    pub trace: TraceRequest,
 }
 
 /// Reply of `CMD_FRAGMENT_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -433,6 +437,8 @@ pub struct FragmentStepReply {
     pub readback_ns: u64,
     /// (ABI 9) What `values` and `coverage` hold.
     pub readback: ReadbackReply,
+    /// (ABI 12) What the trace buffer held.
+    pub trace: TraceReply,
 }
 
 /// Request of `CMD_VERTEX_STEP` (daemon → preload, at `BULK_REQUEST`):
@@ -482,6 +488,8 @@ pub struct VertexStepRequest {
     /// (ABI 9) What to read back after the replay (the vertex stage; the
     /// others read back everything).
     pub readback: ReadbackRequest,
+    /// (ABI 12) The trace buffer to bind and read back.
+    pub trace: TraceRequest,
 }
 
 /// Reply of `CMD_VERTEX_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -516,6 +524,8 @@ pub struct VertexStepReply {
     pub readback_ns: u64,
     /// (ABI 9) What `values` and `coverage` hold.
     pub readback: ReadbackReply,
+    /// (ABI 12) What the trace buffer held.
+    pub trace: TraceReply,
 }
 
 /// Request of `CMD_COMPUTE_STEP` (daemon → preload, at `BULK_REQUEST`).
@@ -545,6 +555,8 @@ pub struct ComputeStepRequest {
     pub path: [i32; MAX_PATH],
     /// (ABI 9) What to read back after the replay.
     pub readback: ReadbackRequest,
+    /// (ABI 12) The trace buffer to bind and read back.
+    pub trace: TraceRequest,
 }
 
 /// Reply of `CMD_COMPUTE_STEP` (preload → daemon, at `BULK_REPLY`).
@@ -578,6 +590,8 @@ pub struct ComputeStepReply {
     pub readback_ns: u64,
     /// (ABI 9) What `values` and `coverage` hold.
     pub readback: ReadbackReply,
+    /// (ABI 12) What the trace buffer held.
+    pub trace: TraceReply,
 }
 
 /// [`ReadbackRequest::mode`] (ABI 9): read back every invocation's value
@@ -673,6 +687,58 @@ pub struct ReadbackReply {
     pub _pad: [u32; 2],
 }
 
+/// Words of a trace buffer before its data: `hits`, `records`, `words`,
+/// `full` (glsl-instrument's `TRACE_HEADER_WORDS`, `trace.rs`).
+pub const TRACE_HEADER_WORDS: usize = 4;
+
+/// What a trace step binds (ABI 12; appended to the three step requests).
+/// Written by the daemon. A trace shader writes one std430 storage block
+/// `buffer NAME { uint hits; uint records; uint words; uint full; uint
+/// data[]; }` declared without a binding; the preload binds a buffer of
+/// its own there, its header zeroed, its range `TRACE_HEADER_WORDS +
+/// capacity_words` words (so `data.length()` is the capacity).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceRequest {
+    /// The block's name (empty: no trace; the reply says `TRACE_NONE`).
+    pub block: BulkRef,
+    /// Words of `data` the buffer holds.
+    pub capacity_words: u32,
+    pub _pad: u32,
+}
+
+/// [`TraceReply::status`]: no trace was asked for.
+pub const TRACE_NONE: u32 = 0;
+/// The buffer was bound and read back: the counts and `data` are valid.
+pub const TRACE_OK: u32 = 1;
+/// The context cannot write a storage buffer from the debugged stage (no
+/// program interface query, no storage blocks for the stage, or the
+/// linked debug program has no block of that name; ES 2 contexts): the
+/// step itself ran and answered as usual, nothing was bound.
+pub const TRACE_UNSUPPORTED: u32 = 2;
+
+/// What a trace buffer held after the replay (ABI 12; appended to the
+/// three step replies). Written by the preload.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceReply {
+    /// `TRACE_NONE`, `TRACE_OK` or `TRACE_UNSUPPORTED`.
+    pub status: u32,
+    /// The header words as the shader left them (OK only).
+    pub hits: u32,
+    pub records: u32,
+    /// May exceed the capacity (a shader that wrote past it): `data` holds
+    /// at most `capacity_words` words.
+    pub words: u32,
+    pub full: u32,
+    /// The storage binding the buffer was bound at for the replay (the
+    /// app's binding there was put back after it).
+    pub binding: u32,
+    /// `min(words, capacity_words)` words of `data`, in the bulk data area
+    /// after the step's other data.
+    pub data: BulkRef,
+}
+
 /// Reply of `CMD_QUERY_PROGRAM` (preload → daemon, at `BULK_REPLY`).
 ///
 /// `text` holds one record per line, tab-separated:
@@ -748,6 +814,15 @@ const _: () = {
     assert!(core::mem::size_of::<FragmentStepReply>() % 8 == 0);
     assert!(core::mem::size_of::<VertexStepReply>() % 8 == 0);
     assert!(core::mem::size_of::<ComputeStepReply>() % 8 == 0);
+    // ABI 12 appended whole 8-byte words too.
+    assert!(core::mem::size_of::<TraceRequest>() == 16);
+    assert!(core::mem::size_of::<TraceReply>() == 32);
+    assert!(core::mem::offset_of!(FragmentStepRequest, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(VertexStepRequest, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(ComputeStepRequest, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(FragmentStepReply, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(VertexStepReply, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(ComputeStepReply, trace) % 8 == 0);
 };
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use gldbg_proto::shm::{
 };
 use glsl_instrument::{Instrumented, OutputSlot, Stage};
 
-use super::link::{Link, Reports, StepRequest};
+use super::link::{Link, Reports, StepRequest, TraceAsk, TraceData};
 use super::reply::Timing;
 use super::{FragmentOptions, Held, HeldRefs, ProbeResult, ReadMode, Reply, held};
 use crate::error::{Error, Result};
@@ -52,13 +52,17 @@ impl Link for ShmLink<'_> {
             stage: request.stage,
             others: request.others,
             fragment_options: request.fragment_options,
+            trace: request.trace,
+            traced: None,
         };
-        runner.run(
+        let mut result = runner.run(
             request.shader,
             request.path,
             request.components,
             &request.readback,
-        )
+        )?;
+        result.trace = runner.traced.take();
+        Ok(result)
     }
 }
 
@@ -73,6 +77,21 @@ struct StepRunner<'a> {
     stage: Stage,
     others: &'a [StageSource],
     fragment_options: FragmentOptions,
+    /// The trace buffer to bind (ABI 12) and, after the step, what it held.
+    trace: Option<TraceAsk<'a>>,
+    traced: Option<TraceData>,
+}
+
+/// The trace request of a step: the block's name (pushed) and capacity.
+fn push_trace(w: &mut crate::shm::BulkWriter<'_>, ask: Option<TraceAsk<'_>>) -> abi::TraceRequest {
+    match ask {
+        None => abi::TraceRequest::default(),
+        Some(ask) => abi::TraceRequest {
+            block: w.push(ask.block.as_bytes()),
+            capacity_words: ask.capacity_words,
+            _pad: 0,
+        },
+    }
 }
 
 /// The loop path of a request: the uniform's name (pushed), its length and
@@ -146,6 +165,8 @@ trait StepReply: Copy + Default {
     fn log(&self) -> BulkRef;
     /// The preload's share of the probe's cost.
     fn timing(&self) -> Timing;
+    /// (ABI 12) What the trace buffer held.
+    fn trace(&self) -> abi::TraceReply;
 }
 
 macro_rules! step_reply {
@@ -164,6 +185,9 @@ macro_rules! step_reply {
                     ..Default::default()
                 }
             }
+            fn trace(&self) -> abi::TraceReply {
+                self.trace
+            }
         }
     )*};
 }
@@ -177,13 +201,63 @@ step_reply!(
 impl StepRunner<'_> {
     /// Send step request `req` (its variable parts already written after
     /// it), wait for the preload and read its reply, checked.
-    fn exchange<R: StepReply>(&self, req: &impl Copy, inst: &Instrumented) -> Result<R> {
+    fn exchange<R: StepReply>(&mut self, req: &impl Copy, inst: &Instrumented) -> Result<R> {
         let (command, name) = R::COMMAND;
         self.shm.write_struct(abi::BULK_REQUEST, req);
         let st = self.shm.command(self.slot, command, PROBE_TIMEOUT)?;
         let reply: R = self.shm.read_struct(abi::BULK_REPLY);
         self.check_step(name, st, inst, reply.log())?;
+        self.traced = self.read_trace(&reply.trace())?;
         Ok(reply)
+    }
+
+    /// The trace buffer's contents from a step's reply (untrusted: every
+    /// length checked against the request and the bulk region). None
+    /// when no trace was asked for; a context that cannot write a storage
+    /// buffer from the stage is `Unimplemented` (the caller falls back
+    /// to probes).
+    fn read_trace(&self, t: &abi::TraceReply) -> Result<Option<TraceData>> {
+        let Some(ask) = self.trace else {
+            return Ok(None);
+        };
+        match t.status {
+            abi::TRACE_OK => {}
+            abi::TRACE_UNSUPPORTED => {
+                return Err(Error::Unimplemented(format!(
+                    "a trace of this step: the driver cannot write a storage buffer from the {} stage",
+                    self.stage.name()
+                )));
+            }
+            s => {
+                return Err(Error::Internal(format!(
+                    "the preload answered a trace step with trace status {s}"
+                )));
+            }
+        }
+        let (offset, len) = (t.data.offset as usize, t.data.len as usize);
+        let words = t.words.min(ask.capacity_words) as usize;
+        if len != words * 4 || offset < abi::BULK_DATA || offset + len > abi::BULK_SIZE {
+            return Err(Error::Internal(format!(
+                "the preload's trace data ({len} bytes at {offset}) does not match its {} words \
+                 (capacity {})",
+                t.words, ask.capacity_words
+            )));
+        }
+        let bytes = self.shm.read_bytes(t.data);
+        if bytes.len() != len {
+            return Err(Error::Internal(
+                "the trace data is outside the shared memory".into(),
+            ));
+        }
+        Ok(Some(TraceData {
+            hits: t.hits,
+            records: t.records,
+            full: t.full != 0,
+            words: bytes
+                .chunks_exact(4)
+                .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+                .collect(),
+        }))
     }
 
     fn run(
@@ -369,6 +443,7 @@ impl StepRunner<'_> {
                 }
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
+            req.trace = push_trace(&mut w, self.trace);
         }
         let reply: VertexStepReply = self.exchange(&req, inst)?;
         if reply.truncated != 0 {
@@ -436,6 +511,7 @@ impl StepRunner<'_> {
                 req.local_size_uniform = w.push(u.as_bytes());
             }
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
+            req.trace = push_trace(&mut w, self.trace);
         }
         let reply: ComputeStepReply = self.exchange(&req, inst)?;
         // Invocations by global index: rows of the x extent, y rows per z layer.
@@ -498,6 +574,7 @@ impl StepRunner<'_> {
                 .collect();
             req.app_outputs = w.push(&BulkRef::list_bytes(&names));
             req.path_uniform = push_path(&mut w, inst, path, &mut req.path_len, &mut req.path);
+            req.trace = push_trace(&mut w, self.trace);
         }
         let reply: FragmentStepReply = self.exchange(&req, inst)?;
         let t = reply.timing();
@@ -597,4 +674,112 @@ fn read_probe(
         held: Held::All,
         trace: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Quiet;
+
+    impl Reports for Quiet {
+        fn rejected_shader(&self, what: &str, _: Stage, _: &str, log: &str) -> Error {
+            Error::Internal(format!("{what}: {log}"))
+        }
+        fn warn(&self, _: String) {}
+    }
+
+    fn runner<'a>(shm: &'a SharedMemory, ask: Option<TraceAsk<'a>>) -> StepRunner<'a> {
+        StepRunner {
+            reports: &Quiet,
+            shm,
+            slot: 0,
+            stage: Stage::Geometry,
+            others: &[],
+            fragment_options: FragmentOptions::default(),
+            trace: ask,
+            traced: None,
+        }
+    }
+
+    /// A trace reply of `words` written (as the preload writes it: at most
+    /// the capacity's words in `data`).
+    fn reply(shm: &SharedMemory, words: u32, data: &[u32]) -> abi::TraceReply {
+        let bytes: Vec<u8> = data.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        abi::TraceReply {
+            status: abi::TRACE_OK,
+            hits: 2,
+            records: 5,
+            words,
+            full: 1,
+            binding: 1,
+            data: shm.bulk_writer(abi::BULK_DATA + 64).push(&bytes),
+        }
+    }
+
+    #[test]
+    fn a_trace_reply_is_decoded_and_checked() {
+        let shm = SharedMemory::create().unwrap();
+        let ask = Some(TraceAsk {
+            block: "gldbg_trace_t",
+            capacity_words: 3,
+        });
+        let r = runner(&shm, ask);
+        let expected = TraceData {
+            hits: 2,
+            records: 5,
+            full: true,
+            words: vec![7, 8, 9],
+        };
+        assert_eq!(
+            r.read_trace(&reply(&shm, 3, &[7, 8, 9])).unwrap(),
+            Some(expected.clone())
+        );
+        // A shader that counted past the capacity: the capacity's words.
+        assert_eq!(
+            r.read_trace(&reply(&shm, 40, &[7, 8, 9])).unwrap(),
+            Some(expected)
+        );
+        // No trace asked for: none, whatever the reply says.
+        assert_eq!(
+            runner(&shm, None)
+                .read_trace(&reply(&shm, 3, &[7, 8, 9]))
+                .unwrap(),
+            None
+        );
+        // The driver cannot: the caller falls back to probes.
+        let unsupported = abi::TraceReply {
+            status: abi::TRACE_UNSUPPORTED,
+            ..Default::default()
+        };
+        match r.read_trace(&unsupported) {
+            Err(Error::Unimplemented(m)) => assert!(
+                m.contains("cannot write a storage buffer from the geometry stage"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Lengths that do not match the words, or lie outside the region.
+        for bad in [
+            reply(&shm, 3, &[7, 8]),
+            reply(&shm, 2, &[7, 8, 9]),
+            abi::TraceReply {
+                data: BulkRef::at(abi::BULK_SIZE - 4, 12),
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+            abi::TraceReply {
+                data: BulkRef::at(0, 12),
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+            abi::TraceReply {
+                status: 7,
+                ..reply(&shm, 3, &[7, 8, 9])
+            },
+        ] {
+            assert!(
+                matches!(r.read_trace(&bad), Err(Error::Internal(_))),
+                "{bad:?}"
+            );
+        }
+    }
 }

@@ -123,6 +123,15 @@ pub const MAX_IMAGE_UNITS: u32 = 0x8F38;
 pub const IMAGE_BINDING_NAME: u32 = 0x8F3A;
 pub const IMAGE_BINDING_ACCESS: u32 = 0x8F3E;
 pub const READ_ONLY: u32 = 0x88B8;
+// Trace buffers (issue 14).
+pub const DYNAMIC_READ: u32 = 0x88E9;
+pub const BUFFER_UPDATE_BARRIER_BIT: u32 = 0x0000_0200;
+pub const MAX_VERTEX_SHADER_STORAGE_BLOCKS: u32 = 0x90D6;
+pub const MAX_GEOMETRY_SHADER_STORAGE_BLOCKS: u32 = 0x90D7;
+pub const MAX_TESS_CONTROL_SHADER_STORAGE_BLOCKS: u32 = 0x90D8;
+pub const MAX_TESS_EVALUATION_SHADER_STORAGE_BLOCKS: u32 = 0x90D9;
+pub const MAX_FRAGMENT_SHADER_STORAGE_BLOCKS: u32 = 0x90DA;
+pub const MAX_COMPUTE_SHADER_STORAGE_BLOCKS: u32 = 0x90DB;
 
 /// `glBlendFuncSeparate[i]`: (src rgb, dst rgb, src alpha, dst alpha) of
 /// draw buffer `buffer`, or of all of them.

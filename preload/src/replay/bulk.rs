@@ -164,11 +164,25 @@ pub(crate) trait StepReply: Copy + Default {
     /// Whether the debug program came from the cache, and the nanoseconds
     /// spent building (or finding) it, replaying, and reading back.
     fn set_timing(&mut self, cached: bool, build_ns: u64, replay_ns: u64, readback_ns: u64);
+    /// (ABI 12) What the trace buffer held.
+    fn trace_mut(&mut self) -> &mut shm::TraceReply;
+    /// The end of the data the reply refers to in the bulk region.
+    fn data_end(&self) -> usize;
 }
 
 macro_rules! step_reply {
-    ($($t:ty),*) => {$(
+    ($($t:ty => [$($data:ident),*]),*) => {$(
         impl StepReply for $t {
+            fn trace_mut(&mut self) -> &mut shm::TraceReply {
+                &mut self.trace
+            }
+            fn data_end(&self) -> usize {
+                [$(self.$data),*]
+                    .iter()
+                    .map(|r| r.offset as usize + r.len as usize)
+                    .max()
+                    .unwrap_or(0)
+            }
             fn log_mut(&mut self) -> &mut BulkRef {
                 &mut self.log
             }
@@ -182,9 +196,9 @@ macro_rules! step_reply {
     )*};
 }
 step_reply!(
-    shm::FragmentStepReply,
-    shm::VertexStepReply,
-    shm::ComputeStepReply
+    shm::FragmentStepReply => [values, coverage],
+    shm::VertexStepReply => [values, coverage, emission],
+    shm::ComputeStepReply => [values, coverage]
 );
 
 /// Write a step's reply (with the failure's log, if it failed); returns the

@@ -10,6 +10,7 @@
 //! app's data would feed the debug values and the debug values would
 //! overwrite the app's data. So, at every step, after the app's bindings
 //! are copied, ours are moved to the lowest free pair when theirs is taken.
+//! A trace block (issue 14, `trace.rs`) is placed the same way, alone.
 
 use crate::gl;
 
@@ -25,8 +26,14 @@ pub(crate) const OUR_PREFIX: &str = "gldbg_";
 /// `declared` and `declared + 1`) to a pair of bindings no other storage
 /// block of `prog` uses and return the value block's binding (the coverage
 /// block's is one more). `app_programs` are the app's programs whose
-/// shaders `prog` was linked from.
-pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u32, Error> {
+/// shaders `prog` was linked from; `trace` names a trace block of ours
+/// (empty: none), placed apart by [`place_one`] and kept out of the pair.
+pub(crate) fn place(
+    prog: u32,
+    app_programs: &[u32],
+    declared: u32,
+    trace: &str,
+) -> Result<u32, Error> {
     let max = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
     if !program_interface_query() {
         // No way to list the blocks (GL < 4.3 with ARB_shader_storage_buffer_object):
@@ -36,27 +43,17 @@ pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u3
             .then_some(declared)
             .ok_or_else(|| no_room(max));
     }
-    let count = gl::program_interface_i(prog, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
-        .clamp(0, 4096) as u32;
     // (binding, block index) of ours; the bindings of everyone else's.
     let mut ours: Vec<(u32, u32)> = Vec::new();
     let mut taken: Vec<u32> = Vec::new();
-    for block in 0..count {
-        let name = gl::program_resource_name(prog, gl::SHADER_STORAGE_BLOCK, block);
-        let binding = gl::program_resource_i(
-            prog,
-            gl::SHADER_STORAGE_BLOCK,
-            block,
-            gl::BUFFER_BINDING,
-        )
-        .max(0) as u32;
+    for b in blocks(prog) {
         let apps = app_programs.iter().any(|&app| {
-            gl::program_resource_index(app, gl::SHADER_STORAGE_BLOCK, &name) != u32::MAX
+            gl::program_resource_index(app, gl::SHADER_STORAGE_BLOCK, &b.name) != u32::MAX
         });
-        if name.starts_with(OUR_PREFIX) && !apps {
-            ours.push((binding, block));
+        if b.name.starts_with(OUR_PREFIX) && !apps && b.name != trace {
+            ours.push((b.binding, b.index));
         } else {
-            taken.push(binding);
+            taken.push(b.binding);
         }
     }
     // Value before coverage: a cached program keeps them one apart.
@@ -69,6 +66,58 @@ pub(crate) fn place(prog: u32, app_programs: &[u32], declared: u32) -> Result<u3
         }
     }
     Ok(binding)
+}
+
+/// Bind storage block `index` of the debug program `prog` (a trace block of
+/// ours) to a binding no other storage block of `prog` uses (the one it has
+/// where free, else the lowest free one) and return it. Call after
+/// [`place`] (which keeps the pair off this block's binding) and after the
+/// app's bindings are copied; needs the program interface query.
+pub(crate) fn place_one(prog: u32, index: u32) -> Result<u32, Error> {
+    let max = gl::get_i(gl::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(0) as u32;
+    let mut now = None;
+    let mut taken: Vec<u32> = Vec::new();
+    for b in blocks(prog) {
+        match b.index == index {
+            true => now = Some(b.binding),
+            false => taken.push(b.binding),
+        }
+    }
+    let free = |b: u32| b < max && !taken.contains(&b);
+    let binding = now
+        .filter(|&b| free(b))
+        .or_else(|| (0..max).find(|&b| free(b)))
+        .ok_or(Error::NoStorageBindings(max))?;
+    if now != Some(binding) {
+        gl::shader_storage_block_binding(prog, index, binding);
+    }
+    Ok(binding)
+}
+
+/// One active storage block of a program.
+struct Block {
+    index: u32,
+    name: String,
+    binding: u32,
+}
+
+/// The active storage blocks of `prog` (the program interface query).
+fn blocks(prog: u32) -> Vec<Block> {
+    let count = gl::program_interface_i(prog, gl::SHADER_STORAGE_BLOCK, gl::ACTIVE_RESOURCES)
+        .clamp(0, 4096) as u32;
+    (0..count)
+        .map(|index| Block {
+            index,
+            name: gl::program_resource_name(prog, gl::SHADER_STORAGE_BLOCK, index),
+            binding: gl::program_resource_i(
+                prog,
+                gl::SHADER_STORAGE_BLOCK,
+                index,
+                gl::BUFFER_BINDING,
+            )
+            .max(0) as u32,
+        })
+        .collect()
 }
 
 /// `declared` if it and the next binding are free, else the lowest such

@@ -77,7 +77,11 @@ fn step(
     req: &VertexStepRequest,
     reply: &mut VertexStepReply,
 ) -> Result<(), Error> {
-    let mut r = Replay::begin(bulk, call, reply, 1);
+    let stage = match req.stage {
+        0 => gl::VERTEX_SHADER,
+        s => s,
+    };
+    let mut r = Replay::begin(bulk, call, reply, 1).tracing(req.trace, stage);
     r.reply.program = r.saved.program;
     let objects = Objects::bind_scratch();
     r.saved.check_programs()?;

@@ -52,10 +52,14 @@ fn step(
     reply: &mut FragmentStepReply,
 ) -> Result<(), Error> {
     if super::context::es_version().is_some_and(|v| v.0 < 3) {
+        // No storage buffers in GL ES 2: the step runs without its trace.
+        if req.trace.block.len > 0 {
+            reply.trace.status = shm::TRACE_UNSUPPORTED;
+        }
         return super::es2::step(bulk, call, req, reply);
     }
     let max_db = gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32;
-    let mut r = Replay::begin(bulk, call, reply, max_db);
+    let mut r = Replay::begin(bulk, call, reply, max_db).tracing(req.trace, gl::FRAGMENT_SHADER);
     r.reply.program = r.saved.program;
     r.reply.framebuffer = r.saved.draw_fb;
     r.saved.check_programs()?;
@@ -67,9 +71,13 @@ fn step(
     let components = req.value_components.min(4) as usize;
     // A point print shades its pixel alone (pixel_scissor.rs) where no
     // invocation can see another's work: nothing written to buffers or
-    // images, no subgroup or helper-invocation functions.
-    let point = point_of(req, components, size)
-        .filter(|_| writes.counts() == (0, 0) && !sees_other_invocations(r.bulk, req));
+    // images, no subgroup or helper-invocation functions, no trace (its
+    // focus is any pixel's).
+    let point = point_of(req, components, size).filter(|_| {
+        writes.counts() == (0, 0)
+            && req.trace.block.len == 0
+            && !sees_other_invocations(r.bulk, req)
+    });
     let scissor = point.and_then(PixelScissor::narrow);
     let narrowed = scissor.is_some();
     let replayed = r.replay("draw", |call| call.draw(None));

@@ -19,7 +19,8 @@
 //! [`program`] (building and the one cache of debug programs),
 //! [`uniforms`] (the app's uniforms, blocks, attributes given to a debug
 //! program), [`writes`] (what a replay writes, copied aside and back),
-//! [`target`] (our framebuffers), [`blend`] (neutral blend functions),
+//! [`target`] (our framebuffers), [`trace`] (a trace shader's buffer,
+//! bound and read back with any step), [`blend`] (neutral blend functions),
 //! [`context`] and [`es`] (what the context is and offers), [`bulk`] (the
 //! command's view of the shared memory), [`error`] (why a step failed),
 //! [`query`] (program and state queries), [`records`] (the layout of
@@ -48,6 +49,7 @@ pub mod reduce;
 pub mod state;
 pub mod storage;
 pub mod target;
+pub mod trace;
 pub mod uniforms;
 pub mod writes;
 

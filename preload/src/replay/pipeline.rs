@@ -12,7 +12,9 @@
 //! 5. The strategy's capture set up (framebuffer, transform feedback,
 //!    storage buffers, ES 2 packing), then [`Replay::replay`]: the call
 //!    replayed, our errors after it a failure that names it.
-//! 6. [`Replay::read_back`]: the strategy's read into the bulk region.
+//! 6. [`Replay::read_back`]: the strategy's read into the bulk region,
+//!    then a trace shader's buffer where the request asks (`trace.rs`,
+//!    bound at [`Replay::writes`]).
 
 use std::time::Instant;
 
@@ -28,6 +30,7 @@ use super::context::has_context;
 use super::error::Error;
 use super::program::{DebugProgram, Kind, Mark, cached_or_build};
 use super::state::Saved;
+use super::trace::Trace;
 use super::uniforms::{load_app_uniforms, set_path};
 use super::writes::ShaderWrites;
 
@@ -218,6 +221,8 @@ pub(crate) struct Replay<'a, R: StepReply> {
     pub(crate) call: Call<'a>,
     pub(crate) saved: Saved,
     pub(crate) reply: &'a mut R,
+    /// The trace buffer the request asks for (`tracing`).
+    trace: Trace,
     cached: bool,
     build_ns: u64,
     replay_ns: u64,
@@ -240,11 +245,25 @@ impl<'a, R: StepReply> Replay<'a, R> {
             call,
             saved,
             reply,
+            trace: Trace::default(),
             cached: false,
             build_ns: 0,
             replay_ns: 0,
             readback_ns: 0,
         }
+    }
+
+    /// Bind the trace buffer `ask` names (ABI 12) for a debug shader of
+    /// `stage` (GL shader type) at [`Replay::writes`], read it back at
+    /// [`Replay::read_back`].
+    pub(crate) fn tracing(mut self, ask: shm::TraceRequest, stage: u32) -> Self {
+        self.trace = Trace::new(ask, stage);
+        self
+    }
+
+    /// The name of the trace block asked for (empty: none).
+    pub(crate) fn trace_block(&self) -> String {
+        self.trace.block(self.bulk)
     }
 
     /// The debug program of `kind` for the app's program `app` and cache
@@ -273,9 +292,14 @@ impl<'a, R: StepReply> Replay<'a, R> {
     }
 
     /// Copy aside what program `prog` (current, its bindings final) can
-    /// write; put back when the returned guard drops.
-    pub(crate) fn writes(&self, prog: u32) -> Result<ShaderWrites, Error> {
-        Ok(ShaderWrites::snapshot(prog)?)
+    /// write; put back when the returned guard drops. Then, where the
+    /// request asks for a trace, its block is placed and our buffer bound
+    /// (not copied aside: the replay's writes to it are what we read).
+    pub(crate) fn writes(&mut self, prog: u32) -> Result<ShaderWrites, Error> {
+        self.trace.plan(self.bulk, prog, self.reply.trace_mut())?;
+        let writes = ShaderWrites::snapshot(prog, self.trace.block_index())?;
+        self.trace.bind()?;
+        Ok(writes)
     }
 
     /// Replay the stopped call with `run` (timed); our GL errors after it
@@ -295,13 +319,17 @@ impl<'a, R: StepReply> Replay<'a, R> {
         result
     }
 
-    /// Read the captured values back with `read` (timed).
+    /// Read the captured values back with `read` (timed), then the trace
+    /// after them.
     pub(crate) fn read_back(
         &mut self,
         read: impl FnOnce(&mut Self) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let t = Instant::now();
-        let result = read(self);
+        let result = read(self).and_then(|()| {
+            let end = self.reply.data_end();
+            self.trace.read(self.bulk, end, self.reply.trace_mut())
+        });
         self.readback_ns = t.elapsed().as_nanos() as u64;
         result
     }
@@ -311,6 +339,7 @@ impl<R: StepReply> Drop for Replay<'_, R> {
     fn drop(&mut self) {
         self.reply
             .set_timing(self.cached, self.build_ns, self.replay_ns, self.readback_ns);
+        self.trace.unbind();
         self.saved.restore();
         drain_own_errors();
     }

@@ -58,7 +58,11 @@ fn step(
     reply: &mut ComputeStepReply,
 ) -> Result<(), Error> {
     let tess = req.stage == gl::TESS_CONTROL_SHADER;
-    let mut r = Replay::begin(bulk, call, reply, 0);
+    let stage = match tess {
+        true => gl::TESS_CONTROL_SHADER,
+        false => gl::COMPUTE_SHADER,
+    };
+    let mut r = Replay::begin(bulk, call, reply, 0).tracing(req.trace, stage);
     r.reply.program = r.saved.program;
     r.saved.check_programs()?;
     // The program of the debugged stage (a pipeline's stage program).
@@ -84,7 +88,8 @@ fn step(
             |bulk, saved| build_program(bulk, saved, req).map(DebugProgram::plain),
         )?
         .program;
-    let value_binding = debug_blocks::place(prog, &r.saved.programs, req.value_binding)?;
+    let trace = r.trace_block();
+    let value_binding = debug_blocks::place(prog, &r.saved.programs, req.value_binding, &trace)?;
     let size_uniform = r.bulk.str(req.local_size_uniform);
     if !size_uniform.is_empty() {
         let loc = gl::uniform_location(prog, &size_uniform);
@@ -193,7 +198,8 @@ pub(crate) fn vertex_values(
     }
     // Uniforms the copy cannot set raise errors of ours that mean nothing.
     drain_own_errors();
-    let value_binding = debug_blocks::place(prog, &r.saved.programs, req.value_binding)?;
+    let trace = r.trace_block();
+    let value_binding = debug_blocks::place(prog, &r.saved.programs, req.value_binding, &trace)?;
     let writes = r.writes(prog)?;
     // Every vertex writes both (coverage 0 where not reached).
     let buffers = DebugBuffers::bind(value_binding, n, false)?;

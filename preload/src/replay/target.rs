@@ -65,6 +65,9 @@ const TARGETS_MAX: usize = 8;
 /// are unmapped too.
 pub fn release_targets() -> u32 {
     let status = release_gl_targets();
+    if has_context() {
+        super::trace::release(current_context());
+    }
     release_memory();
     status
 }
