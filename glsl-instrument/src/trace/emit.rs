@@ -15,8 +15,9 @@ use crate::{BaseType, ValueType};
 /// Names and text of the trace's declarations.
 pub(super) struct Emitter {
     pub block: String,
-    /// The block's instance name.
-    pub inst: String,
+    /// The block's instance name (`None` before GLSL 1.50, which has
+    /// none: its members then have fresh names).
+    inst: Option<String>,
     /// The global `bool` set for the traced invocation.
     pub on: String,
     reserve: String,
@@ -31,10 +32,11 @@ pub(super) struct Emitter {
 }
 
 impl Emitter {
-    pub fn new(names: &mut Names, precision: &str) -> Emitter {
+    /// `instance`: whether the block may have an instance name.
+    pub fn new(names: &mut Names, precision: &str, instance: bool) -> Emitter {
         Emitter {
             block: names.fresh("gldbg_Trace"),
-            inst: names.fresh("gldbg_trace"),
+            inst: instance.then(|| names.fresh("gldbg_trace")),
             on: names.fresh("gldbg_on"),
             reserve: names.fresh("gldbg_reserve"),
             x: names.fresh("gldbg_x"),
@@ -92,8 +94,8 @@ impl Emitter {
                 };
                 for w in words {
                     body.push_str(&format!(
-                        "        {}.data[{x}_w + {k}u] = {w};\n",
-                        self.inst
+                        "        {}[{x}_w + {k}u] = {w};\n",
+                        self.member("data")
                     ));
                     k += 1;
                 }
@@ -106,11 +108,31 @@ impl Emitter {
         )
     }
 
+    /// How the code names the block's member `name`.
+    fn member(&self, name: &str) -> String {
+        match &self.inst {
+            Some(i) => format!("{i}.{name}"),
+            None => format!("{}_{name}", self.x),
+        }
+    }
+
     /// The block, the flag, the reserve function and the helpers.
     /// `binding`: an explicit binding (GLSL ES, which cannot rebind).
     pub fn declarations(&self, spec: &TraceSpec<'_>, binding: Option<u32>) -> String {
         let p = &self.precision;
-        let (b, t, on, r) = (&self.block, &self.inst, &self.on, &self.reserve);
+        let (b, on, r) = (&self.block, &self.on, &self.reserve);
+        let [records, words, full, data] =
+            ["records", "words", "full", "data"].map(|n| self.member(n));
+        // The declared member names (bare where there is an instance name).
+        let [dh, dr, dw, df, dd] =
+            ["hits", "records", "words", "full", "data"].map(|n| match &self.inst {
+                Some(_) => n.to_string(),
+                None => self.member(n),
+            });
+        let inst = self
+            .inst
+            .as_ref()
+            .map_or(String::new(), |i| format!(" {i}"));
         let (id, len, k, w) = (
             format!("{}_id", self.x),
             format!("{}_len", self.x),
@@ -123,16 +145,16 @@ impl Emitter {
         };
         let (start, max) = (spec.start, spec.max_records);
         format!(
-            "layout({layout}) buffer {b} {{\n    {p}uint hits;\n    {p}uint records;\n    {p}uint words;\n    \
-             {p}uint full;\n    {p}uint data[];\n}} {t};\n\
+            "layout({layout}) buffer {b} {{\n    {p}uint {dh};\n    {p}uint {dr};\n    {p}uint {dw};\n    \
+             {p}uint {df};\n    {p}uint {dd}[];\n}}{inst};\n\
              bool {on} = false;\n\
              {p}uint {r}({p}uint {id}, {p}uint {len}) {{\n    \
-             {p}uint {k} = {t}.records;\n    {t}.records = {k} + 1u;\n    \
-             if ({k} < {start}u || {t}.full != 0u) return 0xFFFFFFFFu;\n    \
-             {p}uint {w} = {t}.words;\n    \
-             if ({k} - {start}u >= {max}u || uint({t}.data.length()) - {w} < {len} + 2u) {{\n        \
-             {t}.full = 1u;\n        return 0xFFFFFFFFu;\n    }}\n    \
-             {t}.data[{w}] = {id};\n    {t}.data[{w} + 1u] = {len};\n    {t}.words = {w} + 2u + {len};\n    \
+             {p}uint {k} = {records};\n    {records} = {k} + 1u;\n    \
+             if ({k} < {start}u || {full} != 0u) return 0xFFFFFFFFu;\n    \
+             {p}uint {w} = {words};\n    \
+             if ({k} - {start}u >= {max}u || uint({data}.length()) - {w} < {len} + 2u) {{\n        \
+             {full} = 1u;\n        return 0xFFFFFFFFu;\n    }}\n    \
+             {data}[{w}] = {id};\n    {data}[{w} + 1u] = {len};\n    {words} = {w} + 2u + {len};\n    \
              return {w} + 2u;\n}}\n{}",
             self.text
         )
@@ -140,6 +162,6 @@ impl Emitter {
 
     /// The claim, first thing in `main`: `if (FOCUS) { on = atomicAdd(hits, 1u) == 0u; }`.
     pub fn claim(&self) -> String {
-        format!("{} = atomicAdd({}.hits, 1u) == 0u", self.on, self.inst)
+        format!("{} = atomicAdd({}, 1u) == 0u", self.on, self.member("hits"))
     }
 }

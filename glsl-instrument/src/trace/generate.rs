@@ -6,6 +6,8 @@
 //! Steps are edited in reverse order per function, so the paths of the
 //! steps still to edit stay valid.
 
+use std::collections::HashSet;
+
 use glsl_lang::ast;
 
 use super::emit::Emitter;
@@ -48,25 +50,29 @@ struct Plan {
 }
 
 /// `main`'s scope at its end: what its first step sees plus the variables
-/// its top-level statements declare (a later one hides an earlier name).
-fn end_scope(m: &ShaderModel, main: usize) -> Vec<Variable> {
+/// its top-level statements declare (a later one hides an earlier name),
+/// and the names of those locals.
+fn end_scope(m: &ShaderModel, main: usize) -> (Vec<Variable>, HashSet<String>) {
     let mut scope = m.step(m.entry().step).scope.clone();
+    let mut locals = HashSet::new();
     let decl = m.model.functions[main].decl;
     if let ast::ExternalDeclarationData::FunctionDefinition(def) = &m.tu.0[decl].content {
         for st in &def.statement.statement_list {
             if let ast::StatementData::Declaration(d) = &st.content {
-                scope.extend(crate::steps::declared_variables(d));
+                let vars = crate::steps::declared_variables(d);
+                locals.extend(vars.iter().map(|v| v.name.clone()));
+                scope.extend(vars);
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     let mut out: Vec<Variable> = scope
         .into_iter()
         .rev()
         .filter(|v| seen.insert(v.name.clone()))
         .collect();
     out.reverse();
-    out
+    (out, locals)
 }
 
 fn record(step: Option<usize>, vars: Vec<TracedVar>) -> RecordLayout {
@@ -106,7 +112,13 @@ fn plan(
     let mut returns = Vec::new();
     for (s, step) in m.steps().iter().enumerate() {
         let info = &m.model.info[s];
-        let traced = vars.record(info.func, &step.scope);
+        let locals = match &m.tu.0[m.model.functions[info.func].decl].content {
+            ast::ExternalDeclarationData::FunctionDefinition(def) => {
+                super::vars::locals_at(&def.statement, &info.path, info.part)
+            }
+            _ => Default::default(),
+        };
+        let traced = vars.record(info.func, &step.scope, &locals);
         steps.push(em.call(names, s as u32, &traced));
         let mut rec = record(Some(s), traced.clone());
         if let Some(body) = bodies[info.func].as_mut()
@@ -123,12 +135,12 @@ fn plan(
     }
     // The end of `main`; where its last step is a `return`, both end
     // records of that id hold what is in scope at both places.
-    let mut scope = end_scope(m, main);
+    let (mut scope, locals) = end_scope(m, main);
     if m.step(StepId(last as u32)).kind == StepKind::Return {
         let at_return = &m.step(StepId(last as u32)).scope;
         scope.retain(|v| at_return.contains(v));
     }
-    let end_vars = vars.record(main, &scope);
+    let end_vars = vars.record(main, &scope, &locals);
     let end_id = END_RECORD | last as u32;
     let end = em.call(names, end_id, &end_vars);
     if m.step(StepId(last as u32)).kind == StepKind::Return {
@@ -253,7 +265,7 @@ pub(super) fn trace(m: &ShaderModel, spec: &TraceSpec<'_>) -> Result<Trace, Inst
                      names: &mut Names|
      -> Result<ExtraText, InstrumentError> {
         let dialect = Dialect::of(m, names);
-        let mut em = Emitter::new(names, &dialect.precision);
+        let mut em = Emitter::new(names, &dialect.precision, m.es || m.version >= 150);
         let mut vars = Vars::new(m, dialect.has_double);
         let plan = plan(m, &mut vars, &mut em, names, &mut layout)?;
         edit(m, tu, &plan, &em, &focus, guard, write)?;

@@ -317,3 +317,52 @@ fn records_sit_before_statements_and_in_conditions() {
         "{text}"
     );
 }
+
+#[test]
+fn a_local_hiding_a_global_or_parameter_is_a_local() {
+    let src = "#version 430
+out vec4 color;
+float g;
+float f(float x) {
+    float r = x;
+    for (int i = 0; i < 2; i++) {
+        float x = r + 1.0;
+        r = x;
+    }
+    return r;
+}
+void main() {
+    g = 1.0;
+    float g = 2.0;
+    color = vec4(f(g));
+}
+";
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let t = m
+        .instrument_trace(&TraceSpec {
+            focus: "true",
+            ..spec()
+        })
+        .unwrap();
+    let role = |text: &str, name: &str| {
+        let s = m.steps().iter().find(|s| s.text.starts_with(text)).unwrap();
+        let r = &t.layout.records[&s.id.0];
+        r.vars.iter().find(|v| v.name == name).map(|v| v.role)
+    };
+    assert_eq!(
+        role("float r = x", "x"),
+        Some(VarRole::Param { defined: true })
+    );
+    assert_eq!(role("r = x;", "x"), Some(VarRole::Local));
+    assert_eq!(role("i++", "i"), Some(VarRole::Local));
+    assert_eq!(role("i++", "x"), Some(VarRole::Param { defined: true }));
+    assert_eq!(
+        role("float g = 2.0", "g"),
+        Some(VarRole::Global { defined: false })
+    );
+    assert_eq!(role("color = ", "g"), Some(VarRole::Local));
+    let last = m.last_step_of_main().unwrap();
+    let end = &t.layout.records[&(END_RECORD | last.0)];
+    let g = end.vars.iter().find(|v| v.name == "g").unwrap();
+    assert_eq!(g.role, VarRole::Local);
+}

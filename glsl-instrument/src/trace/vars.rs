@@ -131,7 +131,15 @@ impl<'m> Vars<'m> {
 
     /// The role of `v` in the scope of function `func` (`None`: not in a
     /// step record).
-    fn role(&self, params: &HashMap<String, (String, bool)>, v: &Variable) -> Option<VarRole> {
+    fn role(
+        &self,
+        params: &HashMap<String, (String, bool)>,
+        locals: &HashSet<String>,
+        v: &Variable,
+    ) -> Option<VarRole> {
+        if locals.contains(&v.name) {
+            return Some(VarRole::Local);
+        }
         if let Some((ty, defined)) = params.get(&v.name)
             && *ty == v.ty
         {
@@ -173,12 +181,19 @@ impl<'m> Vars<'m> {
         out
     }
 
-    /// The variables of a record before a step of `func` with `scope`.
-    pub fn record(&mut self, func: usize, scope: &[Variable]) -> Vec<TracedVar> {
+    /// The variables of a record with `scope`, in function `func`, where
+    /// `locals` are the names its local declarations bring into scope
+    /// there (a local hides a global or parameter of the same name).
+    pub fn record(
+        &mut self,
+        func: usize,
+        scope: &[Variable],
+        locals: &HashSet<String>,
+    ) -> Vec<TracedVar> {
         let params = self.params(func);
         let roles: Vec<(Variable, VarRole)> = scope
             .iter()
-            .filter_map(|v| Some((v.clone(), self.role(&params, v)?)))
+            .filter_map(|v| Some((v.clone(), self.role(&params, locals, v)?)))
             .collect();
         self.layout(roles)
     }
@@ -289,4 +304,90 @@ pub(super) fn value_type(ty: &str) -> Option<ValueType> {
         base,
         components: n,
     })
+}
+
+/// The names local declarations bring into scope at the step found at
+/// `path` (`part` of its statement) in `body`: declarations before it in
+/// every enclosing list, the declaring init of an enclosing `for` (also at
+/// its condition and increment), the declaring condition of an enclosing
+/// `while`.
+pub(super) fn locals_at(
+    body: &ast::CompoundStatement,
+    path: &[crate::steps::PathElem],
+    part: crate::steps::Part,
+) -> HashSet<String> {
+    use crate::steps::{Part, PathElem};
+    use ast::IterationStatementData as It;
+    use ast::StatementData as S;
+    let mut out = HashSet::new();
+    let declare = |d: &ast::Declaration, out: &mut HashSet<String>| {
+        out.extend(declared_variables(d).into_iter().map(|v| v.name));
+    };
+    let mut list: Option<&[ast::Statement]> = Some(&body.statement_list);
+    let mut cur: Option<&ast::Statement> = None;
+    for e in path {
+        match (e, cur.map(|c| &c.content)) {
+            (PathElem::Index(i), _) => {
+                let l = match cur.map(|c| &c.content) {
+                    None => list.unwrap_or(&[]),
+                    Some(S::Compound(c)) => &c.statement_list,
+                    Some(S::Switch(sw)) => &sw.body,
+                    _ => return out,
+                };
+                for st in l.iter().take(*i) {
+                    if let S::Declaration(d) = &st.content {
+                        declare(d, &mut out);
+                    }
+                }
+                list = None;
+                cur = l.get(*i);
+            }
+            (PathElem::Then | PathElem::Else, Some(S::Selection(sel))) => {
+                cur = match (&sel.rest.content, e) {
+                    (ast::SelectionRestStatementData::Statement(t), PathElem::Then)
+                    | (ast::SelectionRestStatementData::Else(t, _), PathElem::Then)
+                    | (ast::SelectionRestStatementData::Else(_, t), PathElem::Else) => Some(t),
+                    _ => return out,
+                };
+            }
+            (PathElem::Body, Some(S::Iteration(it))) => {
+                loop_decls(it, &mut out);
+                cur = match &it.content {
+                    It::While(_, b) | It::DoWhile(b, _) | It::For(_, _, b) => Some(b),
+                };
+            }
+            _ => return out,
+        }
+    }
+    if matches!(part, Part::LoopCond | Part::ForInc)
+        && let Some(S::Iteration(it)) = cur.map(|c| &c.content)
+        && let It::For(init, _, _) = &it.content
+        && let ast::ForInitStatementData::Declaration(d) = &init.content
+    {
+        declare(d, &mut out);
+    }
+    out
+}
+
+/// What a loop declares for its body: a `for` init, a `while` condition.
+fn loop_decls(it: &ast::IterationStatement, out: &mut HashSet<String>) {
+    use ast::IterationStatementData as It;
+    match &it.content {
+        It::For(init, rest, _) => {
+            if let ast::ForInitStatementData::Declaration(d) = &init.content {
+                out.extend(declared_variables(d).into_iter().map(|v| v.name));
+            }
+            if let Some(c) = &rest.condition
+                && let ast::ConditionData::Assignment(_, ident, _) = &c.content
+            {
+                out.insert(ident.0.to_string());
+            }
+        }
+        It::While(c, _) => {
+            if let ast::ConditionData::Assignment(_, ident, _) = &c.content {
+                out.insert(ident.0.to_string());
+            }
+        }
+        It::DoWhile(..) => {}
+    }
 }

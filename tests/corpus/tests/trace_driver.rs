@@ -537,6 +537,14 @@ void main() {{
                 body("c = vec4(acc, p.b, 1.0);")
             ),
         ),
+        // gl_FragColor becomes a named output, in the records too.
+        (
+            Stage::Fragment,
+            format!(
+                "#version 140\n{}",
+                body("gl_FragColor = vec4(acc, p.b, 1.0);")
+            ),
+        ),
         (
             Stage::Compute,
             format!(
