@@ -366,3 +366,48 @@ void main() {
     let g = end.vars.iter().find(|v| v.name == "g").unwrap();
     assert_eq!(g.role, VarRole::Local);
 }
+
+#[test]
+fn doubles_take_two_words_and_opaque_or_unsized_values_are_left_out() {
+    let src = "#version 430
+layout(local_size_x = 1) in;
+layout(std430) buffer B { float tail[]; };
+uniform sampler2D tex;
+uniform float big[100];
+void main() {
+    dvec3 d = dvec3(1.0, 2.0, 3.0);
+    mat2 m2 = mat2(1.0);
+    bvec2 b = bvec2(true, false);
+    tail[0] = float(d.x) + texture(tex, vec2(0.0)).x + big[3] + m2[0][0] + float(b.x);
+}
+";
+    let m = ShaderModel::parse(src, Stage::Compute).unwrap();
+    let t = m
+        .instrument_trace(&TraceSpec {
+            focus: "true",
+            ..spec()
+        })
+        .unwrap();
+    let last = m.last_step_of_main().unwrap();
+    let r = &t.layout.records[&last.0];
+    let names: Vec<&str> = r.vars.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["d", "m2", "b"]);
+    let d = &r.vars[0];
+    let parts: Vec<(&str, u32)> = d
+        .parts
+        .iter()
+        .map(|p| (p.path.as_str(), p.offset))
+        .collect();
+    assert_eq!(parts, [(".xy", 0), (".z", 4)]);
+    assert_eq!(r.vars[1].parts[1].path, "[1]");
+    assert_eq!(r.vars[1].parts[1].offset, 8);
+    assert_eq!(r.words, 6 + 4 + 2);
+    assert!(
+        t.shader.source.contains("unpackDouble2x32("),
+        "{}",
+        t.shader.source
+    );
+    // The sampler, the unsized buffer member and the 100-part array are not read.
+    let entry = &t.layout.records[&ENTRY_RECORD];
+    assert!(entry.vars.is_empty(), "{:?}", entry.vars);
+}

@@ -537,6 +537,14 @@ void main() {{
                 body("c = vec4(acc, p.b, 1.0);")
             ),
         ),
+        // Doubles are stored through unpackDouble2x32.
+        (
+            Stage::Fragment,
+            format!(
+                "#version 400\nout vec4 c;\n{}",
+                body("dvec3 d = dvec3(acc); c = vec4(float(d.z), p.b, 1.0);")
+            ),
+        ),
         // gl_FragColor becomes a named output, in the records too.
         (
             Stage::Fragment,
