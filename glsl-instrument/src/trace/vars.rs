@@ -76,6 +76,9 @@ fn kind_of(stage: Stage, quals: &[ast::StorageQualifierData], defined: bool) -> 
     }
 }
 
+/// A variable's parts: path and type.
+type Parts = Vec<(String, ValueType)>;
+
 /// The variables of the shader, told apart, and their layouts.
 pub(super) struct Vars<'m> {
     m: &'m ShaderModel,
@@ -87,7 +90,7 @@ pub(super) struct Vars<'m> {
     used: HashSet<String>,
     has_double: bool,
     /// Parts (path, type) by (name, type); `None`: not stored.
-    parts: HashMap<(String, String), Option<Vec<(String, ValueType)>>>,
+    parts: HashMap<(String, String), Option<Parts>>,
 }
 
 impl<'m> Vars<'m> {
@@ -240,7 +243,7 @@ impl<'m> Vars<'m> {
         out
     }
 
-    fn parts_of(&mut self, v: &Variable) -> Option<Vec<(String, ValueType)>> {
+    fn parts_of(&mut self, v: &Variable) -> Option<Parts> {
         let key = (v.name.clone(), v.ty.clone());
         if let Some(p) = self.parts.get(&key) {
             return p.clone();

@@ -61,37 +61,38 @@ fn proc(name: &str) -> *mut c_void {
     p
 }
 
-macro_rules! load {
-    ($name:literal) => {
-        // SAFETY: the pointer is the driver's entry point of that name,
-        // whose signature the field's type spells as the GL spec does.
-        unsafe { std::mem::transmute::<*mut c_void, _>(proc($name)) }
-    };
+/// The entry point `name` as the function type `F` (a field of [`Gl`]).
+fn load<F: Copy>(name: &str) -> F {
+    let p = proc(name);
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
+    // SAFETY: `p` is the driver's entry point of that name, whose signature
+    // `F` (a field's type) spells as the GL spec does; same size checked.
+    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
 }
 
 impl Gl {
     fn load() -> Gl {
         Gl {
-            create_shader: load!("glCreateShader"),
-            shader_source: load!("glShaderSource"),
-            compile_shader: load!("glCompileShader"),
-            get_shader_iv: load!("glGetShaderiv"),
-            get_shader_info_log: load!("glGetShaderInfoLog"),
-            create_program: load!("glCreateProgram"),
-            attach_shader: load!("glAttachShader"),
-            link_program: load!("glLinkProgram"),
-            get_program_iv: load!("glGetProgramiv"),
-            get_program_info_log: load!("glGetProgramInfoLog"),
-            use_program: load!("glUseProgram"),
-            gen_buffers: load!("glGenBuffers"),
-            bind_buffer: load!("glBindBuffer"),
-            buffer_data: load!("glBufferData"),
-            bind_buffer_base: load!("glBindBufferBase"),
-            get_buffer_sub_data: load!("glGetBufferSubData"),
-            dispatch_compute: load!("glDispatchCompute"),
-            memory_barrier: load!("glMemoryBarrier"),
-            get_program_resource_index: load!("glGetProgramResourceIndex"),
-            shader_storage_block_binding: load!("glShaderStorageBlockBinding"),
+            create_shader: load("glCreateShader"),
+            shader_source: load("glShaderSource"),
+            compile_shader: load("glCompileShader"),
+            get_shader_iv: load("glGetShaderiv"),
+            get_shader_info_log: load("glGetShaderInfoLog"),
+            create_program: load("glCreateProgram"),
+            attach_shader: load("glAttachShader"),
+            link_program: load("glLinkProgram"),
+            get_program_iv: load("glGetProgramiv"),
+            get_program_info_log: load("glGetProgramInfoLog"),
+            use_program: load("glUseProgram"),
+            gen_buffers: load("glGenBuffers"),
+            bind_buffer: load("glBindBuffer"),
+            buffer_data: load("glBufferData"),
+            bind_buffer_base: load("glBindBufferBase"),
+            get_buffer_sub_data: load("glGetBufferSubData"),
+            dispatch_compute: load("glDispatchCompute"),
+            memory_barrier: load("glMemoryBarrier"),
+            get_program_resource_index: load("glGetProgramResourceIndex"),
+            shader_storage_block_binding: load("glShaderStorageBlockBinding"),
         }
     }
 
@@ -402,7 +403,8 @@ fn check_records(m: &ShaderModel, run: &Run, expected: &[Expected], from: usize)
 
 #[test]
 fn a_traced_compute_invocation_records_its_run() {
-    let driver = Driver::new().expect("headless EGL context on Mesa");
+    // The context, current while the test runs.
+    let _driver = Driver::new().expect("headless EGL context on Mesa");
     let gl = Gl::load();
     let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
     // The loop's init is a step.
@@ -472,7 +474,6 @@ fn a_traced_compute_invocation_records_its_run() {
     );
     assert_eq!(run4.header[0] as usize, INVOCATIONS);
     assert_eq!(run4.records.len(), expected.len());
-    drop(driver);
 }
 
 /// Shaders of the other stages with a user function, loops and a struct.
