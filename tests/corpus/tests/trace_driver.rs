@@ -28,6 +28,14 @@ const GL_SHADER_STORAGE_BUFFER: u32 = 0x90D2;
 const GL_SHADER_STORAGE_BLOCK: u32 = 0x92E6;
 const GL_DYNAMIC_COPY: u32 = 0x88EA;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+const GL_VERTEX_SHADER: u32 = 0x8B31;
+const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+const GL_FRAMEBUFFER: u32 = 0x8D40;
+const GL_RENDERBUFFER: u32 = 0x8D41;
+const GL_RGBA8: u32 = 0x8058;
+const GL_COLOR_ATTACHMENT0: u32 = 0x8CE0;
+const GL_FRAMEBUFFER_COMPLETE: u32 = 0x8CD5;
+const GL_TRIANGLES: u32 = 0x0004;
 
 /// The GL entry points a dispatch needs (the context is `Driver`'s).
 struct Gl {
@@ -51,6 +59,16 @@ struct Gl {
     memory_barrier: unsafe extern "C" fn(u32),
     get_program_resource_index: unsafe extern "C" fn(u32, u32, *const c_char) -> u32,
     shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
+    gen_framebuffers: unsafe extern "C" fn(i32, *mut u32),
+    bind_framebuffer: unsafe extern "C" fn(u32, u32),
+    gen_renderbuffers: unsafe extern "C" fn(i32, *mut u32),
+    bind_renderbuffer: unsafe extern "C" fn(u32, u32),
+    renderbuffer_storage: unsafe extern "C" fn(u32, u32, i32, i32),
+    framebuffer_renderbuffer: unsafe extern "C" fn(u32, u32, u32, u32),
+    check_framebuffer_status: unsafe extern "C" fn(u32) -> u32,
+    viewport: unsafe extern "C" fn(i32, i32, i32, i32),
+    draw_arrays: unsafe extern "C" fn(u32, i32, i32),
+    finish: unsafe extern "C" fn(),
 }
 
 fn proc(name: &str) -> *mut c_void {
@@ -93,24 +111,41 @@ impl Gl {
             memory_barrier: load("glMemoryBarrier"),
             get_program_resource_index: load("glGetProgramResourceIndex"),
             shader_storage_block_binding: load("glShaderStorageBlockBinding"),
+            gen_framebuffers: load("glGenFramebuffers"),
+            bind_framebuffer: load("glBindFramebuffer"),
+            gen_renderbuffers: load("glGenRenderbuffers"),
+            bind_renderbuffer: load("glBindRenderbuffer"),
+            renderbuffer_storage: load("glRenderbufferStorage"),
+            framebuffer_renderbuffer: load("glFramebufferRenderbuffer"),
+            check_framebuffer_status: load("glCheckFramebufferStatus"),
+            viewport: load("glViewport"),
+            draw_arrays: load("glDrawArrays"),
+            finish: load("glFinish"),
         }
     }
 
     /// A linked compute program of `source`, or the driver's log.
     fn compute_program(&self, source: &str) -> Result<u32, String> {
+        self.program(&[(GL_COMPUTE_SHADER, source)])
+    }
+
+    /// A linked program of these shaders (type, source), or the driver's log.
+    fn program(&self, shaders: &[(u32, &str)]) -> Result<u32, String> {
         // SAFETY: the context is current (Driver); pointers are valid for each call.
         unsafe {
-            let sh = (self.create_shader)(GL_COMPUTE_SHADER);
-            let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
-            (self.shader_source)(sh, 1, &ptr, &len);
-            (self.compile_shader)(sh);
-            let mut ok = 0;
-            (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
-            if ok == 0 {
-                return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
-            }
             let prog = (self.create_program)();
-            (self.attach_shader)(prog, sh);
+            let mut ok = 0;
+            for (ty, source) in shaders {
+                let sh = (self.create_shader)(*ty);
+                let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
+                (self.shader_source)(sh, 1, &ptr, &len);
+                (self.compile_shader)(sh);
+                (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
+                if ok == 0 {
+                    return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
+                }
+                (self.attach_shader)(prog, sh);
+            }
             (self.link_program)(prog);
             (self.get_program_iv)(prog, GL_LINK_STATUS, &mut ok);
             if ok == 0 {
@@ -187,6 +222,33 @@ impl Gl {
                 (self.get_program_resource_index)(prog, GL_SHADER_STORAGE_BLOCK, c.as_ptr());
             assert_ne!(index, u32::MAX, "no block {name}");
             (self.shader_storage_block_binding)(prog, index, binding);
+        }
+    }
+
+    /// Draw a triangle covering a `size`² RGBA8 framebuffer with `prog`.
+    fn draw_covering(&self, prog: u32, size: i32) {
+        let (mut fb, mut rb) = (0, 0);
+        // SAFETY: a linked program; the context is current.
+        unsafe {
+            (self.gen_framebuffers)(1, &mut fb);
+            (self.bind_framebuffer)(GL_FRAMEBUFFER, fb);
+            (self.gen_renderbuffers)(1, &mut rb);
+            (self.bind_renderbuffer)(GL_RENDERBUFFER, rb);
+            (self.renderbuffer_storage)(GL_RENDERBUFFER, GL_RGBA8, size, size);
+            (self.framebuffer_renderbuffer)(
+                GL_FRAMEBUFFER,
+                GL_COLOR_ATTACHMENT0,
+                GL_RENDERBUFFER,
+                rb,
+            );
+            assert_eq!(
+                (self.check_framebuffer_status)(GL_FRAMEBUFFER),
+                GL_FRAMEBUFFER_COMPLETE
+            );
+            (self.viewport)(0, 0, size, size);
+            (self.use_program)(prog);
+            (self.draw_arrays)(GL_TRIANGLES, 0, 3);
+            (self.finish)();
         }
     }
 
@@ -474,6 +536,115 @@ fn a_traced_compute_invocation_records_its_run() {
     );
     assert_eq!(run4.header[0] as usize, INVOCATIONS);
     assert_eq!(run4.records.len(), expected.len());
+}
+
+const COVERING: &str = "#version 430
+void main() {
+    vec2 v[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+    gl_Position = vec4(v[gl_VertexID], 0.0, 1.0);
+}
+";
+
+const FRAGMENT: &str = "#version 430
+out vec4 color;
+float wave(in float x, out float s) {
+    s = x * 0.5;
+    return s + 1.0;
+}
+void main() {
+    vec2 p = gl_FragCoord.xy;
+    float acc = 0.0;
+    for (int i = 0; i < 2; i++) {
+        float s;
+        acc += wave(p.x + float(i), s);
+    }
+    color = vec4(acc, p, 1.0);
+}
+";
+
+/// The CPU run of `FRAGMENT` at fragment coordinate `p`.
+fn cpu_fragment(p: [f32; 2]) -> Vec<Expected> {
+    let pv = |acc: f32| vec![("p", f64::from(p[0])), ("acc", f64::from(acc))];
+    let mut ev: Vec<Expected> = vec![("ENTRY", vec![("gl_FragCoord", f64::from(p[0]))])];
+    ev.push(("vec2 p = gl_FragCoord.xy", vec![]));
+    ev.push(("float acc = 0.0", vec![("p", f64::from(p[0]))]));
+    let mut acc = 0.0f32;
+    ev.push(("int i = 0", pv(acc)));
+    for i in 0..2 {
+        let mut v = pv(acc);
+        v.push(("i", f64::from(i)));
+        ev.push(("i < 2", v.clone()));
+        ev.push(("float s;", v.clone()));
+        ev.push(("acc += wave", v));
+        let x = p[0] + i as f32;
+        ev.push(("s = x * 0.5", vec![("x", f64::from(x))]));
+        let s = x * 0.5;
+        ev.push((
+            "return s + 1.0",
+            vec![("x", f64::from(x)), ("s", f64::from(s))],
+        ));
+        acc += s + 1.0;
+        let mut v = pv(acc);
+        v.push(("i", f64::from(i)));
+        ev.push(("i++", v));
+    }
+    let mut v = pv(acc);
+    v.push(("i", 2.0));
+    ev.push(("i < 2", v));
+    ev.push(("color = vec4", pv(acc)));
+    let mut end = pv(acc);
+    end.push(("color", f64::from(acc)));
+    ev.push(("END", end));
+    ev
+}
+
+#[test]
+fn a_traced_fragment_records_its_run() {
+    let _driver = Driver::new().expect("headless EGL context on Mesa");
+    let gl = Gl::load();
+    let m = ShaderModel::parse(FRAGMENT, Stage::Fragment).unwrap();
+    let spec = TraceSpec {
+        focus: "all(equal(ivec2(gl_FragCoord.xy), ivec2(3, 2)))",
+        start: 0,
+        max_records: 1000,
+    };
+    let trace = m.instrument_trace(&spec).unwrap();
+    let prog = gl
+        .program(&[
+            (GL_VERTEX_SHADER, COVERING),
+            (GL_FRAGMENT_SHADER, &trace.shader.source),
+        ])
+        .unwrap_or_else(|e| panic!("{}\n{}", first_error(&e), trace.shader.source));
+    gl.block_binding(prog, &trace.block, 5);
+    let capacity = 4096;
+    let tb = gl.buffer(5, TRACE_HEADER_WORDS + capacity);
+    gl.draw_covering(prog, 8);
+    let all = gl.read(tb, TRACE_HEADER_WORDS + capacity);
+    let written = all[2] as usize;
+    let run = Run {
+        header: all[..TRACE_HEADER_WORDS].to_vec(),
+        records: decode(
+            &trace,
+            &all[TRACE_HEADER_WORDS..TRACE_HEADER_WORDS + written],
+        ),
+        outputs: Vec::new(),
+    };
+    let expected = cpu_fragment([3.5, 2.5]);
+    assert_eq!(run.header[0], 1, "hits");
+    assert_eq!(run.header[1] as usize, expected.len());
+    assert_eq!(run.header[3], 0);
+    assert_eq!(run.records.len(), expected.len());
+    check_records(&m, &run, &expected, 0);
+    let end = run.records.last().unwrap();
+    assert_eq!(
+        end.values["color"],
+        [f64::from(expected_acc(3.5)), 3.5, 2.5, 1.0]
+    );
+}
+
+/// `acc` of `FRAGMENT` at the end, for fragment x coordinate `x`.
+fn expected_acc(x: f32) -> f32 {
+    (0..2).fold(0.0f32, |acc, i| acc + ((x + i as f32) * 0.5 + 1.0))
 }
 
 /// Shaders of the other stages with a user function, loops and a struct.
