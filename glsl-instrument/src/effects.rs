@@ -42,7 +42,7 @@ fn builtin_effect(name: &str) -> bool {
 /// Built-in functions writing the arguments at these positions (a sparse
 /// texture lookup's `out` texel: any argument after the sampler, as its
 /// position varies).
-fn builtin_out_args(name: &str) -> &'static [usize] {
+pub(crate) fn builtin_out_args(name: &str) -> &'static [usize] {
     match name {
         "modf" | "frexp" => &[1],
         "uaddCarry" | "usubBorrow" => &[2],

@@ -37,7 +37,7 @@ use glsl_lang::ast;
 use crate::parse::{Names, parse_expr_in};
 use crate::{InstrumentError, Instrumented, Probe, Semantics, ShaderModel, Stage};
 
-mod build;
+pub(crate) mod build;
 mod calls;
 mod dialect;
 mod hoist;
@@ -50,11 +50,36 @@ mod siblings;
 mod store;
 mod written;
 
+pub(crate) use build::internal as internal_error;
 use build::{
     and, assign, boolean, call, comma, compound, eq, expr_stmt, float, if_stmt, int, internal, var,
     wrap_expr,
 };
+pub(crate) use dialect::{Bits, Dialect};
+pub(crate) use outputs::buffer_bindings;
 pub(crate) use position::last_main_step;
+pub(crate) use position::{insert_before, stmt_at, write_at};
+
+/// What a caller adds on top of an end-of-`main` coverage probe (the trace,
+/// trace/): run on the translation unit once the probe's names are
+/// reserved, given the end-of-`main` write (`guard`, `write`), which it
+/// must then place itself (before each `return` of `main` and at its end:
+/// its own edits of `main` would move the paths). It returns what the
+/// debug shader declares for it.
+pub(crate) type Extra<'a> = &'a mut dyn FnMut(
+    &mut [ast::ExternalDeclaration],
+    &ast::Expr,
+    &ast::Expr,
+    &mut Names,
+) -> Result<ExtraText, InstrumentError>;
+
+/// The declarations an [`Extra`] adds: text before the functions, and
+/// `#extension` lines.
+#[derive(Default)]
+pub(crate) struct ExtraText {
+    pub prelude: String,
+    pub extensions: Vec<String>,
+}
 
 /// Where the debug write goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -231,6 +256,16 @@ pub(crate) fn instrument_to(
     probe: &Probe<'_>,
     opts: Options,
 ) -> Result<Instrumented, InstrumentError> {
+    instrument_with(m, probe, opts, None)
+}
+
+/// [`instrument_to`] with `extra`'s edits (only at the end of `main`).
+pub(crate) fn instrument_with(
+    m: &ShaderModel,
+    probe: &Probe<'_>,
+    opts: Options,
+    extra: Option<Extra<'_>>,
+) -> Result<Instrumented, InstrumentError> {
     if opts.capture == Capture::VertexBuffer {
         outputs::check_vertex_buffer(m)?;
     }
@@ -250,12 +285,19 @@ pub(crate) fn instrument_to(
         added.path_uniform.as_deref(),
         &added.coverage,
     );
+    let extra = match extra {
+        Some(edit) if opts.at == At::EndOfMain => Some(edit(&mut tu, &guard, &write, &mut names)?),
+        Some(_) => return Err(internal("extra edits only at the end of main")),
+        None => None,
+    };
+    let placed = extra.is_some();
     let mut index_globals: hoist::Temps = Vec::new();
     let mut loop_base = 0;
     let mut decls = calls::duplicate_chain(m, &tu, &chain.frames, &added.dups, |i, fr, def| {
         let info = &m.model.info[fr.step];
         match (fr.call, opts.at) {
             (Some(_), _) => {}
+            (None, At::EndOfMain) if placed => {}
             (None, At::EndOfMain) => {
                 // A `return` in main ends main: the value is taken there too.
                 for r in position::returns_in_main(m, probe.expr).into_iter().rev() {
@@ -300,6 +342,7 @@ pub(crate) fn instrument_to(
         &dialect,
         &written,
         &index_globals,
+        &extra.unwrap_or_default(),
         &mut names,
     )
 }
@@ -373,6 +416,7 @@ fn assemble(
     dialect: &dialect::Dialect,
     written: &WrittenText,
     index_globals: &hoist::Temps,
+    extra: &ExtraText,
     names: &mut Names,
 ) -> Result<Instrumented, InstrumentError> {
     let globals = outputs::Globals {
@@ -396,8 +440,14 @@ fn assemble(
     let mut extension_lines: Vec<String> = m.unknown_extensions.clone();
     extension_lines.extend(dialect.extension_lines());
     extension_lines.extend(outs.extensions);
+    for line in &extra.extensions {
+        if !extension_lines.contains(line) {
+            extension_lines.push(line.clone());
+        }
+    }
     let mut prelude = dialect.prelude.clone();
     prelude.push_str(&outs.decls);
+    prelude.push_str(&extra.prelude);
     prelude.push_str(&written.decls);
     for (ty, k) in index_globals {
         prelude.push_str(&dialect.global(ty, k));

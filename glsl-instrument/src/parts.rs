@@ -76,6 +76,19 @@ pub(crate) fn layout(
     }))
 }
 
+/// The parts of a variable `name` of GLSL type `ty` (as written), each a
+/// sub-expression of `name`; `None` where the type is unknown, unsized,
+/// opaque, has more than [`MAX_PARTS`] parts or none.
+pub(crate) fn variable_parts(decls: &Decls, name: &str, ty: &str) -> Option<Vec<ValuePart>> {
+    let ty = crate::typeck::parse_type(ty, decls)?;
+    if part_count(decls, &ty) > MAX_PARTS as u64 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    split(decls, &ty, name, String::new(), &mut parts).ok()?;
+    (!parts.is_empty()).then_some(parts)
+}
+
 /// How many parts `split` makes of a `ty` (errors count as one).
 fn part_count(decls: &Decls, ty: &Ty) -> u64 {
     match ty {

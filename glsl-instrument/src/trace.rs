@@ -150,9 +150,13 @@ impl ShaderModel {
     /// shader's GLSL cannot write a storage buffer (GL ES before 3.10, or
     /// GLSL before 1.40 without `GL_ARB_shader_storage_buffer_object`).
     pub fn instrument_trace(&self, spec: &TraceSpec<'_>) -> Result<Trace, InstrumentError> {
-        let _ = spec;
-        Err(InstrumentError::Unsupported(
-            "tracing is not built yet".to_string(),
-        ))
+        generate::trace(self, spec)
     }
 }
+
+mod emit;
+mod generate;
+#[cfg(test)]
+mod tests;
+mod vars;
+mod writes;

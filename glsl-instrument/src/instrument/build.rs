@@ -6,11 +6,11 @@ use glsl_lang::ast;
 
 use crate::InstrumentError;
 
-pub(super) fn internal(what: &str) -> InstrumentError {
+pub(crate) fn internal(what: &str) -> InstrumentError {
     InstrumentError::Unsupported(format!("internal error: {what}"))
 }
 
-pub(super) fn var(name: &str) -> ast::Expr {
+pub(crate) fn var(name: &str) -> ast::Expr {
     ast::ExprData::variable(name).into()
 }
 pub(super) fn int(i: i32) -> ast::Expr {
@@ -51,10 +51,10 @@ pub(super) fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
 pub(super) fn post_inc(a: ast::Expr) -> ast::Expr {
     ast::ExprData::PostInc(Box::new(a)).into()
 }
-pub(super) fn expr_stmt(e: ast::Expr) -> ast::Statement {
+pub(crate) fn expr_stmt(e: ast::Expr) -> ast::Statement {
     ast::StatementData::Expression(ast::ExprStatementData(Some(e)).into()).into()
 }
-pub(super) fn compound(list: Vec<ast::Statement>) -> ast::Statement {
+pub(crate) fn compound(list: Vec<ast::Statement>) -> ast::Statement {
     ast::StatementData::Compound(
         ast::CompoundStatementData {
             statement_list: list,
@@ -63,7 +63,7 @@ pub(super) fn compound(list: Vec<ast::Statement>) -> ast::Statement {
     )
     .into()
 }
-pub(super) fn if_stmt(cond: ast::Expr, then: ast::Statement) -> ast::Statement {
+pub(crate) fn if_stmt(cond: ast::Expr, then: ast::Statement) -> ast::Statement {
     ast::StatementData::Selection(
         ast::SelectionStatementData {
             cond: Box::new(cond),

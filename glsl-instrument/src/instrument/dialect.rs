@@ -7,7 +7,7 @@ use crate::{ShaderModel, Stage};
 
 /// How integers reach the float value output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Bits {
+pub(crate) enum Bits {
     /// intBitsToFloat / uintBitsToFloat exist.
     Exact,
     /// Only with GL_ARB_shader_bit_encoding: decided by `#ifdef`.
@@ -18,7 +18,7 @@ pub(super) enum Bits {
 
 /// The language facts the debug shader depends on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Dialect {
+pub(crate) struct Dialect {
     pub bits: Bits,
     pub has_uint: bool,
     pub has_double: bool,
@@ -82,7 +82,7 @@ impl Dialect {
     }
 
     /// The dialect of `m`'s shader.
-    pub fn of(m: &ShaderModel, names: &mut Names) -> Dialect {
+    pub(crate) fn of(m: &ShaderModel, names: &mut Names) -> Dialect {
         Dialect::new(m.version, m.es, &m.extensions, m.stage, names)
     }
 
