@@ -668,7 +668,7 @@ impl ShaderDebug {
                 return Ok(());
             }
             let line = self.model.driver_line(self.model.step(self.pos.step).line);
-            if self.breakpoints.contains(&line) {
+            if self.is_plain_breakpoint(line) {
                 self.breakpoint_hit = line;
                 return Ok(());
             }

@@ -349,7 +349,7 @@ impl ShaderDebug {
     }
 
     /// A breakpoint line whose stops the trace decides alone.
-    fn is_plain_breakpoint(&self, line: u32) -> bool {
+    pub(super) fn is_plain_breakpoint(&self, line: u32) -> bool {
         self.breakpoints.contains(&line)
             && self
                 .break_extras
