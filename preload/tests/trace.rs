@@ -158,7 +158,7 @@ fn trace_req(w: &mut daemon_shm::BulkWriter<'_>, block: &str, capacity: u32) -> 
     TraceRequest {
         block: w.push(block.as_bytes()),
         capacity_words: capacity,
-        _pad: 0,
+        zero_data: 0,
     }
 }
 

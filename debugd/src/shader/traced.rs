@@ -175,6 +175,7 @@ impl ShaderDebug {
             trace: Some(TraceAsk {
                 block: &shader.block,
                 capacity_words: self.traced.budget.capacity_words(),
+                zero_data: false,
             }),
         })?;
         let t = &mut self.timing;
