@@ -44,7 +44,7 @@ mod hoist;
 mod loops;
 mod main_edits;
 mod outputs;
-mod position;
+pub(crate) mod position;
 mod printer;
 mod siblings;
 mod store;

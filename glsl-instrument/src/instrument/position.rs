@@ -15,7 +15,7 @@ use crate::{InstrumentError, Position, ShaderModel, StepId, StepKind};
 // ---------------------------------------------------------------------------
 // Finding steps again by path.
 
-pub(super) fn child(s: &mut ast::Statement, e: PathElem) -> Option<&mut ast::Statement> {
+pub(crate) fn child(s: &mut ast::Statement, e: PathElem) -> Option<&mut ast::Statement> {
     use ast::StatementData as S;
     match (&mut s.content, e) {
         (S::Compound(c), PathElem::Index(i)) => c.statement_list.get_mut(i),
@@ -37,7 +37,7 @@ pub(super) fn child(s: &mut ast::Statement, e: PathElem) -> Option<&mut ast::Sta
     }
 }
 
-pub(super) fn stmt_at<'a>(
+pub(crate) fn stmt_at<'a>(
     body: &'a mut ast::CompoundStatement,
     path: &[PathElem],
 ) -> Option<&'a mut ast::Statement> {
@@ -53,7 +53,7 @@ pub(super) fn stmt_at<'a>(
 
 /// Insert `new` right before the statement at `path`; a statement that is
 /// not in a list (a lone branch or loop body) becomes `{ new...; stmt }`.
-pub(super) fn insert_before(
+pub(crate) fn insert_before(
     body: &mut ast::CompoundStatement,
     path: &[PathElem],
     new: Vec<ast::Statement>,
@@ -89,7 +89,7 @@ pub(super) fn insert_before(
 }
 
 /// Put the guarded debug write in front of the step.
-pub(super) fn write_at(
+pub(crate) fn write_at(
     body: &mut ast::CompoundStatement,
     info: &StepInfo,
     guard: &ast::Expr,
