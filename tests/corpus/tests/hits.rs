@@ -9,7 +9,7 @@
 
 use std::ffi::{CString, c_char, c_void};
 
-use gldbg_corpus::driver::Driver;
+use gldbg_corpus::driver::{Driver, first_error};
 use glsl_instrument::{
     Dprintf, HitKind, HitSpec, Instrumented, OutputSlot, ShaderModel, Stage, StepId, decode_type,
 };
@@ -461,4 +461,88 @@ fn dprintf_prints_every_invocations_values_at_the_line() {
     assert_eq!(header, [0, want.len() as u32, (5 * len) as u32, 1]);
     assert_eq!(got.len(), 5);
     assert!(got.iter().all(|g| want.contains(g)), "{got:?}");
+}
+
+/// A shader per stage (and GLSL versions from the oldest with `uint`),
+/// each with a loop or a branch and float writes.
+const STAGES: [(Stage, &str); 9] = [
+    (
+        Stage::Vertex,
+        "#version 430\nin vec3 p;\nvoid main() {\n    vec4 q = vec4(p, 1.0);\n    for (int i = 0; i < 2; i++) { q.x += 1.0; }\n    gl_Position = q;\n}\n",
+    ),
+    (
+        Stage::TessControl,
+        "#version 430\nlayout(vertices = 3) out;\nvoid main() {\n    float l = 2.0;\n    if (gl_InvocationID == 0) { gl_TessLevelInner[0] = l; gl_TessLevelOuter[0] = l; }\n    barrier();\n    gl_out[gl_InvocationID].gl_Position = gl_in[gl_InvocationID].gl_Position;\n}\n",
+    ),
+    (
+        Stage::TessEval,
+        "#version 430\nlayout(triangles) in;\nvoid main() {\n    vec4 p = gl_in[0].gl_Position * gl_TessCoord.x;\n    p.y += 1.0;\n    gl_Position = p;\n}\n",
+    ),
+    (
+        Stage::Geometry,
+        "#version 330\nlayout(points) in;\nlayout(points, max_vertices = 2) out;\nvoid main() {\n    for (int i = 0; i < 2; i++) {\n        mat2 m = mat2(float(i));\n        gl_Position = gl_in[0].gl_Position + vec4(m[0], m[1]);\n        EmitVertex();\n    }\n}\n",
+    ),
+    (
+        Stage::Fragment,
+        "#version 130\nuniform float k;\nvoid main() {\n    float a[2];\n    a[0] = gl_FragCoord.x / k;\n    if (a[0] > 2.0) { discard; }\n    gl_FragColor = vec4(a[0]);\n}\n",
+    ),
+    (
+        Stage::Fragment,
+        "#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() {\n    float a = gl_FragCoord.x;\n    if (a > 2.0) { return; }\n    c = vec4(a / 0.0);\n}\n",
+    ),
+    (
+        Stage::Fragment,
+        "#version 310 es\nprecision mediump float;\nout vec4 c;\nstruct L { vec3 d; float w; };\nvoid main() {\n    L l = L(vec3(gl_FragCoord.x), 1.0);\n    l.w *= 2.0;\n    c = vec4(l.d, l.w);\n}\n",
+    ),
+    (
+        Stage::Fragment,
+        "#version 150\nout vec4 c;\nvoid main() {\n    vec2 p = gl_FragCoord.xy;\n    for (int i = 0; i < 3; i++, p *= 0.5) { c = vec4(p, 0.0, 1.0); }\n}\n",
+    ),
+    (Stage::Compute, COMPUTE),
+];
+
+#[test]
+fn every_stage_hit_and_dprintf_shader_compiles_on_the_driver() {
+    let driver = Driver::new().expect("headless EGL (Mesa)");
+    let mut failures = Vec::new();
+    for (stage, src) in STAGES {
+        let m = ShaderModel::parse(src, stage).unwrap();
+        let steps = vec![m.entry().step];
+        let name = format!("{} {:?}", stage.name(), m.version());
+        let kinds = [
+            HitKind::Condition {
+                steps: &steps,
+                cond: Some("gl_FragCoord.x > 1.0"),
+            },
+            HitKind::Condition {
+                steps: &steps,
+                cond: None,
+            },
+            HitKind::Catch {
+                nan: true,
+                inf: true,
+            },
+        ];
+        let mut shaders = Vec::new();
+        for (k, kind) in kinds.into_iter().enumerate() {
+            if k == 0 && stage != Stage::Fragment {
+                continue;
+            }
+            shaders.push(m.instrument_hits(&HitSpec { kind }).unwrap());
+        }
+        let (version, es) = m.version();
+        if (es && version >= 310) || (!es && version >= 140) {
+            let args: &[&str] = match stage {
+                Stage::Fragment => &["gl_FragCoord.xy", "gl_FrontFacing"],
+                _ => &["1.5", "ivec3(2)"],
+            };
+            shaders.push(m.instrument_dprintf(&steps, args).unwrap().shader);
+        }
+        for s in shaders {
+            if let Err(log) = driver.compile(stage.gl_enum(), &s.source) {
+                failures.push(format!("{name}: {}\n{}", first_error(&log), s.source));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
