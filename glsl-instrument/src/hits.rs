@@ -71,8 +71,9 @@ pub enum HitKind<'a> {
 
 /// A dprintf shader ([`ShaderModel::instrument_dprintf`]).
 ///
-/// The block [`Dprintf::block`] (std430, declared without binding: bind a
-/// buffer to it) has the trace block's header:
+/// The block [`Dprintf::block`] (std430, declared without binding on
+/// desktop GL: bind a buffer to it; see [`Dprintf::binding`]) has the
+/// trace block's header:
 ///
 /// ```text
 /// uint hits;     // not written (0 if the buffer was cleared)
@@ -100,6 +101,10 @@ pub struct Dprintf {
     pub shader: Instrumented,
     /// The storage block's name (`gldbg_` prefix).
     pub block: String,
+    /// GLSL ES (which cannot rebind a block): the binding the block is
+    /// declared with, after the shader's own buffers; desktop: `None`
+    /// (declared without one: bind it by name).
+    pub binding: Option<u32>,
     /// The arguments' types, in order.
     pub args: Vec<ValueType>,
 }
@@ -160,7 +165,7 @@ impl ShaderModel {
         args: &[&str],
     ) -> Result<Dprintf, InstrumentError> {
         let mut names = Names::new(&self.idents);
-        let (plan, block, types) = dprintf::plan(self, steps, args, &mut names)?;
+        let (plan, block, binding, types) = dprintf::plan(self, steps, args, &mut names)?;
         let model = reparse(self, &plan)?;
         let shader = model.instrument_end_of_main(&Probe {
             position: &model.entry(),
@@ -170,6 +175,7 @@ impl ShaderModel {
         Ok(Dprintf {
             shader,
             block,
+            binding,
             args: types,
         })
     }

@@ -43,7 +43,7 @@ mod dialect;
 mod hoist;
 mod loops;
 mod main_edits;
-mod outputs;
+pub(crate) mod outputs;
 pub(crate) mod position;
 mod printer;
 mod siblings;

@@ -16,7 +16,7 @@ pub(super) fn plan(
     steps: &[StepId],
     args: &[&str],
     names: &mut Names,
-) -> Result<(Plan, String, Vec<ValueType>), InstrumentError> {
+) -> Result<(Plan, String, Option<u32>, Vec<ValueType>), InstrumentError> {
     let ssbo_ext = !m.es && m.version >= 140 && m.version < 430;
     if !(m.es && m.version >= 310 || !m.es && m.version >= 140) {
         return Err(InstrumentError::Unsupported(format!(
@@ -69,8 +69,9 @@ pub(super) fn plan(
         plan.extensions
             .push("#extension GL_ARB_shader_bit_encoding : require".into());
     }
-    plan.decls = declarations(m, &block, &inst, &print, &types);
-    Ok((plan, block, types))
+    let binding = es_binding(m);
+    plan.decls = declarations(m, &block, binding, &inst, &print, &types);
+    Ok((plan, block, binding, types))
 }
 
 fn bad(text: &str, message: &str) -> InstrumentError {
@@ -163,10 +164,24 @@ fn arg_words(a: &str, t: ValueType) -> Vec<String> {
         .collect()
 }
 
+/// GLSL ES cannot rebind a block (no `glShaderStorageBlockBinding`): the
+/// block takes the binding after the shader's buffers (the end-of-`main`
+/// probe's own, in compute and tess-control, come after it). Desktop GL:
+/// none, the executor binds it by name.
+fn es_binding(m: &ShaderModel) -> Option<u32> {
+    m.es.then(|| {
+        crate::instrument::outputs::buffer_bindings(&m.tu.0)
+            .into_iter()
+            .max()
+            .map_or(0, |b| b + 1)
+    })
+}
+
 /// The block and the print function.
 fn declarations(
     m: &ShaderModel,
     block: &str,
+    binding: Option<u32>,
     inst: &str,
     print: &str,
     types: &[ValueType],
@@ -186,12 +201,16 @@ fn declarations(
         words.extend(arg_words(&format!("gldbg_a{k}"), *t));
     }
     let len = words.len();
+    let layout = match binding {
+        Some(b) => format!("std430, binding = {b}"),
+        None => "std430".to_string(),
+    };
     let mut writes = String::new();
     for (k, w) in words.iter().enumerate() {
         writes.push_str(&format!("        {inst}.data[gldbg_at + {k}u] = {w};\n"));
     }
     format!(
-        "layout(std430) buffer {block} {{\n    {p}uint hits;\n    {p}uint records;\n    \
+        "layout({layout}) buffer {block} {{\n    {p}uint hits;\n    {p}uint records;\n    \
          {p}uint words;\n    {p}uint full;\n    {p}uint data[];\n}} {inst};\n\
          void {print}({params}) {{\n    \
          {p}uint gldbg_slot = atomicAdd({inst}.records, 1u);\n    \

@@ -364,3 +364,32 @@ fn shaders_without_uint_are_refused() {
         );
     }
 }
+
+#[test]
+fn es_dprintf_blocks_take_the_binding_after_the_shaders_buffers() {
+    let src = "#version 310 es\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 2) buffer B { float o[]; };\nvoid main() {\n    float a = o[0];\n    o[1] = a;\n}\n";
+    let m = ShaderModel::parse(src, Stage::Compute).unwrap();
+    let d = m.instrument_dprintf(&[StepId(1)], &["a"]).unwrap();
+    parses_again(&d.shader.source, Stage::Compute);
+    assert_eq!(d.binding, Some(3));
+    let decl = format!("layout(std430, binding = 3) buffer {} {{", d.block);
+    assert!(d.shader.source.contains(&decl), "{}", d.shader.source);
+    // The end-of-main probe's own blocks come after it.
+    for slot in [&d.shader.value, &d.shader.coverage] {
+        let crate::OutputSlot::Buffer { binding, .. } = slot else {
+            panic!("{slot:?}");
+        };
+        assert!(*binding > 3, "{slot:?}");
+    }
+    // Desktop: no binding; ES 3.00: no storage blocks.
+    assert_eq!(
+        compute()
+            .instrument_dprintf(&[StepId(1)], &[])
+            .unwrap()
+            .binding,
+        None
+    );
+    let es300 = ShaderModel::parse(STAGES[4].1, Stage::Fragment).unwrap();
+    let e = es300.instrument_dprintf(&[StepId(0)], &[]).unwrap_err();
+    assert!(e.to_string().contains("GLSL ES 3.10"), "{e}");
+}

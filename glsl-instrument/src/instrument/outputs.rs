@@ -386,7 +386,7 @@ fn flush_prototype(g: &Globals<'_>) -> String {
 
 /// Bindings of the shader's `buffer` blocks (an array of blocks takes one
 /// per element; a block without `binding` has binding 0).
-fn buffer_bindings(decls: &[ast::ExternalDeclaration]) -> Vec<u32> {
+pub(crate) fn buffer_bindings(decls: &[ast::ExternalDeclaration]) -> Vec<u32> {
     let mut used = Vec::new();
     for d in decls {
         let ast::ExternalDeclarationData::Declaration(decl) = &d.content else {
