@@ -45,7 +45,7 @@ mod loops;
 mod main_edits;
 pub(crate) mod outputs;
 pub(crate) mod position;
-mod printer;
+pub(crate) mod printer;
 mod siblings;
 mod store;
 mod written;

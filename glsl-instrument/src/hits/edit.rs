@@ -7,6 +7,7 @@ use glsl_lang::ast;
 
 use super::{Plan, checked_expr, step_index};
 use crate::instrument::position::{insert_before, stmt_at, write_at};
+use crate::instrument::printer;
 use crate::parse::{Names, print_tu};
 use crate::steps::{Part, PathElem};
 use crate::{InstrumentError, ShaderModel, StepId};
@@ -115,7 +116,10 @@ pub(super) fn apply(m: &ShaderModel, plan: &Plan) -> Result<String, InstrumentEr
             body.statement_list.splice(0..0, first);
         }
     }
-    Ok(text(m, &tu, plan))
+    // glsl-lang's printer drops the parentheses of `f((a, b))` and
+    // `x = (a, b)` (the same repairs as the debug shader's).
+    printer::protect_commas(&mut tu);
+    Ok(printer::fix_type_names(&text(m, &tu, plan)))
 }
 
 /// `after` once the step at `path` ran: a statement after it (a lone

@@ -393,3 +393,15 @@ fn es_dprintf_blocks_take_the_binding_after_the_shaders_buffers() {
     let e = es300.instrument_dprintf(&[StepId(0)], &[]).unwrap_err();
     assert!(e.to_string().contains("GLSL ES 3.10"), "{e}");
 }
+
+#[test]
+fn the_apps_sequences_survive_the_second_parse() {
+    // Printed as is, `float x = (a, b);` would declare a second `b`.
+    let src = "#version 330\nout vec4 c;\nfloat f(float v) { return v; }\nvoid main() {\n    float a = 1.0;\n    float b = 2.0;\n    {\n        float x = (a, b);\n        c = vec4(x, f((a, b)), b, 1.0);\n    }\n}\n";
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let steps = on_line(&m, 9);
+    let out = hits(&m, &steps, Some("b > 1.0"));
+    assert!(!out.contains("float x = a, b;"), "{out}");
+    assert!(out.contains("float x = true ? a, b : b;"), "{out}");
+    assert!(out.contains("f(true ? a, b : b)"), "{out}");
+}
