@@ -405,3 +405,15 @@ fn the_apps_sequences_survive_the_second_parse() {
     assert!(out.contains("float x = true ? a, b : b;"), "{out}");
     assert!(out.contains("f(true ? a, b : b)"), "{out}");
 }
+
+#[test]
+fn macros_are_expanded_once() {
+    let src = "#version 330\n#define N 3\n#define SQ(x) ((x) * (x))\nout vec4 c;\nvoid main() {\n    float s = 0.0;\n    for (int i = 0; i < N; i++) { s += SQ(float(i)); }\n#undef N\n    float N = 2.0;\n    c = vec4(s, N, 0.0, 1.0);\n}\n";
+    let m = ShaderModel::parse(src, Stage::Fragment).unwrap();
+    let out = hits(&m, &on_line(&m, 7), Some("s > N"));
+    // The condition sees the macro of its line; the printed shader has no
+    // `#define` left to expand again (`N` is a variable after `#undef`).
+    assert!(out.contains("bool(s > 3)"), "{out}");
+    assert!(out.contains("float N = 2."), "{out}");
+    assert!(!out.contains("#define"), "{out}");
+}
