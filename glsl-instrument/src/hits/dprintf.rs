@@ -2,6 +2,8 @@
 //! appends a message (step, its id, the arguments' words) to a storage
 //! block (layout: [`crate::Dprintf`]).
 
+use glsl_lang::ast;
+
 use super::edit::{call, uint};
 use super::{Plan, checked_expr, step_index};
 use crate::parse::Names;
@@ -30,26 +32,34 @@ pub(super) fn plan(
             "dprintf needs at least one step".into(),
         ));
     }
-    let mut types: Vec<Option<ValueType>> = vec![None; args.len()];
+    let mut types: Option<Vec<ValueType>> = None;
     let mut trees = Vec::new();
+    let mut first_error = None;
     for &id in steps {
         let i = step_index(m, id)?;
-        let mut list = vec![uint(id.0)];
-        for (k, text) in args.iter().enumerate() {
-            let (e, ty) = checked_expr(m, id, text, true)?;
-            let t = arg_type(text, ty.as_deref())?;
-            if types[k].is_some_and(|old| old != t) {
-                return Err(bad(
-                    text,
-                    "has a different type at another step of the line",
-                ));
+        // Arguments not valid at this step of the line (a name not in
+        // scope yet): the step is left out.
+        let (list, here) = match args_at(m, id, args) {
+            Ok(x) => x,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                continue;
             }
-            types[k] = Some(t);
-            list.push(e);
+        };
+        if let Some(old) = &types
+            && let Some(k) = (0..args.len()).find(|&k| old[k] != here[k])
+        {
+            return Err(bad(
+                args[k],
+                "has a different type at another step of the line",
+            ));
         }
+        types = Some(here);
         trees.push((i, list));
     }
-    let types: Vec<ValueType> = types.into_iter().flatten().collect();
+    let Some(types) = types else {
+        return Err(first_error.unwrap_or_else(|| super::edit::internal("no step")));
+    };
     let block = names.fresh("gldbg_dprintf");
     let inst = names.fresh("gldbg_dp");
     let print = names.fresh("gldbg_print");
@@ -72,6 +82,22 @@ pub(super) fn plan(
     let binding = es_binding(m);
     plan.decls = declarations(m, &block, binding, &inst, &print, &types);
     Ok((plan, block, binding, types))
+}
+
+/// The print call's arguments at `step` (the step id first) and their types.
+fn args_at(
+    m: &ShaderModel,
+    step: StepId,
+    args: &[&str],
+) -> Result<(Vec<ast::Expr>, Vec<ValueType>), InstrumentError> {
+    let mut list = vec![uint(step.0)];
+    let mut types = Vec::new();
+    for text in args {
+        let (e, ty) = checked_expr(m, step, text, true)?;
+        types.push(arg_type(text, ty.as_deref())?);
+        list.push(e);
+    }
+    Ok((list, types))
 }
 
 fn bad(text: &str, message: &str) -> InstrumentError {

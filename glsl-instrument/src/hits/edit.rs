@@ -63,25 +63,42 @@ pub(super) fn condition_plan(
         ));
     }
     let mut plan = Plan::counting(m, names);
+    let mut first_error = None;
+    let mut placed = false;
     for &id in steps {
         let i = step_index(m, id)?;
         let c = match cond {
             None => ast::ExprData::BoolConst(true).into(),
-            Some(text) => {
-                let (e, ty) = checked_expr(m, id, text, false)?;
-                if let Some(ty) = ty.filter(|t| !is_scalar(t)) {
-                    return Err(InstrumentError::BadExpression {
-                        expr: text.to_string(),
-                        message: format!("a condition must be a scalar (bool, number), not {ty}"),
-                    });
+            Some(text) => match condition_at(m, id, text) {
+                Ok(c) => c,
+                // Not valid at this step of the line (a name not in scope
+                // yet, e.g. a `for`'s variable at its init): left out.
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
                 }
-                call("bool", vec![e])
-            }
+            },
         };
         let tick = call(&plan.counters.tick, vec![]);
         plan.before[i] = Some(call(&plan.counters.hit, vec![tick, uint(id.0), c]));
+        placed = true;
     }
-    Ok(plan)
+    match first_error {
+        Some(e) if !placed => Err(e),
+        _ => Ok(plan),
+    }
+}
+
+/// `bool(cond)` at `step`, or why not.
+fn condition_at(m: &ShaderModel, step: StepId, text: &str) -> Result<ast::Expr, InstrumentError> {
+    let (e, ty) = checked_expr(m, step, text, false)?;
+    if let Some(ty) = ty.filter(|t| !is_scalar(t)) {
+        return Err(InstrumentError::BadExpression {
+            expr: text.to_string(),
+            message: format!("a condition must be a scalar (bool, number), not {ty}"),
+        });
+    }
+    Ok(call("bool", vec![e]))
 }
 
 fn is_scalar(ty: &str) -> bool {

@@ -417,3 +417,31 @@ fn macros_are_expanded_once() {
     assert!(out.contains("float N = 2."), "{out}");
     assert!(!out.contains("#define"), "{out}");
 }
+
+#[test]
+fn steps_of_the_line_where_the_names_are_not_in_scope_are_left_out() {
+    let m = compute();
+    // Line 11: `for (int i = 0; i < 4; i++)`: init, condition, increment;
+    // `i` is not in scope at the init.
+    let steps = on_line(&m, 11);
+    assert_eq!(steps.len(), 3);
+    let src = hits(&m, &steps, Some("i == 2"));
+    let at = |s: StepId| format!("gldbg_hit(gldbg_tick(), {}u, bool(i == 2))", s.0);
+    let kinds: Vec<StepKind> = steps.iter().map(|s| m.step(*s).kind).collect();
+    for (s, kind) in steps.iter().zip(kinds) {
+        let want = kind != StepKind::LoopInit;
+        assert_eq!(src.contains(&at(*s)), want, "{kind:?}: {src}");
+    }
+    let d = m.instrument_dprintf(&steps, &["i"]).unwrap();
+    assert_eq!(d.shader.source.matches("gldbg_print(").count(), 1 + 2);
+    // Where it is valid at none, its error.
+    let spec = HitSpec {
+        kind: HitKind::Condition {
+            steps: &steps,
+            cond: Some("nope > 1"),
+        },
+    };
+    let e = m.instrument_hits(&spec).unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
+    assert!(m.instrument_dprintf(&steps, &["nope"]).is_err());
+}
