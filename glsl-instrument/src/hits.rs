@@ -58,7 +58,9 @@ pub enum HitKind<'a> {
     /// Before each execution of one of `steps` (e.g. every step of a
     /// source line): a hit where `cond` (GLSL valid at that step, without
     /// side effects or calls of the shader's functions, convertible to
-    /// `bool`) holds; `None`: every execution.
+    /// `bool`) holds; `None`: every execution. A step where `cond` does
+    /// not resolve (a name not in scope yet: a `for`'s variable at its
+    /// init) is left out; an error only where it resolves at none.
     Condition {
         steps: &'a [StepId],
         cond: Option<&'a str>,
@@ -66,6 +68,12 @@ pub enum HitKind<'a> {
     /// After each step that assigns a float-based value (`float`, `vecN`,
     /// `matN`, doubles, arrays and structs of them, whole or a part):
     /// a hit where what it wrote is NaN (`nan`) or infinite (`inf`).
+    /// Checked: a statement's top-level assignments, `++`/`--` and
+    /// initialised declarations, and `for` increments, the lvalue as
+    /// written re-read after the step. Not checked: writes that may not
+    /// happen (under `?:`, `&&`, `||`), in conditions or a `for` init,
+    /// through `out` arguments, lvalues with an effect (`a[i++]`), types
+    /// the type checker does not know.
     Catch { nan: bool, inf: bool },
 }
 
@@ -154,7 +162,8 @@ impl ShaderModel {
     /// The dprintf shader: before each execution of one of `steps`, every
     /// invocation appends a message with the values of `args` (each a
     /// scalar or vector expression valid at every one of the steps, of one
-    /// type) to the storage block (see [`Dprintf`]). Errors: a bad
+    /// type) to the storage block (see [`Dprintf`]); a step where an
+    /// argument does not resolve is left out. Errors: a bad
     /// argument (named), an unknown step; [`InstrumentError::Unsupported`]
     /// where the shader's GLSL has no storage blocks (before GLSL 4.30
     /// without `GL_ARB_shader_storage_buffer_object` from 1.40, or before
