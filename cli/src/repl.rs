@@ -182,7 +182,11 @@ mod tests {
 
     #[test]
     fn completion() {
-        assert_eq!(complete("con", 3), (0, vec!["continue".to_string()]));
+        assert_eq!(complete("cont", 4), (0, vec!["continue".to_string()]));
+        assert_eq!(
+            complete("con", 3),
+            (0, vec!["condition".to_string(), "continue".to_string()])
+        );
         assert_eq!(
             complete("de", 2),
             (

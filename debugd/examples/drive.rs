@@ -132,13 +132,17 @@ async fn main() -> anyhow::Result<()> {
             ),
             "sbreak" => format!(
                 "{:?}",
-                c.shader_break(pb::ShaderBreakRequest { line: arg.parse()? })
-                    .await
+                c.shader_break(pb::ShaderBreakRequest {
+                    line: arg.parse()?,
+                    ..Default::default()
+                })
+                .await
             ),
             "sdel" => format!(
                 "{:?}",
                 c.shader_delete_break(pb::ShaderBreakRequest {
-                    line: arg.parse().unwrap_or(0)
+                    line: arg.parse().unwrap_or(0),
+                    ..Default::default()
                 })
                 .await
             ),

@@ -460,12 +460,141 @@ fn at_first_call() -> Vec<Row> {
     ]
 }
 
+/// The requests of the trace era with absurd numbers and out of order
+/// (no focus yet: nothing is traced).
+fn trace_commands() -> Vec<Row> {
+    vec![
+        row!(
+            "ShaderReverseStep mode 99",
+            shader_reverse_step(pb::ShaderStepRequest { mode: 99, count: 1 }),
+            Invalid
+        ),
+        row!(
+            "ShaderReverseStep without a focus",
+            shader_reverse_step(pb::ShaderStepRequest { mode: 0, count: 1 }),
+            Precondition
+        ),
+        row!(
+            "ShaderReverseContinue without a focus",
+            shader_reverse_continue(pb::Empty {}),
+            Precondition
+        ),
+        row!(
+            "SelectFrame i64::MIN",
+            select_frame(pb::SelectFrameRequest {
+                level: i64::MIN,
+                relative: true
+            }),
+            Precondition
+        ),
+        row!(
+            "SetTraceBudget bytes u64::MAX",
+            set_trace_budget(pb::TraceBudget {
+                records: 0,
+                bytes: u64::MAX
+            }),
+            Invalid
+        ),
+        row!(
+            "SetTraceBudget records u64::MAX",
+            set_trace_budget(pb::TraceBudget {
+                records: u64::MAX,
+                bytes: 0
+            }),
+            Invalid
+        ),
+        row!(
+            "ShaderWatch a 1 MB expression",
+            shader_watch(pb::ShaderWatchRequest {
+                expr: mb('a'),
+                remove: false
+            }),
+            Precondition
+        ),
+        row!(
+            "ShaderWatch remove what is not watched",
+            shader_watch(pb::ShaderWatchRequest {
+                expr: "x".into(),
+                remove: true
+            }),
+            Invalid
+        ),
+        row!(
+            "ShaderBreak with a 1 MB condition",
+            shader_break(pb::ShaderBreakRequest {
+                line: 1,
+                condition: mb('a'),
+                temporary: false
+            }),
+            Invalid
+        ),
+        row!(
+            "ShaderBreakCondition on no breakpoint",
+            shader_break_condition(pb::ShaderBreakConditionRequest {
+                line: 4294967295,
+                set_ignore: true,
+                ignore: 4294967295,
+                ..Default::default()
+            }),
+            Invalid
+        ),
+        row!(
+            "ShaderCatch of nothing",
+            shader_catch(pb::CatchRequest {
+                nan: false,
+                inf: false,
+                remove: false
+            }),
+            Invalid
+        ),
+        row!(
+            "Dprintf line 0",
+            dprintf(pb::DprintfRequest {
+                line: 0,
+                ..Default::default()
+            }),
+            Invalid
+        ),
+        row!(
+            "Dprintf a 1 MB format",
+            dprintf(pb::DprintfRequest {
+                line: 1,
+                format: mb('%'),
+                ..Default::default()
+            }),
+            Invalid
+        ),
+        row!(
+            "Dprintf a format with no argument for it",
+            dprintf(pb::DprintfRequest {
+                line: 1,
+                format: "%d %f".into(),
+                args: vec!["1".into()],
+                limit: u32::MAX,
+                focused: false
+            }),
+            Invalid
+        ),
+        row!("Backtrace without a focus", backtrace(pb::Empty {}), Fine),
+        row!(
+            "InfoLocals without a focus",
+            info_locals(pb::InfoLocalsRequest { args: false }),
+            Fine
+        ),
+    ]
+}
+
 /// Debugging the fragment shader of the first draw.
 fn in_fragment_shader() -> Vec<Row> {
-    [shader_commands(), prints_and_dumps(), to_the_end()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        shader_commands(),
+        trace_commands(),
+        prints_and_dumps(),
+        to_the_end(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Shader breakpoints, listings and steps with absurd lines and modes.
@@ -473,23 +602,35 @@ fn shader_commands() -> Vec<Row> {
     vec![
         row!(
             "ShaderBreak line 4294967295",
-            shader_break(pb::ShaderBreakRequest { line: u32::MAX }),
+            shader_break(pb::ShaderBreakRequest {
+                line: u32::MAX,
+                ..Default::default()
+            }),
             Invalid
         ),
         row!(
             "ShaderBreak line 0",
-            shader_break(pb::ShaderBreakRequest { line: 0 }),
+            shader_break(pb::ShaderBreakRequest {
+                line: 0,
+                ..Default::default()
+            }),
             Invalid
         ),
         row!("raw: ShaderBreak line sent as -1", raw "ShaderBreak" field1_varint(u64::MAX), Invalid),
         row!(
             "ShaderBreak past the last line",
-            shader_break(pb::ShaderBreakRequest { line: 1000 }),
+            shader_break(pb::ShaderBreakRequest {
+                line: 1000,
+                ..Default::default()
+            }),
             Invalid
         ),
         row!(
             "ShaderDeleteBreak line 4294967295",
-            shader_delete_break(pb::ShaderBreakRequest { line: u32::MAX }),
+            shader_delete_break(pb::ShaderBreakRequest {
+                line: u32::MAX,
+                ..Default::default()
+            }),
             Invalid
         ),
         row!(
@@ -768,7 +909,10 @@ fn to_the_end() -> Vec<Row> {
         ),
         row!(
             "ShaderBreak after the exit",
-            shader_break(pb::ShaderBreakRequest { line: u32::MAX }),
+            shader_break(pb::ShaderBreakRequest {
+                line: u32::MAX,
+                ..Default::default()
+            }),
             Precondition
         ),
     ]

@@ -126,6 +126,8 @@ fn shader_stop() -> pb::ShaderStop {
         focus: None,
         focus_reached: false,
         timing: None,
+        trace: None,
+        hits: None,
     }
 }
 
@@ -320,6 +322,7 @@ fn breakpoints() {
         deleted: None,
         gl: vec![b],
         shader: vec![14],
+        details: vec![],
     };
     assert_eq!(
         j("info breakpoints", Ok(list.clone())),
@@ -335,6 +338,7 @@ fn breakpoints() {
         deleted: Some(Deleted::Gl(1)),
         gl: vec![],
         shader: vec![],
+        details: vec![],
     };
     assert_eq!(j("delete 1", Ok(del.clone()))["deleted"], json!(1));
     assert_eq!(result_text(&Ok(del)), "Deleted breakpoint 1.");
