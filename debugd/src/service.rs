@@ -389,10 +389,7 @@ impl pb::debugger_server::Debugger for Service {
         &self,
         _: Request<pb::Empty>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
-        self.run(|s| {
-            s.shader_break_condition(0, None, None)
-                .map(convert::shader_breakpoints)
-        })
+        self.run(|s| s.shader_breakpoint_list().map(convert::shader_breakpoints))
         .await
     }
 

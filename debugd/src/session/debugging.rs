@@ -160,6 +160,15 @@ impl Session {
         })
     }
 
+    /// `info breakpoints` of a shader: each breakpoint's hits over the
+    /// draw (one replay for each not counted yet).
+    pub fn shader_breakpoint_list(&self) -> Result<BTreeMap<u32, BreakExtras>> {
+        self.with_debug(|d, link| {
+            d.count_hits(link)?;
+            Ok(d.breakpoint_list())
+        })
+    }
+
     /// `catch nan` / `catch inf` (or off): what is caught now.
     pub fn shader_catch(&self, nan: bool, inf: bool, on: bool) -> Result<Catches> {
         self.with_debug(|d, _| Ok(d.set_catch(nan, inf, on)))

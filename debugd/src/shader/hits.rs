@@ -27,6 +27,9 @@ pub struct BreakExtras {
     /// From its last replay over the draw: executions and invocations that hit.
     pub executions: u64,
     pub invocations: u64,
+    /// Whether `executions` and `invocations` were counted for this
+    /// condition at this draw.
+    pub counted: bool,
 }
 
 /// `catch nan` / `catch inf`.
@@ -70,7 +73,7 @@ impl ShaderDebug {
         skip: u32,
         only: Option<Cell>,
         link: &mut dyn Link,
-    ) -> Result<(Option<Hit>, super::ProbeResult)> {
+    ) -> Result<(Option<Hit>, (u64, u64), super::ProbeResult)> {
         let t0 = std::time::Instant::now();
         let spec = HitSpec { kind, after, skip };
         let shader = self
@@ -145,7 +148,7 @@ impl ShaderDebug {
             invocations,
             ..b
         });
-        Ok((best, r))
+        Ok((best, (executions, invocations), r))
     }
 
     /// The invocation at index `i` of a replay's result, as focus names it.
@@ -202,12 +205,11 @@ impl ShaderDebug {
                 steps: &steps,
                 cond: extras.condition.as_deref(),
             };
-            let (hit, r) = self.hit_replay(kind, after, extras.ignore, focused, link)?;
-            if let Some(e) = self.break_extras.get_mut(&line)
-                && after == 0
-            {
-                (e.executions, e.invocations) =
-                    hit.map_or((0, 0), |h| (h.executions, h.invocations));
+            let (hit, counts, r) = self.hit_replay(kind, after, extras.ignore, focused, link)?;
+            if let Some(e) = self.break_extras.get_mut(&line) {
+                // Every hit of the draw is counted, whatever `after` is.
+                (e.executions, e.invocations) = counts;
+                e.counted = true;
             }
             if let Some(h) = hit
                 && best.as_ref().is_none_or(|b| h.record < b.0)
@@ -229,7 +231,7 @@ impl ShaderDebug {
                 nan: name == "nan",
                 inf: name == "inf",
             };
-            let (hit, r) = self.hit_replay(kind, after, 0, focused, link)?;
+            let (hit, _, r) = self.hit_replay(kind, after, 0, focused, link)?;
             if let Some(h) = hit
                 && best.as_ref().is_none_or(|b| h.record < b.0)
             {
@@ -315,6 +317,7 @@ impl ShaderDebug {
         let e = self.break_extras.entry(line).or_default();
         e.condition = condition.filter(|c| !c.trim().is_empty());
         e.temporary = temporary;
+        e.counted = false;
         Ok(line)
     }
 
@@ -351,6 +354,7 @@ impl ShaderDebug {
         let e = self.break_extras.entry(line).or_default();
         if let Some(c) = condition {
             e.condition = c.filter(|c| !c.trim().is_empty());
+            e.counted = false;
         }
         if let Some(n) = ignore {
             e.ignore = n;
@@ -369,6 +373,28 @@ impl ShaderDebug {
             )));
         }
         self.break_extras.remove(&line);
+        Ok(())
+    }
+
+    /// Count the hits of every shader breakpoint not counted yet at this
+    /// draw (one replay each), for `info breakpoints`.
+    pub fn count_hits(&mut self, link: &mut dyn Link) -> Result<()> {
+        let lines: Vec<u32> = self.breakpoints.iter().copied().collect();
+        for line in lines {
+            let extras = self.break_extras.get(&line).cloned().unwrap_or_default();
+            if extras.counted {
+                continue;
+            }
+            let steps = self.steps_on(line);
+            let kind = HitKind::Condition {
+                steps: &steps,
+                cond: extras.condition.as_deref(),
+            };
+            let (_, counts, _) = self.hit_replay(kind, 0, 0, None, link)?;
+            let e = self.break_extras.entry(line).or_default();
+            (e.executions, e.invocations) = counts;
+            e.counted = true;
+        }
         Ok(())
     }
 
