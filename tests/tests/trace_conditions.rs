@@ -653,6 +653,15 @@ fn dprintf_prints_every_execution_of_the_line() {
 // ---------------------------------------------------------------------------
 // watch and display
 
+/// A watchpoint's `old` / `new`: the value's components, written as an
+/// array or as `{"value": [...]}` (as `info locals` writes a variable).
+fn watched(v: &Value) -> Vec<f64> {
+    match v.get("value") {
+        Some(inner) => components(inner),
+        None => components(v),
+    }
+}
+
 /// Focused on invocation 3 (3 % 7 = 3): acc 0 -> 0.75 -> 2.25 -> 4.5 (line
 /// 12 in iterations 0-2) -> 4.0 (line 14 in iteration 3). Each `continue`
 /// stops at the step after the change (`++k`, line 10) with old and new
@@ -682,8 +691,8 @@ fn watch_stops_where_the_value_changes_both_ways() {
         let w = &r["watchpoint"];
         rep.check(
             w["expr"] == "acc"
-                && same(&components(&w["old"]), &[old])
-                && same(&components(&w["new"]), &[new]),
+                && same(&watched(&w["old"]), &[old])
+                && same(&watched(&w["new"]), &[new]),
             || format!("watch acc, change {k}: old {old}, new {new} (CPU model) expected: {r}"),
         );
         rep.check(r["line"] == 10 && r["iterations"] == json!([k]), || {
