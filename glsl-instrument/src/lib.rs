@@ -445,7 +445,7 @@ pub fn decode_type(coverage: f32) -> Option<ValueType> {
     value::decode_type(coverage)
 }
 
-pub use hits::{Dprintf, HitKind, HitSpec};
+pub use hits::{DPRINTF_MESSAGE_HEADER_WORDS, Dprintf, HitKind, HitSpec};
 pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
 pub use trace::{
     END_RECORD, ENTRY_RECORD, RecordLayout, TRACE_HEADER_WORDS, Trace, TraceLayout, TraceSpec,

@@ -48,6 +48,19 @@ fn preload() -> PathBuf {
         "{} missing: cargo build -p gldbg-preload first",
         p.display()
     );
+    // `cargo test` does not rebuild the cdylib: refuse to test a stale one.
+    let built = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    for dir in [src.clone(), src.join("replay")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let modified = e.unwrap().metadata().and_then(|m| m.modified()).unwrap();
+            assert!(
+                modified <= built,
+                "{} is stale: cargo build -p gldbg-preload first",
+                p.display()
+            );
+        }
+    }
     p
 }
 
@@ -145,7 +158,7 @@ fn trace_req(w: &mut daemon_shm::BulkWriter<'_>, block: &str, capacity: u32) -> 
     TraceRequest {
         block: w.push(block.as_bytes()),
         capacity_words: capacity,
-        _pad: 0,
+        zero_data: 0,
     }
 }
 

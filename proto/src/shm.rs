@@ -704,7 +704,10 @@ pub struct TraceRequest {
     pub block: BulkRef,
     /// Words of `data` the buffer holds.
     pub capacity_words: u32,
-    pub _pad: u32,
+    /// Daemon (in what was padding; 0 before): nonzero to zero `data` too,
+    /// not only the header (a block the shader updates with atomics, as a
+    /// summary of every invocation's locals does, starts from zeros).
+    pub zero_data: u32,
 }
 
 /// [`TraceReply::status`]: no trace was asked for.

@@ -338,6 +338,7 @@ impl ShaderDebug {
             trace: Some(TraceAsk {
                 block: &d.block,
                 capacity_words: capacity,
+                zero_data: false,
             }),
         })?;
         self.timing.probes += 1;

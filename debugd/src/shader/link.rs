@@ -50,6 +50,8 @@ pub struct TraceAsk<'a> {
     pub block: &'a str,
     /// Words of record data the buffer holds (after its header).
     pub capacity_words: u32,
+    /// Zero the data too, not only the header (a block of atomics).
+    pub zero_data: bool,
 }
 
 /// What a trace buffer held after the replay

@@ -576,6 +576,10 @@ impl ShaderDebug {
     pub fn stop_with_timing(&mut self) -> ShaderStop {
         let mut s = self.stop();
         s.timing = self.take_timing();
+        // A stop answered from the trace says it ran no probe.
+        if s.trace.is_some() && s.timing.is_none() {
+            s.timing = Some(Timing::default());
+        }
         s
     }
 
@@ -664,7 +668,7 @@ impl ShaderDebug {
                 return Ok(());
             }
             let line = self.model.driver_line(self.model.step(self.pos.step).line);
-            if self.breakpoints.contains(&line) {
+            if self.is_plain_breakpoint(line) {
                 self.breakpoint_hit = line;
                 return Ok(());
             }

@@ -286,6 +286,7 @@ impl ShaderDebug {
                 )));
             }
             self.focus = Some((Focus::Primitive(n), at));
+            self.prepare_predicate(link);
             return Ok(self.stop_with_timing());
         }
         let Some(cell) = invocation_cell(stage, Some(at))? else {
@@ -296,6 +297,7 @@ impl ShaderDebug {
             return Err(Error::InvalidArgument(outside(stage, cell, res.extent())));
         }
         self.focus = Some((Focus::Cell(cell), at));
+        self.prepare_predicate(link);
         Ok(self.stop_with_timing())
     }
 

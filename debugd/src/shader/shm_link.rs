@@ -89,7 +89,7 @@ fn push_trace(w: &mut crate::shm::BulkWriter<'_>, ask: Option<TraceAsk<'_>>) -> 
         Some(ask) => abi::TraceRequest {
             block: w.push(ask.block.as_bytes()),
             capacity_words: ask.capacity_words,
-            _pad: 0,
+            zero_data: u32::from(ask.zero_data),
         },
     }
 }
@@ -723,6 +723,7 @@ mod tests {
         let ask = Some(TraceAsk {
             block: "gldbg_trace_t",
             capacity_words: 3,
+            zero_data: false,
         });
         let r = runner(&shm, ask);
         let expected = TraceData {

@@ -59,9 +59,25 @@ pub struct TraceState {
     pub watches: Vec<String>,
     /// The watch that stopped the last move.
     pub watch_hit: Option<WatchHit>,
+    /// The focused invocation's predicate, found when the focus was set
+    /// (a vertex-like stage needs a probe to tell its invocation).
+    pub predicate: Option<String>,
 }
 
 impl ShaderDebug {
+    /// At `focus`: the predicate of a vertex-like stage's invocation, so
+    /// the first step's recording is one replay. Where it cannot be found
+    /// now, the first step tries again (and says why).
+    pub(super) fn prepare_predicate(&mut self, link: &mut dyn Link) {
+        let vertex_like = matches!(
+            self.model.stage(),
+            Stage::Vertex | Stage::TessControl | Stage::TessEval | Stage::Geometry
+        );
+        if vertex_like && self.traced.off.is_none() {
+            self.traced.predicate = self.focus_predicate(link).ok();
+        }
+    }
+
     /// The GLSL predicate true for the focused invocation (one probe at
     /// the entry of `main` tells a vertex-like stage's invocation apart).
     fn focus_predicate(&mut self, link: &mut dyn Link) -> Result<String> {
@@ -159,6 +175,7 @@ impl ShaderDebug {
             trace: Some(TraceAsk {
                 block: &shader.block,
                 capacity_words: self.traced.budget.capacity_words(),
+                zero_data: false,
             }),
         })?;
         let t = &mut self.timing;
@@ -187,7 +204,11 @@ impl ShaderDebug {
         if self.traced.trace.is_some() {
             return Ok(true);
         }
-        let made = self.focus_predicate(link).and_then(|predicate| {
+        let predicate = match self.traced.predicate.take() {
+            Some(p) => Ok(p),
+            None => self.focus_predicate(link),
+        };
+        let made = predicate.and_then(|predicate| {
             let (shader, data) = self.record(&predicate, 0, link)?;
             Trace::new(&self.model, shader, predicate, data)
         });
@@ -249,6 +270,7 @@ impl ShaderDebug {
     /// Forget the recorded run (the focus changed).
     pub(super) fn drop_trace(&mut self) {
         self.traced.trace = None;
+        self.traced.predicate = None;
         self.traced.cursor = 0;
         self.traced.frame = 0;
         self.traced.watch_hit = None;
@@ -328,7 +350,7 @@ impl ShaderDebug {
     }
 
     /// A breakpoint line whose stops the trace decides alone.
-    fn is_plain_breakpoint(&self, line: u32) -> bool {
+    pub(super) fn is_plain_breakpoint(&self, line: u32) -> bool {
         self.breakpoints.contains(&line)
             && self
                 .break_extras

@@ -117,7 +117,7 @@ fn hoist_builtin_redeclarations(decls: &mut Vec<ast::ExternalDeclaration>) {
 /// `true ? a, b : b`: the printer writes a ternary's middle operand as is and
 /// the grammar allows a sequence there; `a` and `b` run once, the value and
 /// type are `b`'s, and a constant stays constant.
-fn protect_commas(decls: &mut [ast::ExternalDeclaration]) {
+pub(crate) fn protect_commas(decls: &mut [ast::ExternalDeclaration]) {
     fn in_list(e: &mut ast::Expr) {
         if let ast::ExprData::Comma(_, b) = &e.content {
             let b = (**b).clone();
@@ -208,7 +208,7 @@ fn protect_commas(decls: &mut [ast::ExternalDeclaration]) {
 /// glsl-lang 0.8's printer misspells some type names
 /// (transpiler/glsl.rs: `isampler2MS`, `usamplerDMSArray`): put the right
 /// ones back, as whole words.
-pub(super) fn fix_type_names(source: &str) -> String {
+pub(crate) fn fix_type_names(source: &str) -> String {
     const WRONG: [(&str, &str); 2] = [
         ("isampler2MS", "isampler2DMS"),
         ("usamplerDMSArray", "usampler2DMSArray"),

@@ -1,4 +1,5 @@
-//! The trace shader: the end-of-`main` coverage probe (instrument.rs)
+//! The trace shader: the end-of-`main` coverage probe (instrument.rs,
+//! `ReportDiscarded` as the daemon asks for it)
 //! with, on top, the claim and the entry record first in `main`, a record
 //! before every step of every function (`position::write_at`'s places:
 //! `if (on) { rec; }` before statements and `for` inits, `(on && rec,
@@ -279,7 +280,9 @@ pub(super) fn trace(m: &ShaderModel, spec: &TraceSpec<'_>) -> Result<Trace, Inst
     let probe = Probe {
         position: &entry,
         expr: None,
-        semantics: Semantics::Equivalent,
+        // As the daemon's end-of-main probes (a no-op at the end: a `discard`
+        // in main still discards, the coverage is not written yet there).
+        semantics: Semantics::ReportDiscarded,
     };
     let opts = Options {
         at: At::EndOfMain,

@@ -114,7 +114,10 @@ impl Trace {
         let buffer = kept_buffer(self.bytes())?;
         // Dropped (the app's bindings back) whatever happens next.
         self.bound = Some(Bound { saved, buffer });
-        gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &[0u8; TRACE_HEADER_WORDS * 4]);
+        match self.ask.zero_data {
+            0 => gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &[0u8; TRACE_HEADER_WORDS * 4]),
+            _ => gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &vec![0u8; self.bytes()]),
+        }
         let bytes = self.bytes() as i64;
         gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
         check_gl("binding the trace buffer")

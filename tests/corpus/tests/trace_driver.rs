@@ -668,7 +668,7 @@ void main() {{
             Stage::Fragment,
             format!(
                 "#version 430\nout vec4 c;\n{}",
-                body("c = vec4(acc, p.b, 1.0);")
+                body("if (acc < -1.0) discard; c = vec4(acc, p.b, 1.0);")
             ),
         ),
         (
