@@ -359,17 +359,19 @@ fn conditional_breakpoints_count_and_focus_the_first_hit() {
     rep.finish();
 }
 
-/// `tbreak 12 if acc > 2.0` stops once (invocation 3, iteration 2) and is
-/// gone. Focused on invocation 6 (6 % 7 = 6: line 12 in all 4 iterations,
-/// acc 0, 0.75, 2.25, 4.5): `break 12 if acc > 2.0` made plain by
-/// `condition 12` stops in iteration 0; `ignore 12 1` passes iteration 1
-/// and stops in 2; then the next `continue` stops in 3.
+/// `tbreak 12 if i > 5u && acc > 0.5` stops once (invocation 6 in
+/// iteration 1, the first with acc 0.75 past index 5) and is gone: neither
+/// `info breakpoints` lists it nor does the next `continue` stop in
+/// iteration 2 (6 % 7 = 6: line 12 in all 4 iterations, acc 0, 0.75, 2.25,
+/// 4.5); it runs to the end. Focused on invocation 6 again: `break 12 if
+/// acc > 2.0` made plain by `condition 12` stops in iteration 0; `ignore
+/// 12 1` passes iteration 1 and stops in 2; the next `continue` stops in 3.
 #[test]
 fn tbreak_condition_and_ignore() {
     require_workspace();
     let add = compute::ACC_ADD;
     let script = format!(
-        "{PRELUDE}tbreak {add} if acc > 2.0\ncontinue\ninfo breakpoints\nend\n\
+        "{PRELUDE}tbreak {add} if i > 5u && acc > 0.5\ncontinue\ninfo breakpoints\ncontinue\nend\n\
          debug compute\nfocus invocation 6,0,0\nbreak {add} if acc > 2.0\ncondition {add}\n\
          continue\ninfo locals\nignore {add} 1\ncontinue\ninfo locals\ncontinue\ninfo locals\n\
          end\nkill\n"
@@ -378,23 +380,33 @@ fn tbreak_condition_and_ignore() {
     let out = Session::new(egl_compute(), &script).keep_going().run(&dir);
     let mut rep = Report::new(&out);
 
-    let want = hits(4, |i, k| takes_if(i, k) && acc_before(i, k) > 2.0);
+    let want = hits(4, |i, k| takes_if(i, k) && i > 5 && acc_before(i, k) > 0.5);
+    assert_eq!(want.first, Some((1, 6)), "the model");
     let r = rep.ok("continue", 1);
-    check_hit_stop(&mut rep, &r, add, &want, global(3), 2);
+    check_hit_stop(&mut rep, &r, add, &want, global(6), 1);
     let r = rep.ok("info breakpoints", 0);
+    rep.check(shader_hits(&r, add).is_none(), || {
+        format!("tbreak {add}: gone after its stop (\"shader_breakpoint_hits\"): {r}")
+    });
     rep.check(
-        shader_hits(&r, add).is_none()
-            && !r["shader_breakpoints"]
-                .as_array()
-                .is_some_and(|l| l.iter().any(|l| *l == add)),
-        || format!("tbreak {add}: gone after its stop: {r}"),
+        !r["shader_breakpoints"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|l| *l == add)),
+        || format!("tbreak {add}: gone after its stop (\"shader_breakpoints\"): {r}"),
     );
+    let r = rep.ok("continue", 2);
+    rep.check(r["finished"] == true, || {
+        format!(
+            "continue after the tbreak's stop: no breakpoint left, the focused run to its end \
+             (not line {add} of iteration 2): {r}"
+        )
+    });
 
     let i = 6;
-    for (n, k) in [(2usize, 0u32), (3, 2), (4, 3)] {
+    for (n, k) in [(3usize, 0u32), (4, 2), (5, 3)] {
         let what = match n {
-            2 => "condition 12 (plain again), continue",
-            3 => "ignore 12 1, continue",
+            3 => "condition 12 (plain again), continue",
+            4 => "ignore 12 1, continue",
             _ => "continue after the ignored hit",
         };
         let r = rep.ok("continue", n);
@@ -402,7 +414,7 @@ fn tbreak_condition_and_ignore() {
             r["line"] == add && r["iterations"] == json!([k]) && r["finished"] == false,
             || format!("{what}: the focused run's line {add} in iteration {k} expected: {r}"),
         );
-        let r = rep.ok("info locals", n - 2);
+        let r = rep.ok("info locals", n - 3);
         let locals = [
             ("acc", vec![acc_before(i, k) as f64]),
             ("k", vec![k as f64]),
