@@ -264,7 +264,8 @@ const PRELUDE: &str = "break glDispatchCompute\ncontinue\ndebug compute\n";
 /// while: the invocations past 300 with idx % 5 >= 3, once each; the
 /// first is 303 = (15, 1, 1). `acc < -2.0` on `acc -= 0.5;` (line 14): no
 /// invocation (acc goes down to -1.5); `continue` runs to the end, as it
-/// does with `catch nan` on this shader (it makes no NaN).
+/// does with `catch nan` on this shader (it makes no NaN). `condition 12
+/// acc > 4.0` replaces a breakpoint's condition.
 #[test]
 fn conditional_breakpoints_count_and_focus_the_first_hit() {
     require_workspace();
@@ -272,7 +273,9 @@ fn conditional_breakpoints_count_and_focus_the_first_hit() {
         "{PRELUDE}break {add} if acc > 2.0\ncontinue\ninfo locals\ninfo breakpoints\ndelete\nend\n\
          debug compute\nfocus off\nbreak {n_inc} if n == 2u && idx > 300u\ncontinue\ninfo locals\ndelete\nend\n\
          debug compute\nfocus off\nbreak {sub} if acc < -2.0\ncontinue\ninfo breakpoints\ndelete\nend\n\
-         debug compute\nfocus off\ncatch nan\ncontinue\ncatch nan off\nend\nkill\n",
+         debug compute\nfocus off\ncatch nan\ncontinue\ncatch nan off\nend\n\
+         debug compute\nfocus off\nbreak {add} if acc > 0.0\ncondition {add} acc > 4.0\ncontinue\n\
+         delete\nend\nkill\n",
         add = compute::ACC_ADD,
         sub = compute::ACC_SUB,
         n_inc = compute::WHILE + 1,
@@ -356,6 +359,13 @@ fn conditional_breakpoints_count_and_focus_the_first_hit() {
     rep.check(r["finished"] == true && r.get("caught").is_none(), || {
         format!("catch nan, no NaN in the shader: continue should run to the end: {r}")
     });
+
+    // `condition 12 acc > 4.0` replaces `acc > 0.0`: iteration 3 of
+    // invocation 4 first.
+    let want = hits(4, |i, k| takes_if(i, k) && acc_before(i, k) > 4.0);
+    assert_eq!(want.first, Some((3, 4)), "the model");
+    let r = rep.ok("continue", 5);
+    check_hit_stop(&mut rep, &r, compute::ACC_ADD, &want, global(4), 3);
     rep.finish();
 }
 
