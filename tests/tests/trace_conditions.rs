@@ -475,18 +475,30 @@ fn egl_nan() -> std::path::PathBuf {
 /// (8, 1, 0), though smaller indices make NaN later in their run; `catch
 /// inf`: r = +-1/0 etc. in the other 24 invocations below 32, first idx 25
 /// = (9, 1, 0). The stop is the step after line 11 (line 12), where
-/// `print r` is NaN / Inf.
+/// `print r` is NaN / Inf. The app's results are those of a native run.
 #[test]
 fn catch_nan_and_inf_find_the_first_assignment() {
     require_workspace();
     let script = format!(
         "{PRELUDE}catch nan\ncontinue\nprint r @ invocation 8,1,0\ninfo locals\ncatch nan off\nend\n\
          debug compute\nfocus off\ncatch inf\ncontinue\nprint r @ invocation 9,1,0\ncatch inf off\n\
-         end\nkill\n"
+         end\ndelete\ncontinue\n"
     );
     let dir = TempDir::new("trace-catch");
     let out = Session::new(egl_nan(), &script).keep_going().run(&dir);
     let mut rep = Report::new(&out);
+    // The app computes what it computes natively (bit-exact hash).
+    let app_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("egl_nan: "))
+            .map(str::to_string)
+    };
+    let native = app_line(&run_native(&egl_nan(), &[], &[]).stdout);
+    let under = app_line(&out.stdout);
+    rep.check(native.is_some() && under == native, || {
+        format!("the app's results under gldbg {under:?} differ from a native run {native:?}")
+    });
 
     for (n, kind, print) in [
         (1usize, "nan", "print r @ invocation 8,1,0"),
