@@ -199,12 +199,18 @@ pub(crate) fn local_value(name: &str, v: TracedValue) -> pb::LocalValue {
                 components,
             })
             .collect(),
+        summary: None,
+        maybe_undefined: false,
     }
 }
 
 impl From<Local> for pb::LocalValue {
     fn from(l: Local) -> pb::LocalValue {
-        local_value(&l.name, l.value)
+        pb::LocalValue {
+            summary: l.summary.map(Into::into),
+            maybe_undefined: l.maybe_undefined,
+            ..local_value(&l.name, l.value)
+        }
     }
 }
 

@@ -81,6 +81,21 @@ struct Emit {
     value: Option<Vec<Value>>,
 }
 
+/// A summary's counts and range, as text (`info locals` over every invocation).
+pub(super) fn summary_text(sum: &pb::Summary, layout: &Layout<'_>) -> String {
+    let mut s = format!("{} reached", sum.count);
+    if sum.count > sum.nan + sum.inf || sum.count > 0 && sum.min.iter().any(|m| m.is_finite()) {
+        let _ = write!(
+            s,
+            "; min {}, max {}",
+            layout.text(&sum.min),
+            layout.text(&sum.max)
+        );
+    }
+    let _ = write!(s, "; NaN {}, Inf {}", sum.nan, sum.inf);
+    s
+}
+
 /// A row of a summary's table (the first vertices).
 #[derive(Serialize)]
 struct Row<'a> {
@@ -102,12 +117,12 @@ struct Part<'a> {
 /// A summary over all invocations: count reached, min, max (none when no
 /// reached invocation wrote the value), NaN, Inf, total, and the discarded
 /// and undefined counts where not 0.
-struct SummaryJson {
+pub(super) struct SummaryJson {
     entries: Vec<(&'static str, Value)>,
 }
 
 impl SummaryJson {
-    fn new(sum: &pb::Summary, layout: &Layout<'_>) -> SummaryJson {
+    pub(super) fn new(sum: &pb::Summary, layout: &Layout<'_>) -> SummaryJson {
         let mut entries = vec![
             ("count", Value::from(sum.count)),
             ("min", Value::Array(layout.json(&sum.min))),

@@ -20,14 +20,20 @@ struct Part<'a> {
     components: u32,
 }
 
-/// One variable: `{"name","type","value"}` or `{"name","type","undefined":true}`.
+/// One variable: `{"name","type","value"}` or `{"name","type","undefined":true}`
+/// (traced), or `{"name","type","summary"}` (over every invocation).
 #[derive(Serialize)]
 pub struct LocalView<'a> {
     name: &'a str,
     #[serde(rename = "type")]
     ty: &'a str,
     #[serde(flatten)]
-    value: Written<'a>,
+    value: Option<Written<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<super::print::SummaryJson>,
+    /// A summary of a variable some invocations may read before writing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    maybe_undefined: bool,
     /// Written through a dynamic index: shown as read.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     written_unknown: bool,
@@ -40,10 +46,15 @@ pub struct LocalView<'a> {
 impl<'a> LocalView<'a> {
     fn new(l: &'a pb::LocalValue) -> LocalView<'a> {
         let layout = Layout::new(&l.r#type, &l.parts);
+        let summary = l.summary.as_ref();
         LocalView {
             name: &l.name,
             ty: &l.r#type,
-            value: layout.written_json(&l.value, &l.undefined),
+            value: summary
+                .is_none()
+                .then(|| layout.written_json(&l.value, &l.undefined)),
+            summary: summary.map(|s| super::print::SummaryJson::new(s, &layout)),
+            maybe_undefined: l.maybe_undefined,
             written_unknown: l.written_unknown,
             parts: l
                 .parts
@@ -54,7 +65,10 @@ impl<'a> LocalView<'a> {
                     components: p.components,
                 })
                 .collect(),
-            text: layout.written_text(&l.value, &l.undefined),
+            text: match summary {
+                Some(s) => super::print::summary_text(s, &layout),
+                None => layout.written_text(&l.value, &l.undefined),
+            },
         }
     }
 }
@@ -62,6 +76,11 @@ impl<'a> LocalView<'a> {
 impl fmt::Display for LocalView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} = {}", self.ty, self.name, self.text)?;
+        if self.maybe_undefined {
+            f.write_str(
+                " (some invocations may not have written it yet: those values are undefined)",
+            )?;
+        }
         if self.written_unknown {
             f.write_str(" (written through a dynamic index: parts may not be written yet)")?;
         }

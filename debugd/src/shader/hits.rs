@@ -71,6 +71,7 @@ impl ShaderDebug {
         only: Option<Cell>,
         link: &mut dyn Link,
     ) -> Result<(Option<Hit>, super::ProbeResult)> {
+        let t0 = std::time::Instant::now();
         let spec = HitSpec { kind, after, skip };
         let shader = self
             .model
@@ -100,6 +101,8 @@ impl ShaderDebug {
         self.timing.replay_ns += r.timing.replay_ns;
         self.timing.readback_ns += r.timing.readback_ns;
         self.timing.readback_bytes += r.timing.readback_bytes;
+        self.timing.cached_programs += r.timing.cached_programs;
+        self.timing.total_ns += t0.elapsed().as_nanos() as u64;
         let words = |i: usize| -> Option<HitWords> {
             let v = r.value_at(i)?;
             Some((v[0] as u32, v[1] as u32, v[2] as u32))

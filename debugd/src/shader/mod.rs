@@ -640,6 +640,8 @@ impl ShaderDebug {
     /// Step into until a position on a breakpoint line (or the end).
     pub fn continue_to_breakpoint(&mut self, link: &mut dyn Link) -> Result<()> {
         self.hit_stop = None;
+        self.breakpoint_hit = 0;
+        self.traced.watch_hit = None;
         if self.has_conditions() {
             if self.continue_conditional(link)? {
                 return Ok(());

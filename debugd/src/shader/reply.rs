@@ -131,7 +131,12 @@ impl TracedValue {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Local {
     pub name: String,
+    /// From a trace (the type and parts also for a summary).
     pub value: TracedValue,
+    /// `info locals` without a focus: over every invocation.
+    pub summary: Option<Summary>,
+    /// A summary of a variable some invocations may read unwritten.
+    pub maybe_undefined: bool,
 }
 
 /// A frame of the shader call stack (`backtrace`).

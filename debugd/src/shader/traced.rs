@@ -427,7 +427,7 @@ impl ShaderDebug {
                 ));
             }
         }
-        let watched = self.watch_values(cur, link)?;
+        let mut watched = self.watch_values(cur, link)?;
         let mut j = cur;
         let mut parts = 0;
         loop {
@@ -464,7 +464,7 @@ impl ShaderDebug {
                         self.breakpoint_hit = line;
                         true
                     } else {
-                        self.watch_changed(&watched, j, link)?
+                        self.watch_changed(&mut watched, j, link)?
                     }
                 }
             };
@@ -485,17 +485,26 @@ impl ShaderDebug {
     }
 
     /// Whether a watched value at event `j` differs from `before`; the
-    /// first that does is the stop's watch hit.
+    /// first that does is the stop's watch hit. Where an expression is not
+    /// in scope (another function's record) nothing changes; one that
+    /// comes into scope is followed from there.
     fn watch_changed(
         &mut self,
-        before: &[Option<TracedValue>],
+        before: &mut [Option<TracedValue>],
         j: usize,
         link: &mut dyn Link,
     ) -> Result<bool> {
         let exprs = self.traced.watches.clone();
-        for (expr, old) in exprs.iter().zip(before) {
-            let new = self.value_at_event(j, expr, link)?;
-            if new != *old {
+        for (expr, old) in exprs.iter().zip(before.iter_mut()) {
+            let Some(new) = self.value_at_event(j, expr, link)? else {
+                continue;
+            };
+            let Some(was) = old.as_ref() else {
+                *old = Some(new);
+                continue;
+            };
+            if new != *was {
+                let new = Some(new);
                 self.traced.watch_hit = Some(WatchHit {
                     expr: expr.clone(),
                     old: old.clone(),
@@ -737,10 +746,19 @@ impl ShaderDebug {
                         "watch follows the focused invocation's value: `focus ...` first".into(),
                     ));
                 }
-                let step = self.pos.step;
-                self.model
-                    .value_layout(step, expr)
-                    .map_err(instrument_error)?;
+                // Valid here, or where it comes into scope later (a
+                // watch is followed from where it is in scope).
+                let here = self.model.value_layout(self.pos.step, expr);
+                if let Err(e) = here {
+                    let somewhere = self
+                        .model
+                        .steps()
+                        .iter()
+                        .any(|st| self.model.value_layout(st.id, expr).is_ok());
+                    if !somewhere {
+                        return Err(instrument_error(e));
+                    }
+                }
                 if !self.traced.watches.iter().any(|w| w == expr) {
                     self.traced.watches.push(expr.to_string());
                 }

@@ -164,6 +164,9 @@ impl Decoder {
             self.enter(&pos, layout);
             let defined = self.defined(rec, &pos);
             self.apply(rec, &pos);
+            if emits(model, &pos) {
+                self.emitted(rec);
+            }
             self.last = Some((pos.clone(), id));
             part.events.push(Event {
                 index,
@@ -286,6 +289,27 @@ impl Decoder {
             };
             let now = map.remove(&w.name).unwrap_or(Defined::No);
             map.insert(w.name.clone(), after_write(now, w.path.as_deref()));
+        }
+    }
+}
+
+/// Whether the step at `pos` emits a vertex (a geometry shader's outputs
+/// are undefined after `EmitVertex` / `EmitStreamVertex`).
+fn emits(model: &ShaderModel, pos: &Position) -> bool {
+    model.stage() == glsl_instrument::Stage::Geometry && {
+        let text = &model.step(pos.step).text;
+        text.contains("EmitVertex") || text.contains("EmitStreamVertex")
+    }
+}
+
+impl Decoder {
+    /// After an emission: the outputs (globals without an initialiser)
+    /// are undefined until written again.
+    fn emitted(&mut self, rec: &RecordLayout) {
+        for v in &rec.vars {
+            if v.role == (VarRole::Global { defined: false }) {
+                self.globals.insert(v.name.clone(), Defined::No);
+            }
         }
     }
 }

@@ -117,6 +117,7 @@ impl Trace {
                 Some(Local {
                     name: v.name.clone(),
                     value: self.value_of(e, v, d, "")?,
+                    ..Default::default()
                 })
             })
             .collect()
