@@ -535,12 +535,15 @@ impl Session {
             .into_inner();
         let details = match self.shader.is_some() {
             true => {
-                self.client
+                let list = self
+                    .client
                     .shader_breakpoint_list(pb::Empty {})
                     .await
                     .map_err(status_message)?
-                    .into_inner()
-                    .breakpoints
+                    .into_inner();
+                // The daemon's list (a `tbreak` goes at its stop).
+                self.shader_breaks = list.lines;
+                list.breakpoints
             }
             false => Vec::new(),
         };

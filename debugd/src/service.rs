@@ -390,7 +390,7 @@ impl pb::debugger_server::Debugger for Service {
         _: Request<pb::Empty>,
     ) -> Result<Response<pb::ShaderBreakpoints>, Status> {
         self.run(|s| s.shader_breakpoint_list().map(convert::shader_breakpoints))
-        .await
+            .await
     }
 
     async fn shader_catch(

@@ -297,8 +297,11 @@ impl ShaderDebug {
             .count();
         if wanted != args.len() {
             return Err(Error::InvalidArgument(format!(
-                "dprintf: the format has {wanted} conversions and {} arguments follow it",
-                args.len()
+                "dprintf: the format has {wanted} conversion{} and {} argument{} follow{} it",
+                if wanted == 1 { "" } else { "s" },
+                args.len(),
+                if args.len() == 1 { "" } else { "s" },
+                if args.len() == 1 { "s" } else { "" }
             )));
         }
         let steps: Vec<_> = self

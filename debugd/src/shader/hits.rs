@@ -321,15 +321,23 @@ impl ShaderDebug {
         Ok(line)
     }
 
-    /// A condition must be a side-effect-free expression at the line's first step.
+    /// A condition must make a hit shader at the line (it parses, has no
+    /// side effect, resolves at one of its steps): built once here so a
+    /// bad one is refused when it is set, not at `continue`.
     fn check_condition(&self, line: u32, cond: &str) -> Result<()> {
-        let Some(step) = self.steps_on(line).first().copied() else {
-            return Ok(());
+        let steps = self.steps_on(line);
+        let spec = HitSpec {
+            kind: HitKind::Condition {
+                steps: &steps,
+                cond: Some(cond),
+            },
+            after: 0,
+            skip: 0,
         };
         self.model
-            .value_layout(step, &format!("bool({cond})"))
-            .map_err(instrument_error)?;
-        Ok(())
+            .instrument_hits(&spec)
+            .map(|_| ())
+            .map_err(instrument_error)
     }
 
     /// `condition LINE [COND]`, `ignore LINE N`.

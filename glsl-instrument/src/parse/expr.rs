@@ -120,6 +120,12 @@ fn parse_expr_with(
         Ok(Err((usize::MAX, message))) => return Err(message),
         Ok(Err((offset, message))) => {
             let (line, column) = line_col(&src, offset);
+            // Past the expression: at the `;` the probe puts after it.
+            if line == expr_line + 1 {
+                let message = message.replace("unexpected `;`", "the expression ends too early");
+                let end = expr.chars().count() + 1;
+                return Err(format!("{message} at column {end}"));
+            }
             let at = if line == expr_line {
                 format!(" at column {column}")
             } else {
