@@ -46,6 +46,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod readback;
+mod trace;
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -136,6 +137,7 @@ fn run() -> Result<()> {
     if opts.only.contains('d') {
         step_latency(&opts, &gldbg, &work)?;
         readback::print_readback(&opts, &gldbg, &work)?;
+        trace::trace_walk(&opts, &gldbg, &work)?;
     }
     Ok(())
 }
