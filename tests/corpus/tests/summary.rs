@@ -1,0 +1,466 @@
+//! The locals summary (`info locals` without a focus) on the real driver
+//! (Mesa llvmpipe, headless EGL): a compute dispatch of 64 invocations
+//! with a loop and a user function; at positions inside the loop at
+//! iteration 1, inside the function called there, and under a branch only
+//! some invocations take, the block's hits and every component's min,
+//! max, NaN and Inf counts must equal a CPU run of the same formulas over
+//! all invocations (NaN and -Inf planted in some), and every invocation's
+//! own output must be the app's.
+
+use std::ffi::{CString, c_char, c_void};
+
+use gldbg_corpus::driver::{Driver, first_error};
+use glsl_instrument::{
+    BaseType, ComponentSummary, LocalsSummary, Position, ShaderModel, Stage, StepMode,
+    TRACE_HEADER_WORDS, VarRole, float_key,
+};
+
+#[link(name = "EGL")]
+unsafe extern "C" {
+    fn eglGetProcAddress(name: *const c_char) -> *mut c_void;
+}
+
+const GL_COMPUTE_SHADER: u32 = 0x91B9;
+const GL_COMPILE_STATUS: u32 = 0x8B81;
+const GL_LINK_STATUS: u32 = 0x8B82;
+const GL_INFO_LOG_LENGTH: u32 = 0x8B84;
+const GL_SHADER_STORAGE_BUFFER: u32 = 0x90D2;
+const GL_SHADER_STORAGE_BLOCK: u32 = 0x92E6;
+const GL_DYNAMIC_COPY: u32 = 0x88EA;
+const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+
+/// The GL entry points a dispatch needs (the context is `Driver`'s).
+struct Gl {
+    create_shader: unsafe extern "C" fn(u32) -> u32,
+    shader_source: unsafe extern "C" fn(u32, i32, *const *const c_char, *const i32),
+    compile_shader: unsafe extern "C" fn(u32),
+    get_shader_iv: unsafe extern "C" fn(u32, u32, *mut i32),
+    get_shader_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
+    create_program: unsafe extern "C" fn() -> u32,
+    attach_shader: unsafe extern "C" fn(u32, u32),
+    link_program: unsafe extern "C" fn(u32),
+    get_program_iv: unsafe extern "C" fn(u32, u32, *mut i32),
+    get_program_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
+    use_program: unsafe extern "C" fn(u32),
+    gen_buffers: unsafe extern "C" fn(i32, *mut u32),
+    bind_buffer: unsafe extern "C" fn(u32, u32),
+    buffer_data: unsafe extern "C" fn(u32, isize, *const c_void, u32),
+    bind_buffer_base: unsafe extern "C" fn(u32, u32, u32),
+    get_buffer_sub_data: unsafe extern "C" fn(u32, isize, isize, *mut c_void),
+    dispatch_compute: unsafe extern "C" fn(u32, u32, u32),
+    memory_barrier: unsafe extern "C" fn(u32),
+    get_program_resource_index: unsafe extern "C" fn(u32, u32, *const c_char) -> u32,
+    shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
+    get_uniform_location: unsafe extern "C" fn(u32, *const c_char) -> i32,
+    program_uniform1iv: unsafe extern "C" fn(u32, i32, i32, *const i32),
+}
+
+/// The entry point `name` as the function type `F` (a field of [`Gl`]).
+fn load<F: Copy>(name: &str) -> F {
+    let c = CString::new(name).unwrap();
+    // SAFETY: eglGetProcAddress takes a NUL-terminated name.
+    let p = unsafe { eglGetProcAddress(c.as_ptr()) };
+    assert!(!p.is_null(), "no {name}");
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
+    // SAFETY: `p` is the driver's entry point of that name, whose signature
+    // `F` (a field's type) spells as the GL spec does; same size checked.
+    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
+}
+
+impl Gl {
+    fn load() -> Gl {
+        Gl {
+            create_shader: load("glCreateShader"),
+            shader_source: load("glShaderSource"),
+            compile_shader: load("glCompileShader"),
+            get_shader_iv: load("glGetShaderiv"),
+            get_shader_info_log: load("glGetShaderInfoLog"),
+            create_program: load("glCreateProgram"),
+            attach_shader: load("glAttachShader"),
+            link_program: load("glLinkProgram"),
+            get_program_iv: load("glGetProgramiv"),
+            get_program_info_log: load("glGetProgramInfoLog"),
+            use_program: load("glUseProgram"),
+            gen_buffers: load("glGenBuffers"),
+            bind_buffer: load("glBindBuffer"),
+            buffer_data: load("glBufferData"),
+            bind_buffer_base: load("glBindBufferBase"),
+            get_buffer_sub_data: load("glGetBufferSubData"),
+            dispatch_compute: load("glDispatchCompute"),
+            memory_barrier: load("glMemoryBarrier"),
+            get_program_resource_index: load("glGetProgramResourceIndex"),
+            shader_storage_block_binding: load("glShaderStorageBlockBinding"),
+            get_uniform_location: load("glGetUniformLocation"),
+            program_uniform1iv: load("glProgramUniform1iv"),
+        }
+    }
+
+    /// A linked compute program of `source`, or the driver's log.
+    fn compute_program(&self, source: &str) -> Result<u32, String> {
+        // SAFETY: the context is current (Driver); pointers are valid for each call.
+        unsafe {
+            let prog = (self.create_program)();
+            let mut ok = 0;
+            let sh = (self.create_shader)(GL_COMPUTE_SHADER);
+            let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
+            (self.shader_source)(sh, 1, &ptr, &len);
+            (self.compile_shader)(sh);
+            (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
+            if ok == 0 {
+                return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
+            }
+            (self.attach_shader)(prog, sh);
+            (self.link_program)(prog);
+            (self.get_program_iv)(prog, GL_LINK_STATUS, &mut ok);
+            if ok == 0 {
+                return Err(self.log(prog, self.get_program_iv, self.get_program_info_log));
+            }
+            Ok(prog)
+        }
+    }
+
+    fn log(
+        &self,
+        obj: u32,
+        iv: unsafe extern "C" fn(u32, u32, *mut i32),
+        info: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
+    ) -> String {
+        // SAFETY: `buf` holds the log's length; the context is current.
+        unsafe {
+            let mut n = 0;
+            iv(obj, GL_INFO_LOG_LENGTH, &mut n);
+            let mut buf = vec![0u8; n.max(1) as usize];
+            let mut written = 0;
+            info(
+                obj,
+                buf.len() as i32,
+                &mut written,
+                buf.as_mut_ptr() as *mut c_char,
+            );
+            buf.truncate(written.max(0) as usize);
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+    }
+
+    /// A storage buffer of `words` zeroed words bound at `binding` (the
+    /// preload zeroes the summary block the same way: `zero_data`).
+    fn buffer(&self, binding: u32, words: usize) -> u32 {
+        let zeros = vec![0u32; words];
+        let mut b = 0;
+        // SAFETY: `zeros` holds `words` words; the context is current.
+        unsafe {
+            (self.gen_buffers)(1, &mut b);
+            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, b);
+            (self.buffer_data)(
+                GL_SHADER_STORAGE_BUFFER,
+                (words * 4) as isize,
+                zeros.as_ptr() as *const c_void,
+                GL_DYNAMIC_COPY,
+            );
+            (self.bind_buffer_base)(GL_SHADER_STORAGE_BUFFER, binding, b);
+        }
+        b
+    }
+
+    fn read(&self, buffer: u32, words: usize) -> Vec<u32> {
+        let mut out = vec![0u32; words];
+        // SAFETY: `out` holds `words` words; the context is current.
+        unsafe {
+            (self.memory_barrier)(GL_ALL_BARRIER_BITS);
+            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, buffer);
+            (self.get_buffer_sub_data)(
+                GL_SHADER_STORAGE_BUFFER,
+                0,
+                (words * 4) as isize,
+                out.as_mut_ptr() as *mut c_void,
+            );
+        }
+        out
+    }
+
+    /// Bind the storage block `name` of `prog` at `binding`.
+    fn block_binding(&self, prog: u32, name: &str, binding: u32) {
+        let c = CString::new(name).unwrap();
+        // SAFETY: a NUL-terminated name; the context is current.
+        unsafe {
+            let index =
+                (self.get_program_resource_index)(prog, GL_SHADER_STORAGE_BLOCK, c.as_ptr());
+            assert_ne!(index, u32::MAX, "no block {name}");
+            (self.shader_storage_block_binding)(prog, index, binding);
+        }
+    }
+
+    /// Set the `int[]` uniform `name` of `prog` to `values`.
+    fn int_array(&self, prog: u32, name: &str, values: &[i32]) {
+        let c = CString::new(name).unwrap();
+        // SAFETY: a NUL-terminated name, `values` holds its count; the context is current.
+        unsafe {
+            let loc = (self.get_uniform_location)(prog, c.as_ptr());
+            assert!(loc >= 0, "no uniform {name}");
+            (self.program_uniform1iv)(prog, loc, values.len() as i32, values.as_ptr());
+        }
+    }
+
+    fn dispatch(&self, prog: u32, groups: u32) {
+        // SAFETY: a linked program; the context is current.
+        unsafe {
+            (self.use_program)(prog);
+            (self.dispatch_compute)(groups, 1, 1);
+        }
+    }
+}
+
+/// Every value is a small multiple of 1/8 (exact in f32, whatever the
+/// driver fuses); invocations with `id % 9 == 4` get a NaN, those with
+/// `id % 11 == 5` a -Inf, which flow into the function and the output.
+const COMPUTE: &str = "#version 430
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Out { float o[]; };
+float shade(float x, int k, out vec2 w) {
+    float s = x * float(k) - 3.0;
+    w = vec2(s, -s);
+    return s + w.y * 0.5;
+}
+void main() {
+    uint id = gl_GlobalInvocationID.x;
+    float acc = float(id) * 0.25 - 4.0;
+    int n = int(id % 7u) - 3;
+    bvec2 b = bvec2(id % 2u == 0u, id > 40u);
+    float t;
+    for (int i = 0; i < 3; i++) {
+        float v = acc;
+        if (id % 9u == 4u) v = uintBitsToFloat(0x7FC00000u);
+        if (id % 11u == 5u) v = uintBitsToFloat(0xFF800000u);
+        vec2 w;
+        float r = shade(v + float(i), n, w);
+        t = r + w.x;
+        if (n > 0) {
+            acc += 0.5;
+        }
+        acc = acc + float(i) * 0.25;
+    }
+    o[id] = acc + t;
+}
+";
+
+const INVOCATIONS: usize = 64;
+
+/// One variable's components at a position, as the CPU sees them.
+type Values = Vec<(&'static str, Vec<f64>)>;
+
+/// What invocation `id` holds at the three positions (iteration 1), in
+/// scope order; `None` where it does not get there. And its output.
+struct Cpu {
+    in_shade: Values,
+    at_t: Values,
+    in_branch: Option<Values>,
+    out: f32,
+}
+
+fn cpu(id: u32) -> Cpu {
+    let acc0 = id as f32 * 0.25 - 4.0;
+    let mut acc = acc0;
+    let n = (id % 7) as i32 - 3;
+    let b = [f64::from(id.is_multiple_of(2)), f64::from(id > 40)];
+    let mut t = 0.0f32;
+    let (mut in_shade, mut at_t, mut in_branch) = (vec![], vec![], None);
+    for i in 0..3 {
+        let mut v = acc;
+        if id % 9 == 4 {
+            v = f32::from_bits(0x7FC0_0000);
+        }
+        if id % 11 == 5 {
+            v = f32::from_bits(0xFF80_0000);
+        }
+        let x = v + i as f32;
+        let s = x * n as f32 - 3.0;
+        let w = [s, -s];
+        let r = s + w[1] * 0.5;
+        let f = |x: f32| f64::from(x);
+        let main_vars = |acc: f32, t: f32| -> Values {
+            vec![
+                ("id", vec![f64::from(id)]),
+                ("acc", vec![f(acc)]),
+                ("n", vec![f64::from(n)]),
+                ("b", b.to_vec()),
+                ("t", vec![f(t)]),
+                ("i", vec![f64::from(i)]),
+                ("v", vec![f(v)]),
+                ("w", vec![f(w[0]), f(w[1])]),
+                ("r", vec![f(r)]),
+            ]
+        };
+        if i == 1 {
+            in_shade = vec![
+                ("x", vec![f(x)]),
+                ("k", vec![f64::from(n)]),
+                ("w", vec![f(w[0]), f(w[1])]),
+                ("s", vec![f(s)]),
+            ];
+            at_t = main_vars(acc, t);
+        }
+        t = r + w[0];
+        if n > 0 {
+            if i == 1 {
+                in_branch = Some(main_vars(acc, t));
+            }
+            acc += 0.5;
+        }
+        acc += i as f32 * 0.25;
+    }
+    Cpu {
+        in_shade,
+        at_t,
+        in_branch,
+        out: acc + t,
+    }
+}
+
+/// The four words of one component over the invocations' values (the
+/// shader's rules: NaN and Inf counted apart, keys' min and max).
+fn expected_words(base: BaseType, values: &[f64]) -> [u32; 4] {
+    let (mut min, mut max, mut nan, mut inf) = (None::<u32>, None::<u32>, 0, 0);
+    for &v in values {
+        let key = match base {
+            BaseType::Float if v.is_nan() => {
+                nan += 1;
+                continue;
+            }
+            BaseType::Float if v.is_infinite() => {
+                inf += 1;
+                continue;
+            }
+            BaseType::Float => float_key((v as f32).to_bits()),
+            BaseType::Int => (v as i32 as u32) ^ 0x8000_0000,
+            _ => v as u32,
+        };
+        min = Some(min.map_or(key, |m| m.min(key)));
+        max = Some(max.map_or(key, |m| m.max(key)));
+    }
+    [min.map_or(0, |m| !m), max.unwrap_or(0), nan, inf]
+}
+
+/// The dynamic position at the step starting with `text` at iterations `iters`.
+fn position(m: &ShaderModel, text: &str, iters: &[u32]) -> Position {
+    let mut todo = vec![m.entry()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = todo.pop() {
+        if m.step(p.step).text.starts_with(text) && p.iterations == iters {
+            return p;
+        }
+        if p.iterations.iter().any(|&i| i > 2) || !seen.insert(p.clone()) {
+            continue;
+        }
+        todo.extend(m.successors(&p, StepMode::Into));
+    }
+    panic!("no position {text} {iters:?}");
+}
+
+/// Dispatch the summary of `pos`: the block's words and the app's outputs.
+fn run(gl: &Gl, s: &LocalsSummary, pos: &Position) -> (Vec<u32>, Vec<f32>) {
+    let prog = gl
+        .compute_program(&s.shader.source)
+        .unwrap_or_else(|e| panic!("{}\n{}", first_error(&e), s.shader.source));
+    gl.block_binding(prog, &s.block, 5);
+    if let Some(path) = &s.shader.path_uniform {
+        let iters: Vec<i32> = pos.iterations.iter().map(|&i| i as i32).collect();
+        gl.int_array(prog, path, &iters);
+    }
+    let out = gl.buffer(0, INVOCATIONS);
+    // The probe's two blocks (bindings 1 and 2).
+    gl.buffer(1, INVOCATIONS * 4);
+    gl.buffer(2, INVOCATIONS);
+    let block = gl.buffer(5, s.block_words());
+    gl.dispatch(prog, (INVOCATIONS / 16) as u32);
+    let words = gl.read(block, s.block_words());
+    let outputs = gl
+        .read(out, INVOCATIONS)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    (words, outputs)
+}
+
+/// The summary at `pos` must be the CPU's over the invocations `at` gives
+/// values for (in scope order, names checked).
+fn check(gl: &Gl, m: &ShaderModel, pos: &Position, at: &dyn Fn(&Cpu) -> Option<Values>) {
+    let s = m.instrument_locals_summary(pos).unwrap();
+    let (words, outputs) = run(gl, &s, pos);
+    let cpus: Vec<Cpu> = (0..INVOCATIONS as u32).map(cpu).collect();
+    let reached: Vec<Values> = cpus.iter().filter_map(at).collect();
+    assert!(!reached.is_empty());
+    // hits, records, words, full.
+    assert_eq!(
+        words[..TRACE_HEADER_WORDS],
+        [reached.len() as u32, 0, 0, 0],
+        "{:?}",
+        pos
+    );
+    let names: Vec<&str> = s.vars.iter().map(|v| v.name.as_str()).collect();
+    let want: Vec<&str> = reached[0].iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, want);
+    let data = &words[TRACE_HEADER_WORDS..];
+    let mut planted = (0, 0);
+    for (vi, var) in s.vars.iter().enumerate() {
+        let mut comp = 0;
+        for part in &var.parts {
+            for k in 0..usize::from(part.ty.components) {
+                let values: Vec<f64> = reached.iter().map(|r| r[vi].1[comp]).collect();
+                let want = expected_words(part.ty.base, &values);
+                let c = part.offset as usize + k;
+                assert_eq!(
+                    data[4 * c..4 * c + 4],
+                    want,
+                    "{} component {comp} at {pos:?}",
+                    var.name
+                );
+                planted.0 += want[2];
+                planted.1 += want[3];
+                let got = ComponentSummary::from_words(data, c).unwrap();
+                assert_eq!(got.nan, want[2]);
+                comp += 1;
+            }
+        }
+    }
+    // The planted NaN and Inf were seen.
+    assert!(planted.0 > 0 && planted.1 > 0, "{planted:?}");
+    // Every invocation computed what the app computes.
+    for (id, c) in cpus.iter().enumerate() {
+        let same =
+            outputs[id].to_bits() == c.out.to_bits() || (outputs[id].is_nan() && c.out.is_nan());
+        assert!(same, "o[{id}]: {} != {}", outputs[id], c.out);
+    }
+}
+
+#[test]
+fn locals_summarised_over_all_invocations_equal_the_cpus() {
+    // The context, current while the test runs.
+    let _driver = Driver::new().expect("headless EGL context on Mesa");
+    let gl = Gl::load();
+    let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
+
+    // In the function, called at iteration 1.
+    let pos = position(&m, "return s + w.y", &[1]);
+    assert_eq!(pos.calls.len(), 1);
+    let s = m.instrument_locals_summary(&pos).unwrap();
+    assert_eq!(s.maybe_undefined, [false, false, true, false]);
+    assert!(matches!(s.vars[2].role, VarRole::Param { defined: false }));
+    check(&gl, &m, &pos, &|c| Some(c.in_shade.clone()));
+
+    // In main's loop, iteration 1 (not 0 or 2).
+    let pos = position(&m, "t = r + w.x", &[1]);
+    let s = m.instrument_locals_summary(&pos).unwrap();
+    let undefined: Vec<&str> = s
+        .vars
+        .iter()
+        .zip(&s.maybe_undefined)
+        .filter(|(_, u)| **u)
+        .map(|(v, _)| v.name.as_str())
+        .collect();
+    assert_eq!(undefined, ["t", "w"]);
+    check(&gl, &m, &pos, &|c| Some(c.at_t.clone()));
+
+    // Under a branch only some invocations take: they alone count.
+    let pos = position(&m, "acc += 0.5", &[1]);
+    check(&gl, &m, &pos, &|c| c.in_branch.clone());
+}
