@@ -11,7 +11,7 @@ use std::ffi::{CString, c_char, c_void};
 
 use gldbg_corpus::driver::{Driver, first_error};
 use glsl_instrument::{
-    BaseType, ComponentSummary, LocalsSummary, Position, ShaderModel, Stage, StepMode,
+    Api, BaseType, ComponentSummary, LocalsSummary, Position, ShaderModel, Stage, StepMode,
     TRACE_HEADER_WORDS, VarRole, float_key,
 };
 
@@ -463,4 +463,106 @@ fn locals_summarised_over_all_invocations_equal_the_cpus() {
     // Under a branch only some invocations take: they alone count.
     let pos = position(&m, "acc += 0.5", &[1]);
     check(&gl, &m, &pos, &|c| c.in_branch.clone());
+}
+
+/// A user function called in a loop of `main`, per stage (`HEAD`, `OUT`).
+fn stage_source(head: &str, out: &str) -> String {
+    format!(
+        "{head}
+float f(in float x, out vec2 y) {{
+    float s = x * 2.0;
+    y = vec2(s);
+    return s + y.x;
+}}
+void main() {{
+    float acc = 1.0;
+    ivec2 k = ivec2(1, 2);
+    bool flag = acc > 0.0;
+    for (int i = 0; i < 3; i++) {{
+        vec2 y;
+        acc += f(acc, y);
+    }}
+    {out}
+}}
+"
+    )
+}
+
+#[test]
+fn every_stages_summary_compiles_on_the_driver() {
+    let driver = Driver::new().expect("headless EGL context on Mesa");
+    let v430 = "#version 430\n";
+    let sources = [
+        (
+            Stage::Fragment,
+            format!("{v430}out vec4 color;"),
+            "color = vec4(acc);",
+        ),
+        (
+            Stage::Vertex,
+            format!("{v430}in vec4 pos;"),
+            "gl_Position = pos * acc;",
+        ),
+        (
+            Stage::Geometry,
+            format!("{v430}layout(points) in;\nlayout(points, max_vertices = 1) out;"),
+            "gl_Position = vec4(acc); EmitVertex();",
+        ),
+        (
+            Stage::TessControl,
+            format!("{v430}layout(vertices = 1) out;"),
+            "gl_TessLevelOuter[0] = acc;",
+        ),
+        (
+            Stage::TessEval,
+            format!("{v430}layout(triangles) in;"),
+            "gl_Position = vec4(acc);",
+        ),
+        (
+            Stage::Compute,
+            format!("{v430}layout(local_size_x = 4) in;"),
+            "if (acc < 0.0) barrier();",
+        ),
+        // Storage blocks and bit casts through extensions.
+        (
+            Stage::Fragment,
+            "#version 140\nout vec4 color;".to_string(),
+            "color = vec4(acc);",
+        ),
+        // GLSL ES: precisions everywhere, an explicit binding.
+        (
+            Stage::Fragment,
+            "#version 310 es\nprecision mediump float;\nout vec4 color;".to_string(),
+            "color = vec4(acc);",
+        ),
+        // No block instance names before 1.50.
+        (
+            Stage::Vertex,
+            "#version 140\nin vec4 pos;".to_string(),
+            "gl_Position = pos * acc;",
+        ),
+    ];
+    for (stage, head, out) in sources {
+        let src = stage_source(&head, out);
+        driver
+            .compile(stage.gl_enum(), &src)
+            .unwrap_or_else(|e| panic!("{stage:?} original: {e}"));
+        let api = if head.contains(" es") {
+            Api::Es
+        } else {
+            Api::Gl
+        };
+        let m =
+            ShaderModel::parse_in(&src, stage, api).unwrap_or_else(|e| panic!("{stage:?}: {e}"));
+        for (text, vars) in [("return s", 3), ("acc += f", 5)] {
+            let pos = position(&m, text, &[1]);
+            let s = m
+                .instrument_locals_summary(&pos)
+                .unwrap_or_else(|e| panic!("{stage:?}: {e}"));
+            assert_eq!(s.vars.len(), vars, "{stage:?} {text}");
+            driver
+                .compile(stage.gl_enum(), &s.shader.source)
+                .unwrap_or_else(|e| panic!("{stage:?}: {}\n{}", first_error(&e), s.shader.source));
+        }
+    }
 }
