@@ -12,7 +12,7 @@ use std::ffi::{CString, c_char, c_void};
 use gldbg_corpus::driver::{Driver, first_error};
 use glsl_instrument::{
     Api, BaseType, ComponentSummary, LocalsSummary, Position, ShaderModel, Stage, StepMode,
-    TRACE_HEADER_WORDS, VarRole, float_key,
+    TRACE_HEADER_WORDS, VarRole, float_key, key_value,
 };
 
 #[link(name = "EGL")]
@@ -28,6 +28,16 @@ const GL_SHADER_STORAGE_BUFFER: u32 = 0x90D2;
 const GL_SHADER_STORAGE_BLOCK: u32 = 0x92E6;
 const GL_DYNAMIC_COPY: u32 = 0x88EA;
 const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
+const GL_VERTEX_SHADER: u32 = 0x8B31;
+const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+const GL_FRAMEBUFFER: u32 = 0x8D40;
+const GL_RENDERBUFFER: u32 = 0x8D41;
+const GL_RGBA32F: u32 = 0x8814;
+const GL_COLOR_ATTACHMENT0: u32 = 0x8CE0;
+const GL_FRAMEBUFFER_COMPLETE: u32 = 0x8CD5;
+const GL_TRIANGLES: u32 = 0x0004;
+const GL_RGBA: u32 = 0x1908;
+const GL_FLOAT: u32 = 0x1406;
 
 /// The GL entry points a dispatch needs (the context is `Driver`'s).
 struct Gl {
@@ -53,6 +63,17 @@ struct Gl {
     shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
     get_uniform_location: unsafe extern "C" fn(u32, *const c_char) -> i32,
     program_uniform1iv: unsafe extern "C" fn(u32, i32, i32, *const i32),
+    gen_framebuffers: unsafe extern "C" fn(i32, *mut u32),
+    bind_framebuffer: unsafe extern "C" fn(u32, u32),
+    gen_renderbuffers: unsafe extern "C" fn(i32, *mut u32),
+    bind_renderbuffer: unsafe extern "C" fn(u32, u32),
+    renderbuffer_storage: unsafe extern "C" fn(u32, u32, i32, i32),
+    framebuffer_renderbuffer: unsafe extern "C" fn(u32, u32, u32, u32),
+    check_framebuffer_status: unsafe extern "C" fn(u32) -> u32,
+    viewport: unsafe extern "C" fn(i32, i32, i32, i32),
+    draw_arrays: unsafe extern "C" fn(u32, i32, i32),
+    read_pixels: unsafe extern "C" fn(i32, i32, i32, i32, u32, u32, *mut c_void),
+    finish: unsafe extern "C" fn(),
 }
 
 /// The entry point `name` as the function type `F` (a field of [`Gl`]).
@@ -92,24 +113,42 @@ impl Gl {
             shader_storage_block_binding: load("glShaderStorageBlockBinding"),
             get_uniform_location: load("glGetUniformLocation"),
             program_uniform1iv: load("glProgramUniform1iv"),
+            gen_framebuffers: load("glGenFramebuffers"),
+            bind_framebuffer: load("glBindFramebuffer"),
+            gen_renderbuffers: load("glGenRenderbuffers"),
+            bind_renderbuffer: load("glBindRenderbuffer"),
+            renderbuffer_storage: load("glRenderbufferStorage"),
+            framebuffer_renderbuffer: load("glFramebufferRenderbuffer"),
+            check_framebuffer_status: load("glCheckFramebufferStatus"),
+            viewport: load("glViewport"),
+            draw_arrays: load("glDrawArrays"),
+            read_pixels: load("glReadPixels"),
+            finish: load("glFinish"),
         }
     }
 
     /// A linked compute program of `source`, or the driver's log.
     fn compute_program(&self, source: &str) -> Result<u32, String> {
+        self.program(&[(GL_COMPUTE_SHADER, source)])
+    }
+
+    /// A linked program of these shaders (type, source), or the driver's log.
+    fn program(&self, shaders: &[(u32, &str)]) -> Result<u32, String> {
         // SAFETY: the context is current (Driver); pointers are valid for each call.
         unsafe {
             let prog = (self.create_program)();
             let mut ok = 0;
-            let sh = (self.create_shader)(GL_COMPUTE_SHADER);
-            let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
-            (self.shader_source)(sh, 1, &ptr, &len);
-            (self.compile_shader)(sh);
-            (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
-            if ok == 0 {
-                return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
+            for (ty, source) in shaders {
+                let sh = (self.create_shader)(*ty);
+                let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
+                (self.shader_source)(sh, 1, &ptr, &len);
+                (self.compile_shader)(sh);
+                (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
+                if ok == 0 {
+                    return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
+                }
+                (self.attach_shader)(prog, sh);
             }
-            (self.attach_shader)(prog, sh);
             (self.link_program)(prog);
             (self.get_program_iv)(prog, GL_LINK_STATUS, &mut ok);
             if ok == 0 {
@@ -199,6 +238,46 @@ impl Gl {
             assert!(loc >= 0, "no uniform {name}");
             (self.program_uniform1iv)(prog, loc, values.len() as i32, values.as_ptr());
         }
+    }
+
+    /// Draw a triangle covering a `size`² RGBA32F framebuffer with `prog`;
+    /// its pixels (bottom row first).
+    fn draw_covering(&self, prog: u32, size: i32) -> Vec<[f32; 4]> {
+        let (mut fb, mut rb) = (0, 0);
+        let mut pixels = vec![[0f32; 4]; (size * size) as usize];
+        // SAFETY: a linked program, `pixels` holds size² RGBA floats; the
+        // context is current.
+        unsafe {
+            (self.gen_framebuffers)(1, &mut fb);
+            (self.bind_framebuffer)(GL_FRAMEBUFFER, fb);
+            (self.gen_renderbuffers)(1, &mut rb);
+            (self.bind_renderbuffer)(GL_RENDERBUFFER, rb);
+            (self.renderbuffer_storage)(GL_RENDERBUFFER, GL_RGBA32F, size, size);
+            (self.framebuffer_renderbuffer)(
+                GL_FRAMEBUFFER,
+                GL_COLOR_ATTACHMENT0,
+                GL_RENDERBUFFER,
+                rb,
+            );
+            assert_eq!(
+                (self.check_framebuffer_status)(GL_FRAMEBUFFER),
+                GL_FRAMEBUFFER_COMPLETE
+            );
+            (self.viewport)(0, 0, size, size);
+            (self.use_program)(prog);
+            (self.draw_arrays)(GL_TRIANGLES, 0, 3);
+            (self.finish)();
+            (self.read_pixels)(
+                0,
+                0,
+                size,
+                size,
+                GL_RGBA,
+                GL_FLOAT,
+                pixels.as_mut_ptr() as *mut c_void,
+            );
+        }
+        pixels
     }
 
     fn dispatch(&self, prog: u32, groups: u32) {
@@ -396,6 +475,21 @@ fn check(gl: &Gl, m: &ShaderModel, pos: &Position, at: &dyn Fn(&Cpu) -> Option<V
         "{:?}",
         pos
     );
+    let planted = compare(&s, &words, &reached, pos);
+    // The planted NaN and Inf were seen.
+    assert!(planted.0 > 0 && planted.1 > 0, "{planted:?}");
+    // Every invocation computed what the app computes.
+    for (id, c) in cpus.iter().enumerate() {
+        let same =
+            outputs[id].to_bits() == c.out.to_bits() || (outputs[id].is_nan() && c.out.is_nan());
+        assert!(same, "o[{id}]: {} != {}", outputs[id], c.out);
+    }
+}
+
+/// The block's `data` must hold what the shader's rules give over
+/// `reached` (each invocation's values in scope order, names checked);
+/// returns the NaN and Inf counts over all components.
+fn compare(s: &LocalsSummary, words: &[u32], reached: &[Values], pos: &Position) -> (u32, u32) {
     let names: Vec<&str> = s.vars.iter().map(|v| v.name.as_str()).collect();
     let want: Vec<&str> = reached[0].iter().map(|(n, _)| *n).collect();
     assert_eq!(names, want);
@@ -417,19 +511,20 @@ fn check(gl: &Gl, m: &ShaderModel, pos: &Position, at: &dyn Fn(&Cpu) -> Option<V
                 planted.0 += want[2];
                 planted.1 += want[3];
                 let got = ComponentSummary::from_words(data, c).unwrap();
-                assert_eq!(got.nan, want[2]);
+                assert_eq!((got.nan, got.inf), (want[2], want[3]));
+                // Decoded back, the range is the finite values' (by value).
+                let finite = values.iter().filter(|v| v.is_finite());
+                let lo = finite.clone().copied().reduce(f64::min);
+                let hi = finite.copied().reduce(f64::max);
+                let (dlo, dhi) = got.range().map_or((None, None), |(a, b)| {
+                    (key_value(part.ty.base, a), key_value(part.ty.base, b))
+                });
+                assert_eq!((dlo, dhi), (lo, hi), "{} component {comp}", var.name);
                 comp += 1;
             }
         }
     }
-    // The planted NaN and Inf were seen.
-    assert!(planted.0 > 0 && planted.1 > 0, "{planted:?}");
-    // Every invocation computed what the app computes.
-    for (id, c) in cpus.iter().enumerate() {
-        let same =
-            outputs[id].to_bits() == c.out.to_bits() || (outputs[id].is_nan() && c.out.is_nan());
-        assert!(same, "o[{id}]: {} != {}", outputs[id], c.out);
-    }
+    planted
 }
 
 #[test]
@@ -563,6 +658,96 @@ fn every_stages_summary_compiles_on_the_driver() {
             driver
                 .compile(stage.gl_enum(), &s.shader.source)
                 .unwrap_or_else(|e| panic!("{stage:?}: {}\n{}", first_error(&e), s.shader.source));
+        }
+    }
+}
+
+const COVERING: &str = "#version 430
+void main() {
+    vec2 v[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+    gl_Position = vec4(v[gl_VertexID], 0.0, 1.0);
+}
+";
+
+/// Values exact in f32 (small multiples of 1/16).
+const FRAGMENT: &str = "#version 430
+layout(location = 0) out vec4 color;
+float wave(in float x, out float s) {
+    s = x * 0.5 - 2.0;
+    return s + 1.0;
+}
+void main() {
+    vec2 p = gl_FragCoord.xy;
+    float acc = 0.0;
+    for (int i = 0; i < 2; i++) {
+        float s;
+        float w = wave(p.x + float(i) - p.y, s);
+        acc += w * s;
+    }
+    color = vec4(acc, p, 1.0);
+}
+";
+
+/// `FRAGMENT` at pixel (x, y): the locals in `wave` and after the call
+/// at iteration 1, and the colour.
+fn cpu_fragment(x: u32, y: u32) -> (Values, Values, [f32; 4]) {
+    let p = [x as f32 + 0.5, y as f32 + 0.5];
+    let mut acc = 0.0f32;
+    let (mut in_wave, mut after_call) = (vec![], vec![]);
+    for i in 0..2 {
+        let arg = p[0] + i as f32 - p[1];
+        let s = arg * 0.5 - 2.0;
+        let w = s + 1.0;
+        if i == 1 {
+            in_wave = vec![("x", vec![f64::from(arg)]), ("s", vec![f64::from(s)])];
+            after_call = vec![
+                ("p", vec![f64::from(p[0]), f64::from(p[1])]),
+                ("acc", vec![f64::from(acc)]),
+                ("i", vec![1.0]),
+                ("s", vec![f64::from(s)]),
+                ("w", vec![f64::from(w)]),
+            ];
+        }
+        acc += w * s;
+    }
+    (in_wave, after_call, [acc, p[0], p[1], 1.0])
+}
+
+/// A fragment draw (8x8, every pixel covered once): at a position in the
+/// function and one after its call, both at iteration 1.
+#[test]
+fn a_fragment_draws_summary_equals_the_cpus() {
+    let _driver = Driver::new().expect("headless EGL context on Mesa");
+    let gl = Gl::load();
+    let m = ShaderModel::parse(FRAGMENT, Stage::Fragment).unwrap();
+    let size = 8;
+    let cpus: Vec<_> = (0..size * size)
+        .map(|k| cpu_fragment(k % size, k / size))
+        .collect();
+    for (text, in_wave) in [("return s + 1.0", true), ("acc += w * s", false)] {
+        let pos = position(&m, text, &[1]);
+        let s = m.instrument_locals_summary(&pos).unwrap();
+        let prog = gl
+            .program(&[
+                (GL_VERTEX_SHADER, COVERING),
+                (GL_FRAGMENT_SHADER, &s.shader.source),
+            ])
+            .unwrap_or_else(|e| panic!("{}\n{}", first_error(&e), s.shader.source));
+        gl.block_binding(prog, &s.block, 5);
+        let iters: Vec<i32> = pos.iterations.iter().map(|&i| i as i32).collect();
+        gl.int_array(prog, s.shader.path_uniform.as_ref().unwrap(), &iters);
+        let block = gl.buffer(5, s.block_words());
+        let pixels = gl.draw_covering(prog, size as i32);
+        let words = gl.read(block, s.block_words());
+        assert_eq!(words[..TRACE_HEADER_WORDS], [size * size, 0, 0, 0]);
+        let reached: Vec<Values> = cpus
+            .iter()
+            .map(|c| if in_wave { c.0.clone() } else { c.1.clone() })
+            .collect();
+        compare(&s, &words, &reached, &pos);
+        // The app's colour, unchanged.
+        for (k, px) in pixels.iter().enumerate() {
+            assert_eq!(*px, cpus[k].2, "pixel {k}");
         }
     }
 }
