@@ -11,6 +11,11 @@
 //! std430 block with atomics and returns `1.0`. The app's code runs
 //! unchanged in every invocation.
 //!
+//! `hits` counts shader invocations, once each (the probe's guard: the
+//! first time it gets there with those iterations): a fragment that
+//! discards later still counts; helper invocations do not (their stores
+//! have no effect); a vertex the driver shades twice counts twice.
+//!
 //! The block (see [`LocalsSummary::block`]), zeroed before the replay:
 //!
 //! ```text
