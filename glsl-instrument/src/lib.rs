@@ -62,6 +62,7 @@ mod parse;
 mod parts;
 mod preprocess;
 mod steps;
+mod summary;
 mod trace;
 mod typeck;
 mod value;
@@ -447,6 +448,9 @@ pub fn decode_type(coverage: f32) -> Option<ValueType> {
 
 pub use hits::{DPRINTF_MESSAGE_HEADER_WORDS, Dprintf, HitKind, HitSpec};
 pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
+pub use summary::{
+    ComponentSummary, LocalsSummary, SUMMARY_WORDS_PER_COMPONENT, float_key, key_value,
+};
 pub use trace::{
     END_RECORD, ENTRY_RECORD, RecordLayout, TRACE_HEADER_WORDS, Trace, TraceLayout, TraceSpec,
     TracedPart, TracedVar, TracedWrite, VarRole,

@@ -158,5 +158,5 @@ mod emit;
 mod generate;
 #[cfg(test)]
 mod tests;
-mod vars;
+pub(crate) mod vars;
 mod writes;

@@ -57,7 +57,7 @@ fn is_function(d: &ast::ExternalDeclaration) -> bool {
 }
 
 /// Equal for equal debug programs: the source and the siblings it links with.
-pub(super) fn cache_key(source: &str, siblings: &[String]) -> u64 {
+pub(crate) fn cache_key(source: &str, siblings: &[String]) -> u64 {
     let mut key_text = source.to_string();
     for sib in siblings {
         key_text.push('\0');

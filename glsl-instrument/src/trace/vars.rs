@@ -80,7 +80,7 @@ fn kind_of(stage: Stage, quals: &[ast::StorageQualifierData], defined: bool) -> 
 type Parts = Vec<(String, ValueType)>;
 
 /// The variables of the shader, told apart, and their layouts.
-pub(super) struct Vars<'m> {
+pub(crate) struct Vars<'m> {
     m: &'m ShaderModel,
     decls: Decls,
     /// User globals: name → (type, kind).
@@ -314,7 +314,7 @@ pub(super) fn value_type(ty: &str) -> Option<ValueType> {
 /// every enclosing list, the declaring init of an enclosing `for` (also at
 /// its condition and increment), the declaring condition of an enclosing
 /// `while`.
-pub(super) fn locals_at(
+pub(crate) fn locals_at(
     body: &ast::CompoundStatement,
     path: &[crate::steps::PathElem],
     part: crate::steps::Part,
