@@ -47,9 +47,10 @@ fn walk(gldbg: &Path, app: &Path, script: &Path, off: bool) -> Result<Walk> {
         wall_s,
         ..Walk::default()
     };
-    for line in out.lines().filter(|l| {
-        l.contains("\"cmd\":\"step\"") || l.contains("\"cmd\":\"print ")
-    }) {
+    for line in out
+        .lines()
+        .filter(|l| l.contains("\"cmd\":\"step\"") || l.contains("\"cmd\":\"print "))
+    {
         if !line.contains("\"ok\":true") {
             return Err(format!("the trace walk failed: {line}"));
         }
@@ -87,7 +88,10 @@ pub(super) fn trace_walk(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result
         "    {:<28} {:>8} {:>12} {:>14}",
         "mode", "replays", "replay ms", "session wall s"
     );
-    for (mode, name) in [(0, "trace (as gldbg runs)"), (1, "GLDBG_TRACE=off (before)")] {
+    for (mode, name) in [
+        (0, "trace (as gldbg runs)"),
+        (1, "GLDBG_TRACE=off (before)"),
+    ] {
         println!(
             "    {:<28} {:>8.0} {:>12.2} {:>14.2}",
             name,

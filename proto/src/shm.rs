@@ -706,7 +706,8 @@ pub struct TraceRequest {
     pub capacity_words: u32,
     /// Daemon (in what was padding; 0 before): nonzero to zero `data` too,
     /// not only the header (a block the shader updates with atomics, as a
-    /// summary of every invocation's locals does, starts from zeros).
+    /// summary of every invocation's locals does, starts from zeros); the
+    /// reply's `data` then holds all `capacity_words`, not `words`.
     pub zero_data: u32,
 }
 

@@ -4,52 +4,35 @@
 //! of a summary shader (`glsl_instrument::LocalsSummary`) whose atomics
 //! fill a zeroed block carried as a trace's.
 
-use glsl_instrument::{BaseType, TracedVar, ValueType, VarRole};
+use glsl_instrument::{ComponentSummary, TracedVar, VarRole, key_value};
 
 use super::reply::{Local, Summary, TracedValue};
 use super::{Link, ReadMode, ShaderDebug, StepRequest, TraceAsk, instrument_error};
 use crate::error::{Error, Result};
 
-/// A component's value from its order-preserving key.
-fn from_key(key: u32, base: BaseType) -> f64 {
-    match base {
-        BaseType::Float => {
-            let bits = if key & 0x8000_0000 != 0 {
-                key ^ 0x8000_0000
-            } else {
-                !key
-            };
-            f32::from_bits(bits).into()
-        }
-        BaseType::Int => f64::from((key ^ 0x8000_0000) as i32),
-        _ => f64::from(key),
-    }
-}
-
-/// One variable's summary from the block's words (4 per component).
+/// One variable's summary from the block's data (after its header).
 fn summarise(v: &TracedVar, data: &[u32], reached: u64) -> Option<Summary> {
     let mut s = Summary {
         count: reached,
         ..Default::default()
     };
     for p in &v.parts {
-        let n = usize::from(p.ty.components.max(1));
-        for k in 0..n {
-            let at = 4 * (p.offset as usize + k);
-            let w = data.get(at..at + 4)?;
-            let (nan, inf) = (u64::from(w[2]), u64::from(w[3]));
+        for k in 0..usize::from(p.ty.components.max(1)) {
+            let c = ComponentSummary::from_words(data, p.offset as usize + k)?;
             // No finite value in this component: no range to show.
-            let finite = reached.saturating_sub(nan + inf);
-            let (lo, hi) = match finite {
-                0 => (f64::NAN, f64::NAN),
-                _ => (from_key(!w[0], p.ty.base), from_key(w[1], p.ty.base)),
+            let (lo, hi) = match c.range() {
+                Some((lo, hi)) => (
+                    key_value(p.ty.base, lo).unwrap_or(f64::NAN),
+                    key_value(p.ty.base, hi).unwrap_or(f64::NAN),
+                ),
+                None => (f64::NAN, f64::NAN),
             };
             s.min.push(lo);
             s.max.push(hi);
-            // Per component counts; the variable's are the largest (a lower
-            // bound where several components are NaN in one invocation).
-            s.nan = s.nan.max(nan);
-            s.inf = s.inf.max(inf);
+            // Counted per component; the variable's are the largest (a
+            // lower bound where one invocation has several NaN components).
+            s.nan = s.nan.max(u64::from(c.nan));
+            s.inf = s.inf.max(u64::from(c.inf));
         }
     }
     Some(s)
@@ -81,13 +64,9 @@ impl ShaderDebug {
             .model
             .instrument_locals_summary(&pos)
             .map_err(instrument_error)?;
-        let comps: usize = s
-            .vars
-            .iter()
-            .flat_map(|v| &v.parts)
-            .map(|p| usize::from(p.ty.components.max(1)))
-            .sum();
-        let capacity = u32::try_from(4 * comps.max(1)).unwrap_or(u32::MAX);
+        let capacity = u32::try_from(s.block_words() - glsl_instrument::TRACE_HEADER_WORDS)
+            .unwrap_or(u32::MAX)
+            .max(1);
         let t0 = std::time::Instant::now();
         let r = link.step(&StepRequest {
             stage: self.model.stage(),
@@ -148,20 +127,15 @@ impl ShaderDebug {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glsl_instrument::{BaseType, ValueType};
 
     fn key_of(x: f32) -> u32 {
         let b = x.to_bits();
-        b ^ if b >> 31 != 0 { 0xFFFF_FFFF } else { 0x8000_0000 }
-    }
-
-    #[test]
-    fn keys_decode_in_order() {
-        for x in [-3.5f32, -0.0, 0.0, 1.0, 1e-30, 7.25] {
-            assert_eq!(from_key(key_of(x), BaseType::Float), f64::from(x));
+        b ^ if b >> 31 != 0 {
+            0xFFFF_FFFF
+        } else {
+            0x8000_0000
         }
-        assert!(key_of(-1.0) < key_of(-0.5) && key_of(-0.5) < key_of(2.0));
-        assert_eq!(from_key((-7i32 as u32) ^ 0x8000_0000, BaseType::Int), -7.0);
-        assert_eq!(from_key(9, BaseType::Uint), 9.0);
     }
 
     #[test]
@@ -179,12 +153,15 @@ mod tests {
                 offset: 0,
             }],
         };
-        // x: -1 .. 3 over 4 invocations, one NaN; y: all NaN or Inf.
+        // x: -1 .. 3 over 4 invocations, one NaN; y: all NaN or Inf
+        // (its min and max words untouched: zero).
         let data = [!key_of(-1.0), key_of(3.0), 1, 0, 0, 0, 2, 2];
         let s = summarise(&v, &data, 4).unwrap();
         assert_eq!(s.min[0], -1.0);
         assert_eq!(s.max[0], 3.0);
         assert!(s.min[1].is_nan() && s.max[1].is_nan());
         assert_eq!((s.count, s.nan, s.inf), (4, 2, 2));
+        // A block too short for the variable.
+        assert!(summarise(&v, &data[..5], 4).is_none());
     }
 }

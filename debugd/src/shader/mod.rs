@@ -34,6 +34,7 @@ mod dprintf;
 mod generated;
 mod hits;
 mod link;
+mod locals_summary;
 mod print;
 mod probe_result;
 mod readback;

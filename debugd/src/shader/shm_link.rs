@@ -235,7 +235,11 @@ impl StepRunner<'_> {
             }
         }
         let (offset, len) = (t.data.offset as usize, t.data.len as usize);
-        let words = t.words.min(ask.capacity_words) as usize;
+        // A zeroed block of atomics comes back whole.
+        let words = match ask.zero_data {
+            true => ask.capacity_words,
+            false => t.words.min(ask.capacity_words),
+        } as usize;
         if len != words * 4 || offset < abi::BULK_DATA || offset + len > abi::BULK_SIZE {
             return Err(Error::Internal(format!(
                 "the preload's trace data ({len} bytes at {offset}) does not match its {} words \

@@ -576,6 +576,10 @@ impl ShaderDebug {
 
     /// `info locals` / `info args` of the selected frame, from the trace.
     pub fn info_locals(&mut self, args: bool, link: &mut dyn Link) -> Result<Vec<Local>> {
+        // Without a focus: over every invocation (one replay).
+        if self.focus.is_none() {
+            return self.locals_summary(args, link);
+        }
         if !self.traced_now(link)? {
             return Err(Error::FailedPrecondition(match &self.traced.off {
                 Some(why) => format!("info locals needs a trace of the focused invocation: {why}"),

@@ -142,7 +142,13 @@ impl Trace {
         gl::get_buffer_bytes(gl::SHADER_STORAGE_BUFFER, &mut header, es);
         let (words, _) = header.as_chunks::<4>();
         let [hits, records, written, full] = [0, 1, 2, 3].map(|i| u32::from_ne_bytes(words[i]));
-        let n = written.min(self.ask.capacity_words) as usize * 4;
+        // A zeroed block of atomics (`zero_data`) comes back whole; records,
+        // as far as they were written.
+        let n = match self.ask.zero_data {
+            0 => written.min(self.ask.capacity_words),
+            _ => self.ask.capacity_words,
+        } as usize
+            * 4;
         let at = align8(data_end.max(shm::BULK_DATA));
         let data = bulk.slice_mut(at, n).ok_or(Error::NoRoom(
             "the trace does not fit in the shared memory after the step's values",
