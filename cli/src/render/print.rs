@@ -84,13 +84,16 @@ struct Emit {
 /// A summary's counts and range, as text (`info locals` over every invocation).
 pub(super) fn summary_text(sum: &pb::Summary, layout: &Layout<'_>) -> String {
     let mut s = format!("{} reached", sum.count);
-    if sum.count > sum.nan + sum.inf || sum.count > 0 && sum.min.iter().any(|m| m.is_finite()) {
+    // A component no invocation gave a finite value has no range (NaN).
+    if sum.min.iter().any(|m| m.is_finite()) {
         let _ = write!(
             s,
             "; min {}, max {}",
             layout.text(&sum.min),
             layout.text(&sum.max)
         );
+    } else if sum.count > 0 {
+        s += "; no finite value";
     }
     let _ = write!(s, "; NaN {}, Inf {}", sum.nan, sum.inf);
     s

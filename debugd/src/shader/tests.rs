@@ -156,6 +156,8 @@ void main() {
         asked: Vec<Asked>,
         /// The next request fails with this (once).
         fail_next: Option<Error>,
+        /// Trace requests (answered "no trace here").
+        traces_asked: usize,
     }
 
     impl MemoryLink {
@@ -188,6 +190,11 @@ void main() {
         fn step(&mut self, request: &StepRequest<'_>) -> Result<ProbeResult> {
             assert_eq!(request.stage, Stage::Fragment);
             assert!(request.others.is_empty());
+            if request.trace.is_some() {
+                // As a context without storage buffers in the stage answers.
+                self.traces_asked += 1;
+                return Err(Error::Unimplemented("this link writes no trace".into()));
+            }
             let built = self.built(request);
             match built {
                 Built::AtStep => assert_eq!(request.path, &request.position.iterations[..]),
@@ -244,6 +251,7 @@ void main() {
             log: Vec::new(),
             asked: Vec::new(),
             fail_next: None,
+            traces_asked: 0,
         };
         let target = Target {
             model: model(),
@@ -289,6 +297,12 @@ void main() {
         // Fragment 1 does not reach line 7: the step goes on to the `else`.
         assert_eq!((d.stop().line, d.reached), (9, 1));
         assert!(d.stop().focus_reached);
+        // A link without traces: asked once, said once, then probes.
+        assert_eq!(link.traces_asked, 1);
+        let warnings = d.take_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("no trace"), "{warnings:?}");
+        assert!(d.stop().trace.is_none());
         // A request naming no invocation is an error, not "any".
         let e = d.set_focus(FocusOn::Unnamed, &mut link).unwrap_err();
         assert_eq!(e.to_string(), "focus needs an invocation");
