@@ -125,6 +125,12 @@ pub(super) struct SummaryJson {
 }
 
 impl SummaryJson {
+    /// Without `key` (a locals summary knows no `total`).
+    pub(super) fn without(mut self, key: &str) -> SummaryJson {
+        self.entries.retain(|(k, _)| *k != key);
+        self
+    }
+
     pub(super) fn new(sum: &pb::Summary, layout: &Layout<'_>) -> SummaryJson {
         let mut entries = vec![
             ("count", Value::from(sum.count)),

@@ -53,7 +53,14 @@ impl<'a> LocalView<'a> {
             value: summary
                 .is_none()
                 .then(|| layout.written_json(&l.value, &l.undefined)),
-            summary: summary.map(|s| super::print::SummaryJson::new(s, &layout)),
+            summary: summary.map(|s| {
+                let json = super::print::SummaryJson::new(s, &layout).without("total");
+                // No invocation gave it a finite value: no range (not NaN).
+                match s.min.iter().all(|m| m.is_nan()) {
+                    true => json.without("min").without("max"),
+                    false => json,
+                }
+            }),
             maybe_undefined: l.maybe_undefined,
             written_unknown: l.written_unknown,
             parts: l
