@@ -1,8 +1,12 @@
 //! The driver as oracle: compile GLSL in-process on a headless EGL context
 //! (surfaceless platform, no config, OpenGL compatibility profile 4.5, so
-//! every desktop version and the ES versions Mesa accepts compile).
+//! every desktop version and the ES versions Mesa accepts compile). The
+//! GL entry points of that context and the calls made with them are
+//! [`crate::gl_run`]'s.
 
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::c_void;
+
+use crate::gl_run::Gl;
 
 type EglDisplay = *mut c_void;
 type EglContext = *mut c_void;
@@ -14,8 +18,6 @@ const EGL_CONTEXT_MINOR_VERSION: i32 = 0x30FB;
 const EGL_CONTEXT_OPENGL_PROFILE_MASK: i32 = 0x30FD;
 const EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT: i32 = 0x2;
 const EGL_NONE: i32 = 0x3038;
-const GL_COMPILE_STATUS: u32 = 0x8B81;
-const GL_INFO_LOG_LENGTH: u32 = 0x8B84;
 
 #[link(name = "EGL")]
 unsafe extern "C" {
@@ -38,33 +40,12 @@ unsafe extern "C" {
         read: *mut c_void,
         ctx: EglContext,
     ) -> u32;
-    fn eglGetProcAddress(name: *const c_char) -> *mut c_void;
-}
-
-struct Gl {
-    create_shader: unsafe extern "C" fn(u32) -> u32,
-    shader_source: unsafe extern "C" fn(u32, i32, *const *const c_char, *const i32),
-    compile_shader: unsafe extern "C" fn(u32),
-    get_shader_iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    get_shader_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    delete_shader: unsafe extern "C" fn(u32),
 }
 
 /// A current GL context on this thread (not Send: GL contexts are per thread).
 pub struct Driver {
     gl: Gl,
     _not_send: std::marker::PhantomData<*mut ()>,
-}
-
-fn proc_address(name: &str) -> Result<*mut c_void, String> {
-    let c = CString::new(name).unwrap();
-    // SAFETY: eglGetProcAddress takes a NUL-terminated name.
-    let p = unsafe { eglGetProcAddress(c.as_ptr()) };
-    if p.is_null() {
-        Err(format!("no {name}"))
-    } else {
-        Ok(p)
-    }
 }
 
 impl Driver {
@@ -108,29 +89,7 @@ impl Driver {
             if eglMakeCurrent(dpy, std::ptr::null_mut(), std::ptr::null_mut(), ctx) == 0 {
                 return Err("eglMakeCurrent failed".into());
             }
-            let gl = Gl {
-                create_shader: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(u32) -> u32>(
-                    proc_address("glCreateShader")?,
-                ),
-                shader_source: std::mem::transmute::<
-                    *mut c_void,
-                    unsafe extern "C" fn(u32, i32, *const *const c_char, *const i32),
-                >(proc_address("glShaderSource")?),
-                compile_shader: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(u32)>(
-                    proc_address("glCompileShader")?,
-                ),
-                get_shader_iv: std::mem::transmute::<
-                    *mut c_void,
-                    unsafe extern "C" fn(u32, u32, *mut i32),
-                >(proc_address("glGetShaderiv")?),
-                get_shader_info_log: std::mem::transmute::<
-                    *mut c_void,
-                    unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-                >(proc_address("glGetShaderInfoLog")?),
-                delete_shader: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(u32)>(
-                    proc_address("glDeleteShader")?,
-                ),
-            };
+            let gl = Gl::load()?;
             Ok(Driver {
                 gl,
                 _not_send: std::marker::PhantomData,
@@ -140,38 +99,12 @@ impl Driver {
 
     /// Compile `source` as a shader of type `gl_enum`: Ok or the info log.
     pub fn compile(&self, gl_enum: u32, source: &str) -> Result<(), String> {
-        // SAFETY: the context is current on this thread (Driver is !Send);
-        // pointers passed are valid for the calls.
-        unsafe {
-            let sh = (self.gl.create_shader)(gl_enum);
-            if sh == 0 {
-                return Err("glCreateShader failed (stage unsupported?)".into());
-            }
-            let ptr = source.as_ptr() as *const c_char;
-            let len = source.len() as i32;
-            (self.gl.shader_source)(sh, 1, &ptr, &len);
-            (self.gl.compile_shader)(sh);
-            let mut ok = 0;
-            (self.gl.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
-            let r = if ok != 0 {
-                Ok(())
-            } else {
-                let mut n = 0;
-                (self.gl.get_shader_iv)(sh, GL_INFO_LOG_LENGTH, &mut n);
-                let mut buf = vec![0u8; n.max(1) as usize];
-                let mut written = 0;
-                (self.gl.get_shader_info_log)(
-                    sh,
-                    buf.len() as i32,
-                    &mut written,
-                    buf.as_mut_ptr() as *mut c_char,
-                );
-                buf.truncate(written.max(0) as usize);
-                Err(String::from_utf8_lossy(&buf).into_owned())
-            };
-            (self.gl.delete_shader)(sh);
-            r
-        }
+        self.gl.compile(gl_enum, source)
+    }
+
+    /// The GL entry points of this context (current on this thread).
+    pub fn gl(&self) -> &Gl {
+        &self.gl
     }
 }
 

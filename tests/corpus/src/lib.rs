@@ -39,6 +39,7 @@ use glsl_instrument::{Api, Includes, Position, Probe, ShaderModel, Stage};
 
 pub mod driver;
 pub mod equiv;
+pub mod gl_run;
 
 /// Where Debian's piglit package installs its tests (`dpkg -L piglit`).
 pub const DEFAULT_PIGLIT: &str = "/usr/lib/x86_64-linux-gnu/piglit";

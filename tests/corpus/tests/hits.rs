@@ -7,179 +7,11 @@
 //! CPU run of the same code that counts records as the trace numbers them,
 //! and the app's own output must be unchanged.
 
-use std::ffi::{CString, c_char, c_void};
-
 use gldbg_corpus::driver::{Driver, first_error};
+use gldbg_corpus::gl_run::Gl;
 use glsl_instrument::{
     Dprintf, HitKind, HitSpec, Instrumented, OutputSlot, ShaderModel, Stage, StepId, decode_type,
 };
-
-#[link(name = "EGL")]
-unsafe extern "C" {
-    fn eglGetProcAddress(name: *const c_char) -> *mut c_void;
-}
-
-const GL_COMPUTE_SHADER: u32 = 0x91B9;
-const GL_COMPILE_STATUS: u32 = 0x8B81;
-const GL_LINK_STATUS: u32 = 0x8B82;
-const GL_INFO_LOG_LENGTH: u32 = 0x8B84;
-const GL_SHADER_STORAGE_BUFFER: u32 = 0x90D2;
-const GL_SHADER_STORAGE_BLOCK: u32 = 0x92E6;
-const GL_DYNAMIC_COPY: u32 = 0x88EA;
-const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
-
-/// The GL entry points a dispatch needs (the context is `Driver`'s).
-struct Gl {
-    create_shader: unsafe extern "C" fn(u32) -> u32,
-    shader_source: unsafe extern "C" fn(u32, i32, *const *const c_char, *const i32),
-    compile_shader: unsafe extern "C" fn(u32),
-    get_shader_iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    get_shader_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    create_program: unsafe extern "C" fn() -> u32,
-    attach_shader: unsafe extern "C" fn(u32, u32),
-    link_program: unsafe extern "C" fn(u32),
-    get_program_iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    get_program_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    use_program: unsafe extern "C" fn(u32),
-    gen_buffers: unsafe extern "C" fn(i32, *mut u32),
-    bind_buffer: unsafe extern "C" fn(u32, u32),
-    buffer_data: unsafe extern "C" fn(u32, isize, *const c_void, u32),
-    bind_buffer_base: unsafe extern "C" fn(u32, u32, u32),
-    get_buffer_sub_data: unsafe extern "C" fn(u32, isize, isize, *mut c_void),
-    dispatch_compute: unsafe extern "C" fn(u32, u32, u32),
-    memory_barrier: unsafe extern "C" fn(u32),
-    get_program_resource_index: unsafe extern "C" fn(u32, u32, *const c_char) -> u32,
-    shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
-}
-
-fn load<F: Copy>(name: &str) -> F {
-    let c = CString::new(name).unwrap();
-    // SAFETY: eglGetProcAddress takes a NUL-terminated name.
-    let p = unsafe { eglGetProcAddress(c.as_ptr()) };
-    assert!(!p.is_null(), "no {name}");
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
-    // SAFETY: `p` is the driver's entry point of that name, whose signature
-    // `F` (a field's type) spells as the GL spec does; same size checked.
-    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
-}
-
-impl Gl {
-    fn load() -> Gl {
-        Gl {
-            create_shader: load("glCreateShader"),
-            shader_source: load("glShaderSource"),
-            compile_shader: load("glCompileShader"),
-            get_shader_iv: load("glGetShaderiv"),
-            get_shader_info_log: load("glGetShaderInfoLog"),
-            create_program: load("glCreateProgram"),
-            attach_shader: load("glAttachShader"),
-            link_program: load("glLinkProgram"),
-            get_program_iv: load("glGetProgramiv"),
-            get_program_info_log: load("glGetProgramInfoLog"),
-            use_program: load("glUseProgram"),
-            gen_buffers: load("glGenBuffers"),
-            bind_buffer: load("glBindBuffer"),
-            buffer_data: load("glBufferData"),
-            bind_buffer_base: load("glBindBufferBase"),
-            get_buffer_sub_data: load("glGetBufferSubData"),
-            dispatch_compute: load("glDispatchCompute"),
-            memory_barrier: load("glMemoryBarrier"),
-            get_program_resource_index: load("glGetProgramResourceIndex"),
-            shader_storage_block_binding: load("glShaderStorageBlockBinding"),
-        }
-    }
-
-    /// A linked compute program of `source`, or the driver's log.
-    fn program(&self, source: &str) -> Result<u32, String> {
-        // SAFETY: the context is current (Driver); pointers are valid for each call.
-        unsafe {
-            let prog = (self.create_program)();
-            let mut ok = 0;
-            let sh = (self.create_shader)(GL_COMPUTE_SHADER);
-            let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
-            (self.shader_source)(sh, 1, &ptr, &len);
-            (self.compile_shader)(sh);
-            (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
-            if ok == 0 {
-                return Err(log(sh, self.get_shader_iv, self.get_shader_info_log));
-            }
-            (self.attach_shader)(prog, sh);
-            (self.link_program)(prog);
-            (self.get_program_iv)(prog, GL_LINK_STATUS, &mut ok);
-            if ok == 0 {
-                return Err(log(prog, self.get_program_iv, self.get_program_info_log));
-            }
-            Ok(prog)
-        }
-    }
-
-    /// A storage buffer of `words` zeroed words bound at `binding`.
-    fn buffer(&self, binding: u32, words: usize) -> u32 {
-        let zeros = vec![0u32; words];
-        let mut b = 0;
-        // SAFETY: `zeros` holds `words` words; the context is current.
-        unsafe {
-            (self.gen_buffers)(1, &mut b);
-            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, b);
-            let size = (words * 4) as isize;
-            let data = zeros.as_ptr() as *const c_void;
-            (self.buffer_data)(GL_SHADER_STORAGE_BUFFER, size, data, GL_DYNAMIC_COPY);
-            (self.bind_buffer_base)(GL_SHADER_STORAGE_BUFFER, binding, b);
-        }
-        b
-    }
-
-    fn read(&self, buffer: u32, words: usize) -> Vec<u32> {
-        let mut out = vec![0u32; words];
-        // SAFETY: `out` holds `words` words; the context is current.
-        unsafe {
-            (self.memory_barrier)(GL_ALL_BARRIER_BITS);
-            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, buffer);
-            let size = (words * 4) as isize;
-            let data = out.as_mut_ptr() as *mut c_void;
-            (self.get_buffer_sub_data)(GL_SHADER_STORAGE_BUFFER, 0, size, data);
-        }
-        out
-    }
-
-    /// Bind the storage block `name` of `prog` at `binding`.
-    fn block_binding(&self, prog: u32, name: &str, binding: u32) {
-        let c = CString::new(name).unwrap();
-        // SAFETY: a NUL-terminated name; the context is current.
-        unsafe {
-            let index =
-                (self.get_program_resource_index)(prog, GL_SHADER_STORAGE_BLOCK, c.as_ptr());
-            assert_ne!(index, u32::MAX, "no block {name}");
-            (self.shader_storage_block_binding)(prog, index, binding);
-        }
-    }
-
-    fn dispatch(&self, prog: u32, groups: u32) {
-        // SAFETY: a linked program; the context is current.
-        unsafe {
-            (self.use_program)(prog);
-            (self.dispatch_compute)(groups, 1, 1);
-        }
-    }
-}
-
-fn log(
-    obj: u32,
-    iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    info: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-) -> String {
-    // SAFETY: `buf` holds the log's length; the context is current.
-    unsafe {
-        let mut n = 0;
-        iv(obj, GL_INFO_LOG_LENGTH, &mut n);
-        let mut buf = vec![0u8; n.max(1) as usize];
-        let mut written = 0;
-        let ptr = buf.as_mut_ptr() as *mut c_char;
-        info(obj, buf.len() as i32, &mut written, ptr);
-        buf.truncate(written.max(0) as usize);
-        String::from_utf8_lossy(&buf).into_owned()
-    }
-}
 
 const COMPUTE: &str = "#version 430
 layout(local_size_x = 4) in;
@@ -269,7 +101,7 @@ fn run(
     extra: &[(&str, usize)],
 ) -> (Vec<f32>, Vec<Option<[u32; 4]>>, Vec<Vec<u32>>) {
     let prog = gl
-        .program(&shader.source)
+        .compute_program(&shader.source)
         .unwrap_or_else(|e| panic!("{e}\n{}", shader.source));
     let out = gl.buffer(0, INVOCATIONS);
     let slot = |s: &OutputSlot| match s {
@@ -347,8 +179,8 @@ fn expected_condition(
 
 #[test]
 fn conditional_breakpoints_count_every_invocations_hits_and_first_record() {
-    let _driver = Driver::new().expect("headless EGL (Mesa)");
-    let gl = Gl::load();
+    let driver = Driver::new().expect("headless EGL (Mesa)");
+    let gl = driver.gl();
     let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
     let body = step_on(&m, LOOP_BODY);
     type Cond = fn(f32, i32) -> bool;
@@ -382,8 +214,8 @@ fn conditional_breakpoints_count_every_invocations_hits_and_first_record() {
 
 #[test]
 fn catch_nan_finds_the_planted_sqrt_of_a_negative_and_its_record() {
-    let _driver = Driver::new().expect("headless EGL (Mesa)");
-    let gl = Gl::load();
+    let driver = Driver::new().expect("headless EGL (Mesa)");
+    let gl = driver.gl();
     let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
     let nan_step = step_on(&m, NAN_LINE);
     let spec = HitSpec {
@@ -436,8 +268,8 @@ fn messages(d: &Dprintf, words: &[u32]) -> ([u32; 4], Vec<Vec<u32>>) {
 
 #[test]
 fn dprintf_prints_every_invocations_values_at_the_line() {
-    let _driver = Driver::new().expect("headless EGL (Mesa)");
-    let gl = Gl::load();
+    let driver = Driver::new().expect("headless EGL (Mesa)");
+    let gl = driver.gl();
     let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
     let body = step_on(&m, LOOP_BODY);
     let d = m.instrument_dprintf(&[body], &["acc", "i"]).unwrap();

@@ -6,260 +6,13 @@
 //! every invocation's own output must be the app's. The trace shaders of
 //! the other stages are compiled on the driver.
 
-use std::collections::HashMap;
-use std::ffi::{CString, c_char, c_void};
-
 use gldbg_corpus::driver::{Driver, first_error};
+use gldbg_corpus::gl_run::{GL_FRAGMENT_SHADER, GL_VERTEX_SHADER, Gl};
 use glsl_instrument::{
     BaseType, END_RECORD, ENTRY_RECORD, ShaderModel, Stage, StepKind, TRACE_HEADER_WORDS, Trace,
     TraceSpec,
 };
-
-#[link(name = "EGL")]
-unsafe extern "C" {
-    fn eglGetProcAddress(name: *const c_char) -> *mut c_void;
-}
-
-const GL_COMPUTE_SHADER: u32 = 0x91B9;
-const GL_COMPILE_STATUS: u32 = 0x8B81;
-const GL_LINK_STATUS: u32 = 0x8B82;
-const GL_INFO_LOG_LENGTH: u32 = 0x8B84;
-const GL_SHADER_STORAGE_BUFFER: u32 = 0x90D2;
-const GL_SHADER_STORAGE_BLOCK: u32 = 0x92E6;
-const GL_DYNAMIC_COPY: u32 = 0x88EA;
-const GL_ALL_BARRIER_BITS: u32 = 0xFFFF_FFFF;
-const GL_VERTEX_SHADER: u32 = 0x8B31;
-const GL_FRAGMENT_SHADER: u32 = 0x8B30;
-const GL_FRAMEBUFFER: u32 = 0x8D40;
-const GL_RENDERBUFFER: u32 = 0x8D41;
-const GL_RGBA8: u32 = 0x8058;
-const GL_COLOR_ATTACHMENT0: u32 = 0x8CE0;
-const GL_FRAMEBUFFER_COMPLETE: u32 = 0x8CD5;
-const GL_TRIANGLES: u32 = 0x0004;
-
-/// The GL entry points a dispatch needs (the context is `Driver`'s).
-struct Gl {
-    create_shader: unsafe extern "C" fn(u32) -> u32,
-    shader_source: unsafe extern "C" fn(u32, i32, *const *const c_char, *const i32),
-    compile_shader: unsafe extern "C" fn(u32),
-    get_shader_iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    get_shader_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    create_program: unsafe extern "C" fn() -> u32,
-    attach_shader: unsafe extern "C" fn(u32, u32),
-    link_program: unsafe extern "C" fn(u32),
-    get_program_iv: unsafe extern "C" fn(u32, u32, *mut i32),
-    get_program_info_log: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    use_program: unsafe extern "C" fn(u32),
-    gen_buffers: unsafe extern "C" fn(i32, *mut u32),
-    bind_buffer: unsafe extern "C" fn(u32, u32),
-    buffer_data: unsafe extern "C" fn(u32, isize, *const c_void, u32),
-    bind_buffer_base: unsafe extern "C" fn(u32, u32, u32),
-    get_buffer_sub_data: unsafe extern "C" fn(u32, isize, isize, *mut c_void),
-    dispatch_compute: unsafe extern "C" fn(u32, u32, u32),
-    memory_barrier: unsafe extern "C" fn(u32),
-    get_program_resource_index: unsafe extern "C" fn(u32, u32, *const c_char) -> u32,
-    shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
-    gen_framebuffers: unsafe extern "C" fn(i32, *mut u32),
-    bind_framebuffer: unsafe extern "C" fn(u32, u32),
-    gen_renderbuffers: unsafe extern "C" fn(i32, *mut u32),
-    bind_renderbuffer: unsafe extern "C" fn(u32, u32),
-    renderbuffer_storage: unsafe extern "C" fn(u32, u32, i32, i32),
-    framebuffer_renderbuffer: unsafe extern "C" fn(u32, u32, u32, u32),
-    check_framebuffer_status: unsafe extern "C" fn(u32) -> u32,
-    viewport: unsafe extern "C" fn(i32, i32, i32, i32),
-    draw_arrays: unsafe extern "C" fn(u32, i32, i32),
-    finish: unsafe extern "C" fn(),
-}
-
-fn proc(name: &str) -> *mut c_void {
-    let c = CString::new(name).unwrap();
-    // SAFETY: eglGetProcAddress takes a NUL-terminated name.
-    let p = unsafe { eglGetProcAddress(c.as_ptr()) };
-    assert!(!p.is_null(), "no {name}");
-    p
-}
-
-/// The entry point `name` as the function type `F` (a field of [`Gl`]).
-fn load<F: Copy>(name: &str) -> F {
-    let p = proc(name);
-    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
-    // SAFETY: `p` is the driver's entry point of that name, whose signature
-    // `F` (a field's type) spells as the GL spec does; same size checked.
-    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) }
-}
-
-impl Gl {
-    fn load() -> Gl {
-        Gl {
-            create_shader: load("glCreateShader"),
-            shader_source: load("glShaderSource"),
-            compile_shader: load("glCompileShader"),
-            get_shader_iv: load("glGetShaderiv"),
-            get_shader_info_log: load("glGetShaderInfoLog"),
-            create_program: load("glCreateProgram"),
-            attach_shader: load("glAttachShader"),
-            link_program: load("glLinkProgram"),
-            get_program_iv: load("glGetProgramiv"),
-            get_program_info_log: load("glGetProgramInfoLog"),
-            use_program: load("glUseProgram"),
-            gen_buffers: load("glGenBuffers"),
-            bind_buffer: load("glBindBuffer"),
-            buffer_data: load("glBufferData"),
-            bind_buffer_base: load("glBindBufferBase"),
-            get_buffer_sub_data: load("glGetBufferSubData"),
-            dispatch_compute: load("glDispatchCompute"),
-            memory_barrier: load("glMemoryBarrier"),
-            get_program_resource_index: load("glGetProgramResourceIndex"),
-            shader_storage_block_binding: load("glShaderStorageBlockBinding"),
-            gen_framebuffers: load("glGenFramebuffers"),
-            bind_framebuffer: load("glBindFramebuffer"),
-            gen_renderbuffers: load("glGenRenderbuffers"),
-            bind_renderbuffer: load("glBindRenderbuffer"),
-            renderbuffer_storage: load("glRenderbufferStorage"),
-            framebuffer_renderbuffer: load("glFramebufferRenderbuffer"),
-            check_framebuffer_status: load("glCheckFramebufferStatus"),
-            viewport: load("glViewport"),
-            draw_arrays: load("glDrawArrays"),
-            finish: load("glFinish"),
-        }
-    }
-
-    /// A linked compute program of `source`, or the driver's log.
-    fn compute_program(&self, source: &str) -> Result<u32, String> {
-        self.program(&[(GL_COMPUTE_SHADER, source)])
-    }
-
-    /// A linked program of these shaders (type, source), or the driver's log.
-    fn program(&self, shaders: &[(u32, &str)]) -> Result<u32, String> {
-        // SAFETY: the context is current (Driver); pointers are valid for each call.
-        unsafe {
-            let prog = (self.create_program)();
-            let mut ok = 0;
-            for (ty, source) in shaders {
-                let sh = (self.create_shader)(*ty);
-                let (ptr, len) = (source.as_ptr() as *const c_char, source.len() as i32);
-                (self.shader_source)(sh, 1, &ptr, &len);
-                (self.compile_shader)(sh);
-                (self.get_shader_iv)(sh, GL_COMPILE_STATUS, &mut ok);
-                if ok == 0 {
-                    return Err(self.log(sh, self.get_shader_iv, self.get_shader_info_log));
-                }
-                (self.attach_shader)(prog, sh);
-            }
-            (self.link_program)(prog);
-            (self.get_program_iv)(prog, GL_LINK_STATUS, &mut ok);
-            if ok == 0 {
-                return Err(self.log(prog, self.get_program_iv, self.get_program_info_log));
-            }
-            Ok(prog)
-        }
-    }
-
-    fn log(
-        &self,
-        obj: u32,
-        iv: unsafe extern "C" fn(u32, u32, *mut i32),
-        info: unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char),
-    ) -> String {
-        // SAFETY: `buf` holds the log's length; the context is current.
-        unsafe {
-            let mut n = 0;
-            iv(obj, GL_INFO_LOG_LENGTH, &mut n);
-            let mut buf = vec![0u8; n.max(1) as usize];
-            let mut written = 0;
-            info(
-                obj,
-                buf.len() as i32,
-                &mut written,
-                buf.as_mut_ptr() as *mut c_char,
-            );
-            buf.truncate(written.max(0) as usize);
-            String::from_utf8_lossy(&buf).into_owned()
-        }
-    }
-
-    /// A storage buffer of `words` zeroed words bound at `binding`.
-    fn buffer(&self, binding: u32, words: usize) -> u32 {
-        let zeros = vec![0u32; words];
-        let mut b = 0;
-        // SAFETY: `zeros` holds `words` words; the context is current.
-        unsafe {
-            (self.gen_buffers)(1, &mut b);
-            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, b);
-            (self.buffer_data)(
-                GL_SHADER_STORAGE_BUFFER,
-                (words * 4) as isize,
-                zeros.as_ptr() as *const c_void,
-                GL_DYNAMIC_COPY,
-            );
-            (self.bind_buffer_base)(GL_SHADER_STORAGE_BUFFER, binding, b);
-        }
-        b
-    }
-
-    fn read(&self, buffer: u32, words: usize) -> Vec<u32> {
-        let mut out = vec![0u32; words];
-        // SAFETY: `out` holds `words` words; the context is current.
-        unsafe {
-            (self.memory_barrier)(GL_ALL_BARRIER_BITS);
-            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, buffer);
-            (self.get_buffer_sub_data)(
-                GL_SHADER_STORAGE_BUFFER,
-                0,
-                (words * 4) as isize,
-                out.as_mut_ptr() as *mut c_void,
-            );
-        }
-        out
-    }
-
-    /// Bind the storage block `name` of `prog` at `binding`.
-    fn block_binding(&self, prog: u32, name: &str, binding: u32) {
-        let c = CString::new(name).unwrap();
-        // SAFETY: a NUL-terminated name; the context is current.
-        unsafe {
-            let index =
-                (self.get_program_resource_index)(prog, GL_SHADER_STORAGE_BLOCK, c.as_ptr());
-            assert_ne!(index, u32::MAX, "no block {name}");
-            (self.shader_storage_block_binding)(prog, index, binding);
-        }
-    }
-
-    /// Draw a triangle covering a `size`² RGBA8 framebuffer with `prog`.
-    fn draw_covering(&self, prog: u32, size: i32) {
-        let (mut fb, mut rb) = (0, 0);
-        // SAFETY: a linked program; the context is current.
-        unsafe {
-            (self.gen_framebuffers)(1, &mut fb);
-            (self.bind_framebuffer)(GL_FRAMEBUFFER, fb);
-            (self.gen_renderbuffers)(1, &mut rb);
-            (self.bind_renderbuffer)(GL_RENDERBUFFER, rb);
-            (self.renderbuffer_storage)(GL_RENDERBUFFER, GL_RGBA8, size, size);
-            (self.framebuffer_renderbuffer)(
-                GL_FRAMEBUFFER,
-                GL_COLOR_ATTACHMENT0,
-                GL_RENDERBUFFER,
-                rb,
-            );
-            assert_eq!(
-                (self.check_framebuffer_status)(GL_FRAMEBUFFER),
-                GL_FRAMEBUFFER_COMPLETE
-            );
-            (self.viewport)(0, 0, size, size);
-            (self.use_program)(prog);
-            (self.draw_arrays)(GL_TRIANGLES, 0, 3);
-            (self.finish)();
-        }
-    }
-
-    fn dispatch(&self, prog: u32, groups: u32) {
-        // SAFETY: a linked program; the context is current.
-        unsafe {
-            (self.use_program)(prog);
-            (self.dispatch_compute)(groups, 1, 1);
-        }
-    }
-}
+use std::collections::HashMap;
 
 const COMPUTE: &str = "#version 430
 layout(local_size_x = 4) in;
@@ -466,8 +219,8 @@ fn check_records(m: &ShaderModel, run: &Run, expected: &[Expected], from: usize)
 #[test]
 fn a_traced_compute_invocation_records_its_run() {
     // The context, current while the test runs.
-    let _driver = Driver::new().expect("headless EGL context on Mesa");
-    let gl = Gl::load();
+    let driver = Driver::new().expect("headless EGL context on Mesa");
+    let gl = driver.gl();
     let m = ShaderModel::parse(COMPUTE, Stage::Compute).unwrap();
     // The loop's init is a step.
     assert!(m.steps().iter().any(|s| s.kind == StepKind::LoopInit));
@@ -600,8 +353,8 @@ fn cpu_fragment(p: [f32; 2]) -> Vec<Expected> {
 
 #[test]
 fn a_traced_fragment_records_its_run() {
-    let _driver = Driver::new().expect("headless EGL context on Mesa");
-    let gl = Gl::load();
+    let driver = Driver::new().expect("headless EGL context on Mesa");
+    let gl = driver.gl();
     let m = ShaderModel::parse(FRAGMENT, Stage::Fragment).unwrap();
     let spec = TraceSpec {
         focus: "all(equal(ivec2(gl_FragCoord.xy), ivec2(3, 2)))",
