@@ -32,10 +32,17 @@ const GL_TRIANGLES: u32 = 0x0004;
 const GL_RGBA: u32 = 0x1908;
 const GL_FLOAT: u32 = 0x1406;
 
-/// The shader type `GL_VERTEX_SHADER` (for [`Gl::program`]).
-pub const GL_VERTEX_SHADER: u32 = 0x8B31;
-/// The shader type `GL_FRAGMENT_SHADER` (for [`Gl::program`]).
-pub const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+const GL_VERTEX_SHADER: u32 = 0x8B31;
+const GL_FRAGMENT_SHADER: u32 = 0x8B30;
+
+/// A vertex shader whose 3 vertices make a triangle covering the viewport
+/// (for [`Gl::covering_program`] and [`Gl::draw_covering`]).
+const COVERING: &str = "#version 430
+void main() {
+    vec2 v[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
+    gl_Position = vec4(v[gl_VertexID], 0.0, 1.0);
+}
+";
 
 type GetIv = unsafe extern "C" fn(u32, u32, *mut i32);
 type GetInfoLog = unsafe extern "C" fn(u32, i32, *mut i32, *mut c_char);
@@ -175,6 +182,12 @@ impl Gl {
         self.program(&[(GL_COMPUTE_SHADER, source)])
     }
 
+    /// A linked program of the fragment shader `fragment` after a vertex
+    /// shader covering the viewport with one triangle, or the driver's log.
+    pub fn covering_program(&self, fragment: &str) -> Result<u32, String> {
+        self.program(&[(GL_VERTEX_SHADER, COVERING), (GL_FRAGMENT_SHADER, fragment)])
+    }
+
     /// A linked program of these shaders (type, source), or the driver's log.
     pub fn program(&self, shaders: &[(u32, &str)]) -> Result<u32, String> {
         // SAFETY: the context is current; `prog` and each shader are its objects.
@@ -265,7 +278,8 @@ impl Gl {
         }
     }
 
-    /// Draw a triangle covering a `size`² RGBA32F framebuffer with `prog`;
+    /// Draw a triangle covering a `size`² RGBA32F framebuffer with `prog` (a
+    /// [`Gl::covering_program`]);
     /// its pixels (bottom row first).
     pub fn draw_covering(&self, prog: u32, size: i32) -> Vec<[f32; 4]> {
         let (mut fb, mut rb) = (0, 0);

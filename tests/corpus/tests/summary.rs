@@ -8,7 +8,7 @@
 //! own output must be the app's.
 
 use gldbg_corpus::driver::{Driver, first_error};
-use gldbg_corpus::gl_run::{GL_FRAGMENT_SHADER, GL_VERTEX_SHADER, Gl};
+use gldbg_corpus::gl_run::Gl;
 use glsl_instrument::{
     Api, BaseType, ComponentSummary, LocalsSummary, Position, ShaderModel, Stage, StepMode,
     TRACE_HEADER_WORDS, VarRole, float_key, key_value,
@@ -387,13 +387,6 @@ fn every_stages_summary_compiles_on_the_driver() {
     }
 }
 
-const COVERING: &str = "#version 430
-void main() {
-    vec2 v[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
-    gl_Position = vec4(v[gl_VertexID], 0.0, 1.0);
-}
-";
-
 /// Values exact in f32 (small multiples of 1/16).
 const FRAGMENT: &str = "#version 430
 layout(location = 0) out vec4 color;
@@ -453,10 +446,7 @@ fn a_fragment_draws_summary_equals_the_cpus() {
         let pos = position(&m, text, &[1]);
         let s = m.instrument_locals_summary(&pos).unwrap();
         let prog = gl
-            .program(&[
-                (GL_VERTEX_SHADER, COVERING),
-                (GL_FRAGMENT_SHADER, &s.shader.source),
-            ])
+            .covering_program(&s.shader.source)
             .unwrap_or_else(|e| panic!("{}\n{}", first_error(&e), s.shader.source));
         gl.block_binding(prog, &s.block, 5);
         let iters: Vec<i32> = pos.iterations.iter().map(|&i| i as i32).collect();

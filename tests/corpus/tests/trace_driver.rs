@@ -7,7 +7,7 @@
 //! the other stages are compiled on the driver.
 
 use gldbg_corpus::driver::{Driver, first_error};
-use gldbg_corpus::gl_run::{GL_FRAGMENT_SHADER, GL_VERTEX_SHADER, Gl};
+use gldbg_corpus::gl_run::Gl;
 use glsl_instrument::{
     BaseType, END_RECORD, ENTRY_RECORD, ShaderModel, Stage, StepKind, TRACE_HEADER_WORDS, Trace,
     TraceSpec,
@@ -291,13 +291,6 @@ fn a_traced_compute_invocation_records_its_run() {
     assert_eq!(run4.records.len(), expected.len());
 }
 
-const COVERING: &str = "#version 430
-void main() {
-    vec2 v[3] = vec2[3](vec2(-1.0, -1.0), vec2(3.0, -1.0), vec2(-1.0, 3.0));
-    gl_Position = vec4(v[gl_VertexID], 0.0, 1.0);
-}
-";
-
 const FRAGMENT: &str = "#version 430
 out vec4 color;
 float wave(in float x, out float s) {
@@ -363,10 +356,7 @@ fn a_traced_fragment_records_its_run() {
     };
     let trace = m.instrument_trace(&spec).unwrap();
     let prog = gl
-        .program(&[
-            (GL_VERTEX_SHADER, COVERING),
-            (GL_FRAGMENT_SHADER, &trace.shader.source),
-        ])
+        .covering_program(&trace.shader.source)
         .unwrap_or_else(|e| panic!("{}\n{}", first_error(&e), trace.shader.source));
     gl.block_binding(prog, &trace.block, 5);
     let capacity = 4096;
