@@ -504,6 +504,6 @@ fn assemble(
 #[cfg(test)]
 mod stage_tests;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;

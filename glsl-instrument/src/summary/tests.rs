@@ -3,104 +3,26 @@
 //! the variables, roles, component offsets and `maybe_undefined` are right;
 //! the block and version rules hold; the key orders values.
 
-use std::collections::HashSet;
-
 use super::*;
-use crate::{Api, Stage, StepMode};
+use crate::instrument::test_support;
+use crate::{Api, Stage};
 
-/// A user function with in/out/inout parameters, nested loops, locals with
-/// and without initialiser, a struct, an array, a double; `HEAD` and `OUT`
-/// per stage.
-fn shader(head: &str, out: &str) -> String {
-    format!(
-        "{head}
-struct Pair {{ float a; vec2 b; }};
-uniform float scale;
-float g_acc;
-void accumulate(in float x, out float y, inout vec2 z) {{
-    y = x * 2.0;
-    z.y += y;
-    z[0] = 1.0;
-}}
-void main() {{
-    float acc;
-    Pair p = Pair(1.0, vec2(2.0));
-    float arr[3];
+/// Locals the summary's test shaders add to the shared ones (a double, an
+/// unsigned vector, a bool), after the array local.
+const MORE_LOCALS: &str = "
     double d = 1.0lf;
     uvec2 u = uvec2(1u);
-    bool flag = true;
-    arr[1] = 4.0;
-    for (int i = 0; i < 2; i++) {{
-        for (int j = 0; j < 2; ++j) {{
-            float y;
-            accumulate(float(i + j), y, p.b);
-            acc = y;
-        }}
-    }}
-    g_acc = acc * scale;
-    if (acc > 100.0) {{
-        return;
-    }}
-    {out}
-}}
-"
-    )
-}
+    bool flag = true;";
 
+/// The shared per-stage test shaders with [`MORE_LOCALS`].
 fn stage_shaders() -> Vec<(Stage, String)> {
-    vec![
-        (
-            Stage::Fragment,
-            shader("#version 430\nout vec4 color;", "color = vec4(acc);"),
-        ),
-        (
-            Stage::Vertex,
-            shader("#version 430\nin vec4 pos;", "gl_Position = pos * acc;"),
-        ),
-        (
-            Stage::Geometry,
-            shader(
-                "#version 430\nlayout(points) in;\nlayout(points, max_vertices = 2) out;",
-                "for (int k = 0; k < 2; k++) { gl_Position = vec4(acc); EmitVertex(); }",
-            ),
-        ),
-        (
-            Stage::TessControl,
-            shader(
-                "#version 430\nlayout(vertices = 1) out;",
-                "gl_TessLevelOuter[0] = acc;",
-            ),
-        ),
-        (
-            Stage::TessEval,
-            shader(
-                "#version 430\nlayout(triangles) in;",
-                "gl_Position = vec4(acc);",
-            ),
-        ),
-        (
-            Stage::Compute,
-            shader(
-                "#version 430\nlayout(local_size_x = 4) in;\nlayout(std430) buffer O { float o[]; };",
-                "o[gl_GlobalInvocationID.x] = acc;",
-            ),
-        ),
-    ]
+    test_support::stage_shaders(MORE_LOCALS)
 }
 
-/// Positions reachable from the entry (iterations capped at 2).
+/// Positions reachable from the entry (iterations capped at 2, at most
+/// about 200).
 fn reachable(m: &ShaderModel) -> Vec<Position> {
-    let mut seen = HashSet::new();
-    let mut todo = vec![m.entry()];
-    let mut out = Vec::new();
-    while let Some(p) = todo.pop() {
-        if p.iterations.iter().any(|&i| i > 2) || !seen.insert(p.clone()) || out.len() > 200 {
-            continue;
-        }
-        todo.extend(m.successors(&p, StepMode::Into));
-        out.push(p);
-    }
-    out
+    test_support::reachable_up_to(m, 200)
 }
 
 /// The position at the step whose text starts with `text`, reached first.

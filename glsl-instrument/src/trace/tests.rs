@@ -3,84 +3,8 @@
 //! offsets add up, and steps' writes and declarations are right.
 
 use super::*;
+use crate::instrument::test_support::stage_shaders;
 use crate::{Stage, StepKind};
-
-/// A user function with in/out/inout parameters, nested loops, a local
-/// without initialiser, a struct and an array local, and a `return` in
-/// `main`; `HEAD` and `OUT` are per stage.
-fn shader(head: &str, out: &str) -> String {
-    format!(
-        "{head}
-struct Pair {{ float a; vec2 b; }};
-uniform float scale;
-float g_acc;
-void accumulate(in float x, out float y, inout vec2 z) {{
-    y = x * 2.0;
-    z.y += y;
-    z[0] = 1.0;
-}}
-void main() {{
-    float acc;
-    Pair p = Pair(1.0, vec2(2.0));
-    float arr[3];
-    arr[1] = 4.0;
-    for (int i = 0; i < 2; i++) {{
-        for (int j = 0; j < 2; ++j) {{
-            float y;
-            accumulate(float(i + j), y, p.b);
-            acc = y;
-        }}
-    }}
-    g_acc = acc * scale;
-    if (acc > 100.0) {{
-        return;
-    }}
-    {out}
-}}
-"
-    )
-}
-
-fn stage_shaders() -> Vec<(Stage, String)> {
-    vec![
-        (
-            Stage::Fragment,
-            shader("#version 430\nout vec4 color;", "color = vec4(acc);"),
-        ),
-        (
-            Stage::Vertex,
-            shader("#version 430\nin vec4 pos;", "gl_Position = pos * acc;"),
-        ),
-        (
-            Stage::Geometry,
-            shader(
-                "#version 430\nlayout(points) in;\nlayout(points, max_vertices = 2) out;",
-                "for (int k = 0; k < 2; k++) { gl_Position = vec4(acc); EmitVertex(); }",
-            ),
-        ),
-        (
-            Stage::TessControl,
-            shader(
-                "#version 430\nlayout(vertices = 1) out;",
-                "gl_TessLevelOuter[0] = acc;",
-            ),
-        ),
-        (
-            Stage::TessEval,
-            shader(
-                "#version 430\nlayout(triangles) in;",
-                "gl_Position = vec4(acc);",
-            ),
-        ),
-        (
-            Stage::Compute,
-            shader(
-                "#version 430\nlayout(local_size_x = 4) in;\nlayout(std430) buffer O { float o[]; };",
-                "o[gl_GlobalInvocationID.x] = acc;",
-            ),
-        ),
-    ]
-}
 
 fn spec() -> TraceSpec<'static> {
     TraceSpec {
@@ -106,7 +30,7 @@ fn trace_of(stage: Stage, src: &str) -> (ShaderModel, Trace) {
 
 #[test]
 fn every_stage_traces_every_step_and_reparses() {
-    for (stage, src) in stage_shaders() {
+    for (stage, src) in stage_shaders("") {
         let (m, t) = trace_of(stage, &src);
         let text = &t.shader.source;
         ShaderModel::parse(text, stage).unwrap_or_else(|e| panic!("{stage:?}: {e}\n{text}"));
@@ -149,7 +73,7 @@ fn every_stage_traces_every_step_and_reparses() {
 
 #[test]
 fn a_record_holds_params_locals_and_writable_globals() {
-    let (stage, src) = stage_shaders().remove(0);
+    let (stage, src) = stage_shaders("").remove(0);
     let (m, t) = trace_of(stage, &src);
     let at = |text: &str| {
         let s = m.steps().iter().find(|s| s.text.starts_with(text)).unwrap();
@@ -291,7 +215,7 @@ fn old_glsl_is_refused_and_1_40_requires_the_extension() {
 
 #[test]
 fn records_sit_before_statements_and_in_conditions() {
-    let (stage, src) = stage_shaders().remove(5);
+    let (stage, src) = stage_shaders("").remove(5);
     let (m, t) = trace_of(stage, &src);
     let text = &t.shader.source;
     let on = "gldbg_on";
