@@ -166,6 +166,20 @@ impl ShaderDebug {
             .map_err(instrument_error)?;
         let instrumented = t0.elapsed();
         let entry = self.model.entry();
+        // The trace is what is wanted: of the draw's coverage, the focused
+        // invocation's alone where the stage reads one back.
+        let readback = match self.focus {
+            Some((Focus::Cell(cell), _))
+                if !super::readback::forced_all()
+                    && matches!(
+                        self.model.stage(),
+                        Stage::Fragment | Stage::Vertex | Stage::Compute
+                    ) =>
+            {
+                ReadMode::One(cell)
+            }
+            _ => ReadMode::All,
+        };
         let r = link.step(&StepRequest {
             stage: self.model.stage(),
             position: &entry,
@@ -173,7 +187,7 @@ impl ShaderDebug {
             shader: &shader.shader,
             path: &[],
             components: 0,
-            readback: ReadMode::All,
+            readback,
             others: &self.others,
             fragment_options: self.fragment_options,
             trace: Some(TraceAsk {
