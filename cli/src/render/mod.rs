@@ -232,6 +232,9 @@ enum EventView<'a> {
     Dprintf {
         #[serde(skip_serializing_if = "Option::is_none")]
         invocation: Option<stop::AtJson>,
+        /// Vertex and tessellation invocations: their built-ins.
+        #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+        ids: serde_json::Map<String, Value>,
         text: &'a str,
     },
 }
@@ -254,6 +257,16 @@ fn event_view(event: &pb::Event) -> Option<(&'static str, EventView<'_>)> {
             "dprintf",
             EventView::Dprintf {
                 invocation: stop::invocation_at(d.invocation.as_ref()).map(stop::AtJson),
+                ids: d
+                    .id_names
+                    .iter()
+                    .zip(&d.id_values)
+                    // Ids are integers; a tess coordinate is a float.
+                    .map(|(n, &v)| match n.starts_with("gl_TessCoord") {
+                        true => (n.clone(), json!(v)),
+                        false => (n.clone(), json!(v as i64)),
+                    })
+                    .collect(),
                 text: &d.text,
             },
         ),
@@ -268,9 +281,16 @@ pub fn event_text(event: &pb::Event) -> Option<String> {
         EventView::Exited(e) => e.to_string(),
         EventView::Warning { message } => format!("warning: {message}"),
         EventView::Output { text, .. } => text.trim_end_matches('\n').to_string(),
-        EventView::Dprintf { invocation, text } => match invocation {
+        EventView::Dprintf {
+            invocation,
+            ids,
+            text,
+        } => match invocation {
             Some(stop::AtJson(at)) => format!("dprintf @ {at}: {text}"),
-            None => format!("dprintf: {text}"),
+            None => {
+                let ids: Vec<String> = ids.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("dprintf [{}]: {text}", ids.join(", "))
+            }
         },
     })
 }

@@ -111,8 +111,10 @@ impl Session {
         let (p, timing) = printed;
         for m in &p.messages {
             self.emit(pb::event::Kind::Dprintf(pb::DprintfMessage {
-                invocation: Some(m.invocation.into()),
+                invocation: m.invocation.map(Into::into),
                 text: m.text.clone(),
+                id_names: m.ids.iter().map(|(n, _)| n.to_string()).collect(),
+                id_values: m.ids.iter().map(|(_, v)| *v).collect(),
             }));
         }
         Ok((p.messages.len() as u64, p.dropped, timing))

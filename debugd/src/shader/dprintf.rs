@@ -17,7 +17,10 @@ pub const DEFAULT_LIMIT: u32 = 1024;
 /// One message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
-    pub invocation: Invocation,
+    /// Fragment, compute and geometry invocations as `focus` names them.
+    pub invocation: Option<Invocation>,
+    /// Vertex and tessellation invocations by their built-ins.
+    pub ids: Vec<(&'static str, f64)>,
     pub text: String,
 }
 
@@ -353,8 +356,8 @@ impl ShaderDebug {
         let focus = self.focus.map(|(_, at)| at);
         let mut out = Printed::default();
         for m in data.words.chunks_exact(per_message) {
-            let invocation = self.message_invocation([m[1], m[2], m[3]]);
-            if focused && Some(invocation) != focus {
+            let (invocation, ids) = self.message_invocation([m[1], m[2], m[3]]);
+            if focused && (invocation.is_none() || invocation != focus) {
                 continue;
             }
             let mut at = 4;
@@ -370,6 +373,7 @@ impl ShaderDebug {
                 .collect();
             out.messages.push(Message {
                 invocation,
+                ids,
                 text: format_message(&pieces, &values),
             });
         }
@@ -378,14 +382,40 @@ impl ShaderDebug {
         Ok(out)
     }
 
-    /// A message's invocation from its three id words.
-    fn message_invocation(&self, [x, y, z]: [u32; 3]) -> Invocation {
+    /// A message's invocation from its three id words: as `focus` names
+    /// it, or by the built-ins the shader wrote (a vertex's `gl_VertexID`
+    /// is not its place in the draw `focus vertex N` counts).
+    fn message_invocation(
+        &self,
+        [x, y, z]: [u32; 3],
+    ) -> (Option<Invocation>, Vec<(&'static str, f64)>) {
+        let f = |w: u32| f64::from(f32::from_bits(w));
         match self.model.stage() {
-            Stage::Fragment => Invocation::Pixel { x, y },
-            Stage::Compute => Invocation::Global { x, y, z },
-            Stage::Geometry => Invocation::Primitive(x),
-            // Vertex: the vertex id; tess stages: the patch.
-            _ => Invocation::Vertex(x),
+            Stage::Fragment => (Some(Invocation::Pixel { x, y }), Vec::new()),
+            Stage::Compute => (Some(Invocation::Global { x, y, z }), Vec::new()),
+            Stage::Geometry => (Some(Invocation::Primitive(x)), Vec::new()),
+            Stage::Vertex => (
+                None,
+                vec![
+                    ("gl_VertexID", f64::from(x as i32)),
+                    ("gl_InstanceID", f64::from(y as i32)),
+                ],
+            ),
+            Stage::TessControl => (
+                None,
+                vec![
+                    ("gl_PrimitiveID", f64::from(x)),
+                    ("gl_InvocationID", f64::from(y)),
+                ],
+            ),
+            Stage::TessEval => (
+                None,
+                vec![
+                    ("gl_PrimitiveID", f64::from(x)),
+                    ("gl_TessCoord.x", f(y)),
+                    ("gl_TessCoord.y", f(z)),
+                ],
+            ),
         }
     }
 }
