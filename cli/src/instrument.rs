@@ -47,6 +47,11 @@ pub struct InstrumentArgs {
     /// outputs stay bit-identical).
     #[arg(long, conflicts_with = "list_steps")]
     pub report_discarded: bool,
+    /// Print the trace shader instead (what `step` records with a focus):
+    /// PRED is the GLSL `bool` that picks the traced invocation, e.g.
+    /// `gl_GlobalInvocationID == uvec3(1u, 0u, 0u)`.
+    #[arg(long, value_name = "PRED", conflicts_with_all = ["list_steps", "step", "expr"])]
+    pub trace: Option<String>,
     /// Machine-readable output: one JSON value on stdout.
     #[arg(long)]
     pub json: bool,
@@ -138,6 +143,9 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
         });
     }
 
+    if let Some(focus) = &args.trace {
+        return trace_shader(&model, focus, args.json);
+    }
     let position = match args.step {
         None => model.entry(),
         Some(n) => position_of(&model, n)?,
@@ -193,6 +201,42 @@ fn execute(args: &InstrumentArgs) -> Result<String, Failure> {
         }
         Ok(out.source)
     }
+}
+
+/// `--trace PRED`: the trace shader, its block and record count (stderr,
+/// or JSON).
+fn trace_shader(model: &ShaderModel, focus: &str, json: bool) -> Result<String, Failure> {
+    let spec = glsl_instrument::TraceSpec {
+        focus,
+        start: 0,
+        max_records: u32::MAX,
+    };
+    let t = model
+        .instrument_trace(&spec)
+        .map_err(|e| Failure::Other(format!("cannot make the trace shader: {e}")))?;
+    let words: u32 = t
+        .layout
+        .records
+        .values()
+        .map(|r| r.words)
+        .max()
+        .unwrap_or(0);
+    if json {
+        return Ok(json!({
+            "ok": true,
+            "source": t.shader.source,
+            "block": t.block,
+            "record_ids": t.layout.records.len(),
+            "largest_record_words": words,
+        })
+        .to_string());
+    }
+    eprintln!(
+        "// trace block: buffer {} ({} record ids; the largest holds {words} value words)",
+        t.block,
+        t.layout.records.len()
+    );
+    Ok(t.shader.source)
 }
 
 fn stage_names() -> String {

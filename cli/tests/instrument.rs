@@ -430,3 +430,35 @@ fn outputs_of_every_stage() {
         }
     }
 }
+
+#[test]
+fn trace_shader_of_every_stage() {
+    for (file, focus) in [
+        (
+            "loop_call.frag",
+            "all(equal(ivec2(gl_FragCoord.xy), ivec2(3, 4)))",
+        ),
+        ("passthrough.vert", "gl_VertexID == 2"),
+        ("scale.comp", "gl_GlobalInvocationID.x == 1u"),
+        ("emit.geom", "gl_PrimitiveIDIn == 0"),
+        ("patch.tesc", "gl_InvocationID == 1"),
+        ("patch.tese", "gl_PrimitiveID == 0"),
+    ] {
+        let path = shader(file);
+        let v = ok_json(&[path.to_str().unwrap(), "--trace", focus]);
+        let src = v["source"].as_str().unwrap_or_default();
+        let block = v["block"].as_str().unwrap_or_default();
+        assert!(block.starts_with("gldbg_"), "{file}: {v}");
+        assert!(src.contains(&format!("buffer {block}")), "{file}: {src}");
+        // Only the invocation the predicate picks claims the trace.
+        assert!(
+            src.contains(focus),
+            "{file}: the focus is in the shader: {src}"
+        );
+        assert!(src.contains("atomicAdd"), "{file}: {src}");
+        assert!(v["record_ids"].as_u64().unwrap_or(0) > 1, "{file}: {v}");
+    }
+    // A shader too old for storage buffers says so.
+    let err = fails(&[shader("legacy.frag").to_str().unwrap(), "--trace", "true"]);
+    assert!(err.contains("storage buffer"), "{err}");
+}
