@@ -338,6 +338,15 @@ impl Session {
 
     /// Run one command.
     pub async fn execute(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
+        let out = self.run_command(cmd).await;
+        // A conditional stop focuses its first hit: displays follow it.
+        if let Ok(Outcome::ShaderStop(stop)) = &out {
+            self.focus = crate::render::invocation_at(stop.focus.as_ref());
+        }
+        out
+    }
+
+    async fn run_command(&mut self, cmd: &Command) -> Result<Outcome, Failure> {
         match cmd {
             Command::Help(topic) => Ok(Outcome::Help(topic.clone())),
             Command::Quit => Ok(Outcome::Quit),

@@ -20,6 +20,7 @@ mod print;
 mod shader;
 mod state;
 mod stop;
+pub use stop::invocation_at;
 mod trace;
 mod values;
 
