@@ -709,7 +709,9 @@ impl ShaderDebug {
         at: Option<Invocation>,
     ) -> Option<(TracedValue, Invocation)> {
         let (_, focus) = self.focus?;
-        if at != Some(focus) {
+        // `@ primitive N` lists the vertices the primitive emitted, each
+        // with its value (the geometry view): not the trace's one value.
+        if at != Some(focus) || matches!(focus, Invocation::Primitive(_)) {
             return None;
         }
         let t = self.traced.trace.as_ref()?;
