@@ -177,6 +177,7 @@ pub(crate) fn shader_breakpoints(
                 ignore: e.ignore,
                 executions: e.executions,
                 invocations: e.invocations,
+                counted: e.counted,
             })
             .collect(),
     }

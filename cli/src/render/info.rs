@@ -116,8 +116,9 @@ struct ShaderHitsJson<'a> {
     temporary: bool,
     #[serde(skip_serializing_if = "super::is_zero")]
     ignore: u32,
-    executions: u64,
-    invocations: u64,
+    /// `None`: not counted (the hit replay cannot run this shader).
+    executions: Option<u64>,
+    invocations: Option<u64>,
 }
 
 impl<'a> BreakpointsView<'a> {
@@ -138,8 +139,8 @@ impl<'a> BreakpointsView<'a> {
                     condition: &b.condition,
                     temporary: b.temporary,
                     ignore: b.ignore,
-                    executions: b.executions,
-                    invocations: b.invocations,
+                    executions: b.counted.then_some(b.executions),
+                    invocations: b.counted.then_some(b.invocations),
                 })
                 .collect(),
         }
@@ -183,10 +184,12 @@ impl fmt::Display for BreakpointsView<'_> {
                     if b.ignore > 0 {
                         what += &format!(", next {} hits ignored", b.ignore);
                     }
-                    what += &format!(
-                        ": hit {} times by {} invocations",
-                        b.executions, b.invocations
-                    );
+                    match (b.executions, b.invocations) {
+                        (Some(e), Some(i)) => {
+                            what += &format!(": hit {e} times by {i} invocations")
+                        }
+                        _ => what += ": hits not counted (the shader's GLSL has no uint)",
+                    }
                     lines.push(what);
                 }
             }

@@ -398,7 +398,13 @@ impl ShaderDebug {
                 steps: &steps,
                 cond: extras.condition.as_deref(),
             };
-            let (_, counts, _) = self.hit_replay(kind, 0, 0, None, link)?;
+            // A shader the hit replay cannot serve (no `uint`: GLSL 1.20)
+            // leaves its counts unknown; the listing does not fail.
+            let counts = match self.hit_replay(kind, 0, 0, None, link) {
+                Ok((_, counts, _)) => counts,
+                Err(Error::Unimplemented(_) | Error::Internal(_)) => continue,
+                Err(e) => return Err(e),
+            };
             let e = self.break_extras.entry(line).or_default();
             (e.executions, e.invocations) = counts;
             e.counted = true;
