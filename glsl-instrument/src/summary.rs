@@ -186,7 +186,8 @@ impl ShaderModel {
             ..Options::default()
         };
         let mut shader = instrument::instrument_with(self, &probe, opts, None)?;
-        let binding = es_binding(self);
+        // The same binding as the trace's block (GL ES cannot rebind one).
+        let binding = crate::trace::es_binding(self);
         let text = em.declarations(&vars, binding);
         shader.source = emit::insert_after_head(&shader.source, &extensions(self), &text);
         shader.cache_key = instrument::printer::cache_key(&shader.source, &shader.siblings);
@@ -229,22 +230,6 @@ fn extensions(m: &ShaderModel) -> Vec<String> {
         out.push("#extension GL_ARB_shader_bit_encoding : require".to_string());
     }
     out
-}
-
-/// GL ES cannot rebind a block: the binding after the shader's buffers
-/// (and the probe's own two in compute and tess-control), as the trace's.
-fn es_binding(m: &ShaderModel) -> Option<u32> {
-    if !m.es {
-        return None;
-    }
-    let next = instrument::buffer_bindings(&m.tu.0)
-        .into_iter()
-        .max()
-        .map_or(0, |b| b + 1);
-    Some(match m.stage {
-        crate::Stage::Compute | crate::Stage::TessControl => next + 2,
-        _ => next,
-    })
 }
 
 /// The locals and parameters in scope at step `s` as the trace lays them

@@ -156,6 +156,7 @@ impl ShaderModel {
 
 mod emit;
 mod generate;
+pub(crate) use generate::es_binding;
 #[cfg(test)]
 mod tests;
 pub(crate) mod vars;

@@ -235,7 +235,7 @@ fn extensions(m: &ShaderModel, dialect: &Dialect) -> Vec<String> {
 /// GLSL ES cannot rebind a block: the trace block takes the binding after
 /// the shader's buffers (and the probe's own two in compute and
 /// tess-control). Desktop GL: none, the executor binds it by name.
-fn es_binding(m: &ShaderModel) -> Option<u32> {
+pub(crate) fn es_binding(m: &ShaderModel) -> Option<u32> {
     if !m.es {
         return None;
     }
