@@ -186,7 +186,9 @@ impl ShaderDebug {
             expr: None,
             shader: &shader.shader,
             path: &[],
-            components: 0,
+            // A point readback reads a value (the coverage-only probe's
+            // zero): one component.
+            components: u32::from(matches!(readback, ReadMode::One(_))),
             readback,
             others: &self.others,
             fragment_options: self.fragment_options,

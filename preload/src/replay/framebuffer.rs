@@ -71,13 +71,11 @@ fn step(
     let components = req.value_components.min(4) as usize;
     // A point print shades its pixel alone (pixel_scissor.rs) where no
     // invocation can see another's work: nothing written to buffers or
-    // images, no subgroup or helper-invocation functions, no trace (its
-    // focus is any pixel's).
-    let point = point_of(req, components, size).filter(|_| {
-        writes.counts() == (0, 0)
-            && req.trace.block.len == 0
-            && !sees_other_invocations(r.bulk, req)
-    });
+    // images, no subgroup or helper-invocation functions. A trace asked
+    // with a point is that pixel's (the daemon's predicate): our block is
+    // not among the writes.
+    let point = point_of(req, components, size)
+        .filter(|_| writes.counts() == (0, 0) && !sees_other_invocations(r.bulk, req));
     let scissor = point.and_then(PixelScissor::narrow);
     let narrowed = scissor.is_some();
     let replayed = r.replay("draw", |call| call.draw(None));
