@@ -8,7 +8,7 @@
 use glsl_instrument::{BaseType, Stage, ValueType};
 
 use super::reply::Invocation;
-use super::{Link, ReadMode, ShaderDebug, StepRequest, TraceAsk, instrument_error};
+use super::{GeneratedReplay, Link, ReadMode, ShaderDebug, TraceAsk, instrument_error};
 use crate::error::{Error, Result};
 
 /// Messages one `dprintf` keeps per draw by default.
@@ -319,10 +319,12 @@ impl ShaderDebug {
             )));
         }
         let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let t0 = std::time::Instant::now();
         let d = self
             .model
             .instrument_dprintf(&steps, &arg_refs)
             .map_err(instrument_error)?;
+        let instrumented = t0.elapsed();
         let per_message = 4 + d.args.iter().map(|t| words_of(*t)).sum::<usize>();
         let capacity = u32::try_from(per_message)
             .ok()
@@ -331,25 +333,22 @@ impl ShaderDebug {
                 Error::InvalidArgument(format!("dprintf: a limit of {limit} messages is too many"))
             })?;
         let entry = self.model.entry();
-        let r = link.step(&StepRequest {
-            stage: self.model.stage(),
-            position: &entry,
-            expr: None,
-            shader: &d.shader,
-            path: &[],
-            components: 0,
-            readback: ReadMode::All,
-            others: &self.others,
-            fragment_options: self.fragment_options,
-            trace: Some(TraceAsk {
-                block: &d.block,
-                capacity_words: capacity,
-                zero_data: false,
-            }),
-        })?;
-        self.timing.probes += 1;
-        self.timing.replay_ns += r.timing.replay_ns;
-        self.timing.build_ns += r.timing.build_ns;
+        let r = self.replay_generated(
+            GeneratedReplay {
+                shader: &d.shader,
+                position: &entry,
+                path: &[],
+                components: 0,
+                readback: ReadMode::All,
+                trace: Some(TraceAsk {
+                    block: &d.block,
+                    capacity_words: capacity,
+                    zero_data: false,
+                }),
+                instrumented,
+            },
+            link,
+        )?;
         let data = r
             .trace
             .ok_or_else(|| Error::Internal("the dprintf replay brought no messages back".into()))?;

@@ -8,11 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use glsl_instrument::{HitKind, HitSpec, Probe, Semantics, Stage};
+use glsl_instrument::{HitKind, HitSpec, Stage};
 
 use super::probe_result::Focus;
 use super::reply::{HitStop, Invocation};
-use super::{Cell, Link, ReadMode, ShaderDebug, StepRequest, instrument_error};
+use super::{Cell, GeneratedReplay, Link, ReadMode, ShaderDebug, instrument_error};
 use crate::error::{Error, Result};
 
 /// What a shader breakpoint has besides its line.
@@ -81,31 +81,18 @@ impl ShaderDebug {
             .instrument_hits(&spec)
             .map_err(instrument_error)?;
         let entry = self.model.entry();
-        let probe = Probe {
-            position: &entry,
-            expr: None,
-            semantics: Semantics::Equivalent,
-        };
-        let _ = &probe;
-        let r = link.step(&StepRequest {
-            stage: self.model.stage(),
-            position: &entry,
-            expr: None,
-            shader: &shader,
-            path: &[],
-            components: 4,
-            readback: ReadMode::All,
-            others: &self.others,
-            fragment_options: self.fragment_options,
-            trace: None,
-        })?;
-        self.timing.probes += 1;
-        self.timing.build_ns += r.timing.build_ns;
-        self.timing.replay_ns += r.timing.replay_ns;
-        self.timing.readback_ns += r.timing.readback_ns;
-        self.timing.readback_bytes += r.timing.readback_bytes;
-        self.timing.cached_programs += r.timing.cached_programs;
-        self.timing.total_ns += t0.elapsed().as_nanos() as u64;
+        let r = self.replay_generated(
+            GeneratedReplay {
+                shader: &shader,
+                position: &entry,
+                path: &[],
+                components: 4,
+                readback: ReadMode::All,
+                trace: None,
+                instrumented: t0.elapsed(),
+            },
+            link,
+        )?;
         let words = |i: usize| -> Option<HitWords> {
             let v = r.value_at(i)?;
             Some((v[0] as u32, v[1] as u32, v[2] as u32))

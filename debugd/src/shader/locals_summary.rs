@@ -7,7 +7,7 @@
 use glsl_instrument::{ComponentSummary, TracedVar, VarRole, key_value};
 
 use super::reply::{Local, Summary, TracedValue};
-use super::{Link, ReadMode, ShaderDebug, StepRequest, TraceAsk, instrument_error};
+use super::{GeneratedReplay, Link, ReadMode, ShaderDebug, TraceAsk, instrument_error};
 use crate::error::{Error, Result};
 
 /// One variable's summary from the block's data (after its header).
@@ -60,35 +60,31 @@ impl ShaderDebug {
             ));
         }
         let pos = self.pos.clone();
+        let t0 = std::time::Instant::now();
         let s = self
             .model
             .instrument_locals_summary(&pos)
             .map_err(instrument_error)?;
+        let instrumented = t0.elapsed();
         let capacity = u32::try_from(s.block_words() - glsl_instrument::TRACE_HEADER_WORDS)
             .unwrap_or(u32::MAX)
             .max(1);
-        let t0 = std::time::Instant::now();
-        let r = link.step(&StepRequest {
-            stage: self.model.stage(),
-            position: &pos,
-            expr: None,
-            shader: &s.shader,
-            path: &pos.iterations,
-            components: 0,
-            readback: ReadMode::All,
-            others: &self.others,
-            fragment_options: self.fragment_options,
-            trace: Some(TraceAsk {
-                block: &s.block,
-                capacity_words: capacity,
-                zero_data: true,
-            }),
-        })?;
-        self.timing.probes += 1;
-        self.timing.build_ns += r.timing.build_ns;
-        self.timing.replay_ns += r.timing.replay_ns;
-        self.timing.readback_ns += r.timing.readback_ns;
-        self.timing.total_ns += t0.elapsed().as_nanos() as u64;
+        let r = self.replay_generated(
+            GeneratedReplay {
+                shader: &s.shader,
+                position: &pos,
+                path: &pos.iterations,
+                components: 0,
+                readback: ReadMode::All,
+                trace: Some(TraceAsk {
+                    block: &s.block,
+                    capacity_words: capacity,
+                    zero_data: true,
+                }),
+                instrumented,
+            },
+            link,
+        )?;
         let data = r
             .trace
             .ok_or_else(|| Error::Internal("the summary replay brought no block back".into()))?;

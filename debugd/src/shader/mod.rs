@@ -155,6 +155,18 @@ fn value_components(model: &ShaderModel, step: StepId, expr: &str) -> u32 {
     }
 }
 
+/// A replay of a generated shader (see [`ShaderDebug::replay_generated`]).
+struct GeneratedReplay<'a> {
+    shader: &'a Instrumented,
+    position: &'a Position,
+    path: &'a [u32],
+    components: u32,
+    readback: ReadMode,
+    trace: Option<TraceAsk<'a>>,
+    /// The time taken to generate the shader.
+    instrumented: std::time::Duration,
+}
+
 /// How a fragment step treats the app's depth and stencil buffers and its
 /// depth, stencil and alpha tests (`shm::BUFFER_*`, `shm::TEST_OFF`).
 /// Blending never applies: the debug outputs are written unblended.
@@ -475,18 +487,57 @@ impl ShaderDebug {
                 r
             }
         };
-        let t = &mut self.timing;
-        t.probes += 1;
-        t.cached_programs += r.timing.cached_programs;
-        t.instrument_ns += instrumented.as_nanos() as u64;
-        t.build_ns += r.timing.build_ns;
-        t.replay_ns += r.timing.replay_ns;
-        t.readback_ns += r.timing.readback_ns;
-        t.readback_bytes += r.timing.readback_bytes;
-        t.total_ns += t0.elapsed().as_nanos() as u64;
+        self.count_probe(&r.timing, instrumented, t0);
         // The current position's coverage stays: `stop` reads it for the focus.
         let key = (key.0, key.1, at_end, false, held_key(&r, mode));
         self.cache.insert(key, r.clone(), &self.current_key());
+        Ok(r)
+    }
+
+    /// Add one replay's cost (`instrumented`: generating its shader; `t0`:
+    /// when the probe began) to the command's timing.
+    fn count_probe(
+        &mut self,
+        done: &Timing,
+        instrumented: std::time::Duration,
+        t0: std::time::Instant,
+    ) {
+        let t = &mut self.timing;
+        t.probes += 1;
+        t.cached_programs += done.cached_programs;
+        t.instrument_ns += instrumented.as_nanos() as u64;
+        t.build_ns += done.build_ns;
+        t.replay_ns += done.replay_ns;
+        t.readback_ns += done.readback_ns;
+        t.readback_bytes += done.readback_bytes;
+        t.total_ns += t0.elapsed().as_nanos() as u64;
+    }
+
+    /// One replay of a generated shader that is not a probe of an
+    /// expression (a trace, hit, dprintf or summary shader): at its
+    /// position and loop path, reading back as asked, with the block its
+    /// `trace` names; its cost counted (the block's words as read back).
+    fn replay_generated(
+        &mut self,
+        request: GeneratedReplay<'_>,
+        link: &mut dyn Link,
+    ) -> Result<ProbeResult> {
+        let t0 = std::time::Instant::now();
+        let r = link.step(&StepRequest {
+            stage: self.model.stage(),
+            position: request.position,
+            expr: None,
+            shader: request.shader,
+            path: request.path,
+            components: request.components,
+            readback: request.readback,
+            others: &self.others,
+            fragment_options: self.fragment_options,
+            trace: request.trace,
+        })?;
+        let mut done = r.timing;
+        done.readback_bytes += r.trace.as_ref().map_or(0, |d| 4 * d.words.len() as u64);
+        self.count_probe(&done, request.instrumented, t0);
         Ok(r)
     }
 

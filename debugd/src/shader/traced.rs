@@ -16,7 +16,7 @@ use glsl_instrument::{Stage, TraceSpec};
 use super::probe_result::Focus;
 use super::reply::{Frame, Invocation, Local, ShaderStop, TraceStop, TracedValue, WatchHit};
 use super::trace::{Budget, Trace};
-use super::{Link, ReadMode, ShaderDebug, StepRequest, TraceAsk, instrument_error};
+use super::{GeneratedReplay, Link, ReadMode, ShaderDebug, TraceAsk, instrument_error};
 use crate::error::{Error, Result};
 
 /// `GLDBG_TRACE=off` in the daemon's environment: steps probe each step
@@ -180,34 +180,24 @@ impl ShaderDebug {
             }
             _ => ReadMode::All,
         };
-        let r = link.step(&StepRequest {
-            stage: self.model.stage(),
-            position: &entry,
-            expr: None,
-            shader: &shader.shader,
-            path: &[],
-            // A point readback reads a value (the coverage-only probe's
-            // zero): one component.
-            components: u32::from(matches!(readback, ReadMode::One(_))),
-            readback,
-            others: &self.others,
-            fragment_options: self.fragment_options,
-            trace: Some(TraceAsk {
-                block: &shader.block,
-                capacity_words: self.traced.budget.capacity_words(),
-                zero_data: false,
-            }),
-        })?;
-        let t = &mut self.timing;
-        t.probes += 1;
-        t.cached_programs += r.timing.cached_programs;
-        t.instrument_ns += instrumented.as_nanos() as u64;
-        t.build_ns += r.timing.build_ns;
-        t.replay_ns += r.timing.replay_ns;
-        t.readback_ns += r.timing.readback_ns;
-        t.readback_bytes +=
-            r.timing.readback_bytes + r.trace.as_ref().map_or(0, |d| 4 * d.words.len() as u64);
-        t.total_ns += t0.elapsed().as_nanos() as u64;
+        let r = self.replay_generated(
+            GeneratedReplay {
+                shader: &shader.shader,
+                position: &entry,
+                path: &[],
+                // A point readback reads a value (the coverage-only
+                // probe's zero): one component.
+                components: u32::from(matches!(readback, ReadMode::One(_))),
+                readback,
+                trace: Some(TraceAsk {
+                    block: &shader.block,
+                    capacity_words: self.traced.budget.capacity_words(),
+                    zero_data: false,
+                }),
+                instrumented,
+            },
+            link,
+        )?;
         let data = r
             .trace
             .ok_or_else(|| Error::Internal("the trace replay brought no trace back".into()))?;
