@@ -25,11 +25,16 @@ pub struct Budget {
     pub bytes: u64,
 }
 
+/// The least `GL_MAX_SHADER_STORAGE_BLOCK_SIZE` GL 4.3 allows: a default
+/// budget within it works on every driver (the block adds its 16-byte
+/// header to the record bytes).
+const MIN_BLOCK_BYTES: u64 = 1 << 24;
+
 impl Default for Budget {
     fn default() -> Budget {
         Budget {
             records: 1 << 20,
-            bytes: 64 << 20,
+            bytes: MIN_BLOCK_BYTES - 16,
         }
     }
 }
