@@ -293,6 +293,20 @@ impl ShaderDebug {
         focused: bool,
         link: &mut dyn Link,
     ) -> Result<Printed> {
+        if focused
+            && (self.focus.is_none()
+                || !matches!(
+                    self.model.stage(),
+                    Stage::Fragment | Stage::Compute | Stage::Geometry
+                ))
+        {
+            // Vertex and tessellation messages name built-ins, not the
+            // invocation `focus` counts: they cannot be told apart.
+            return Err(Error::InvalidArgument(
+                "a focused dprintf needs a focus on a fragment, compute or geometry invocation"
+                    .into(),
+            ));
+        }
         let pieces = parse_format(format)?;
         let wanted: usize = pieces
             .iter()

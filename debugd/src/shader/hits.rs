@@ -218,7 +218,12 @@ impl ShaderDebug {
                 nan: name == "nan",
                 inf: name == "inf",
             };
-            let (hit, _, r) = self.hit_replay(kind, after, 0, focused, link)?;
+            // The current step has not run yet: what it assigns counts.
+            let from = match focused {
+                Some(_) => after.saturating_sub(1),
+                None => 0,
+            };
+            let (hit, _, r) = self.hit_replay(kind, from, 0, focused, link)?;
             if let Some(h) = hit
                 && best.as_ref().is_none_or(|b| h.record < b.0)
             {
@@ -250,20 +255,17 @@ impl ShaderDebug {
             }
         }
         // A catch stops after the assignment that made the value.
-        let stop_at = if line == 0 { record + 1 } else { record };
-        if !self.go_to_record(stop_at, link)? {
-            return Err(Error::Internal(format!(
-                "the hit at record {record} is not in the focused invocation's trace"
+        if !self.go_to_record(record, link)? {
+            return Err(Error::FailedPrecondition(format!(
+                "the hit at record {record} of the run is not in the focused invocation's trace \
+                 (several invocations at the focus, or past the recordings one command makes)"
             )));
         }
-        if line != 0 {
-            self.breakpoint_hit = line;
-            if self.break_extras.get(&line).is_some_and(|e| e.temporary) {
-                self.breakpoints.remove(&line);
-                self.break_extras.remove(&line);
-            } else if let Some(e) = self.break_extras.get_mut(&line) {
-                e.ignore = 0;
-            }
+        if line == 0 {
+            // A catch stops once the assigning step has run (over its calls).
+            self.trace_move(super::Direction::Forward, super::Until::Over, link)?;
+        } else {
+            self.stopped_at_breakpoint(line);
         }
         self.hit_stop = Some(HitStop {
             kind: kind.to_string(),
@@ -279,6 +281,18 @@ impl ShaderDebug {
             },
         });
         Ok(true)
+    }
+
+    /// A stop at the breakpoint on `line`: said in the stop, a `tbreak`
+    /// deleted, its ignore count spent.
+    pub(super) fn stopped_at_breakpoint(&mut self, line: u32) {
+        self.breakpoint_hit = line;
+        if self.break_extras.get(&line).is_some_and(|e| e.temporary) {
+            self.breakpoints.remove(&line);
+            self.break_extras.remove(&line);
+        } else if let Some(e) = self.break_extras.get_mut(&line) {
+            e.ignore = 0;
+        }
     }
 
     /// The steps on a breakpoint's line (the driver's numbering).

@@ -646,6 +646,7 @@ impl ShaderDebug {
     /// its path); if none is reached, ask again from the last candidate
     /// (bounded). Returns false when the shader ended.
     pub fn step_once(&mut self, mode: StepMode, link: &mut dyn Link) -> Result<bool> {
+        self.clear_stop_reasons();
         if self.traced_now(link)? {
             if self.finished {
                 return Ok(false);
@@ -723,7 +724,7 @@ impl ShaderDebug {
             }
             let line = self.model.driver_line(self.model.step(self.pos.step).line);
             if self.is_plain_breakpoint(line) {
-                self.breakpoint_hit = line;
+                self.stopped_at_breakpoint(line);
                 return Ok(());
             }
         }

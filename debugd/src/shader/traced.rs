@@ -57,6 +57,9 @@ pub struct TraceState {
     pub budget: Budget,
     /// Why the stage cannot be traced here (said once).
     pub off: Option<String>,
+    /// `off` came from a failure (not a stage that cannot): a new focus
+    /// tries again.
+    pub off_transient: bool,
     /// Warnings for the session to send as events.
     pub warnings: Vec<String>,
     /// `watch` expressions.
@@ -230,6 +233,7 @@ impl ShaderDebug {
         let trace = match made {
             Ok(t) => t,
             Err(e @ (Error::Unimplemented(_) | Error::Internal(_))) => {
+                self.traced.off_transient = matches!(e, Error::Internal(_));
                 let why = e.to_string();
                 self.traced.warnings.push(format!(
                     "no trace of the focused invocation: {why}; each step replays the draw instead"
@@ -282,8 +286,21 @@ impl ShaderDebug {
         std::mem::take(&mut self.traced.warnings)
     }
 
-    /// Forget the recorded run (the focus changed).
+    /// A stop that is not a move names no breakpoint, watch or hit.
+    pub(super) fn clear_stop_reasons(&mut self) {
+        self.breakpoint_hit = 0;
+        self.traced.watch_hit = None;
+        self.hit_stop = None;
+    }
+
+    /// Forget the recorded run (the focus changed); a failure to record
+    /// (not a stage that cannot) may be tried again.
     pub(super) fn drop_trace(&mut self) {
+        self.clear_stop_reasons();
+        if self.traced.off_transient {
+            self.traced.off = None;
+            self.traced.off_transient = false;
+        }
         self.traced.trace = None;
         self.traced.predicate = None;
         self.traced.cursor = 0;
@@ -384,12 +401,17 @@ impl ShaderDebug {
     }
 
     /// After a catch: which variable the step of record `record` left NaN
-    /// (`nan`) or infinite, from the values after it.
+    /// (`nan`) or infinite, from the values once it has run (its calls
+    /// returned: the next record at its depth or above).
     pub(super) fn caught_variable(&self, record: u32, nan: bool) -> Option<String> {
         let t = self.traced.trace.as_ref()?;
         let i = t.events.iter().position(|e| e.index == record)?;
         let written = &t.record(&t.events[i]).writes;
-        let after = t.events.get(i + 1).or(t.end.as_ref())?;
+        let depth = t.depth(i);
+        let after = t.events[i + 1..]
+            .iter()
+            .find(|e| e.pos.calls.len() <= depth)
+            .or(t.end.as_ref())?;
         written.iter().find_map(|w| {
             let v = t.lookup(after, &w.name)?;
             let bad = v.value.iter().enumerate().any(|(k, x)| {
@@ -462,6 +484,20 @@ impl ShaderDebug {
                     j -= 1;
                     continue;
                 }
+                if self.traced.trace.as_ref().is_some_and(Trace::truncated) {
+                    // Not the end: as far as this command records.
+                    self.traced.warnings.push(format!(
+                        "stopped after recording {MAX_PARTS_PER_COMMAND} more parts of the run \
+                         (set trace-records / trace-bytes for larger ones); it goes on"
+                    ));
+                    self.go(len.saturating_sub(1));
+                    return Ok(true);
+                }
+                // The end of `main`: a watched value its last step changed.
+                if until == Until::Breakpoint && self.watch_changed(&mut watched, len, link)? {
+                    self.go(len);
+                    return Ok(true);
+                }
                 self.go(len);
                 return Ok(false);
             }
@@ -476,7 +512,7 @@ impl ShaderDebug {
                         .model
                         .driver_line(self.model.step(t.events[j].pos.step).line);
                     if self.is_plain_breakpoint(line) {
-                        self.breakpoint_hit = line;
+                        self.stopped_at_breakpoint(line);
                         true
                     } else {
                         self.watch_changed(&mut watched, j, link)?
@@ -672,6 +708,7 @@ impl ShaderDebug {
                 "frames need a trace of the focused invocation (`focus ...` first)".into(),
             ));
         }
+        self.clear_stop_reasons();
         let t = self.traced.trace.as_ref().expect("traced");
         let depth = match t.events.get(self.traced.cursor) {
             Some(e) => e.pos.calls.len() as i64,

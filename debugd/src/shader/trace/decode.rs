@@ -145,10 +145,22 @@ impl Decoder {
                 return Err(DecodeError::AfterEnd { index, step: id });
             }
             if id & END_RECORD != 0 && id != ENTRY_RECORD {
-                let pos = self
-                    .last
-                    .as_ref()
-                    .map_or_else(|| model.entry(), |(p, _)| p.clone());
+                // `main`'s own frame at its end (its last step may have
+                // called a function: the last record was in that one).
+                let step = glsl_instrument::StepId(id & !END_RECORD);
+                let iterations = self.last.as_ref().map_or_else(Vec::new, |(p, _)| {
+                    let depth = model
+                        .steps()
+                        .get(step.0 as usize)
+                        .map_or(0, |s| s.loop_depth as usize);
+                    p.iterations[..depth.min(p.iterations.len())].to_vec()
+                });
+                let pos = Position {
+                    step,
+                    calls: Vec::new(),
+                    iterations,
+                };
+                self.enter(&pos, layout);
                 let defined = self.defined(rec, &pos);
                 self.ended = true;
                 part.end = Some(Event {

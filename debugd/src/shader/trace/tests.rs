@@ -275,3 +275,107 @@ fn a_record_of_another_step_than_the_model_allows_is_an_error() {
         "{err}"
     );
 }
+
+/// `main`'s last step calls a function: its end record is `main`'s frame,
+/// not the callee's (the last record before it).
+#[test]
+fn the_end_of_main_is_mains_frame_after_a_call() {
+    const LAST_CALLS: &str = "#version 430
+layout(local_size_x = 1) in;
+float f(float a, out float b) {
+    b = a * 2.0;
+    return b + 1.0;
+}
+void main() {
+    float t;
+    float acc = f(1.0, t);
+}
+";
+    let m = ShaderModel::parse(LAST_CALLS, Stage::Compute).unwrap();
+    let id = |text: &str| m.steps().iter().find(|s| s.text == text).unwrap().id.0;
+    let mut records = HashMap::new();
+    let local = |n: &str, k: u32| var(n, BaseType::Float, VarRole::Local, k);
+    let rec = |step: &str, vars: Vec<TracedVar>, declares: &[&str], writes: &[&str]| RecordLayout {
+        step: Some(StepId(id(step))),
+        words: vars.len() as u32,
+        vars,
+        declares: declares.iter().map(|s| s.to_string()).collect(),
+        writes: writes.iter().map(|s| write(s)).collect(),
+    };
+    records.insert(id("float t;"), rec("float t;", vec![], &["t"], &[]));
+    records.insert(
+        id("float acc = f(1.0, t);"),
+        rec(
+            "float acc = f(1.0, t);",
+            vec![local("t", 0)],
+            &["acc"],
+            &["acc", "t"],
+        ),
+    );
+    let params = vec![
+        var("a", BaseType::Float, VarRole::Param { defined: true }, 0),
+        var("b", BaseType::Float, VarRole::Param { defined: false }, 1),
+    ];
+    records.insert(
+        id("b = a * 2.0;"),
+        rec("b = a * 2.0;", params.clone(), &[], &["b"]),
+    );
+    records.insert(
+        id("return b + 1.0;"),
+        rec("return b + 1.0;", params, &[], &[]),
+    );
+    let end = END_RECORD | id("float acc = f(1.0, t);");
+    records.insert(
+        end,
+        rec(
+            "float acc = f(1.0, t);",
+            vec![local("t", 0), local("acc", 1)],
+            &[],
+            &[],
+        ),
+    );
+    let fl = |x: f32| x.to_bits();
+    let mut words = Vec::new();
+    for (rid, values) in [
+        (id("float t;"), vec![]),
+        (id("float acc = f(1.0, t);"), vec![0x7fc0_0001]),
+        (id("b = a * 2.0;"), vec![fl(1.0), 0x7fc0_0002]),
+        (id("return b + 1.0;"), vec![fl(1.0), fl(2.0)]),
+        (end, vec![fl(2.0), fl(3.0)]),
+    ] {
+        words.push(rid);
+        words.push(values.len() as u32);
+        words.extend(values);
+    }
+    let shader = glsl_instrument::Trace {
+        shader: m
+            .instrument_end_of_main(&glsl_instrument::Probe {
+                position: &m.entry(),
+                expr: None,
+                semantics: glsl_instrument::Semantics::Equivalent,
+            })
+            .unwrap(),
+        block: "gldbg_trace".into(),
+        layout: TraceLayout { records },
+    };
+    let data = TraceData {
+        hits: 1,
+        records: 5,
+        full: false,
+        words,
+    };
+    let t = Trace::new(&m, shader, "true".into(), data).unwrap();
+    let end = t.end.as_ref().unwrap();
+    assert!(end.pos.calls.is_empty(), "main's frame: {:?}", end.pos);
+    // Both written (t by the call's out argument), not "unknown".
+    for (name, want) in [("t", 2.0), ("acc", 3.0)] {
+        let v = t.lookup(end, name).unwrap();
+        assert_eq!(v.value, [want], "{name}");
+        assert!(
+            v.undefined.is_empty() && !v.written_unknown,
+            "{name}: {v:?}"
+        );
+    }
+    // In f, before its first write, `b` is undefined.
+    assert!(t.lookup(&t.events[2], "b").unwrap().wholly_undefined());
+}
