@@ -373,3 +373,56 @@ fn bad_trace_commands_get_clear_errors() {
     }
     report(diffs, &out);
 }
+
+/// The last step of `main` and the stops around it: a watched output that
+/// only the last statement writes stops at the end (old: undefined, new:
+/// the reference's); a `tbreak` without a condition stops once and is
+/// gone; `frame 0` after it names no breakpoint.
+#[test]
+fn a_watch_sees_the_last_step_and_a_tbreak_goes() {
+    require_workspace();
+    let script = "break glDrawArrays\ncontinue\ndebug fragment\nfocus 5,9\ntbreak 29\ncontinue\n\
+                  info breakpoints\nframe 0\nwatch color\ncontinue\nkill\n";
+    let dir = TempDir::new("trace-end-watch");
+    let out = Session::new(egl_trace(), script).keep_going().run(&dir);
+    let stop = out.ok_n("continue", 1);
+    assert_eq!(stop["line"], 29, "{stop}");
+    assert_eq!(stop["breakpoint_line"], 29, "{stop}");
+    let bps = out.ok("info breakpoints");
+    assert_eq!(bps["shader_breakpoints"], serde_json::json!([]), "{bps}");
+    let frame = out.ok("frame 0");
+    assert!(frame.get("breakpoint_line").is_none(), "{frame}");
+    // color = vec4(acc, q.a + g_value, float(q.b + m)) at main's end.
+    let want = trace_ref::trace(Invocation::Fragment(5, 9));
+    let end = want.last().expect("stops");
+    let end_stop = out.ok_n("continue", 2);
+    assert_eq!(end_stop["finished"], true, "{end_stop}");
+    let w = &end_stop["watchpoint"];
+    assert_eq!(w["expr"], "color", "{end_stop}");
+    assert_eq!(w["old"]["undefined"], true, "{end_stop}");
+    let got: Vec<f64> = w["new"]["value"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+        .unwrap_or_default();
+    assert_eq!(got.len(), 4, "{end_stop}");
+    assert_eq!(
+        end.line, 36,
+        "the reference's last stop is the write of color"
+    );
+    // The written value is the app's output at the pixel: its parts as
+    // the reference has them just before the write (acc, q, m).
+    let var = |name: &str| -> Vec<f64> {
+        end.locals
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.value.clone())
+            .unwrap_or_else(|| panic!("no {name} at the last stop"))
+    };
+    let (acc, q, m) = (var("acc"), var("q"), var("m"));
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-5 * b.abs().max(1.0);
+    assert!(
+        close(got[0], acc[0]) && close(got[1], acc[1]),
+        "{got:?} vs acc {acc:?}"
+    );
+    assert!(close(got[3], q[1] + m[0]), "{got:?} vs q {q:?}, m {m:?}");
+}
