@@ -341,7 +341,7 @@ impl Session {
         let out = self.run_command(cmd).await;
         // A conditional stop focuses its first hit: displays follow it.
         if let Ok(Outcome::ShaderStop(stop)) = &out {
-            self.focus = crate::render::invocation_at(stop.focus.as_ref());
+            self.focus = invocation_at(stop.focus.as_ref());
         }
         out
     }
@@ -836,6 +836,22 @@ impl Session {
             info,
             chart: file.map(Path::to_path_buf),
         })
+    }
+}
+
+/// An invocation of the wire as the command language writes it.
+pub fn invocation_at(inv: Option<&pb::Invocation>) -> Option<At> {
+    use pb::invocation::Kind;
+    match inv.and_then(|i| i.kind.as_ref()) {
+        Some(Kind::Pixel(p)) => Some(At::Pixel { x: p.x, y: p.y }),
+        Some(Kind::Vertex(n)) => Some(At::Vertex(*n)),
+        Some(Kind::Primitive(n)) => Some(At::Primitive(*n)),
+        Some(Kind::Invocation(w)) => Some(At::Invocation {
+            x: w.x,
+            y: w.y,
+            z: w.z,
+        }),
+        None => None,
     }
 }
 

@@ -20,7 +20,6 @@ mod print;
 mod shader;
 mod state;
 mod stop;
-pub use stop::invocation_at;
 mod trace;
 mod values;
 

@@ -9,6 +9,7 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use crate::command::At;
+pub use crate::exec::invocation_at;
 
 /// What a stage's invocations are called: "fragments", "vertices", ...
 pub fn noun(stage: &str) -> &'static str {
@@ -16,22 +17,6 @@ pub fn noun(stage: &str) -> &'static str {
         "fragment" => "fragments",
         "vertex" | "tess-eval" | "geometry" => "vertices",
         _ => "invocations",
-    }
-}
-
-/// An invocation of the wire as the command language writes it.
-pub fn invocation_at(inv: Option<&pb::Invocation>) -> Option<At> {
-    use pb::invocation::Kind;
-    match inv.and_then(|i| i.kind.as_ref()) {
-        Some(Kind::Pixel(p)) => Some(At::Pixel { x: p.x, y: p.y }),
-        Some(Kind::Vertex(n)) => Some(At::Vertex(*n)),
-        Some(Kind::Primitive(n)) => Some(At::Primitive(*n)),
-        Some(Kind::Invocation(w)) => Some(At::Invocation {
-            x: w.x,
-            y: w.y,
-            z: w.z,
-        }),
-        None => None,
     }
 }
 
