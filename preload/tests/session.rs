@@ -9,59 +9,21 @@
 //! test fails naming the package when it is missing). Run after
 //! `cargo build -p gldbg-preload` (the test loads target/debug/libgldbg_preload.so).
 
-#[path = "../../debugd/src/shm.rs"]
-#[allow(dead_code)]
-mod daemon_shm;
+mod support;
 
-use daemon_shm::SharedMemory;
 use gldbg_proto::api::function_id;
 use gldbg_proto::shm::{
     self as abi, FragmentStepReply, FragmentStepRequest, OutputRef, ProgramReply, ShaderRef,
 };
 use gldbg_tests::{Xvfb, compile_c};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use support::daemon_shm::{self, SharedMemory};
+use support::{build_app, command_for};
 
-const CHILD_FD: i32 = 200;
 const T: Duration = Duration::from_secs(20);
-
-fn preload() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libgldbg_preload.so");
-    assert!(
-        p.exists(),
-        "{} missing: cargo build -p gldbg-preload first",
-        p.display()
-    );
-    // `cargo test` does not rebuild the cdylib: refuse to test a stale one.
-    let built = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap();
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        let modified = e.metadata().and_then(|m| m.modified()).unwrap();
-        assert!(
-            modified <= built,
-            "{} is older than {}: cargo build -p gldbg-preload first",
-            p.display(),
-            e.path().display()
-        );
-    }
-    p
-}
-
-/// Compile a test app from tests/apps (once per name).
-fn build_app(name: &str, args: &[&str]) -> PathBuf {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/apps/{name}.c"));
-    compile_c(&src, &format!("preload-{name}"), args)
-}
 
 fn app() -> PathBuf {
     static APP: OnceLock<PathBuf> = OnceLock::new();
@@ -70,30 +32,6 @@ fn app() -> PathBuf {
 
 fn command(shm: Option<&SharedMemory>, preload_on: bool) -> Command {
     command_for(app(), shm, preload_on)
-}
-
-fn command_for(app: PathBuf, shm: Option<&SharedMemory>, preload_on: bool) -> Command {
-    let mut c = Command::new(app);
-    c.env("MESA_SHADER_CACHE_DISABLE", "true")
-        .env("EGL_PLATFORM", "surfaceless")
-        .stdout(Stdio::piped());
-    if preload_on {
-        c.env("LD_PRELOAD", preload());
-    }
-    if let Some(m) = shm {
-        let fd = m.raw_fd();
-        c.env(abi::ENV_FD, CHILD_FD.to_string());
-        // SAFETY: only async-signal-safe dup2 between fork and exec.
-        unsafe {
-            c.pre_exec(move || {
-                if libc::dup2(fd, CHILD_FD) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            })
-        };
-    }
-    c
 }
 
 fn plain_output() -> String {
@@ -108,19 +46,7 @@ fn plain_output() -> String {
 
 /// Wait until some slot is stopped at `function`.
 fn wait_stop(m: &SharedMemory, function: u32) -> daemon_shm::StoppedCall {
-    let start = Instant::now();
-    let mut seen = m
-        .header()
-        .stop_seq
-        .load(std::sync::atomic::Ordering::Acquire)
-        .wrapping_sub(1);
-    loop {
-        if let Some(c) = m.stopped().into_iter().find(|c| c.function == function) {
-            return c;
-        }
-        assert!(start.elapsed() < T, "no stop at function {function}");
-        seen = m.wait_stop_seq(seen, Duration::from_millis(100));
-    }
+    support::wait_stop(m, function, T)
 }
 
 #[test]
@@ -269,17 +195,7 @@ fn run_session(mut cmd: Command, plain: String) {
     let m = SharedMemory::create().unwrap();
     let draw = function_id("glDrawArrays").unwrap();
     m.set_breakpoint(draw, true);
-    let fd = m.raw_fd();
-    cmd.env(abi::ENV_FD, CHILD_FD.to_string());
-    // SAFETY: only async-signal-safe dup2 between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::dup2(fd, CHILD_FD) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        })
-    };
+    support::hand_shm(&mut cmd, &m);
     let child = cmd.spawn().unwrap();
 
     // First draw: the quad. Describe the program.

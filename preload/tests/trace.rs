@@ -13,96 +13,30 @@
 //!
 //! Run after `cargo build -p gldbg-preload`.
 
-#[path = "../../debugd/src/shm.rs"]
-#[allow(dead_code)]
-mod daemon_shm;
+mod support;
 
-use daemon_shm::SharedMemory;
 use gldbg_proto::api::function_id;
 use gldbg_proto::shm::{
     self as abi, BulkRef, ComputeStepReply, ComputeStepRequest, FragmentStepReply,
     FragmentStepRequest, OutputRef, ShaderRef, TraceReply, TraceRequest, VertexStepReply,
     VertexStepRequest,
 };
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+use support::daemon_shm::{self, SharedMemory};
+use support::{build_app, command_for};
 
-const CHILD_FD: i32 = 200;
 const T: Duration = Duration::from_secs(60);
 const VERTEX: u32 = 0x8B31;
 const FRAGMENT: u32 = 0x8B30;
 const COMPUTE: u32 = 0x91B9;
 
-fn preload() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let p = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libgldbg_preload.so");
-    assert!(
-        p.exists(),
-        "{} missing: cargo build -p gldbg-preload first",
-        p.display()
-    );
-    // `cargo test` does not rebuild the cdylib: refuse to test a stale one.
-    let built = std::fs::metadata(&p).and_then(|m| m.modified()).unwrap();
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
-    for dir in [src.clone(), src.join("replay")] {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let modified = e.unwrap().metadata().and_then(|m| m.modified()).unwrap();
-            assert!(
-                modified <= built,
-                "{} is stale: cargo build -p gldbg-preload first",
-                p.display()
-            );
-        }
-    }
-    p
-}
-
 fn app(shm: Option<&SharedMemory>) -> Command {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/apps/trace_app.c");
-    let mut c = Command::new(gldbg_tests::compile_c(
-        &src,
-        "preload-trace_app",
-        &["-lEGL"],
-    ));
-    c.env("MESA_SHADER_CACHE_DISABLE", "true")
-        .env("EGL_PLATFORM", "surfaceless")
-        .stdout(Stdio::piped());
-    if let Some(m) = shm {
-        let fd = m.raw_fd();
-        c.env("LD_PRELOAD", preload())
-            .env(abi::ENV_FD, CHILD_FD.to_string());
-        // SAFETY: only async-signal-safe dup2 between fork and exec.
-        unsafe {
-            c.pre_exec(move || match libc::dup2(fd, CHILD_FD) {
-                -1 => Err(std::io::Error::last_os_error()),
-                _ => Ok(()),
-            })
-        };
-    }
-    c
+    command_for(build_app("trace_app", &["-lEGL"]), shm, shm.is_some())
 }
 
 fn wait_stop(m: &SharedMemory, function: u32) -> daemon_shm::StoppedCall {
-    let start = Instant::now();
-    let mut seen = m
-        .header()
-        .stop_seq
-        .load(std::sync::atomic::Ordering::Acquire)
-        .wrapping_sub(1);
-    loop {
-        if let Some(c) = m.stopped().into_iter().find(|c| c.function == function) {
-            return c;
-        }
-        assert!(start.elapsed() < T, "no stop at function {function}");
-        seen = m.wait_stop_seq(seen, Duration::from_millis(100));
-    }
+    support::wait_stop(m, function, T)
 }
 
 /// The trace block every debug shader here declares (no binding).
