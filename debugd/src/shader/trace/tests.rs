@@ -148,8 +148,14 @@ fn run(m: &ShaderModel) -> Vec<u32> {
     out
 }
 
-fn trace() -> (ShaderModel, Trace) {
-    let m = ShaderModel::parse(SHADER, Stage::Compute).unwrap();
+/// The trace of `words` (all `records` of a run) made by a trace shader
+/// of `m` with `layout`.
+fn decoded(
+    m: &ShaderModel,
+    layout: TraceLayout,
+    words: Vec<u32>,
+    records: u32,
+) -> crate::error::Result<Trace> {
     let shader = glsl_instrument::Trace {
         shader: m
             .instrument_end_of_main(&glsl_instrument::Probe {
@@ -159,16 +165,20 @@ fn trace() -> (ShaderModel, Trace) {
             })
             .unwrap(),
         block: "gldbg_trace".into(),
-        layout: layout(&m),
+        layout,
     };
-    let words = run(&m);
     let data = TraceData {
         hits: 1,
-        records: 16,
+        records,
         full: false,
         words,
     };
-    let t = Trace::new(&m, shader, "true".into(), data).unwrap();
+    Trace::new(m, shader, "true".into(), data)
+}
+
+fn trace() -> (ShaderModel, Trace) {
+    let m = ShaderModel::parse(SHADER, Stage::Compute).unwrap();
+    let t = decoded(&m, layout(&m), run(&m), 16).unwrap();
     (m, t)
 }
 
@@ -252,24 +262,7 @@ fn a_record_of_another_step_than_the_model_allows_is_an_error() {
     words[0] = id;
     words[1] = 2;
     words.splice(2..2, [0, 0]);
-    let shader = glsl_instrument::Trace {
-        shader: m
-            .instrument_end_of_main(&glsl_instrument::Probe {
-                position: &m.entry(),
-                expr: None,
-                semantics: glsl_instrument::Semantics::Equivalent,
-            })
-            .unwrap(),
-        block: "gldbg_trace".into(),
-        layout: layout(&m),
-    };
-    let data = TraceData {
-        hits: 1,
-        records: 16,
-        full: false,
-        words,
-    };
-    let err = Trace::new(&m, shader, "true".into(), data).err().unwrap();
+    let err = decoded(&m, layout(&m), words, 16).err().unwrap();
     assert!(
         err.to_string().contains("no path of the step model"),
         "{err}"
@@ -347,24 +340,7 @@ void main() {
         words.push(values.len() as u32);
         words.extend(values);
     }
-    let shader = glsl_instrument::Trace {
-        shader: m
-            .instrument_end_of_main(&glsl_instrument::Probe {
-                position: &m.entry(),
-                expr: None,
-                semantics: glsl_instrument::Semantics::Equivalent,
-            })
-            .unwrap(),
-        block: "gldbg_trace".into(),
-        layout: TraceLayout { records },
-    };
-    let data = TraceData {
-        hits: 1,
-        records: 5,
-        full: false,
-        words,
-    };
-    let t = Trace::new(&m, shader, "true".into(), data).unwrap();
+    let t = decoded(&m, TraceLayout { records }, words, 5).unwrap();
     let end = t.end.as_ref().unwrap();
     assert!(end.pos.calls.is_empty(), "main's frame: {:?}", end.pos);
     // Both written (t by the call's out argument), not "unknown".
