@@ -19,6 +19,7 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_stages.c", "egl_stages", &["EGL", "OpenGL"]),
     ("apps/egl_gles.c", "egl_gles", &["EGL", "GLESv2"]),
     ("apps/egl_trace.c", "egl_trace", &["EGL", "OpenGL"]),
+    ("apps/egl_files.c", "egl_files", &["EGL", "OpenGL"]),
 ];
 
 fn main() {

@@ -141,6 +141,8 @@ impl From<ShaderStop> for pb::ShaderStop {
                 variable: h.variable.unwrap_or_default(),
                 line: h.line,
             }),
+            source: None,
+            shader: 0,
         }
     }
 }
@@ -223,6 +225,7 @@ impl From<Frame> for pb::StackFrame {
             line: f.line,
             column: f.column,
             args: f.args.into_iter().map(Into::into).collect(),
+            source: None,
         }
     }
 }
@@ -360,6 +363,7 @@ pub fn listing(lines: Vec<SourceLine>) -> pb::SourceListing {
                 text: l.text,
                 current: l.current,
                 breakpoint: l.breakpoint,
+                file_line: 0,
             })
             .collect(),
     }

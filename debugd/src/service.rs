@@ -192,6 +192,9 @@ impl pb::debugger_server::Debugger for Service {
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
             Some(Kind::Frame(_)) => BreakKind::Frame,
             Some(Kind::GlError(_)) => BreakKind::GlError,
+            Some(Kind::Source(_)) => {
+                return Err(Status::unimplemented("source breakpoints: not yet"));
+            }
             None => return Err(invalid("no breakpoint kind given")),
         };
         Ok(Response::new(self.session.add_breakpoint(kind)))
@@ -334,6 +337,20 @@ impl pb::debugger_server::Debugger for Service {
             })
         })
         .await
+    }
+
+    async fn set_source_files(
+        &self,
+        _req: Request<pb::SourceFiles>,
+    ) -> Result<Response<pb::SourceFiles>, Status> {
+        Err(Status::unimplemented("SetSourceFiles: not yet"))
+    }
+
+    async fn list_shaders(
+        &self,
+        _req: Request<pb::Empty>,
+    ) -> Result<Response<pb::ShaderSources>, Status> {
+        Err(Status::unimplemented("ListShaders: not yet"))
     }
 
     async fn set_trace_budget(

@@ -138,6 +138,7 @@ impl Breakpoints {
                     id: b.id,
                     description: b.kind.describe(),
                     hits: b.hits,
+                    source: None,
                 })
                 .collect(),
         }
@@ -157,6 +158,7 @@ impl Session {
             id,
             description: kind.describe(),
             hits: 0,
+            source: None,
         }
     }
 
