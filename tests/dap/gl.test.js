@@ -1,0 +1,124 @@
+'use strict';
+/**
+ * GL-level breakpoints as DAP function breakpoints (`draw 2`,
+ * `glDrawArrays`, `frame`), a hit-conditional source breakpoint counted
+ * over draws, the GL step outside a shader, and the run to the end with
+ * the native hash.
+ */
+
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { test } = require('node:test');
+const { Dap, shaderCopy, fragLine, nativeRun, stack, scopeVars, waitGone } = require('./lib/session');
+const { fragment } = require('./lib/wave');
+const { assertValue, assertVar } = require('./lib/values');
+
+const glFrame = (draw, frame) => `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw ${draw}, frame ${frame}`;
+
+/** The stack outside a shader: the GL call's frame only; returns it. */
+async function glStop(dap, threadId, want, what) {
+  const frames = await stack(dap, threadId);
+  assert.equal(frames.length, 1, `${what}: the GL call's frame only: ${JSON.stringify(frames)}`);
+  if (want instanceof RegExp) assert.match(frames[0].name, want, what);
+  else assert.equal(frames[0].name, want, what);
+  return frames[0];
+}
+
+test('function breakpoints draw N / glDrawArrays / frame, a hit count over draws, GL step, end with the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const file = path.join(dir, 'wave.frag');
+  const half = fragLine(dir, 'acc = acc * 0.5;');
+  const native = nativeRun(dir);
+  // One invocation meets the condition: its second execution of the line
+  // (draw 2 of frame 2, draw 4 overall) is the stop, whatever the count's
+  // scope (per invocation or over all of them).
+  const pixel = fragment(48, 7, 1);
+  const cond = `p.x == ${pixel.p[0]} && p.y == ${pixel.p[1]}`;
+
+  const dap = await new Dap(t).start();
+  await dap.launch(dir);
+  const src = await dap.ok('setBreakpoints', {
+    source: { path: file }, breakpoints: [{ line: half, condition: cond, hitCondition: '2' }], lines: [half],
+  });
+  const bp = src.breakpoints[0];
+  const fn = await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
+  assert.equal(fn.breakpoints.length, 1, JSON.stringify(fn));
+  assert.equal(fn.breakpoints[0].verified, true, `a GL breakpoint is verified at once: ${JSON.stringify(fn)}`);
+  await dap.ok('configurationDone');
+
+  // draw 2: a GL stop before the draw runs.
+  let stop = await dap.stopped('function breakpoint');
+  const tid = stop.threadId;
+  let frame = await glStop(dap, tid, glFrame(2, 1), 'break draw 2');
+  const call = (await scopeVars(dap, frame.id, 'Call')).vars;
+  assert.equal(call.get('mode') && call.get('mode').value, 'GL_TRIANGLE_STRIP', JSON.stringify([...call.values()]));
+  await assertVar(dap, call, 'first', null, [0], 'the call');
+  await assertVar(dap, call, 'count', null, [4], 'the call');
+  const { scopes } = await dap.ok('scopes', { frameId: frame.id });
+  assert.deepEqual(scopes.map((s) => s.name), ['Call'], `a GL frame has the call's scope: ${JSON.stringify(scopes)}`);
+
+  // glDrawArrays: the next one is draw 3 (frame 2); draw 2 ran on and its
+  // hit of the source breakpoint was the first of two.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'glDrawArrays' }] });
+  await dap.ok('continue', { threadId: tid });
+  stop = await dap.stopped('function breakpoint');
+  await glStop(dap, tid, glFrame(3, 2), 'break glDrawArrays');
+
+  // frame: but draw 4 comes first, with the second hit: a shader stop.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  await dap.ok('continue', { threadId: tid });
+  stop = await dap.stopped('breakpoint');
+  assert.deepEqual(stop.hitBreakpointIds, [bp.id], JSON.stringify(stop));
+  const frames = await stack(dap, tid);
+  assert.equal(frames.length, 2, `main, then the GL frame: ${JSON.stringify(frames)}`);
+  assert.equal(frames[0].source && frames[0].source.path, file, JSON.stringify(frames[0]));
+  assert.equal(frames[0].line, half, JSON.stringify(frames[0]));
+  assert.equal(frames[1].name, glFrame(4, 2), 'the hit count carries over draws: the second hit is in draw 4');
+  const locals = (await scopeVars(dap, frames[0].id, 'Locals')).vars;
+  await assertVar(dap, locals, 'p', 'vec2', pixel.p, 'the one invocation meeting the condition');
+  await assertVar(dap, locals, 'acc', 'float', [pixel.accLoop], 'the one invocation meeting the condition');
+
+  // Continue: no further hit in this draw, the app goes on to the frame's end.
+  await dap.ok('continue', { threadId: tid });
+  stop = await dap.stopped('function breakpoint');
+  await glStop(dap, tid, /^eglSwapBuffers\(.*frame 2$/, 'break frame');
+
+  // Outside a shader, next is the GL step: the call after the last swap.
+  await dap.ok('next', { threadId: tid });
+  stop = await dap.stopped('step');
+  await glStop(dap, tid, /^glReadPixels\(/, 'GL step after the last swap');
+
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
+  await dap.ok('setBreakpoints', { source: { path: file }, breakpoints: [], lines: [] });
+  await dap.ok('continue', { threadId: tid });
+  const exited = await dap.next('exited');
+  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('terminated');
+  dap.none('stopped', 'no breakpoint left');
+  assert.deepEqual(await dap.appHash(), native, 'the frame after the session is identical to a native run');
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+  await waitGone(dir, 10000, 'after the end');
+});
+
+test('a crash is an exception stop naming the signal and the GL call in flight', async (t) => {
+  const dir = shaderCopy(t);
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--crash'] });
+  await dap.ok('configurationDone');
+  const stop = await dap.stopped('exception');
+  const info = await dap.ok('exceptionInfo', { threadId: stop.threadId });
+  const text = JSON.stringify(info);
+  assert.match(text, /SIGSEGV/, `exceptionInfo names the signal: ${text}`);
+  assert.match(text, /glBufferSubData/, `exceptionInfo names the GL call in flight: ${text}`);
+  assert.equal(typeof info.exceptionId, 'string', text);
+  assert.ok(['never', 'always', 'unhandled', 'userUnhandled'].includes(info.breakMode), `breakMode: ${text}`);
+  const frames = await stack(dap, stop.threadId);
+  assert.match(frames[frames.length - 1].name, /^glBufferSubData\(.*frame 1$/, `the crashing call's frame: ${JSON.stringify(frames)}`);
+  assert.ok(!/egl_files: frames/.test(dap.output()), 'the app never got to its end');
+  await dap.ok('terminate', {});
+  await dap.next('terminated');
+  await waitGone(dir, 10000, 'terminate after the crash');
+  await dap.request('disconnect', {}, 10000).catch(() => {});
+  await dap.ended(30000, 'after disconnect');
+});
