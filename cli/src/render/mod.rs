@@ -316,3 +316,9 @@ pub fn event_json(event: &pb::Event) -> Option<Value> {
 
 #[cfg(test)]
 mod tests;
+
+/// A value's components as the CLI shows them, components not written yet
+/// named as such, never as a number (DAP's variables and hovers).
+pub fn value_text(ty: &str, parts: &[pb::ValuePart], values: &[f64], undefined: &[u32]) -> String {
+    values::Layout::new(ty, parts).written_text(values, undefined)
+}
