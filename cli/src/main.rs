@@ -87,6 +87,9 @@ enum Mode {
         #[command(flatten)]
         opts: Opts,
     },
+    /// Serve the Debug Adapter Protocol on stdin/stdout (or --listen HOST:PORT),
+    /// for editors: VS Code, nvim-dap, dap-mode, Helix.
+    Dap(dap::DapArgs),
     /// Offline: list a shader file's steps or print its debug shader for one step (no app, no GL).
     Instrument(instrument::InstrumentArgs),
 }
@@ -156,6 +159,15 @@ fn main() -> ExitCode {
     if let Mode::Instrument(args) = &cli.mode {
         return instrument::run(args);
     }
+    if let Mode::Dap(args) = &cli.mode {
+        return match dap::run(args) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("gldbg dap: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match real_main(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -166,7 +178,7 @@ fn main() -> ExitCode {
 }
 
 /// Where execvp would find PROGRAM, or why it would not.
-fn check_program(program: &str) -> Result<(), Failure> {
+pub(crate) fn check_program(program: &str) -> Result<(), Failure> {
     let missing = || Err(format!("no such program: {program}"));
     if program.contains('/') {
         return if Path::new(program).is_file() {
@@ -450,6 +462,7 @@ fn first_cmd(mode: &Mode) -> String {
         Mode::Run { argv, .. } => launch_cmd(argv),
         Mode::Connect { addr, .. } => format!("connect {addr}"),
         Mode::Instrument(args) => format!("instrument {}", args.file.display()),
+        Mode::Dap(_) => "dap".into(),
     }
 }
 
@@ -490,7 +503,7 @@ fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> 
                 rt.block_on(client::connect(&target, token.as_deref(), tls.as_ref()))?,
             )
         }
-        Mode::Instrument(_) => bail!("`instrument` runs without a session"),
+        Mode::Instrument(_) | Mode::Dap(_) => bail!("`instrument` and `dap` run without this session"),
     };
     let session = Session::new(client);
     let (events, events_task) = rt.block_on(subscribe(&session))?;
@@ -545,7 +558,7 @@ fn fail_early(mode: &Mode, json: bool, msg: &str) {
 fn real_main(cli: Cli) -> Result<ExitCode> {
     let opts = match &cli.mode {
         Mode::Run { opts, .. } | Mode::Connect { opts, .. } => opts.clone(),
-        Mode::Instrument(_) => bail!("`instrument` runs without a session"),
+        Mode::Instrument(_) | Mode::Dap(_) => bail!("`instrument` and `dap` run without this session"),
     };
     let fail = |msg: String| {
         fail_early(&cli.mode, opts.json, &msg);
@@ -656,7 +669,7 @@ fn start(driver: &mut Driver, mode: &Mode, opts: &Opts) -> bool {
             result.is_ok()
         }
         // `main` runs it without a session; `setup` refuses it before this.
-        Mode::Instrument(_) => false,
+        Mode::Instrument(_) | Mode::Dap(_) => false,
     }
 }
 
