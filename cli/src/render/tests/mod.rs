@@ -128,6 +128,8 @@ fn shader_stop() -> pb::ShaderStop {
         timing: None,
         trace: None,
         hits: None,
+        source: None,
+        shader: 0,
     }
 }
 
@@ -308,6 +310,7 @@ fn breakpoints() {
         id: 1,
         description: "glDrawArrays".into(),
         hits: 0,
+        source: None,
     };
     assert_eq!(
         j("break glDrawArrays", Ok(Outcome::Breakpoint(b.clone()))),
@@ -448,12 +451,14 @@ fn program_and_listing() {
                 text: "float acc = 0.0;".into(),
                 current: false,
                 breakpoint: false,
+                file_line: 0,
             },
             pb::SourceLine {
                 line: 14,
                 text: "for (;;)".into(),
                 current: true,
                 breakpoint: true,
+                file_line: 0,
             },
         ],
     };
