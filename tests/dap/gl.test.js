@@ -1,9 +1,9 @@
 'use strict';
 /**
  * GL-level breakpoints as DAP function breakpoints (`draw 2`,
- * `glDrawArrays`, `frame`), a hit-conditional source breakpoint counted
- * over draws, the GL step outside a shader, and the run to the end with
- * the native hash.
+ * `glDrawArrays`, `frame`), the GL step outside a shader and the run to the
+ * end with the native hash; a hit-conditional source breakpoint counted
+ * over draws; a crash as an exception.
  */
 
 const assert = require('node:assert/strict');
@@ -24,11 +24,61 @@ async function glStop(dap, threadId, want, what) {
   return frames[0];
 }
 
-test('function breakpoints draw N / glDrawArrays / frame, a hit count over draws, GL step, end with the native hash', async (t) => {
+test('function breakpoints draw N / glDrawArrays / frame, the GL step, the end with the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const native = nativeRun(dir);
+  const dap = await new Dap(t).start();
+  await dap.launch(dir);
+  const fn = await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
+  assert.equal(fn.breakpoints.length, 1, JSON.stringify(fn));
+  assert.equal(fn.breakpoints[0].verified, true, `a GL breakpoint is verified at once: ${JSON.stringify(fn)}`);
+  await dap.ok('configurationDone');
+
+  // draw 2: a GL stop before the draw runs, with the call's arguments.
+  let stop = await dap.stopped('function breakpoint');
+  assert.deepEqual(stop.hitBreakpointIds, [fn.breakpoints[0].id], JSON.stringify(stop));
+  const tid = stop.threadId;
+  const frame = await glStop(dap, tid, glFrame(2, 1), 'break draw 2');
+  const { scopes } = await dap.ok('scopes', { frameId: frame.id });
+  assert.deepEqual(scopes.map((s) => s.name), ['Call'], `a GL frame has the call's scope: ${JSON.stringify(scopes)}`);
+  const call = (await scopeVars(dap, frame.id, 'Call')).vars;
+  assert.equal(call.get('mode') && call.get('mode').value, 'GL_TRIANGLE_STRIP', JSON.stringify([...call.values()]));
+  await assertVar(dap, call, 'first', null, [0], 'the call');
+  await assertVar(dap, call, 'count', null, [4], 'the call');
+
+  // glDrawArrays: the next one is draw 3, the first of frame 2.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'glDrawArrays' }] });
+  await dap.ok('continue', { threadId: tid });
+  stop = await dap.stopped('function breakpoint');
+  await glStop(dap, tid, glFrame(3, 2), 'break glDrawArrays');
+
+  // frame: the end of frame 2.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  await dap.ok('continue', { threadId: tid });
+  stop = await dap.stopped('function breakpoint');
+  await glStop(dap, tid, /^eglSwapBuffers\(.*frame 2$/, 'break frame');
+
+  // Outside a shader, next is the GL step: the call after the last swap.
+  await dap.ok('next', { threadId: tid });
+  stop = await dap.stopped('step');
+  await glStop(dap, tid, /^glReadPixels\(/, 'GL step after the last swap');
+
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
+  await dap.ok('continue', { threadId: tid });
+  const exited = await dap.next('exited');
+  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('terminated');
+  dap.none('stopped', 'no breakpoint left');
+  assert.deepEqual(await dap.appHash(), native, 'the frame after the session is identical to a native run');
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+  await waitGone(dir, 10000, 'after the end');
+});
+
+test('a hit count on a conditional line breakpoint counts over draws', async (t) => {
   const dir = shaderCopy(t);
   const file = path.join(dir, 'wave.frag');
   const half = fragLine(dir, 'acc = acc * 0.5;');
-  const native = nativeRun(dir);
   // One invocation meets the condition: its second execution of the line
   // (draw 2 of frame 2, draw 4 overall) is the stop, whatever the count's
   // scope (per invocation or over all of them).
@@ -41,32 +91,17 @@ test('function breakpoints draw N / glDrawArrays / frame, a hit count over draws
     source: { path: file }, breakpoints: [{ line: half, condition: cond, hitCondition: '2' }], lines: [half],
   });
   const bp = src.breakpoints[0];
-  const fn = await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
-  assert.equal(fn.breakpoints.length, 1, JSON.stringify(fn));
-  assert.equal(fn.breakpoints[0].verified, true, `a GL breakpoint is verified at once: ${JSON.stringify(fn)}`);
+  assert.equal(typeof bp.id, 'number', `a breakpoint id: ${JSON.stringify(bp)}`);
+  // draw 2 stops at the GL level first: its hit of the line (the first of
+  // two) counts when the draw runs on from there.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
   await dap.ok('configurationDone');
-
-  // draw 2: a GL stop before the draw runs.
   let stop = await dap.stopped('function breakpoint');
   const tid = stop.threadId;
-  let frame = await glStop(dap, tid, glFrame(2, 1), 'break draw 2');
-  const call = (await scopeVars(dap, frame.id, 'Call')).vars;
-  assert.equal(call.get('mode') && call.get('mode').value, 'GL_TRIANGLE_STRIP', JSON.stringify([...call.values()]));
-  await assertVar(dap, call, 'first', null, [0], 'the call');
-  await assertVar(dap, call, 'count', null, [4], 'the call');
-  const { scopes } = await dap.ok('scopes', { frameId: frame.id });
-  assert.deepEqual(scopes.map((s) => s.name), ['Call'], `a GL frame has the call's scope: ${JSON.stringify(scopes)}`);
-
-  // glDrawArrays: the next one is draw 3 (frame 2); draw 2 ran on and its
-  // hit of the source breakpoint was the first of two.
-  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'glDrawArrays' }] });
+  await glStop(dap, tid, glFrame(2, 1), 'break draw 2');
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
   await dap.ok('continue', { threadId: tid });
-  stop = await dap.stopped('function breakpoint');
-  await glStop(dap, tid, glFrame(3, 2), 'break glDrawArrays');
 
-  // frame: but draw 4 comes first, with the second hit: a shader stop.
-  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
-  await dap.ok('continue', { threadId: tid });
   stop = await dap.stopped('breakpoint');
   assert.deepEqual(stop.hitBreakpointIds, [bp.id], JSON.stringify(stop));
   const frames = await stack(dap, tid);
@@ -78,27 +113,13 @@ test('function breakpoints draw N / glDrawArrays / frame, a hit count over draws
   await assertVar(dap, locals, 'p', 'vec2', pixel.p, 'the one invocation meeting the condition');
   await assertVar(dap, locals, 'acc', 'float', [pixel.accLoop], 'the one invocation meeting the condition');
 
-  // Continue: no further hit in this draw, the app goes on to the frame's end.
-  await dap.ok('continue', { threadId: tid });
-  stop = await dap.stopped('function breakpoint');
-  await glStop(dap, tid, /^eglSwapBuffers\(.*frame 2$/, 'break frame');
-
-  // Outside a shader, next is the GL step: the call after the last swap.
-  await dap.ok('next', { threadId: tid });
-  stop = await dap.stopped('step');
-  await glStop(dap, tid, /^glReadPixels\(/, 'GL step after the last swap');
-
-  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
   await dap.ok('setBreakpoints', { source: { path: file }, breakpoints: [], lines: [] });
   await dap.ok('continue', { threadId: tid });
-  const exited = await dap.next('exited');
-  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('exited');
   await dap.next('terminated');
   dap.none('stopped', 'no breakpoint left');
-  assert.deepEqual(await dap.appHash(), native, 'the frame after the session is identical to a native run');
   await dap.ok('disconnect', {});
   await dap.ended(30000, 'after disconnect');
-  await waitGone(dir, 10000, 'after the end');
 });
 
 test('a crash is an exception stop naming the signal and the GL call in flight', async (t) => {

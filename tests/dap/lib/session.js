@@ -349,8 +349,12 @@ class Dap {
 
   /** Waits for the adapter process to end; its {code, signal}. */
   async ended(ms, why) {
-    const timer = sleep(ms).then(() => null);
-    const r = await Promise.race([this.exit, timer]);
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), ms);
+    });
+    const r = await Promise.race([this.exit, late]);
+    clearTimeout(timer);
     assert.ok(r, `${why}: gldbg dap still runs after ${ms} ms${this.context()}`);
     return r;
   }
