@@ -100,6 +100,7 @@
 
     /** The shortest decimal that reads back as the same float32 (as gldbg's CLI prints). */
     function formatFloat32(v) {
+        if (Object.is(v, -0)) return '-0';
         for (let p = 1; p <= 9; p++) {
             const s = v.toPrecision(p);
             if (Math.fround(Number(s)) === v) return String(Number(s));
@@ -275,13 +276,22 @@
                 o.textContent = n ? `.${n}` : img.expression;
                 return o;
             }));
-            select.hidden = img.components <= 1;
+            el('component-label').hidden = img.components <= 1;
             hover.textContent = '';
             draw();
         }
 
         function pixelOf(ev) {
-            return img && pixelFromMouse(ev.clientX, ev.clientY, canvas.getBoundingClientRect(), img.width, img.height);
+            if (!img) return null;
+            // The content box: the image is drawn inside any border.
+            const r = canvas.getBoundingClientRect();
+            const box = {
+                left: r.left + canvas.clientLeft,
+                top: r.top + canvas.clientTop,
+                width: canvas.clientWidth,
+                height: canvas.clientHeight,
+            };
+            return pixelFromMouse(ev.clientX, ev.clientY, box, img.width, img.height);
         }
 
         canvas.addEventListener('mousemove', (ev) => {

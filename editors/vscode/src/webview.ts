@@ -38,7 +38,7 @@ export function valueImageHtml(r: PageResources): string {
 <body>
 <div id="title">No value image yet: run "gldbg: Show Value Image" while stopped in a shader.</div>
 <div id="message" role="alert" hidden></div>
-<label>component <select id="component" hidden></select></label>
+<label id="component-label" hidden>component <select id="component"></select></label>
 <canvas id="image" width="1" height="1"></canvas>
 <div id="legend">
 <span id="legend-min"></span><canvas id="legend-bar" width="256" height="12"></canvas><span id="legend-max"></span>
