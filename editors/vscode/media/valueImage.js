@@ -58,8 +58,9 @@
         const bound = (name) => {
             const a = body[name];
             if (a === undefined || a === null) return [];
-            if (!Array.isArray(a) || a.some((v) => typeof v !== 'number')) {
-                throw new Error(`value image: \`${name}\` must be an array of numbers`);
+            // null: no finite value in that component (all NaN/Inf, or none reached).
+            if (!Array.isArray(a) || a.some((v) => typeof v !== 'number' && v !== null)) {
+                throw new Error(`value image: \`${name}\` must be an array of numbers (or null)`);
             }
             return a.slice();
         };

@@ -30,6 +30,11 @@ class DapClient {
         this.exited = false;
         proc.stdout.on('data', (chunk) => this.onData(chunk));
         proc.stderr.on('data', (chunk) => { this.stderr += chunk; });
+        proc.on('error', (e) => {
+            // Spawning failed (no binary): as an exit, with what to do.
+            this.stderr += `cannot run ${gldbgBin()} (${e.message}): build the workspace or set $GLDBG_BIN\n`;
+            proc.emit('exit', null, null);
+        });
         proc.on('exit', (code, signal) => {
             this.exited = true;
             const why = new Error(`gldbg dap exited (${signal || code}); stderr: ${this.stderr.slice(-2000)}`);

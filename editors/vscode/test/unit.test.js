@@ -32,7 +32,7 @@ test('decode: malformed bodies are refused with the reason', () => {
     assert.throws(() => vi.decodeValueImage({ ...body, height: 0 }), /`height` must be a positive integer/);
     assert.throws(() => vi.decodeValueImage({ ...body, components: 5 }), /5 components/);
     assert.throws(() => vi.decodeValueImage({ ...body, values: undefined }), /base64 text expected/);
-    assert.throws(() => vi.decodeValueImage({ ...body, min: ['a'] }), /`min` must be an array of numbers/);
+    assert.throws(() => vi.decodeValueImage({ ...body, min: ['a'] }), /`min` must be an array of numbers \(or null\)/);
     assert.throws(() => vi.decodeValueImage(null), /no body/);
 });
 
@@ -83,6 +83,11 @@ test('colours: viridis over the legend, NaN/Inf and unreached colours apart', ()
     const img = vi.decodeValueImage(body);
     assert.deepEqual(vi.legendRange(img, 0), { min: 0, max: 21 }, 'computed from covered values without min/max');
     assert.deepEqual(vi.legendRange(vi.decodeValueImage({ ...body, min: [5, 6], max: [7, 8] }), 1), { min: 6, max: 8 });
+    const none = makeBody({ width: 2, height: 1, pixel: (x) => (x === 0 ? [NaN] : null) });
+    const noneImg = vi.decodeValueImage({ ...none, min: [null], max: [null] });
+    assert.equal(vi.legendRange(noneImg, 0), null, 'no finite value: no range');
+    assert.deepEqual(Array.from(vi.renderRGBA(noneImg, 0).subarray(0, 3)), [255, 0, 255], 'NaN is magenta');
+    assert.equal(vi.hoverText(noneImg, 0, 0), 'x 0, y 0: v = NaN');
     const rgba = vi.renderRGBA(img, 0);
     const px = (x, row) => Array.from(rgba.subarray((row * 3 + x) * 4, (row * 3 + x) * 4 + 3));
     // GL row 0 is the canvas's bottom row (row 1), GL row 1 its top row.

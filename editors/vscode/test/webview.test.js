@@ -46,6 +46,7 @@ function waveAcc(x, y, mode) {
 
 /** A DAP session of `app args`, stopped at function breakpoint `where`, debugging its fragment shader. */
 async function fragmentSession(app, args, where) {
+    assert.ok(fs.existsSync(testApp(app)), `no test app ${testApp(app)}: build the workspace or set $GLDBG_APPS_DIR`);
     const dap = DapClient.start();
     try {
         await dap.request('initialize', {
@@ -142,6 +143,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 let browser;
 
 test.before(async () => {
+    assert.ok(fs.existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (set $CHROMIUM)`);
     browser = await puppeteer.launch({
         executablePath: CHROMIUM,
         headless: true,
@@ -150,7 +152,7 @@ test.before(async () => {
 });
 test.after(async () => { await browser?.close(); });
 
-test('egl_files draw 2: hover shows p and acc exactly, the selector shows a component, a click focuses', async () => {
+test('egl_files draw 2: hover shows p and acc exactly, the selector shows a component, a click focuses', { timeout: 60000 }, async () => {
     const dap = await fragmentSession('egl_files', [SHADERS], 'draw 2');
     try {
         await dap.request('evaluate', { expression: 'next', context: 'repl' }); // p is assigned
@@ -193,7 +195,9 @@ test('egl_files draw 2: hover shows p and acc exactly, the selector shows a comp
 
         // At the end of main (file line 26, shader line 28): acc of draw 2 (halved).
         await dap.request('evaluate', { expression: 'break 28', context: 'repl' });
-        await dap.request('evaluate', { expression: 'continue', context: 'repl' });
+        const before = dap.events.length;
+        await dap.request('evaluate', { expression: 'continue', context: 'repl' }); // answers at once
+        await dap.waitEvent('stopped', { from: before });
         await panel.show(session, 'acc');
         await page.waitForFunction(() => document.getElementById('title').textContent.startsWith('acc ('), { timeout: 10000 });
         assert.equal(await page.$eval('#component-label', (s) => s.hidden), true, 'no selector for a float');
@@ -208,7 +212,7 @@ test('egl_files draw 2: hover shows p and acc exactly, the selector shows a comp
     }
 });
 
-test('egl_shade: a pixel outside the drawn quad says "not reached", one inside its value', async () => {
+test('egl_shade: a pixel outside the drawn quad says "not reached", one inside its value', { timeout: 60000 }, async () => {
     const dap = await fragmentSession('egl_shade', ['--frames', '1'], 'draw 1');
     try {
         await dap.request('evaluate', { expression: 'next', context: 'repl' }); // p = gl_FragCoord.xy
