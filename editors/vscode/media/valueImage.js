@@ -236,6 +236,14 @@
             message.hidden = !text;
         }
 
+        /** Shows `text` instead of the image: values of another step must not stay on screen. */
+        function showError(text) {
+            img = null;
+            showMessage(text);
+            el('frame').hidden = true;
+            hover.textContent = '';
+        }
+
         function drawLegend(component) {
             const range = legendRange(img, component);
             const bar = el('legend-bar');
@@ -264,11 +272,11 @@
             try {
                 img = decodeValueImage(body);
             } catch (e) {
-                img = null;
-                showMessage(String(e.message || e));
+                showError(String(e.message || e));
                 return;
             }
             showMessage('');
+            el('frame').hidden = false;
             el('title').textContent = `${img.expression} (${img.type}), ${img.width}x${img.height}, ${img.reached} reached`;
             const names = componentNames(img.type, img.components);
             select.replaceChildren(...names.map((n, i) => {
@@ -309,7 +317,7 @@
             const m = ev.data;
             if (!m || typeof m !== 'object') return;
             if (m.command === 'image') show(m.body);
-            else if (m.command === 'error') showMessage(String(m.message));
+            else if (m.command === 'error') showError(String(m.message));
         });
         vscode.postMessage({ command: 'ready' });
     }

@@ -39,6 +39,7 @@ export function valueImageHtml(r: PageResources): string {
 <div id="title">No value image yet: run "gldbg: Show Value Image" while stopped in a shader.</div>
 <div id="message" role="alert" hidden></div>
 <label id="component-label" hidden>component <select id="component"></select></label>
+<div id="frame" hidden>
 <canvas id="image" width="1" height="1"></canvas>
 <div id="legend">
 <span id="legend-min"></span><canvas id="legend-bar" width="256" height="12"></canvas><span id="legend-max"></span>
@@ -47,6 +48,7 @@ export function valueImageHtml(r: PageResources): string {
 </div>
 <div id="hover" aria-live="polite"></div>
 <div>Click a pixel to focus its invocation (x, y: window coordinates, origin bottom-left).</div>
+</div>
 <script nonce="${escapeAttr(r.nonce)}" src="${escapeAttr(r.scriptUri)}"></script>
 </body>
 </html>

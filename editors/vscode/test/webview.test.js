@@ -75,9 +75,12 @@ function sessionOf(dap) {
         session: {
             id: `s${Math.random()}`,
             type: 'gldbg',
-            customRequest: (command, args) => {
+            // As VS Code's: the body, or an Error with the adapter's message.
+            customRequest: async (command, args) => {
                 requests.push({ command, args });
-                return dap.request(command, args);
+                const r = await dap.raw(command, args);
+                if (!r.success) throw new Error(r.message);
+                return r.body;
             },
         },
     };
@@ -216,7 +219,7 @@ test('egl_shade: a pixel outside the drawn quad says "not reached", one inside i
     const dap = await fragmentSession('egl_shade', ['--frames', '1'], 'draw 1');
     try {
         await dap.request('evaluate', { expression: 'next', context: 'repl' }); // p = gl_FragCoord.xy
-        const { page, problems } = await openPanel(browser, dap, 'p');
+        const { page, panel, session, problems } = await openPanel(browser, dap, 'p');
         // The quad covers x in [16, 56), y in [12, 36) of 64 x 48 pixels.
         for (const [x, y] of [[5, 5], [60, 40], [16, 36], [15, 12], [56, 20]]) {
             const text = await hoverAt(page, x, y);
@@ -225,6 +228,12 @@ test('egl_shade: a pixel outside the drawn quad says "not reached", one inside i
         for (const [x, y] of [[16, 12], [55, 35], [20, 30]]) {
             assert.deepEqual(hoverValues(await hoverAt(page, x, y), x, y, 'p'), [x + 0.5, y + 0.5]);
         }
+        // An expression the server refuses: its message, and no image of the old one left on screen.
+        await panel.show(session, 'no_such_name');
+        await page.waitForFunction(() => !document.getElementById('message').hidden, { timeout: 10000 });
+        assert.match(await page.$eval('#message', (e) => e.textContent), /^valueImage no_such_name: .*no_such_name/);
+        assert.equal(await page.$eval('#frame', (e) => e.hidden), true);
+        assert.equal(await page.$eval('#image', (e) => e.getBoundingClientRect().width), 0, 'the image is not shown');
         assert.deepEqual(problems, []);
         await page.close();
     } finally {
