@@ -85,3 +85,56 @@ test('configurations: launch needs program, attach needs address, F5 alone asks 
     vscode.rec.inputBoxAnswer = undefined;
     assert.equal(await p.resolveDebugConfiguration(undefined, {}), undefined, 'cancelled');
 });
+
+test('the value image panel: sends when the page is ready, refreshes at its session\'s stops, focuses on a click', async () => {
+    const vscode = install();
+    const ext = require('../out/extension.js');
+    ext.activate({ extensionUri: vscode.Uri.file(ROOT), subscriptions: [] });
+    const calls = [];
+    const session = {
+        id: 'a',
+        type: 'gldbg',
+        customRequest: async (command, args) => {
+            calls.push([command, args]);
+            if (command === 'valueImage' && args.expression === 'bad') throw new Error('expression `bad`: unknown');
+            return command === 'valueImage' ? { n: calls.length } : { result: 'ok' };
+        },
+    };
+    const other = { ...session, id: 'b' };
+    vscode.debug.activeDebugSession = session;
+    await vscode.rec.commands['gldbg.showValueImage']('acc');
+    const [panel] = vscode.rec.panels;
+    assert.match(panel.webview.html, /valueImage\.js/);
+    assert.deepEqual(calls, [['valueImage', { expression: 'acc' }]]);
+    assert.deepEqual(panel.posted, [], 'nothing before the page is ready');
+    panel.receive({ command: 'ready' });
+    assert.deepEqual(panel.posted, [{ command: 'image', body: { n: 1 } }]);
+
+    const tracker = vscode.rec.trackers.gldbg.createDebugAdapterTracker(session);
+    const otherTracker = vscode.rec.trackers.gldbg.createDebugAdapterTracker(other);
+    otherTracker.onDidSendMessage({ type: 'event', event: 'stopped', body: {} });
+    tracker.onDidSendMessage({ type: 'event', event: 'output', body: {} });
+    tracker.onDidSendMessage({ type: 'response', command: 'next' });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(calls.length, 1, 'no refresh for other sessions or other messages');
+    tracker.onDidSendMessage({ type: 'event', event: 'stopped', body: { reason: 'step' } });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls.at(-1), ['valueImage', { expression: 'acc' }]);
+    assert.deepEqual(panel.posted.at(-1), { command: 'image', body: { n: 2 } });
+
+    panel.receive({ command: 'focus', x: 7, y: 3 });
+    panel.receive({ command: 'focus', x: -7, y: 3 });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls.at(-1), ['evaluate', { expression: 'focus 7,3', context: 'repl' }]);
+    assert.equal(calls.length, 3, 'a malformed focus is not sent');
+
+    await vscode.rec.commands['gldbg.showValueImage']('bad');
+    assert.equal(vscode.rec.panels.length, 1, 'one panel, reused');
+    assert.deepEqual(panel.posted.at(-1), { command: 'error', message: 'valueImage bad: expression `bad`: unknown' });
+    vscode.debug.onDidTerminateDebugSession.fire(session);
+    assert.deepEqual(panel.posted.at(-1), { command: 'error', message: 'The debug session ended.' });
+
+    vscode.debug.activeDebugSession = undefined;
+    await vscode.rec.commands['gldbg.showValueImage']('acc');
+    assert.match(vscode.rec.errors.pop(), /no gldbg debug session/);
+});
