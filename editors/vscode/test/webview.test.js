@@ -113,8 +113,16 @@ async function openPanel(browser, dap, expression) {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gldbg-webview-')), 'panel.html');
     fs.writeFileSync(file, stub.webview.html);
     await page.goto(`file://${file}`);
-    await page.waitForFunction((e) => document.getElementById('title').textContent.startsWith(`${e} (`), { timeout: 10000 }, expression);
+    await shown(page, expression);
     return { page, panel, session, stub, requests, problems };
+}
+
+/** Waits until the page shows the image of `expression`; fails with the page's message if it shows one instead. */
+async function shown(page, expression) {
+    await page.waitForFunction((e) => document.getElementById('title').textContent.startsWith(`${e} (`)
+        || !document.getElementById('message').hidden, { timeout: 10000 }, expression);
+    const message = await page.$eval('#message', (m) => (m.hidden ? '' : m.textContent));
+    assert.equal(message, '', `the page shows an error instead of the image of ${expression}`);
 }
 
 /** Moves the mouse (real CDP events) to the centre of GL pixel (x, y) of the image; returns that point. */
@@ -195,6 +203,8 @@ test('egl_files draw 2: hover shows p and acc exactly, the selector shows a comp
         // The focused invocation's value (the text ends with it, after any type name).
         const numbers = focused.result.match(/-?\d+(\.\d+)?/g).map(Number);
         assert.deepEqual(numbers.slice(-2), [fx + 0.5, fy + 0.5], focused.result);
+        const fp = (await dap.request('evaluate', { expression: 'p', context: 'hover' })).result;
+        assert.deepEqual(fp.match(/-?\d+(\.\d+)?/g).slice(-2).map((v) => f(Number(v))), waveP(fx, fy), fp);
 
         // At the end of main (file line 26, shader line 28): acc of draw 2 (halved).
         await dap.request('evaluate', { expression: 'break 28', context: 'repl' });
@@ -202,7 +212,7 @@ test('egl_files draw 2: hover shows p and acc exactly, the selector shows a comp
         await dap.request('evaluate', { expression: 'continue', context: 'repl' }); // answers at once
         await dap.waitEvent('stopped', { from: before });
         await panel.show(session, 'acc');
-        await page.waitForFunction(() => document.getElementById('title').textContent.startsWith('acc ('), { timeout: 10000 });
+        await shown(page, 'acc');
         assert.equal(await page.$eval('#component-label', (s) => s.hidden), true, 'no selector for a float');
         for (const [x, y] of [[3, 5], [60, 2], [17, 50], [0, 63], [40, 9], [31, 32]]) {
             const [v] = hoverValues(await hoverAt(page, x, y), x, y, 'acc');
