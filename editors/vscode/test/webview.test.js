@@ -110,7 +110,9 @@ async function openPanel(browser, dap, expression) {
         });
     });
     stub.deliver = (m) => page.evaluate((msg) => window.postMessage(msg, '*'), m).catch(() => {});
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gldbg-webview-')), 'panel.html');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gldbg-webview-'));
+    tempDirs.push(dir);
+    const file = path.join(dir, 'panel.html');
     fs.writeFileSync(file, stub.webview.html);
     await page.goto(`file://${file}`);
     await shown(page, expression);
@@ -151,6 +153,7 @@ function hoverValues(text, x, y, expression) {
 }
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const tempDirs = [];
 let browser;
 
 test.before(async () => {
@@ -161,7 +164,10 @@ test.before(async () => {
         args: ['--no-sandbox', '--allow-file-access-from-files', '--disable-gpu'],
     });
 });
-test.after(async () => { await browser?.close(); });
+test.after(async () => {
+    await browser?.close();
+    for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 test('egl_files draw 2: hover shows p and acc exactly, the selector shows a component, a click focuses', { timeout: 60000 }, async () => {
     const dap = await fragmentSession('egl_files', [SHADERS], 'draw 2');
