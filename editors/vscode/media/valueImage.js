@@ -9,7 +9,7 @@
  * The pure functions (decoding, colours, pixel lookup, text) are exported for
  * node (`module.exports`) and, in a page, as `window.gldbgValueImage`; the UI
  * starts only in a page that has `acquireVsCodeApi` (a VS Code webview, or a
- * test page that stubs it).
+ * test page that declares it as VS Code does).
  */
 (function (root) {
     'use strict';
@@ -326,8 +326,10 @@
         module.exports = api;
     } else {
         root.gldbgValueImage = api;
-        if (typeof root.acquireVsCodeApi === 'function') {
-            startUI(root.acquireVsCodeApi(), root.document, root);
+        // VS Code declares it as a global `const` (no property of window):
+        // only the bare name reaches it.
+        if (typeof acquireVsCodeApi === 'function') {
+            startUI(acquireVsCodeApi(), root.document, root); // eslint-disable-line no-undef
         }
     }
 })(typeof window !== 'undefined' ? window : globalThis);

@@ -101,14 +101,14 @@ async function openPanel(browser, dap, expression) {
     page.on('pageerror', (e) => problems.push(String(e)));
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
     await page.exposeFunction('__gldbgToExtension', (m) => stub.receive(m));
-    await page.evaluateOnNewDocument(() => {
+    // As VS Code's webview does: a global `const` (not a property of window), which records what the page posts.
+    await page.evaluateOnNewDocument(`
         window.__posted = [];
-        window.acquireVsCodeApi = () => ({
+        const acquireVsCodeApi = () => ({
             postMessage: (m) => { window.__posted.push(m); window.__gldbgToExtension(m); },
             getState: () => undefined,
             setState: () => {},
-        });
-    });
+        });`);
     stub.deliver = (m) => page.evaluate((msg) => window.postMessage(msg, '*'), m).catch(() => {});
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gldbg-webview-'));
     tempDirs.push(dir);
