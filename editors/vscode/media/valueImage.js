@@ -230,6 +230,8 @@
         const hover = el('hover');
         const message = el('message');
         let img = null;
+        /** The app moved since this image: its values are no longer the current ones. */
+        let stale = false;
 
         function showMessage(text) {
             message.textContent = text;
@@ -242,6 +244,14 @@
             showMessage(text);
             el('frame').hidden = true;
             hover.textContent = '';
+        }
+
+        /** The app moves: the image is dimmed and tells no value until the next one comes. */
+        function markStale(text) {
+            stale = true;
+            el('frame').classList.add('stale');
+            hover.textContent = '';
+            showMessage(text);
         }
 
         function drawLegend(component) {
@@ -276,6 +286,8 @@
                 return;
             }
             showMessage('');
+            stale = false;
+            el('frame').classList.remove('stale');
             el('frame').hidden = false;
             el('title').textContent = `${img.expression} (${img.type}), ${img.width}x${img.height}, ${img.reached} reached`;
             const names = componentNames(img.type, img.components);
@@ -304,12 +316,12 @@
         }
 
         canvas.addEventListener('mousemove', (ev) => {
-            const p = pixelOf(ev);
+            const p = stale ? null : pixelOf(ev);
             hover.textContent = p ? hoverText(img, p.x, p.y) : '';
         });
         canvas.addEventListener('mouseleave', () => { hover.textContent = ''; });
         canvas.addEventListener('click', (ev) => {
-            const p = pixelOf(ev);
+            const p = stale ? null : pixelOf(ev);
             if (p) vscode.postMessage({ command: 'focus', x: p.x, y: p.y });
         });
         select.addEventListener('change', () => { if (img) draw(); });
@@ -318,6 +330,7 @@
             if (!m || typeof m !== 'object') return;
             if (m.command === 'image') show(m.body);
             else if (m.command === 'error') showError(String(m.message));
+            else if (m.command === 'stale') markStale(String(m.message || ''));
         });
         vscode.postMessage({ command: 'ready' });
     }

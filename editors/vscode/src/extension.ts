@@ -9,6 +9,9 @@ import { ValueImagePanel } from './valueImagePanel';
 
 export const DEBUG_TYPE = 'gldbg';
 
+/** Requests after which the app (or the shader) is somewhere else: a value image is out of date. */
+const MOVES = new Set(['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue', 'goto', 'restartFrame']);
+
 /** The gldbg executable of the `gldbg.path` setting (relative paths: to the workspace folder). */
 function gldbgExecutable(folder: vscode.WorkspaceFolder | undefined): string {
     const configured = vscode.workspace.getConfiguration('gldbg', folder?.uri).get<string>('path') || 'gldbg';
@@ -70,8 +73,12 @@ export function activate(context: vscode.ExtensionContext): void {
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new ConfigurationProvider()),
         vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
             createDebugAdapterTracker: (session) => ({
+                onWillReceiveMessage: (m: { type?: string; command?: string }) => {
+                    if (m.type === 'request' && MOVES.has(m.command ?? '')) panel.onRunning(session);
+                },
                 onDidSendMessage: (m: { type?: string; event?: string }) => {
                     if (m.type === 'event' && m.event === 'stopped') panel.onStopped(session);
+                    if (m.type === 'event' && m.event === 'continued') panel.onRunning(session);
                 },
             }),
         }),

@@ -30,6 +30,13 @@ export class ValueImagePanel implements vscode.Disposable {
         if (this.panel && this.session?.id === session.id && this.expression) void this.refresh();
     }
 
+    /** The session's app moves (a step, continue): the image's values are no longer current. */
+    onRunning(session: vscode.DebugSession): void {
+        if (this.panel && this.session?.id === session.id && this.expression) {
+            this.post({ command: 'stale', message: 'The app is moving: the image comes back at the next stop.' });
+        }
+    }
+
     onTerminated(session: vscode.DebugSession): void {
         if (this.session?.id === session.id) {
             this.session = undefined;

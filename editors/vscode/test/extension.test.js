@@ -117,6 +117,10 @@ test('the value image panel: sends when the page is ready, refreshes at its sess
     tracker.onDidSendMessage({ type: 'response', command: 'next' });
     await new Promise((r) => setImmediate(r));
     assert.equal(calls.length, 1, 'no refresh for other sessions or other messages');
+    tracker.onWillReceiveMessage({ type: 'request', command: 'variables', arguments: {} });
+    assert.equal(panel.posted.length, 1, 'a request that moves nothing leaves the image');
+    tracker.onWillReceiveMessage({ type: 'request', command: 'next', arguments: {} });
+    assert.equal(panel.posted.at(-1).command, 'stale', 'a step makes the image stale');
     tracker.onDidSendMessage({ type: 'event', event: 'stopped', body: { reason: 'step' } });
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(calls.at(-1), ['valueImage', { expression: 'acc' }]);

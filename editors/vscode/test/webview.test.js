@@ -195,6 +195,14 @@ test('egl_files draw 2: hover shows p and acc exactly, the selector shows a comp
         assert.deepEqual([body.min[1], body.max[1]], [waveP(0, 0)[1], waveP(0, 63)[1]], 'legend range of p.y');
         assert.equal(await page.$eval('#legend-max', (e) => e.textContent), String(waveP(0, 63)[1]));
 
+        // The app moves: the image is dimmed and tells no value until the next image.
+        panel.onRunning(session);
+        await page.waitForFunction(() => document.getElementById('frame').classList.contains('stale'), { timeout: 5000 });
+        assert.equal(await hoverAt(page, 3, 5), '', 'no value from a stale image');
+        await panel.show(session, 'p');
+        await page.waitForFunction(() => !document.getElementById('frame').classList.contains('stale'), { timeout: 10000 });
+        assert.ok((await hoverAt(page, 3, 5)).startsWith('x 3, y 5: p = '));
+
         // Click = focus: the page posts {command: "focus", x, y}, the panel evaluates `focus X,Y`.
         const [fx, fy] = [40, 9];
         const { cx, cy } = await pointAt(page, fx, fy);
