@@ -86,7 +86,8 @@ pub struct Adapter {
     /// A move to start once the request that asked for it is answered.
     pub pending_move: Option<(String, Plan, &'static str)>,
     /// A stop reached while answering the request, reported after its response.
-    pub pending_stop: Option<Outcome>,
+    /// With the console command that moved, as the event's description.
+    pub pending_stop: Option<(Outcome, Option<String>)>,
     /// The reason the running move's stop will give, unless the stop says better.
     pub moving_reason: &'static str,
     pub configured: bool,
@@ -224,8 +225,8 @@ impl Adapter {
         if matches!(command, "launch" | "attach") && self.session.is_some() {
             self.out.event("initialized", json!({}));
         }
-        if let Some(outcome) = self.pending_stop.take() {
-            self.report_stop(&outcome, "step");
+        if let Some((outcome, said)) = self.pending_stop.take() {
+            self.report_stop(&outcome, "step", said);
             self.breakpoints_changed().await;
         }
     }
@@ -306,7 +307,7 @@ impl Adapter {
         }
         let outcome = self.exec_line(shader_line).await?;
         self.refs.clear();
-        self.pending_stop = Some(outcome);
+        self.pending_stop = Some((outcome, None));
         Ok(json!({}))
     }
 
@@ -325,7 +326,7 @@ impl Adapter {
     async fn moved(&mut self, steps: Vec<Step>) {
         let Some(last) = steps.last() else { return };
         match &last.result {
-            Ok(outcome) => self.report_stop(outcome, self.moving_reason),
+            Ok(outcome) => self.report_stop(outcome, self.moving_reason, None),
             Err(msg) => {
                 // The move failed where it stood (e.g. reverse-next without a
                 // trace): the app did not move; say why and where it is.
@@ -337,7 +338,8 @@ impl Adapter {
     }
 
     /// The `stopped` (or `exited`) event of an outcome.
-    pub fn report_stop(&mut self, outcome: &Outcome, default_reason: &'static str) {
+    /// `said`: the console command that moved (the event's description).
+    pub fn report_stop(&mut self, outcome: &Outcome, default_reason: &'static str, said: Option<String>) {
         self.refs.clear();
         match outcome {
             Outcome::State(r) | Outcome::Detached(r) => self.report_state(r, default_reason),
@@ -349,10 +351,11 @@ impl Adapter {
                 } else {
                     default_reason
                 };
-                let description = stop.finished.then(|| "the shader has finished".to_string());
+                let description = said
+                    .or_else(|| stop.finished.then(|| "the shader has finished".to_string()));
                 self.stopped_event(reason, description, &[]);
             }
-            _ => self.stopped_event(default_reason, None, &[]),
+            _ => self.stopped_event(default_reason, said, &[]),
         }
     }
 

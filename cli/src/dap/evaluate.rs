@@ -114,7 +114,9 @@ impl Adapter {
         let outcome = result?;
         if moves || matches!(outcome, Outcome::ShaderStop(_) | Outcome::State(_)) {
             self.refs.clear();
-            self.pending_stop = Some(outcome);
+            // The command's word ("focus", "frame") says why the editor refreshes.
+            let word = line.split_whitespace().next().unwrap_or_default().to_string();
+            self.pending_stop = Some((outcome, Some(word)));
         }
         Ok(json!({"result": text, "variablesReference": 0}))
     }

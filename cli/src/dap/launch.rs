@@ -142,6 +142,10 @@ impl Adapter {
         crate::check_program(program)?;
         let (mut embedded, target) =
             Embedded::start(None, None, &Serve::default()).map_err(|e| format!("{e:#}"))?;
+        // An editor stops its adapter with a signal: the directory goes too
+        // (and the app with the daemon, as under `gldbg run`).
+        crate::signals::end_on_signals(embedded.dir.clone(), true)
+            .map_err(|e| format!("cannot install the signal handlers: {e}"))?;
         crate::signals::remove_on_abort(&embedded.dir)
             .map_err(|e| format!("cannot install the abort handler: {e}"))?;
         let client = embedded::connect(&mut embedded, &target)
