@@ -18,7 +18,7 @@ message. The generated protobuf messages are `gldbg.pb`.
 """
 
 from gldbg.errors import GldbgError
-from gldbg.pb import pb
+from gldbg.proto import pb
 from gldbg.session import Session, breakpoint_spec, source_breakpoint
 from gldbg.values import Dump, Local, Value, invocation, pixel, primitive, vertex, workgroup
 

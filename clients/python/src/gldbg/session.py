@@ -18,7 +18,7 @@ import grpc
 
 from gldbg.daemon import Daemon
 from gldbg.errors import GldbgError
-from gldbg.pb import grpc_stubs, pb
+from gldbg.proto import grpc_stubs, pb
 from gldbg.values import At, Dump, Local, Value, invocation
 
 PathLike = Union[str, os.PathLike]

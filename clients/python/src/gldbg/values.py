@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple, Union
 
-from gldbg.pb import pb
+from gldbg.proto import pb
 
 #: An invocation: a pixel `(x, y)` (window coordinates, origin bottom-left
 #: as gl_FragCoord), or a message of `vertex`, `primitive`, `workgroup`.
