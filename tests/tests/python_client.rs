@@ -414,9 +414,26 @@ fn the_package_builds_offline_with_debians_setuptools() {
         print('rpcs', len(rpcs), all(hasattr(stub, r) for r in rpcs))\n\
         e = pb.Exit(); before = e.HasField('code'); e.code = 0\n\
         print('presence', before, e.HasField('code'), e.SerializeToString().hex())\n\
-        print('from', gldbg.__file__)\n";
+        print('from', gldbg.__file__)\n\
+        import ast, sys, zipfile\n\
+        z = zipfile.ZipFile(sys.argv[1])\n\
+        pyi = z.read('gldbg/_pb/gldbg_pb2.pyi').decode()\n\
+        ast.parse(pyi)\n\
+        print('stubs', 'class StateReply(_message.Message):' in pyi, 'gldbg/_pb/py.typed' in z.namelist())\n\
+        from google.protobuf import descriptor_pb2, text_format\n\
+        ref = descriptor_pb2.FileDescriptorSet.FromString(open(sys.argv[2], 'rb').read())\n\
+        (want,) = [f for f in ref.file if f.package == 'gldbg.v1']\n\
+        got = descriptor_pb2.FileDescriptorProto.FromString(pb.DESCRIPTOR.serialized_pb)\n\
+        for f in (want, got): f.ClearField('name'); f.ClearField('source_code_info')\n\
+        print('same descriptor', got == want)\n\
+        if got != want: print(text_format.MessageToString(got), '---', text_format.MessageToString(want))\n";
+    let reference = dir.join("reference.desc");
+    std::fs::write(&reference, gldbg_proto::pb::FILE_DESCRIPTOR_SET).unwrap();
     let mut cmd = Command::new(&python);
-    cmd.args(["-c", check]).env("PYTHONPATH", &wheel);
+    cmd.args(["-c", check])
+        .arg(&wheel)
+        .arg(&reference)
+        .env("PYTHONPATH", &wheel);
     let out = run_command(cmd);
     assert!(
         out.status.success(),
@@ -426,6 +443,17 @@ fn the_package_builds_offline_with_debians_setuptools() {
     assert_eq!(after(&out, "rpcs "), format!("{rpcs} True"));
     // `code = 0` is sent (field 1, varint 0): presence, not proto3's default dropping.
     assert_eq!(after(&out, "presence "), "False True 0800");
+    // The messages' descriptor is the one a current protoc makes of the
+    // proto (the daemon's, from protoc-bin-vendored), though Debian's
+    // grpc_tools (protoc 3.5) knows no proto3 `optional`.
+    assert_eq!(
+        after(&out, "same descriptor "),
+        "True",
+        "{}",
+        out.transcript()
+    );
+    // Type stubs of the messages (for type checkers and editors), valid Python.
+    assert_eq!(after(&out, "stubs "), "True True");
     assert!(
         after(&out, "from ").starts_with(wheel.to_str().unwrap()),
         "{}",

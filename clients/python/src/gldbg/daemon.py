@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from typing import IO, Mapping, Optional, Union
 
 from gldbg.errors import GldbgError
 
@@ -19,7 +19,7 @@ from gldbg.errors import GldbgError
 DEBUGD_ENV = "GLDBG_DEBUGD"
 
 
-def find_debugd(executable: Union[str, os.PathLike, None] = None) -> Path:
+def find_debugd(executable: Union[str, "os.PathLike[str]", None] = None) -> Path:
     """`executable`, else `$GLDBG_DEBUGD`, else `gldbg-debugd` on PATH."""
     named = executable or os.environ.get(DEBUGD_ENV)
     if named:
@@ -46,10 +46,10 @@ class Daemon:
 
     def __init__(
         self,
-        executable: Union[str, os.PathLike, None] = None,
+        executable: Union[str, "os.PathLike[str]", None] = None,
         *,
         env: Optional[Mapping[str, str]] = None,
-        stderr=None,
+        stderr: Union[int, IO[bytes], None] = None,
         start_timeout: float = 60.0,
     ):
         exe = find_debugd(executable)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Union
+from typing import IO, Any, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import grpc
 
@@ -21,11 +21,11 @@ from gldbg.errors import GldbgError
 from gldbg.proto import grpc_stubs, pb
 from gldbg.values import At, Dump, Local, Value, invocation
 
-PathLike = Union[str, os.PathLike]
+PathLike = Union[str, "os.PathLike[str]"]
 
 #: Dumps of large framebuffers are far above gRPC's 4 MiB default.
 _MAX_MESSAGE = 1 << 30
-_CHANNEL_OPTIONS = [
+_CHANNEL_OPTIONS: List[Tuple[str, Any]] = [
     ("grpc.max_receive_message_length", _MAX_MESSAGE),
     ("grpc.max_send_message_length", 64 << 20),
 ]
@@ -113,7 +113,8 @@ class Session:
         self.timeout = timeout
 
     @classmethod
-    def start(cls, debugd: Optional[PathLike] = None, *, env=None, stderr=None,
+    def start(cls, debugd: Optional[PathLike] = None, *, env: Optional[Mapping[str, str]] = None,
+              stderr: Union[int, IO[bytes], None] = None,
               timeout: Optional[float] = None) -> "Session":
         """Start `gldbg-debugd` (`debugd`, else `$GLDBG_DEBUGD`, else PATH)
         on a private Unix socket with a random token, and connect to it."""
@@ -170,10 +171,10 @@ class Session:
     def __enter__(self) -> "Session":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, rpc: str, request):
+    def _call(self, rpc: str, request: Any) -> Any:
         try:
             return getattr(self._stub, rpc)(request, metadata=self._metadata, timeout=self.timeout)
         except grpc.RpcError as e:
@@ -321,7 +322,7 @@ class Session:
         return self._call("ShaderList", pb.ShaderListRequest(line=line, context=context))
 
     def dump(self, expr: str, path: Optional[PathLike] = None, *, format: Optional[str] = None,
-             range: Optional[tuple] = None, viridis: bool = False) -> Dump:
+             range: Optional[Tuple[float, float]] = None, viridis: bool = False) -> Dump:
         """`dump EXPR FILE`: EXPR over the draw as an image, written to
         `path` if given. `format`: "png", "npy" or "raw" (default: from the
         path's suffix, else png); `range` (lo, hi): a fixed PNG mapping;
