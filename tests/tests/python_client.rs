@@ -13,6 +13,8 @@
 //! * a refused request raises `GldbgError` carrying the daemon's message
 //!   (the very text the CLI shows for it), the session goes on; a wrong
 //!   token is refused (attaching to a running gldbg-debugd);
+//! * closing a session that started its own daemon ends the app (which
+//!   would outlive the daemon), the daemon and its private directory;
 //! * the package builds offline with `pip wheel --no-build-isolation`
 //!   (Debian's setuptools), and the wheel's generated code is complete.
 
@@ -346,6 +348,76 @@ fn a_refused_request_raises_gldbg_error_with_the_daemons_message() {
             "line 20, p @ 3,4 = vec2 ({:?}, {:?})",
             p[0] as f64, p[1] as f64
         )
+    );
+}
+
+/// Leaves a started session with the app stopped at a draw (argv: gldbg-debugd, program, shaders dir).
+const CLOSE: &str = r#"
+import subprocess, sys
+from gldbg import Session
+
+debugd, program, shaders = sys.argv[1:4]
+# Not our stdout: an app left running must not hold the test's pipe.
+s = Session.start(debugd, output=subprocess.DEVNULL)
+# Frames enough to run for minutes: only a kill ends it soon.
+st = s.launch(program, ["--frames", "10000000", shaders])
+s.add_breakpoint("draw 2")
+print("stopped at draw", s.continue_().stop.draw)
+print("app", st.stop.pid)
+print("daemon", s._daemon.process.pid)
+print("dir", s._daemon.dir)
+s.close()
+"#;
+
+/// Whether process `pid` is gone (or a zombie nobody waited for yet).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+#[test]
+fn closing_a_started_session_ends_the_app_and_the_daemon() {
+    require_workspace();
+    let dir = TempDir::new("py-close");
+    let tree = generated_tree(&dir);
+    let script = dir.join("close.py");
+    std::fs::write(&script, CLOSE).unwrap();
+    let out = run_python(
+        &tree,
+        &[
+            script.as_os_str(),
+            debugd().as_os_str(),
+            egl_files().as_os_str(),
+            shaders_dir().as_os_str(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "close.py failed:\n{}",
+        out.transcript()
+    );
+    assert_eq!(after(&out, "stopped at draw "), "2");
+    // The app would outlive its daemon (no PTRACE_O_EXITKILL): close kills it first.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    for who in ["app ", "daemon "] {
+        let pid = after(&out, who);
+        while !gone(pid) {
+            if std::time::Instant::now() > deadline {
+                // SAFETY: kill(2) on a pid the script printed as ours.
+                unsafe { libc::kill(pid.parse().unwrap(), libc::SIGKILL) };
+                panic!("{who}{pid} still ran after close:\n{}", out.transcript());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    let private = after(&out, "dir ");
+    assert!(
+        !Path::new(private).exists(),
+        "{private} (socket, token) left behind"
     );
 }
 

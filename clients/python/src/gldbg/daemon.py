@@ -39,8 +39,9 @@ class Daemon:
     """A running `gldbg-debugd --listen unix:DIR/gldbg.sock --token-file DIR/token`.
 
     DIR is a fresh 0700 directory and the token (256 random bits) is in a
-    0600 file there: neither is on a command line. The daemon's own output
-    goes where ours does (or to `stderr`). `stop()` ends it; the app it
+    0600 file there: neither is on a command line. The daemon's output, and
+    the app's unless launched with `capture_output`, goes where ours does
+    (or to `output`: a file, `subprocess.DEVNULL`). `stop()` ends it; the app it
     launched outlives it (end the app first: `Session.close` does).
     """
 
@@ -49,7 +50,7 @@ class Daemon:
         executable: Union[str, "os.PathLike[str]", None] = None,
         *,
         env: Optional[Mapping[str, str]] = None,
-        stderr: Union[int, IO[bytes], None] = None,
+        output: Union[int, IO[bytes], None] = None,
         start_timeout: float = 60.0,
     ):
         exe = find_debugd(executable)
@@ -68,7 +69,8 @@ class Daemon:
                 [str(exe), "--listen", "unix:%s" % self.socket, "--token-file", str(token_file)],
                 env=full_env,
                 stdin=subprocess.DEVNULL,
-                stderr=stderr,
+                stdout=output,
+                stderr=output,
             )
         except OSError as e:
             shutil.rmtree(self.dir, ignore_errors=True)

@@ -114,11 +114,13 @@ class Session:
 
     @classmethod
     def start(cls, debugd: Optional[PathLike] = None, *, env: Optional[Mapping[str, str]] = None,
-              stderr: Union[int, IO[bytes], None] = None,
+              output: Union[int, IO[bytes], None] = None,
               timeout: Optional[float] = None) -> "Session":
         """Start `gldbg-debugd` (`debugd`, else `$GLDBG_DEBUGD`, else PATH)
-        on a private Unix socket with a random token, and connect to it."""
-        daemon = Daemon(debugd, env=env, stderr=stderr)
+        on a private Unix socket with a random token, and connect to it.
+        `env`: added to the daemon's environment (the app inherits it);
+        `output`: where the daemon's and the app's output go (default: ours)."""
+        daemon = Daemon(debugd, env=env, output=output)
         try:
             return cls.connect(daemon.address, token=daemon.token, timeout=timeout, _daemon=daemon)
         except BaseException:
