@@ -339,6 +339,10 @@ class Session:
             range_min=range[0] if range else 0.0, range_max=range[1] if range else 0.0,
             colormap=pb.DUMP_COLORMAP_VIRIDIS if viridis else pb.DUMP_COLORMAP_CHANNELS)
         dump = Dump.from_reply(expr, self._call("Dump", request))
+        raw_size = dump.width * dump.height * (4 * 8 + 1)
+        if format == "raw" and len(dump.data) != raw_size:
+            raise GldbgError("a RAW dump of %dx%d is %d bytes, the daemon sent %d (a daemon without "
+                             "RAW dumps?)" % (dump.width, dump.height, raw_size, len(dump.data)), rpc="Dump")
         if path is not None:
             try:
                 Path(path).write_bytes(dump.data)
