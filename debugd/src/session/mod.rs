@@ -55,6 +55,8 @@ mod inspect;
 mod lifecycle;
 mod process;
 mod recording;
+mod source_checks;
+mod sources;
 mod tracing;
 
 pub use breakpoints::BreakKind;
@@ -131,6 +133,9 @@ struct Stop {
     context: u64,
     /// The slot's `stop_id` of this stop: commands releasing it name it.
     stop_id: u32,
+    /// An internal stop at a draw or dispatch for the source breakpoints'
+    /// check (`sources.rs`): never reported; `continue` checks it and goes on.
+    source_check: bool,
 }
 
 /// Calls remembered per thread for crash reports.
@@ -175,6 +180,8 @@ struct Control {
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
     shader_stop: Option<crate::shader::reply::ShaderStop>,
+    /// The user's files (`SetSourceFiles`) and which shaders hold them.
+    files: sources::Files,
 }
 
 /// A launch request in domain terms.
@@ -233,6 +240,7 @@ impl Session {
                 programs: Recordings::default(),
                 stop_serial: 0,
                 shader_stop: None,
+                files: Default::default(),
             }),
             changed: Condvar::new(),
             debug: Mutex::new(None),
@@ -369,6 +377,7 @@ mod tests {
             pid: 1,
             context: 0,
             stop_id: 1,
+            source_check: false,
         }
     }
 

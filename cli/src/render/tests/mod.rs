@@ -6,6 +6,7 @@ use crate::exec::Deleted;
 use std::path::PathBuf;
 
 mod print;
+mod source;
 
 fn arg(name: &str, ty: &str, value: &str) -> pb::Argument {
     pb::Argument {
@@ -128,6 +129,7 @@ fn shader_stop() -> pb::ShaderStop {
         timing: None,
         trace: None,
         hits: None,
+        ..Default::default()
     }
 }
 
@@ -308,6 +310,7 @@ fn breakpoints() {
         id: 1,
         description: "glDrawArrays".into(),
         hits: 0,
+        source: None,
     };
     assert_eq!(
         j("break glDrawArrays", Ok(Outcome::Breakpoint(b.clone()))),
@@ -448,14 +451,17 @@ fn program_and_listing() {
                 text: "float acc = 0.0;".into(),
                 current: false,
                 breakpoint: false,
+                file_line: 0,
             },
             pb::SourceLine {
                 line: 14,
                 text: "for (;;)".into(),
                 current: true,
                 breakpoint: true,
+                file_line: 0,
             },
         ],
+        file: String::new(),
     };
     assert_eq!(
         result_text(&Ok(Outcome::Listing(listing.clone()))),
