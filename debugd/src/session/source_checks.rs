@@ -77,12 +77,22 @@ impl Session {
         }
         let program = self.query_program()?;
         let dispatch = class_of(stop.function) & class::DISPATCH != 0;
-        for stage in Stage::ALL {
-            if (stage == Stage::Compute) != dispatch {
-                continue;
-            }
+        // Log points first: a breakpoint that stops at this draw does not
+        // keep them from printing theirs.
+        let passes = Stage::ALL
+            .into_iter()
+            .filter(|s| (*s == Stage::Compute) == dispatch)
+            .map(|s| (true, s))
+            .chain(
+                Stage::ALL
+                    .into_iter()
+                    .filter(|s| (*s == Stage::Compute) == dispatch)
+                    .map(|s| (false, s)),
+            );
+        for (logs, stage) in passes {
             let mine: Vec<&(u32, SourceBreak)> = breaks
                 .iter()
+                .filter(|(_, b)| b.log().is_some() == logs)
                 .filter(|(_, b)| {
                     let f = b.file_of();
                     program.stages.iter().any(|s| {
