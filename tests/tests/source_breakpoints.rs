@@ -230,7 +230,12 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
     require_workspace();
     let dir = TempDir::new("source-cond");
     let cond = "acc > 1.5 && p.x > 0.0";
-    let script = format!("break {}:24 if {cond}\ncontinue\ninfo locals\n", frag());
+    // GL breakpoints at both draws: draw 1's stop is theirs (its shader
+    // never reaches line 24); at draw 2 the source breakpoint stops too.
+    let script = format!(
+        "break draw 1\nbreak draw 2\nbreak {}:24 if {cond}\ncontinue\ncontinue\ninfo locals\n",
+        frag()
+    );
     let out = session(&script, &dir);
     let t = out.transcript();
     let meets = |x: u32, y: u32| acc_at(x, y) > 1.5 && p_at(x, y).0 > 0.0;
@@ -240,8 +245,19 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
         .find(|(x, y)| meets(*x, *y))
         .expect("the model has a hit");
     let count = all.iter().filter(|(x, y)| meets(*x, *y)).count();
-    let stop = out.ok("continue");
-    assert_eq!(stop["stopped"]["draw"], 2, "{t}");
+    let gl = out.ok_n("continue", 0);
+    assert_eq!(
+        (gl["stopped"]["draw"].clone(), gl["breakpoint"].clone()),
+        (1.into(), 1.into()),
+        "{t}"
+    );
+    assert!(gl.get("shader").is_none(), "{t}");
+    let stop = out.ok_n("continue", 1);
+    assert_eq!(
+        (stop["stopped"]["draw"].clone(), stop["breakpoint"].clone()),
+        (2.into(), 3.into()),
+        "{t}"
+    );
     let sh = &stop["shader"];
     assert_eq!(
         sh["focus"],

@@ -103,9 +103,9 @@ impl Session {
         };
         let hit = c.breakpoints.hit(&stop);
         stop.breakpoint_id = hit;
-        // Source breakpoints: a draw (that draws) or dispatch stops to be checked.
-        stop.source_check = hit == 0
-            && !c.stepping
+        // Source breakpoints: a draw (that draws) or dispatch stops to be
+        // checked (internally where no GL breakpoint stops there).
+        stop.source_check = !c.stepping
             && stop.error == 0
             && c.breakpoints.has_sources()
             && (stop.draw != 0 || class_of(stop.function) & class::DISPATCH != 0);
@@ -152,7 +152,7 @@ impl Session {
     pub(super) fn promote(&self, c: &mut Control) -> Option<pb::CallInfo> {
         let s = c.pending.pop_front()?;
         c.state = RunState::Stopped;
-        let info = (!s.source_check).then(|| call_info(&s, None));
+        let info = (!s.internal()).then(|| call_info(&s, None));
         c.current = Some(s);
         info
     }

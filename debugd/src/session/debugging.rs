@@ -71,13 +71,13 @@ impl Session {
         let vertex_buffer =
             stage == Stage::Vertex && gldbg_proto::api::CallShape::direct_array_draw(at);
         let target = shader::Target {
-            model: shader::stage_model(&stages, stage, text.api, &because)?,
+            model: shader::stage_model(stages, stage, text.api, &because)?,
             stop_serial: stop.serial,
-            others: shader::other_stages(&stages, stage, text.api),
+            others: shader::other_stages(stages, stage, text.api),
             fragment_options,
             vertex_buffer,
         };
-        let object = sources::stage_object(&stages, stage, target.model.source());
+        let object = sources::stage_object(stages, stage, target.model.source());
         let mut link = ShmLink {
             reports: self,
             shm,

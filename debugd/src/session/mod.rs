@@ -133,9 +133,18 @@ struct Stop {
     context: u64,
     /// The slot's `stop_id` of this stop: commands releasing it name it.
     stop_id: u32,
-    /// An internal stop at a draw or dispatch for the source breakpoints'
-    /// check (`sources.rs`): never reported; `continue` checks it and goes on.
+    /// A stop at a draw or dispatch for the source breakpoints' check
+    /// (`source_checks.rs`): `continue` checks it; without a GL breakpoint
+    /// there it is internal (never reported unless a source breakpoint
+    /// stops there).
     source_check: bool,
+}
+
+impl Stop {
+    /// A stop only for the source breakpoints' check.
+    fn internal(&self) -> bool {
+        self.source_check && self.breakpoint_id == 0
+    }
 }
 
 /// Calls remembered per thread for crash reports.

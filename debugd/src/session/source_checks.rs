@@ -1,7 +1,8 @@
-//! The source breakpoints' check at an internal draw or dispatch stop
+//! The source breakpoints' check at a draw or dispatch stop
 //! (`Stop::source_check`, see `sources.rs`): `continue` runs it at each
-//! one and goes on until a source breakpoint stops (reported with its id
-//! and the shader stop) or the app stops for another reason.
+//! one and goes on from the internal ones until a source breakpoint stops
+//! (reported with its id and the shader stop) or the app stops for
+//! another reason (a GL breakpoint's stop, checked first).
 
 use super::sources::{SourceBreak, user_files};
 use super::*;
@@ -14,19 +15,21 @@ enum Outcome {
 }
 
 impl Session {
-    /// After a resume: while the app is at an internal source-check stop,
-    /// check it, and go on where no source breakpoint stops there.
+    /// After a resume: while the app is at a source-check stop, check it;
+    /// go on from an internal one where no source breakpoint stops there.
+    /// A GL breakpoint's stop at that draw is reported as it is.
     pub(super) fn continue_source_checks(
         &self,
         mut reply: pb::StateReply,
     ) -> Result<pb::StateReply> {
         loop {
-            if !self.at_source_check() {
+            let Some(internal) = self.at_source_check() else {
                 return Ok(reply);
-            }
+            };
             match self.check_sources() {
                 Ok(Some(r)) => return Ok(r),
-                Ok(None) => {}
+                Ok(None) if internal => {}
+                Ok(None) => return Ok(self.checked_gl_stop()),
                 Err(e) => {
                     // The stop the check failed at becomes the user's.
                     self.surface_check_stop();
@@ -37,21 +40,36 @@ impl Session {
         }
     }
 
-    fn at_source_check(&self) -> bool {
+    /// At a source-check stop: whether it is internal; None elsewhere.
+    fn at_source_check(&self) -> Option<bool> {
         let c = self.control();
-        c.state == RunState::Stopped
-            && c.paused.is_none()
-            && c.current.as_ref().is_some_and(|s| s.source_check)
+        c.current
+            .as_ref()
+            .filter(|s| s.source_check && c.state == RunState::Stopped && c.paused.is_none())
+            .map(Stop::internal)
     }
 
-    /// Report the internal stop as a stop of the app.
+    /// A GL breakpoint's stop, checked: its reply as a plain stop.
+    fn checked_gl_stop(&self) -> pb::StateReply {
+        let mut c = self.control();
+        if let Some(s) = c.current.as_mut() {
+            s.source_check = false;
+        }
+        self.state_reply(&c)
+    }
+
+    /// Report the stop the check was at as a stop of the app (a GL
+    /// breakpoint's was reported already).
     fn surface_check_stop(&self) {
         let mut c = self.control();
         if let Some(s) = c.current.as_mut().filter(|s| s.source_check) {
+            let internal = s.internal();
             s.source_check = false;
             let info = call_info(s, None);
             drop(c);
-            self.emit(pb::event::Kind::Stopped(info));
+            if internal {
+                self.emit(pb::event::Kind::Stopped(info));
+            }
         }
     }
 
@@ -275,9 +293,11 @@ impl Session {
         }
         let mut info = None;
         if let Some(s) = c.current.as_mut() {
+            // A GL breakpoint's stop here was reported already.
+            let internal = s.internal();
             s.source_check = false;
             s.breakpoint_id = id;
-            info = Some(call_info(s, None));
+            info = internal.then(|| call_info(s, None));
         }
         let reply = self.state_reply(&c);
         drop(c);

@@ -3,7 +3,8 @@
 //! breakpoints and log points; `SetSourceFiles`; `ListShaders`.
 //!
 //! While a source breakpoint exists every draw and dispatch stops
-//! internally (`Stop::source_check`, never reported). `continue` checks
+//! (`Stop::source_check`; internally, never reported, unless a GL
+//! breakpoint stops there too). `continue` checks
 //! the current program's shaders against the breakpoints' files there
 //! (`glsl_instrument::source_map`): where a stage holds a breakpoint's
 //! file, its shader is debugged at that draw and one hit replay tells
