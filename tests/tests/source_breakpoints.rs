@@ -557,5 +557,24 @@ async fn ignore_counts_executions_over_draws_and_shaders_are_listed() {
         fs2.file.as_ref().map(|f| f.file.as_str()),
         Some("wave.frag")
     );
+    // `debug vertex` at this draw: its lines are vs.glsl's, one to one
+    // (the `#line 1` does not matter: the file is the whole source).
+    c.end_debug(pb::Empty {}).await.expect("EndDebug");
+    let v = c
+        .debug_shader(pb::DebugShaderRequest {
+            stage: "vertex".into(),
+            ..Default::default()
+        })
+        .await
+        .expect("DebugShader")
+        .into_inner();
+    assert_eq!(v.shader, vs.shader, "{v:?}");
+    let loc = v.source.as_ref().expect("mapped by SetSourceFiles");
+    // main's first step: driver line 8 (after `#line 1`), source line 10.
+    assert_eq!(
+        (loc.file.as_str(), loc.line, v.line),
+        ("vs.glsl", 10, 8),
+        "{v:?}"
+    );
     c.kill(pb::Empty {}).await.expect("Kill");
 }

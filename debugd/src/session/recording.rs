@@ -15,6 +15,9 @@ pub(super) struct Recordings {
     /// Each GL context made sharing objects with another: the context that
     /// stands for its share group (the group's first).
     share_group: HashMap<u64, u64>,
+    /// Bumped at every recorded change (source breakpoints verify again
+    /// only when it moved).
+    generation: u64,
 }
 
 impl Recordings {
@@ -36,8 +39,14 @@ impl Recordings {
 
     /// The shader bookkeeping of `context`'s share group, to record into.
     pub(super) fn of_mut(&mut self, context: u64) -> &mut Recorded {
+        self.generation += 1;
         let root = self.share_root(context);
         self.by_group.entry(root).or_default()
+    }
+
+    /// What changed so far (see `generation`).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Every shader object recorded with a source, in every share group

@@ -80,14 +80,17 @@ impl Session {
         let AtStop { stop, shm } = self.stopped()?;
         cancel::check()?;
         let (breaks, files, shaders) = {
-            let c = self.control();
-            (
-                c.breakpoints.sources(),
-                user_files(&c),
-                c.programs.every_shader(),
-            )
+            let mut c = self.control();
+            // Verified again only when the app recorded shaders since.
+            let generation = c.programs.generation();
+            let again = c.files.verified_at != Some(generation);
+            c.files.verified_at = Some(generation);
+            let shaders = again.then(|| c.programs.every_shader());
+            (c.breakpoints.sources(), user_files(&c), shaders)
         };
-        self.reverify(&breaks, &shaders);
+        if let Some(shaders) = shaders {
+            self.reverify(&breaks, &shaders);
+        }
         let breaks: Vec<(u32, SourceBreak)> =
             breaks.into_iter().filter(|(_, b)| !b.failed()).collect();
         if breaks.is_empty() {

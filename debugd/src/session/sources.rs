@@ -256,6 +256,8 @@ fn step_line(m: &ShaderModel, span: FileSpan, line: u32) -> Option<u32> {
 #[derive(Default)]
 pub(super) struct Files {
     list: Vec<pb::SourceFile>,
+    /// The recordings' generation the breakpoints were last verified at.
+    pub(super) verified_at: Option<u64>,
 }
 
 /// "shader 5" → 5.
