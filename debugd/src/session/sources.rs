@@ -286,6 +286,18 @@ pub(super) fn user_files(c: &Control) -> Vec<UserFile> {
     out
 }
 
+/// The shader being debugged, if any, mapped to the user's files as they
+/// are now (its stop too). Under the debug and control locks.
+fn remap(dbg: &mut Option<ShaderDebug>, c: &mut Control) {
+    if let Some(d) = dbg.as_mut() {
+        d.set_files(d.shader_object(), &user_files(c));
+        if let Some(s) = c.shader_stop.as_mut() {
+            let now = d.stop();
+            s.source = now.source;
+        }
+    }
+}
+
 /// The shader object of `stage` whose source the model is (by its
 /// text; else the stage's first object).
 pub(super) fn stage_object(stages: &[StageSource], stage: Stage, model_source: &str) -> u32 {
@@ -308,6 +320,7 @@ impl Session {
             )
         };
         b.verify(&shaders);
+        let mut dbg = self.debug_lock();
         let mut c = self.control();
         let added = c.breakpoints.add_source(b);
         if let Some(l) = &c.launched
@@ -315,6 +328,7 @@ impl Session {
         {
             apply_bits(&c, &l.shm);
         }
+        remap(&mut dbg, &mut c);
         Ok(added)
     }
 
@@ -337,7 +351,10 @@ impl Session {
                 )));
             }
         }
-        self.control().files.list = files.files.clone();
+        let mut dbg = self.debug_lock();
+        let mut c = self.control();
+        c.files.list = files.files.clone();
+        remap(&mut dbg, &mut c);
         Ok(files)
     }
 
