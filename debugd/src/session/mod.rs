@@ -88,8 +88,10 @@ const EXIT_POLL: Duration = Duration::from_millis(100);
 /// launch is still the session's app.
 const STOP_POLL: Duration = Duration::from_millis(100);
 /// Session events buffered for a slow subscriber before it starts losing
-/// the oldest ones (it is told how many it missed).
-const EVENT_BUFFER: usize = 1024;
+/// the oldest ones (it is told how many it missed): log points send up to
+/// a `dprintf` replay's limit (1024) each at every matching draw, several
+/// draws in a row within one `continue`.
+const EVENT_BUFFER: usize = 8192;
 
 fn classes() -> &'static [u32] {
     static C: OnceLock<Vec<u32>> = OnceLock::new();
