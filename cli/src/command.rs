@@ -107,6 +107,16 @@ pub enum Command {
         format: String,
         args: Vec<String>,
     },
+    /// `break FILE:LINE [if COND]`, `tbreak FILE:LINE [if COND]`,
+    /// `dprintf FILE:LINE,"FORMAT",ARG...` (`log`): a source breakpoint in
+    /// the user's shader file, pending until a draw's shader has it.
+    SourceBreak {
+        file: String,
+        line: u32,
+        condition: Option<String>,
+        temporary: bool,
+        log: Option<(String, Vec<String>)>,
+    },
 }
 
 pub use trace::{FrameMove, Reverse};
@@ -366,6 +376,13 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("break LINE", "shader breakpoint at the first step on LINE"),
     (
+        "break FILE:LINE [if COND] | tbreak FILE:LINE | dprintf FILE:LINE,\"FORMAT\",ARG...",
+        "a pending shader breakpoint in the shader file FILE (read here): stops at the first \
+         draw/dispatch whose program has that file and where an invocation reaches LINE (and \
+         COND), debugging that stage, focused on the first hit; dprintf: messages at each such \
+         draw, never stops",
+    ),
+    (
         "info breakpoints | delete [ID]",
         "list / remove breakpoints (shader lines in shader mode)",
     ),
@@ -577,6 +594,16 @@ fn parse_break(rest: &[&str]) -> Result<Command, ParseError> {
         ["shader-switch"] => BreakTarget::ShaderSwitch,
         ["frame"] => BreakTarget::Frame,
         ["error"] => BreakTarget::GlError,
+        [word] if word.contains(':') => {
+            let (file, line) = source::parse_location(word, "break")?.expect("a `:`");
+            return Ok(Command::SourceBreak {
+                file,
+                line,
+                condition: None,
+                temporary: false,
+                log: None,
+            });
+        }
         [word] if word.starts_with(|c: char| c.is_ascii_digit()) => match parse_u32(word, "break")?
         {
             0 => return err("break: source lines are counted from 1"),
@@ -881,6 +908,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     Ok(Some(cmd))
 }
 
+mod source;
 #[cfg(test)]
 mod tests;
 mod trace;

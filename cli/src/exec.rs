@@ -186,7 +186,13 @@ impl Session {
                 self.leave_shader();
             }
             _ => match &reply.shader {
-                Some(stop) => self.shader = Some(stop.stage.clone()),
+                Some(stop) => {
+                    // A source breakpoint's stop is focused on its first hit.
+                    if self.shader.is_none() {
+                        self.focus = invocation_at(stop.focus.as_ref());
+                    }
+                    self.shader = Some(stop.stage.clone());
+                }
                 None => self.leave_shader(),
             },
         }
@@ -421,6 +427,24 @@ impl Session {
             }
             Command::Catch { nan, inf, off } => self.catch(*nan, *inf, *off).await,
             Command::Dprintf { line, format, args } => self.dprintf(*line, format, args).await,
+            Command::SourceBreak {
+                file,
+                line,
+                condition,
+                temporary,
+                log,
+            } => {
+                let spec = pb::SourceBreakpoint {
+                    file: file.clone(),
+                    line: *line,
+                    condition: condition.clone().unwrap_or_default(),
+                    temporary: *temporary,
+                    log_format: log.as_ref().map(|l| l.0.clone()).unwrap_or_default(),
+                    log_args: log.as_ref().map(|l| l.1.clone()).unwrap_or_default(),
+                    ..Default::default()
+                };
+                self.source_break(spec).await
+            }
             Command::InfoFlow(file) => self.info_flow(file.as_deref()).await,
             Command::End => self.end().await,
             Command::Detach => self.detach().await,
@@ -528,6 +552,22 @@ impl Session {
         let bp = self
             .client
             .add_breakpoint(pb::BreakpointSpec { kind: Some(kind) })
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Breakpoint(bp))
+    }
+
+    /// `break FILE:LINE`, `tbreak FILE:LINE`, `dprintf FILE:LINE,...`: the
+    /// file is read here (the daemon may run elsewhere) and sent with it.
+    async fn source_break(&mut self, mut spec: pb::SourceBreakpoint) -> Result<Outcome, Failure> {
+        spec.text = std::fs::read_to_string(&spec.file)
+            .map_err(|e| format!("{}: cannot read the shader file: {e}", spec.file))?;
+        let bp = self
+            .client
+            .add_breakpoint(pb::BreakpointSpec {
+                kind: Some(pb::breakpoint_spec::Kind::Source(spec)),
+            })
             .await
             .map_err(status_message)?
             .into_inner();

@@ -141,8 +141,10 @@ impl From<ShaderStop> for pb::ShaderStop {
                 variable: h.variable.unwrap_or_default(),
                 line: h.line,
             }),
-            source: None,
-            shader: 0,
+            source: s
+                .source
+                .map(|(file, line)| pb::SourceLocation { file, line }),
+            shader: s.shader,
         }
     }
 }
@@ -225,7 +227,9 @@ impl From<Frame> for pb::StackFrame {
             line: f.line,
             column: f.column,
             args: f.args.into_iter().map(Into::into).collect(),
-            source: None,
+            source: f
+                .source
+                .map(|(file, line)| pb::SourceLocation { file, line }),
         }
     }
 }
@@ -354,8 +358,9 @@ impl From<Flow> for pb::FlowInfo {
 }
 
 /// A listing as its message.
-pub fn listing(lines: Vec<SourceLine>) -> pb::SourceListing {
+pub fn listing(lines: Vec<SourceLine>, file: String) -> pb::SourceListing {
     pb::SourceListing {
+        file,
         lines: lines
             .into_iter()
             .map(|l| pb::SourceLine {
@@ -363,7 +368,7 @@ pub fn listing(lines: Vec<SourceLine>) -> pb::SourceListing {
                 text: l.text,
                 current: l.current,
                 breakpoint: l.breakpoint,
-                file_line: 0,
+                file_line: l.file_line,
             })
             .collect(),
     }

@@ -192,8 +192,8 @@ impl pb::debugger_server::Debugger for Service {
             Some(Kind::ShaderSwitch(_)) => BreakKind::ShaderSwitch,
             Some(Kind::Frame(_)) => BreakKind::Frame,
             Some(Kind::GlError(_)) => BreakKind::GlError,
-            Some(Kind::Source(_)) => {
-                return Err(Status::unimplemented("source breakpoints: not yet"));
+            Some(Kind::Source(spec)) => {
+                return self.run(move |s| s.add_source_breakpoint(spec)).await;
             }
             None => return Err(invalid("no breakpoint kind given")),
         };
@@ -341,16 +341,17 @@ impl pb::debugger_server::Debugger for Service {
 
     async fn set_source_files(
         &self,
-        _req: Request<pb::SourceFiles>,
+        req: Request<pb::SourceFiles>,
     ) -> Result<Response<pb::SourceFiles>, Status> {
-        Err(Status::unimplemented("SetSourceFiles: not yet"))
+        let files = req.into_inner();
+        self.run(move |s| s.set_source_files(files)).await
     }
 
     async fn list_shaders(
         &self,
         _req: Request<pb::Empty>,
     ) -> Result<Response<pb::ShaderSources>, Status> {
-        Err(Status::unimplemented("ListShaders: not yet"))
+        Ok(Response::new(self.session.list_shaders()))
     }
 
     async fn set_trace_budget(
@@ -449,8 +450,11 @@ impl pb::debugger_server::Debugger for Service {
         req: Request<pb::ShaderListRequest>,
     ) -> Result<Response<pb::SourceListing>, Status> {
         let r = req.into_inner();
-        self.run(move |s| s.shader_list(r.line, r.context).map(convert::listing))
-            .await
+        self.run(move |s| {
+            s.shader_list(r.line, r.context)
+                .map(|(lines, file)| convert::listing(lines, file))
+        })
+        .await
     }
 
     async fn print(

@@ -61,6 +61,7 @@ mod instrument;
 mod parse;
 mod parts;
 mod preprocess;
+pub mod source_map;
 mod steps;
 mod summary;
 mod trace;

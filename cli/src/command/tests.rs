@@ -232,10 +232,10 @@ fn help_for_one_command() {
         |t: &str| -> Vec<&str> { help_entries(Some(t)).into_iter().map(|e| e.0).collect() };
     assert_eq!(usages("dump").len(), 1);
     assert!(usages("dump")[0].starts_with("dump EXPR"));
-    // Every kind of breakpoint (GL, shader line, conditional); an alias; a second word.
+    // Every kind of breakpoint (GL, shader line, source file, conditional); an alias; a second word.
     let b = usages("break");
     assert!(
-        b.len() == 3 && b.iter().all(|u| u.starts_with("break ")),
+        b.len() == 4 && b.iter().all(|u| u.starts_with("break ")),
         "{b:?}"
     );
     assert_eq!(usages("c"), ["continue | c"]);

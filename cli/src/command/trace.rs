@@ -87,6 +87,15 @@ pub(super) fn parse_break_if(args: &str, temporary: bool) -> Result<Command, Par
     if condition.is_some_and(str::is_empty) || line.is_empty() {
         return err(format!("usage: {name} LINE [if COND]"));
     }
+    if let Some((file, line)) = super::source::parse_location(line, name)? {
+        return Ok(Command::SourceBreak {
+            file,
+            line,
+            condition: condition.map(str::to_string),
+            temporary,
+            log: None,
+        });
+    }
     let line = match parse_u32(line, name)? {
         0 => return err(format!("{name}: source lines are counted from 1")),
         n => n,
@@ -147,7 +156,11 @@ pub(super) fn parse_dprintf(args: &str) -> Result<Command, ParseError> {
     let Some((line, rest)) = args.split_once(',') else {
         return err(usage);
     };
-    let line = match parse_u32(line.trim(), "dprintf")? {
+    let location = super::source::parse_location(line, "dprintf")?;
+    let line = match location
+        .as_ref()
+        .map_or_else(|| parse_u32(line.trim(), "dprintf"), |l| Ok(l.1))?
+    {
         0 => return err("dprintf: source lines are counted from 1"),
         n => n,
     };
@@ -189,6 +202,15 @@ pub(super) fn parse_dprintf(args: &str) -> Result<Command, ParseError> {
             split_args(t)?
         }
     };
+    if let Some((file, line)) = location {
+        return Ok(Command::SourceBreak {
+            file,
+            line,
+            condition: None,
+            temporary: false,
+            log: Some((format, args)),
+        });
+    }
     Ok(Command::Dprintf { line, format, args })
 }
 

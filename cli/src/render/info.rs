@@ -21,6 +21,35 @@ pub struct BreakpointJson<'a> {
     id: u32,
     description: &'a str,
     hits: u64,
+    /// A source breakpoint's file, line and state (issue 15).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<SourceJson<'a>>,
+}
+
+/// A source breakpoint (`break FILE:LINE`): where, and whether a shader
+/// seen so far has that file and line (`verified`, in which `shaders`),
+/// else why not (`message`).
+#[derive(Serialize)]
+struct SourceJson<'a> {
+    file: &'a str,
+    line: u32,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    condition: &'a str,
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    ignore: u64,
+    temporary: bool,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    log_format: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    log_args: &'a [String],
+    verified: bool,
+    shaders: &'a [String],
+    #[serde(skip_serializing_if = "str::is_empty")]
+    message: &'a str,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 impl<'a> BreakpointJson<'a> {
@@ -29,6 +58,29 @@ impl<'a> BreakpointJson<'a> {
             id: b.id,
             description: &b.description,
             hits: b.hits,
+            source: b.source.as_ref().map(|s| SourceJson {
+                file: &s.file,
+                line: s.line,
+                condition: &s.condition,
+                ignore: s.ignore,
+                temporary: s.temporary,
+                log_format: &s.log_format,
+                log_args: &s.log_args,
+                verified: s.verified,
+                shaders: &s.shaders,
+                message: &s.message,
+            }),
+        }
+    }
+
+    /// A source breakpoint's state as text: ` (in shader 2 fragment,
+    /// program 3)`, ` (pending: ...)`; empty for other breakpoints.
+    fn state_text(&self) -> String {
+        match &self.source {
+            Some(s) if s.verified => format!(" (in {})", s.shaders.join("; ")),
+            Some(s) if s.message.is_empty() => " (pending)".into(),
+            Some(s) => format!(" (pending: {})", s.message),
+            None => String::new(),
         }
     }
 }
@@ -50,7 +102,13 @@ impl<'a> BreakpointSet<'a> {
 impl fmt::Display for BreakpointSet<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = &self.breakpoint;
-        write!(f, "Breakpoint {}: {}", b.id, b.description)
+        write!(
+            f,
+            "Breakpoint {}: {}{}",
+            b.id,
+            b.description,
+            b.state_text()
+        )
     }
 }
 
@@ -166,7 +224,13 @@ impl fmt::Display for BreakpointsView<'_> {
                     let w = w.max(4);
                     lines.push(format!("Num  {:w$}  Hits", "What"));
                     for b in gl {
-                        lines.push(format!("{:<4} {:w$}  {}", b.id, b.description, b.hits));
+                        lines.push(format!(
+                            "{:<4} {:w$}  {}{}",
+                            b.id,
+                            b.description,
+                            b.hits,
+                            b.state_text()
+                        ));
                     }
                 }
                 if !self.shader_breakpoints.is_empty() {

@@ -19,6 +19,11 @@ struct Line<'a> {
     text: &'a str,
     current: bool,
     breakpoint: bool,
+    /// Where the line comes from the user's file (issue 15).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_line: Option<u32>,
 }
 
 /// `list`: the source lines, the current one and breakpoints marked.
@@ -32,11 +37,16 @@ impl<'a> ListingView<'a> {
         let lines = listing
             .lines
             .iter()
-            .map(|l| Line {
-                line: l.line,
-                text: &l.text,
-                current: l.current,
-                breakpoint: l.breakpoint,
+            .map(|l| {
+                let mapped = l.file_line != 0 && !listing.file.is_empty();
+                Line {
+                    line: l.line,
+                    text: &l.text,
+                    current: l.current,
+                    breakpoint: l.breakpoint,
+                    file: mapped.then_some(listing.file.as_str()),
+                    file_line: mapped.then_some(l.file_line),
+                }
             })
             .collect();
         ListingView { lines }
@@ -45,6 +55,11 @@ impl<'a> ListingView<'a> {
 
 impl fmt::Display for ListingView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Lines from the user's file: its line numbers in a second column.
+        let file = self.lines.iter().find_map(|l| l.file);
+        if let Some(file) = file {
+            writeln!(f, "  shader   {file}")?;
+        }
         for (i, l) in self.lines.iter().enumerate() {
             let marker = match (l.current, l.breakpoint) {
                 (true, true) => "=*",
@@ -53,7 +68,11 @@ impl fmt::Display for ListingView<'_> {
                 (false, false) => "  ",
             };
             let sep = if i == 0 { "" } else { "\n" };
-            write!(f, "{sep}{marker}{:>5}  {}", l.line, l.text)?;
+            match (file, l.file_line) {
+                (None, _) => write!(f, "{sep}{marker}{:>5}  {}", l.line, l.text)?,
+                (Some(_), Some(n)) => write!(f, "{sep}{marker}{:>5} {n:>7}  {}", l.line, l.text)?,
+                (Some(_), None) => write!(f, "{sep}{marker}{:>5} {:>7}  {}", l.line, "", l.text)?,
+            }
         }
         Ok(())
     }

@@ -171,6 +171,11 @@ pub struct ShaderStopView<'a> {
     caught: Option<CaughtJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timing: Option<Timing>,
+    /// The step's place in the user's file (issue 15), where mapped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_line: Option<u32>,
 }
 
 impl<'a> ShaderStopView<'a> {
@@ -217,6 +222,8 @@ impl<'a> ShaderStopView<'a> {
                     line: h.line,
                 }),
             timing: Timing::of(stop.timing.as_ref()),
+            file: stop.source.as_ref().map(|s| s.file.as_str()),
+            file_line: stop.source.as_ref().map(|s| s.line),
         }
     }
 }
@@ -246,6 +253,9 @@ impl fmt::Display for ShaderStopView<'_> {
             None => f.write_str("finished (end of main)")?,
             Some(at) => {
                 write!(f, "line {}:{}", at.line, at.column)?;
+                if let (Some(file), Some(n)) = (self.file, self.file_line) {
+                    write!(f, " ({file}:{n})")?;
+                }
                 if !at.function.is_empty() {
                     write!(f, " in {}()", at.function)?;
                 }

@@ -143,6 +143,11 @@ struct FrameView<'a> {
     line: u32,
     column: u32,
     args: Vec<LocalView<'a>>,
+    /// The frame's place in the user's file (issue 15).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_line: Option<u32>,
 }
 
 /// `backtrace` in shader mode: the focused invocation's call stack.
@@ -165,6 +170,8 @@ impl<'a> FramesView<'a> {
                     line: f.line,
                     column: f.column,
                     args: f.args.iter().map(LocalView::new).collect(),
+                    file: f.source.as_ref().map(|s| s.file.as_str()),
+                    file_line: f.source.as_ref().map(|s| s.line),
                 })
                 .collect(),
             timing: Timing::of(reply.timing.as_ref()),
@@ -186,8 +193,12 @@ impl fmt::Display for FramesView<'_> {
                     .iter()
                     .map(|a| format!("{}={}", a.name, a.text))
                     .collect();
+                let at = match (fr.file, fr.file_line) {
+                    (Some(file), Some(n)) => format!(" ({file}:{n})"),
+                    _ => String::new(),
+                };
                 format!(
-                    "#{}  {} ({}) at line {}:{}",
+                    "#{}  {} ({}) at line {}:{}{at}",
                     fr.level,
                     fr.function,
                     args.join(", "),

@@ -1,6 +1,7 @@
 //! GL breakpoints: what each kind stops at, the preload's per-function
 //! bits that make those calls stop, and the breakpoint RPCs.
 
+use super::sources::SourceBreak;
 use super::*;
 
 /// What a breakpoint stops at.
@@ -13,6 +14,10 @@ pub enum BreakKind {
     Frame,
     /// Any GL call that raised a GL error (checked after each call while it exists).
     GlError,
+    /// A source breakpoint or log point (`sources.rs`): every draw and
+    /// dispatch stops, internally, to be checked; it never matches a stop
+    /// by itself.
+    Source,
 }
 
 impl BreakKind {
@@ -24,6 +29,7 @@ impl BreakKind {
             BreakKind::ShaderSwitch => "shader-switch".into(),
             BreakKind::Frame => "frame".into(),
             BreakKind::GlError => "error".into(),
+            BreakKind::Source => "source".into(),
         }
     }
 
@@ -36,6 +42,7 @@ impl BreakKind {
             BreakKind::Frame => class_of(function) & class::FRAME_END != 0,
             // No bit: the preload checks every call while `check_errors` is set.
             BreakKind::GlError => false,
+            BreakKind::Source => class_of(function) & (class::DRAW | class::DISPATCH) != 0,
         }
     }
 
@@ -47,6 +54,7 @@ impl BreakKind {
             // A draw call compiled into a display list draws nothing.
             BreakKind::Draw => self.covers(stop.function) && stop.draw != 0 && stop.error == 0,
             BreakKind::GlError => stop.error != 0,
+            BreakKind::Source => false,
             // Other breakpoints stop before the call, never again after it.
             k => k.covers(stop.function) && stop.error == 0,
         }
@@ -58,6 +66,22 @@ struct Breakpoint {
     id: u32,
     kind: BreakKind,
     hits: u64,
+    /// A source breakpoint's details (kind `Source`).
+    source: Option<SourceBreak>,
+}
+
+impl Breakpoint {
+    fn to_pb(&self) -> pb::Breakpoint {
+        pb::Breakpoint {
+            id: self.id,
+            description: match &self.source {
+                Some(s) => s.describe(),
+                None => self.kind.describe(),
+            },
+            hits: self.hits,
+            source: self.source.as_ref().map(SourceBreak::to_pb),
+        }
+    }
 }
 
 /// The user's GL breakpoints, numbered from 1 in the order they were made.
@@ -81,8 +105,40 @@ impl Breakpoints {
     pub(super) fn add(&mut self, kind: BreakKind) -> u32 {
         let id = self.next;
         self.next += 1;
-        self.list.push(Breakpoint { id, kind, hits: 0 });
+        self.list.push(Breakpoint {
+            id,
+            kind,
+            hits: 0,
+            source: None,
+        });
         id
+    }
+
+    /// Add a source breakpoint; returns it as a message.
+    pub(super) fn add_source(&mut self, source: SourceBreak) -> pb::Breakpoint {
+        self.add(BreakKind::Source);
+        let b = self.list.last_mut().expect("just added");
+        b.source = Some(source);
+        b.to_pb()
+    }
+
+    /// The source breakpoints (id and details), in the order they were made.
+    pub(super) fn sources(&self) -> Vec<(u32, SourceBreak)> {
+        self.list
+            .iter()
+            .filter_map(|b| Some((b.id, b.source.clone()?)))
+            .collect()
+    }
+
+    /// Whether any source breakpoint exists.
+    pub(super) fn has_sources(&self) -> bool {
+        self.list.iter().any(|b| b.source.is_some())
+    }
+
+    /// Source breakpoint `id`'s details and hit count, to update (None if deleted).
+    pub(super) fn source_mut(&mut self, id: u32) -> Option<(&mut SourceBreak, &mut u64)> {
+        let b = self.list.iter_mut().find(|b| b.id == id)?;
+        Some((b.source.as_mut()?, &mut b.hits))
     }
 
     /// Delete breakpoint `id` (0: all).
@@ -116,6 +172,9 @@ impl Breakpoints {
     pub(super) fn reset_hits(&mut self) {
         for b in &mut self.list {
             b.hits = 0;
+            if let Some(s) = &mut b.source {
+                s.restart();
+            }
         }
     }
 
@@ -131,16 +190,7 @@ impl Breakpoints {
 
     pub(super) fn to_list(&self) -> pb::BreakpointList {
         pb::BreakpointList {
-            breakpoints: self
-                .list
-                .iter()
-                .map(|b| pb::Breakpoint {
-                    id: b.id,
-                    description: b.kind.describe(),
-                    hits: b.hits,
-                    source: None,
-                })
-                .collect(),
+            breakpoints: self.list.iter().map(Breakpoint::to_pb).collect(),
         }
     }
 }

@@ -99,9 +99,17 @@ impl Session {
             pid,
             context: call.context,
             stop_id: call.stop_id,
+            source_check: false,
         };
         let hit = c.breakpoints.hit(&stop);
         stop.breakpoint_id = hit;
+        // Source breakpoints: a draw (that draws) or dispatch stops to be
+        // checked (internally where no GL breakpoint stops there).
+        stop.source_check = !c.stepping
+            && stop.error == 0
+            && c.breakpoints.has_sources()
+            && (stop.draw != 0 || class_of(stop.function) & class::DISPATCH != 0);
+        let hit = hit | u32::from(stop.source_check);
         let recent = c.recent.entry(stop.tid).or_default();
         if recent.len() == RECENT_CALLS {
             recent.pop_front();
@@ -139,13 +147,14 @@ impl Session {
         }
     }
 
-    /// Make the next pending stop current; returns its call info.
+    /// Make the next pending stop current; returns its call info (None
+    /// for an internal source-check stop: it is not reported).
     pub(super) fn promote(&self, c: &mut Control) -> Option<pb::CallInfo> {
         let s = c.pending.pop_front()?;
         c.state = RunState::Stopped;
-        let info = call_info(&s, None);
+        let info = (!s.internal()).then(|| call_info(&s, None));
         c.current = Some(s);
-        Some(info)
+        info
     }
 
     /// Make the next pending stop current without building its report.
@@ -172,6 +181,12 @@ impl Session {
 
     /// Let the current call go with `cmd` (continue or skip) and wait for the next stop or the exit.
     pub(super) fn resume(&self, cmd: u32, step: bool) -> Result<pb::StateReply> {
+        self.resume_with(cmd, step, false)
+    }
+
+    /// [`Self::resume`]; `quiet`: no RUNNING event (the app goes on after
+    /// an internal stop nobody saw).
+    pub(super) fn resume_with(&self, cmd: u32, step: bool, quiet: bool) -> Result<pb::StateReply> {
         if let Some(r) = self.resume_paused(cmd, step)? {
             return Ok(r);
         }
@@ -202,7 +217,7 @@ impl Session {
                     .pending
                     .drain(..)
                     .filter(|p| {
-                        if p.breakpoint_id != 0 {
+                        if p.breakpoint_id != 0 || p.source_check {
                             true
                         } else {
                             released.push((p.slot, p.stop_id));
@@ -220,7 +235,9 @@ impl Session {
             lifecycle::release_gl(&shm, slot.0);
         }
         drop(dbg);
-        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        if !quiet {
+            self.emit(pb::event::Kind::Running(pb::Empty {}));
+        }
         let st = shm.command_at(slot.0, slot.1, cmd, CMD_TIMEOUT);
         for (s, stop_id) in released {
             let _ = shm.command_at(s, stop_id, abi::CMD_CONTINUE, CMD_TIMEOUT);
@@ -281,8 +298,11 @@ impl Session {
         Ok(Some(self.wait_not_running()))
     }
 
+    /// `continue`: to the next breakpoint, crash or exit; internal
+    /// source-check stops are checked on the way (`sources.rs`).
     pub fn continue_(&self) -> Result<pb::StateReply> {
-        self.resume(abi::CMD_CONTINUE, false)
+        let r = self.resume(abi::CMD_CONTINUE, false)?;
+        self.continue_source_checks(r)
     }
 
     /// Execute the current call and stop at the next, `count` times; ends

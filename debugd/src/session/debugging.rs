@@ -45,31 +45,49 @@ impl Session {
             }
             _ => {}
         }
-        let recording::CurrentProgram { text, stages, note } = self.query_program()?;
-        let because = note.map_or(String::new(), |n| format!(": {n}"));
+        let program = self.query_program()?;
+        let mut d = self.start_debug(&stop, &shm, &program, stage, fragment_options)?;
+        let s = d.stop_with_timing();
+        *dbg = Some(d);
+        self.control().shader_stop = Some(s.clone());
+        Ok(s)
+    }
+
+    /// A shader debug of `stage` of `program` at `stop` (probed at the
+    /// entry of `main`), its lines mapped to the user's files.
+    pub(super) fn start_debug(
+        &self,
+        stop: &Stop,
+        shm: &SharedMemory,
+        program: &recording::CurrentProgram,
+        stage: Stage,
+        fragment_options: shader::FragmentOptions,
+    ) -> Result<ShaderDebug> {
+        let at = function_name(stop.function);
+        let recording::CurrentProgram { text, stages, note } = program;
+        let because = note.as_ref().map_or(String::new(), |n| format!(": {n}"));
         // A direct array draw's vertices are gl_VertexID - first (plus whole
         // instances): the vertex shader can write them in place. The same
         // test as the preload's (the generated call shapes).
         let vertex_buffer =
             stage == Stage::Vertex && gldbg_proto::api::CallShape::direct_array_draw(at);
         let target = shader::Target {
-            model: shader::stage_model(&stages, stage, text.api, &because)?,
+            model: shader::stage_model(stages, stage, text.api, &because)?,
             stop_serial: stop.serial,
-            others: shader::other_stages(&stages, stage, text.api),
+            others: shader::other_stages(stages, stage, text.api),
             fragment_options,
             vertex_buffer,
         };
+        let object = sources::stage_object(stages, stage, target.model.source());
         let mut link = ShmLink {
             reports: self,
-            shm: &shm,
+            shm,
             slot: stop.slot,
         };
         let mut d = ShaderDebug::start(target, &mut link)?;
         d.set_budget(*self.trace_budget.lock().unwrap_or_else(|p| p.into_inner()))?;
-        let s = d.stop_with_timing();
-        *dbg = Some(d);
-        self.control().shader_stop = Some(s.clone());
-        Ok(s)
+        d.set_files(object, &sources::user_files(&self.control()));
+        Ok(d)
     }
 
     /// Run `f` on the active shader debug state with the preload link of the current stop.
@@ -175,8 +193,9 @@ impl Session {
         self.with_debug(|d, _| Ok(d.set_catch(nan, inf, on)))
     }
 
-    pub fn shader_list(&self, line: u32, context: u32) -> Result<Vec<SourceLine>> {
-        self.with_debug(|d, _| d.listing(line, context))
+    /// `list`: the lines, and the user's file their `file_line`s are of.
+    pub fn shader_list(&self, line: u32, context: u32) -> Result<(Vec<SourceLine>, String)> {
+        self.with_debug(|d, _| Ok((d.listing(line, context)?, d.mapped_file().to_string())))
     }
 
     pub fn print(&self, expr: &str, at: Option<Invocation>) -> Result<Printed> {

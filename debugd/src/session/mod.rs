@@ -55,6 +55,8 @@ mod inspect;
 mod lifecycle;
 mod process;
 mod recording;
+mod source_checks;
+mod sources;
 mod tracing;
 
 pub use breakpoints::BreakKind;
@@ -86,8 +88,10 @@ const EXIT_POLL: Duration = Duration::from_millis(100);
 /// launch is still the session's app.
 const STOP_POLL: Duration = Duration::from_millis(100);
 /// Session events buffered for a slow subscriber before it starts losing
-/// the oldest ones (it is told how many it missed).
-const EVENT_BUFFER: usize = 1024;
+/// the oldest ones (it is told how many it missed): log points send up to
+/// a `dprintf` replay's limit (1024) each at every matching draw, several
+/// draws in a row within one `continue`.
+const EVENT_BUFFER: usize = 8192;
 
 fn classes() -> &'static [u32] {
     static C: OnceLock<Vec<u32>> = OnceLock::new();
@@ -131,6 +135,18 @@ struct Stop {
     context: u64,
     /// The slot's `stop_id` of this stop: commands releasing it name it.
     stop_id: u32,
+    /// A stop at a draw or dispatch for the source breakpoints' check
+    /// (`source_checks.rs`): `continue` checks it; without a GL breakpoint
+    /// there it is internal (never reported unless a source breakpoint
+    /// stops there).
+    source_check: bool,
+}
+
+impl Stop {
+    /// A stop only for the source breakpoints' check.
+    fn internal(&self) -> bool {
+        self.source_check && self.breakpoint_id == 0
+    }
 }
 
 /// Calls remembered per thread for crash reports.
@@ -175,6 +191,8 @@ struct Control {
     stop_serial: u64,
     /// The current shader stop, when debugging a shader.
     shader_stop: Option<crate::shader::reply::ShaderStop>,
+    /// The user's files (`SetSourceFiles`) and which shaders hold them.
+    files: sources::Files,
 }
 
 /// A launch request in domain terms.
@@ -233,6 +251,7 @@ impl Session {
                 programs: Recordings::default(),
                 stop_serial: 0,
                 shader_stop: None,
+                files: Default::default(),
             }),
             changed: Condvar::new(),
             debug: Mutex::new(None),
@@ -369,6 +388,7 @@ mod tests {
             pid: 1,
             context: 0,
             stop_id: 1,
+            source_check: false,
         }
     }
 

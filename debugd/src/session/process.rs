@@ -518,6 +518,7 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     pid: r.pid,
                     context: slot.context.load(Ordering::Relaxed),
                     stop_id: 0,
+                    source_check: false,
                 };
                 call = Some(call_info(&s, None));
                 in_call = true;

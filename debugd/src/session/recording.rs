@@ -15,6 +15,9 @@ pub(super) struct Recordings {
     /// Each GL context made sharing objects with another: the context that
     /// stands for its share group (the group's first).
     share_group: HashMap<u64, u64>,
+    /// Bumped at every recorded change (source breakpoints verify again
+    /// only when it moved).
+    generation: u64,
 }
 
 impl Recordings {
@@ -36,8 +39,54 @@ impl Recordings {
 
     /// The shader bookkeeping of `context`'s share group, to record into.
     pub(super) fn of_mut(&mut self, context: u64) -> &mut Recorded {
+        self.generation += 1;
         let root = self.share_root(context);
         self.by_group.entry(root).or_default()
+    }
+
+    /// What changed so far (see `generation`).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Every shader object recorded with a source, in every share group
+    /// (by group, then name): its name, type, source and the programs it
+    /// is attached to or was linked into.
+    pub(super) fn every_shader(&self) -> Vec<ShaderObject> {
+        let mut groups: Vec<&u64> = self.by_group.keys().collect();
+        groups.sort();
+        let mut out = Vec::new();
+        for g in groups {
+            let r = &self.by_group[g];
+            let mut ids: Vec<&u32> = r.shaders.keys().collect();
+            ids.sort();
+            for id in ids {
+                let Some(source) = r.shaders[id].source.clone() else {
+                    continue;
+                };
+                let mut programs: Vec<u32> = r
+                    .attached
+                    .iter()
+                    .filter(|(_, s)| s.contains(id))
+                    .map(|(p, _)| *p)
+                    .chain(
+                        r.linked
+                            .iter()
+                            .filter(|(_, s)| s.iter().any(|s| s.id == *id))
+                            .map(|(p, _)| *p),
+                    )
+                    .collect();
+                programs.sort();
+                programs.dedup();
+                out.push(ShaderObject {
+                    id: *id,
+                    gl_type: r.shaders[id].gl_type,
+                    source,
+                    programs,
+                });
+            }
+        }
+        out
     }
 
     /// A context `created` that shares objects with `share` (0: none).
@@ -47,6 +96,14 @@ impl Recordings {
             self.share_group.insert(created, root);
         }
     }
+}
+
+/// A recorded shader object (`ListShaders`, source breakpoints' checks).
+pub(super) struct ShaderObject {
+    pub(super) id: u32,
+    pub(super) gl_type: u32,
+    pub(super) source: String,
+    pub(super) programs: Vec<u32>,
 }
 
 /// The program current at the stop, as recording and the driver know it:

@@ -109,6 +109,12 @@ impl Session {
             Ok((p, d.take_timing()))
         })?;
         let (p, timing) = printed;
+        self.emit_dprintf(&p);
+        Ok((p.messages.len() as u64, p.dropped, timing))
+    }
+
+    /// Each message of a `dprintf` replay as a `dprintf` event.
+    pub(super) fn emit_dprintf(&self, p: &crate::shader::DprintfPrinted) {
         for m in &p.messages {
             self.emit(pb::event::Kind::Dprintf(pb::DprintfMessage {
                 invocation: m.invocation.map(Into::into),
@@ -117,7 +123,6 @@ impl Session {
                 id_values: m.ids.iter().map(|(_, v)| *v).collect(),
             }));
         }
-        Ok((p.messages.len() as u64, p.dropped, timing))
     }
 
     /// [`Session::with_debug`] for a request that needs the trace.

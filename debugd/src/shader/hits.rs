@@ -283,6 +283,63 @@ impl ShaderDebug {
         Ok(true)
     }
 
+    /// A source breakpoint's check at its draw (issue 15): one hit replay
+    /// of the breakpoint on `line` (with its condition) over the draw.
+    /// Where the draw's executions pass `ignore` (what earlier draws left
+    /// of it), the first hit (earliest in its run, ties by invocation
+    /// order) is focused, traced and stopped at. Returns whether it
+    /// stopped and the executions the draw counted.
+    pub fn stop_at_first_hit(
+        &mut self,
+        line: u32,
+        ignore: u64,
+        link: &mut dyn Link,
+    ) -> Result<(bool, u64)> {
+        self.hit_stop = None;
+        self.breakpoint_hit = 0;
+        let cond = self
+            .break_extras
+            .get(&line)
+            .and_then(|e| e.condition.clone());
+        let steps = self.steps_on(line);
+        let kind = HitKind::Condition {
+            steps: &steps,
+            cond: cond.as_deref(),
+        };
+        let (hit, (executions, invocations), r) = self.hit_replay(kind, 0, 0, None, link)?;
+        if let Some(e) = self.break_extras.get_mut(&line) {
+            (e.executions, e.invocations) = (executions, invocations);
+            e.counted = true;
+        }
+        let Some(h) = hit.filter(|_| executions > ignore) else {
+            return Ok((false, executions));
+        };
+        let (focus, at) = self.invocation_at(&r, h.index);
+        self.drop_trace();
+        self.focus = Some((focus, at));
+        if !self.traced_now(link)? {
+            return Err(Error::FailedPrecondition(format!(
+                "a hit at {at:?} was found but its run cannot be traced here: {}",
+                self.trace_off().unwrap_or("no trace")
+            )));
+        }
+        if !self.go_to_record(h.record, link)? {
+            return Err(Error::FailedPrecondition(format!(
+                "the hit at record {} of the run is not in the focused invocation's trace",
+                h.record
+            )));
+        }
+        self.stopped_at_breakpoint(line);
+        self.hit_stop = Some(HitStop {
+            kind: "breakpoint".into(),
+            invocations,
+            executions,
+            variable: None,
+            line,
+        });
+        Ok((true, executions))
+    }
+
     /// A stop at the breakpoint on `line`: said in the stop, a `tbreak`
     /// deleted, its ignore count spent.
     pub(super) fn stopped_at_breakpoint(&mut self, line: u32) {

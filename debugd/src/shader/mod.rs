@@ -31,10 +31,12 @@ const MAX_UNREACHED_ROUNDS: usize = 64;
 const BREAKPOINT_SEARCH_LINES: u32 = 50;
 
 mod dprintf;
+mod files;
 mod generated;
 mod hits;
 mod link;
 mod locals_summary;
+mod logpoint;
 mod print;
 mod probe_result;
 mod readback;
@@ -49,6 +51,7 @@ mod traced;
 pub use dprintf::{
     DEFAULT_LIMIT as DPRINTF_LIMIT, Message as DprintfMessage, Printed as DprintfPrinted,
 };
+pub use files::{FileMap, UserFile};
 use generated::{Generated, Generator};
 pub use hits::{BreakExtras, Catches};
 pub use link::{Link, Reports, StepRequest, TraceAsk, TraceData};
@@ -229,6 +232,9 @@ pub struct ShaderDebug {
     catches: Catches,
     /// What the last conditional stop hit.
     hit_stop: Option<reply::HitStop>,
+    /// The GL shader object of the stage, and where it is in a user's file (`files.rs`).
+    shader_object: u32,
+    file_map: Option<FileMap>,
 }
 
 fn side(label: &str, count: u64) -> FlowSide {
@@ -287,6 +293,8 @@ impl ShaderDebug {
             break_extras: Default::default(),
             catches: Catches::default(),
             hit_stop: None,
+            shader_object: 0,
+            file_map: None,
         };
         d.reached = d.probe(&pos, None, link)?.reached();
         Ok(d)
@@ -795,6 +803,8 @@ impl ShaderDebug {
             timing: None,
             trace: self.trace_stop(),
             hits: self.hit_stop.clone(),
+            source: self.file_of_source_line(st.line),
+            shader: self.shader_object,
         }
     }
 
@@ -943,6 +953,7 @@ impl ShaderDebug {
                     text: t.to_string(),
                     current: n == cur && !self.finished,
                     breakpoint: self.breakpoints.contains(&shown),
+                    file_line: self.file_of_source_line(n).map_or(0, |(_, l)| l),
                 }
             })
             .collect();

@@ -63,6 +63,10 @@ pub struct ShaderStop {
     pub trace: Option<TraceStop>,
     /// A stop of a conditional breakpoint or a catch.
     pub hits: Option<HitStop>,
+    /// The step's user file and file line, where the shader maps to one.
+    pub source: Option<(String, u32)>,
+    /// The GL shader object of the debugged stage.
+    pub shader: u32,
 }
 
 /// What a conditional breakpoint or catch hit over the draw.
@@ -149,6 +153,8 @@ pub struct Frame {
     pub line: u32,
     pub column: u32,
     pub args: Vec<Local>,
+    /// The user's file and file line, where the shader maps to one.
+    pub source: Option<(String, u32)>,
 }
 
 /// A `print` summary over every invocation.
@@ -260,4 +266,6 @@ pub struct SourceLine {
     pub text: String,
     pub current: bool,
     pub breakpoint: bool,
+    /// The user's file line (0: the line is not from a mapped file).
+    pub file_line: u32,
 }

@@ -666,6 +666,7 @@ impl ShaderDebug {
                 line: self.model.driver_line(st.line),
                 column: st.column,
                 args: t.locals(e, true),
+                source: self.file_of_source_line(st.line),
             });
         }
         Ok(frames)
@@ -681,6 +682,7 @@ impl ShaderDebug {
             line: self.model.driver_line(st.line),
             column: st.column,
             args: Vec::new(),
+            source: self.file_of_source_line(st.line),
         });
         for (level, (site, _)) in self.pos.calls.iter().rev().enumerate() {
             let st = self.model.step(*site);
@@ -690,6 +692,7 @@ impl ShaderDebug {
                 line: self.model.driver_line(st.line),
                 column: st.column,
                 args: Vec::new(),
+                source: self.file_of_source_line(st.line),
             });
         }
         frames

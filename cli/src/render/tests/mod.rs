@@ -6,6 +6,7 @@ use crate::exec::Deleted;
 use std::path::PathBuf;
 
 mod print;
+mod source;
 
 fn arg(name: &str, ty: &str, value: &str) -> pb::Argument {
     pb::Argument {
@@ -128,8 +129,7 @@ fn shader_stop() -> pb::ShaderStop {
         timing: None,
         trace: None,
         hits: None,
-        source: None,
-        shader: 0,
+        ..Default::default()
     }
 }
 
@@ -461,6 +461,7 @@ fn program_and_listing() {
                 file_line: 0,
             },
         ],
+        file: String::new(),
     };
     assert_eq!(
         result_text(&Ok(Outcome::Listing(listing.clone()))),

@@ -1,0 +1,312 @@
+//! The source breakpoints' check at a draw or dispatch stop
+//! (`Stop::source_check`, see `sources.rs`): `continue` runs it at each
+//! one and goes on from the internal ones until a source breakpoint stops
+//! (reported with its id and the shader stop) or the app stops for
+//! another reason (a GL breakpoint's stop, checked first).
+
+use super::sources::{SourceBreak, user_files};
+use super::*;
+use crate::shader::{self, Reports, ShmLink, UserFile};
+
+/// What one source breakpoint did at a draw.
+enum Outcome {
+    Stopped,
+    WentOn,
+}
+
+impl Session {
+    /// After a resume: while the app is at a source-check stop, check it;
+    /// go on from an internal one where no source breakpoint stops there.
+    /// A GL breakpoint's stop at that draw is reported as it is.
+    pub(super) fn continue_source_checks(
+        &self,
+        mut reply: pb::StateReply,
+    ) -> Result<pb::StateReply> {
+        loop {
+            let Some(internal) = self.at_source_check() else {
+                return Ok(reply);
+            };
+            match self.check_sources() {
+                Ok(Some(r)) => return Ok(r),
+                Ok(None) if internal => {}
+                Ok(None) => return Ok(self.checked_gl_stop()),
+                Err(e) => {
+                    // The stop the check failed at becomes the user's.
+                    self.surface_check_stop();
+                    return Err(e);
+                }
+            }
+            reply = self.resume_with(abi::CMD_CONTINUE, false, true)?;
+        }
+    }
+
+    /// At a source-check stop: whether it is internal; None elsewhere.
+    fn at_source_check(&self) -> Option<bool> {
+        let c = self.control();
+        c.current
+            .as_ref()
+            .filter(|s| s.source_check && c.state == RunState::Stopped && c.paused.is_none())
+            .map(Stop::internal)
+    }
+
+    /// A GL breakpoint's stop, checked: its reply as a plain stop.
+    fn checked_gl_stop(&self) -> pb::StateReply {
+        let mut c = self.control();
+        if let Some(s) = c.current.as_mut() {
+            s.source_check = false;
+        }
+        self.state_reply(&c)
+    }
+
+    /// Report the stop the check was at as a stop of the app (a GL
+    /// breakpoint's was reported already).
+    fn surface_check_stop(&self) {
+        let mut c = self.control();
+        if let Some(s) = c.current.as_mut().filter(|s| s.source_check) {
+            let internal = s.internal();
+            s.source_check = false;
+            let info = call_info(s, None);
+            drop(c);
+            if internal {
+                self.emit(pb::event::Kind::Stopped(info));
+            }
+        }
+    }
+
+    /// Check the draw the app is stopped at internally against every
+    /// source breakpoint; the reply of a stop, or None to go on.
+    fn check_sources(&self) -> Result<Option<pb::StateReply>> {
+        let mut dbg = self.debug_lock();
+        let AtStop { stop, shm } = self.stopped()?;
+        cancel::check()?;
+        let (breaks, files, shaders) = {
+            let mut c = self.control();
+            // Verified again only when the app recorded shaders since.
+            let generation = c.programs.generation();
+            let again = c.files.verified_at != Some(generation);
+            c.files.verified_at = Some(generation);
+            let shaders = again.then(|| c.programs.every_shader());
+            (c.breakpoints.sources(), user_files(&c), shaders)
+        };
+        if let Some(shaders) = shaders {
+            self.reverify(&breaks, &shaders);
+        }
+        let breaks: Vec<(u32, SourceBreak)> =
+            breaks.into_iter().filter(|(_, b)| !b.failed()).collect();
+        if breaks.is_empty() {
+            return Ok(None);
+        }
+        let program = self.query_program()?;
+        let dispatch = class_of(stop.function) & class::DISPATCH != 0;
+        // Log points first: a breakpoint that stops at this draw does not
+        // keep them from printing theirs.
+        let passes = Stage::ALL
+            .into_iter()
+            .filter(|s| (*s == Stage::Compute) == dispatch)
+            .map(|s| (true, s))
+            .chain(
+                Stage::ALL
+                    .into_iter()
+                    .filter(|s| (*s == Stage::Compute) == dispatch)
+                    .map(|s| (false, s)),
+            );
+        for (logs, stage) in passes {
+            let mine: Vec<&(u32, SourceBreak)> = breaks
+                .iter()
+                .filter(|(_, b)| b.log().is_some() == logs)
+                .filter(|(_, b)| {
+                    let f = b.file_of();
+                    program.stages.iter().any(|s| {
+                        s.gl_type == stage.gl_enum() && f.span_in(s.id, &s.source).is_some()
+                    })
+                })
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let stopped =
+                self.check_stage(&mut dbg, &stop, &shm, &program, stage, &mine, &files)?;
+            if let Some((id, temporary)) = stopped {
+                return Ok(Some(self.source_stop(id, temporary)));
+            }
+        }
+        // Nothing stopped: the draw's debugging ends, as `end` ends it.
+        self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
+        self.control().shader_stop = None;
+        Ok(None)
+    }
+
+    /// Update the verification of the breakpoints not verified yet.
+    fn reverify(&self, breaks: &[(u32, SourceBreak)], shaders: &[recording::ShaderObject]) {
+        for (id, b) in breaks {
+            if b.is_verified() {
+                continue;
+            }
+            let mut b = b.clone();
+            b.verify(shaders);
+            if let Some((sb, _)) = self.control().breakpoints.source_mut(*id) {
+                sb.set_verification(&b);
+            }
+        }
+    }
+
+    /// The breakpoints `breaks` of `stage` at this draw; the breakpoint
+    /// that stopped (its id, whether it was temporary), with the debug
+    /// left in `dbg`.
+    #[allow(clippy::too_many_arguments)]
+    fn check_stage(
+        &self,
+        dbg: &mut Option<ShaderDebug>,
+        stop: &Stop,
+        shm: &SharedMemory,
+        program: &recording::CurrentProgram,
+        stage: Stage,
+        breaks: &[&(u32, SourceBreak)],
+        files: &[UserFile],
+    ) -> Result<Option<(u32, bool)>> {
+        // A new stage: the last one's probes go (the GL objects stay).
+        self.release_debug(dbg, Some(shm), None);
+        let mut d = match self.start_debug(stop, shm, program, stage, Default::default()) {
+            Ok(d) => d,
+            Err(e) => {
+                self.warn(format!(
+                    "source breakpoints: the {} shader of draw {} cannot be debugged: {e}",
+                    stage.name(),
+                    stop.draw
+                ));
+                return Ok(None);
+            }
+        };
+        let mut link = ShmLink {
+            reports: self,
+            shm,
+            slot: stop.slot,
+        };
+        let mut found = None;
+        for (id, b) in breaks.iter().map(|p| (p.0, &p.1)) {
+            // Mapped with this breakpoint's file first.
+            let mut fs = vec![b.file_of()];
+            fs.extend(files.iter().cloned());
+            d.set_files(d.shader_object(), &fs);
+            let Some(line) = d.driver_line_of_file(b.file(), b.line()) else {
+                continue;
+            };
+            let r = match b.log() {
+                Some(log) => self.log_at(&mut d, id, line, log, &mut link),
+                None => self.break_at(&mut d, id, b, line, &mut link),
+            };
+            match r {
+                Ok(Outcome::Stopped) => {
+                    found = Some((id, b.is_temporary()));
+                    break;
+                }
+                Ok(Outcome::WentOn) => {}
+                Err(e) => self.source_failed(id, e),
+            }
+        }
+        if let Some((id, _)) = found {
+            // The stop shows the file of the breakpoint that stopped.
+            if let Some((_, b)) = breaks.iter().map(|p| (p.0, &p.1)).find(|p| p.0 == id) {
+                let mut fs = vec![b.file_of()];
+                fs.extend(files.iter().cloned());
+                d.set_files(d.shader_object(), &fs);
+            }
+            let s = d.stop_with_timing();
+            self.control().shader_stop = Some(s);
+        }
+        *dbg = Some(d);
+        Ok(found)
+    }
+
+    /// A breakpoint at driver line `line`: one hit replay over the draw.
+    fn break_at(
+        &self,
+        d: &mut ShaderDebug,
+        id: u32,
+        b: &SourceBreak,
+        line: u32,
+        link: &mut ShmLink,
+    ) -> Result<Outcome> {
+        let ignore = match self.control().breakpoints.source_mut(id) {
+            Some((sb, _)) => sb.ignore_left,
+            None => return Ok(Outcome::WentOn),
+        };
+        let line = d.add_conditional_breakpoint(line, b.condition().map(str::to_string), false)?;
+        let (stopped, executions) = d.stop_at_first_hit(line, ignore, link)?;
+        if let Some((sb, hits)) = self.control().breakpoints.source_mut(id) {
+            if stopped {
+                sb.ignore_left = 0;
+                *hits += 1;
+            } else {
+                sb.ignore_left = sb.ignore_left.saturating_sub(executions);
+            }
+        }
+        Ok(if stopped {
+            Outcome::Stopped
+        } else {
+            Outcome::WentOn
+        })
+    }
+
+    /// A log point at driver line `line`: its `dprintf` replay, the
+    /// messages as `dprintf` events.
+    fn log_at(
+        &self,
+        d: &mut ShaderDebug,
+        id: u32,
+        line: u32,
+        (format, args): &(String, Vec<String>),
+        link: &mut ShmLink,
+    ) -> Result<Outcome> {
+        // The line with a step (on or after `line`), as a breakpoint finds it.
+        let at = d.add_breakpoint(line)?;
+        d.delete_breakpoint(at)?;
+        let (format, args) = match args.is_empty() {
+            true => d.log_format(at, format)?,
+            false => (format.clone(), args.clone()),
+        };
+        let p = d.dprintf(at, &format, &args, shader::DPRINTF_LIMIT, false, link)?;
+        self.emit_dprintf(&p);
+        if let Some((_, hits)) = self.control().breakpoints.source_mut(id)
+            && !p.messages.is_empty()
+        {
+            *hits += 1;
+        }
+        Ok(Outcome::WentOn)
+    }
+
+    /// A source breakpoint that failed at a draw (its condition or log
+    /// message does not compile there): said once, not checked again.
+    fn source_failed(&self, id: u32, e: Error) {
+        let message = format!("source breakpoint {id}: {e}");
+        if let Some((sb, _)) = self.control().breakpoints.source_mut(id) {
+            sb.fail(message.clone());
+        }
+        self.warn(message);
+    }
+
+    /// The reply of a stop at source breakpoint `id` (deleted if temporary).
+    fn source_stop(&self, id: u32, temporary: bool) -> pb::StateReply {
+        let mut c = self.control();
+        if temporary {
+            let _ = c.breakpoints.delete(id);
+            if let Some(l) = &c.launched {
+                apply_bits(&c, &l.shm);
+            }
+        }
+        let mut info = None;
+        if let Some(s) = c.current.as_mut() {
+            // A GL breakpoint's stop here was reported already.
+            let internal = s.internal();
+            s.source_check = false;
+            s.breakpoint_id = id;
+            info = internal.then(|| call_info(s, None));
+        }
+        let reply = self.state_reply(&c);
+        drop(c);
+        if let Some(info) = info {
+            self.emit(pb::event::Kind::Stopped(info));
+        }
+        reply
+    }
+}

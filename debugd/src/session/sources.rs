@@ -1,0 +1,386 @@
+//! Source breakpoints and the user's files (issue 15): `break FILE:LINE
+//! [if COND]`, `tbreak FILE:LINE`, `dprintf FILE:LINE,...`, DAP source
+//! breakpoints and log points; `SetSourceFiles`; `ListShaders`.
+//!
+//! While a source breakpoint exists every draw and dispatch stops
+//! (`Stop::source_check`; internally, never reported, unless a GL
+//! breakpoint stops there too). `continue` checks
+//! the current program's shaders against the breakpoints' files there
+//! (`glsl_instrument::source_map`): where a stage holds a breakpoint's
+//! file, its shader is debugged at that draw and one hit replay tells
+//! whether an invocation reaches the line (meeting the condition, past
+//! what is left of the ignore count, which counts executions over all
+//! draws). If one does, the stop is reported, focused on the first hit
+//! with its trace, with the breakpoint's id and the shader stop; a log
+//! point prints its messages and goes on. Otherwise the draw's debugging
+//! is released and the app goes on: it never notices.
+
+use glsl_instrument::ShaderModel;
+use glsl_instrument::source_map::FileSpan;
+
+use super::recording::ShaderObject;
+use super::*;
+use crate::error::{out_of_range, quote};
+use crate::shader::UserFile;
+
+/// How many lines past a source breakpoint's line the daemon looks for
+/// one with a step (as a shader `break LINE` does).
+const SEARCH_LINES: u32 = 50;
+
+/// A source breakpoint or log point (`BreakpointSpec.source`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SourceBreak {
+    file: String,
+    text: String,
+    /// 1-based line of the file.
+    line: u32,
+    condition: Option<String>,
+    /// The executions to skip as asked, and what draws so far left of it.
+    ignore: u64,
+    pub(super) ignore_left: u64,
+    temporary: bool,
+    /// A log point: its format and arguments (no arguments: DAP `{EXPR}` text).
+    log: Option<(String, Vec<String>)>,
+    verified: bool,
+    shaders: Vec<String>,
+    message: String,
+    /// It failed at a draw (a bad condition or log message): not checked again.
+    failed: bool,
+}
+
+impl SourceBreak {
+    fn from_pb(s: pb::SourceBreakpoint, files: &Files) -> Result<SourceBreak> {
+        let file = s.file.trim().to_string();
+        if file.is_empty() {
+            return Err(Error::InvalidArgument(
+                "a source breakpoint needs a file".into(),
+            ));
+        }
+        let text = if s.text.is_empty() {
+            files
+                .list
+                .iter()
+                .find(|f| f.path == file && !f.text.is_empty())
+                .map(|f| f.text.clone())
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "no text for {}: send the file's text, or register it with SetSourceFiles",
+                        quote(&file)
+                    ))
+                })?
+        } else {
+            s.text
+        };
+        let lines = text.lines().count() as u32;
+        if s.line == 0 || s.line > lines {
+            return Err(out_of_range(
+                "line",
+                s.line,
+                &format!("1..={lines}, the lines of {}", quote(&file)),
+            ));
+        }
+        let condition = Some(s.condition.trim().to_string()).filter(|c| !c.is_empty());
+        let log = match (s.log_format.is_empty(), s.log_args.is_empty()) {
+            (true, true) => None,
+            (true, false) => {
+                return Err(Error::InvalidArgument(
+                    "log_args without a log_format".into(),
+                ));
+            }
+            _ => Some((s.log_format, s.log_args)),
+        };
+        if log.is_some() && (condition.is_some() || s.temporary || s.ignore > 0) {
+            return Err(Error::InvalidArgument(
+                "a log point (dprintf) takes no condition, ignore count or temporary flag".into(),
+            ));
+        }
+        Ok(SourceBreak {
+            file,
+            text,
+            line: s.line,
+            condition,
+            ignore: s.ignore,
+            ignore_left: s.ignore,
+            temporary: s.temporary,
+            log,
+            ..Default::default()
+        })
+    }
+
+    /// `wave.frag:24 if i == 2`, `dprintf wave.frag:24,"acc=%g",acc`.
+    pub(super) fn describe(&self) -> String {
+        let place = format!("{}:{}", self.file, self.line);
+        match (&self.log, &self.condition) {
+            (Some((f, a)), _) if a.is_empty() => format!("dprintf {place},{f:?}"),
+            (Some((f, a)), _) => format!("dprintf {place},{f:?},{}", a.join(",")),
+            (None, Some(c)) => format!("{place} if {c}"),
+            (None, None) => place,
+        }
+    }
+
+    pub(super) fn to_pb(&self) -> pb::SourceBreakpoint {
+        let (log_format, log_args) = self.log.clone().unwrap_or_default();
+        pb::SourceBreakpoint {
+            file: self.file.clone(),
+            text: self.text.clone(),
+            line: self.line,
+            condition: self.condition.clone().unwrap_or_default(),
+            ignore: self.ignore,
+            temporary: self.temporary,
+            log_format,
+            log_args,
+            verified: self.verified,
+            shaders: self.shaders.clone(),
+            message: self.message.clone(),
+        }
+    }
+
+    /// The reset of a new app: the ignore count from the start.
+    pub(super) fn restart(&mut self) {
+        self.ignore_left = self.ignore;
+        self.failed = false;
+    }
+
+    pub(super) fn file_of(&self) -> UserFile {
+        self.user_file()
+    }
+
+    pub(super) fn file(&self) -> &str {
+        &self.file
+    }
+
+    pub(super) fn line(&self) -> u32 {
+        self.line
+    }
+
+    pub(super) fn condition(&self) -> Option<&str> {
+        self.condition.as_deref()
+    }
+
+    pub(super) fn log(&self) -> Option<&(String, Vec<String>)> {
+        self.log.as_ref()
+    }
+
+    pub(super) fn is_temporary(&self) -> bool {
+        self.temporary
+    }
+
+    pub(super) fn is_verified(&self) -> bool {
+        self.verified
+    }
+
+    pub(super) fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Take `other`'s verification (a check's, made on a copy).
+    pub(super) fn set_verification(&mut self, other: &SourceBreak) {
+        if !self.failed {
+            self.verified = other.verified;
+            self.shaders = other.shaders.clone();
+            self.message = other.message.clone();
+        }
+    }
+
+    /// It failed at a draw: not verified, `message` says why.
+    pub(super) fn fail(&mut self, message: String) {
+        self.failed = true;
+        self.verified = false;
+        self.message = message;
+    }
+
+    fn user_file(&self) -> UserFile {
+        UserFile {
+            path: self.file.clone(),
+            text: self.text.clone(),
+            shader: None,
+        }
+    }
+
+    /// Whether some of `shaders` holds the file with a step on or after
+    /// its line; which ones, else why not.
+    pub(super) fn verify(&mut self, shaders: &[ShaderObject]) {
+        let file = self.user_file();
+        let mut found = Vec::new();
+        let mut why = None;
+        for s in shaders {
+            let Some(span) = file.span_in(s.id, &s.source) else {
+                continue;
+            };
+            let Some(stage) = Stage::from_gl_enum(s.gl_type) else {
+                continue;
+            };
+            match ShaderModel::parse(&s.source, stage) {
+                Ok(m) if step_line(&m, span, self.line).is_some() => {
+                    found.push(describe_shader(s.id, stage, &s.programs));
+                }
+                Ok(_) => {
+                    why = Some(format!(
+                        "no shader step on or after line {} of {}",
+                        self.line, self.file
+                    ))
+                }
+                Err(e) => why = Some(format!("shader {} does not parse: {e}", s.id)),
+            }
+        }
+        self.verified = !found.is_empty();
+        self.shaders = found;
+        self.message = match (self.verified, why) {
+            (true, _) => String::new(),
+            (false, Some(why)) => why,
+            (false, None) => format!("no shader seen so far holds {}", self.file),
+        };
+    }
+}
+
+/// "shader 5 fragment, program 3".
+fn describe_shader(id: u32, stage: Stage, programs: &[u32]) -> String {
+    let mut s = format!("shader {id} {}", stage.name());
+    if !programs.is_empty() {
+        let p: Vec<String> = programs.iter().map(u32::to_string).collect();
+        s.push_str(&format!(
+            ", program{} {}",
+            if p.len() == 1 { "" } else { "s" },
+            p.join(" ")
+        ));
+    }
+    s
+}
+
+/// The first file line from `line` on (within [`SEARCH_LINES`]) with a step.
+fn step_line(m: &ShaderModel, span: FileSpan, line: u32) -> Option<u32> {
+    (line..=line.saturating_add(SEARCH_LINES)).find(|&l| m.file_line_has_step(span, l))
+}
+
+/// The user's files given with `SetSourceFiles`.
+#[derive(Default)]
+pub(super) struct Files {
+    list: Vec<pb::SourceFile>,
+    /// The recordings' generation the breakpoints were last verified at.
+    pub(super) verified_at: Option<u64>,
+}
+
+/// "shader 5" → 5.
+fn shader_number(name: &str) -> Option<u32> {
+    name.trim().strip_prefix("shader")?.trim().parse().ok()
+}
+
+/// The files shaders are mapped to: the source breakpoints' (the text
+/// they were set with), then those of `SetSourceFiles`.
+pub(super) fn user_files(c: &Control) -> Vec<UserFile> {
+    let mut out: Vec<UserFile> = Vec::new();
+    for (_, b) in c.breakpoints.sources() {
+        if !out.iter().any(|f| f.path == b.file) {
+            out.push(b.user_file());
+        }
+    }
+    for f in &c.files.list {
+        if !out.iter().any(|o| o.path == f.path) {
+            out.push(UserFile {
+                path: f.path.clone(),
+                text: f.text.clone(),
+                shader: shader_number(&f.shader),
+            });
+        }
+    }
+    out
+}
+
+/// The shader being debugged, if any, mapped to the user's files as they
+/// are now (its stop too). Under the debug and control locks.
+fn remap(dbg: &mut Option<ShaderDebug>, c: &mut Control) {
+    if let Some(d) = dbg.as_mut() {
+        d.set_files(d.shader_object(), &user_files(c));
+        if let Some(s) = c.shader_stop.as_mut() {
+            let now = d.stop();
+            s.source = now.source;
+        }
+    }
+}
+
+/// The shader object of `stage` whose source the model is (by its
+/// text; else the stage's first object).
+pub(super) fn stage_object(stages: &[StageSource], stage: Stage, model_source: &str) -> u32 {
+    let mine = || stages.iter().filter(|s| s.gl_type == stage.gl_enum());
+    mine()
+        .find(|s| s.source == model_source)
+        .or_else(|| mine().next())
+        .map_or(0, |s| s.id)
+}
+
+impl Session {
+    /// `BreakpointSpec.source`: a source breakpoint or log point, checked
+    /// against the shaders recorded so far (`verified`).
+    pub fn add_source_breakpoint(&self, spec: pb::SourceBreakpoint) -> Result<pb::Breakpoint> {
+        let (mut b, shaders) = {
+            let c = self.control();
+            (
+                SourceBreak::from_pb(spec, &c.files)?,
+                c.programs.every_shader(),
+            )
+        };
+        b.verify(&shaders);
+        let mut dbg = self.debug_lock();
+        let mut c = self.control();
+        let added = c.breakpoints.add_source(b);
+        if let Some(l) = &c.launched
+            && !c.stepping
+        {
+            apply_bits(&c, &l.shm);
+        }
+        remap(&mut dbg, &mut c);
+        Ok(added)
+    }
+
+    /// `SetSourceFiles`: the user's files, replacing those set before.
+    pub fn set_source_files(&self, files: pb::SourceFiles) -> Result<pb::SourceFiles> {
+        for f in &files.files {
+            if f.path.trim().is_empty() {
+                return Err(Error::InvalidArgument("a source file needs a path".into()));
+            }
+            if !f.shader.trim().is_empty() && shader_number(&f.shader).is_none() {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: name the shader as `shader N` (gldbg does not record glObjectLabel labels)",
+                    quote(&f.shader)
+                )));
+            }
+            if f.text.is_empty() && f.shader.trim().is_empty() {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a source file needs its text or a shader",
+                    quote(&f.path)
+                )));
+            }
+        }
+        let mut dbg = self.debug_lock();
+        let mut c = self.control();
+        c.files.list = files.files.clone();
+        remap(&mut dbg, &mut c);
+        Ok(files)
+    }
+
+    /// `ListShaders`: every recorded shader object and the file it maps to.
+    pub fn list_shaders(&self) -> pb::ShaderSources {
+        let c = self.control();
+        let files = user_files(&c);
+        let shaders = c
+            .programs
+            .every_shader()
+            .into_iter()
+            .map(|s| pb::ShaderSource {
+                shader: s.id,
+                stage: program::stage_name(s.gl_type),
+                label: String::new(),
+                file: files.iter().find_map(|f| {
+                    f.span_in(s.id, &s.source)?;
+                    Some(pb::SourceLocation {
+                        file: f.path.clone(),
+                        line: 1,
+                    })
+                }),
+                text: s.source,
+                programs: s.programs,
+            })
+            .collect();
+        pb::ShaderSources { shaders }
+    }
+}
