@@ -143,3 +143,22 @@ test('a crash is an exception stop naming the signal and the GL call in flight',
   await dap.request('disconnect', {}, 10000).catch(() => {});
   await dap.ended(30000, 'after disconnect');
 });
+
+test('gldbg dap --listen serves one client on TCP: a GL stop, the end with the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const native = nativeRun(dir);
+  const dap = await new Dap(t, { listen: true }).start();
+  await dap.launch(dir);
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
+  await dap.ok('configurationDone');
+  const stop = await dap.stopped('function breakpoint');
+  await glStop(dap, stop.threadId, glFrame(2, 1), 'break draw 2 over TCP');
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
+  await dap.ok('continue', { threadId: stop.threadId });
+  await dap.next('exited');
+  await dap.next('terminated');
+  assert.deepEqual(await dap.appHash(), native, 'the frame after the session is identical to a native run');
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'the TCP server after its one client');
+  await waitGone(dir, 10000, 'after the end');
+});

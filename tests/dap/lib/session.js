@@ -127,7 +127,9 @@ const LIMIT = 60000;
 
 /** A `gldbg dap` on stdio and a DebugClient talking to it. */
 class Dap {
-  constructor(t) {
+  /** `listen`: serve on a TCP port (`gldbg dap --listen 127.0.0.1:0`) instead of stdio. */
+  constructor(t, { listen = false } = {}) {
+    this.listen = listen;
     this.client = new DebugClient(gldbgBin(), 'dap', 'gldbg', { cwd: REPO, env: process.env });
     this.queues = new Map(EVENTS.map((e) => [e, []]));
     this.waiters = [];
@@ -157,8 +159,12 @@ class Dap {
 
   /** Starts the adapter process. */
   async start() {
-    await this.client.start();
-    this.proc = this.client._adapterProcess;
+    if (this.listen) {
+      await this.startListening();
+    } else {
+      await this.client.start();
+      this.proc = this.client._adapterProcess;
+    }
     // 'close': after the adapter's last output was read.
     this.exit = new Promise((resolve) => {
       this.proc.on('close', (code, signal) => {
@@ -171,8 +177,33 @@ class Dap {
     this.proc.stderr.on('data', (d) => {
       this.stderr += d.toString();
     });
-    this.proc.stdin.on('error', () => {});
+    if (this.proc.stdin) this.proc.stdin.on('error', () => {});
     return this;
+  }
+
+  /** The TCP form: the server says its port on stderr, the client connects. */
+  async startListening() {
+    this.proc = cp.spawn(gldbgBin(), ['dap', '--listen', '127.0.0.1:0'], {
+      cwd: REPO, env: process.env, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    const port = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gldbg dap --listen said no port in ${LIMIT} ms: ${said}`)), LIMIT);
+      this.proc.stderr.on('data', (d) => {
+        said += d.toString();
+        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(said);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      });
+      this.proc.on('close', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`gldbg dap --listen exited (${code}, ${signal}): ${said}`));
+      });
+    });
+    this.stderr = said;
+    await this.client.start(port);
   }
 
   push(ev) {
@@ -339,7 +370,7 @@ class Dap {
 
   /** Writes raw bytes to the adapter's stdin. */
   raw(bytes) {
-    this.proc.stdin.write(bytes);
+    (this.listen ? this.client._socket : this.proc.stdin).write(bytes);
   }
 
   /** Whether the adapter process is still running. */
