@@ -7,6 +7,7 @@
  */
 
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
 const { Dap, shaderCopy, fragLine, nativeRun, stack, scopeVars, waitGone } = require('./lib/session');
@@ -45,6 +46,21 @@ test('function breakpoints draw N / glDrawArrays / frame, the GL step, the end w
   assert.equal(call.get('mode') && call.get('mode').value, 'GL_TRIANGLE_STRIP', JSON.stringify([...call.values()]));
   await assertVar(dap, call, 'first', null, [0], 'the call');
   await assertVar(dap, call, 'count', null, [4], 'the call');
+
+  // loadedSources: both shaders the app compiled, served as recorded (the
+  // app's prefix, then the file).
+  const { sources } = await dap.ok('loadedSources', {});
+  assert.equal(sources.length, 2, `the vertex and the fragment shader: ${JSON.stringify(sources)}`);
+  for (const [stage, file, prefix] of [
+    ['vertex', 'wave.vert', '#version 330 core\n#line 1\n'],
+    ['fragment', 'wave.frag', '#version 330 core\n#define MODE_HALF 1\n'],
+  ]) {
+    const src = sources.find((x) => x.name && x.name.includes(stage));
+    assert.ok(src, `a ${stage} shader in loadedSources: ${JSON.stringify(sources)}`);
+    assert.ok(src.sourceReference > 0, `an unmapped shader is served by reference: ${JSON.stringify(src)}`);
+    const { content } = await dap.ok('source', { source: src, sourceReference: src.sourceReference });
+    assert.equal(content, prefix + fs.readFileSync(path.join(dir, file), 'utf8'), `the recorded ${stage} shader`);
+  }
 
   // glDrawArrays: the next one is draw 3, the first of frame 2.
   await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'glDrawArrays' }] });
@@ -161,4 +177,39 @@ test('gldbg dap --listen serves one client on TCP: a GL stop, the end with the n
   await dap.ok('disconnect', {});
   await dap.ended(30000, 'the TCP server after its one client');
   await waitGone(dir, 10000, 'after the end');
+});
+
+test('sourceMap maps a file to a shader whatever its text, line for line', async (t) => {
+  const dir = shaderCopy(t);
+  // The fragment shader as the driver has it (the app's prefix included),
+  // its comments changed: no content match, only the map names it.
+  const mapped = path.join(dir, 'mapped.frag');
+  const text = '#version 330 core\n#define MODE_HALF 1\n' + fs.readFileSync(path.join(dir, 'wave.frag'), 'utf8');
+  fs.writeFileSync(mapped, text.replace(/^\/\/.*$/gm, '// (edited)'));
+  const line = text.split('\n').findIndex((l) => l.trim() === 'acc = acc * 0.5;') + 1;
+  const pixel = fragment(20, 30, 1);
+
+  const dap = await new Dap(t).start();
+  // egl_files creates program 1, then shader 2 (vertex) and 3 (fragment).
+  await dap.launch(dir, { extra: { sourceMap: { 'shader 3': mapped } } });
+  const set = await dap.ok('setBreakpoints', {
+    source: { path: mapped },
+    breakpoints: [{ line, condition: `p.x == ${pixel.p[0]} && p.y == ${pixel.p[1]}` }],
+    lines: [line],
+  });
+  await dap.ok('configurationDone');
+  const stop = await dap.stopped('breakpoint');
+  assert.deepEqual(stop.hitBreakpointIds, [set.breakpoints[0].id], JSON.stringify(stop));
+  const frames = await stack(dap, stop.threadId);
+  assert.equal(frames[0].source && frames[0].source.path, mapped, `the mapped file: ${JSON.stringify(frames[0])}`);
+  assert.equal(frames[0].line, line, `line for line: ${JSON.stringify(frames[0])}`);
+  assert.equal(frames[frames.length - 1].name, glFrame(2, 1), JSON.stringify(frames));
+  const locals = (await scopeVars(dap, frames[0].id, 'Locals')).vars;
+  await assertVar(dap, locals, 'p', 'vec2', pixel.p, 'through the map');
+  await assertVar(dap, locals, 'acc', 'float', [pixel.accLoop], 'through the map');
+  await dap.ok('terminate', {});
+  await dap.next('terminated');
+  await waitGone(dir, 10000, 'terminate');
+  await dap.request('disconnect', {}, 10000).catch(() => {});
+  await dap.ended(30000, 'after disconnect');
 });

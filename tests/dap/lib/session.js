@@ -122,6 +122,9 @@ const EVENTS = [
   'breakpoint', 'module', 'loadedSource', 'process', 'capabilities', 'invalidated', 'memory',
 ];
 
+/** Events that may still come after `terminated`. */
+const AFTER_END = ['terminated', 'exited', 'output'];
+
 /** How long one request or one awaited event may take: a guard against hangs. */
 const LIMIT = 60000;
 
@@ -207,6 +210,7 @@ class Dap {
   }
 
   push(ev) {
+    if (ev.event === 'terminated') this.terminated = true;
     this.all.push(ev);
     this.queues.get(ev.event).push(ev);
     for (const w of [...this.waiters]) w();
@@ -276,7 +280,18 @@ class Dap {
     return r;
   }
 
-  /** The next queued event of type `type` (waits for it). */
+  /** The last events, for failure messages. */
+  seen() {
+    return this.all
+      .slice(-20)
+      .map((e) => e.event + (e.body && e.body.reason ? `(${e.body.reason})` : ''))
+      .join(', ');
+  }
+
+  /**
+   * The next queued event of type `type` (waits for it; fails at once
+   * once the session has ended, for events that cannot come after it).
+   */
   next(type, ms = LIMIT) {
     const q = this.queues.get(type);
     if (q.length) return Promise.resolve(q.shift());
@@ -288,16 +303,22 @@ class Dap {
         } else if (this.exitInfo) {
           done();
           reject(new Error(`no '${type}' event: ${this.gone()}`));
+        } else if (this.terminated && !AFTER_END.includes(type)) {
+          done();
+          reject(new Error(`no '${type}' event: the session ended (terminated); events: ${this.seen()}${this.context()}`));
         }
       };
       if (this.exitInfo) {
         reject(new Error(`no '${type}' event: ${this.gone()}`));
         return;
       }
+      if (this.terminated && !AFTER_END.includes(type)) {
+        reject(new Error(`no '${type}' event: the session ended (terminated); events: ${this.seen()}${this.context()}`));
+        return;
+      }
       const timer = setTimeout(() => {
         done();
-        const seen = this.all.map((e) => e.event + (e.body && e.body.reason ? `(${e.body.reason})` : '')).slice(-20);
-        reject(new Error(`no '${type}' event in ${ms} ms; last events: ${seen.join(', ')}${this.context()}`));
+        reject(new Error(`no '${type}' event in ${ms} ms; last events: ${this.seen()}${this.context()}`));
       }, ms);
       const done = () => {
         clearTimeout(timer);
