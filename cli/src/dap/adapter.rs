@@ -17,9 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::breakpoints::Breakpoints;
-use super::frames::Refs;
-use super::launch::Launched;
+use super::model::{Breakpoints, Launched, Refs};
 use super::wire::{self, Incoming, Request};
 use crate::client::Client;
 use crate::command::{self, Command};

@@ -11,31 +11,8 @@ use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, NOT_LAUNCHED, Reply};
-use super::launch::{opt_str, req_i64};
-
-/// One source breakpoint as the client knows it.
-#[derive(Debug, Clone)]
-struct SourceBp {
-    id: u32,
-    line: i64,
-    verified: bool,
-    message: String,
-}
-
-#[derive(Default)]
-pub struct Breakpoints {
-    /// By file path, in the order of the client's last setBreakpoints.
-    files: BTreeMap<String, Vec<SourceBp>>,
-    function: Vec<u32>,
-    /// The launch configuration's `sourceMap` (shader name, file).
-    pub mapped: Vec<(String, String)>,
-}
-
-impl Breakpoints {
-    pub fn is_function(&self, id: u32) -> bool {
-        self.function.contains(&id)
-    }
-}
+use super::args::{opt_str, req_i64};
+use super::model::SourceBp;
 
 /// DAP's hit condition as the executions to skip: "N", "==N" and ">=N" stop
 /// at the N-th execution, ">N" after it.

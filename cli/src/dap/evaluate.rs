@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::adapter::{Adapter, Plan, Reply, parse_line};
 use super::frames::SHADER_FRAME;
-use super::launch::{opt_str, req_str};
+use super::args::{opt_str, req_str};
 use crate::command::Command;
 use crate::exec::{self, Outcome};
 use crate::render;

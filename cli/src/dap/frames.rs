@@ -10,13 +10,12 @@
 //! a reference from before is refused as stale, never answered with
 //! another stop's values.
 
-use std::collections::HashMap;
-
 use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, Reply};
-use super::launch::req_i64;
+use super::args::req_i64;
+use super::model::{Refs, Scope, Var};
 use crate::command::Command;
 use crate::exec::{self, Outcome};
 use crate::render;
@@ -24,41 +23,6 @@ use crate::render;
 /// The GL call's frame id; shader frame N is `SHADER_FRAME + N`.
 pub const GL_FRAME: i64 = 1;
 pub const SHADER_FRAME: i64 = 1000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Locals,
-    Args,
-    Uniforms,
-    Call,
-}
-
-#[derive(Debug, Clone)]
-enum Var {
-    Scope(Scope, u32),
-    /// A composite value's parts or components.
-    Children(pb::LocalValue),
-}
-
-/// Variable references of the current stop.
-#[derive(Default)]
-pub struct Refs {
-    vars: HashMap<i64, Var>,
-    /// Never reused: a reference from an earlier stop is known stale.
-    next: i64,
-}
-
-impl Refs {
-    pub fn clear(&mut self) {
-        self.vars.clear();
-    }
-
-    fn add(&mut self, v: Var) -> i64 {
-        self.next += 1;
-        self.vars.insert(self.next, v);
-        self.next
-    }
-}
 
 /// The GL frame's name: `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw 2, frame 1`.
 pub fn call_name(call: &pb::CallInfo) -> String {
