@@ -29,9 +29,12 @@
 //!   (one invocation; a summary reduced on the GPU) and, in the same run,
 //!   with `GLDBG_READBACK=all` (every invocation read back and reduced on
 //!   the CPU, as before): the table gives both and their ratio.
+//! * (e) The editor's step (`dap.rs`): `gldbg dap` driven as an editor
+//!   drives it; `next` and `stepBack` served from the trace, from the
+//!   request to the `stopped` event.
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
-//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d]`. Figures to report
+//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d,e]`. Figures to report
 //! come from a release build (`cargo build --release --workspace`): the
 //! daemon's share of a stepped call is several times larger unoptimised.
 //! `gldbg` is looked for beside this executable (both in
@@ -45,6 +48,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod dap;
 mod readback;
 mod trace;
 
@@ -72,7 +76,7 @@ impl Options {
             glmark2_seconds: 2.0,
             glmark2: None,
             glmark2_args: Vec::new(),
-            only: "abcd".into(),
+            only: "abcde".into(),
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -89,7 +93,7 @@ impl Options {
                     println!(
                         "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
                          [--glmark2-seconds S] [--glmark2 PATH] [--glmark2-arg A]... \
-                         [--only a,b,c,d]"
+                         [--only a,b,c,d,e]"
                     );
                     std::process::exit(0);
                 }
@@ -138,6 +142,9 @@ fn run() -> Result<()> {
         step_latency(&opts, &gldbg, &work)?;
         readback::print_readback(&opts, &gldbg, &work)?;
         trace::trace_walk(&opts, &gldbg, &work)?;
+    }
+    if opts.only.contains('e') {
+        dap::dap_steps(&opts, &gldbg, &work)?;
     }
     Ok(())
 }

@@ -219,6 +219,28 @@ impl Field {
         })
     }
 
+    /// Raw (`DUMP_FORMAT_RAW`, editors' value images): little-endian f64, 4
+    /// components per pixel (0 beyond the value's type), rows bottom-up as
+    /// `gl_FragCoord` counts them, then one byte per pixel: 1 where the
+    /// fragment reached the step with a value, 0 where it did not (its
+    /// components are 0). Nothing is rounded, and no NaN stands for "none".
+    pub fn to_raw(&self) -> Vec<u8> {
+        let n = self.width as usize * self.height as usize;
+        let mut out = Vec::with_capacity(n * 33);
+        let used = self.components.clamp(1, 4);
+        for v in self.values.iter().take(n) {
+            let mut p = [0f64; 4];
+            if let Some(v) = v {
+                p[..used].copy_from_slice(&v[..used]);
+            }
+            for c in p {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        out.extend(self.values.iter().take(n).map(|v| u8::from(v.is_some())));
+        out
+    }
+
     /// NPY (version 1.0): little-endian float32, shape (height, width, 4),
     /// rows top-down, NaN in all four components where the fragment did not
     /// reach the step, 0 in components beyond the value's type.
@@ -255,6 +277,14 @@ impl Field {
         }
         out
     }
+}
+
+/// How `dump` encodes its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpEncoding {
+    Png,
+    Npy,
+    Raw,
 }
 
 /// RGBA8 pixels, rows top-down, as a PNG file.
@@ -449,6 +479,19 @@ mod tests {
                 assert_ne!(px, CHECKER_GREY);
             }
         }
+    }
+
+    #[test]
+    fn raw_layout_is_exact_and_bottom_up() {
+        let mut f = field();
+        f.values[1] = Some([16777217.0, 0.0, 0.0, 0.0]); // not a float32
+        let b = f.to_raw();
+        assert_eq!(b.len(), 4 * 33);
+        let v = |i: usize| f64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+        assert_eq!(v(4), 16777217.0, "bottom-right, whole");
+        assert_eq!(v(8), 1.0, "top-left: third pixel, rows bottom-up");
+        assert_eq!(v(12), 0.0, "uncovered: zeros");
+        assert_eq!(&b[128..], &[1, 1, 1, 0], "coverage after the values");
     }
 
     #[test]

@@ -469,15 +469,19 @@ impl pb::debugger_server::Debugger for Service {
 
     async fn dump(&self, req: Request<pb::DumpRequest>) -> Result<Response<pb::DumpReply>, Status> {
         let r = req.into_inner();
-        let format: pb::DumpFormat = known_enum("format", r.format, "0 png, 1 npy")?;
+        let format: pb::DumpFormat = known_enum("format", r.format, "0 png, 1 npy, 2 raw")?;
         let colormap: pb::DumpColormap =
             known_enum("colormap", r.colormap, "0 channels, 1 viridis")?;
-        let npy = format == pb::DumpFormat::Npy;
+        let encoding = match format {
+            pb::DumpFormat::Png => crate::image::DumpEncoding::Png,
+            pb::DumpFormat::Npy => crate::image::DumpEncoding::Npy,
+            pb::DumpFormat::Raw => crate::image::DumpEncoding::Raw,
+        };
         let png = crate::image::PngOptions {
             range: r.fixed_range.then_some((r.range_min, r.range_max)),
             viridis: colormap == pb::DumpColormap::Viridis,
         };
-        self.run(move |s| s.dump(&r.expr, npy, png).map(Into::into))
+        self.run(move |s| s.dump(&r.expr, encoding, png).map(Into::into))
             .await
     }
 

@@ -316,3 +316,15 @@ pub fn event_json(event: &pb::Event) -> Option<Value> {
 
 #[cfg(test)]
 mod tests;
+
+/// A value's components as the CLI shows them, components not written yet
+/// named as such, never as a number (DAP's variables and hovers).
+pub fn value_text(ty: &str, parts: &[pb::ValuePart], values: &[f64], undefined: &[u32]) -> String {
+    values::Layout::new(ty, parts).written_text(values, undefined)
+}
+
+/// A local's value as `info locals` shows it (a traced value, or a summary
+/// over every invocation), without its type and name.
+pub fn local_text(l: &pb::LocalValue) -> String {
+    trace::LocalView::new(l).value_text().to_string()
+}

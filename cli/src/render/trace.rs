@@ -44,7 +44,7 @@ pub struct LocalView<'a> {
 }
 
 impl<'a> LocalView<'a> {
-    fn new(l: &'a pb::LocalValue) -> LocalView<'a> {
+    pub(super) fn new(l: &'a pb::LocalValue) -> LocalView<'a> {
         let layout = Layout::new(&l.r#type, &l.parts);
         let summary = l.summary.as_ref();
         LocalView {
@@ -77,6 +77,13 @@ impl<'a> LocalView<'a> {
                 None => layout.written_text(&l.value, &l.undefined),
             },
         }
+    }
+}
+
+impl LocalView<'_> {
+    /// The value as text, as `info locals` shows it after `TYPE NAME = `.
+    pub(super) fn value_text(&self) -> &str {
+        &self.text
     }
 }
 

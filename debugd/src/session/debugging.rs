@@ -2,6 +2,7 @@
 //! breakpoints, `print`, `dump`, `focus`, `info flow`, `end`.
 
 use super::*;
+use crate::image::DumpEncoding;
 use crate::shader::reply::{Dumped, Flow, Invocation, Printed, ShaderStop, SourceLine};
 use std::collections::BTreeMap;
 
@@ -206,11 +207,11 @@ impl Session {
 
     /// `dump`: the value of `expr` over every invocation as an NPY file or
     /// as a PNG drawn with `png` (the range it mapped comes back).
-    pub fn dump(&self, expr: &str, npy: bool, png: PngOptions) -> Result<Dumped> {
+    pub fn dump(&self, expr: &str, encoding: DumpEncoding, png: PngOptions) -> Result<Dumped> {
         if expr.trim().is_empty() {
             return Err(Error::InvalidArgument("dump needs an expression".into()));
         }
-        if npy && png != PngOptions::default() {
+        if encoding != DumpEncoding::Png && png != PngOptions::default() {
             return Err(Error::InvalidArgument(
                 "range= and colormap= are for .png dumps (a .npy file holds the values)".into(),
             ));
@@ -222,7 +223,7 @@ impl Session {
                 "range={lo},{hi}: the range needs two finite numbers, the first below the second"
             )));
         }
-        self.with_debug(|d, link| d.dump(expr, npy, png, link))
+        self.with_debug(|d, link| d.dump(expr, encoding, png, link))
     }
 
     pub fn end_debug(&self) -> Result<pb::StateReply> {

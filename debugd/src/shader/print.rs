@@ -10,7 +10,7 @@ use super::reply::{
 };
 use super::{Cell, Focus, Link, ProbedValue, ShaderDebug};
 use crate::error::{Error, Result};
-use crate::image::PngOptions;
+use crate::image::{DumpEncoding, PngOptions};
 
 impl ShaderDebug {
     /// `print EXPR [@ AT]` at the current step (of the selected frame): a
@@ -205,7 +205,7 @@ impl ShaderDebug {
     pub fn dump(
         &mut self,
         expr: &str,
-        npy: bool,
+        encoding: DumpEncoding,
         png: PngOptions,
         link: &mut dyn Link,
     ) -> Result<Dumped> {
@@ -244,7 +244,9 @@ impl ShaderDebug {
             written_unknown: value.written_unknown(),
             ..Default::default()
         };
-        if npy {
+        if encoding == DumpEncoding::Raw {
+            reply.data = field.to_raw();
+        } else if encoding == DumpEncoding::Npy {
             reply.data = field.to_npy();
         } else {
             let image = field.render_png(&png).map_err(Error::Internal)?;

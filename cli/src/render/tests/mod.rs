@@ -129,7 +129,8 @@ fn shader_stop() -> pb::ShaderStop {
         timing: None,
         trace: None,
         hits: None,
-        ..Default::default()
+        source: None,
+        shader: 0,
     }
 }
 

@@ -1,0 +1,250 @@
+//! The debug console, hovers and watches (`evaluate`), the value image
+//! (`valueImage`: an expression over the draw, every value exact, for the
+//! editor's heatmap), `exceptionInfo` of a crash and `pause`.
+//!
+//! The console runs any gldbg command line and answers with the CLI's text;
+//! a command that moves (a step, `focus`, `frame`) is followed by a
+//! `stopped` event so the editor shows the new place. `continue` in the
+//! console runs as the editor's continue does, so `pause` still works.
+
+use gldbg_proto::pb;
+use serde_json::{Value, json};
+
+use super::adapter::{Adapter, Plan, Reply, parse_line};
+use super::frames::SHADER_FRAME;
+use super::launch::{opt_str, req_str};
+use crate::command::Command;
+use crate::exec::{self, Outcome};
+use crate::render;
+
+const NO_SHADER: &str = "no shader is being debugged here (stop at a shader line first, or run `debug STAGE` in the console)";
+
+/// A value image's body from a raw dump (f64 × 4 per pixel, rows
+/// bottom-up, then one coverage byte per pixel).
+pub fn image_body(expr: &str, d: &pb::DumpReply) -> Result<Value, String> {
+    let n = d.width as usize * d.height as usize;
+    if d.data.len() != n * 33 {
+        return Err(format!(
+            "the daemon's raw dump has {} bytes, not {} for {}x{}",
+            d.data.len(),
+            n * 33,
+            d.width,
+            d.height
+        ));
+    }
+    let (values, covered) = d.data.split_at(n * 32);
+    let components = components_of(&d.r#type);
+    let mut min = vec![f64::INFINITY; components];
+    let mut max = vec![f64::NEG_INFINITY; components];
+    for (px, &c) in covered.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        for (k, (lo, hi)) in min.iter_mut().zip(max.iter_mut()).enumerate() {
+            let at = (px * 4 + k) * 8;
+            let v = f64::from_le_bytes(values[at..at + 8].try_into().expect("8 bytes"));
+            if v.is_finite() {
+                *lo = lo.min(v);
+                *hi = hi.max(v);
+            }
+        }
+    }
+    let finite = |v: Vec<f64>| -> Vec<Value> {
+        v.into_iter()
+            .map(|x| if x.is_finite() { json!(x) } else { Value::Null })
+            .collect()
+    };
+    Ok(json!({
+        "expression": expr,
+        "type": d.r#type,
+        "width": d.width,
+        "height": d.height,
+        "components": components,
+        "values": super::base64::encode(values),
+        "covered": super::base64::encode(covered),
+        "reached": d.reached,
+        "min": finite(min),
+        "max": finite(max),
+    }))
+}
+
+/// Components of a scalar or vector type name (1 for anything else: the
+/// dump refuses what it cannot draw).
+fn components_of(ty: &str) -> usize {
+    ty.chars()
+        .last()
+        .and_then(|c| c.to_digit(10))
+        .filter(|_| ty.contains("vec"))
+        .map(|n| n as usize)
+        .unwrap_or(1)
+}
+
+impl Adapter {
+    pub async fn evaluate(&mut self, args: &Value) -> Reply {
+        let expr = req_str(args, "expression")?.to_string();
+        match opt_str(args, "context")? {
+            None | Some("repl") => self.console_line(&expr).await,
+            Some(_) => {
+                let frame = args.get("frameId").and_then(Value::as_i64);
+                self.print_focused(&expr, frame).await
+            }
+        }
+    }
+
+    /// One debug-console line.
+    async fn console_line(&mut self, line: &str) -> Reply {
+        let cmd = parse_line(line)?;
+        match cmd {
+            Command::Quit | Command::Kill | Command::Detach => {
+                return Err("end the session with the editor's stop or disconnect".into());
+            }
+            Command::Continue => {
+                self.stopped_session()?;
+                self.pending_move = Some(("continue".into(), Plan::ShaderThenApp, "breakpoint"));
+                return Ok(json!({"result": "continuing", "variablesReference": 0}));
+            }
+            _ => {}
+        }
+        let moves = matches!(
+            cmd,
+            Command::Focus(_) | Command::Frame(_) | Command::Debug(..) | Command::End
+        );
+        let result = self.stopped_session()?.execute(&cmd).await;
+        let text = render::result_text(&result);
+        let outcome = result?;
+        if moves || matches!(outcome, Outcome::ShaderStop(_) | Outcome::State(_)) {
+            self.refs.clear();
+            // The command's word ("focus", "frame") says why the editor refreshes.
+            let word = line.split_whitespace().next().unwrap_or_default().to_string();
+            self.pending_stop = Some((outcome, Some(word)));
+        }
+        Ok(json!({"result": text, "variablesReference": 0}))
+    }
+
+    /// A hover's or watch's value at the focused invocation (in the frame
+    /// asked for).
+    async fn print_focused(&mut self, expr: &str, frame: Option<i64>) -> Reply {
+        let state = match self.stopped_session()?.get_state().await? {
+            Outcome::State(r) => r,
+            _ => return Err(NO_SHADER.into()),
+        };
+        let stop = state.shader.ok_or(NO_SHADER)?;
+        let at = exec::invocation_at(stop.focus.as_ref());
+        let level = frame
+            .and_then(|f| f.checked_sub(SHADER_FRAME))
+            .filter(|l| *l > 0);
+        if let Some(l) = level {
+            self.exec_line(&format!("frame {l}")).await?;
+        }
+        let printed = self
+            .stopped_session()?
+            .execute(&Command::Print { expr: expr.to_string(), at })
+            .await;
+        if level.is_some() {
+            let _ = self.exec_line("frame 0").await;
+        }
+        let Outcome::Print { reply, .. } = printed? else {
+            return Err("no value".into());
+        };
+        if at.is_some() && !reply.reached {
+            return Ok(json!({"result": "not reached by the focused invocation", "variablesReference": 0}));
+        }
+        if at.is_none() {
+            // No focus: the summary over every invocation, as the CLI says it.
+            let outcome = Outcome::Print { reply, at: None, stage: stop.stage };
+            return Ok(json!({"result": render::result_text(&Ok(outcome)), "variablesReference": 0}));
+        }
+        let value = pb::LocalValue {
+            name: expr.to_string(),
+            r#type: reply.r#type.clone(),
+            value: reply.value.clone(),
+            undefined: reply.undefined.clone(),
+            parts: reply.parts.clone(),
+            ..Default::default()
+        };
+        let var = self.value_variable(&value);
+        Ok(json!({"result": var["value"], "type": reply.r#type, "variablesReference": var["variablesReference"]}))
+    }
+
+    pub async fn value_image(&mut self, args: &Value) -> Reply {
+        let expr = req_str(args, "expression")?.to_string();
+        self.stopped_session()?;
+        let mut client = self.client.clone().ok_or(NO_SHADER)?;
+        let dump = client
+            .dump(pb::DumpRequest {
+                expr: expr.clone(),
+                format: pb::DumpFormat::Raw as i32,
+                ..Default::default()
+            })
+            .await
+            .map_err(|s| s.message().to_string())?
+            .into_inner();
+        image_body(&expr, &dump)
+    }
+
+    pub fn exception_info(&mut self) -> Reply {
+        let crash = self.crash.as_ref().ok_or("no exception: the app has not crashed")?;
+        let call = crash.call.as_ref().filter(|c| !c.function.is_empty());
+        let place = match call {
+            Some(c) if crash.in_call => format!(" in {}", super::frames::call_name(c)),
+            Some(c) => format!(" (the last GL call gldbg saw on that thread: {})", super::frames::call_name(c)),
+            None => String::new(),
+        };
+        let description = format!(
+            "{} (signal {}) at address {:#x}{place}",
+            crash.signal_name, crash.signal, crash.fault_address
+        );
+        Ok(json!({
+            "exceptionId": crash.signal_name,
+            "description": description,
+            "breakMode": "always",
+            "details": {"message": description, "typeName": crash.signal_name,
+                        "stackTrace": call.map(super::frames::call_name).unwrap_or_default()},
+        }))
+    }
+
+    pub async fn pause(&mut self) -> Reply {
+        let mut client = self.client.clone().ok_or(super::adapter::NOT_LAUNCHED)?;
+        if self.session.is_some() {
+            // Already stopped: nothing to do (DAP allows it).
+            return Ok(json!({}));
+        }
+        client
+            .pause(pb::Empty {})
+            .await
+            .map_err(|s| s.message().to_string())?;
+        self.moving_reason = "pause";
+        Ok(json!({}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_dump_to_image_body() {
+        // 2x1: pixel 0 covered with (1.5, -2), pixel 1 not reached.
+        let mut data = Vec::new();
+        for v in [1.5f64, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        data.extend_from_slice(&[1, 0]);
+        let d = pb::DumpReply { width: 2, height: 1, r#type: "vec2".into(), data, reached: 1, ..Default::default() };
+        let b = image_body("p", &d).unwrap();
+        assert_eq!(b["components"], 2);
+        assert_eq!(b["min"], json!([1.5, -2.0]));
+        assert_eq!(b["max"], json!([1.5, -2.0]), "the uncovered pixel's zeros count for nothing");
+        assert_eq!(b["covered"], "AQA=");
+        let short = pb::DumpReply { width: 2, height: 1, data: vec![0; 10], ..Default::default() };
+        assert!(image_body("p", &short).is_err());
+    }
+
+    #[test]
+    fn component_counts() {
+        assert_eq!(components_of("float"), 1);
+        assert_eq!(components_of("vec3"), 3);
+        assert_eq!(components_of("ivec4"), 4);
+        assert_eq!(components_of("uint"), 1);
+    }
+}
