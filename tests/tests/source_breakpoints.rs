@@ -233,8 +233,8 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
     // GL breakpoints at both draws: draw 1's stop is theirs (its shader
     // never reaches line 24); at draw 2 the source breakpoint stops too.
     let script = format!(
-        "break draw 1\nbreak draw 2\nbreak {}:24 if {cond}\ncontinue\ncontinue\ninfo locals\n",
-        frag()
+        "break draw 1\nbreak draw 2\nbreak {f}:24 if {cond}\ncontinue\ncontinue\ninfo locals\n         break {f}:24 if nosuch > 1.0\n",
+        f = frag()
     );
     let out = session(&script, &dir);
     let t = out.transcript();
@@ -269,6 +269,11 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
     let acc = local(l, "acc")[0];
     assert_eq!(acc as f32, acc_at(first.0, first.1) as f32, "{l}");
     assert!(acc > 1.5, "the focused invocation meets the condition: {l}");
+    // The shader is known now: a condition it cannot evaluate says why.
+    let bad = out.ok(&format!("break {}:24 if nosuch > 1.0", frag()));
+    let src = &bad["breakpoint"]["source"];
+    assert_eq!(src["verified"], false, "{bad}");
+    assert!(src["message"].as_str().unwrap().contains("nosuch"), "{bad}");
 }
 
 #[test]

@@ -15,8 +15,8 @@
 //! point prints its messages and goes on. Otherwise the draw's debugging
 //! is released and the app goes on: it never notices.
 
-use glsl_instrument::ShaderModel;
 use glsl_instrument::source_map::FileSpan;
+use glsl_instrument::{HitKind, HitSpec, ShaderModel};
 
 use super::recording::ShaderObject;
 use super::*;
@@ -212,7 +212,10 @@ impl SourceBreak {
             };
             match ShaderModel::parse(&s.source, stage) {
                 Ok(m) if step_line(&m, span, self.line).is_some() => {
-                    found.push(describe_shader(s.id, stage, &s.programs));
+                    match self.condition_error(&m, span) {
+                        None => found.push(describe_shader(s.id, stage, &s.programs)),
+                        Some(e) => why = Some(e),
+                    }
                 }
                 Ok(_) => {
                     why = Some(format!(
@@ -230,6 +233,30 @@ impl SourceBreak {
             (false, Some(why)) => why,
             (false, None) => format!("no shader seen so far holds {}", self.file),
         };
+    }
+}
+
+impl SourceBreak {
+    /// Why the condition cannot be evaluated at the line's steps in `m`
+    /// (it does not parse, has a side effect, names what is not there).
+    fn condition_error(&self, m: &ShaderModel, span: FileSpan) -> Option<String> {
+        let cond = self.condition.as_deref()?;
+        let line = step_line(m, span, self.line)?;
+        let steps = m.steps_on_line(span.source_line(line)?);
+        let spec = HitSpec {
+            kind: HitKind::Condition {
+                steps: &steps,
+                cond: Some(cond),
+            },
+            after: 0,
+            skip: 0,
+        };
+        match m.instrument_hits(&spec) {
+            Ok(_) => None,
+            // A shader the hit replay cannot serve says so at its draw.
+            Err(glsl_instrument::InstrumentError::Unsupported(_)) => None,
+            Err(e) => Some(format!("the condition `{cond}`: {e}")),
+        }
     }
 }
 
