@@ -411,3 +411,82 @@ impl Session {
         pb::ShaderSources { shaders }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(file: &str, text: &str, line: u32) -> pb::SourceBreakpoint {
+        pb::SourceBreakpoint {
+            file: file.into(),
+            text: text.into(),
+            line,
+            ..Default::default()
+        }
+    }
+
+    const FILE: &str = "out vec4 c;\nvoid main() {\n    c = vec4(1.0);\n}\n";
+
+    #[test]
+    fn bad_source_breakpoints_say_why() {
+        let files = Files::default();
+        let e = |s| SourceBreak::from_pb(s, &files).unwrap_err().to_string();
+        assert!(e(spec(" ", FILE, 1)).contains("needs a file"));
+        assert!(e(spec("a.frag", FILE, 0)).contains("1..=4, the lines of a.frag"));
+        assert!(e(spec("a.frag", FILE, 5)).contains("out of range"));
+        assert!(e(spec("a.frag", "", 1)).contains("no text for a.frag"));
+        let mut s = spec("a.frag", FILE, 2);
+        s.log_args = vec!["x".into()];
+        assert!(e(s.clone()).contains("log_args without a log_format"));
+        s.log_format = "x=%f".into();
+        s.condition = "x > 0".into();
+        assert!(e(s).contains("takes no condition"));
+    }
+
+    #[test]
+    fn registered_files_give_the_text_and_breakpoints_describe_themselves() {
+        let files = Files {
+            list: vec![pb::SourceFile {
+                path: "a.frag".into(),
+                text: FILE.into(),
+                shader: String::new(),
+            }],
+            verified_at: None,
+        };
+        let mut s = spec("a.frag", "", 2);
+        s.condition = " x > 0 ".into();
+        let b = SourceBreak::from_pb(s, &files).unwrap();
+        assert_eq!(b.text, FILE);
+        assert_eq!(b.describe(), "a.frag:2 if x > 0");
+        let mut s = spec("a.frag", FILE, 2);
+        s.log_format = "v={v}".into();
+        let b = SourceBreak::from_pb(s, &files).unwrap();
+        assert_eq!(b.describe(), "dprintf a.frag:2,\"v={v}\"");
+        assert_eq!(shader_number("shader 12"), Some(12));
+        assert_eq!(shader_number("my label"), None);
+    }
+
+    #[test]
+    fn verification_finds_the_file_and_a_step_on_or_after_the_line() {
+        let shaders = vec![ShaderObject {
+            id: 7,
+            gl_type: Stage::Fragment.gl_enum(),
+            source: format!("#version 330 core\n{FILE}"),
+            programs: vec![3],
+        }];
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 1), &Files::default()).unwrap();
+        b.verify(&shaders);
+        // Lines 1 and 2 have no step: line 3's is used.
+        assert!(b.verified, "{b:?}");
+        assert_eq!(b.shaders, vec!["shader 7 fragment, program 3".to_string()]);
+        let other = "out vec4 c;\nvoid main() {\n    c = vec4(0.0);\n}\n";
+        let mut b = SourceBreak::from_pb(spec("b.frag", other, 2), &Files::default()).unwrap();
+        b.verify(&shaders);
+        assert!(!b.verified && b.message.contains("no shader seen so far holds b.frag"));
+        let mut s = spec("a.frag", FILE, 3);
+        s.condition = "nosuch > 1.0".into();
+        let mut b = SourceBreak::from_pb(s, &Files::default()).unwrap();
+        b.verify(&shaders);
+        assert!(!b.verified && b.message.contains("nosuch"), "{b:?}");
+    }
+}
