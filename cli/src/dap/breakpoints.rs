@@ -45,7 +45,12 @@ pub fn function_spec(name: &str) -> Result<pb::BreakpointSpec, String> {
         ["draw"] => Kind::Draw(pb::Empty {}),
         ["draw", n] => match n.parse::<u64>() {
             Ok(n) if n >= 1 => Kind::DrawNumber(n),
-            _ => return Err(format!("draw {}: draw numbers count from 1", super::wire::clip(n))),
+            _ => {
+                return Err(format!(
+                    "draw {}: draw numbers count from 1",
+                    super::wire::clip(n)
+                ));
+            }
         },
         ["frame"] => Kind::Frame(pb::Empty {}),
         ["shader-switch"] => Kind::ShaderSwitch(pb::Empty {}),
@@ -96,9 +101,11 @@ impl Adapter {
         let mut client = self.client.clone().ok_or(NOT_LAUNCHED)?;
         let source = args.get("source").ok_or("missing argument 'source'")?;
         let Some(path) = opt_str(source, "path")? else {
-            return Err("breakpoints go in the shader's file (this source has no path: \
+            return Err(
+                "breakpoints go in the shader's file (this source has no path: \
                         map the shader to its file with sourceMap)"
-                .into());
+                    .into(),
+            );
         };
         let wanted: Vec<Value> = match args.get("breakpoints") {
             None | Some(Value::Null) => Vec::new(),
@@ -135,7 +142,11 @@ impl Adapter {
             match added {
                 Ok(b) => {
                     let src = b.source.unwrap_or_default();
-                    let line = if src.line != 0 { i64::from(src.line) } else { line };
+                    let line = if src.line != 0 {
+                        i64::from(src.line)
+                    } else {
+                        line
+                    };
                     out.push(bp_json(b.id, line, src.verified, &src.message, path));
                     set.push(SourceBp {
                         id: b.id,
@@ -178,7 +189,11 @@ impl Adapter {
                     continue;
                 }
             };
-            if opt_str(bp, "condition").ok().flatten().is_some_and(|c| !c.trim().is_empty()) {
+            if opt_str(bp, "condition")
+                .ok()
+                .flatten()
+                .is_some_and(|c| !c.trim().is_empty())
+            {
                 out.push(json!({"verified": false, "message":
                     "GL breakpoints take no condition (conditions are for shader lines)"}));
                 continue;
@@ -224,7 +239,10 @@ impl Adapter {
         if let Err(s) = client.set_source_files(pb::SourceFiles { files }).await {
             self.out.console(
                 "important",
-                &format!("gldbg: the shader files of sourceMap are not used: {}\n", s.message()),
+                &format!(
+                    "gldbg: the shader files of sourceMap are not used: {}\n",
+                    s.message()
+                ),
             );
         }
         Ok(())
@@ -233,7 +251,9 @@ impl Adapter {
     /// `breakpoint` events for source breakpoints whose state changed (a
     /// shader with their file appeared).
     pub async fn breakpoints_changed(&mut self) {
-        let Some(mut client) = self.client.clone() else { return };
+        let Some(mut client) = self.client.clone() else {
+            return;
+        };
         let Ok(list) = client.list_breakpoints(pb::Empty {}).await else {
             return;
         };

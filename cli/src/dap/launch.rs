@@ -231,7 +231,10 @@ impl Adapter {
         }
         let mut client = self.client.clone().ok_or(NOT_LAUNCHED)?;
         if !self.ended {
-            let reply = client.kill(pb::Empty {}).await.map_err(|s| s.message().to_string())?;
+            let reply = client
+                .kill(pb::Empty {})
+                .await
+                .map_err(|s| s.message().to_string())?;
             let r = reply.into_inner();
             self.app_ended(r.exit.as_ref());
         }
@@ -252,7 +255,10 @@ impl Adapter {
         };
         if !self.ended {
             let alive = matches!(
-                client.get_state(pb::Empty {}).await.map(|r| r.into_inner().state()),
+                client
+                    .get_state(pb::Empty {})
+                    .await
+                    .map(|r| r.into_inner().state()),
                 Ok(pb::RunState::Stopped | pb::RunState::Running)
             );
             if alive {
