@@ -34,14 +34,24 @@ impl Dap {
             .map_err(|e| format!("cannot start gldbg dap: {e}"))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
         let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        Ok(Dap { child, stdin, stdout, seq: 0 })
+        Ok(Dap {
+            child,
+            stdin,
+            stdout,
+            seq: 0,
+        })
     }
 
     fn read(&mut self) -> Result<Value> {
         let mut length = None;
         loop {
             let mut line = String::new();
-            if self.stdout.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+            if self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?
+                == 0
+            {
                 return Err("gldbg dap ended".into());
             }
             let line = line.trim_end();
@@ -53,13 +63,17 @@ impl Dap {
             }
         }
         let mut body = vec![0; length.ok_or("a message without Content-Length")?];
-        self.stdout.read_exact(&mut body).map_err(|e| e.to_string())?;
+        self.stdout
+            .read_exact(&mut body)
+            .map_err(|e| e.to_string())?;
         serde_json::from_slice(&body).map_err(|e| e.to_string())
     }
 
     fn send(&mut self, command: &str, arguments: Value) -> Result<i64> {
         self.seq += 1;
-        let body = json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}).to_string();
+        let body =
+            json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments})
+                .to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
             .and_then(|()| self.stdin.flush())
             .map_err(|e| format!("gldbg dap: {e}"))?;
@@ -113,7 +127,10 @@ fn session(gldbg: &Path, app: &Path) -> Result<(f64, Vec<f64>, Vec<f64>)> {
     let mut d = Dap::start(gldbg)?;
     d.request("initialize", json!({"adapterID": "gldbg-bench"}))?;
     d.request("launch", json!({"program": app}))?;
-    d.request("setFunctionBreakpoints", json!({"breakpoints": [{"name": "draw"}]}))?;
+    d.request(
+        "setFunctionBreakpoints",
+        json!({"breakpoints": [{"name": "draw"}]}),
+    )?;
     d.request("configurationDone", json!({}))?;
     let stopped = d.wait_event("stopped")?;
     let thread = stopped["body"]["threadId"].clone();
@@ -136,7 +153,12 @@ fn session(gldbg: &Path, app: &Path) -> Result<(f64, Vec<f64>, Vec<f64>)> {
 }
 
 pub(super) fn dap_steps(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<()> {
-    let app = build_app(work, "step_latency", "GLDBG_BENCH_STEP_APP", &["-lEGL", "-lOpenGL"])?;
+    let app = build_app(
+        work,
+        "step_latency",
+        "GLDBG_BENCH_STEP_APP",
+        &["-lEGL", "-lOpenGL"],
+    )?;
     let mut first = Vec::new();
     let mut next = Vec::new();
     let mut back = Vec::new();
@@ -154,13 +176,22 @@ pub(super) fn dap_steps(opts: &Options, gldbg: &Path, work: &WorkDir) -> Result<
          {} sessions of {MOVES} steps each way",
         first.len()
     );
-    println!("    {:<34} {:>9} {:>9} {:>9}", "request", "median ms", "min ms", "max ms");
+    println!(
+        "    {:<34} {:>9} {:>9} {:>9}",
+        "request", "median ms", "min ms", "max ms"
+    );
     for (name, v) in [
         ("next (first: records the trace)", &first),
         ("next (from the trace)", &next),
         ("stepBack (from the trace)", &back),
     ] {
-        println!("    {:<34} {:>9.2} {:>9.2} {:>9.2}", name, median(v), min(v), max(v));
+        println!(
+            "    {:<34} {:>9.2} {:>9.2} {:>9.2}",
+            name,
+            median(v),
+            min(v),
+            max(v)
+        );
     }
     Ok(())
 }

@@ -225,4 +225,3 @@ pub async fn connect(embedded: &mut Embedded, target: &Target) -> Result<client:
         }
     }
 }
-

@@ -41,8 +41,8 @@ use gldbg_proto::pb;
 use tokio::runtime::Runtime;
 
 use crate::client::Target;
-use crate::embedded::Embedded;
 use crate::command::Command;
+use crate::embedded::Embedded;
 use crate::exec::{Failure, Outcome, Session};
 // The parser lives in the library target (the fuzz crate reaches it there).
 use gldbg_cli::command;
@@ -486,7 +486,8 @@ fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> 
             ..
         } => {
             signals::sweep_stale_dirs(&std::env::temp_dir());
-            let (mut embedded, target) = Embedded::start(listen.as_deref(), token, &serve.to_serve())?;
+            let (mut embedded, target) =
+                Embedded::start(listen.as_deref(), token, &serve.to_serve())?;
             // Ctrl-C pauses the app at an interactive REPL; elsewhere it ends gldbg.
             let interactive = !opts.batch && std::io::stdin().is_terminal();
             signals::end_on_signals(embedded.dir.clone(), !interactive)
@@ -503,7 +504,9 @@ fn setup(rt: &Runtime, mode: &Mode, token: Option<String>) -> Result<Connected> 
                 rt.block_on(client::connect(&target, token.as_deref(), tls.as_ref()))?,
             )
         }
-        Mode::Instrument(_) | Mode::Dap(_) => bail!("`instrument` and `dap` run without this session"),
+        Mode::Instrument(_) | Mode::Dap(_) => {
+            bail!("`instrument` and `dap` run without this session")
+        }
     };
     let session = Session::new(client);
     let (events, events_task) = rt.block_on(subscribe(&session))?;
@@ -558,7 +561,9 @@ fn fail_early(mode: &Mode, json: bool, msg: &str) {
 fn real_main(cli: Cli) -> Result<ExitCode> {
     let opts = match &cli.mode {
         Mode::Run { opts, .. } | Mode::Connect { opts, .. } => opts.clone(),
-        Mode::Instrument(_) | Mode::Dap(_) => bail!("`instrument` and `dap` run without this session"),
+        Mode::Instrument(_) | Mode::Dap(_) => {
+            bail!("`instrument` and `dap` run without this session")
+        }
     };
     let fail = |msg: String| {
         fail_early(&cli.mode, opts.json, &msg);

@@ -15,7 +15,9 @@
 //!   with the native run's framebuffer hash; a missing file is an error;
 //! * log points (printf style and DAP `{EXPR}` text) print every
 //!   invocation's message at each matching draw, the app's hash unchanged;
-//! * `tbreak FILE:LINE` stops once.
+//! * `tbreak FILE:LINE` stops once;
+//! * a line of egl_compute's compute shader (written to a file) stops at
+//!   the dispatch, in the compute stage, with the invocation's locals.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -233,8 +235,8 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
     // GL breakpoints at both draws: draw 1's stop is theirs (its shader
     // never reaches line 24); at draw 2 the source breakpoint stops too.
     let script = format!(
-        "break draw 1\nbreak draw 2\nbreak {}:24 if {cond}\ncontinue\ncontinue\ninfo locals\n",
-        frag()
+        "break draw 1\nbreak draw 2\nbreak {f}:24 if {cond}\ncontinue\ncontinue\ninfo locals\n         break {f}:24 if nosuch > 1.0\n",
+        f = frag()
     );
     let out = session(&script, &dir);
     let t = out.transcript();
@@ -269,6 +271,11 @@ fn a_condition_picks_the_first_invocation_that_meets_it() {
     let acc = local(l, "acc")[0];
     assert_eq!(acc as f32, acc_at(first.0, first.1) as f32, "{l}");
     assert!(acc > 1.5, "the focused invocation meets the condition: {l}");
+    // The shader is known now: a condition it cannot evaluate says why.
+    let bad = out.ok(&format!("break {}:24 if nosuch > 1.0", frag()));
+    let src = &bad["breakpoint"]["source"];
+    assert_eq!(src["verified"], false, "{bad}");
+    assert!(src["message"].as_str().unwrap().contains("nosuch"), "{bad}");
 }
 
 #[test]
@@ -577,4 +584,55 @@ async fn ignore_counts_executions_over_draws_and_shaders_are_listed() {
         "{v:?}"
     );
     c.kill(pb::Empty {}).await.expect("Kill");
+}
+
+#[test]
+fn a_file_line_in_a_compute_shader_stops_at_the_dispatch() {
+    require_workspace();
+    let dir = TempDir::new("source-compute");
+    // egl_compute's compute shader after its `#version` line, as a file of
+    // the user's: file line N is shader line N + 1.
+    let cs = c_string_constant(
+        include_str!("../apps/egl_compute.c"),
+        "egl_compute.c",
+        "COMPUTE_CS",
+    );
+    let body = cs
+        .strip_prefix("#version 430\n")
+        .expect("the version line first");
+    let file = dir.join("shade.comp");
+    std::fs::write(&file, body).unwrap();
+    // `result[idx] = v + float(n - idx % 5u);` is shader line 28.
+    let script = format!(
+        "break {}:27 if idx == 300u\ncontinue\ninfo locals\nkill\n",
+        file.display()
+    );
+    let out = Session::new(egl_compute(), &script).run(&dir);
+    let t = out.transcript();
+    let stop = out.ok("continue");
+    assert!(
+        stop["stopped"]["function"]
+            .as_str()
+            .unwrap()
+            .starts_with("glDispatchCompute"),
+        "{t}"
+    );
+    let sh = &stop["shader"];
+    assert_eq!(sh["stage"], "compute", "{t}");
+    assert_eq!(
+        (sh["line"].clone(), sh["file_line"].clone()),
+        (28.into(), 27.into()),
+        "{t}"
+    );
+    // Invocation 300: g = (300 % 32, 300 / 32 % 8, 300 / 256).
+    assert_eq!(
+        sh["focus"],
+        serde_json::json!({"x": 12, "y": 1, "z": 1}),
+        "{t}"
+    );
+    assert_eq!(sh["hits"]["invocations"], 1, "{t}");
+    let l = out.ok("info locals");
+    assert_eq!(local(l, "idx"), vec![300.0], "{l}");
+    assert_eq!(local(l, "v")[0] as f32, compute::shade(300), "{l}");
+    assert_eq!(local(l, "n"), vec![f64::from(300 % 5)], "{l}");
 }

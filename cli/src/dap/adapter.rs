@@ -17,9 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::breakpoints::Breakpoints;
-use super::frames::Refs;
-use super::launch::Launched;
+use super::model::{Breakpoints, Launched, Refs};
 use super::wire::{self, Incoming, Request};
 use crate::client::Client;
 use crate::command::{self, Command};
@@ -202,9 +200,10 @@ impl Adapter {
             Incoming::Malformed { why, seq } => {
                 match seq {
                     Some(seq) => self.out.send(wire::error_response(seq, "", &why)),
-                    None => self
-                        .out
-                        .console("important", &format!("gldbg dap: ignored a malformed message: {why}\n")),
+                    None => self.out.console(
+                        "important",
+                        &format!("gldbg dap: ignored a malformed message: {why}\n"),
+                    ),
                 }
                 return Flow::Go;
             }
@@ -330,7 +329,8 @@ impl Adapter {
             Err(msg) => {
                 // The move failed where it stood (e.g. reverse-next without a
                 // trace): the app did not move; say why and where it is.
-                self.out.console("stderr", &format!("{}: {msg}\n", last.line));
+                self.out
+                    .console("stderr", &format!("{}: {msg}\n", last.line));
                 self.stopped_event("step", Some(msg.clone()), &[]);
             }
         }
@@ -339,7 +339,12 @@ impl Adapter {
 
     /// The `stopped` (or `exited`) event of an outcome.
     /// `said`: the console command that moved (the event's description).
-    pub fn report_stop(&mut self, outcome: &Outcome, default_reason: &'static str, said: Option<String>) {
+    pub fn report_stop(
+        &mut self,
+        outcome: &Outcome,
+        default_reason: &'static str,
+        said: Option<String>,
+    ) {
         self.refs.clear();
         match outcome {
             Outcome::State(r) | Outcome::Detached(r) => self.report_state(r, default_reason),
@@ -351,8 +356,8 @@ impl Adapter {
                 } else {
                     default_reason
                 };
-                let description = said
-                    .or_else(|| stop.finished.then(|| "the shader has finished".to_string()));
+                let description =
+                    said.or_else(|| stop.finished.then(|| "the shader has finished".to_string()));
                 self.stopped_event(reason, description, &[]);
             }
             _ => self.stopped_event(default_reason, said, &[]),
@@ -405,7 +410,11 @@ impl Adapter {
 
     /// The DAP id of the thread of the last stop (1 until one is known).
     pub fn thread_id(&self) -> i64 {
-        if self.thread != 0 { i64::from(self.thread) } else { 1 }
+        if self.thread != 0 {
+            i64::from(self.thread)
+        } else {
+            1
+        }
     }
 
     pub fn app_ended(&mut self, exit: Option<&pb::Exit>) {
@@ -431,7 +440,11 @@ impl Adapter {
         }
         match ev.kind {
             Some(Kind::Output(o)) => {
-                let category = if o.stream == "stderr" { "stderr" } else { "stdout" };
+                let category = if o.stream == "stderr" {
+                    "stderr"
+                } else {
+                    "stdout"
+                };
                 self.out.console(category, &o.text);
             }
             Some(Kind::Warning(w)) => self.out.console("important", &format!("gldbg: {w}\n")),
@@ -472,7 +485,10 @@ async fn run_plan(session: &mut Session, line: String, plan: Plan) -> Vec<Step> 
         for line in ["end", "continue"] {
             let result = run_one(session, line).await;
             let failed = result.is_err();
-            steps.push(Step { line: line.into(), result });
+            steps.push(Step {
+                line: line.into(),
+                result,
+            });
             if failed {
                 break;
             }

@@ -11,31 +11,8 @@ use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, NOT_LAUNCHED, Reply};
-use super::launch::{opt_str, req_i64};
-
-/// One source breakpoint as the client knows it.
-#[derive(Debug, Clone)]
-struct SourceBp {
-    id: u32,
-    line: i64,
-    verified: bool,
-    message: String,
-}
-
-#[derive(Default)]
-pub struct Breakpoints {
-    /// By file path, in the order of the client's last setBreakpoints.
-    files: BTreeMap<String, Vec<SourceBp>>,
-    function: Vec<u32>,
-    /// The launch configuration's `sourceMap` (shader name, file).
-    pub mapped: Vec<(String, String)>,
-}
-
-impl Breakpoints {
-    pub fn is_function(&self, id: u32) -> bool {
-        self.function.contains(&id)
-    }
-}
+use super::args::{opt_str, req_i64};
+use super::model::SourceBp;
 
 /// DAP's hit condition as the executions to skip: "N", "==N" and ">=N" stop
 /// at the N-th execution, ">N" after it.
@@ -68,7 +45,12 @@ pub fn function_spec(name: &str) -> Result<pb::BreakpointSpec, String> {
         ["draw"] => Kind::Draw(pb::Empty {}),
         ["draw", n] => match n.parse::<u64>() {
             Ok(n) if n >= 1 => Kind::DrawNumber(n),
-            _ => return Err(format!("draw {}: draw numbers count from 1", super::wire::clip(n))),
+            _ => {
+                return Err(format!(
+                    "draw {}: draw numbers count from 1",
+                    super::wire::clip(n)
+                ));
+            }
         },
         ["frame"] => Kind::Frame(pb::Empty {}),
         ["shader-switch"] => Kind::ShaderSwitch(pb::Empty {}),
@@ -119,9 +101,11 @@ impl Adapter {
         let mut client = self.client.clone().ok_or(NOT_LAUNCHED)?;
         let source = args.get("source").ok_or("missing argument 'source'")?;
         let Some(path) = opt_str(source, "path")? else {
-            return Err("breakpoints go in the shader's file (this source has no path: \
+            return Err(
+                "breakpoints go in the shader's file (this source has no path: \
                         map the shader to its file with sourceMap)"
-                .into());
+                    .into(),
+            );
         };
         let wanted: Vec<Value> = match args.get("breakpoints") {
             None | Some(Value::Null) => Vec::new(),
@@ -158,7 +142,11 @@ impl Adapter {
             match added {
                 Ok(b) => {
                     let src = b.source.unwrap_or_default();
-                    let line = if src.line != 0 { i64::from(src.line) } else { line };
+                    let line = if src.line != 0 {
+                        i64::from(src.line)
+                    } else {
+                        line
+                    };
                     out.push(bp_json(b.id, line, src.verified, &src.message, path));
                     set.push(SourceBp {
                         id: b.id,
@@ -201,7 +189,11 @@ impl Adapter {
                     continue;
                 }
             };
-            if opt_str(bp, "condition").ok().flatten().is_some_and(|c| !c.trim().is_empty()) {
+            if opt_str(bp, "condition")
+                .ok()
+                .flatten()
+                .is_some_and(|c| !c.trim().is_empty())
+            {
                 out.push(json!({"verified": false, "message":
                     "GL breakpoints take no condition (conditions are for shader lines)"}));
                 continue;
@@ -247,7 +239,10 @@ impl Adapter {
         if let Err(s) = client.set_source_files(pb::SourceFiles { files }).await {
             self.out.console(
                 "important",
-                &format!("gldbg: the shader files of sourceMap are not used: {}\n", s.message()),
+                &format!(
+                    "gldbg: the shader files of sourceMap are not used: {}\n",
+                    s.message()
+                ),
             );
         }
         Ok(())
@@ -256,7 +251,9 @@ impl Adapter {
     /// `breakpoint` events for source breakpoints whose state changed (a
     /// shader with their file appeared).
     pub async fn breakpoints_changed(&mut self) {
-        let Some(mut client) = self.client.clone() else { return };
+        let Some(mut client) = self.client.clone() else {
+            return;
+        };
         let Ok(list) = client.list_breakpoints(pb::Empty {}).await else {
             return;
         };

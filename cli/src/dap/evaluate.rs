@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::adapter::{Adapter, Plan, Reply, parse_line};
 use super::frames::SHADER_FRAME;
-use super::launch::{opt_str, req_str};
+use super::args::{opt_str, req_str};
 use crate::command::Command;
 use crate::exec::{self, Outcome};
 use crate::render;
@@ -115,7 +115,11 @@ impl Adapter {
         if moves || matches!(outcome, Outcome::ShaderStop(_) | Outcome::State(_)) {
             self.refs.clear();
             // The command's word ("focus", "frame") says why the editor refreshes.
-            let word = line.split_whitespace().next().unwrap_or_default().to_string();
+            let word = line
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
             self.pending_stop = Some((outcome, Some(word)));
         }
         Ok(json!({"result": text, "variablesReference": 0}))
@@ -138,7 +142,10 @@ impl Adapter {
         }
         let printed = self
             .stopped_session()?
-            .execute(&Command::Print { expr: expr.to_string(), at })
+            .execute(&Command::Print {
+                expr: expr.to_string(),
+                at,
+            })
             .await;
         if level.is_some() {
             let _ = self.exec_line("frame 0").await;
@@ -147,12 +154,20 @@ impl Adapter {
             return Err("no value".into());
         };
         if at.is_some() && !reply.reached {
-            return Ok(json!({"result": "not reached by the focused invocation", "variablesReference": 0}));
+            return Ok(
+                json!({"result": "not reached by the focused invocation", "variablesReference": 0}),
+            );
         }
         if at.is_none() {
             // No focus: the summary over every invocation, as the CLI says it.
-            let outcome = Outcome::Print { reply, at: None, stage: stop.stage };
-            return Ok(json!({"result": render::result_text(&Ok(outcome)), "variablesReference": 0}));
+            let outcome = Outcome::Print {
+                reply,
+                at: None,
+                stage: stop.stage,
+            };
+            return Ok(
+                json!({"result": render::result_text(&Ok(outcome)), "variablesReference": 0}),
+            );
         }
         let value = pb::LocalValue {
             name: expr.to_string(),
@@ -163,7 +178,9 @@ impl Adapter {
             ..Default::default()
         };
         let var = self.value_variable(&value);
-        Ok(json!({"result": var["value"], "type": reply.r#type, "variablesReference": var["variablesReference"]}))
+        Ok(
+            json!({"result": var["value"], "type": reply.r#type, "variablesReference": var["variablesReference"]}),
+        )
     }
 
     pub async fn value_image(&mut self, args: &Value) -> Reply {
@@ -183,11 +200,17 @@ impl Adapter {
     }
 
     pub fn exception_info(&mut self) -> Reply {
-        let crash = self.crash.as_ref().ok_or("no exception: the app has not crashed")?;
+        let crash = self
+            .crash
+            .as_ref()
+            .ok_or("no exception: the app has not crashed")?;
         let call = crash.call.as_ref().filter(|c| !c.function.is_empty());
         let place = match call {
             Some(c) if crash.in_call => format!(" in {}", super::frames::call_name(c)),
-            Some(c) => format!(" (the last GL call gldbg saw on that thread: {})", super::frames::call_name(c)),
+            Some(c) => format!(
+                " (the last GL call gldbg saw on that thread: {})",
+                super::frames::call_name(c)
+            ),
             None => String::new(),
         };
         let description = format!(
@@ -230,13 +253,29 @@ mod tests {
             data.extend_from_slice(&v.to_le_bytes());
         }
         data.extend_from_slice(&[1, 0]);
-        let d = pb::DumpReply { width: 2, height: 1, r#type: "vec2".into(), data, reached: 1, ..Default::default() };
+        let d = pb::DumpReply {
+            width: 2,
+            height: 1,
+            r#type: "vec2".into(),
+            data,
+            reached: 1,
+            ..Default::default()
+        };
         let b = image_body("p", &d).unwrap();
         assert_eq!(b["components"], 2);
         assert_eq!(b["min"], json!([1.5, -2.0]));
-        assert_eq!(b["max"], json!([1.5, -2.0]), "the uncovered pixel's zeros count for nothing");
+        assert_eq!(
+            b["max"],
+            json!([1.5, -2.0]),
+            "the uncovered pixel's zeros count for nothing"
+        );
         assert_eq!(b["covered"], "AQA=");
-        let short = pb::DumpReply { width: 2, height: 1, data: vec![0; 10], ..Default::default() };
+        let short = pb::DumpReply {
+            width: 2,
+            height: 1,
+            data: vec![0; 10],
+            ..Default::default()
+        };
         assert!(image_body("p", &short).is_err());
     }
 

@@ -10,13 +10,12 @@
 //! a reference from before is refused as stale, never answered with
 //! another stop's values.
 
-use std::collections::HashMap;
-
 use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, Reply};
-use super::launch::req_i64;
+use super::args::req_i64;
+use super::model::{Refs, Scope, Var};
 use crate::command::Command;
 use crate::exec::{self, Outcome};
 use crate::render;
@@ -24,41 +23,6 @@ use crate::render;
 /// The GL call's frame id; shader frame N is `SHADER_FRAME + N`.
 pub const GL_FRAME: i64 = 1;
 pub const SHADER_FRAME: i64 = 1000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Locals,
-    Args,
-    Uniforms,
-    Call,
-}
-
-#[derive(Debug, Clone)]
-enum Var {
-    Scope(Scope, u32),
-    /// A composite value's parts or components.
-    Children(pb::LocalValue),
-}
-
-/// Variable references of the current stop.
-#[derive(Default)]
-pub struct Refs {
-    vars: HashMap<i64, Var>,
-    /// Never reused: a reference from an earlier stop is known stale.
-    next: i64,
-}
-
-impl Refs {
-    pub fn clear(&mut self) {
-        self.vars.clear();
-    }
-
-    fn add(&mut self, v: Var) -> i64 {
-        self.next += 1;
-        self.vars.insert(self.next, v);
-        self.next
-    }
-}
 
 /// The GL frame's name: `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw 2, frame 1`.
 pub fn call_name(call: &pb::CallInfo) -> String {
@@ -71,14 +35,22 @@ pub fn call_name(call: &pb::CallInfo) -> String {
         s.push_str(&format!(" draw {}", call.draw));
     }
     if call.frame != 0 {
-        s.push_str(&format!("{} frame {}", if call.draw != 0 { "," } else { "" }, call.frame));
+        s.push_str(&format!(
+            "{} frame {}",
+            if call.draw != 0 { "," } else { "" },
+            call.frame
+        ));
     }
     s
 }
 
 /// A shader frame's source: the user's file where the shader maps to one,
 /// else the recorded source by reference.
-fn frame_source(loc: Option<&pb::SourceLocation>, line: u32, stop: &pb::ShaderStop) -> (Value, u32) {
+fn frame_source(
+    loc: Option<&pb::SourceLocation>,
+    line: u32,
+    stop: &pb::ShaderStop,
+) -> (Value, u32) {
     if let Some(loc) = loc.filter(|l| !l.file.is_empty()) {
         let name = std::path::Path::new(&loc.file)
             .file_name()
@@ -88,12 +60,22 @@ fn frame_source(loc: Option<&pb::SourceLocation>, line: u32, stop: &pb::ShaderSt
     }
     if stop.shader != 0 {
         let name = super::sources::shader_name(stop.shader, &stop.stage);
-        return (json!({"name": name, "sourceReference": stop.shader, "presentationHint": "deemphasize"}), line);
+        return (
+            json!({"name": name, "sourceReference": stop.shader, "presentationHint": "deemphasize"}),
+            line,
+        );
     }
     (Value::Null, line)
 }
 
-fn shader_frame(level: u32, function: &str, line: u32, column: u32, loc: Option<&pb::SourceLocation>, stop: &pb::ShaderStop) -> Value {
+fn shader_frame(
+    level: u32,
+    function: &str,
+    line: u32,
+    column: u32,
+    loc: Option<&pb::SourceLocation>,
+    stop: &pb::ShaderStop,
+) -> Value {
     let (source, line) = frame_source(loc, line, stop);
     let mut f = json!({
         "id": SHADER_FRAME + i64::from(level),
@@ -109,7 +91,11 @@ fn shader_frame(level: u32, function: &str, line: u32, column: u32, loc: Option<
 
 /// A local as a DAP variable, its parts as children.
 fn variable(refs: &mut Refs, l: &pb::LocalValue) -> Value {
-    let children = if children_of(l).is_empty() { 0 } else { refs.add(Var::Children(l.clone())) };
+    let children = if children_of(l).is_empty() {
+        0
+    } else {
+        refs.add(Var::Children(l.clone()))
+    };
     json!({
         "name": l.name,
         "value": render::local_text(l),
@@ -158,12 +144,22 @@ fn children_of(l: &pb::LocalValue) -> Vec<pb::LocalValue> {
         Some('d') => "double",
         _ => "float",
     };
-    let is_vector = l.r#type.trim_start_matches(['i', 'u', 'b', 'd']).starts_with("vec");
+    let is_vector = l
+        .r#type
+        .trim_start_matches(['i', 'u', 'b', 'd'])
+        .starts_with("vec");
     if !is_vector || l.value.len() > 4 {
         return Vec::new();
     }
     (0..l.value.len())
-        .map(|i| part(format!("{}.{}", l.name, ["x", "y", "z", "w"][i]), scalar.into(), i, 1))
+        .map(|i| {
+            part(
+                format!("{}.{}", l.name, ["x", "y", "z", "w"][i]),
+                scalar.into(),
+                i,
+                1,
+            )
+        })
         .collect()
 }
 
@@ -201,11 +197,25 @@ impl Adapter {
         if let Some(stop) = &state.shader {
             if let Ok(Outcome::Frames(cs)) = self.exec_line("backtrace").await {
                 for f in &cs.frames {
-                    frames.push(shader_frame(f.level, &f.function, f.line, f.column, f.source.as_ref(), stop));
+                    frames.push(shader_frame(
+                        f.level,
+                        &f.function,
+                        f.line,
+                        f.column,
+                        f.source.as_ref(),
+                        stop,
+                    ));
                 }
             }
             if frames.is_empty() && !stop.finished {
-                frames.push(shader_frame(0, &stop.function, stop.line, stop.column, stop.source.as_ref(), stop));
+                frames.push(shader_frame(
+                    0,
+                    &stop.function,
+                    stop.line,
+                    stop.column,
+                    stop.source.as_ref(),
+                    stop,
+                ));
             }
         }
         if let Some(call) = &state.stop {
@@ -229,14 +239,19 @@ impl Adapter {
         let frame = req_i64(args, "frameId")?;
         let scopes: Vec<(&str, Scope, u32)> = if frame == GL_FRAME {
             vec![("Call", Scope::Call, 0)]
-        } else if let Some(level) = frame.checked_sub(SHADER_FRAME).and_then(|l| u32::try_from(l).ok()) {
+        } else if let Some(level) = frame
+            .checked_sub(SHADER_FRAME)
+            .and_then(|l| u32::try_from(l).ok())
+        {
             vec![
                 ("Locals", Scope::Locals, level),
                 ("Arguments", Scope::Args, level),
                 ("Uniforms", Scope::Uniforms, level),
             ]
         } else {
-            return Err(format!("no frame {frame} at this stop (ask stackTrace again)"));
+            return Err(format!(
+                "no frame {frame} at this stop (ask stackTrace again)"
+            ));
         };
         let scopes: Vec<Value> = scopes
             .into_iter()
@@ -258,7 +273,10 @@ impl Adapter {
             ));
         };
         let vars = match var {
-            Var::Children(l) => children_of(&l).iter().map(|c| variable(&mut self.refs, c)).collect(),
+            Var::Children(l) => children_of(&l)
+                .iter()
+                .map(|c| variable(&mut self.refs, c))
+                .collect(),
             Var::Scope(Scope::Locals, level) => self.frame_locals(level, false).await?,
             Var::Scope(Scope::Args, level) => self.frame_locals(level, true).await?,
             Var::Scope(Scope::Uniforms, _) => self.uniforms().await?,
@@ -271,12 +289,18 @@ impl Adapter {
         if level != 0 {
             self.exec_line(&format!("frame {level}")).await?;
         }
-        let result = self.exec_line(if args { "info args" } else { "info locals" }).await;
+        let result = self
+            .exec_line(if args { "info args" } else { "info locals" })
+            .await;
         if level != 0 {
             let _ = self.exec_line("frame 0").await;
         }
         match result? {
-            Outcome::Locals { reply, .. } => Ok(reply.locals.iter().map(|l| variable(&mut self.refs, l)).collect()),
+            Outcome::Locals { reply, .. } => Ok(reply
+                .locals
+                .iter()
+                .map(|l| variable(&mut self.refs, l))
+                .collect()),
             _ => Err("no locals".into()),
         }
     }
@@ -289,13 +313,19 @@ impl Adapter {
         };
         let mut out = Vec::new();
         for u in &program.uniforms {
-            if u.r#type.contains("sampler") || u.r#type.contains("image") || u.r#type.contains("atomic") {
+            if u.r#type.contains("sampler")
+                || u.r#type.contains("image")
+                || u.r#type.contains("atomic")
+            {
                 out.push(json!({"name": u.name, "value": format!("({} : opaque)", u.r#type), "type": u.r#type, "variablesReference": 0}));
                 continue;
             }
             let session = self.stopped_session()?;
             let printed = session
-                .execute(&Command::Print { expr: u.name.clone(), at })
+                .execute(&Command::Print {
+                    expr: u.name.clone(),
+                    at,
+                })
                 .await;
             let value = match printed {
                 Ok(Outcome::Print { reply, .. }) if at.is_some() && reply.reached => {
@@ -354,22 +384,35 @@ mod tests {
     fn vector_components_keep_their_undefined_marks() {
         let c = children_of(&local("p", "vec3", &[1.0, 2.0, 0.0], &[2]));
         assert_eq!(c.len(), 3);
-        assert_eq!((c[1].name.as_str(), c[1].value.as_slice()), ("p.y", &[2.0][..]));
+        assert_eq!(
+            (c[1].name.as_str(), c[1].value.as_slice()),
+            ("p.y", &[2.0][..])
+        );
         assert_eq!(c[2].undefined, vec![0], "z is not written yet");
         assert!(c[0].undefined.is_empty());
         assert_eq!(c[0].r#type, "float");
         assert!(children_of(&local("k", "float", &[1.0], &[])).is_empty());
-        assert_eq!(children_of(&local("n", "ivec2", &[1.0, 2.0], &[]))[0].r#type, "int");
+        assert_eq!(
+            children_of(&local("n", "ivec2", &[1.0, 2.0], &[]))[0].r#type,
+            "int"
+        );
     }
 
     #[test]
     fn parts_are_children() {
         let mut m = local("w", "float[3]", &[1.0, 2.0, 3.0], &[]);
         m.parts = (0..3)
-            .map(|i| pb::ValuePart { path: format!("[{i}]"), r#type: "float".into(), components: 1 })
+            .map(|i| pb::ValuePart {
+                path: format!("[{i}]"),
+                r#type: "float".into(),
+                components: 1,
+            })
             .collect();
         let c = children_of(&m);
-        assert_eq!(c.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["w[0]", "w[1]", "w[2]"]);
+        assert_eq!(
+            c.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["w[0]", "w[1]", "w[2]"]
+        );
         assert_eq!(c[2].value, vec![3.0]);
     }
 
@@ -379,12 +422,18 @@ mod tests {
             function: "glDrawArrays".into(),
             args: ["GL_TRIANGLE_STRIP", "0", "4"]
                 .iter()
-                .map(|v| pb::Argument { value: v.to_string(), ..Default::default() })
+                .map(|v| pb::Argument {
+                    value: v.to_string(),
+                    ..Default::default()
+                })
                 .collect(),
             draw: 2,
             frame: 1,
             ..Default::default()
         };
-        assert_eq!(call_name(&call), "glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw 2, frame 1");
+        assert_eq!(
+            call_name(&call),
+            "glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw 2, frame 1"
+        );
     }
 }

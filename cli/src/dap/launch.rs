@@ -9,61 +9,11 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::adapter::{Adapter, NOT_LAUNCHED, Plan, Reply};
+use super::args::{opt_bool, opt_str, req_str};
+use super::model::{Launched, OnDisconnect};
 use crate::client::{self, Target};
 use crate::embedded::{self, Embedded, Serve};
 use crate::exec::{Outcome, Session};
-
-/// What disconnecting does to the app.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OnDisconnect {
-    Terminate,
-    Detach,
-}
-
-/// A launched or attached session.
-pub struct Launched {
-    /// The daemon in this process (launch), stopped at the end.
-    pub embedded: Option<Embedded>,
-    pub on_disconnect: OnDisconnect,
-    pub stop_on_entry: bool,
-    events_task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Launched {
-    fn drop(&mut self) {
-        self.events_task.abort();
-    }
-}
-
-/// A string argument, if present; an error if it has another type.
-pub fn opt_str<'a>(args: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(format!("argument '{key}' must be a string")),
-    }
-}
-
-pub fn req_str<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
-    opt_str(args, key)?.ok_or_else(|| format!("missing argument '{key}'"))
-}
-
-pub fn opt_bool(args: &Value, key: &str) -> Result<Option<bool>, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(format!("argument '{key}' must be true or false")),
-    }
-}
-
-pub fn req_i64(args: &Value, key: &str) -> Result<i64, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Err(format!("missing argument '{key}'")),
-        Some(v) => v
-            .as_i64()
-            .ok_or_else(|| format!("argument '{key}' must be an integer")),
-    }
-}
 
 fn string_list(args: &Value, key: &str) -> Result<Vec<String>, String> {
     match args.get(key) {
@@ -281,7 +231,10 @@ impl Adapter {
         }
         let mut client = self.client.clone().ok_or(NOT_LAUNCHED)?;
         if !self.ended {
-            let reply = client.kill(pb::Empty {}).await.map_err(|s| s.message().to_string())?;
+            let reply = client
+                .kill(pb::Empty {})
+                .await
+                .map_err(|s| s.message().to_string())?;
             let r = reply.into_inner();
             self.app_ended(r.exit.as_ref());
         }
@@ -302,7 +255,10 @@ impl Adapter {
         };
         if !self.ended {
             let alive = matches!(
-                client.get_state(pb::Empty {}).await.map(|r| r.into_inner().state()),
+                client
+                    .get_state(pb::Empty {})
+                    .await
+                    .map(|r| r.into_inner().state()),
                 Ok(pb::RunState::Stopped | pb::RunState::Running)
             );
             if alive {

@@ -10,7 +10,8 @@
 //! `exec::Session`, so the editor and the CLI cannot disagree, and the debug
 //! console runs any command.
 //!
-//! Modules: `wire` (framing, message shapes), `adapter` (the session: state,
+//! Modules: `wire` (framing, message shapes), `model` (the session's data), `args`
+//! (typed request arguments), `adapter` (the session: state,
 //! the request loop, moves and their `stopped` events, events from the
 //! daemon), `launch` (launch, attach, disconnect, terminate), `breakpoints`
 //! (source, function, hit-count and log points), `frames` (threads, stack,
@@ -19,11 +20,13 @@
 //! hovers, watches, the value image).
 
 mod adapter;
+mod args;
 mod base64;
 mod breakpoints;
 mod evaluate;
 mod frames;
 mod launch;
+mod model;
 mod sources;
 mod wire;
 

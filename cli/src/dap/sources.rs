@@ -8,7 +8,7 @@ use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, NOT_LAUNCHED, Reply};
-use super::launch::req_i64;
+use super::args::req_i64;
 
 /// How a shader without a file is named in the editor.
 pub fn shader_name(shader: u32, stage: &str) -> String {

@@ -8,7 +8,9 @@
 //! bad client write does not end the session.
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt as _, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _,
+};
 
 /// The longest message body accepted (a setBreakpoints of a huge file's
 /// lines is far below it).
@@ -29,7 +31,10 @@ pub enum Incoming {
     Request(Request),
     /// Not a request the adapter can answer by its seq: why, and the seq if
     /// the message had one (it is answered with an error then).
-    Malformed { why: String, seq: Option<i64> },
+    Malformed {
+        why: String,
+        seq: Option<i64>,
+    },
 }
 
 /// Read one framed message; `None` at the end of the stream.
@@ -55,8 +60,14 @@ pub async fn read_message<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result
             Some((name, value)) if name.trim().eq_ignore_ascii_case("content-length") => {
                 match value.trim().parse::<usize>() {
                     Ok(n) if n <= MAX_MESSAGE => length = Some(n),
-                    Ok(n) => bad_header = Some(format!("Content-Length {n} is over the limit of {MAX_MESSAGE} bytes")),
-                    Err(_) => bad_header = Some(format!("bad Content-Length: {}", clip(value.trim()))),
+                    Ok(n) => {
+                        bad_header = Some(format!(
+                            "Content-Length {n} is over the limit of {MAX_MESSAGE} bytes"
+                        ))
+                    }
+                    Err(_) => {
+                        bad_header = Some(format!("bad Content-Length: {}", clip(value.trim())))
+                    }
                 }
             }
             Some(_) => {} // Content-Type and any other header.
@@ -84,7 +95,10 @@ pub fn parse_request(body: &[u8]) -> Incoming {
         }
     };
     let seq = value.get("seq").and_then(Value::as_i64);
-    let malformed = |why: &str| Incoming::Malformed { why: why.to_string(), seq };
+    let malformed = |why: &str| Incoming::Malformed {
+        why: why.to_string(),
+        seq,
+    };
     if value.get("type").and_then(Value::as_str) != Some("request") {
         return malformed("only requests are expected (\"type\": \"request\")");
     }
@@ -173,19 +187,31 @@ mod tests {
         );
         let got = read_all(stream.as_bytes()).await;
         assert_eq!(got.len(), 5, "{got:?}");
-        assert!(matches!(&got[0], Incoming::Request(r) if r.command == "threads" && r.arguments == json!({})));
-        assert!(matches!(&got[1], Incoming::Malformed { why, seq: None } if why.contains("not a header")));
+        assert!(
+            matches!(&got[0], Incoming::Request(r) if r.command == "threads" && r.arguments == json!({}))
+        );
+        assert!(
+            matches!(&got[1], Incoming::Malformed { why, seq: None } if why.contains("not a header"))
+        );
         assert!(matches!(&got[2], Incoming::Malformed { why, .. } if why.contains("not JSON")));
-        assert!(matches!(&got[3], Incoming::Malformed { seq: Some(7), why } if why.contains("command")));
-        assert!(matches!(&got[4], Incoming::Request(r) if r.seq == 8 && r.arguments["threadId"] == 3));
+        assert!(
+            matches!(&got[3], Incoming::Malformed { seq: Some(7), why } if why.contains("command"))
+        );
+        assert!(
+            matches!(&got[4], Incoming::Request(r) if r.seq == 8 && r.arguments["threadId"] == 3)
+        );
     }
 
     #[tokio::test]
     async fn lengths_out_of_range_are_reported() {
         let got = read_all(b"Content-Length: 99999999999\r\n\r\n").await;
-        assert!(matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("over the limit")));
+        assert!(
+            matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("over the limit"))
+        );
         let got = read_all(b"Content-Length: x\r\n\r\n").await;
-        assert!(matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("bad Content-Length")));
+        assert!(
+            matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("bad Content-Length"))
+        );
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //! point prints its messages and goes on. Otherwise the draw's debugging
 //! is released and the app goes on: it never notices.
 
-use glsl_instrument::ShaderModel;
 use glsl_instrument::source_map::FileSpan;
+use glsl_instrument::{HitKind, HitSpec, ShaderModel};
 
 use super::recording::ShaderObject;
 use super::*;
@@ -212,7 +212,10 @@ impl SourceBreak {
             };
             match ShaderModel::parse(&s.source, stage) {
                 Ok(m) if step_line(&m, span, self.line).is_some() => {
-                    found.push(describe_shader(s.id, stage, &s.programs));
+                    match self.condition_error(&m, span) {
+                        None => found.push(describe_shader(s.id, stage, &s.programs)),
+                        Some(e) => why = Some(e),
+                    }
                 }
                 Ok(_) => {
                     why = Some(format!(
@@ -230,6 +233,30 @@ impl SourceBreak {
             (false, Some(why)) => why,
             (false, None) => format!("no shader seen so far holds {}", self.file),
         };
+    }
+}
+
+impl SourceBreak {
+    /// Why the condition cannot be evaluated at the line's steps in `m`
+    /// (it does not parse, has a side effect, names what is not there).
+    fn condition_error(&self, m: &ShaderModel, span: FileSpan) -> Option<String> {
+        let cond = self.condition.as_deref()?;
+        let line = step_line(m, span, self.line)?;
+        let steps = m.steps_on_line(span.source_line(line)?);
+        let spec = HitSpec {
+            kind: HitKind::Condition {
+                steps: &steps,
+                cond: Some(cond),
+            },
+            after: 0,
+            skip: 0,
+        };
+        match m.instrument_hits(&spec) {
+            Ok(_) => None,
+            // A shader the hit replay cannot serve says so at its draw.
+            Err(glsl_instrument::InstrumentError::Unsupported(_)) => None,
+            Err(e) => Some(format!("the condition `{cond}`: {e}")),
+        }
     }
 }
 
@@ -382,5 +409,84 @@ impl Session {
             })
             .collect();
         pb::ShaderSources { shaders }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(file: &str, text: &str, line: u32) -> pb::SourceBreakpoint {
+        pb::SourceBreakpoint {
+            file: file.into(),
+            text: text.into(),
+            line,
+            ..Default::default()
+        }
+    }
+
+    const FILE: &str = "out vec4 c;\nvoid main() {\n    c = vec4(1.0);\n}\n";
+
+    #[test]
+    fn bad_source_breakpoints_say_why() {
+        let files = Files::default();
+        let e = |s| SourceBreak::from_pb(s, &files).unwrap_err().to_string();
+        assert!(e(spec(" ", FILE, 1)).contains("needs a file"));
+        assert!(e(spec("a.frag", FILE, 0)).contains("1..=4, the lines of a.frag"));
+        assert!(e(spec("a.frag", FILE, 5)).contains("out of range"));
+        assert!(e(spec("a.frag", "", 1)).contains("no text for a.frag"));
+        let mut s = spec("a.frag", FILE, 2);
+        s.log_args = vec!["x".into()];
+        assert!(e(s.clone()).contains("log_args without a log_format"));
+        s.log_format = "x=%f".into();
+        s.condition = "x > 0".into();
+        assert!(e(s).contains("takes no condition"));
+    }
+
+    #[test]
+    fn registered_files_give_the_text_and_breakpoints_describe_themselves() {
+        let files = Files {
+            list: vec![pb::SourceFile {
+                path: "a.frag".into(),
+                text: FILE.into(),
+                shader: String::new(),
+            }],
+            verified_at: None,
+        };
+        let mut s = spec("a.frag", "", 2);
+        s.condition = " x > 0 ".into();
+        let b = SourceBreak::from_pb(s, &files).unwrap();
+        assert_eq!(b.text, FILE);
+        assert_eq!(b.describe(), "a.frag:2 if x > 0");
+        let mut s = spec("a.frag", FILE, 2);
+        s.log_format = "v={v}".into();
+        let b = SourceBreak::from_pb(s, &files).unwrap();
+        assert_eq!(b.describe(), "dprintf a.frag:2,\"v={v}\"");
+        assert_eq!(shader_number("shader 12"), Some(12));
+        assert_eq!(shader_number("my label"), None);
+    }
+
+    #[test]
+    fn verification_finds_the_file_and_a_step_on_or_after_the_line() {
+        let shaders = vec![ShaderObject {
+            id: 7,
+            gl_type: Stage::Fragment.gl_enum(),
+            source: format!("#version 330 core\n{FILE}"),
+            programs: vec![3],
+        }];
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 1), &Files::default()).unwrap();
+        b.verify(&shaders);
+        // Lines 1 and 2 have no step: line 3's is used.
+        assert!(b.verified, "{b:?}");
+        assert_eq!(b.shaders, vec!["shader 7 fragment, program 3".to_string()]);
+        let other = "out vec4 c;\nvoid main() {\n    c = vec4(0.0);\n}\n";
+        let mut b = SourceBreak::from_pb(spec("b.frag", other, 2), &Files::default()).unwrap();
+        b.verify(&shaders);
+        assert!(!b.verified && b.message.contains("no shader seen so far holds b.frag"));
+        let mut s = spec("a.frag", FILE, 3);
+        s.condition = "nosuch > 1.0".into();
+        let mut b = SourceBreak::from_pb(s, &Files::default()).unwrap();
+        b.verify(&shaders);
+        assert!(!b.verified && b.message.contains("nosuch"), "{b:?}");
     }
 }
