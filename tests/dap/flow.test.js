@@ -3,8 +3,9 @@
  * The editor's flow end to end (issue 15's "Must show"): a conditional line
  * breakpoint in wave.frag, launch, the stop at the right draw and
  * invocation, the stack, scopes and variables, stepping both ways,
- * evaluate, a log point, the run to the end with the native hash. Every
- * value against the CPU reference of wave.frag (lib/wave.js).
+ * evaluate, the value image, a log point, the run to the end with the
+ * native hash. Every value against the CPU reference of wave.frag
+ * (lib/wave.js).
  */
 
 const assert = require('node:assert/strict');
@@ -113,8 +114,6 @@ test('conditional line breakpoint in wave.frag: draw, invocation, stack, variabl
   const tid = stop.threadId;
   assert.deepEqual(stop.hitBreakpointIds, [bp.id], `hitBreakpointIds: ${JSON.stringify(stop)}`);
   assert.equal(stop.allThreadsStopped, true, JSON.stringify(stop));
-  const verified = bp.verified || dap.all.some((e) => e.event === 'breakpoint' && e.body.reason === 'changed' && e.body.breakpoint.id === bp.id && e.body.breakpoint.verified);
-  assert.ok(verified, `the breakpoint is verified (in its response or a later 'breakpoint' event): ${JSON.stringify(bp)}`);
   const { threads } = await dap.ok('threads');
   const thread = threads.find((th) => th.id === tid);
   assert.ok(thread, `the stopped thread is listed: ${JSON.stringify(threads)}`);
@@ -139,6 +138,37 @@ test('conditional line breakpoint in wave.frag: draw, invocation, stack, variabl
   assertValue(hover.result, [hit.accLoop], 'hover acc');
   const watch = await dap.ok('evaluate', { expression: 'gl_FragCoord.xy', context: 'watch', frameId: frames[0].id });
   assertValue(watch.result, [hit.x + 0.5, hit.y + 0.5], 'watch gl_FragCoord.xy (the focus)');
+
+  // The value image of acc over the draw: every pixel's value at this line.
+  const image = await dap.ok('valueImage', { expression: 'acc' });
+  assert.deepEqual([image.width, image.height, image.components, image.reached], [64, 64, 1, 4096], `valueImage: ${JSON.stringify({ ...image, values: undefined, covered: undefined })}`);
+  const values = Buffer.from(image.values, 'base64');
+  const covered = Buffer.from(image.covered, 'base64');
+  assert.equal(values.length, 64 * 64 * 4 * 8, 'f64 x 4 per pixel');
+  assert.equal(covered.length, 64 * 64, 'a byte per pixel');
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let y = 0; y < 64; y++) {
+    for (let x = 0; x < 64; x++) {
+      const i = y * 64 + x;
+      const want = fragment(x, y, 1).accLoop;
+      assert.equal(covered[i], 1, `valueImage: pixel ${x},${y} is reached`);
+      assert.equal(values.readDoubleLE(i * 32), want, `valueImage: acc at ${x},${y} (rows bottom-up)`);
+      lo = Math.min(lo, want);
+      hi = Math.max(hi, want);
+    }
+  }
+  assert.deepEqual([image.min, image.max], [[lo], [hi]], 'valueImage: min and max over the draw');
+
+  // Verified in its response, or by a `breakpoint` event once the shader
+  // with the file was seen (it may come after the stop).
+  if (!bp.verified) {
+    const changed = await dap.next('breakpoint', 10000).catch((e) => assert.fail(`${JSON.stringify(bp)} is never verified: ${e.message}`));
+    assert.equal(changed.body.reason, 'changed', JSON.stringify(changed.body));
+    assert.equal(changed.body.breakpoint.id, bp.id, JSON.stringify(changed.body));
+    assert.equal(changed.body.breakpoint.verified, true, JSON.stringify(changed.body));
+    assert.equal(changed.body.breakpoint.line, L.half, JSON.stringify(changed.body));
+  }
 
   // Step back over the branch and into the loop's last iteration.
   await step(dap, 'stepBack', tid);
