@@ -50,10 +50,17 @@ impl Drop for SlotGuard {
     }
 }
 
-/// Count one call of this thread (fast path).
+/// A wrapper's first act: count the call and name it as the thread's
+/// last entered call (`ThreadCalls`, read by the daemon at a crash).
 #[inline(always)]
-pub fn count_call() {
-    calls::bump();
+pub fn enter_call(id: u32) {
+    calls::enter(id);
+}
+
+/// This thread's call word's offset from the thread pointer, for
+/// `Header::tls_offset` (0 where it is not published).
+pub fn tls_offset() -> u64 {
+    calls::tls_offset()
 }
 
 /// The per-thread count of GL calls (this call included).
@@ -68,38 +75,56 @@ pub fn count_call() {
 /// `thread_local!`, hence the assembly; other targets keep `thread_local!`.
 #[cfg(target_arch = "x86_64")]
 mod calls {
-    // One 8-byte TLS word, hidden (not exported from the preload).
+    // One 16-byte TLS block (`ThreadCalls`: the count, then the last
+    // entered function id + 1), hidden (not exported from the preload).
     core::arch::global_asm!(
         ".pushsection .tbss,\"awT\",@nobits",
         ".p2align 3",
         ".globl gldbg_thread_calls",
         ".hidden gldbg_thread_calls",
         ".type gldbg_thread_calls, @tls_object",
-        ".size gldbg_thread_calls, 8",
+        ".size gldbg_thread_calls, 16",
         "gldbg_thread_calls:",
-        ".zero 8",
+        ".zero 16",
         ".popsection",
     );
 
     #[inline(always)]
-    pub fn bump() {
-        // SAFETY: `gldbg_thread_calls` is this thread's own 8-byte TLS word
-        // (above); its %fs offset comes from the GOT (initial-exec model,
-        // valid for a library loaded at start-up). Only rax and flags change.
+    pub fn enter(id: u32) {
+        // SAFETY: `gldbg_thread_calls` is this thread's own 16-byte TLS
+        // block (above); its %fs offset comes from the GOT (initial-exec
+        // model, valid for a library loaded at start-up). Only the two
+        // scratch registers and flags change.
         unsafe {
             core::arch::asm!(
                 "mov {off}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
                 "inc qword ptr fs:[{off}]",
+                "mov dword ptr fs:[{off} + 8], {id:e}",
                 off = out(reg) _,
+                id = in(reg) id.wrapping_add(1),
                 options(nostack),
             );
         }
     }
 
+    /// The block's offset from `%fs` (negative: below the thread pointer).
+    pub fn tls_offset() -> u64 {
+        let off: u64;
+        // SAFETY: reads the GOT entry the initial-exec model fills in.
+        unsafe {
+            core::arch::asm!(
+                "mov {off}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
+                off = out(reg) off,
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        off
+    }
+
     #[inline(always)]
     pub fn get() -> u64 {
         let n: u64;
-        // SAFETY: as in `bump`: a read of this thread's own TLS word.
+        // SAFETY: as in `enter`: a read of this thread's own TLS word.
         unsafe {
             core::arch::asm!(
                 "mov {n}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
@@ -127,6 +152,15 @@ mod calls {
 
     pub fn get() -> u64 {
         CALLS.with(|c| c.get())
+    }
+
+    #[inline(always)]
+    pub fn enter(_id: u32) {
+        bump();
+    }
+
+    pub fn tls_offset() -> u64 {
+        0
     }
 }
 

@@ -75,7 +75,7 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`]. 12: the
 /// step requests and replies end with a [`TraceRequest`] / [`TraceReply`]
 /// (a trace shader's storage buffer bound and read back).
-pub const ABI_VERSION: u32 = 12;
+pub const ABI_VERSION: u32 = 13;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -240,6 +240,25 @@ pub struct Header {
     pub _pad1: u32,
     /// Preload (ABI 3): frame-end calls (swaps) started so far, all threads.
     pub frame_count: AtomicU64,
+    /// Preload (ABI 13): where each thread's call word lies, as an offset
+    /// from its thread pointer (`%fs` base on x86-64; two's complement):
+    /// [`ThreadCalls`]. 0: not published (other targets). A crashing
+    /// thread's word names the last GL call it entered, which the stack
+    /// cannot show (the wrappers tail-call the real function).
+    pub tls_offset: AtomicU64,
+}
+
+/// Preload (ABI 13): one app thread's call word, in its static TLS at
+/// [`Header::tls_offset`]: written on every wrapper's fast path.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadCalls {
+    /// GL calls the thread made (the per-thread call number of the last).
+    pub calls: u64,
+    /// The function id of the last call the thread entered, plus one (0:
+    /// none yet). Whether that call had returned is not recorded.
+    pub entered: u32,
+    pub _pad: u32,
 }
 
 /// One app thread's stop state. Cache-line aligned so threads never share lines.

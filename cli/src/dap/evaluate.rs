@@ -205,13 +205,18 @@ impl Adapter {
             .as_ref()
             .ok_or("no exception: the app has not crashed")?;
         let call = crash.call.as_ref().filter(|c| !c.function.is_empty());
-        let place = match call {
-            Some(c) if crash.in_call => format!(" in {}", super::frames::call_name(c)),
-            Some(c) => format!(
+        let entered = crash.entered.as_ref().filter(|_| !crash.in_call);
+        let place = match (call, entered) {
+            (Some(c), _) if crash.in_call => format!(" in {}", super::frames::call_name(c)),
+            (_, Some(e)) => format!(
+                " after entering {} (call {} of the thread; in flight or returned: gldbg cannot tell)",
+                e.function, e.call
+            ),
+            (Some(c), None) => format!(
                 " (the last GL call gldbg saw on that thread: {})",
                 super::frames::call_name(c)
             ),
-            None => String::new(),
+            (None, None) => String::new(),
         };
         let description = format!(
             "{} (signal {}) at address {:#x}{place}",
@@ -222,7 +227,7 @@ impl Adapter {
             "description": description,
             "breakMode": "always",
             "details": {"message": description, "typeName": crash.signal_name,
-                        "stackTrace": call.map(super::frames::call_name).unwrap_or_default()},
+                        "stackTrace": entered.or(call).map(super::frames::call_name).unwrap_or_default()},
         }))
     }
 

@@ -221,6 +221,9 @@ pub struct CrashView<'a> {
     in_call: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     call: Option<CrashCall<'a>>,
+    /// The last GL call the thread entered (function and call number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entered: Option<CallBrief<'a>>,
     #[serde(skip_serializing_if = "is_zero")]
     pid: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -243,6 +246,7 @@ impl<'a> CrashView<'a> {
                 brief: CallBrief::new(c),
                 args: args(c),
             }),
+            entered: crash.entered.as_ref().filter(|_| !crash.in_call).map(CallBrief::new),
             pid: crash.pid,
             stopped_calls_seen: crash
                 .stopped_calls_seen
@@ -281,6 +285,13 @@ impl fmt::Display for CrashView<'_> {
                 "after the last GL call seen,"
             };
             write!(f, "\n  {where_} {}", call_line(call))?;
+        }
+        if let Some(e) = crash.entered.as_ref().filter(|_| !crash.in_call) {
+            write!(
+                f,
+                "\n  the last GL call the thread entered: #{} {} (in flight or returned: gldbg cannot tell)",
+                e.call, e.function
+            )?;
         }
         if !crash.stopped_calls_seen.is_empty() {
             write!(

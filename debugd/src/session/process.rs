@@ -491,6 +491,34 @@ pub(super) fn output_pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedF
         .map_err(|e| Error::os("pipe for the app's output")(e.into()))
 }
 
+/// The last GL call the crashing thread entered: its call word
+/// (`abi::ThreadCalls`) in its static TLS, at the preload's published
+/// offset from the thread's `fs_base`.
+fn entered_call(h: &abi::Header, r: &launch::CrashReport) -> Option<pb::CallInfo> {
+    let offset = h.tls_offset.load(Ordering::Acquire);
+    if offset == 0 {
+        return None;
+    }
+    let fs_base = r.registers.iter().find(|(n, _)| n == "fs_base")?.1;
+    let bytes = crate::remote::Remote::new(r.pid)
+        .read(fs_base.wrapping_add(offset), 16)
+        .ok()?;
+    let calls = u64::from_le_bytes(bytes.get(0..8)?.try_into().ok()?);
+    let entered = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?);
+    let id = entered.checked_sub(1)?;
+    if id as usize >= api::FUNCTIONS.len() {
+        return None;
+    }
+    Some(pb::CallInfo {
+        function: function_name(id).to_string(),
+        function_id: id,
+        call: calls,
+        thread: r.tid,
+        pid: r.pid,
+        ..Default::default()
+    })
+}
+
 /// Crash report with the call in flight on the crashing thread.
 pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
     let mut call = None;
@@ -541,7 +569,9 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
     if call.is_none() {
         call = recent.and_then(|q| q.back()).map(|s| call_info(s, None));
     }
+    let entered = c.launched.as_ref().and_then(|l| entered_call(l.shm.header(), r));
     pb::Crash {
+        entered,
         signal: r.signal,
         signal_name: launch::signal_name(r.signal),
         fault_address: r.fault_address,
