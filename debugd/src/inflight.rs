@@ -12,6 +12,18 @@ use std::path::Path;
 
 use crate::remote::Remote;
 
+/// The call word (`ThreadCalls`: call count, last entered function id + 1)
+/// of thread `tid`, at `offset` from its thread pointer `fs_base` (the
+/// preload publishes the offset; 0: none). Read while the thread is
+/// stopped: this is what names a call the stack cannot show.
+pub fn thread_calls(tid: u32, fs_base: u64, offset: u64) -> Option<(u64, u32)> {
+    if offset == 0 || fs_base == 0 {
+        return None;
+    }
+    let b = Remote::new(tid).read(fs_base.wrapping_add(offset), 16).ok()?;
+    Some((u64_at(&b, 0)?, u32_at(&b, 8)?))
+}
+
 /// How far above the stack pointer the scan looks.
 const SCAN_BYTES: u64 = 256 << 10;
 

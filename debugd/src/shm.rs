@@ -81,6 +81,12 @@ pub struct SharedMemory {
     gone: std::sync::OnceLock<String>,
 }
 
+impl std::fmt::Debug for SharedMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedMemory").finish_non_exhaustive()
+    }
+}
+
 // SAFETY: the mapping lives as long as `self`; everything the two sides share
 // is accessed through atomics, and bulk bytes are only touched while the
 // protocol gives this side the turn.

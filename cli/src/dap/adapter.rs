@@ -358,7 +358,11 @@ impl Adapter {
                 };
                 let description =
                     said.or_else(|| stop.finished.then(|| "the shader has finished".to_string()));
-                self.stopped_event(reason, description, &[]);
+                let ids = match (&stop.source, reason) {
+                    (Some(at), "breakpoint") => self.breakpoints.at(&at.file, at.line),
+                    _ => Vec::new(),
+                };
+                self.stopped_event(reason, description, &ids);
             }
             _ => self.stopped_event(default_reason, said, &[]),
         }

@@ -44,6 +44,23 @@ pub fn call_name(call: &pb::CallInfo) -> String {
     s
 }
 
+/// The crashing thread's GL frame: the call in flight, else the last one it
+/// entered (its arguments unknown: `…`), else the last one gldbg saw.
+fn crash_frame_name(crash: &pb::Crash) -> String {
+    match (&crash.call, &crash.entered) {
+        (Some(c), _) if crash.in_call => call_name(c),
+        (_, Some(e)) => {
+            let mut s = format!("{}(…)", e.function);
+            if e.frame != 0 {
+                s.push_str(&format!(" frame {}", e.frame));
+            }
+            s
+        }
+        (Some(c), None) => format!("after {}", call_name(c)),
+        (None, None) => "the crashing thread".into(),
+    }
+}
+
 /// A shader frame's source: the user's file where the shader maps to one,
 /// else the recorded source by reference.
 fn frame_source(
@@ -192,6 +209,15 @@ impl Adapter {
     }
 
     pub async fn stack_trace(&mut self, args: &Value) -> Reply {
+        if let Some(crash) = &self.crash {
+            // The app died of it: its crashing thread's call is all there is.
+            let frame = json!({
+                "id": GL_FRAME, "name": crash_frame_name(crash), "line": 0, "column": 0,
+                "presentationHint": "label",
+            });
+            self.refs.frames = vec![GL_FRAME];
+            return Ok(json!({"stackFrames": [frame], "totalFrames": 1}));
+        }
         let state = self.state().await?;
         let mut frames = Vec::new();
         if let Some(stop) = &state.shader {
@@ -224,6 +250,7 @@ impl Adapter {
                 "presentationHint": "label",
             }));
         }
+        self.refs.frames = frames.iter().filter_map(|f| f["id"].as_i64()).collect();
         let total = frames.len();
         let start = args.get("startFrame").and_then(Value::as_u64).unwrap_or(0) as usize;
         let levels = match args.get("levels").and_then(Value::as_u64).unwrap_or(0) as usize {
@@ -235,8 +262,17 @@ impl Adapter {
     }
 
     pub fn scopes(&mut self, args: &Value) -> Reply {
-        self.stopped_session()?;
         let frame = req_i64(args, "frameId")?;
+        if self.crash.is_some() && self.refs.frames.contains(&frame) {
+            // The crashed app has no state left to read.
+            return Ok(json!({"scopes": []}));
+        }
+        self.stopped_session()?;
+        if !self.refs.frames.contains(&frame) {
+            return Err(format!(
+                "no frame {frame} at this stop (ask stackTrace again)"
+            ));
+        }
         let scopes: Vec<(&str, Scope, u32)> = if frame == GL_FRAME {
             vec![("Call", Scope::Call, 0)]
         } else if let Some(level) = frame

@@ -230,14 +230,24 @@ impl Adapter {
             return Err(NOT_LAUNCHED.into());
         }
         let mut client = self.client.clone().ok_or(NOT_LAUNCHED)?;
-        if !self.ended {
-            let reply = client
+        if self.ended {
+            return Ok(json!({}));
+        }
+        let state = client
+            .get_state(pb::Empty {})
+            .await
+            .map_err(|s| s.message().to_string())?
+            .into_inner();
+        let r = match state.state() {
+            pb::RunState::Stopped | pb::RunState::Running => client
                 .kill(pb::Empty {})
                 .await
-                .map_err(|s| s.message().to_string())?;
-            let r = reply.into_inner();
-            self.app_ended(r.exit.as_ref());
-        }
+                .map_err(|s| s.message().to_string())?
+                .into_inner(),
+            // Already gone (a crash ends the app): say so to the client.
+            _ => state,
+        };
+        self.app_ended(r.exit.as_ref());
         Ok(json!({}))
     }
 

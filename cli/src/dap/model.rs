@@ -53,6 +53,19 @@ impl Breakpoints {
     pub fn is_function(&self, id: u32) -> bool {
         self.function.contains(&id)
     }
+
+    /// The source breakpoints at a line of a file.
+    pub fn at(&self, file: &str, line: u32) -> Vec<u32> {
+        self.files
+            .get(file)
+            .map(|bps| {
+                bps.iter()
+                    .filter(|b| b.line == i64::from(line))
+                    .map(|b| b.id)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,11 +89,14 @@ pub struct Refs {
     pub vars: HashMap<i64, Var>,
     /// Never reused: a reference from an earlier stop is known stale.
     next: i64,
+    /// The frame ids the last stackTrace of this stop gave.
+    pub frames: Vec<i64>,
 }
 
 impl Refs {
     pub fn clear(&mut self) {
         self.vars.clear();
+        self.frames.clear();
     }
 
     pub fn add(&mut self, v: Var) -> i64 {

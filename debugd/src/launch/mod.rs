@@ -123,6 +123,9 @@ pub struct LaunchSpec {
     pub shm_fd: Option<RawFd>,
     /// The preload library (to find the GL call in flight at a crash).
     pub preload: PathBuf,
+    /// The shared memory, whose header says where each thread's call word
+    /// lies (read at a crash, while the thread is still there).
+    pub shm: Option<std::sync::Arc<crate::shm::SharedMemory>>,
     /// `setpgid(0, 0)` in the child before exec.
     pub own_process_group: bool,
     /// `PTRACE_O_EXITKILL`: every process still traced is killed when the
@@ -187,6 +190,7 @@ pub fn spawn(spec: LaunchSpec, events: Sender<TraceEvent>) -> Result<Tracer, Lau
             Ok(pid) => {
                 let _ = ready_tx.send(Ok(pid));
                 let mut trace = TraceLoop::new(pid, events, cmd_rx, spec.preload.clone());
+                trace.shm = spec.shm.clone();
                 trace.detach_at_end = spec.kill_with_tracer;
                 trace.run();
             }

@@ -47,6 +47,9 @@ pub struct CrashReport {
     pub registers: Vec<(String, u64)>,
     /// The GL/GLX/EGL wrapper found on the crashing thread's stack.
     pub in_flight: Option<String>,
+    /// The thread's call word (`ThreadCalls`): its call count and the last
+    /// function it entered (id + 1), read before the signal is delivered.
+    pub entered: Option<(u64, u32)>,
 }
 
 /// What the tracer reports.
@@ -154,6 +157,8 @@ impl Drop for Tracer {
 pub(super) struct TraceLoop {
     pid: Pid,
     preload: PathBuf,
+    /// Where the threads' call words are (the preload's header field).
+    pub(super) shm: Option<std::sync::Arc<crate::shm::SharedMemory>>,
     tids: BTreeSet<i32>,
     /// Child processes (fork, vfork) not known to have ended.
     children: BTreeSet<i32>,
@@ -178,6 +183,7 @@ impl TraceLoop {
         TraceLoop {
             pid,
             preload,
+            shm: None,
             tids: BTreeSet::from([pid.as_raw()]),
             children: BTreeSet::new(),
             held: Default::default(),
@@ -345,6 +351,11 @@ impl TraceLoop {
         let in_flight = sp.and_then(|sp| {
             crate::inflight::call_in_flight(self.pid.as_raw() as u32, sp, &self.preload)
         });
+        let entered = self.shm.as_ref().and_then(|shm| {
+            let offset = shm.header().tls_offset.load(std::sync::atomic::Ordering::Acquire);
+            let fs_base = registers.iter().find(|(n, _)| n == "fs_base")?.1;
+            crate::inflight::thread_calls(t.as_raw() as u32, fs_base, offset)
+        });
         let pid = std::fs::read_to_string(format!("/proc/{}/status", t.as_raw()))
             .ok()
             .and_then(|st| {
@@ -360,6 +371,7 @@ impl TraceLoop {
             fault_address,
             registers,
             in_flight,
+            entered,
         }
     }
 

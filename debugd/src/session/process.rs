@@ -75,6 +75,7 @@ impl Session {
             env,
             cwd: opts.cwd.clone(),
             shm_fd: None,
+            shm: Some(shm.clone()),
             own_process_group: opts.own_process_group,
             kill_with_tracer: self.config.app_ends_with_daemon,
             preload: self.config.preload.clone(),
@@ -491,20 +492,10 @@ pub(super) fn output_pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedF
         .map_err(|e| Error::os("pipe for the app's output")(e.into()))
 }
 
-/// The last GL call the crashing thread entered: its call word
-/// (`abi::ThreadCalls`) in its static TLS, at the preload's published
-/// offset from the thread's `fs_base`.
-fn entered_call(h: &abi::Header, r: &launch::CrashReport) -> Option<pb::CallInfo> {
-    let offset = h.tls_offset.load(Ordering::Acquire);
-    if offset == 0 {
-        return None;
-    }
-    let fs_base = r.registers.iter().find(|(n, _)| n == "fs_base")?.1;
-    let bytes = crate::remote::Remote::new(r.pid)
-        .read(fs_base.wrapping_add(offset), 16)
-        .ok()?;
-    let calls = u64::from_le_bytes(bytes.get(0..8)?.try_into().ok()?);
-    let entered = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?);
+/// The last GL call the crashing thread entered, from its call word
+/// (read by the tracer before the signal was delivered).
+fn entered_call(r: &launch::CrashReport) -> Option<pb::CallInfo> {
+    let (calls, entered) = r.entered?;
     let id = entered.checked_sub(1)?;
     if id as usize >= api::FUNCTIONS.len() {
         return None;
@@ -569,7 +560,16 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
     if call.is_none() {
         call = recent.and_then(|q| q.back()).map(|s| call_info(s, None));
     }
-    let entered = c.launched.as_ref().and_then(|l| entered_call(l.shm.header(), r));
+    let entered = c.launched.as_ref().and_then(|l| {
+        let mut call = entered_call(r)?;
+        // As a stop's frame (`calls.rs`): a swap is counted before it runs
+        // and belongs to the frame it ends.
+        call.frame = match super::class_of(call.function_id) & class::FRAME_END {
+            0 => l.shm.frame_count() + 1,
+            _ => l.shm.frame_count(),
+        };
+        Some(call)
+    });
     pb::Crash {
         entered,
         signal: r.signal,

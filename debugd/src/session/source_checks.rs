@@ -267,6 +267,14 @@ impl Session {
         };
         let p = d.dprintf(at, &format, &args, shader::DPRINTF_LIMIT, false, link)?;
         self.emit_dprintf(&p);
+        if p.dropped > 0 {
+            // Counted, never lost silently (the CLI's dprintf says the same).
+            self.warn(format!(
+                "log point {id}: {} more messages at this draw were dropped (at most {} per draw)",
+                p.dropped,
+                shader::DPRINTF_LIMIT
+            ));
+        }
         if let Some((_, hits)) = self.control().breakpoints.source_mut(id)
             && !p.messages.is_empty()
         {

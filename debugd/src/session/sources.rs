@@ -32,6 +32,9 @@ const SEARCH_LINES: u32 = 50;
 pub(super) struct SourceBreak {
     file: String,
     text: String,
+    /// The shader object SetSourceFiles names for this file (DAP's
+    /// `sourceMap`): it maps that shader line for line, whatever its text.
+    shader: Option<u32>,
     /// 1-based line of the file.
     line: u32,
     condition: Option<String>,
@@ -94,9 +97,15 @@ impl SourceBreak {
                 "a log point (dprintf) takes no condition, ignore count or temporary flag".into(),
             ));
         }
+        let shader = files
+            .list
+            .iter()
+            .find(|f| f.path == file)
+            .and_then(|f| shader_number(&f.shader));
         Ok(SourceBreak {
             file,
             text,
+            shader,
             line: s.line,
             condition,
             ignore: s.ignore,
@@ -193,7 +202,7 @@ impl SourceBreak {
         UserFile {
             path: self.file.clone(),
             text: self.text.clone(),
-            shader: None,
+            shader: self.shader,
         }
     }
 
