@@ -192,7 +192,34 @@ fn exited_and_crashed_state() {
         in_call: true,
         stopped_calls_seen: vec![draw_call()],
         pid: 1234,
+        entered: None,
     };
+    // The stack showed no call: the last one the thread entered is named,
+    // and said not to be known in flight.
+    let entered = pb::Crash {
+        in_call: false,
+        entered: Some(pb::CallInfo {
+            function: "glBufferSubData".into(),
+            call: 52,
+            thread: 1234,
+            ..Default::default()
+        }),
+        ..crash.clone()
+    };
+    let reply = pb::StateReply {
+        state: pb::RunState::Exited as i32,
+        crash: Some(entered),
+        ..Default::default()
+    };
+    assert!(
+        result_text(&Ok(Outcome::State(reply.clone()))).contains(
+            "the last GL call the thread entered: #52 glBufferSubData (in flight or returned: gldbg cannot tell)"
+        )
+    );
+    let v = j("c", Ok(Outcome::State(reply)));
+    assert_eq!(v["crashed"]["entered"]["function"], json!("glBufferSubData"));
+    assert_eq!(v["crashed"]["entered"]["call"], json!(52));
+    assert_eq!(v["crashed"]["in_call"], json!(false));
     let crashed = pb::StateReply {
         state: pb::RunState::Exited as i32,
         exit: Some(pb::Exit {
