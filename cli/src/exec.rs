@@ -246,6 +246,7 @@ impl Session {
             cwd: cwd.to_string(),
             own_process_group: interactive,
             capture_output,
+            stdin_null: false,
         };
         let reply = self
             .client

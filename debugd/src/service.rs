@@ -114,6 +114,7 @@ impl pb::debugger_server::Debugger for Service {
             cwd: (!r.cwd.is_empty()).then(|| r.cwd.into()),
             own_process_group: r.own_process_group,
             capture_output: r.capture_output,
+            stdin_null: r.stdin_null,
         };
         // A Launch whose client goes away starts no app, or kills the one
         // it started (see `cancel`, `Session::launch`).

@@ -64,6 +64,7 @@ fn launch(s: &Arc<Session>, program: &Path, args: &[&str]) -> pb::StateReply {
             // As an interactive `gldbg run` does: Ctrl-C reaches only gldbg.
             own_process_group: true,
             capture_output: false,
+            stdin_null: false,
         })
         .expect("launch");
     assert_eq!(r.state(), pb::RunState::Stopped, "{r:?}");

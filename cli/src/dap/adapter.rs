@@ -99,6 +99,11 @@ pub struct Adapter {
     pub crash: Option<pb::Crash>,
     /// `exited` and `terminated` were sent.
     pub ended: bool,
+    /// An attached app runs and no move waits for its stop: the daemon's
+    /// `stopped` event reports it.
+    pub running_unwatched: bool,
+    /// Events that follow the current request's response.
+    pub pending_events: Vec<(String, Value)>,
     pub events: Option<mpsc::UnboundedReceiver<pb::Event>>,
 }
 
@@ -120,6 +125,15 @@ where
             events = a.events.take();
         }
         tokio::select! {
+            // The daemon's events first: the app's output and log messages
+            // reach the client before the stop or the exit that follows them.
+            biased;
+            ev = async { events.as_mut().expect("guarded").recv().await }, if events.is_some() => {
+                match ev {
+                    Some(ev) => a.daemon_event(ev).await,
+                    None => events = None,
+                }
+            }
             msg = in_rx.recv() => {
                 let Some(msg) = msg else {
                     a.client_gone(moving.take()).await;
@@ -138,14 +152,17 @@ where
                 moving = None;
                 let (session, steps) = done;
                 a.session = Some(session);
+                if let Some(ev) = events.as_mut() {
+                    a.drain_to_stop(ev).await;
+                }
                 a.moved(steps).await;
             }
-            ev = async { events.as_mut().expect("guarded").recv().await }, if events.is_some() => {
-                match ev {
-                    Some(ev) => a.daemon_event(ev),
-                    None => events = None,
-                }
-            }
+        }
+    }
+    if let Some(ev) = events.as_mut() {
+        // What the app said last (its exit's output) still reaches the client.
+        while let Ok(e) = ev.try_recv() {
+            a.daemon_event(e).await;
         }
     }
     a.shutdown().await;
@@ -190,6 +207,8 @@ impl Adapter {
             thread: 0,
             crash: None,
             ended: false,
+            running_unwatched: false,
+            pending_events: Vec::new(),
             events: None,
         }
     }
@@ -223,6 +242,9 @@ impl Adapter {
     async fn after_request(&mut self, command: &str) {
         if matches!(command, "launch" | "attach") && self.session.is_some() {
             self.out.event("initialized", json!({}));
+        }
+        for (name, body) in std::mem::take(&mut self.pending_events) {
+            self.out.event(&name, body);
         }
         if let Some((outcome, said)) = self.pending_stop.take() {
             self.report_stop(&outcome, "step", said);
@@ -287,15 +309,19 @@ impl Adapter {
         Ok(json!({"allThreadsContinued": true}))
     }
 
+    /// Whether a shader is being debugged at the app's stop.
+    pub async fn shader_now(&mut self) -> Result<bool, String> {
+        Ok(match self.stopped_session()?.get_state().await? {
+            Outcome::State(r) => r.shader.is_some(),
+            _ => false,
+        })
+    }
+
     /// A step: in a shader, answered here (from the trace, or one replay)
     /// so that a step the shader cannot take is an error response; at the
     /// GL level a move to the next call.
     async fn resume_step(&mut self, shader_line: &str, gl_line: Option<&str>) -> Reply {
-        let in_shader = match self.stopped_session()?.get_state().await? {
-            Outcome::State(r) => r.shader.is_some(),
-            _ => false,
-        };
-        if !in_shader {
+        if !self.shader_now().await? {
             let Some(gl) = gl_line else {
                 return Err(format!(
                     "{shader_line} needs a shader's recorded run: stop at a shader line first"
@@ -324,6 +350,10 @@ impl Adapter {
     /// A move ended: tell the client where the app is.
     async fn moved(&mut self, steps: Vec<Step>) {
         let Some(last) = steps.last() else { return };
+        if self.ended {
+            // Terminated meanwhile: the client has had `terminated`.
+            return;
+        }
         match &last.result {
             Ok(outcome) => self.report_stop(outcome, self.moving_reason, None),
             Err(msg) => {
@@ -368,7 +398,7 @@ impl Adapter {
         }
     }
 
-    fn report_state(&mut self, r: &pb::StateReply, default_reason: &'static str) {
+    pub fn report_state(&mut self, r: &pb::StateReply, default_reason: &'static str) {
         if let Some(crash) = &r.crash {
             self.crash = Some(crash.clone());
             if crash.thread != 0 {
@@ -399,6 +429,11 @@ impl Adapter {
     }
 
     pub fn stopped_event(&mut self, reason: &str, description: Option<String>, ids: &[u32]) {
+        let body = self.stopped_body(reason, description, ids);
+        self.out.event("stopped", body);
+    }
+
+    pub fn stopped_body(&self, reason: &str, description: Option<String>, ids: &[u32]) -> Value {
         let mut body = json!({
             "reason": reason,
             "threadId": self.thread_id(),
@@ -409,7 +444,7 @@ impl Adapter {
             body["description"] = json!(d);
             body["text"] = json!(d);
         }
-        self.out.event("stopped", body);
+        body
     }
 
     /// The DAP id of the thread of the last stop (1 until one is known).
@@ -437,12 +472,22 @@ impl Adapter {
         self.out.event("terminated", json!({}));
     }
 
-    fn daemon_event(&mut self, ev: pb::Event) {
+    async fn daemon_event(&mut self, ev: pb::Event) {
         use pb::event::Kind;
         if let Some(s) = self.session.as_mut() {
             s.note_event(&ev);
         }
         match ev.kind {
+            Some(Kind::Stopped(_)) if self.running_unwatched => {
+                // An attached app that was running reached a breakpoint.
+                self.running_unwatched = false;
+                if let Some(Ok(Outcome::State(r))) = match self.session.as_mut() {
+                    Some(s) => Some(s.get_state().await),
+                    None => None,
+                } {
+                    self.report_state(&r, "breakpoint");
+                }
+            }
             Some(Kind::Output(o)) => {
                 let category = if o.stream == "stderr" {
                     "stderr"
@@ -464,17 +509,27 @@ impl Adapter {
         }
     }
 
-    /// The client closed the connection without `disconnect`.
+    /// The client closed the connection without `disconnect`: the move in
+    /// flight is dropped (its request cancelled: the daemon commits nothing
+    /// of it) and the app ends or is detached, as configured.
     async fn client_gone(&mut self, moving: Option<Moving>) {
-        if let Some(m) = moving {
-            // Stop the app where it runs, then end or detach as configured.
-            if let Some(c) = self.client.as_mut() {
-                let _ = c.pause(pb::Empty {}).await;
-            }
-            let (session, _) = m.await;
-            self.session = Some(session);
-        }
+        drop(moving);
         let _ = self.disconnect(&json!({})).await;
+    }
+
+    /// Before a move's stop is reported: the daemon's events that came
+    /// before it (the app's output, log messages), up to the daemon's own
+    /// stop or exit event, or until none came for a moment.
+    async fn drain_to_stop(&mut self, events: &mut mpsc::UnboundedReceiver<pb::Event>) {
+        use pb::event::Kind;
+        let quiet = std::time::Duration::from_millis(50);
+        while let Ok(Some(ev)) = tokio::time::timeout(quiet, events.recv()).await {
+            let last = matches!(ev.kind, Some(Kind::Stopped(_) | Kind::Exited(_) | Kind::Crashed(_)));
+            self.daemon_event(ev).await;
+            if last {
+                break;
+            }
+        }
     }
 }
 

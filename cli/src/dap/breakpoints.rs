@@ -14,13 +14,12 @@ use super::adapter::{Adapter, NOT_LAUNCHED, Reply};
 use super::args::{opt_str, req_i64};
 use super::model::SourceBp;
 
-/// DAP's hit condition as the executions to skip: "N", "==N" and ">=N" stop
-/// at the N-th execution, ">N" after it.
+/// DAP's hit condition as the executions to skip: "N" and ">=N" stop at the
+/// N-th execution and the later ones, ">N" after it (gdb's `ignore`).
+/// "==N" (the N-th only) is refused: a breakpoint goes on stopping.
 pub fn ignore_count(hit: &str) -> Result<u64, String> {
     let h = hit.trim();
     let (rest, extra) = if let Some(r) = h.strip_prefix(">=") {
-        (r, 0)
-    } else if let Some(r) = h.strip_prefix("==") {
         (r, 0)
     } else if let Some(r) = h.strip_prefix('>') {
         (r, 1)
@@ -30,10 +29,25 @@ pub fn ignore_count(hit: &str) -> Result<u64, String> {
     match rest.trim().parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n - 1 + extra),
         _ => Err(format!(
-            "hit condition {} is not N, == N, >= N or > N with N >= 1",
+            "hit condition {} is not N, >= N or > N with N >= 1 (the N-th execution and later ones)",
             super::wire::clip(hit)
         )),
     }
+}
+
+/// The `sourceMap` files, read (an unreadable one is an error naming it).
+pub fn mapped_files(map: &[(String, String)]) -> Result<Vec<pb::SourceFile>, String> {
+    map.iter()
+        .map(|(shader, path)| {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("sourceMap: cannot read {path}: {e}"))?;
+            Ok(pb::SourceFile {
+                path: path.clone(),
+                text,
+                shader: shader.clone(),
+            })
+        })
+        .collect()
 }
 
 /// A function breakpoint's name as a GL-level breakpoint.
@@ -223,16 +237,7 @@ impl Adapter {
         let Some(mut client) = self.client.clone() else {
             return Ok(());
         };
-        let mut files = Vec::new();
-        for (shader, path) in &self.breakpoints.mapped {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("sourceMap: cannot read {path}: {e}"))?;
-            files.push(pb::SourceFile {
-                path: path.clone(),
-                text,
-                shader: shader.clone(),
-            });
-        }
+        let files = mapped_files(&self.breakpoints.mapped)?;
         if files.is_empty() {
             return Ok(());
         }
@@ -290,7 +295,7 @@ mod tests {
         assert_eq!(ignore_count("1"), Ok(0));
         assert_eq!(ignore_count("5"), Ok(4));
         assert_eq!(ignore_count(">= 3"), Ok(2));
-        assert_eq!(ignore_count("==2"), Ok(1));
+        assert!(ignore_count("==2").is_err(), "it would stop again after the 2nd");
         assert_eq!(ignore_count("> 3"), Ok(3));
         assert!(ignore_count("0").is_err());
         assert!(ignore_count("% 2").is_err());

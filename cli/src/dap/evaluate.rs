@@ -63,6 +63,9 @@ pub fn image_body(expr: &str, d: &pb::DumpReply) -> Result<Value, String> {
         "values": super::base64::encode(values),
         "covered": super::base64::encode(covered),
         "reached": d.reached,
+        // Names drawn as read whose writes gldbg cannot follow: their
+        // pixels may show values not yet written.
+        "writtenUnknown": d.written_unknown,
         "min": finite(min),
         "max": finite(max),
     }))
@@ -103,6 +106,13 @@ impl Adapter {
                 self.pending_move = Some(("continue".into(), Plan::ShaderThenApp, "breakpoint"));
                 return Ok(json!({"result": "continuing", "variablesReference": 0}));
             }
+            // The app's own moves run as the editor's do (pause still works).
+            Command::Step(_) | Command::Next(_) | Command::Finish | Command::Skip
+                if !self.shader_now().await? =>
+            {
+                self.pending_move = Some((line.trim().to_string(), Plan::Once, "step"));
+                return Ok(json!({"result": "running", "variablesReference": 0}));
+            }
             _ => {}
         }
         let moves = matches!(
@@ -136,10 +146,9 @@ impl Adapter {
         let at = exec::invocation_at(stop.focus.as_ref());
         let level = frame
             .and_then(|f| f.checked_sub(SHADER_FRAME))
-            .filter(|l| *l > 0);
-        if let Some(l) = level {
-            self.exec_line(&format!("frame {l}")).await?;
-        }
+            .and_then(|l| u32::try_from(l).ok())
+            .unwrap_or(0);
+        self.select_frame(level).await?;
         let printed = self
             .stopped_session()?
             .execute(&Command::Print {
@@ -147,9 +156,6 @@ impl Adapter {
                 at,
             })
             .await;
-        if level.is_some() {
-            let _ = self.exec_line("frame 0").await;
-        }
         let Outcome::Print { reply, .. } = printed? else {
             return Err("no value".into());
         };
@@ -174,6 +180,7 @@ impl Adapter {
             r#type: reply.r#type.clone(),
             value: reply.value.clone(),
             undefined: reply.undefined.clone(),
+            written_unknown: !reply.written_unknown.is_empty(),
             parts: reply.parts.clone(),
             ..Default::default()
         };
@@ -227,23 +234,30 @@ impl Adapter {
             "description": description,
             "breakMode": "always",
             "details": {"message": description, "typeName": crash.signal_name,
-                        "stackTrace": entered.or(call).map(super::frames::call_name).unwrap_or_default()},
+                        "stackTrace": super::frames::crash_frame_name(crash)},
         }))
     }
 
     pub async fn pause(&mut self) -> Reply {
         let mut client = self.client.clone().ok_or(super::adapter::NOT_LAUNCHED)?;
-        if self.session.is_some() {
+        if self.session.is_some() && !self.running_unwatched {
             // Already stopped: nothing to do (DAP allows it).
             return Ok(json!({}));
         }
-        client
+        let reply = client
             .pause(pb::Empty {})
             .await
-            .map_err(|s| s.message().to_string())?;
+            .map_err(|s| s.message().to_string())?
+            .into_inner();
+        if self.running_unwatched {
+            // No move waits for this stop: report it here.
+            self.running_unwatched = false;
+            self.pending_stop = Some((Outcome::State(reply), None));
+        }
         self.moving_reason = "pause";
         Ok(json!({}))
     }
+
 }
 
 #[cfg(test)]

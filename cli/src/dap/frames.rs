@@ -46,13 +46,15 @@ pub fn call_name(call: &pb::CallInfo) -> String {
 
 /// The crashing thread's GL frame: the call in flight, else the last one it
 /// entered (its arguments unknown: `…`), else the last one gldbg saw.
-fn crash_frame_name(crash: &pb::Crash) -> String {
+pub fn crash_frame_name(crash: &pb::Crash) -> String {
     match (&crash.call, &crash.entered) {
         (Some(c), _) if crash.in_call => call_name(c),
         (_, Some(e)) => {
-            let mut s = format!("{}(…)", e.function);
+            // Its arguments are not known, and whether it had returned: the
+            // frame is the crash's (it may have entered the call earlier).
+            let mut s = format!("{}(…) entered", e.function);
             if e.frame != 0 {
-                s.push_str(&format!(" frame {}", e.frame));
+                s.push_str(&format!(", crashed in frame {}", e.frame));
             }
             s
         }
@@ -113,9 +115,13 @@ fn variable(refs: &mut Refs, l: &pb::LocalValue) -> Value {
     } else {
         refs.add(Var::Children(l.clone()))
     };
+    let mut value = render::local_text(l);
+    if l.written_unknown {
+        value.push_str(" (written through a dynamic index: parts may not be written yet)");
+    }
     json!({
         "name": l.name,
-        "value": render::local_text(l),
+        "value": value,
         "type": l.r#type,
         "evaluateName": l.name,
         "variablesReference": children,
@@ -161,11 +167,15 @@ fn children_of(l: &pb::LocalValue) -> Vec<pb::LocalValue> {
         Some('d') => "double",
         _ => "float",
     };
-    let is_vector = l
+    // Exactly `vecN` (any scalar prefix) with N components: an array or
+    // struct without parts has no component names.
+    let n = l
         .r#type
-        .trim_start_matches(['i', 'u', 'b', 'd'])
-        .starts_with("vec");
-    if !is_vector || l.value.len() > 4 {
+        .strip_prefix(['i', 'u', 'b', 'd'])
+        .unwrap_or(&l.r#type)
+        .strip_prefix("vec")
+        .and_then(|n| n.parse::<usize>().ok());
+    if n != Some(l.value.len()) || l.value.len() > 4 {
         return Vec::new();
     }
     (0..l.value.len())
@@ -181,6 +191,17 @@ fn children_of(l: &pb::LocalValue) -> Vec<pb::LocalValue> {
 }
 
 impl Adapter {
+    /// Make shader frame `level` the daemon's selected frame: a request
+    /// names its frame, and the daemon's selection (the console's `frame
+    /// N` changes it) must not decide whose locals are shown. Frame 0 of a
+    /// stage without a trace has nothing to select: that is no error.
+    pub async fn select_frame(&mut self, level: u32) -> Result<(), String> {
+        match self.exec_line(&format!("frame {level}")).await {
+            Err(e) if level != 0 => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// A value as a variable, with its parts as children.
     pub fn value_variable(&mut self, l: &pb::LocalValue) -> Value {
         variable(&mut self.refs, l)
@@ -322,15 +343,10 @@ impl Adapter {
     }
 
     async fn frame_locals(&mut self, level: u32, args: bool) -> Result<Vec<Value>, String> {
-        if level != 0 {
-            self.exec_line(&format!("frame {level}")).await?;
-        }
+        self.select_frame(level).await?;
         let result = self
             .exec_line(if args { "info args" } else { "info locals" })
             .await;
-        if level != 0 {
-            let _ = self.exec_line("frame 0").await;
-        }
         match result? {
             Outcome::Locals { reply, .. } => Ok(reply
                 .locals

@@ -81,6 +81,8 @@ impl Adapter {
         let argv = string_list(args, "args")?;
         let env = env_list(args)?;
         let map = source_map(args)?;
+        // Read before anything starts: a bad file loses nothing.
+        super::breakpoints::mapped_files(&map)?;
         let stop_on_entry = opt_bool(args, "stopOnEntry")?.unwrap_or(false);
         let on_disc = on_disconnect(args, OnDisconnect::Terminate)?;
         let cwd = match opt_str(args, "cwd")? {
@@ -111,6 +113,8 @@ impl Adapter {
                 // The app never writes into the DAP stream: its output comes as events.
                 own_process_group: true,
                 capture_output: true,
+                // Nor reads it: the client's requests come there.
+                stdin_null: true,
             })
             .await
             .map_err(|s| s.message().to_string())?
@@ -142,6 +146,8 @@ impl Adapter {
             (None, None) => None,
         };
         let map = source_map(args)?;
+        // Read before anything starts: a bad file loses nothing.
+        super::breakpoints::mapped_files(&map)?;
         let on_disc = on_disconnect(args, OnDisconnect::Detach)?;
         let client = client::connect(&target, token.as_deref(), None)
             .await
@@ -208,17 +214,24 @@ impl Adapter {
         let stop_on_entry = self.launched.as_ref().is_some_and(|l| l.stop_on_entry);
         let attached = self.launched.as_ref().is_some_and(|l| l.embedded.is_none());
         if attached {
-            // Report where the attached app stands: stopped, or running.
+            // Where the attached app stands: stopped (reported after this
+            // response), or running (its next stop comes as the daemon's event).
             if let Some(Ok(Outcome::State(r))) = match self.session.as_mut() {
                 Some(s) => Some(s.get_state().await),
                 None => None,
             } {
-                if r.state() == pb::RunState::Stopped {
-                    self.stopped_event("entry", None, &[]);
+                match r.state() {
+                    pb::RunState::Stopped => {
+                        let body = self.stopped_body("entry", None, &[]);
+                        self.pending_events.push(("stopped".into(), body));
+                    }
+                    pb::RunState::Running => self.running_unwatched = true,
+                    _ => {}
                 }
             }
         } else if stop_on_entry {
-            self.stopped_event("entry", None, &[]);
+            let body = self.stopped_body("entry", None, &[]);
+            self.pending_events.push(("stopped".into(), body));
         } else {
             self.pending_move = Some(("continue".into(), Plan::ShaderThenApp, "breakpoint"));
         }

@@ -41,6 +41,7 @@ pub enum Incoming {
 pub async fn read_message<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result<Option<Incoming>> {
     let mut length: Option<usize> = None;
     let mut bad_header: Option<String> = None;
+    let mut oversized: Option<usize> = None;
     let mut saw_header = false;
     loop {
         let mut line = Vec::new();
@@ -61,6 +62,7 @@ pub async fn read_message<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result
                 match value.trim().parse::<usize>() {
                     Ok(n) if n <= MAX_MESSAGE => length = Some(n),
                     Ok(n) => {
+                        oversized = Some(n);
                         bad_header = Some(format!(
                             "Content-Length {n} is over the limit of {MAX_MESSAGE} bytes"
                         ))
@@ -75,6 +77,10 @@ pub async fn read_message<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result
         }
     }
     let Some(n) = length else {
+        if let Some(over) = oversized {
+            // Skipped, so that the next message's header is read as one.
+            tokio::io::copy(&mut r.take(over as u64), &mut tokio::io::sink()).await?;
+        }
         let why = bad_header.unwrap_or_else(|| "a message without Content-Length".into());
         return Ok(Some(Incoming::Malformed { why, seq: None }));
     };
@@ -135,12 +141,13 @@ pub fn response(req_seq: i64, command: &str, body: Value) -> Value {
 }
 
 /// A failure response: `message` for the client's UI, and the same text as
-/// `body.error`, the `Message` DAP clients show.
+/// `body.error`, the `Message` DAP clients show (no `variables`: a `{x}` in
+/// it stays as it is).
 pub fn error_response(req_seq: i64, command: &str, message: &str) -> Value {
     json!({
         "type": "response", "request_seq": req_seq, "success": false, "command": command,
         "message": message,
-        "body": {"error": {"id": 1, "format": message.replace('{', "{{").replace('}', "}}"), "showUser": true}},
+        "body": {"error": {"id": 1, "format": message, "showUser": true}},
     })
 }
 
@@ -215,10 +222,24 @@ mod tests {
     }
 
     #[test]
-    fn error_bodies_escape_braces() {
+    fn error_bodies_carry_the_message() {
         let r = error_response(3, "evaluate", "no {x}");
         assert_eq!(r["message"], "no {x}");
-        assert_eq!(r["body"]["error"]["format"], "no {{x}}");
+        assert_eq!(r["body"]["error"]["format"], "no {x}");
         assert_eq!(r["success"], false);
+    }
+
+    #[tokio::test]
+    async fn an_oversized_body_is_skipped() {
+        let body = r#"{"seq":2,"type":"request","command":"threads"}"#;
+        let skipped = "y".repeat(10);
+        // A length over the limit, then its body, then a good message.
+        let mut stream = format!("Content-Length: {}\r\n\r\n", MAX_MESSAGE + 1).into_bytes();
+        stream.extend(std::iter::repeat_n(b'x', MAX_MESSAGE + 1));
+        stream.extend(frame(body).into_bytes());
+        stream.extend(skipped.into_bytes());
+        let got = read_all(&stream).await;
+        assert!(matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("over the limit")));
+        assert!(matches!(&got[1], Incoming::Request(r) if r.seq == 2), "{:?}", got.get(1));
     }
 }

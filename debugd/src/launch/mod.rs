@@ -134,6 +134,8 @@ pub struct LaunchSpec {
     /// Write ends of pipes to become the child's stdout and stderr (None:
     /// inherited).
     pub output_fds: Option<(RawFd, RawFd)>,
+    /// The child's stdin is /dev/null (else inherited).
+    pub stdin_null: bool,
 }
 
 /// Build the child's environment: `base` (the daemon's), then `extra`
@@ -246,6 +248,7 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     let shm_fd = spec.shm_fd;
     let own_group = spec.own_process_group;
     let output_fds = spec.output_fds;
+    let stdin_null = spec.stdin_null;
 
     let mut pipe_fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two fds into the array.
@@ -258,8 +261,8 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
     }
     let (err_r, err_w) = (pipe_fds[0], pipe_fds[1]);
 
-    // SAFETY: the child only calls async-signal-safe functions (chdir, dup2,
-    // fcntl, raise, execve, write, _exit) on data prepared above.
+    // SAFETY: the child only calls async-signal-safe functions (chdir, open,
+    // dup2, close, fcntl, raise, execve, write, _exit) on data prepared above.
     let fork = unsafe { nix::unistd::fork() };
     match fork {
         Err(e) => {
@@ -303,6 +306,15 @@ fn start_child(spec: &LaunchSpec) -> Result<Pid, LaunchError> {
                     && (libc::dup2(out, 1) < 0 || libc::dup2(err, 2) < 0)
                 {
                     fail(2);
+                }
+                if stdin_null {
+                    let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY);
+                    if null < 0 || libc::dup2(null, 0) < 0 {
+                        fail(2);
+                    }
+                    if null != 0 {
+                        libc::close(null);
+                    }
                 }
                 if own_group {
                     libc::setpgid(0, 0);

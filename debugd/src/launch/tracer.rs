@@ -351,11 +351,6 @@ impl TraceLoop {
         let in_flight = sp.and_then(|sp| {
             crate::inflight::call_in_flight(self.pid.as_raw() as u32, sp, &self.preload)
         });
-        let entered = self.shm.as_ref().and_then(|shm| {
-            let offset = shm.header().tls_offset.load(std::sync::atomic::Ordering::Acquire);
-            let fs_base = registers.iter().find(|(n, _)| n == "fs_base")?.1;
-            crate::inflight::thread_calls(t.as_raw() as u32, fs_base, offset)
-        });
         let pid = std::fs::read_to_string(format!("/proc/{}/status", t.as_raw()))
             .ok()
             .and_then(|st| {
@@ -364,6 +359,17 @@ impl TraceLoop {
                     .and_then(|v| v.trim().parse().ok())
             })
             .unwrap_or(self.pid.as_raw() as u32);
+        // The offset is the session's process's: another program (a child
+        // that exec'd) lays out its TLS otherwise.
+        let entered = self.shm.as_ref().and_then(|shm| {
+            use std::sync::atomic::Ordering::Acquire;
+            let h = shm.header();
+            if h.preload_pid.load(Acquire) != pid {
+                return None;
+            }
+            let fs_base = registers.iter().find(|(n, _)| n == "fs_base")?.1;
+            crate::inflight::thread_calls(t.as_raw() as u32, fs_base, h.tls_offset.load(Acquire))
+        });
         CrashReport {
             signal,
             tid: t.as_raw() as u32,

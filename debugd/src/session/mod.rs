@@ -208,6 +208,8 @@ pub struct LaunchOptions {
     pub own_process_group: bool,
     /// Send the app's stdout and stderr as `output` events.
     pub capture_output: bool,
+    /// The app reads /dev/null, not the daemon's stdin.
+    pub stdin_null: bool,
 }
 
 /// The session (one per daemon).

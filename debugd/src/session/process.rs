@@ -82,6 +82,7 @@ impl Session {
             output_fds: pipes
                 .as_ref()
                 .map(|(o, e)| (o.1.as_raw_fd(), e.1.as_raw_fd())),
+            stdin_null: opts.stdin_null,
         };
         Ok((spec, shm, pipes))
     }
@@ -627,6 +628,7 @@ mod tests {
                 cwd: None,
                 own_process_group: true,
                 capture_output: true,
+                stdin_null: true,
             })
             .expect("launch");
         assert_eq!(r.state(), pb::RunState::Exited, "{r:?}");
