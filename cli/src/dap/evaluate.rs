@@ -10,7 +10,8 @@
 use gldbg_proto::pb;
 use serde_json::{Value, json};
 
-use super::adapter::{Adapter, Plan, Reply, parse_line};
+use super::adapter::{Adapter, Reply, parse_line};
+use super::model::Plan;
 use super::frames::SHADER_FRAME;
 use super::args::{opt_str, req_str};
 use crate::command::Command;

@@ -8,9 +8,9 @@ use gldbg_proto::pb;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::adapter::{Adapter, NOT_LAUNCHED, Plan, Reply};
+use super::adapter::{Adapter, NOT_LAUNCHED, Reply};
 use super::args::{opt_bool, opt_str, req_str};
-use super::model::{Launched, OnDisconnect};
+use super::model::{Launched, OnDisconnect, Plan};
 use crate::client::{self, Target};
 use crate::embedded::{self, Embedded, Serve};
 use crate::exec::{Outcome, Session};

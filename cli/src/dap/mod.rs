@@ -12,8 +12,8 @@
 //!
 //! Modules: `wire` (framing, message shapes), `model` (the session's data), `args`
 //! (typed request arguments), `adapter` (the session: state,
-//! the request loop, moves and their `stopped` events, events from the
-//! daemon), `launch` (launch, attach, disconnect, terminate), `breakpoints`
+//! the request loop, events from the daemon), `moves` (continue and steps,
+//! and the `stopped` events they end in), `launch` (launch, attach, disconnect, terminate), `breakpoints`
 //! (source, function, hit-count and log points), `frames` (threads, stack,
 //! scopes, variables and their references), `sources` (shader sources:
 //! the user's files or the recorded text), `evaluate` (the debug console,
@@ -27,6 +27,7 @@ mod evaluate;
 mod frames;
 mod launch;
 mod model;
+mod moves;
 mod sources;
 mod wire;
 

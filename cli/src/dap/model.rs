@@ -4,10 +4,13 @@
 //! the current stop.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
 
 use gldbg_proto::pb;
 
 use crate::embedded::Embedded;
+use crate::exec::{Failure, Outcome, Session};
 
 /// What disconnecting does to the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,5 +107,24 @@ impl Refs {
         self.vars.insert(self.next, v);
         self.next
     }
+}
+
+/// A move in progress: it owns the CLI session until the app stops.
+pub type Moving = Pin<Box<dyn Future<Output = (Session, Vec<Step>)> + Send>>;
+
+/// One command of a move and its result.
+pub struct Step {
+    pub line: String,
+    pub result: Result<Outcome, Failure>,
+}
+
+/// How a move goes on after each command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// One command.
+    Once,
+    /// The shader's `continue`; when the draw has no further hit, `end`
+    /// and the app's `continue` (to the next breakpoint of any kind).
+    ShaderThenApp,
 }
 
