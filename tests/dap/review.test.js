@@ -1,0 +1,263 @@
+'use strict';
+/**
+ * The DAP server's review fixes (commit e0015c9), each against the real
+ * `gldbg dap` and the CPU reference of wave.frag (lib/wave.js): the app
+ * never reads the adapter's stdin; every request names its frame (the
+ * console's `frame N` does not decide whose locals a request shows); an
+ * attached running app's pause and breakpoints are reported; console GL
+ * moves run as moves (answered at once, `pause` meanwhile); a hit
+ * condition `==N` is refused; the entry stop follows configurationDone's
+ * response; a draw's log messages come before the stop that follows it.
+ */
+
+const assert = require('node:assert/strict');
+const cp = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { test } = require('node:test');
+const {
+  Dap, eglFiles, shaderCopy, fragLine, nativeRun, parseHash, waitGone, sleep, stack, scopeVars,
+} = require('./lib/session');
+const { fragment } = require('./lib/wave');
+const { assertValue, assertVar, assertUnwritten, assertPrinted } = require('./lib/values');
+
+const glFrame = (draw, frame) => `glDrawArrays(GL_TRIANGLE_STRIP, 0, 4) draw ${draw}, frame ${frame}`;
+
+/** The position of the first message matching `pred` in the adapter's output order. */
+function indexOf(dap, pred, what) {
+  const i = dap.incoming.findIndex(pred);
+  assert.ok(i >= 0, `${what}: not among the messages ${JSON.stringify(dap.incoming.map((m) => m.command || m.event))}`);
+  return i;
+}
+
+/** Ends a session whose app still runs or is stopped: terminate, disconnect. */
+async function finish(dap, dir) {
+  await dap.ok('terminate', {});
+  await dap.next('terminated');
+  await waitGone(dir, 10000, 'terminate');
+  await dap.request('disconnect', {}, 10000).catch(() => {});
+  await dap.ended(30000, 'after disconnect');
+}
+
+test('the app never reads the adapter\'s stdin: requests keep being answered, the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const native = nativeRun(dir);
+  const dap = await new Dap(t).start();
+  await dap.initialize();
+  // A shell that reads a line of its stdin (the DAP stream, if it had it),
+  // then becomes the app.
+  const launched = dap.ok('launch', {
+    program: '/bin/sh',
+    args: ['-c', 'if read -r l; then echo "stole: $l"; fi; exec "$0" "$@"', eglFiles(), dir],
+    cwd: dir,
+  });
+  // Requests while the shell starts: each one is the adapter's.
+  const early = [dap.request('threads'), dap.request('threads'), dap.request('threads')];
+  await dap.next('initialized');
+  await launched;
+  for (const r of await Promise.all(early)) assert.equal(r.command, 'threads', JSON.stringify(r));
+  const { threads } = await dap.ok('threads');
+  assert.ok(threads.length >= 1, JSON.stringify(threads));
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 2' }] });
+  await dap.ok('configurationDone');
+  const stop = await dap.stopped('function breakpoint');
+  assert.equal((await stack(dap, stop.threadId))[0].name, glFrame(2, 1));
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
+  await dap.ok('continue', { threadId: stop.threadId });
+  const exited = await dap.next('exited');
+  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('terminated');
+  assert.deepEqual(await dap.appHash(), native, 'the frame after the session is identical to a native run');
+  assert.ok(!/stole:/.test(dap.output()), `the app read the adapter's stdin: ${JSON.stringify(dap.output())}`);
+  assert.equal(dap.unmatched.length, 0, `responses without their request: ${JSON.stringify(dap.unmatched)}`);
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+});
+
+test('every request names its frame: after the console\'s `frame 1`, the top frame still shows ripple\'s locals', async (t) => {
+  const dir = shaderCopy(t);
+  const file = path.join(dir, 'wave.frag');
+  const call = fragLine(dir, 'acc += ripple(p, k);');
+  const rLine = fragLine(dir, 'float r = d - floor(d);');
+  const px = fragment(21, 45, 1);
+  const [it0, it1] = px.iterations;
+  const dap = await new Dap(t).start();
+  await dap.launch(dir);
+  await dap.ok('setBreakpoints', {
+    source: { path: file },
+    breakpoints: [{ line: call, condition: `p.x == ${px.p[0]} && p.y == ${px.p[1]} && i == 1` }],
+    lines: [call],
+  });
+  await dap.ok('configurationDone');
+  const { threadId: tid } = await dap.stopped('breakpoint');
+  await dap.ok('stepIn', { threadId: tid });
+  await dap.stopped('step');
+  await dap.ok('next', { threadId: tid });
+  await dap.stopped('step');
+  let frames = await stack(dap, tid);
+  assert.equal(frames.length, 3, `ripple, main, the GL call: ${JSON.stringify(frames)}`);
+  assert.ok(frames[0].name.includes('ripple') && frames[0].line === rLine, JSON.stringify(frames[0]));
+  assert.ok(frames[1].name.includes('main') && frames[1].line === call, JSON.stringify(frames[1]));
+
+  // The console selects main's frame (the editor refreshes).
+  const sel = await dap.ok('evaluate', { expression: 'frame 1', context: 'repl', frameId: frames[0].id });
+  assert.equal(typeof sel.result, 'string', JSON.stringify(sel));
+  await dap.stopped('step');
+  frames = await stack(dap, tid);
+  assert.ok(frames[0].name.includes('ripple'), `the stack is the same: ${JSON.stringify(frames)}`);
+
+  // The top frame's requests: ripple's own values.
+  const top = frames[0].id;
+  const rl = (await scopeVars(dap, top, 'Locals')).vars;
+  await assertVar(dap, rl, 'd', 'float', [it1.d], 'ripple\'s local d after `frame 1`');
+  assertUnwritten(rl, 'r', 'ripple\'s local r after `frame 1`');
+  for (const name of ['acc', 'i']) {
+    assert.ok(!rl.has(name), `main's ${name} among ripple's locals after \`frame 1\`: ${JSON.stringify([...rl.values()])}`);
+  }
+  const ra = (await scopeVars(dap, top, 'Arguments')).vars;
+  await assertVar(dap, ra, 'p', 'vec2', px.p, 'ripple\'s argument p after `frame 1`');
+  await assertVar(dap, ra, 'k', 'float', [it1.k], 'ripple\'s argument k after `frame 1`');
+  const hover = await dap.ok('evaluate', { expression: 'd', context: 'hover', frameId: top });
+  assertValue(hover.result, [it1.d], 'hover d in ripple\'s frame after `frame 1`');
+  const hk = await dap.ok('evaluate', { expression: 'k * 2.0', context: 'watch', frameId: top });
+  assertValue(hk.result, [it1.k * 2], 'watch k * 2.0 in ripple\'s frame');
+
+  // The caller's frame: main's values (acc after iteration 0, in iteration 1).
+  const ml = (await scopeVars(dap, frames[1].id, 'Locals')).vars;
+  await assertVar(dap, ml, 'p', 'vec2', px.p, 'main\'s p');
+  await assertVar(dap, ml, 'acc', 'float', [it0.accAfter], 'main\'s acc');
+  await assertVar(dap, ml, 'i', 'int', [1], 'main\'s i');
+  await assertVar(dap, ml, 'k', 'float', [it1.k], 'main\'s k');
+  assert.ok(!ml.has('d'), `ripple's d among main's locals: ${JSON.stringify([...ml.values()])}`);
+  const hacc = await dap.ok('evaluate', { expression: 'acc', context: 'hover', frameId: frames[1].id });
+  assertValue(hacc.result, [it0.accAfter], 'hover acc in main\'s frame');
+  // And the top frame again, after a request named the caller's.
+  const again = (await scopeVars(dap, top, 'Locals')).vars;
+  await assertVar(dap, again, 'd', 'float', [it1.d], 'ripple\'s d after main\'s frame was asked');
+  await finish(dap, dir);
+});
+
+test('console GL moves run as moves: `step` answered at once then a stop; `pause` during `step N`; the entry stop after configurationDone\'s response', async (t) => {
+  const dir = shaderCopy(t);
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--frames', '300000'], extra: { stopOnEntry: true } });
+  await dap.ok('configurationDone');
+  const entry = await dap.stopped('entry');
+  const done = indexOf(dap, (m) => m.type === 'response' && m.command === 'configurationDone', 'configurationDone\'s response');
+  const stoppedAt = indexOf(dap, (m) => m.event === 'stopped', 'the entry stop');
+  assert.ok(done < stoppedAt, `the entry stop (message ${stoppedAt}) comes after configurationDone's response (message ${done})`);
+  const tid = entry.threadId;
+  const first = (await stack(dap, tid))[0].name;
+
+  // `step` in the console: the response, then a `stopped` at the next call.
+  const before = dap.incoming.length;
+  const s = await dap.ok('evaluate', { expression: 'step', context: 'repl' }, 10000);
+  assert.equal(typeof s.result, 'string', JSON.stringify(s));
+  const st = await dap.stopped('step');
+  assert.equal(st.threadId, tid, JSON.stringify(st));
+  const resp = indexOf(dap, (m, i) => i >= before && m.type === 'response' && m.command === 'evaluate', 'the step\'s response');
+  const ev = indexOf(dap, (m, i) => i >= before && m.event === 'stopped', 'the step\'s stop');
+  assert.ok(resp < ev, 'the console step is answered before its stop');
+  const second = (await stack(dap, tid))[0].name;
+  assert.notEqual(second, first, `the GL step moved the app: ${first} -> ${second}`);
+
+  // A long move: answered while the app runs; `pause` stops it.
+  const long = await dap.ok('evaluate', { expression: 'step 100000000', context: 'repl' }, 5000);
+  assert.equal(typeof long.result, 'string', JSON.stringify(long));
+  await sleep(300);
+  dap.none('stopped', 'step 100000000 still runs');
+  await dap.fails('stackTrace', { threadId: tid }, 'stackTrace while the console move runs');
+  await dap.ok('pause', { threadId: tid });
+  const paused = await dap.stopped('pause', 20000);
+  assert.equal(paused.threadId, tid, JSON.stringify(paused));
+  // Wherever the pause landed (maybe outside GL): a stopped app again.
+  await stack(dap, tid);
+  dap.none('stopped', 'one stop for the move and the pause');
+  await finish(dap, dir);
+});
+
+test('hit condition `==2` is refused (unverified, with a message); `>= 2` stops at the 2nd execution and the later ones', async (t) => {
+  const dir = shaderCopy(t);
+  const file = path.join(dir, 'wave.frag');
+  const half = fragLine(dir, 'acc = acc * 0.5;');
+  const acc0 = fragLine(dir, 'float acc = 0.0;');
+  const px = fragment(9, 50, 1);
+  const cond = `p.x == ${px.p[0]} && p.y == ${px.p[1]}`;
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--frames', '3'] });
+  const set = await dap.ok('setBreakpoints', {
+    source: { path: file },
+    breakpoints: [
+      { line: acc0, condition: cond, hitCondition: '==2' },
+      { line: half, condition: cond, hitCondition: '>= 2' },
+    ],
+    lines: [acc0, half],
+  });
+  assert.equal(set.breakpoints.length, 2, JSON.stringify(set));
+  const [eq, ge] = set.breakpoints;
+  assert.equal(eq.verified, false, `==2 is refused: ${JSON.stringify(eq)}`);
+  assert.equal(typeof eq.message, 'string', `==2: a message says why: ${JSON.stringify(eq)}`);
+  assert.match(eq.message, /==2|hit condition/, JSON.stringify(eq));
+  assert.equal(typeof ge.id, 'number', JSON.stringify(ge));
+  assert.notEqual(ge.verified === false && ge.message && /hit condition/.test(ge.message), true, `>= 2 is accepted: ${JSON.stringify(ge)}`);
+  await dap.ok('configurationDone');
+
+  // Line 24 runs in draws 2, 4, 6 (u_mode 1): the 2nd execution is draw 4.
+  for (const [draw, frame] of [[4, 2], [6, 3]]) {
+    const stop = await dap.stopped('breakpoint');
+    assert.deepEqual(stop.hitBreakpointIds, [ge.id], JSON.stringify(stop));
+    const frames = await stack(dap, stop.threadId);
+    assert.equal(frames[frames.length - 1].name, glFrame(draw, frame), `>= 2: draw ${draw}: ${JSON.stringify(frames)}`);
+    assert.equal(frames[0].line, half, JSON.stringify(frames[0]));
+    const locals = (await scopeVars(dap, frames[0].id, 'Locals')).vars;
+    await assertVar(dap, locals, 'p', 'vec2', px.p, `the invocation meeting the condition in draw ${draw}`);
+    await assertVar(dap, locals, 'acc', 'float', [px.accLoop], `acc in draw ${draw}`);
+    await dap.ok('continue', { threadId: stop.threadId });
+  }
+  const exited = await dap.next('exited');
+  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('terminated');
+  dap.none('stopped', 'no stop of the refused ==2 breakpoint, none after draw 6');
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+});
+
+test('a draw\'s log messages all come before the stop that follows the draw', async (t) => {
+  const dir = shaderCopy(t);
+  const file = path.join(dir, 'wave.frag');
+  const half = fragLine(dir, 'acc = acc * 0.5;');
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--frames', '2'] });
+  await dap.ok('setBreakpoints', {
+    source: { path: file }, breakpoints: [{ line: half, logMessage: 'acc={acc}' }], lines: [half],
+  });
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 3' }] });
+  await dap.ok('configurationDone');
+  const stop = await dap.stopped('function breakpoint');
+  assert.equal((await stack(dap, stop.threadId))[0].name, glFrame(3, 2));
+  const at = indexOf(dap, (m) => m.event === 'stopped', 'the stop at draw 3');
+  const text = (ms) => ms.filter((m) => m.event === 'output').map((m) => m.body.output).join('');
+  const before = text(dap.incoming.slice(0, at)).split('\n').filter((l) => /acc=/.test(l));
+  // What came before the stop is all of draw 2's: nothing more follows.
+  await sleep(500);
+  const after = text(dap.incoming.slice(at)).split('\n').filter((l) => /acc=/.test(l));
+  assert.deepEqual(after, [], `draw 2's log messages after the stop at draw 3 (${before.length} before it)`);
+  assert.ok(before.length > 0, `draw 2's log messages before the stop: ${JSON.stringify(text(dap.incoming).slice(0, 2000))}`);
+  const accs = new Set();
+  for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) accs.add(fragment(x, y, 1).accLoop);
+  const sorted = [...accs].sort((a, b) => a - b);
+  const nearest = (v) => sorted.reduce((b, a) => (Math.abs(a - v) < Math.abs(b - v) ? a : b));
+  for (const m of before) {
+    const v = /acc=([-+0-9.eE]+)/.exec(m);
+    assert.ok(v, `a log message with a number: ${m}`);
+    assertPrinted(v[1], nearest(Number(v[1])), `log message ${m.trim()}: one of draw 2's acc`);
+  }
+  if (before.length < 4096) {
+    const dropped = String(4096 - before.length);
+    assert.ok(text(dap.incoming.slice(0, at)).includes(dropped),
+      `${before.length} of 4096 messages before the stop: the other ${dropped} counted before it too: ${JSON.stringify(text(dap.incoming.slice(0, at)).slice(-500))}`);
+  }
+  await finish(dap, dir);
+});
+
+module.exports = { finish, indexOf };
