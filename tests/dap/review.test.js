@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
 const {
-  Dap, eglFiles, shaderCopy, fragLine, nativeRun, parseHash, waitGone, sleep, stack, scopeVars,
+  Dap, eglFiles, shaderCopy, fragLine, nativeRun, parseHash, processesWith, waitGone, sleep, stack, scopeVars,
 } = require('./lib/session');
 const { fragment } = require('./lib/wave');
 const { assertValue, assertVar, assertUnwritten, assertPrinted } = require('./lib/values');
@@ -258,6 +258,97 @@ test('a draw\'s log messages all come before the stop that follows the draw', as
       `${before.length} of 4096 messages before the stop: the other ${dropped} counted before it too: ${JSON.stringify(text(dap.incoming.slice(0, at)).slice(-500))}`);
   }
   await finish(dap, dir);
+});
+
+
+/** The daemon beside the test's binaries. */
+function debugd() {
+  const bin = path.join(path.dirname(require('./lib/session').gldbgBin()), 'gldbg-debugd');
+  assert.ok(fs.existsSync(bin), `gldbg-debugd is missing: ${bin} (run \`cargo build --workspace\`)`);
+  return bin;
+}
+
+/** The live egl_files processes on `dir` (not the daemon, whose arguments name it too). */
+function appsOn(dir) {
+  return processesWith(dir).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] === eglFiles();
+    } catch {
+      return false;
+    }
+  });
+}
+
+test('attach to a running gldbg-debugd app: pause, a function breakpoint, detach to the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const native = nativeRun(dir);
+  const sock = path.join(dir, 'debugd.sock');
+  const token = 'dap-attach-token';
+  // The app's output (the daemon's stdout, which the app inherits) in a file:
+  // the detached app writes its hash there after the adapter is gone.
+  const out = path.join(dir, 'app.out');
+  const outFd = fs.openSync(out, 'w');
+  // 40000 frames: a few seconds, still running while the session lasts.
+  const daemon = cp.spawn(debugd(), ['--listen', `unix:${sock}`, '--', eglFiles(), '--frames', '40000', dir], {
+    env: { ...process.env, GLDBG_TOKEN: token }, stdio: ['ignore', outFd, 'pipe'],
+  });
+  fs.closeSync(outFd);
+  let said = '';
+  daemon.stderr.on('data', (d) => { said += d.toString(); });
+  t.after(() => daemon.kill('SIGKILL'));
+  for (let i = 0; !fs.existsSync(sock); i++) {
+    assert.ok(i < 600 && daemon.exitCode === null, `gldbg-debugd made no socket: ${said}`);
+    await sleep(50);
+  }
+  // Let the app run: a CLI client continues it, then vanishes mid-continue
+  // (the daemon keeps the app running; no client waits for its stop).
+  const script = path.join(dir, 'go.gdb');
+  fs.writeFileSync(script, 'continue\n');
+  const cli = cp.spawn(require('./lib/session').gldbgBin(), ['connect', `unix:${sock}`, '--batch', '-x', script], {
+    env: { ...process.env, GLDBG_TOKEN: token }, stdio: 'ignore',
+  });
+  await sleep(700);
+  assert.equal(cli.exitCode, null, 'the CLI client still waits in its continue: the app runs');
+  cli.kill('SIGKILL');
+  await new Promise((r) => (cli.exitCode !== null || cli.signalCode !== null ? r() : cli.on('close', r)));
+  assert.equal(appsOn(dir).length, 1, 'the app runs under the daemon');
+
+  const dap = await new Dap(t).start();
+  await dap.initialize();
+  const attached = dap.ok('attach', { address: `unix:${sock}`, token });
+  await dap.next('initialized');
+  await attached;
+  await dap.ok('configurationDone');
+  await sleep(300);
+  dap.none('stopped', 'the attached app runs');
+  const { threads } = await dap.ok('threads');
+  assert.ok(threads.length >= 1, JSON.stringify(threads));
+
+  // pause: the running app stops, and the client hears of it.
+  await dap.ok('pause', { threadId: threads[0].id });
+  const paused = await dap.stopped('pause', 20000);
+  await stack(dap, paused.threadId);
+  // A frame breakpoint and continue: the next swap.
+  const fb = await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  await dap.ok('continue', { threadId: paused.threadId });
+  const stop = await dap.stopped('function breakpoint', 20000);
+  assert.deepEqual(stop.hitBreakpointIds, [fb.breakpoints[0].id], JSON.stringify(stop));
+  const frames = await stack(dap, stop.threadId);
+  assert.match(frames[0].name, /^eglSwapBuffers\(.*frame (\d+)$/, JSON.stringify(frames));
+  const frameNo = Number(/frame (\d+)$/.exec(frames[0].name)[1]);
+  assert.ok(frameNo > 1 && frameNo < 40000, `the app ran a while before the attach: frame ${frameNo}`);
+  assert.ok(!parseHash(fs.readFileSync(out, 'utf8')), 'the app has not ended yet');
+
+  // disconnect (attach: detach by default): the app runs to its end.
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+  const end = Date.now() + 60000;
+  while (appsOn(dir).length > 0) {
+    assert.ok(Date.now() < end, `the detached app still runs after 60 s: ${fs.readFileSync(out, 'utf8')}`);
+    await sleep(50);
+  }
+  assert.deepEqual(parseHash(fs.readFileSync(out, 'utf8')), { frames: 40000, hash: native.hash },
+    `the detached app's output: the native hash: ${fs.readFileSync(out, 'utf8')} ${said}`);
 });
 
 module.exports = { finish, indexOf };
