@@ -137,15 +137,25 @@ test('every request names its frame: after the console\'s `frame 1`, the top fra
   await finish(dap, dir);
 });
 
-test('console GL moves run as moves: `step` answered at once then a stop; `pause` during `step N`; the entry stop after configurationDone\'s response', async (t) => {
+test('stopOnEntry: the entry stop comes after configurationDone\'s response', async (t) => {
   const dir = shaderCopy(t);
   const dap = await new Dap(t).start();
-  await dap.launch(dir, { args: ['--frames', '300000'], extra: { stopOnEntry: true } });
+  await dap.launch(dir, { extra: { stopOnEntry: true } });
   await dap.ok('configurationDone');
   const entry = await dap.stopped('entry');
   const done = indexOf(dap, (m) => m.type === 'response' && m.command === 'configurationDone', 'configurationDone\'s response');
   const stoppedAt = indexOf(dap, (m) => m.event === 'stopped', 'the entry stop');
   assert.ok(done < stoppedAt, `the entry stop (message ${stoppedAt}) comes after configurationDone's response (message ${done})`);
+  assert.match((await stack(dap, entry.threadId))[0].name, /^\w+\(/, 'stopped at the first GL call');
+  await finish(dap, dir);
+});
+
+test('console GL moves run as moves: `step` answered at once then a stop; `pause` during `step N`', async (t) => {
+  const dir = shaderCopy(t);
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--frames', '300000'], extra: { stopOnEntry: true } });
+  await dap.ok('configurationDone');
+  const entry = await dap.stopped('entry');
   const tid = entry.threadId;
   const first = (await stack(dap, tid))[0].name;
 
@@ -226,40 +236,51 @@ test('a draw\'s log messages all come before the stop that follows the draw', as
   const dir = shaderCopy(t);
   const file = path.join(dir, 'wave.frag');
   const half = fragLine(dir, 'acc = acc * 0.5;');
-  const dap = await new Dap(t).start();
-  await dap.launch(dir, { args: ['--frames', '2'] });
-  await dap.ok('setBreakpoints', {
-    source: { path: file }, breakpoints: [{ line: half, logMessage: 'acc={acc}' }], lines: [half],
-  });
-  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'draw 3' }] });
-  await dap.ok('configurationDone');
-  const stop = await dap.stopped('function breakpoint');
-  assert.equal((await stack(dap, stop.threadId))[0].name, glFrame(3, 2));
-  const at = indexOf(dap, (m) => m.event === 'stopped', 'the stop at draw 3');
-  const text = (ms) => ms.filter((m) => m.event === 'output').map((m) => m.body.output).join('');
-  const before = text(dap.incoming.slice(0, at)).split('\n').filter((l) => /acc=/.test(l));
-  // What came before the stop is all of draw 2's: nothing more follows.
-  await sleep(500);
-  const after = text(dap.incoming.slice(at)).split('\n').filter((l) => /acc=/.test(l));
-  assert.deepEqual(after, [], `draw 2's log messages after the stop at draw 3 (${before.length} before it)`);
-  assert.ok(before.length > 0, `draw 2's log messages before the stop: ${JSON.stringify(text(dap.incoming).slice(0, 2000))}`);
+  const FRAMES = 8;
   const accs = new Set();
   for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) accs.add(fragment(x, y, 1).accLoop);
   const sorted = [...accs].sort((a, b) => a - b);
   const nearest = (v) => sorted.reduce((b, a) => (Math.abs(a - v) < Math.abs(b - v) ? a : b));
-  for (const m of before) {
-    const v = /acc=([-+0-9.eE]+)/.exec(m);
-    assert.ok(v, `a log message with a number: ${m}`);
-    assertPrinted(v[1], nearest(Number(v[1])), `log message ${m.trim()}: one of draw 2's acc`);
-  }
-  if (before.length < 4096) {
-    const dropped = String(4096 - before.length);
-    assert.ok(text(dap.incoming.slice(0, at)).includes(dropped),
-      `${before.length} of 4096 messages before the stop: the other ${dropped} counted before it too: ${JSON.stringify(text(dap.incoming.slice(0, at)).slice(-500))}`);
-  }
-  await finish(dap, dir);
-});
+  const text = (ms) => ms.filter((m) => m.event === 'output').map((m) => m.body.output).join('');
+  const logged = (ms) => text(ms).split('\n').filter((l) => /acc=/.test(l));
 
+  const dap = await new Dap(t).start();
+  await dap.launch(dir, { args: ['--frames', String(FRAMES)] });
+  await dap.ok('setBreakpoints', {
+    source: { path: file }, breakpoints: [{ line: half, logMessage: 'acc={acc}' }], lines: [half],
+  });
+  // The swap right after each frame's draw 2 (the log point's draw): the
+  // stop follows the messages closely.
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  await dap.ok('configurationDone');
+  let from = 0;
+  for (let frame = 1; frame <= FRAMES; frame++) {
+    const stop = await dap.stopped('function breakpoint');
+    const at = indexOf(dap, (m, i) => i >= from && m.event === 'stopped', `the stop at frame ${frame}'s swap`);
+    const before = logged(dap.incoming.slice(from, at));
+    const said = text(dap.incoming.slice(from, at));
+    assert.ok(before.length > 0, `frame ${frame}: draw ${2 * frame}'s log messages before the stop: ${JSON.stringify(said.slice(-500))}`);
+    if (before.length < 4096) {
+      assert.ok(said.includes(`${4096 - before.length} more messages`),
+        `frame ${frame}: ${before.length} of 4096 messages before the stop; the other ${4096 - before.length} are counted before it too: ${JSON.stringify(said.slice(-300))}`);
+    }
+    for (const m of before) {
+      const v = /acc=([-+0-9.eE]+)/.exec(m);
+      assert.ok(v, `a log message with a number: ${m}`);
+      assertPrinted(v[1], nearest(Number(v[1])), `log message ${m.trim()}: one of draw ${2 * frame}'s acc`);
+    }
+    assert.match((await stack(dap, stop.threadId))[0].name, new RegExp(`^eglSwapBuffers\\(.*frame ${frame}$`));
+    from = at + 1;
+    if (frame === FRAMES) await sleep(300);
+    // Nothing of this draw after its stop (the next draw's come after the continue).
+    assert.deepEqual(logged(dap.incoming.slice(from)), [], `frame ${frame}: log messages after the stop`);
+    await dap.ok('continue', { threadId: stop.threadId });
+  }
+  await dap.next('exited');
+  await dap.next('terminated');
+  await dap.ok('disconnect', {});
+  await dap.ended(30000, 'after disconnect');
+});
 
 /** The daemon beside the test's binaries. */
 function debugd() {
