@@ -300,48 +300,61 @@ function appsOn(dir) {
   });
 }
 
-test('attach to a running gldbg-debugd app: pause, a function breakpoint, detach to the native hash', async (t) => {
-  const dir = shaderCopy(t);
-  const native = nativeRun(dir);
+/**
+ * A `gldbg-debugd --listen unix:SOCK -- egl_files --frames N DIR` whose app
+ * runs (a CLI client continued it, then vanished mid-continue: the daemon
+ * keeps the app running and no client waits for its stop). The daemon's
+ * stdout (the app's) goes to `out`; `env` carries the token.
+ */
+async function runningDaemon(t, dir, frames, env, out) {
   const sock = path.join(dir, 'debugd.sock');
-  const token = 'dap-attach-token';
-  // The app's output (the daemon's stdout, which the app inherits) in a file:
-  // the detached app writes its hash there after the adapter is gone.
-  const out = path.join(dir, 'app.out');
   const outFd = fs.openSync(out, 'w');
-  // 40000 frames: a few seconds, still running while the session lasts.
-  const daemon = cp.spawn(debugd(), ['--listen', `unix:${sock}`, '--', eglFiles(), '--frames', '40000', dir], {
-    env: { ...process.env, GLDBG_TOKEN: token }, stdio: ['ignore', outFd, 'pipe'],
+  const daemon = cp.spawn(debugd(), ['--listen', `unix:${sock}`, '--', eglFiles(), '--frames', String(frames), dir], {
+    env: { ...process.env, ...env }, stdio: ['ignore', outFd, 'pipe'],
   });
   fs.closeSync(outFd);
-  let said = '';
-  daemon.stderr.on('data', (d) => { said += d.toString(); });
+  const log = { said: '' };
+  daemon.stderr.on('data', (d) => { log.said += d.toString(); });
   t.after(() => daemon.kill('SIGKILL'));
   for (let i = 0; !fs.existsSync(sock); i++) {
-    assert.ok(i < 600 && daemon.exitCode === null, `gldbg-debugd made no socket: ${said}`);
+    assert.ok(i < 600 && daemon.exitCode === null, `gldbg-debugd made no socket: ${log.said}`);
     await sleep(50);
   }
-  // Let the app run: a CLI client continues it, then vanishes mid-continue
-  // (the daemon keeps the app running; no client waits for its stop).
   const script = path.join(dir, 'go.gdb');
   fs.writeFileSync(script, 'continue\n');
   const cli = cp.spawn(require('./lib/session').gldbgBin(), ['connect', `unix:${sock}`, '--batch', '-x', script], {
-    env: { ...process.env, GLDBG_TOKEN: token }, stdio: 'ignore',
+    env: { ...process.env, ...env }, stdio: 'ignore',
   });
   await sleep(700);
   assert.equal(cli.exitCode, null, 'the CLI client still waits in its continue: the app runs');
   cli.kill('SIGKILL');
   await new Promise((r) => (cli.exitCode !== null || cli.signalCode !== null ? r() : cli.on('close', r)));
-  assert.equal(appsOn(dir).length, 1, 'the app runs under the daemon');
+  assert.equal(appsOn(dir).length, 1, `the app runs under the daemon: ${log.said}`);
+  return { address: `unix:${sock}`, log };
+}
 
+/** DAP attach to `address` (more arguments in `extra`), configurationDone; the app runs on. */
+async function attachRunning(t, address, extra) {
   const dap = await new Dap(t).start();
   await dap.initialize();
-  const attached = dap.ok('attach', { address: `unix:${sock}`, token });
+  const attached = dap.ok('attach', { address, ...extra });
   await dap.next('initialized');
   await attached;
   await dap.ok('configurationDone');
   await sleep(300);
   dap.none('stopped', 'the attached app runs');
+  return dap;
+}
+
+test('attach to a running gldbg-debugd app: pause, a function breakpoint, detach to the native hash', async (t) => {
+  const dir = shaderCopy(t);
+  const native = nativeRun(dir);
+  const token = 'dap-attach-token';
+  // The detached app writes its hash to `out` after the adapter is gone.
+  const out = path.join(dir, 'app.out');
+  // 40000 frames: a few seconds, still running while the session lasts.
+  const { address, log } = await runningDaemon(t, dir, 40000, { GLDBG_TOKEN: token }, out);
+  const dap = await attachRunning(t, address, { token });
   const { threads } = await dap.ok('threads');
   assert.ok(threads.length >= 1, JSON.stringify(threads));
 
@@ -369,7 +382,36 @@ test('attach to a running gldbg-debugd app: pause, a function breakpoint, detach
     await sleep(50);
   }
   assert.deepEqual(parseHash(fs.readFileSync(out, 'utf8')), { frames: 40000, hash: native.hash },
-    `the detached app's output: the native hash: ${fs.readFileSync(out, 'utf8')} ${said}`);
+    `the detached app's output: the native hash: ${fs.readFileSync(out, 'utf8')} ${log.said}`);
+});
+
+test('attach (tokenFile) to a running app: a breakpoint set while it runs is reported as a stop; terminate ends it', async (t) => {
+  const dir = shaderCopy(t);
+  const tokenFile = path.join(dir, 'token');
+  fs.writeFileSync(tokenFile, 'dap-token-file\n', { mode: 0o600 });
+  const { address } = await runningDaemon(t, dir, 300000, { GLDBG_TOKEN: 'dap-token-file' }, path.join(dir, 'app.out'));
+  const dap = await attachRunning(t, address, { tokenFile });
+  // No move waits for this stop: the daemon's stop event reports it.
+  const fb = await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  const stop = await dap.stopped('function breakpoint', 20000);
+  assert.deepEqual(stop.hitBreakpointIds, [fb.breakpoints[0].id], JSON.stringify(stop));
+  const frames = await stack(dap, stop.threadId);
+  assert.match(frames[0].name, /^eglSwapBuffers\(.*frame \d+$/, JSON.stringify(frames));
+  // And the next one, as a move.
+  await dap.ok('continue', { threadId: stop.threadId });
+  const next = await dap.stopped('function breakpoint', 20000);
+  const again = await stack(dap, next.threadId);
+  const n = (f) => Number(/frame (\d+)$/.exec(f[0].name)[1]);
+  assert.equal(n(again), n(frames) + 1, `the next swap: ${JSON.stringify([frames[0], again[0]])}`);
+  await dap.ok('terminate', {});
+  await dap.next('terminated');
+  const end = Date.now() + 10000;
+  while (appsOn(dir).length > 0) {
+    assert.ok(Date.now() < end, 'terminate: the attached app still runs');
+    await sleep(50);
+  }
+  await dap.request('disconnect', {}, 10000).catch(() => {});
+  await dap.ended(30000, 'after disconnect');
 });
 
 module.exports = { finish, indexOf };
