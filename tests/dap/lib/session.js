@@ -139,6 +139,8 @@ class Dap {
     this.all = [];
     this.stderr = '';
     this.unmatched = [];
+    /** Every message from the adapter in arrival order: {type, command | event, body}. */
+    this.incoming = [];
     this.pending = new Set();
     this.exitInfo = null;
     for (const e of EVENTS) this.client.on(e, (ev) => this.push(ev));
@@ -152,6 +154,7 @@ class Dap {
         this.unmatched.push({ invalidJson: body });
         return;
       }
+      this.incoming.push({ type: msg.type, command: msg.command, event: msg.event, body: msg.body });
       if (msg.type === 'response' && !this.client.pendingRequests.has(msg.request_seq)) {
         this.unmatched.push(msg);
       }
