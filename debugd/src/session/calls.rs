@@ -301,6 +301,11 @@ impl Session {
     /// `continue`: to the next breakpoint, crash or exit; internal
     /// source-check stops are checked on the way (`sources.rs`).
     pub fn continue_(&self) -> Result<pb::StateReply> {
+        // The draw the app is at first, where nothing checked it yet (a
+        // source breakpoint set at a GL breakpoint's stop, after a step).
+        if let Some(r) = self.check_before_resume()? {
+            return Ok(r);
+        }
         let r = self.resume(abi::CMD_CONTINUE, false)?;
         self.continue_source_checks(r)
     }

@@ -23,10 +23,6 @@ use super::*;
 use crate::error::{out_of_range, quote};
 use crate::shader::UserFile;
 
-/// How many lines past a source breakpoint's line the daemon looks for
-/// one with a step (as a shader `break LINE` does).
-const SEARCH_LINES: u32 = 50;
-
 /// A source breakpoint or log point (`BreakpointSpec.source`).
 #[derive(Clone, Debug, Default)]
 pub(super) struct SourceBreak {
@@ -220,7 +216,7 @@ impl SourceBreak {
                 continue;
             };
             match ShaderModel::parse(&s.source, stage) {
-                Ok(m) if step_line(&m, span, self.line).is_some() => {
+                Ok(m) if m.file_line_steps(span, self.line).is_some() => {
                     match self.condition_error(&m, span) {
                         None => found.push(describe_shader(s.id, stage, &s.programs)),
                         Some(e) => why = Some(e),
@@ -228,7 +224,8 @@ impl SourceBreak {
                 }
                 Ok(_) => {
                     why = Some(format!(
-                        "no shader step on or after line {} of {}",
+                        "no shader step on line {} of {} (or on the lines after it with \
+                         no code, in the same function and active #if region)",
                         self.line, self.file
                     ))
                 }
@@ -250,8 +247,7 @@ impl SourceBreak {
     /// (it does not parse, has a side effect, names what is not there).
     fn condition_error(&self, m: &ShaderModel, span: FileSpan) -> Option<String> {
         let cond = self.condition.as_deref()?;
-        let line = step_line(m, span, self.line)?;
-        let steps = m.steps_on_line(span.source_line(line)?);
+        let (_, steps) = m.file_line_steps(span, self.line)?;
         let spec = HitSpec {
             kind: HitKind::Condition {
                 steps: &steps,
@@ -283,17 +279,17 @@ fn describe_shader(id: u32, stage: Stage, programs: &[u32]) -> String {
     s
 }
 
-/// The first file line from `line` on (within [`SEARCH_LINES`]) with a step.
-fn step_line(m: &ShaderModel, span: FileSpan, line: u32) -> Option<u32> {
-    (line..=line.saturating_add(SEARCH_LINES)).find(|&l| m.file_line_has_step(span, l))
-}
-
 /// The user's files given with `SetSourceFiles`.
 #[derive(Default)]
 pub(super) struct Files {
     list: Vec<pb::SourceFile>,
     /// The recordings' generation the breakpoints were last verified at.
     pub(super) verified_at: Option<u64>,
+    /// The serial of the last stop the source breakpoints were checked at
+    /// (`continue` checks the stop it leaves first when it was not).
+    pub(super) checked: Option<u64>,
+    /// The keys of the warnings said once (`warn_once`).
+    pub(super) warned: std::collections::HashSet<String>,
 }
 
 /// "shader 5" → 5.
@@ -460,7 +456,7 @@ mod tests {
                 text: FILE.into(),
                 shader: String::new(),
             }],
-            verified_at: None,
+            ..Default::default()
         };
         let mut s = spec("a.frag", "", 2);
         s.condition = " x > 0 ".into();
@@ -483,9 +479,13 @@ mod tests {
             source: format!("#version 330 core\n{FILE}"),
             programs: vec![3],
         }];
+        // A declaration holds none (the search never crosses code).
         let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 1), &Files::default()).unwrap();
         b.verify(&shaders);
-        // Lines 1 and 2 have no step: line 3's is used.
+        assert!(!b.verified && b.message.contains("no shader step on line 1"), "{b:?}");
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 2), &Files::default()).unwrap();
+        b.verify(&shaders);
+        // Line 2, main's header, has no step: line 3's is used.
         assert!(b.verified, "{b:?}");
         assert_eq!(b.shaders, vec!["shader 7 fragment, program 3".to_string()]);
         let other = "out vec4 c;\nvoid main() {\n    c = vec4(0.0);\n}\n";
