@@ -17,7 +17,14 @@
 //!   invocation's message at each matching draw, the app's hash unchanged;
 //! * `tbreak FILE:LINE` stops once;
 //! * a line of egl_compute's compute shader (written to a file) stops at
-//!   the dispatch, in the compute stage, with the invocation's locals.
+//!   the dispatch, in the compute stage, with the invocation's locals;
+//! * a source breakpoint set while stopped at a GL breakpoint on the draw
+//!   that reaches it stops at that draw (it is checked before resuming);
+//! * `tbreak` is one-shot inside its draw too; an ignore count focuses
+//!   the execution it lands on (counted invocation by invocation);
+//! * egl_srcbp: a fixed-function draw is no match, a file line is exactly
+//!   its own steps (not the library's code `#line` numbers the same), a
+//!   line in an inactive `#ifdef` region holds no breakpoint.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,11 +32,14 @@ use std::time::Duration;
 use gldbg_proto::pb;
 use gldbg_proto::pb::debugger_client::DebuggerClient;
 use gldbg_tests::*;
+use support::*;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint, Uri};
 use tonic::{Request, Status};
+
+mod support;
 
 /// Fragments of the 64x64 target: every one reaches line 24 at draw 2.
 const PIXELS: u64 = 64 * 64;
@@ -635,4 +645,208 @@ fn a_file_line_in_a_compute_shader_stops_at_the_dispatch() {
     assert_eq!(local(l, "idx"), vec![300.0], "{l}");
     assert_eq!(local(l, "v")[0] as f32, compute::shade(300), "{l}");
     assert_eq!(local(l, "n"), vec![f64::from(300 % 5)], "{l}");
+}
+
+#[test]
+fn a_breakpoint_set_at_a_gl_stop_is_checked_at_that_draw() {
+    require_workspace();
+    let dir = TempDir::new("source-here");
+    // Stopped at draw 2 (a GL breakpoint), the file line is set: draw 2
+    // reaches it, so continue stops there, not at frame 2's draw 4.
+    let script = format!(
+        "break draw 2\ncontinue\nbreak {f}:24\ncontinue\ninfo locals\n",
+        f = frag()
+    );
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let gl = out.ok_n("continue", 0);
+    assert_eq!(
+        (gl["stopped"]["draw"].clone(), gl["breakpoint"].clone()),
+        (2.into(), 1.into()),
+        "{t}"
+    );
+    let stop = out.ok_n("continue", 1);
+    assert_eq!(
+        (
+            stop["stopped"]["draw"].clone(),
+            stop["stopped"]["frame"].clone(),
+            stop["breakpoint"].clone()
+        ),
+        (2.into(), 1.into(), 2.into()),
+        "{t}"
+    );
+    let sh = &stop["shader"];
+    assert_eq!(
+        (sh["file_line"].clone(), sh["focus"].clone()),
+        (24.into(), serde_json::json!({"x": 0, "y": 0})),
+        "{t}"
+    );
+    let l = out.ok("info locals");
+    assert_eq!(f32s(&local(l, "acc")), f32s(&[acc_at(0, 0)]), "{l}");
+}
+
+#[test]
+fn a_tbreak_stops_once_inside_its_draw_too() {
+    require_workspace();
+    let dir = TempDir::new("source-tbreak");
+    // Line 21 runs three times per invocation (the loop): the tbreak stops
+    // at the first, and the shader's continue goes on past the others.
+    let script = format!("tbreak {f}:21\ncontinue\ncontinue\n", f = frag());
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let stop = out.ok_n("continue", 0);
+    assert_eq!(stop["stopped"]["draw"], 1, "{t}");
+    let sh = &stop["shader"];
+    assert_eq!(
+        (sh["file_line"].clone(), sh["iterations"].clone()),
+        (21.into(), serde_json::json!([0])),
+        "{t}"
+    );
+    // The invocation runs to its end: no breakpoint stops it again.
+    let next = out.ok_n("continue", 1);
+    assert!(
+        next.get("breakpoint_line").is_none(),
+        "the tbreak stopped again in its draw: {t}"
+    );
+    assert_eq!(next["finished"], true, "{t}");
+    assert_eq!(
+        next["trace"]["record"].as_u64().unwrap() + 1,
+        next["trace"]["records"].as_u64().unwrap(),
+        "at the run's last record: {t}"
+    );
+}
+
+/// egl_srcbp's file (the app puts a library before `#line 1`: its lines
+/// 4..8 are the driver's lines 4..8 too).
+const MAIN_FRAG: &str = "uniform int u_mode;
+out vec4 color;
+
+void main() {
+    float v = gl_FragCoord.x;
+    if (u_mode == 1) {
+        v = v * 2.0;
+    } else {
+        v = lib(v);
+    }
+#ifdef NOPE
+    v = v + 100.0;
+#endif
+    color = vec4(v, gl_FragCoord.y, 0.0, 1.0);
+}
+";
+
+fn egl_srcbp() -> PathBuf {
+    build_c_app("egl_srcbp.c", "egl_srcbp", &["EGL", "OpenGL"], &[])
+}
+
+#[test]
+fn fixed_function_draws_colliding_lines_and_inactive_regions() {
+    require_workspace();
+    let dir = TempDir::new("source-edges");
+    let app = egl_srcbp();
+    std::fs::write(dir.join("main.frag"), MAIN_FRAG).unwrap();
+    let file = dir.join("main.frag").display().to_string();
+    // Line 12 is in an inactive #ifdef region; line 7 runs only where
+    // u_mode is 1 (draw 3), while the library's driver line 7 runs at
+    // draw 2; draw 1 has no program.
+    let script = format!(
+        "break {file}:12\nbreak {file}:7\ncontinue\ninfo locals\ninfo breakpoints\nend\ncontinue\n"
+    );
+    let out = Session::new(app.clone(), &script)
+        .args([dir.path().display().to_string()])
+        .run(&dir);
+    let t = out.transcript();
+    let stop = out.ok_n("continue", 0);
+    assert_eq!(
+        (stop["stopped"]["draw"].clone(), stop["breakpoint"].clone()),
+        (3.into(), 2.into()),
+        "{t}"
+    );
+    let sh = &stop["shader"];
+    assert_eq!(
+        (sh["line"].clone(), sh["file_line"].clone(), sh["text"].clone()),
+        (7.into(), 7.into(), "v = v * 2.0;".into()),
+        "{t}"
+    );
+    // Pixel (0, 0): v is gl_FragCoord.x, 0.5, before the line runs.
+    assert_eq!(sh["focus"], serde_json::json!({"x": 0, "y": 0}), "{t}");
+    let l = out.ok("info locals");
+    assert_eq!(local(l, "v"), vec![0.5], "{l}");
+    let info = out.ok("info breakpoints");
+    let inactive = &info["breakpoints"][0];
+    assert_eq!(inactive["source"]["verified"], false, "{info}");
+    assert!(
+        inactive["source"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no shader step on line 12"),
+        "{info}"
+    );
+    assert_eq!(inactive["hits"], 0, "{info}");
+    assert_eq!(out.ok_n("continue", 1)["state"], "exited", "{t}");
+    let native = run_native(&app, &[dir.path().to_str().unwrap()], &[]).stdout;
+    let hash = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("egl_srcbp: hash"))
+            .unwrap_or_else(|| panic!("no hash in {s:?}"))
+            .to_string()
+    };
+    assert_eq!(hash(&out.stdout), hash(&native), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ignore_count_focuses_the_execution_it_lands_on() {
+    require_workspace();
+    let dir = TempDir::new("source-ignore-focus");
+    let socket = dir.join("d.sock");
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
+    let mut c = client(socket.clone()).await;
+    let launch = pb::LaunchRequest {
+        program: egl_files().display().to_string(),
+        args: vec![shader_dir().display().to_string()],
+        ..Default::default()
+    };
+    c.launch(launch).await.expect("Launch");
+    // Line 21 runs 3 times per invocation: draw 1 has 3 * 4096
+    // executions; 5 more are pixel (0, 0)'s three and pixel (1, 0)'s
+    // first two at draw 2: the stop is pixel (1, 0)'s third (i = 2).
+    let spec = pb::SourceBreakpoint {
+        file: "wave.frag".into(),
+        text: std::fs::read_to_string(frag()).unwrap(),
+        line: 21,
+        ignore: 3 * PIXELS + 5,
+        ..Default::default()
+    };
+    c.add_breakpoint(pb::BreakpointSpec {
+        kind: Some(pb::breakpoint_spec::Kind::Source(spec)),
+    })
+    .await
+    .expect("AddBreakpoint");
+    let r = tokio::time::timeout(Duration::from_secs(120), c.r#continue(pb::Empty {}))
+        .await
+        .expect("Continue in time")
+        .expect("Continue")
+        .into_inner();
+    let stop = r.stop.as_ref().expect("a stop");
+    assert_eq!((stop.draw, stop.frame), (2, 1), "{r:?}");
+    let sh = r.shader.as_ref().expect("the shader stop");
+    assert_eq!(sh.iterations, vec![2], "{sh:?}");
+    let pixel = |x, y| pb::Invocation {
+        kind: Some(pb::invocation::Kind::Pixel(pb::Pixel { x, y })),
+    };
+    assert_eq!(sh.focus, Some(pixel(1, 0)), "{sh:?}");
+    let v = c
+        .print(pb::PrintRequest {
+            expr: "acc".into(),
+            at: Some(pixel(1, 0)),
+        })
+        .await
+        .expect("Print")
+        .into_inner();
+    // Before the third ripple: the first two, k = 0.625 and 1.25.
+    let (px, py) = p_at(1, 0);
+    let d = px * px + py * py;
+    let want: f64 = [0.625, 1.25].iter().map(|k| (d * k) - (d * k).floor()).sum();
+    assert_eq!(v.value, vec![want], "{v:?}");
+    c.kill(pb::Empty {}).await.expect("Kill");
 }
