@@ -12,7 +12,10 @@
  *
  *   draw 1: no program (fixed function), colour (0.25, 0.5, 0.75, 1);
  *   draw 2: the program with u_mode = 0;
- *   draw 3: the program with u_mode = 1.
+ *   draw 3: the program with u_mode = 1;
+ *   draw 4: program 2, u_mode = 1: the same file after another prefix
+ *           (PREFIX2: a uniform `g_only2` = 1.0 and `lib(x)` = x + g_only2
+ *           on one line, then "#line 1").
  *
  * It prints "egl_srcbp: hash H", H the FNV-1a hash of the framebuffer's
  * floats.
@@ -37,6 +40,12 @@ static const char *PREFIX =
     "}\n"
     "#line 1\n";
 
+static const char *PREFIX2 =
+    "#version 330 compatibility\n"
+    "uniform float g_only2;\n"
+    "float lib(float x) { return x + g_only2; }\n"
+    "#line 1\n";
+
 static const char *VS =
     "#version 330 compatibility\n"
     "layout(location = 0) in vec2 a_pos;\n"
@@ -44,17 +53,17 @@ static const char *VS =
     "    gl_Position = vec4(a_pos, 0.0, 1.0);\n"
     "}\n";
 
-/* PREFIX then the whole file at `path`, NUL-terminated. */
-static char *read_shader(const char *path) {
+/* `prefix` then the whole file at `path`, NUL-terminated. */
+static char *read_shader(const char *path, const char *prefix) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, APP_NAME ": cannot open %s\n", path);
         exit(1);
     }
-    size_t used = strlen(PREFIX), cap = used + 65536;
+    size_t used = strlen(prefix), cap = used + 65536;
     char *text = malloc(cap);
     if (!text) die("out of memory");
-    memcpy(text, PREFIX, used);
+    memcpy(text, prefix, used);
     used += fread(text + used, 1, cap - used - 1, f);
     fclose(f);
     text[used] = 0;
@@ -67,12 +76,17 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/main.frag", argv[1]);
 
     struct egl_app a = egl_app_start(3, 3, EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT);
-    char *fs_src = read_shader(path);
-    GLuint p = glCreateProgram();
-    glAttachShader(p, compile(GL_VERTEX_SHADER, VS));
-    glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs_src));
-    link_program(p);
-    free(fs_src);
+    GLuint progs[2];
+    const char *prefixes[2] = {PREFIX, PREFIX2};
+    for (int i = 0; i < 2; i++) {
+        char *fs_src = read_shader(path, prefixes[i]);
+        progs[i] = glCreateProgram();
+        glAttachShader(progs[i], compile(GL_VERTEX_SHADER, VS));
+        glAttachShader(progs[i], compile(GL_FRAGMENT_SHADER, fs_src));
+        link_program(progs[i]);
+        free(fs_src);
+    }
+    GLuint p = progs[0], p2 = progs[1];
 
     static const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};
     GLuint vbo;
@@ -95,6 +109,10 @@ int main(int argc, char **argv) {
         glUniform1i(mode, m);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
+    glUseProgram(p2);
+    glUniform1f(glGetUniformLocation(p2, "g_only2"), 1.0f);
+    glUniform1i(glGetUniformLocation(p2, "u_mode"), 1);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 
     static float pixels[SIZE * SIZE * 4];
     glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_FLOAT, pixels);

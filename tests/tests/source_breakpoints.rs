@@ -750,7 +750,8 @@ fn fixed_function_draws_colliding_lines_and_inactive_regions() {
     // u_mode is 1 (draw 3), while the library's driver line 7 runs at
     // draw 2; draw 1 has no program.
     let script = format!(
-        "break {file}:12\nbreak {file}:7\ncontinue\ninfo locals\ninfo breakpoints\nend\ncontinue\n"
+        "break {file}:12\nbreak {file}:7\ncontinue\ninfo locals\ninfo breakpoints\nend\ncontinue\n\
+         end\ncontinue\n"
     );
     let out = Session::new(app.clone(), &script)
         .args([dir.path().display().to_string()])
@@ -783,7 +784,9 @@ fn fixed_function_draws_colliding_lines_and_inactive_regions() {
         "{info}"
     );
     assert_eq!(inactive["hits"], 0, "{info}");
-    assert_eq!(out.ok_n("continue", 1)["state"], "exited", "{t}");
+    // Program 2 (draw 4) holds the file too.
+    assert_eq!(out.ok_n("continue", 1)["stopped"]["draw"], 4, "{t}");
+    assert_eq!(out.ok_n("continue", 2)["state"], "exited", "{t}");
     let native = run_native(&app, &[dir.path().to_str().unwrap()], &[]).stdout;
     let hash = |s: &str| {
         s.lines()
@@ -849,4 +852,45 @@ async fn an_ignore_count_focuses_the_execution_it_lands_on() {
     let want: f64 = [0.625, 1.25].iter().map(|k| (d * k) - (d * k).floor()).sum();
     assert_eq!(v.value, vec![want], "{v:?}");
     c.kill(pb::Empty {}).await.expect("Kill");
+}
+
+#[test]
+fn a_condition_that_resolves_in_one_program_only_skips_the_others() {
+    require_workspace();
+    let dir = TempDir::new("source-skip");
+    let app = egl_srcbp();
+    std::fs::write(dir.join("main.frag"), MAIN_FRAG).unwrap();
+    let file = dir.join("main.frag").display().to_string();
+    // `g_only2` exists only in program 2 (draw 4): draw 3 (program 1)
+    // cannot evaluate the condition and is skipped with a warning; the
+    // breakpoint is not failed for good and stops at draw 4.
+    let script = format!("break {file}:7 if v > g_only2\ncontinue\ninfo locals\n");
+    let out = Session::new(app, &script)
+        .args([dir.path().display().to_string()])
+        .run(&dir);
+    let t = out.transcript();
+    let stop = out.ok("continue");
+    assert_eq!(
+        (stop["stopped"]["draw"].clone(), stop["breakpoint"].clone()),
+        (4.into(), 1.into()),
+        "{t}"
+    );
+    // v = gl_FragCoord.x > g_only2 = 1: pixel (1, 0) first, v = 1.5.
+    assert_eq!(stop["shader"]["focus"], serde_json::json!({"x": 1, "y": 0}), "{t}");
+    let l = out.ok("info locals");
+    assert_eq!(local(l, "v"), vec![1.5], "{l}");
+    let warnings: Vec<String> = out
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "warning")
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|w| w.contains("source breakpoint 1: not checked at draw"))
+            .count(),
+        1,
+        "{warnings:?}"
+    );
 }
