@@ -894,3 +894,40 @@ fn a_condition_that_resolves_in_one_program_only_skips_the_others() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn two_breakpoints_reached_in_one_draw_both_stop() {
+    require_workspace();
+    let dir = TempDir::new("source-two");
+    // wave.vert:8 runs at every draw, wave.frag:24 at draw 2: at draw 2
+    // the vertex stop comes first, and leaving it checks the fragment
+    // stage of the same draw before it runs.
+    let script = format!(
+        "break {v}:8\nbreak {f}:24\ncontinue\nend\ncontinue\nend\ncontinue\ninfo locals\n",
+        v = vert(),
+        f = frag()
+    );
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let stops: Vec<(Value, Value, Value)> = (0..3)
+        .map(|i| {
+            let s = out.ok_n("continue", i);
+            (
+                s["stopped"]["draw"].clone(),
+                s["breakpoint"].clone(),
+                s["shader"]["stage"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stops,
+        vec![
+            (1.into(), 1.into(), "vertex".into()),
+            (2.into(), 1.into(), "vertex".into()),
+            (2.into(), 2.into(), "fragment".into()),
+        ],
+        "{t}"
+    );
+    let l = out.ok("info locals");
+    assert_eq!(f32s(&local(l, "acc")), f32s(&[acc_at(0, 0)]), "{l}");
+}

@@ -36,7 +36,7 @@ impl Session {
             let Some(internal) = self.at_source_check() else {
                 return Ok(reply);
             };
-            match self.check_sources() {
+            match self.check_sources(None) {
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) if internal => {}
                 Ok(None) => return Ok(self.checked_gl_stop()),
@@ -55,21 +55,27 @@ impl Session {
     /// reply of a source breakpoint's stop there (reported as a new stop),
     /// or None to resume.
     pub(super) fn check_before_resume(&self) -> Result<Option<pb::StateReply>> {
-        {
+        let from = {
             let c = self.control();
-            let unchecked = c.current.as_ref().is_some_and(|s| {
-                c.state == RunState::Stopped
-                    && c.paused.is_none()
-                    && c.files.checked != Some(s.serial)
-                    && s.error == 0
-                    && s.ret.is_none()
-                    && (s.draw != 0 || class_of(s.function) & class::DISPATCH != 0)
-            });
-            if !unchecked || !c.breakpoints.has_sources() {
+            let Some(s) = c.current.as_ref().filter(|_| {
+                c.state == RunState::Stopped && c.paused.is_none() && c.breakpoints.has_sources()
+            }) else {
                 return Ok(None);
+            };
+            let unchecked = c.files.checked != Some(s.serial)
+                && s.error == 0
+                && s.ret.is_none()
+                && (s.draw != 0 || class_of(s.function) & class::DISPATCH != 0);
+            // A source breakpoint stopped here: the rest of the draw's
+            // checks (later breakpoints and stages) before it runs.
+            let rest = c.files.resume.filter(|r| r.0 == s.serial);
+            match (unchecked, rest) {
+                (_, Some((_, pass, id))) => Some((pass, id)),
+                (true, None) => None,
+                (false, None) => return Ok(None),
             }
-        }
-        let Some(reply) = self.check_sources()? else {
+        };
+        let Some(reply) = self.check_sources(from)? else {
             return Ok(None);
         };
         let info = {
@@ -116,14 +122,17 @@ impl Session {
     }
 
     /// Check the draw the app is stopped at internally against every
-    /// source breakpoint; the reply of a stop, or None to go on.
-    fn check_sources(&self) -> Result<Option<pb::StateReply>> {
+    /// source breakpoint (`from`: only the passes from this one on, in it
+    /// only the breakpoints after this id); the reply of a stop, or None
+    /// to go on.
+    fn check_sources(&self, from: Option<(usize, u32)>) -> Result<Option<pb::StateReply>> {
         let mut dbg = self.debug_lock();
         let AtStop { stop, shm } = self.stopped()?;
         cancel::check()?;
         let (breaks, files, shaders) = {
             let mut c = self.control();
             c.files.checked = Some(stop.serial);
+            c.files.resume = None;
             // Verified again only when the app recorded shaders since.
             let generation = c.programs.generation();
             let again = c.files.verified_at != Some(generation);
@@ -154,23 +163,12 @@ impl Session {
             }
             Err(e) => return Err(e),
         };
-        let dispatch = class_of(stop.function) & class::DISPATCH != 0;
-        // Log points first: a breakpoint that stops at this draw does not
-        // keep them from printing theirs.
-        let passes = Stage::ALL
-            .into_iter()
-            .filter(|s| (*s == Stage::Compute) == dispatch)
-            .map(|s| (true, s))
-            .chain(
-                Stage::ALL
-                    .into_iter()
-                    .filter(|s| (*s == Stage::Compute) == dispatch)
-                    .map(|s| (false, s)),
-            );
-        for (logs, stage) in passes {
+        let (first, after) = from.unwrap_or((0, 0));
+        for (pass, (logs, stage)) in passes(&stop).into_iter().enumerate().skip(first) {
+            let after = if pass == first { after } else { 0 };
             let mine: Vec<&(u32, SourceBreak)> = breaks
                 .iter()
-                .filter(|(_, b)| b.log().is_some() == logs)
+                .filter(|(id, b)| b.log().is_some() == logs && *id > after)
                 .filter(|(_, b)| {
                     let f = b.file_of();
                     program.stages.iter().any(|s| {
@@ -184,6 +182,7 @@ impl Session {
             let stopped =
                 self.check_stage(&mut dbg, &stop, &shm, &program, stage, &mine, &files)?;
             if let Some((id, temporary)) = stopped {
+                self.control().files.resume = Some((stop.serial, pass, id));
                 return Ok(Some(self.source_stop(id, temporary)));
             }
         }
@@ -426,4 +425,20 @@ impl Session {
         }
         reply
     }
+}
+
+/// The passes of a source check at `stop`: (log points?, stage), log
+/// points first (a breakpoint that stops at this draw does not keep them
+/// from printing theirs), the compute stage only at a dispatch.
+fn passes(stop: &Stop) -> Vec<(bool, Stage)> {
+    let dispatch = class_of(stop.function) & class::DISPATCH != 0;
+    let stages = || {
+        Stage::ALL
+            .into_iter()
+            .filter(move |s| (*s == Stage::Compute) == dispatch)
+    };
+    stages()
+        .map(|s| (true, s))
+        .chain(stages().map(|s| (false, s)))
+        .collect()
 }

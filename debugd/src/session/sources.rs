@@ -288,6 +288,9 @@ pub(super) struct Files {
     /// The serial of the last stop the source breakpoints were checked at
     /// (`continue` checks the stop it leaves first when it was not).
     pub(super) checked: Option<u64>,
+    /// Where a source breakpoint stopped in a draw's check: (the stop's
+    /// serial, pass, breakpoint id); `continue` finishes that check first.
+    pub(super) resume: Option<(u64, usize, u32)>,
     /// The keys of the warnings said once (`warn_once`).
     pub(super) warned: std::collections::HashSet<String>,
 }
