@@ -931,3 +931,66 @@ fn two_breakpoints_reached_in_one_draw_both_stop() {
     let l = out.ok("info locals");
     assert_eq!(f32s(&local(l, "acc")), f32s(&[acc_at(0, 0)]), "{l}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_during_the_checks_of_a_continue_stops_at_a_draw() {
+    require_workspace();
+    let dir = TempDir::new("source-pause");
+    let socket = dir.join("d.sock");
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
+    let mut c = client(socket.clone()).await;
+    let launch = pb::LaunchRequest {
+        program: egl_files().display().to_string(),
+        args: vec![
+            "--frames".into(),
+            "100000".into(),
+            shader_dir().display().to_string(),
+        ],
+        ..Default::default()
+    };
+    c.launch(launch).await.expect("Launch");
+    // Never met (acc < 1.5 everywhere): every draw 2 is checked, the
+    // continue goes on and on, spending most of its time in checks.
+    let spec = pb::SourceBreakpoint {
+        file: "wave.frag".into(),
+        text: std::fs::read_to_string(frag()).unwrap(),
+        line: 24,
+        condition: "acc > 100.0".into(),
+        ..Default::default()
+    };
+    c.add_breakpoint(pb::BreakpointSpec {
+        kind: Some(pb::breakpoint_spec::Kind::Source(spec)),
+    })
+    .await
+    .expect("AddBreakpoint");
+    let mut cont = c.clone();
+    let running = tokio::spawn(async move { cont.r#continue(pb::Empty {}).await });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for _ in 0..5 {
+        let s = c.get_state(pb::Empty {}).await.unwrap().into_inner();
+        assert_eq!(s.state, pb::RunState::Running as i32, "checks are running: {s:?}");
+        assert!(s.stop.is_none(), "{s:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = tokio::time::timeout(Duration::from_secs(60), c.pause(pb::Empty {}))
+        .await
+        .expect("Pause in time")
+        .expect("Pause")
+        .into_inner();
+    assert_eq!(p.state, pb::RunState::Stopped as i32, "{p:?}");
+    let r = tokio::time::timeout(Duration::from_secs(60), running)
+        .await
+        .expect("Continue ends")
+        .unwrap()
+        .expect("Continue")
+        .into_inner();
+    assert_eq!(r.state, pb::RunState::Stopped as i32, "{r:?}");
+    // The pause's stop is the continue's, and the app stays there.
+    let at = |s: &pb::StateReply| s.stop.as_ref().map(|c| (c.call, c.draw));
+    assert!(at(&p).is_some_and(|(_, d)| d > 0), "a draw: {p:?}");
+    assert_eq!(at(&p), at(&r), "{p:?} / {r:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let s = c.get_state(pb::Empty {}).await.unwrap().into_inner();
+    assert_eq!(at(&s), at(&p), "still there: {s:?}");
+    c.kill(pb::Empty {}).await.expect("Kill");
+}

@@ -306,8 +306,12 @@ impl Session {
         if let Some(r) = self.check_before_resume()? {
             return Ok(r);
         }
-        let r = self.resume(abi::CMD_CONTINUE, false)?;
-        self.continue_source_checks(r)
+        let r = self.resume(abi::CMD_CONTINUE, false)
+            .and_then(|r| self.continue_source_checks(r));
+        // A `pause` waiting for the checks' stop (`pause_in_checks`).
+        self.control().files.pause_requested = false;
+        self.changed.notify_all();
+        r
     }
 
     /// Execute the current call and stop at the next, `count` times; ends

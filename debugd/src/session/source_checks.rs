@@ -38,6 +38,11 @@ impl Session {
             };
             match self.check_sources(None) {
                 Ok(Some(r)) => return Ok(r),
+                Ok(None) if internal && self.take_pause_request() => {
+                    // `pause` came during the checks: this draw is the stop.
+                    self.surface_check_stop();
+                    return Ok(self.get_state());
+                }
                 Ok(None) if internal => {}
                 Ok(None) => return Ok(self.checked_gl_stop()),
                 Err(e) => {
@@ -48,6 +53,34 @@ impl Session {
             }
             reply = self.resume_with(abi::CMD_CONTINUE, false, true)?;
         }
+    }
+
+    /// Whether `pause` asked for a stop during the checks (cleared).
+    fn take_pause_request(&self) -> bool {
+        std::mem::take(&mut self.control().files.pause_requested)
+    }
+
+    /// Whether the app is at an internal source-check stop (a `continue`
+    /// is checking it: to the user the app is running).
+    pub(super) fn in_source_checks(c: &Control) -> bool {
+        c.state == RunState::Stopped
+            && c.paused.is_none()
+            && c.current.as_ref().is_some_and(Stop::internal)
+    }
+
+    /// `pause` while `continue` checks draws: ask its loop to stop at the
+    /// draw it checks and wait for that stop (or the app's end).
+    pub(super) fn pause_in_checks(&self, mut c: MutexGuard<'_, Control>) -> pb::StateReply {
+        c.files.pause_requested = true;
+        while Self::in_source_checks(&c) || (c.state == RunState::Running && c.launched.is_some()) {
+            c = self
+                .changed
+                .wait_timeout(c, Duration::from_millis(50))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        c.files.pause_requested = false;
+        self.state_reply(&c)
     }
 
     /// Before `continue` resumes: where the app is stopped at a draw or

@@ -291,6 +291,9 @@ pub(super) struct Files {
     /// Where a source breakpoint stopped in a draw's check: (the stop's
     /// serial, pass, breakpoint id); `continue` finishes that check first.
     pub(super) resume: Option<(u64, usize, u32)>,
+    /// `pause` came while `continue` checks draws: its loop stops at the
+    /// next one it checks.
+    pub(super) pause_requested: bool,
     /// The keys of the warnings said once (`warn_once`).
     pub(super) warned: std::collections::HashSet<String>,
 }
