@@ -41,10 +41,11 @@ impl FileSpan {
     }
 }
 
-/// Lines of `text` with CRLF (and a lone CR) as LF; one trailing newline
-/// ends the last line rather than starting an empty one.
+/// Lines of `text` with CRLF as LF (a lone CR is no line break: the
+/// model and the driver split at LF only); one trailing newline ends the
+/// last line rather than starting an empty one.
 fn lines_of(text: &str) -> Vec<String> {
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = text.replace("\r\n", "\n");
     let body = text.strip_suffix('\n').unwrap_or(&text);
     body.split('\n').map(str::to_string).collect()
 }
@@ -198,6 +199,17 @@ mod tests {
         assert_eq!(find_file(&src, &crlf).unwrap().first_line, 2);
         let src_crlf = format!("#version 330 core\r\n{crlf}");
         assert_eq!(find_file(&src_crlf, FILE).unwrap().first_line, 2);
+    }
+
+    #[test]
+    fn a_lone_cr_breaks_no_line() {
+        // The driver numbers "a\rb" as one line: so does the file's span.
+        let src = "#version 330 core\nfloat a;\rfloat b;\nvoid main() {}\n";
+        let file = "float a;\rfloat b;\nvoid main() {}\n";
+        let span = find_file(src, file).unwrap();
+        assert_eq!((span.first_line, span.lines), (2, 2));
+        assert_eq!(span.source_line(2), Some(3));
+        assert_eq!(find_file(src, "float a;\nfloat b;\n"), None);
     }
 
     #[test]

@@ -416,6 +416,22 @@ fn log_points_print_every_invocation_and_the_app_never_notices() {
         assert_eq!(b["hits"], 2, "one hit per matching draw: {b}");
         assert_eq!(b["source"]["verified"], true, "{b}");
     }
+    // Messages past the limit are said dropped once per log point, not
+    // at every draw.
+    let dropped: Vec<&Value> = out
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "warning" && e.to_string().contains("were dropped"))
+        .collect();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    for id in [1, 2] {
+        assert!(
+            dropped
+                .iter()
+                .any(|w| w.to_string().contains(&format!("log point {id}: {} more", PIXELS - 1024))),
+            "{dropped:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------

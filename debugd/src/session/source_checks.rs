@@ -167,7 +167,7 @@ impl Session {
             c.files.checked = Some(stop.serial);
             c.files.resume = None;
             // Verified again only when the app recorded shaders since.
-            let generation = c.programs.generation();
+            let generation = (c.launched.as_ref().map_or(0, |l| l.id), c.programs.generation());
             let again = c.files.verified_at != Some(generation);
             c.files.verified_at = Some(generation);
             let shaders = again.then(|| c.programs.every_shader());
@@ -219,9 +219,18 @@ impl Session {
                 return Ok(Some(self.source_stop(id, temporary)));
             }
         }
-        // Nothing stopped: the draw's debugging ends, as `end` ends it.
-        self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
-        self.control().shader_stop = None;
+        // Nothing stopped: the draw's debugging ends, as `end` ends it;
+        // the GL objects of a stage whose debug failed to start after
+        // another's go too.
+        let released = self.release_debug(&mut dbg, Some(&shm), Some(stop.slot));
+        let made = {
+            let mut c = self.control();
+            c.shader_stop = None;
+            c.files.gl_made.take() == Some(stop.serial)
+        };
+        if made && !released {
+            lifecycle::release_gl(&shm, stop.slot);
+        }
         Ok(None)
     }
 
@@ -253,8 +262,11 @@ impl Session {
         breaks: &[&(u32, SourceBreak)],
         files: &[UserFile],
     ) -> Result<Option<(u32, bool)>> {
-        // A new stage: the last one's probes go (the GL objects stay).
-        self.release_debug(dbg, Some(shm), None);
+        // A new stage: the last one's probes go (the GL objects stay:
+        // released when the draw's check ends, see `gl_made`).
+        if self.release_debug(dbg, Some(shm), None) {
+            self.control().files.gl_made = Some(stop.serial);
+        }
         let mut d = match self.start_debug(stop, shm, program, stage, Default::default()) {
             Ok(d) => d,
             Err(e) => {
@@ -383,6 +395,10 @@ impl Session {
         let p = d
             .dprintf(at, &format, &args, shader::DPRINTF_LIMIT, false, link)
             .map_err(text)?;
+        if self.control().breakpoints.source_mut(id).is_none() {
+            // Deleted meanwhile (a client's setBreakpoints): it prints nothing.
+            return Ok(Outcome::WentOn);
+        }
         self.emit_dprintf(&p);
         if p.dropped > 0 {
             // Counted, never lost silently (the CLI's dprintf says the
@@ -429,7 +445,10 @@ impl Session {
 
     /// A warning said once per app for its `key`.
     fn warn_once(&self, key: String, message: String) {
-        if self.control().files.warned.insert(key) {
+        let mut c = self.control();
+        let app = c.launched.as_ref().map_or(0, |l| l.id);
+        if c.files.warned.insert((app, key)) {
+            drop(c);
             self.warn(message);
         }
     }

@@ -283,8 +283,9 @@ fn describe_shader(id: u32, stage: Stage, programs: &[u32]) -> String {
 #[derive(Default)]
 pub(super) struct Files {
     list: Vec<pb::SourceFile>,
-    /// The recordings' generation the breakpoints were last verified at.
-    pub(super) verified_at: Option<u64>,
+    /// The app (launch id) and recordings' generation the breakpoints
+    /// were last verified at (a new app verifies again).
+    pub(super) verified_at: Option<(u64, u64)>,
     /// The serial of the last stop the source breakpoints were checked at
     /// (`continue` checks the stop it leaves first when it was not).
     pub(super) checked: Option<u64>,
@@ -294,8 +295,11 @@ pub(super) struct Files {
     /// `pause` came while `continue` checks draws: its loop stops at the
     /// next one it checks.
     pub(super) pause_requested: bool,
+    /// The stop (serial) where a source check dropped a stage's debug
+    /// keeping its GL objects: released when that check ends.
+    pub(super) gl_made: Option<u64>,
     /// The keys of the warnings said once (`warn_once`).
-    pub(super) warned: std::collections::HashSet<String>,
+    pub(super) warned: std::collections::HashSet<(u64, String)>,
 }
 
 /// "shader 5" → 5.
