@@ -1010,3 +1010,38 @@ async fn pause_during_the_checks_of_a_continue_stops_at_a_draw() {
     assert_eq!(at(&s), at(&p), "still there: {s:?}");
     c.kill(pb::Empty {}).await.expect("Kill");
 }
+
+#[test]
+fn a_file_with_an_include_says_it_is_not_checked() {
+    require_workspace();
+    let dir = TempDir::new("source-include");
+    // egl_pp --include: the user's file after `#line 1` holds an
+    // `#include`; the debugged source has the named string spliced in, so
+    // the file is not whole lines of it: a warning says so (once), never
+    // a silent miss.
+    let fs = c_string_constant(include_str!("../apps/egl_pp.c"), "egl_pp.c", "PP_FS_INCLUDE");
+    // (c_string_constant leaves `\"` as it is.)
+    let fs = fs.replace("\\\"", "\"");
+    let body = fs.split_once("#line 1\n").expect("the #line").1;
+    let file = dir.join("inc.frag");
+    std::fs::write(&file, body).unwrap();
+    let app = build_c_app("egl_pp.c", "egl_pp", &["EGL", "OpenGL"], &[]);
+    let script = format!("break {}:4\ncontinue\ninfo breakpoints\n", file.display());
+    let out = Session::new(app, &script).args(["--include"]).run(&dir);
+    let t = out.transcript();
+    assert_eq!(out.ok("continue")["state"], "exited", "{t}");
+    let warnings: Vec<String> = out
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "warning")
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        warnings
+            .iter()
+            .filter(|w| w.contains("source breakpoint 1: ") && w.contains("not checked there"))
+            .count(),
+        1,
+        "{warnings:?} {t}"
+    );
+}

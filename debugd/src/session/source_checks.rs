@@ -295,6 +295,21 @@ impl Session {
             fs.extend(files.iter().cloned());
             d.set_files(d.shader_object(), &fs);
             let Some((line, steps)) = d.steps_of_file_line(b.file(), b.line()) else {
+                if d.mapped_file() != b.file() {
+                    // Never silently: the stage holds the file's text, yet
+                    // its debugged source does not as whole lines.
+                    self.warn_once(
+                        format!("unmapped {id}"),
+                        format!(
+                            "source breakpoint {id}: {} is in the program's {} shader but not \
+                             as whole lines of the source gldbg debugs (an #include spliced \
+                             into it, or another shader object of the stage than main's): \
+                             it is not checked there (not supported yet)",
+                            b.file(),
+                            stage.name()
+                        ),
+                    );
+                }
                 continue;
             };
             let r = match b.log() {
