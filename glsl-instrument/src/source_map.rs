@@ -70,6 +70,19 @@ pub fn find_file(source: &str, file: &str) -> Option<FileSpan> {
         })
 }
 
+/// How many times `file`'s text is in `source` as whole consecutive lines
+/// ([`find_file`] takes the first).
+pub fn occurrences(source: &str, file: &str) -> usize {
+    let wanted = lines_of(file);
+    if wanted.iter().all(|l| l.trim().is_empty()) {
+        return 0;
+    }
+    let have = lines_of(source);
+    have.windows(wanted.len())
+        .filter(|w| *w == &wanted[..])
+        .count()
+}
+
 impl ShaderModel {
     /// The driver's line number of `file_line` of the file at `span`.
     pub fn driver_line_of_file(&self, span: FileSpan, file_line: u32) -> Option<u32> {
@@ -199,6 +212,15 @@ mod tests {
         assert_eq!(find_file(&src, &crlf).unwrap().first_line, 2);
         let src_crlf = format!("#version 330 core\r\n{crlf}");
         assert_eq!(find_file(&src_crlf, FILE).unwrap().first_line, 2);
+    }
+
+    #[test]
+    fn occurrences_are_counted() {
+        let src = format!("#version 330 core\n{FILE}{FILE}");
+        assert_eq!(occurrences(&src, FILE), 2);
+        assert_eq!(find_file(&src, FILE).unwrap().first_line, 2);
+        assert_eq!(occurrences(&src, "x\n"), 0);
+        assert_eq!(occurrences(&src, "\n"), 0);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! point prints its messages and goes on. Otherwise the draw's debugging
 //! is released and the app goes on: it never notices.
 
-use glsl_instrument::source_map::FileSpan;
+use glsl_instrument::source_map::{FileSpan, occurrences};
 use glsl_instrument::{HitKind, HitSpec, ShaderModel};
 
 use super::recording::ShaderObject;
@@ -218,7 +218,21 @@ impl SourceBreak {
             match ShaderModel::parse(&s.source, stage) {
                 Ok(m) if m.file_line_steps(span, self.line).is_some() => {
                     match self.condition_error(&m, span) {
-                        None => found.push(describe_shader(s.id, stage, &s.programs)),
+                        None => {
+                            let mut d = describe_shader(s.id, stage, &s.programs);
+                            let n = self
+                                .shader
+                                .map_or_else(|| occurrences(&s.source, &self.text), |_| 1);
+                            if n > 1 {
+                                // Never silently: the first place is the one used.
+                                d.push_str(&format!(
+                                    " (the file's text is there {n} times: the first, from \
+                                     source line {}, is used)",
+                                    span.first_line
+                                ));
+                            }
+                            found.push(d)
+                        }
                         Some(e) => why = Some(e),
                     }
                 }
@@ -502,6 +516,20 @@ mod tests {
         let mut b = SourceBreak::from_pb(spec("b.frag", other, 2), &Files::default()).unwrap();
         b.verify(&shaders);
         assert!(!b.verified && b.message.contains("no shader seen so far holds b.frag"));
+        // Twice in one shader: said, the first place used.
+        let twice = vec![ShaderObject {
+            id: 7,
+            gl_type: Stage::Fragment.gl_enum(),
+            source: format!("#version 330 core\n{FILE}{FILE}"),
+            programs: vec![3],
+        }];
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 3), &Files::default()).unwrap();
+        b.verify(&twice);
+        assert!(b.verified, "{b:?}");
+        assert!(
+            b.shaders[0].ends_with("(the file's text is there 2 times: the first, from source line 2, is used)"),
+            "{b:?}"
+        );
         let mut s = spec("a.frag", FILE, 3);
         s.condition = "nosuch > 1.0".into();
         let mut b = SourceBreak::from_pb(s, &Files::default()).unwrap();
