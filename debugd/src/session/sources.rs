@@ -14,6 +14,18 @@
 //! with its trace, with the breakpoint's id and the shader stop; a log
 //! point prints its messages and goes on. Otherwise the draw's debugging
 //! is released and the app goes on: it never notices.
+//!
+//! A breakpoint's place is exact (`ShaderModel::file_line_steps`): the
+//! steps of its own source line (never other code `#line` numbers the
+//! same), or of the next line with steps over lines without code, all
+//! active and in the same function. The stop `continue` leaves is checked
+//! first when nothing checked it (a breakpoint set at a GL stop on that
+//! draw, a step onto it), and a draw a source breakpoint stopped in is
+//! checked on (later breakpoints and stages) before it runs. To GetState
+//! the internal stops are Running; `pause` during the checks stops at the
+//! draw being checked. A fixed-function draw holds no file. Only a
+//! condition or log text that compiles nowhere fails a breakpoint for
+//! good; a draw that cannot be checked is warned about once and skipped.
 
 use glsl_instrument::source_map::{FileSpan, occurrences};
 use glsl_instrument::{HitKind, HitSpec, ShaderModel};
