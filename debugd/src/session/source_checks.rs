@@ -360,6 +360,13 @@ impl Session {
             Some((sb, _)) => sb.ignore_left,
             None => return Ok(Outcome::WentOn),
         };
+        if let Some(cond) = b.condition() {
+            // At the breakpoint's own steps (not all the driver's line has).
+            d.check_condition_at(steps, cond).map_err(|e| match e {
+                Error::InvalidArgument(_) => Failed::Text(e),
+                e => Failed::Draw(e),
+            })?;
+        }
         let line = d
             .add_conditional_breakpoint(line, b.condition().map(str::to_string), b.is_temporary())
             .map_err(|e| match e {

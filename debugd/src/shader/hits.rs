@@ -414,10 +414,14 @@ impl ShaderDebug {
     /// side effect, resolves at one of its steps): built once here so a
     /// bad one is refused when it is set, not at `continue`.
     fn check_condition(&self, line: u32, cond: &str) -> Result<()> {
-        let steps = self.steps_on(line);
+        self.check_condition_at(&self.steps_on(line), cond)
+    }
+
+    /// [`Self::check_condition`] at `steps` (a source breakpoint's, exactly).
+    pub fn check_condition_at(&self, steps: &[glsl_instrument::StepId], cond: &str) -> Result<()> {
         let spec = HitSpec {
             kind: HitKind::Condition {
-                steps: &steps,
+                steps,
                 cond: Some(cond),
             },
             after: 0,
