@@ -140,7 +140,11 @@ impl ShaderModel {
                 return Some((l, steps));
             }
             let text = code.get(l as usize - 1).map_or("", String::as_str);
-            if l != start && text.chars().any(|c| !c.is_whitespace() && c != '{' && c != '}') {
+            if l != start
+                && text
+                    .chars()
+                    .any(|c| !c.is_whitespace() && c != '{' && c != '}')
+            {
                 return None;
             }
             closed |= text.contains('}');
@@ -283,12 +287,22 @@ mod tests {
         let span = find_file(&src, FILE).unwrap();
         let (line, steps) = m.file_line_steps(span, 5).unwrap();
         assert_eq!(line, span.source_line(5).unwrap());
-        assert!(steps.iter().all(|s| m.step(*s).function == "main"), "{steps:?}");
-        assert_eq!(m.driver_line(4), m.driver_line(line - 1), "the numbers collide");
+        assert!(
+            steps.iter().all(|s| m.step(*s).function == "main"),
+            "{steps:?}"
+        );
+        assert_eq!(
+            m.driver_line(4),
+            m.driver_line(line - 1),
+            "the numbers collide"
+        );
         // `void main() {` moves to the first statement; the blank line
         // before a function's header does not enter it.
         assert_eq!(m.file_line_steps(span, 3), None);
-        assert_eq!(m.file_line_steps(span, 4).unwrap().0, span.source_line(5).unwrap());
+        assert_eq!(
+            m.file_line_steps(span, 4).unwrap().0,
+            span.source_line(5).unwrap()
+        );
         // Nothing after main's end.
         assert_eq!(m.file_line_steps(span, 7), None);
     }
@@ -301,11 +315,17 @@ mod tests {
         let span = find_file(&src, file).unwrap();
         assert_eq!(m.file_line_steps(span, 8), None, "an inactive line");
         assert_eq!(m.file_line_steps(span, 7), None, "a directive");
-        assert_eq!(m.file_line_steps(span, 10).unwrap().0, span.source_line(10).unwrap());
+        assert_eq!(
+            m.file_line_steps(span, 10).unwrap().0,
+            span.source_line(10).unwrap()
+        );
         // f's closing brace and the blank line: not main's code.
         assert_eq!(m.file_line_steps(span, 4), None);
         assert_eq!(m.file_line_steps(span, 5), None);
-        assert_eq!(m.file_line_steps(span, 3).unwrap().0, span.source_line(3).unwrap());
+        assert_eq!(
+            m.file_line_steps(span, 3).unwrap().0,
+            span.source_line(3).unwrap()
+        );
     }
 
     #[test]

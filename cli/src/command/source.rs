@@ -31,7 +31,10 @@ pub(super) fn parse_location(word: &str, name: &str) -> Result<Option<(String, u
 /// arguments, printf style; without, DAP text (`{EXPR}` placeholders), so
 /// a printf format without arguments must have no conversions (an error
 /// says so) and its `%%` is one `%`.
-pub(super) fn log_of(format: String, args: Vec<String>) -> Result<(String, Vec<String>), ParseError> {
+pub(super) fn log_of(
+    format: String,
+    args: Vec<String>,
+) -> Result<(String, Vec<String>), ParseError> {
     if !args.is_empty() {
         return Ok((format, args));
     }

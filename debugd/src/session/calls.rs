@@ -306,7 +306,8 @@ impl Session {
         if let Some(r) = self.check_before_resume()? {
             return Ok(r);
         }
-        let r = self.resume(abi::CMD_CONTINUE, false)
+        let r = self
+            .resume(abi::CMD_CONTINUE, false)
             .and_then(|r| self.continue_source_checks(r));
         // A `pause` waiting for the checks' stop (`pause_in_checks`).
         self.control().files.pause_requested = false;

@@ -167,7 +167,10 @@ impl Session {
             c.files.checked = Some(stop.serial);
             c.files.resume = None;
             // Verified again only when the app recorded shaders since.
-            let generation = (c.launched.as_ref().map_or(0, |l| l.id), c.programs.generation());
+            let generation = (
+                c.launched.as_ref().map_or(0, |l| l.id),
+                c.programs.generation(),
+            );
             let again = c.files.verified_at != Some(generation);
             c.files.verified_at = Some(generation);
             let shaders = again.then(|| c.programs.every_shader());

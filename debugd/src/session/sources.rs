@@ -518,7 +518,10 @@ mod tests {
         // A declaration holds none (the search never crosses code).
         let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 1), &Files::default()).unwrap();
         b.verify(&shaders);
-        assert!(!b.verified && b.message.contains("no shader step on line 1"), "{b:?}");
+        assert!(
+            !b.verified && b.message.contains("no shader step on line 1"),
+            "{b:?}"
+        );
         let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 2), &Files::default()).unwrap();
         b.verify(&shaders);
         // Line 2, main's header, has no step: line 3's is used.
@@ -539,7 +542,9 @@ mod tests {
         b.verify(&twice);
         assert!(b.verified, "{b:?}");
         assert!(
-            b.shaders[0].ends_with("(the file's text is there 2 times: the first, from source line 2, is used)"),
+            b.shaders[0].ends_with(
+                "(the file's text is there 2 times: the first, from source line 2, is used)"
+            ),
             "{b:?}"
         );
         let mut s = spec("a.frag", FILE, 3);

@@ -322,8 +322,7 @@ impl ShaderDebug {
             steps,
             cond: cond.as_deref(),
         };
-        let (hit, (executions, invocations), r) =
-            self.hit_replay(kind, 0, 0, Among::All, link)?;
+        let (hit, (executions, invocations), r) = self.hit_replay(kind, 0, 0, Among::All, link)?;
         if let Some(e) = self.break_extras.get_mut(&line) {
             (e.executions, e.invocations) = (executions, invocations);
             e.counted = true;
@@ -333,9 +332,8 @@ impl ShaderDebug {
         };
         let mut r = r;
         if ignore > 0 {
-            let (index, skip) = nth_execution(&r, ignore).ok_or_else(|| {
-                Error::Internal("the hit replay's counts do not add up".into())
-            })?;
+            let (index, skip) = nth_execution(&r, ignore)
+                .ok_or_else(|| Error::Internal("the hit replay's counts do not add up".into()))?;
             let (again, _, r2) = self.hit_replay(kind, 0, skip, Among::Index(index), link)?;
             h = again.ok_or_else(|| {
                 Error::Internal(format!(
