@@ -9,7 +9,7 @@
 //!
 //! **Invariant:** pure text work: no GL, no files read here.
 
-use crate::ShaderModel;
+use crate::{ShaderModel, StepId};
 
 /// A file found in a shader's source: its lines are the source's lines
 /// `first_line ..= first_line + lines - 1` (1-based lines of the source).
@@ -41,10 +41,11 @@ impl FileSpan {
     }
 }
 
-/// Lines of `text` with CRLF (and a lone CR) as LF; one trailing newline
-/// ends the last line rather than starting an empty one.
+/// Lines of `text` with CRLF as LF (a lone CR is no line break: the
+/// model and the driver split at LF only); one trailing newline ends the
+/// last line rather than starting an empty one.
 fn lines_of(text: &str) -> Vec<String> {
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = text.replace("\r\n", "\n");
     let body = text.strip_suffix('\n').unwrap_or(&text);
     body.split('\n').map(str::to_string).collect()
 }
@@ -69,6 +70,19 @@ pub fn find_file(source: &str, file: &str) -> Option<FileSpan> {
         })
 }
 
+/// How many times `file`'s text is in `source` as whole consecutive lines
+/// ([`find_file`] takes the first).
+pub fn occurrences(source: &str, file: &str) -> usize {
+    let wanted = lines_of(file);
+    if wanted.iter().all(|l| l.trim().is_empty()) {
+        return 0;
+    }
+    let have = lines_of(source);
+    have.windows(wanted.len())
+        .filter(|w| *w == &wanted[..])
+        .count()
+}
+
 impl ShaderModel {
     /// The driver's line number of `file_line` of the file at `span`.
     pub fn driver_line_of_file(&self, span: FileSpan, file_line: u32) -> Option<u32> {
@@ -89,6 +103,84 @@ impl ShaderModel {
         span.source_line(file_line)
             .is_some_and(|l| !self.steps_on_line(l).is_empty())
     }
+
+    /// The steps a breakpoint on `file_line` of the file at `span` stops
+    /// at, and their source line: the line's own steps; for a line with
+    /// none (a declaration, a function's header, a blank line, a brace),
+    /// those of the next line with steps, moving only over lines with no
+    /// code but braces and comments, all active (a line in an inactive
+    /// `#if` region, or a conditional directive, holds no breakpoint and
+    /// ends the search), and never past a `}` into another function.
+    /// Exact source lines: other code the driver numbers the same
+    /// (`#line`) is not included.
+    pub fn file_line_steps(&self, span: FileSpan, file_line: u32) -> Option<(u32, Vec<StepId>)> {
+        let start = span.source_line(file_line)?;
+        let code = code_by_line(&self.pp.text);
+        let active: Vec<&str> = self.pp.active.split('\n').collect();
+        let is_active = |l: u32| {
+            let i = l as usize - 1;
+            let code = code.get(i).map_or("", String::as_str);
+            code.trim().is_empty() || active.get(i).is_some_and(|a| !a.trim().is_empty())
+        };
+        let mut closed = false;
+        let last = span.first_line + span.lines - 1;
+        for l in start..=last {
+            if !is_active(l) {
+                return None;
+            }
+            let steps = self.steps_on_line(l);
+            if let Some(first) = steps.first() {
+                if closed && l != start {
+                    // Past a `}`: only where the code before is the same function's.
+                    let before = self.steps().iter().rev().find(|s| s.line < start)?;
+                    if before.function != self.step(*first).function {
+                        return None;
+                    }
+                }
+                return Some((l, steps));
+            }
+            let text = code.get(l as usize - 1).map_or("", String::as_str);
+            if l != start
+                && text
+                    .chars()
+                    .any(|c| !c.is_whitespace() && c != '{' && c != '}')
+            {
+                return None;
+            }
+            closed |= text.contains('}');
+        }
+        None
+    }
+}
+
+/// Each line of `text` with its comments blanked (`//` to the line's end,
+/// `/* */` over lines).
+fn code_by_line(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_block = false;
+    for line in text.split('\n') {
+        let mut code = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if in_block {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    in_block = false;
+                }
+                continue;
+            }
+            match (c, chars.peek()) {
+                ('/', Some('/')) => break,
+                ('/', Some('*')) => {
+                    chars.next();
+                    in_block = true;
+                }
+                _ => code.push(c),
+            }
+        }
+        out.push(code);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -124,6 +216,26 @@ mod tests {
         assert_eq!(find_file(&src, &crlf).unwrap().first_line, 2);
         let src_crlf = format!("#version 330 core\r\n{crlf}");
         assert_eq!(find_file(&src_crlf, FILE).unwrap().first_line, 2);
+    }
+
+    #[test]
+    fn occurrences_are_counted() {
+        let src = format!("#version 330 core\n{FILE}{FILE}");
+        assert_eq!(occurrences(&src, FILE), 2);
+        assert_eq!(find_file(&src, FILE).unwrap().first_line, 2);
+        assert_eq!(occurrences(&src, "x\n"), 0);
+        assert_eq!(occurrences(&src, "\n"), 0);
+    }
+
+    #[test]
+    fn a_lone_cr_breaks_no_line() {
+        // The driver numbers "a\rb" as one line: so does the file's span.
+        let src = "#version 330 core\nfloat a;\rfloat b;\nvoid main() {}\n";
+        let file = "float a;\rfloat b;\nvoid main() {}\n";
+        let span = find_file(src, file).unwrap();
+        assert_eq!((span.first_line, span.lines), (2, 2));
+        assert_eq!(span.source_line(2), Some(3));
+        assert_eq!(find_file(src, "float a;\nfloat b;\n"), None);
     }
 
     #[test]
@@ -164,6 +276,56 @@ mod tests {
         assert_eq!(m.driver_line_of_file(span, 5), Some(7));
         assert_eq!(m.file_line_of_driver(span, 7), Some(5));
         assert_eq!(m.file_line_of_driver(span, 1), None, "the prefix's line");
+    }
+
+    #[test]
+    fn a_file_line_is_its_own_steps_not_the_prefix_code_numbered_the_same() {
+        // A library before `#line 1`: its line 4 is the driver's line 4 too.
+        let lib = "#version 330 core\nfloat lib(float x) {\n    float y = x;\n    y = y * 3.0;\n    return y;\n}\n#line 1\n";
+        let src = format!("{lib}{FILE}");
+        let m = ShaderModel::parse(&src, Stage::Fragment).unwrap();
+        let span = find_file(&src, FILE).unwrap();
+        let (line, steps) = m.file_line_steps(span, 5).unwrap();
+        assert_eq!(line, span.source_line(5).unwrap());
+        assert!(
+            steps.iter().all(|s| m.step(*s).function == "main"),
+            "{steps:?}"
+        );
+        assert_eq!(
+            m.driver_line(4),
+            m.driver_line(line - 1),
+            "the numbers collide"
+        );
+        // `void main() {` moves to the first statement; the blank line
+        // before a function's header does not enter it.
+        assert_eq!(m.file_line_steps(span, 3), None);
+        assert_eq!(
+            m.file_line_steps(span, 4).unwrap().0,
+            span.source_line(5).unwrap()
+        );
+        // Nothing after main's end.
+        assert_eq!(m.file_line_steps(span, 7), None);
+    }
+
+    #[test]
+    fn inactive_lines_and_other_functions_hold_no_breakpoint() {
+        let file = "out vec4 c;\nfloat f() {\n    return 1.0;\n}\n\nvoid main() {\n#ifdef NOPE\n    c = vec4(2.0);\n#endif\n    c = vec4(f());\n}\n";
+        let src = format!("#version 330 core\n{file}");
+        let m = ShaderModel::parse(&src, Stage::Fragment).unwrap();
+        let span = find_file(&src, file).unwrap();
+        assert_eq!(m.file_line_steps(span, 8), None, "an inactive line");
+        assert_eq!(m.file_line_steps(span, 7), None, "a directive");
+        assert_eq!(
+            m.file_line_steps(span, 10).unwrap().0,
+            span.source_line(10).unwrap()
+        );
+        // f's closing brace and the blank line: not main's code.
+        assert_eq!(m.file_line_steps(span, 4), None);
+        assert_eq!(m.file_line_steps(span, 5), None);
+        assert_eq!(
+            m.file_line_steps(span, 3).unwrap().0,
+            span.source_line(3).unwrap()
+        );
     }
 
     #[test]

@@ -17,7 +17,14 @@
 //!   invocation's message at each matching draw, the app's hash unchanged;
 //! * `tbreak FILE:LINE` stops once;
 //! * a line of egl_compute's compute shader (written to a file) stops at
-//!   the dispatch, in the compute stage, with the invocation's locals.
+//!   the dispatch, in the compute stage, with the invocation's locals;
+//! * a source breakpoint set while stopped at a GL breakpoint on the draw
+//!   that reaches it stops at that draw (it is checked before resuming);
+//! * `tbreak` is one-shot inside its draw too; an ignore count focuses
+//!   the execution it lands on (counted invocation by invocation);
+//! * egl_srcbp: a fixed-function draw is no match, a file line is exactly
+//!   its own steps (not the library's code `#line` numbers the same), a
+//!   line in an inactive `#ifdef` region holds no breakpoint.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,6 +37,12 @@ use serde_json::Value;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint, Uri};
 use tonic::{Request, Status};
+
+mod support;
+
+/// egl_srcbp's edge cases and `#include`.
+#[path = "source_breakpoints/edges.rs"]
+mod edges;
 
 /// Fragments of the 64x64 target: every one reaches line 24 at draw 2.
 const PIXELS: u64 = 64 * 64;
@@ -406,6 +419,22 @@ fn log_points_print_every_invocation_and_the_app_never_notices() {
         assert_eq!(b["hits"], 2, "one hit per matching draw: {b}");
         assert_eq!(b["source"]["verified"], true, "{b}");
     }
+    // Messages past the limit are said dropped once per log point, not
+    // at every draw.
+    let dropped: Vec<&Value> = out
+        .events()
+        .into_iter()
+        .filter(|e| e["event"] == "warning" && e.to_string().contains("were dropped"))
+        .collect();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    for id in [1, 2] {
+        assert!(
+            dropped.iter().any(|w| w
+                .to_string()
+                .contains(&format!("log point {id}: {} more", PIXELS - 1024))),
+            "{dropped:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -635,4 +664,239 @@ fn a_file_line_in_a_compute_shader_stops_at_the_dispatch() {
     assert_eq!(local(l, "idx"), vec![300.0], "{l}");
     assert_eq!(local(l, "v")[0] as f32, compute::shade(300), "{l}");
     assert_eq!(local(l, "n"), vec![f64::from(300 % 5)], "{l}");
+}
+
+#[test]
+fn a_breakpoint_set_at_a_gl_stop_is_checked_at_that_draw() {
+    require_workspace();
+    let dir = TempDir::new("source-here");
+    // Stopped at draw 2 (a GL breakpoint), the file line is set: draw 2
+    // reaches it, so continue stops there, not at frame 2's draw 4.
+    let script = format!(
+        "break draw 2\ncontinue\nbreak {f}:24\ncontinue\ninfo locals\n",
+        f = frag()
+    );
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let gl = out.ok_n("continue", 0);
+    assert_eq!(
+        (gl["stopped"]["draw"].clone(), gl["breakpoint"].clone()),
+        (2.into(), 1.into()),
+        "{t}"
+    );
+    let stop = out.ok_n("continue", 1);
+    assert_eq!(
+        (
+            stop["stopped"]["draw"].clone(),
+            stop["stopped"]["frame"].clone(),
+            stop["breakpoint"].clone()
+        ),
+        (2.into(), 1.into(), 2.into()),
+        "{t}"
+    );
+    let sh = &stop["shader"];
+    assert_eq!(
+        (sh["file_line"].clone(), sh["focus"].clone()),
+        (24.into(), serde_json::json!({"x": 0, "y": 0})),
+        "{t}"
+    );
+    let l = out.ok("info locals");
+    assert_eq!(f32s(&local(l, "acc")), f32s(&[acc_at(0, 0)]), "{l}");
+}
+
+#[test]
+fn a_tbreak_stops_once_inside_its_draw_too() {
+    require_workspace();
+    let dir = TempDir::new("source-tbreak");
+    // Line 21 runs three times per invocation (the loop): the tbreak stops
+    // at the first, and the shader's continue goes on past the others.
+    let script = format!("tbreak {f}:21\ncontinue\ncontinue\n", f = frag());
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let stop = out.ok_n("continue", 0);
+    assert_eq!(stop["stopped"]["draw"], 1, "{t}");
+    let sh = &stop["shader"];
+    assert_eq!(
+        (sh["file_line"].clone(), sh["iterations"].clone()),
+        (21.into(), serde_json::json!([0])),
+        "{t}"
+    );
+    // The invocation runs to its end: no breakpoint stops it again.
+    let next = out.ok_n("continue", 1);
+    assert!(
+        next.get("breakpoint_line").is_none(),
+        "the tbreak stopped again in its draw: {t}"
+    );
+    assert_eq!(next["finished"], true, "{t}");
+    assert_eq!(
+        next["trace"]["record"].as_u64().unwrap() + 1,
+        next["trace"]["records"].as_u64().unwrap(),
+        "at the run's last record: {t}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ignore_count_focuses_the_execution_it_lands_on() {
+    require_workspace();
+    let dir = TempDir::new("source-ignore-focus");
+    let socket = dir.join("d.sock");
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
+    let mut c = client(socket.clone()).await;
+    let launch = pb::LaunchRequest {
+        program: egl_files().display().to_string(),
+        args: vec![shader_dir().display().to_string()],
+        ..Default::default()
+    };
+    c.launch(launch).await.expect("Launch");
+    // Line 21 runs 3 times per invocation: draw 1 has 3 * 4096
+    // executions; 5 more are pixel (0, 0)'s three and pixel (1, 0)'s
+    // first two at draw 2: the stop is pixel (1, 0)'s third (i = 2).
+    let spec = pb::SourceBreakpoint {
+        file: "wave.frag".into(),
+        text: std::fs::read_to_string(frag()).unwrap(),
+        line: 21,
+        ignore: 3 * PIXELS + 5,
+        ..Default::default()
+    };
+    c.add_breakpoint(pb::BreakpointSpec {
+        kind: Some(pb::breakpoint_spec::Kind::Source(spec)),
+    })
+    .await
+    .expect("AddBreakpoint");
+    let r = tokio::time::timeout(Duration::from_secs(120), c.r#continue(pb::Empty {}))
+        .await
+        .expect("Continue in time")
+        .expect("Continue")
+        .into_inner();
+    let stop = r.stop.as_ref().expect("a stop");
+    assert_eq!((stop.draw, stop.frame), (2, 1), "{r:?}");
+    let sh = r.shader.as_ref().expect("the shader stop");
+    assert_eq!(sh.iterations, vec![2], "{sh:?}");
+    let pixel = |x, y| pb::Invocation {
+        kind: Some(pb::invocation::Kind::Pixel(pb::Pixel { x, y })),
+    };
+    assert_eq!(sh.focus, Some(pixel(1, 0)), "{sh:?}");
+    let v = c
+        .print(pb::PrintRequest {
+            expr: "acc".into(),
+            at: Some(pixel(1, 0)),
+        })
+        .await
+        .expect("Print")
+        .into_inner();
+    // Before the third ripple: the first two, k = 0.625 and 1.25.
+    let (px, py) = p_at(1, 0);
+    let d = px * px + py * py;
+    let want: f64 = [0.625, 1.25]
+        .iter()
+        .map(|k| (d * k) - (d * k).floor())
+        .sum();
+    assert_eq!(v.value, vec![want], "{v:?}");
+    c.kill(pb::Empty {}).await.expect("Kill");
+}
+
+#[test]
+fn two_breakpoints_reached_in_one_draw_both_stop() {
+    require_workspace();
+    let dir = TempDir::new("source-two");
+    // wave.vert:8 runs at every draw, wave.frag:24 at draw 2: at draw 2
+    // the vertex stop comes first, and leaving it checks the fragment
+    // stage of the same draw before it runs.
+    let script = format!(
+        "break {v}:8\nbreak {f}:24\ncontinue\nend\ncontinue\nend\ncontinue\ninfo locals\n",
+        v = vert(),
+        f = frag()
+    );
+    let out = session(&script, &dir);
+    let t = out.transcript();
+    let stops: Vec<(Value, Value, Value)> = (0..3)
+        .map(|i| {
+            let s = out.ok_n("continue", i);
+            (
+                s["stopped"]["draw"].clone(),
+                s["breakpoint"].clone(),
+                s["shader"]["stage"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stops,
+        vec![
+            (1.into(), 1.into(), "vertex".into()),
+            (2.into(), 1.into(), "vertex".into()),
+            (2.into(), 2.into(), "fragment".into()),
+        ],
+        "{t}"
+    );
+    let l = out.ok("info locals");
+    assert_eq!(f32s(&local(l, "acc")), f32s(&[acc_at(0, 0)]), "{l}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pause_during_the_checks_of_a_continue_stops_at_a_draw() {
+    require_workspace();
+    let dir = TempDir::new("source-pause");
+    let socket = dir.join("d.sock");
+    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
+    let mut c = client(socket.clone()).await;
+    let launch = pb::LaunchRequest {
+        program: egl_files().display().to_string(),
+        args: vec![
+            "--frames".into(),
+            "100000".into(),
+            shader_dir().display().to_string(),
+        ],
+        ..Default::default()
+    };
+    c.launch(launch).await.expect("Launch");
+    // Never met (acc < 1.5 everywhere): every draw 2 is checked, the
+    // continue goes on and on, spending most of its time in checks.
+    let spec = pb::SourceBreakpoint {
+        file: "wave.frag".into(),
+        text: std::fs::read_to_string(frag()).unwrap(),
+        line: 24,
+        condition: "acc > 100.0".into(),
+        ..Default::default()
+    };
+    c.add_breakpoint(pb::BreakpointSpec {
+        kind: Some(pb::breakpoint_spec::Kind::Source(spec)),
+    })
+    .await
+    .expect("AddBreakpoint");
+    let mut cont = c.clone();
+    let running = tokio::spawn(async move { cont.r#continue(pb::Empty {}).await });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for _ in 0..5 {
+        let s = c.get_state(pb::Empty {}).await.unwrap().into_inner();
+        assert_eq!(
+            s.state,
+            pb::RunState::Running as i32,
+            "checks are running: {s:?}"
+        );
+        assert!(s.stop.is_none(), "{s:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = tokio::time::timeout(Duration::from_secs(60), c.pause(pb::Empty {}))
+        .await
+        .expect("Pause in time")
+        .expect("Pause")
+        .into_inner();
+    assert_eq!(p.state, pb::RunState::Stopped as i32, "{p:?}");
+    let r = tokio::time::timeout(Duration::from_secs(60), running)
+        .await
+        .expect("Continue ends")
+        .unwrap()
+        .expect("Continue")
+        .into_inner();
+    assert_eq!(r.state, pb::RunState::Stopped as i32, "{r:?}");
+    // The pause's stop is the continue's (the draw being checked, or,
+    // where the pause came between two checks, wherever the app was), and
+    // the app stays there.
+    let at = |s: &pb::StateReply| s.stop.as_ref().map(|c| (c.call, c.draw, c.paused));
+    assert!(at(&p).is_some(), "a stop: {p:?}");
+    assert_eq!(at(&p), at(&r), "{p:?} / {r:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let s = c.get_state(pb::Empty {}).await.unwrap().into_inner();
+    assert_eq!(at(&s), at(&p), "still there: {s:?}");
+    c.kill(pb::Empty {}).await.expect("Kill");
 }

@@ -27,6 +27,43 @@ pub(super) fn parse_location(word: &str, name: &str) -> Result<Option<(String, u
     }
 }
 
+/// A source log point's (format, args) as the daemon reads them: with
+/// arguments, printf style; without, DAP text (`{EXPR}` placeholders), so
+/// a printf format without arguments must have no conversions (an error
+/// says so) and its `%%` is one `%`.
+pub(super) fn log_of(
+    format: String,
+    args: Vec<String>,
+) -> Result<(String, Vec<String>), ParseError> {
+    if !args.is_empty() {
+        return Ok((format, args));
+    }
+    let mut text = String::new();
+    let mut conversions = 0;
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('%', Some('%')) => {
+                chars.next();
+                text.push('%');
+            }
+            ('%', _) => {
+                conversions += 1;
+                text.push('%');
+            }
+            (c, _) => text.push(c),
+        }
+    }
+    if conversions > 0 {
+        return err(format!(
+            "dprintf: the format has {conversions} conversion{} and no arguments follow it \
+             (without arguments, write {{EXPR}} where a value goes)",
+            if conversions == 1 { "" } else { "s" }
+        ));
+    }
+    Ok((text, args))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::command::{Command, parse};
@@ -83,6 +120,26 @@ mod tests {
             source("dprintf 24,\"x\""),
             Command::Dprintf { .. }
         ));
+    }
+
+    #[test]
+    fn a_log_point_without_arguments_is_dap_text() {
+        let log = |line: &str| match parse(line) {
+            Ok(Some(Command::SourceBreak { log, .. })) => Ok(log.unwrap()),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(
+            log("dprintf w.frag:3,\"acc={acc} 100%%\"").unwrap(),
+            ("acc={acc} 100%".to_string(), vec![])
+        );
+        let e = log("dprintf w.frag:3,\"x=%d\"").unwrap_err();
+        assert!(e.contains("1 conversion and no arguments"), "{e}");
+        // With arguments: printf style, as it was.
+        assert_eq!(
+            log("dprintf w.frag:3,\"x=%d %%\",i").unwrap(),
+            ("x=%d %%".to_string(), vec!["i".to_string()])
+        );
     }
 
     #[test]

@@ -208,7 +208,7 @@ pub(super) fn parse_dprintf(args: &str) -> Result<Command, ParseError> {
             line,
             condition: None,
             temporary: false,
-            log: Some((format, args)),
+            log: Some(super::source::log_of(format, args)?),
         });
     }
     Ok(Command::Dprintf { line, format, args })

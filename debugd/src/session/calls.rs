@@ -301,8 +301,18 @@ impl Session {
     /// `continue`: to the next breakpoint, crash or exit; internal
     /// source-check stops are checked on the way (`sources.rs`).
     pub fn continue_(&self) -> Result<pb::StateReply> {
-        let r = self.resume(abi::CMD_CONTINUE, false)?;
-        self.continue_source_checks(r)
+        // The draw the app is at first, where nothing checked it yet (a
+        // source breakpoint set at a GL breakpoint's stop, after a step).
+        if let Some(r) = self.check_before_resume()? {
+            return Ok(r);
+        }
+        let r = self
+            .resume(abi::CMD_CONTINUE, false)
+            .and_then(|r| self.continue_source_checks(r));
+        // A `pause` waiting for the checks' stop (`pause_in_checks`).
+        self.control().files.pause_requested = false;
+        self.changed.notify_all();
+        r
     }
 
     /// Execute the current call and stop at the next, `count` times; ends

@@ -291,6 +291,14 @@ impl Session {
 
 impl Session {
     fn state_reply(&self, c: &Control) -> pb::StateReply {
+        if Self::in_source_checks(c) {
+            // A `continue` checking a draw for source breakpoints: running.
+            return pb::StateReply {
+                state: pb::RunState::Running as i32,
+                crash: c.crash.clone(),
+                ..Default::default()
+            };
+        }
         let state = match c.state {
             RunState::NotStarted => pb::RunState::NotStarted,
             RunState::Running => pb::RunState::Running,

@@ -357,6 +357,10 @@ impl Session {
     /// traced) and its instruction pointer. `continue`/`step` resume.
     pub fn pause(&self) -> Result<pb::StateReply> {
         let mut c = self.control();
+        if Self::in_source_checks(&c) {
+            // A `continue` checks this draw for source breakpoints.
+            return Ok(self.pause_in_checks(c));
+        }
         require_state(&c, RunState::Running)?;
         let Some(l) = &c.launched else {
             return Err(Error::not_launched());
@@ -377,6 +381,9 @@ impl Session {
                 self.emit(pb::event::Kind::Stopped(info));
                 self.changed.notify_all();
                 return Ok(r);
+            }
+            if Self::in_source_checks(&c) {
+                return Ok(self.pause_in_checks(c));
             }
             return Ok(self.state_reply(&c));
         }

@@ -14,18 +14,26 @@
 //! with its trace, with the breakpoint's id and the shader stop; a log
 //! point prints its messages and goes on. Otherwise the draw's debugging
 //! is released and the app goes on: it never notices.
+//!
+//! A breakpoint's place is exact (`ShaderModel::file_line_steps`): the
+//! steps of its own source line (never other code `#line` numbers the
+//! same), or of the next line with steps over lines without code, all
+//! active and in the same function. The stop `continue` leaves is checked
+//! first when nothing checked it (a breakpoint set at a GL stop on that
+//! draw, a step onto it), and a draw a source breakpoint stopped in is
+//! checked on (later breakpoints and stages) before it runs. To GetState
+//! the internal stops are Running; `pause` during the checks stops at the
+//! draw being checked. A fixed-function draw holds no file. Only a
+//! condition or log text that compiles nowhere fails a breakpoint for
+//! good; a draw that cannot be checked is warned about once and skipped.
 
-use glsl_instrument::source_map::FileSpan;
+use glsl_instrument::source_map::{FileSpan, occurrences};
 use glsl_instrument::{HitKind, HitSpec, ShaderModel};
 
 use super::recording::ShaderObject;
 use super::*;
 use crate::error::{out_of_range, quote};
 use crate::shader::UserFile;
-
-/// How many lines past a source breakpoint's line the daemon looks for
-/// one with a step (as a shader `break LINE` does).
-const SEARCH_LINES: u32 = 50;
 
 /// A source breakpoint or log point (`BreakpointSpec.source`).
 #[derive(Clone, Debug, Default)]
@@ -220,15 +228,30 @@ impl SourceBreak {
                 continue;
             };
             match ShaderModel::parse(&s.source, stage) {
-                Ok(m) if step_line(&m, span, self.line).is_some() => {
+                Ok(m) if m.file_line_steps(span, self.line).is_some() => {
                     match self.condition_error(&m, span) {
-                        None => found.push(describe_shader(s.id, stage, &s.programs)),
+                        None => {
+                            let mut d = describe_shader(s.id, stage, &s.programs);
+                            let n = self
+                                .shader
+                                .map_or_else(|| occurrences(&s.source, &self.text), |_| 1);
+                            if n > 1 {
+                                // Never silently: the first place is the one used.
+                                d.push_str(&format!(
+                                    " (the file's text is there {n} times: the first, from \
+                                     source line {}, is used)",
+                                    span.first_line
+                                ));
+                            }
+                            found.push(d)
+                        }
                         Some(e) => why = Some(e),
                     }
                 }
                 Ok(_) => {
                     why = Some(format!(
-                        "no shader step on or after line {} of {}",
+                        "no shader step on line {} of {} (or on the lines after it with \
+                         no code, in the same function and active #if region)",
                         self.line, self.file
                     ))
                 }
@@ -250,8 +273,7 @@ impl SourceBreak {
     /// (it does not parse, has a side effect, names what is not there).
     fn condition_error(&self, m: &ShaderModel, span: FileSpan) -> Option<String> {
         let cond = self.condition.as_deref()?;
-        let line = step_line(m, span, self.line)?;
-        let steps = m.steps_on_line(span.source_line(line)?);
+        let (_, steps) = m.file_line_steps(span, self.line)?;
         let spec = HitSpec {
             kind: HitKind::Condition {
                 steps: &steps,
@@ -283,17 +305,27 @@ fn describe_shader(id: u32, stage: Stage, programs: &[u32]) -> String {
     s
 }
 
-/// The first file line from `line` on (within [`SEARCH_LINES`]) with a step.
-fn step_line(m: &ShaderModel, span: FileSpan, line: u32) -> Option<u32> {
-    (line..=line.saturating_add(SEARCH_LINES)).find(|&l| m.file_line_has_step(span, l))
-}
-
 /// The user's files given with `SetSourceFiles`.
 #[derive(Default)]
 pub(super) struct Files {
     list: Vec<pb::SourceFile>,
-    /// The recordings' generation the breakpoints were last verified at.
-    pub(super) verified_at: Option<u64>,
+    /// The app (launch id) and recordings' generation the breakpoints
+    /// were last verified at (a new app verifies again).
+    pub(super) verified_at: Option<(u64, u64)>,
+    /// The serial of the last stop the source breakpoints were checked at
+    /// (`continue` checks the stop it leaves first when it was not).
+    pub(super) checked: Option<u64>,
+    /// Where a source breakpoint stopped in a draw's check: (the stop's
+    /// serial, pass, breakpoint id); `continue` finishes that check first.
+    pub(super) resume: Option<(u64, usize, u32)>,
+    /// `pause` came while `continue` checks draws: its loop stops at the
+    /// next one it checks.
+    pub(super) pause_requested: bool,
+    /// The stop (serial) where a source check dropped a stage's debug
+    /// keeping its GL objects: released when that check ends.
+    pub(super) gl_made: Option<u64>,
+    /// The keys of the warnings said once (`warn_once`).
+    pub(super) warned: std::collections::HashSet<(u64, String)>,
 }
 
 /// "shader 5" → 5.
@@ -460,7 +492,7 @@ mod tests {
                 text: FILE.into(),
                 shader: String::new(),
             }],
-            verified_at: None,
+            ..Default::default()
         };
         let mut s = spec("a.frag", "", 2);
         s.condition = " x > 0 ".into();
@@ -483,15 +515,38 @@ mod tests {
             source: format!("#version 330 core\n{FILE}"),
             programs: vec![3],
         }];
+        // A declaration holds none (the search never crosses code).
         let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 1), &Files::default()).unwrap();
         b.verify(&shaders);
-        // Lines 1 and 2 have no step: line 3's is used.
+        assert!(
+            !b.verified && b.message.contains("no shader step on line 1"),
+            "{b:?}"
+        );
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 2), &Files::default()).unwrap();
+        b.verify(&shaders);
+        // Line 2, main's header, has no step: line 3's is used.
         assert!(b.verified, "{b:?}");
         assert_eq!(b.shaders, vec!["shader 7 fragment, program 3".to_string()]);
         let other = "out vec4 c;\nvoid main() {\n    c = vec4(0.0);\n}\n";
         let mut b = SourceBreak::from_pb(spec("b.frag", other, 2), &Files::default()).unwrap();
         b.verify(&shaders);
         assert!(!b.verified && b.message.contains("no shader seen so far holds b.frag"));
+        // Twice in one shader: said, the first place used.
+        let twice = vec![ShaderObject {
+            id: 7,
+            gl_type: Stage::Fragment.gl_enum(),
+            source: format!("#version 330 core\n{FILE}{FILE}"),
+            programs: vec![3],
+        }];
+        let mut b = SourceBreak::from_pb(spec("a.frag", FILE, 3), &Files::default()).unwrap();
+        b.verify(&twice);
+        assert!(b.verified, "{b:?}");
+        assert!(
+            b.shaders[0].ends_with(
+                "(the file's text is there 2 times: the first, from source line 2, is used)"
+            ),
+            "{b:?}"
+        );
         let mut s = spec("a.frag", FILE, 3);
         s.condition = "nosuch > 1.0".into();
         let mut b = SourceBreak::from_pb(s, &Files::default()).unwrap();

@@ -3,6 +3,7 @@
 //! (`glsl_instrument::source_map`), so stops, frames and listings say
 //! `FILE:LINE` besides the driver's line.
 
+use glsl_instrument::StepId;
 use glsl_instrument::source_map::{FileSpan, find_file};
 
 use super::ShaderDebug;
@@ -70,6 +71,21 @@ impl ShaderDebug {
         let m = self.file_map.as_ref()?;
         let l = self.model.file_line_of_driver(m.span, driver_line)?;
         Some((m.file.clone(), l))
+    }
+
+    /// Where a breakpoint on `file_line` of the mapped file named `file`
+    /// stops: the driver's line of the step line and its steps, exactly
+    /// (`ShaderModel::file_line_steps`: never other code `#line` numbers
+    /// the same, never across inactive regions or out of a function).
+    pub fn steps_of_file_line(&self, file: &str, file_line: u32) -> Option<(u32, Vec<StepId>)> {
+        let m = self.file_map.as_ref().filter(|m| m.file == file)?;
+        let (line, steps) = self.model.file_line_steps(m.span, file_line)?;
+        Some((self.model.driver_line(line), steps))
+    }
+
+    /// The driver's line of `step`.
+    pub fn driver_line_of_step(&self, step: StepId) -> u32 {
+        self.model.driver_line(self.model.step(step).line)
     }
 
     /// The driver's line of `file_line` of the mapped file named `file`.

@@ -53,6 +53,16 @@ struct Hit {
 /// A hit replay's per-invocation words: (first + 1, hits, step).
 type HitWords = (u32, u32, u32);
 
+/// Whose first hit a hit replay looks for.
+#[derive(Clone, Copy, Debug)]
+enum Among {
+    All,
+    /// The invocation at this cell (the focus).
+    Cell(Cell),
+    /// The invocation at this index of the replay's result.
+    Index(usize),
+}
+
 impl ShaderDebug {
     /// Whether `continue` runs hit replays.
     pub(super) fn has_conditions(&self) -> bool {
@@ -71,7 +81,7 @@ impl ShaderDebug {
         kind: HitKind<'_>,
         after: u32,
         skip: u32,
-        only: Option<Cell>,
+        only: Among,
         link: &mut dyn Link,
     ) -> Result<(Option<Hit>, (u64, u64), super::ProbeResult)> {
         let t0 = std::time::Instant::now();
@@ -101,8 +111,9 @@ impl ShaderDebug {
         let (mut executions, mut invocations) = (0u64, 0u64);
         let mut best: Option<Hit> = None;
         let candidates: Vec<usize> = match only {
-            Some(cell) => r.index(cell).into_iter().collect(),
-            None => (0..n).collect(),
+            Among::Cell(cell) => r.index(cell).into_iter().collect(),
+            Among::Index(i) => (i < n).then_some(i).into_iter().collect(),
+            Among::All => (0..n).collect(),
         };
         for i in 0..n {
             let Some((_, hits, _)) = words(i) else {
@@ -176,6 +187,7 @@ impl ShaderDebug {
             Some(_) => self.current_record().map_or(u32::MAX, |r| r + 1),
             None => 0,
         };
+        let among = focused.map_or(Among::All, Among::Cell);
         // (record, line or 0 for a catch, hit, the replay's invocation, kind)
         let mut best: Option<(u32, u32, Hit, (Focus, Invocation), &'static str)> = None;
         let lines: Vec<(u32, BreakExtras)> = self
@@ -192,7 +204,7 @@ impl ShaderDebug {
                 steps: &steps,
                 cond: extras.condition.as_deref(),
             };
-            let (hit, counts, r) = self.hit_replay(kind, after, extras.ignore, focused, link)?;
+            let (hit, counts, r) = self.hit_replay(kind, after, extras.ignore, among, link)?;
             if let Some(e) = self.break_extras.get_mut(&line) {
                 // Every hit of the draw is counted, whatever `after` is.
                 (e.executions, e.invocations) = counts;
@@ -223,7 +235,7 @@ impl ShaderDebug {
                 Some(_) => after.saturating_sub(1),
                 None => 0,
             };
-            let (hit, _, r) = self.hit_replay(kind, from, 0, focused, link)?;
+            let (hit, _, r) = self.hit_replay(kind, from, 0, among, link)?;
             if let Some(h) = hit
                 && best.as_ref().is_none_or(|b| h.record < b.0)
             {
@@ -284,14 +296,19 @@ impl ShaderDebug {
     }
 
     /// A source breakpoint's check at its draw (issue 15): one hit replay
-    /// of the breakpoint on `line` (with its condition) over the draw.
-    /// Where the draw's executions pass `ignore` (what earlier draws left
-    /// of it), the first hit (earliest in its run, ties by invocation
-    /// order) is focused, traced and stopped at. Returns whether it
-    /// stopped and the executions the draw counted.
+    /// of `steps` (the breakpoint's, exactly; its shader breakpoint is on
+    /// driver line `line`, with its condition) over the draw. Where the
+    /// draw's executions pass `ignore` (what earlier draws left of it),
+    /// the stop is focused, traced and stopped at: without an ignore
+    /// count, the first hit (earliest in its run, ties by invocation
+    /// order); with one, execution `ignore + 1` of the draw, counting the
+    /// invocations' executions in invocation order (a second replay finds
+    /// that execution's record in its invocation's run). Returns whether
+    /// it stopped and the executions the draw counted.
     pub fn stop_at_first_hit(
         &mut self,
         line: u32,
+        steps: &[glsl_instrument::StepId],
         ignore: u64,
         link: &mut dyn Link,
     ) -> Result<(bool, u64)> {
@@ -301,19 +318,31 @@ impl ShaderDebug {
             .break_extras
             .get(&line)
             .and_then(|e| e.condition.clone());
-        let steps = self.steps_on(line);
         let kind = HitKind::Condition {
-            steps: &steps,
+            steps,
             cond: cond.as_deref(),
         };
-        let (hit, (executions, invocations), r) = self.hit_replay(kind, 0, 0, None, link)?;
+        let (hit, (executions, invocations), r) = self.hit_replay(kind, 0, 0, Among::All, link)?;
         if let Some(e) = self.break_extras.get_mut(&line) {
             (e.executions, e.invocations) = (executions, invocations);
             e.counted = true;
         }
-        let Some(h) = hit.filter(|_| executions > ignore) else {
+        let Some(mut h) = hit.filter(|_| executions > ignore) else {
             return Ok((false, executions));
         };
+        let mut r = r;
+        if ignore > 0 {
+            let (index, skip) = nth_execution(&r, ignore)
+                .ok_or_else(|| Error::Internal("the hit replay's counts do not add up".into()))?;
+            let (again, _, r2) = self.hit_replay(kind, 0, skip, Among::Index(index), link)?;
+            h = again.ok_or_else(|| {
+                Error::Internal(format!(
+                    "execution {} of invocation {index} was counted but not found again",
+                    skip + 1
+                ))
+            })?;
+            r = r2;
+        }
         let (focus, at) = self.invocation_at(&r, h.index);
         self.drop_trace();
         self.focus = Some((focus, at));
@@ -383,10 +412,14 @@ impl ShaderDebug {
     /// side effect, resolves at one of its steps): built once here so a
     /// bad one is refused when it is set, not at `continue`.
     fn check_condition(&self, line: u32, cond: &str) -> Result<()> {
-        let steps = self.steps_on(line);
+        self.check_condition_at(&self.steps_on(line), cond)
+    }
+
+    /// [`Self::check_condition`] at `steps` (a source breakpoint's, exactly).
+    pub fn check_condition_at(&self, steps: &[glsl_instrument::StepId], cond: &str) -> Result<()> {
         let spec = HitSpec {
             kind: HitKind::Condition {
-                steps: &steps,
+                steps,
                 cond: Some(cond),
             },
             after: 0,
@@ -458,7 +491,7 @@ impl ShaderDebug {
             };
             // A shader the hit replay cannot serve (no `uint`: GLSL 1.20)
             // leaves its counts unknown; the listing does not fail.
-            let counts = match self.hit_replay(kind, 0, 0, None, link) {
+            let counts = match self.hit_replay(kind, 0, 0, Among::All, link) {
                 Ok((_, counts, _)) => counts,
                 Err(Error::Unimplemented(_) | Error::Internal(_)) => continue,
                 Err(e) => return Err(e),
@@ -488,4 +521,22 @@ impl ShaderDebug {
         }
         self.catches
     }
+}
+
+/// Execution `ignore + 1` of a hit replay `r` (skip 0), counting each
+/// invocation's executions in invocation order: its invocation's index
+/// and how many of that invocation's executions come before it.
+fn nth_execution(r: &super::ProbeResult, ignore: u64) -> Option<(usize, u32)> {
+    let mut left = ignore;
+    for i in 0..r.coverage.len() {
+        let Some(v) = r.value_at(i) else {
+            continue;
+        };
+        let hits = v[1] as u64;
+        if hits > left {
+            return u32::try_from(left).ok().map(|skip| (i, skip));
+        }
+        left -= hits;
+    }
+    None
 }

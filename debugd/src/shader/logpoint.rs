@@ -4,7 +4,7 @@
 //! (`%g` for floats, `%d` for ints and bools, `%u` for uints, `%vN` for
 //! vectors).
 
-use glsl_instrument::BaseType;
+use glsl_instrument::{BaseType, StepId};
 
 use super::{ShaderDebug, instrument_error};
 use crate::error::{Error, Result};
@@ -58,21 +58,15 @@ fn split_placeholders(text: &str) -> Result<(Vec<String>, Vec<String>)> {
 
 impl ShaderDebug {
     /// The `dprintf` format and arguments of DAP log message `text` at
-    /// driver line `line`.
-    pub fn log_format(&self, line: u32, text: &str) -> Result<(String, Vec<String>)> {
+    /// `steps` (the log point's line's).
+    pub fn log_format(&self, steps: &[StepId], text: &str) -> Result<(String, Vec<String>)> {
         let (literals, exprs) = split_placeholders(text)?;
         let mut conversions = Vec::new();
         if !exprs.is_empty() {
-            let steps: Vec<_> = self
-                .model
-                .lines_numbered(line)
-                .into_iter()
-                .flat_map(|l| self.model.steps_on_line(l))
-                .collect();
             let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
             let d = self
                 .model
-                .instrument_dprintf(&steps, &refs)
+                .instrument_dprintf(steps, &refs)
                 .map_err(instrument_error)?;
             for t in d.args {
                 let conv = match t.base {
