@@ -146,7 +146,10 @@ fn dap_suite_with_a_real_dap_client() {
     let dir = repo().join("tests").join("dap");
     npm_ci(&npm, &dir);
     let mut cmd = with_build(&node);
-    cmd.args(["--test", "--test-reporter=spec"]);
+    // One file at a time, as `npm test` runs them: each starts apps on
+    // llvmpipe, and on a 2-core machine files in parallel starve each
+    // other's timed waits.
+    cmd.args(["--test", "--test-concurrency=1", "--test-reporter=spec"]);
     let out = run(cmd, &dir, "node --test (tests/dap)");
     // node's summary: every test passed and none was skipped.
     assert!(

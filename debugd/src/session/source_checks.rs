@@ -426,17 +426,13 @@ impl Session {
         }
         self.emit_dprintf(&p);
         if p.dropped > 0 {
-            // Counted, never lost silently (the CLI's dprintf says the
-            // same); said once per log point.
-            self.warn_once(
-                format!("dropped {id}"),
-                format!(
-                    "log point {id}: {} more messages at a draw were dropped (at most {} per \
-                     draw; said once, later draws drop theirs too)",
-                    p.dropped,
-                    shader::DPRINTF_LIMIT,
-                ),
-            );
+            // Counted at every draw, never lost silently (the CLI's dprintf
+            // says the same): one line beside the draw's 1,024 messages.
+            self.warn(format!(
+                "log point {id}: {} more messages at this draw were dropped (at most {} per draw)",
+                p.dropped,
+                shader::DPRINTF_LIMIT,
+            ));
         }
         if let Some((_, hits)) = self.control().breakpoints.source_mut(id)
             && !p.messages.is_empty()
