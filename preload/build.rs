@@ -108,7 +108,7 @@ fn main() {
             params.join(", ")
         )
         .unwrap();
-        writeln!(o, "crate::stop::enter_call({id});").unwrap();
+        writeln!(o, "crate::thread_calls::enter({id});").unwrap();
         if c & class::DRAW != 0 && hooked {
             // glEnd, glCallList(s): not counted while only compiled into a list.
             writeln!(

@@ -39,6 +39,7 @@ pub mod intercept;
 pub mod replay;
 pub mod session;
 pub mod stop;
+pub mod thread_calls;
 pub mod word;
 
 /// Generated from `gldbg_proto::api::FUNCTIONS` by `build.rs`.

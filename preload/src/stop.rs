@@ -1,7 +1,7 @@
 //! The fast path test and the stop protocol (`gldbg_proto::shm` module docs).
 //!
 //! Fast path, every wrapped call: bump a per-thread call counter (it gives
-//! `Slot::call_number`; see [`calls`] for why it is not a `thread_local!`),
+//! `Slot::call_number`; `thread_calls.rs` says why it is not a `thread_local!`),
 //! one relaxed load of the header pointer, one relaxed load of the
 //! breakpoint word and one bit test. No lock, no syscall, no allocation.
 //!
@@ -47,120 +47,6 @@ impl Drop for SlotGuard {
             s.state.store(shm::STATE_RUNNING, Relaxed);
             s.tid.store(0, Release);
         }
-    }
-}
-
-/// A wrapper's first act: count the call and name it as the thread's
-/// last entered call (`ThreadCalls`, read by the daemon at a crash).
-#[inline(always)]
-pub fn enter_call(id: u32) {
-    calls::enter(id);
-}
-
-/// This thread's call word's offset from the thread pointer, for
-/// `Header::tls_offset` (0 where it is not published).
-pub fn tls_offset() -> u64 {
-    calls::tls_offset()
-}
-
-/// The per-thread count of GL calls (this call included).
-///
-/// A `thread_local!` in a shared object uses the general-dynamic TLS model:
-/// every wrapper called `__tls_get_addr` (and spilled its float arguments
-/// around the call), about 3 ns of the fast path. The preload is always
-/// loaded at start-up (`LD_PRELOAD`), so its TLS lives in the static TLS
-/// block and the initial-exec model is valid: on x86-64 the counter is one
-/// word of `.tbss` reached through its GOT offset from `%fs`, two
-/// instructions. Stable Rust cannot ask for that model for a
-/// `thread_local!`, hence the assembly; other targets keep `thread_local!`.
-#[cfg(target_arch = "x86_64")]
-mod calls {
-    // One 16-byte TLS block (`ThreadCalls`: the count, then the last
-    // entered function id + 1), hidden (not exported from the preload).
-    core::arch::global_asm!(
-        ".pushsection .tbss,\"awT\",@nobits",
-        ".p2align 3",
-        ".globl gldbg_thread_calls",
-        ".hidden gldbg_thread_calls",
-        ".type gldbg_thread_calls, @tls_object",
-        ".size gldbg_thread_calls, 16",
-        "gldbg_thread_calls:",
-        ".zero 16",
-        ".popsection",
-    );
-
-    #[inline(always)]
-    pub fn enter(id: u32) {
-        // SAFETY: `gldbg_thread_calls` is this thread's own 16-byte TLS
-        // block (above); its %fs offset comes from the GOT (initial-exec
-        // model, valid for a library loaded at start-up). Only the two
-        // scratch registers and flags change.
-        unsafe {
-            core::arch::asm!(
-                "mov {off}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
-                "inc qword ptr fs:[{off}]",
-                "mov dword ptr fs:[{off} + 8], {id:e}",
-                off = out(reg) _,
-                id = in(reg) id.wrapping_add(1),
-                options(nostack),
-            );
-        }
-    }
-
-    /// The block's offset from `%fs` (negative: below the thread pointer).
-    pub fn tls_offset() -> u64 {
-        let off: u64;
-        // SAFETY: reads the GOT entry the initial-exec model fills in.
-        unsafe {
-            core::arch::asm!(
-                "mov {off}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
-                off = out(reg) off,
-                options(nostack, readonly, preserves_flags),
-            );
-        }
-        off
-    }
-
-    #[inline(always)]
-    pub fn get() -> u64 {
-        let n: u64;
-        // SAFETY: as in `enter`: a read of this thread's own TLS word.
-        unsafe {
-            core::arch::asm!(
-                "mov {n}, qword ptr [rip + gldbg_thread_calls@GOTTPOFF]",
-                "mov {n}, qword ptr fs:[{n}]",
-                n = out(reg) n,
-                options(nostack, readonly, preserves_flags),
-            );
-        }
-        n
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod calls {
-    use core::cell::Cell;
-
-    thread_local! {
-        static CALLS: Cell<u64> = const { Cell::new(0) };
-    }
-
-    #[inline(always)]
-    pub fn bump() {
-        CALLS.with(|c| c.set(c.get().wrapping_add(1)));
-    }
-
-    pub fn get() -> u64 {
-        CALLS.with(|c| c.get())
-    }
-
-    #[inline(always)]
-    pub fn enter(_id: u32) {
-        bump();
-    }
-
-    pub fn tls_offset() -> u64 {
-        0
     }
 }
 
@@ -445,7 +331,8 @@ fn stop(
     let not_drawn =
         CLASS[id as usize] & class::DRAW != 0 && !crate::intercept::lists::draws(id, args);
     slot.not_drawn.store(not_drawn as u32, Relaxed);
-    slot.call_number.store(calls::get(), Relaxed);
+    slot.call_number
+        .store(crate::thread_calls::count(), Relaxed);
     slot.context
         .store(crate::intercept::context::current_context(), Relaxed);
     let mut cmds = Commands::publish(h, slot);

@@ -335,7 +335,10 @@ impl Adapter {
         use pb::event::Kind;
         let quiet = std::time::Duration::from_millis(50);
         while let Ok(Some(ev)) = tokio::time::timeout(quiet, events.recv()).await {
-            let last = matches!(ev.kind, Some(Kind::Stopped(_) | Kind::Exited(_) | Kind::Crashed(_)));
+            let last = matches!(
+                ev.kind,
+                Some(Kind::Stopped(_) | Kind::Exited(_) | Kind::Crashed(_))
+            );
             self.daemon_event(ev).await;
             if last {
                 break;

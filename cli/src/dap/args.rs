@@ -32,4 +32,3 @@ pub fn req_i64(args: &Value, key: &str) -> Result<i64, String> {
             .ok_or_else(|| format!("argument '{key}' must be an integer")),
     }
 }
-

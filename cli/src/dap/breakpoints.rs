@@ -295,7 +295,10 @@ mod tests {
         assert_eq!(ignore_count("1"), Ok(0));
         assert_eq!(ignore_count("5"), Ok(4));
         assert_eq!(ignore_count(">= 3"), Ok(2));
-        assert!(ignore_count("==2").is_err(), "it would stop again after the 2nd");
+        assert!(
+            ignore_count("==2").is_err(),
+            "it would stop again after the 2nd"
+        );
         assert_eq!(ignore_count("> 3"), Ok(3));
         assert!(ignore_count("0").is_err());
         assert!(ignore_count("% 2").is_err());

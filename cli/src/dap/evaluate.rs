@@ -11,9 +11,9 @@ use gldbg_proto::pb;
 use serde_json::{Value, json};
 
 use super::adapter::{Adapter, Reply, parse_line};
-use super::model::Plan;
-use super::frames::SHADER_FRAME;
 use super::args::{opt_str, req_str};
+use super::frames::SHADER_FRAME;
+use super::model::Plan;
 use crate::command::Command;
 use crate::exec::{self, Outcome};
 use crate::render;
@@ -258,7 +258,6 @@ impl Adapter {
         self.moving_reason = "pause";
         Ok(json!({}))
     }
-
 }
 
 #[cfg(test)]

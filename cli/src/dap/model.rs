@@ -127,4 +127,3 @@ pub enum Plan {
     /// and the app's `continue` (to the next breakpoint of any kind).
     ShaderThenApp,
 }
-

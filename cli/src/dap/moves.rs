@@ -209,4 +209,3 @@ async fn run_one(session: &mut Session, line: &str) -> Result<Outcome, Failure> 
     let cmd = parse_line(line)?;
     session.execute(&cmd).await
 }
-

@@ -239,7 +239,13 @@ mod tests {
         stream.extend(frame(body).into_bytes());
         stream.extend(skipped.into_bytes());
         let got = read_all(&stream).await;
-        assert!(matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("over the limit")));
-        assert!(matches!(&got[1], Incoming::Request(r) if r.seq == 2), "{:?}", got.get(1));
+        assert!(
+            matches!(&got[0], Incoming::Malformed { why, .. } if why.contains("over the limit"))
+        );
+        assert!(
+            matches!(&got[1], Incoming::Request(r) if r.seq == 2),
+            "{:?}",
+            got.get(1)
+        );
     }
 }
