@@ -14,39 +14,19 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gldbg_proto::pb;
-use gldbg_proto::pb::debugger_client::DebuggerClient;
 use gldbg_tests::*;
-use hyper_util::rt::TokioIo;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint, Uri};
-use tonic::{Code, Request, Status};
+use tonic::{Code, Status};
 
 const TOKEN: &str = "protocol-token";
 
 /// How long one request may take before the test calls it a hang.
 const HANG: Duration = Duration::from_secs(60);
 
-type Auth = fn(Request<()>) -> Result<Request<()>, Status>;
-type Client = DebuggerClient<InterceptedService<Channel, Auth>>;
+use support::grpc::Client;
 
-fn auth(mut r: Request<()>) -> Result<Request<()>, Status> {
-    r.metadata_mut()
-        .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    Ok(r)
-}
-
+/// A client of the daemon at `socket`, with this file's token.
 async fn client(socket: PathBuf) -> Client {
-    let channel = Endpoint::try_from("http://[::]:50051")
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_: Uri| {
-            let path = socket.clone();
-            async move {
-                Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(path).await?))
-            }
-        }))
-        .await
-        .expect("connect to gldbg-debugd");
-    DebuggerClient::with_interceptor(channel, auth as Auth)
+    support::grpc::client(socket, TOKEN).await
 }
 
 /// Awaits a request with the hang guard.

@@ -30,13 +30,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use gldbg_proto::pb;
-use gldbg_proto::pb::debugger_client::DebuggerClient;
 use gldbg_tests::*;
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tonic::service::interceptor::InterceptedService;
-use tonic::transport::{Channel, Endpoint, Uri};
-use tonic::{Request, Status};
 
 mod support;
 
@@ -442,27 +437,11 @@ fn log_points_print_every_invocation_and_the_app_never_notices() {
 
 const TOKEN: &str = "source-breakpoints-token";
 
-type Auth = fn(Request<()>) -> Result<Request<()>, Status>;
-type Client = DebuggerClient<InterceptedService<Channel, Auth>>;
+use support::grpc::Client;
 
-fn auth(mut r: Request<()>) -> Result<Request<()>, Status> {
-    r.metadata_mut()
-        .insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    Ok(r)
-}
-
+/// A client of the daemon at `socket`, with this file's token.
 async fn client(socket: PathBuf) -> Client {
-    let channel = Endpoint::try_from("http://[::]:50051")
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_: Uri| {
-            let path = socket.clone();
-            async move {
-                Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(path).await?))
-            }
-        }))
-        .await
-        .expect("connect to gldbg-debugd");
-    DebuggerClient::with_interceptor(channel, auth as Auth)
+    support::grpc::client(socket, TOKEN).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

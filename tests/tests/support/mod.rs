@@ -4,9 +4,12 @@
 //! checks on session transcripts.
 //!
 //! The apps are compiled by [`gldbg_tests::compile_c`] (the one `cc` helper
-//! of the test crates) into `target/<profile>/apps-extra/`.
+//! of the test crates) into `target/<profile>/apps-extra/`. `grpc`: a
+//! token-carrying gRPC client of a daemon on a Unix socket.
 
 #![allow(dead_code)]
+
+pub mod grpc;
 
 use std::path::PathBuf;
 
