@@ -20,7 +20,9 @@ pub fn thread_calls(tid: u32, fs_base: u64, offset: u64) -> Option<(u64, u32)> {
     if offset == 0 || fs_base == 0 {
         return None;
     }
-    let b = Remote::new(tid).read(fs_base.wrapping_add(offset), 16).ok()?;
+    let b = Remote::new(tid)
+        .read(fs_base.wrapping_add(offset), 16)
+        .ok()?;
     Some((u64_at(&b, 0)?, u32_at(&b, 8)?))
 }
 

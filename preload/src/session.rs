@@ -76,7 +76,8 @@ fn claim() -> Option<&'static Header> {
     }
     HEADER.store(base as *mut Header, Release);
     let _ = ATTACHED.compare_exchange(2, 1, AcqRel, Acquire);
-    h.tls_offset.store(crate::thread_calls::tls_offset(), Release);
+    h.tls_offset
+        .store(crate::thread_calls::tls_offset(), Release);
     h.preload_attached.store(1, Release);
     (ATTACHED.load(Acquire) == 1).then_some(h)
 }

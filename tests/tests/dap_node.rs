@@ -89,7 +89,11 @@ fn run(mut cmd: Command, dir: &Path, what: &str) -> String {
     assert!(
         status.success() && !killed,
         "{what} failed ({status}{}) in {}:\n{text}",
-        if killed { ", killed after the time limit" } else { "" },
+        if killed {
+            ", killed after the time limit"
+        } else {
+            ""
+        },
         dir.display()
     );
     text

@@ -246,7 +246,11 @@ impl<'a> CrashView<'a> {
                 brief: CallBrief::new(c),
                 args: args(c),
             }),
-            entered: crash.entered.as_ref().filter(|_| !crash.in_call).map(CallBrief::new),
+            entered: crash
+                .entered
+                .as_ref()
+                .filter(|_| !crash.in_call)
+                .map(CallBrief::new),
             pid: crash.pid,
             stopped_calls_seen: crash
                 .stopped_calls_seen

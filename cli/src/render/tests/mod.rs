@@ -217,7 +217,10 @@ fn exited_and_crashed_state() {
         )
     );
     let v = j("c", Ok(Outcome::State(reply)));
-    assert_eq!(v["crashed"]["entered"]["function"], json!("glBufferSubData"));
+    assert_eq!(
+        v["crashed"]["entered"]["function"],
+        json!("glBufferSubData")
+    );
     assert_eq!(v["crashed"]["entered"]["call"], json!(52));
     assert_eq!(v["crashed"]["in_call"], json!(false));
     let crashed = pb::StateReply {
