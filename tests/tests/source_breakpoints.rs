@@ -444,23 +444,30 @@ async fn client(socket: PathBuf) -> Client {
     support::grpc::client(socket, TOKEN).await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ignore_counts_executions_over_draws_and_shaders_are_listed() {
-    require_workspace();
-    let dir = TempDir::new("source-grpc");
+/// A daemon of its own (in a temporary directory) with egl_files launched
+/// through it (`frames`: its `--frames`, None: the default), and a client.
+async fn launched(tag: &str, frames: Option<&str>) -> (TempDir, UnixDaemon, Client) {
+    let dir = TempDir::new(tag);
     let socket = dir.join("d.sock");
-    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
+    let daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
     let mut c = client(socket.clone()).await;
+    let mut args: Vec<String> = frames
+        .map(|n| vec!["--frames".to_string(), n.to_string()])
+        .unwrap_or_default();
+    args.push(shader_dir().display().to_string());
     let launch = pb::LaunchRequest {
         program: egl_files().display().to_string(),
-        args: vec![
-            "--frames".into(),
-            "3".into(),
-            shader_dir().display().to_string(),
-        ],
+        args,
         ..Default::default()
     };
     c.launch(launch).await.expect("Launch");
+    (dir, daemon, c)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ignore_counts_executions_over_draws_and_shaders_are_listed() {
+    require_workspace();
+    let (_dir, _daemon, mut c) = launched("source-grpc", Some("3")).await;
     let frag_text = std::fs::read_to_string(frag()).unwrap();
     let vert_text = std::fs::read_to_string(vert()).unwrap();
     // The vertex shader named by its object later; a file of text first.
@@ -717,16 +724,7 @@ fn a_tbreak_stops_once_inside_its_draw_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ignore_count_focuses_the_execution_it_lands_on() {
     require_workspace();
-    let dir = TempDir::new("source-ignore-focus");
-    let socket = dir.join("d.sock");
-    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
-    let mut c = client(socket.clone()).await;
-    let launch = pb::LaunchRequest {
-        program: egl_files().display().to_string(),
-        args: vec![shader_dir().display().to_string()],
-        ..Default::default()
-    };
-    c.launch(launch).await.expect("Launch");
+    let (_dir, _daemon, mut c) = launched("source-ignore-focus", None).await;
     // Line 21 runs 3 times per invocation: draw 1 has 3 * 4096
     // executions; 5 more are pixel (0, 0)'s three and pixel (1, 0)'s
     // first two at draw 2: the stop is pixel (1, 0)'s third (i = 2).
@@ -814,20 +812,7 @@ fn two_breakpoints_reached_in_one_draw_both_stop() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pause_during_the_checks_of_a_continue_stops_at_a_draw() {
     require_workspace();
-    let dir = TempDir::new("source-pause");
-    let socket = dir.join("d.sock");
-    let _daemon = start_unix_daemon(&socket, &[("GLDBG_TOKEN", TOKEN)]);
-    let mut c = client(socket.clone()).await;
-    let launch = pb::LaunchRequest {
-        program: egl_files().display().to_string(),
-        args: vec![
-            "--frames".into(),
-            "100000".into(),
-            shader_dir().display().to_string(),
-        ],
-        ..Default::default()
-    };
-    c.launch(launch).await.expect("Launch");
+    let (_dir, _daemon, mut c) = launched("source-pause", Some("100000")).await;
     // Never met (acc < 1.5 everywhere): every draw 2 is checked, the
     // continue goes on and on, spending most of its time in checks.
     let spec = pb::SourceBreakpoint {
