@@ -385,6 +385,54 @@ fn glmark2_scenes(stdout: &str) -> Vec<String> {
         .collect()
 }
 
+/// A source breakpoint in glmark2's own file, GLSL 1.10 (no `uint`, no
+/// storage buffers: no hit shader, no trace): `continue` steps by coverage
+/// to the file's line at the first draw whose program holds the file, and
+/// stops there unfocused. glmark2 puts lines of its own before the file's
+/// text, so the driver's line is not the file's.
+#[test]
+fn glmark2_source_breakpoint_in_its_glsl_110_file() {
+    require_workspace();
+    let glmark2 = debian("glmark2", "glmark2-x11");
+    let file = "/usr/share/glmark2/shaders/light-basic.vert";
+    let text = std::fs::read_to_string(file).expect("glmark2-x11's shader files");
+    let x = Xvfb::start();
+    let dir = TempDir::new("glmark2-srcbp");
+    let script = format!(
+        "break {file}:22\ncontinue\ninfo call\ninfo program\nprint diffuse\nend\ndelete\ncontinue\n"
+    );
+    let out = Session::new(&glmark2, &script)
+        .args(["-b", "build:duration=0.5", "--size", "320x240"])
+        .env("DISPLAY", x.display())
+        .run(&dir);
+    let stop = out.ok("continue");
+    let shader = &stop["shader"];
+    assert_eq!(shader["stage"], "vertex", "{stop}");
+    assert_eq!(shader["file"], file, "{stop}");
+    assert_eq!(shader["file_line"], 22, "{stop}");
+    // The driver's line of the recorded source holds the file's line 22.
+    let line = shader["line"].as_u64().expect("a line") as usize;
+    assert!(line > 22, "glmark2's own lines come first: {stop}");
+    let vs = stage_source(out.ok("info program"), "vertex");
+    assert!(!vs.contains("#line"), "{vs}");
+    assert_eq!(vs.lines().nth(line - 1), text.lines().nth(21), "{vs}");
+    // No branch before it: every vertex of the draw reaches the line.
+    let call = out.ok("info call");
+    let count: u64 = call["args"][2]["value"]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .expect("glDrawArrays' count");
+    assert_eq!(call["function"], "glDrawArrays", "{call}");
+    assert_eq!(shader["reached"].as_u64(), Some(count), "{stop}");
+    // diffuse = max(dot(N, L), 0.0) of unit vectors: within [0, 1].
+    let s = &out.ok("print diffuse")["summary"];
+    assert_eq!(s["count"].as_u64(), Some(count), "{s}");
+    let (lo, hi) = (s["min"][0].as_f64().unwrap(), s["max"][0].as_f64().unwrap());
+    assert!(lo >= 0.0 && hi <= 1.0 + 1e-6 && hi > 0.5, "{s}");
+    out.ok("end");
+    assert_last_exited_0(&out, "continue");
+}
+
 #[test]
 fn glmark2_runs_and_scores_under_gldbg() {
     require_workspace();

@@ -348,6 +348,34 @@ impl Session {
         Ok(found)
     }
 
+    /// A plain breakpoint in a shader without `uint` (GLSL before 1.30, ES
+    /// 1.00): no hit shader, no trace; steps by coverage (one replay each,
+    /// GLSLDevil's way) from `main`'s entry to the line, and stops there
+    /// unfocused if some invocation reaches it. At the driver's line (as
+    /// `break LINE`).
+    fn break_by_coverage(
+        &self,
+        d: &mut ShaderDebug,
+        id: u32,
+        b: &SourceBreak,
+        line: u32,
+        link: &mut ShmLink,
+    ) -> std::result::Result<Outcome, Failed> {
+        let line = d
+            .add_conditional_breakpoint(line, None, b.is_temporary())
+            .map_err(Failed::Draw)?;
+        d.continue_to_breakpoint(link).map_err(Failed::Draw)?;
+        let stopped = !d.finished && d.breakpoint_hit == line;
+        if stopped && let Some((_, hits)) = self.control().breakpoints.source_mut(id) {
+            *hits += 1;
+        }
+        Ok(if stopped {
+            Outcome::Stopped
+        } else {
+            Outcome::WentOn
+        })
+    }
+
     /// A breakpoint at `steps` (on driver line `line`): one hit replay
     /// over the draw. Its shader breakpoint is temporary as it is (a
     /// `tbreak` stops once in its draw too).
@@ -363,6 +391,10 @@ impl Session {
             Some((sb, _)) => sb.ignore_left,
             None => return Ok(Outcome::WentOn),
         };
+        let (version, es) = d.model.version();
+        if version < if es { 300 } else { 130 } && b.condition().is_none() && ignore == 0 {
+            return self.break_by_coverage(d, id, b, line, link);
+        }
         if let Some(cond) = b.condition() {
             // At the breakpoint's own steps (not all the driver's line has).
             d.check_condition_at(steps, cond).map_err(|e| match e {
