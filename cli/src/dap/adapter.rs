@@ -82,6 +82,9 @@ pub struct Adapter {
     /// An attached app runs and no move waits for its stop: the daemon's
     /// `stopped` event reports it.
     pub running_unwatched: bool,
+    /// The events before a move's stop are being drained: the move's own
+    /// outcome reports the app's exit.
+    pub draining: bool,
     /// Events that follow the current request's response.
     pub pending_events: Vec<(String, Value)>,
     pub events: Option<mpsc::UnboundedReceiver<pb::Event>>,
@@ -188,6 +191,7 @@ impl Adapter {
             crash: None,
             ended: false,
             running_unwatched: false,
+            draining: false,
             pending_events: Vec::new(),
             events: None,
         }
@@ -310,9 +314,11 @@ impl Adapter {
             Some(Kind::Warning(w)) => self.out.console("important", &format!("gldbg: {w}\n")),
             Some(Kind::Dprintf(d)) => self.out.console("console", &format!("{}\n", d.text)),
             Some(Kind::Exited(e)) => {
-                // A move's own reply reports the exit; this is for an app
-                // that ends while no move runs (e.g. after detach).
-                if self.session.is_some() {
+                // A move's own reply reports the exit (its events are
+                // drained before it); this is for an app that ends while
+                // no move runs (e.g. after detach). After a crash the
+                // exception stop stays until the client ends the session.
+                if self.session.is_some() && !self.draining && self.crash.is_none() {
                     self.app_ended(Some(&e));
                 }
             }
@@ -334,6 +340,7 @@ impl Adapter {
     async fn drain_to_stop(&mut self, events: &mut mpsc::UnboundedReceiver<pb::Event>) {
         use pb::event::Kind;
         let quiet = std::time::Duration::from_millis(50);
+        self.draining = true;
         while let Ok(Some(ev)) = tokio::time::timeout(quiet, events.recv()).await {
             let last = matches!(
                 ev.kind,
@@ -344,6 +351,7 @@ impl Adapter {
                 break;
             }
         }
+        self.draining = false;
     }
 }
 

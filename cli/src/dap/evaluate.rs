@@ -245,11 +245,20 @@ impl Adapter {
             // Already stopped: nothing to do (DAP allows it).
             return Ok(json!({}));
         }
-        let reply = client
-            .pause(pb::Empty {})
-            .await
-            .map_err(|s| s.message().to_string())?
-            .into_inner();
+        // A move of many calls (`step N`) stops at each one for an instant:
+        // a pause that lands there finds the app stopped; it is asked again
+        // until it lands while the app runs (or the move has ended).
+        let mut tries = 0;
+        let reply = loop {
+            match client.pause(pb::Empty {}).await {
+                Ok(r) => break r.into_inner(),
+                Err(s) if s.code() == tonic::Code::FailedPrecondition && tries < 200 => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                }
+                Err(s) => return Err(s.message().to_string()),
+            }
+        };
         if self.running_unwatched {
             // No move waits for this stop: report it here.
             self.running_unwatched = false;
