@@ -64,6 +64,34 @@ static void link_program(GLuint p) {
     }
 }
 
+/* `prefix` then the whole file at `path`, NUL-terminated (malloc'd): a
+ * shader an app reads from a file; exit 1 if it cannot be read. */
+static inline char *egl_app_read_file(const char *path, const char *prefix) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, APP_NAME ": cannot open %s\n", path);
+        exit(1);
+    }
+    size_t used = 0, cap = 4096;
+    while (prefix[used]) used++;
+    cap += used;
+    char *text = malloc(cap);
+    if (!text) die("out of memory");
+    for (size_t i = 0; i < used; i++) text[i] = prefix[i];
+    size_t n;
+    while ((n = fread(text + used, 1, cap - used - 1, f)) > 0) {
+        used += n;
+        if (cap - used < 2) {
+            cap *= 2;
+            text = realloc(text, cap);
+            if (!text) die("out of memory");
+        }
+    }
+    fclose(f);
+    text[used] = 0;
+    return text;
+}
+
 struct egl_app {
     EGLDisplay dpy;
     EGLContext ctx;

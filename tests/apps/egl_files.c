@@ -35,27 +35,7 @@
 static char *read_shader(const char *dir, const char *name, const char *prefix) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, APP_NAME ": cannot open %s\n", path);
-        exit(1);
-    }
-    size_t used = strlen(prefix), cap = used + 4096;
-    char *text = malloc(cap);
-    if (!text) die("out of memory");
-    memcpy(text, prefix, used);
-    size_t n;
-    while ((n = fread(text + used, 1, cap - used - 1, f)) > 0) {
-        used += n;
-        if (cap - used < 2) {
-            cap *= 2;
-            text = realloc(text, cap);
-            if (!text) die("out of memory");
-        }
-    }
-    fclose(f);
-    text[used] = 0;
-    return text;
+    return egl_app_read_file(path, prefix);
 }
 
 int main(int argc, char **argv) {

@@ -53,23 +53,6 @@ static const char *VS =
     "    gl_Position = vec4(a_pos, 0.0, 1.0);\n"
     "}\n";
 
-/* `prefix` then the whole file at `path`, NUL-terminated. */
-static char *read_shader(const char *path, const char *prefix) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, APP_NAME ": cannot open %s\n", path);
-        exit(1);
-    }
-    size_t used = strlen(prefix), cap = used + 65536;
-    char *text = malloc(cap);
-    if (!text) die("out of memory");
-    memcpy(text, prefix, used);
-    used += fread(text + used, 1, cap - used - 1, f);
-    fclose(f);
-    text[used] = 0;
-    return text;
-}
-
 int main(int argc, char **argv) {
     if (argc != 2) die("usage: egl_srcbp DIR");
     char path[4096];
@@ -79,7 +62,7 @@ int main(int argc, char **argv) {
     GLuint progs[2];
     const char *prefixes[2] = {PREFIX, PREFIX2};
     for (int i = 0; i < 2; i++) {
-        char *fs_src = read_shader(path, prefixes[i]);
+        char *fs_src = egl_app_read_file(path, prefixes[i]);
         progs[i] = glCreateProgram();
         glAttachShader(progs[i], compile(GL_VERTEX_SHADER, VS));
         glAttachShader(progs[i], compile(GL_FRAGMENT_SHADER, fs_src));

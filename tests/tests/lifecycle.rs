@@ -22,9 +22,8 @@ use std::time::{Duration, Instant};
 use gldbg_proto::pb;
 use gldbg_proto::pb::debugger_client::DebuggerClient;
 use gldbg_tests::*;
-use hyper_util::rt::TokioIo;
 use tonic::Code;
-use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::transport::Channel;
 
 type Client = DebuggerClient<Channel>;
 
@@ -38,18 +37,7 @@ fn big() -> PathBuf {
 }
 
 async fn client(socket: &Path) -> Client {
-    let socket = socket.to_path_buf();
-    let channel = Endpoint::try_from("http://[::]:50051")
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_: Uri| {
-            let path = socket.clone();
-            async move {
-                Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(path).await?))
-            }
-        }))
-        .await
-        .expect("connect to gldbg-debugd");
-    DebuggerClient::new(channel)
+    DebuggerClient::new(support::grpc::channel(socket.to_path_buf()).await)
 }
 
 /// Awaits a request with the hang guard.

@@ -1,6 +1,6 @@
 //! A gRPC client of a `gldbg-debugd` on a Unix socket, its token sent as
 //! `authorization: Bearer TOKEN` with every request (protocol.rs,
-//! source_breakpoints.rs).
+//! source_breakpoints.rs), and the bare channel (lifecycle.rs).
 
 use std::path::PathBuf;
 
@@ -25,9 +25,9 @@ impl Interceptor for Bearer {
 
 pub type Client = DebuggerClient<InterceptedService<Channel, Bearer>>;
 
-/// Connect to the daemon at `socket` with `token`.
-pub async fn client(socket: PathBuf, token: &str) -> Client {
-    let channel = Endpoint::try_from("http://[::]:50051")
+/// A channel to the daemon on the Unix socket `socket`.
+pub async fn channel(socket: PathBuf) -> Channel {
+    Endpoint::try_from("http://[::]:50051")
         .unwrap()
         .connect_with_connector(tower::service_fn(move |_: Uri| {
             let path = socket.clone();
@@ -36,7 +36,12 @@ pub async fn client(socket: PathBuf, token: &str) -> Client {
             }
         }))
         .await
-        .expect("connect to gldbg-debugd");
+        .expect("connect to gldbg-debugd")
+}
+
+/// Connect to the daemon at `socket` with `token`.
+pub async fn client(socket: PathBuf, token: &str) -> Client {
+    let channel = channel(socket).await;
     let bearer = Bearer(format!("Bearer {token}").parse().expect("an ASCII token"));
     DebuggerClient::with_interceptor(channel, bearer)
 }
