@@ -108,23 +108,28 @@ fn run(args: Args) -> anyhow::Result<()> {
                 gldbg_proto::pb::RunState::try_from(state.state)
             );
         }
+        // The handlers exist before anyone is told we listen: a SIGTERM
+        // right after "listening" must still run the guards below (the
+        // socket, the token file and the saved shaders removed), not kill
+        // the process with the default action.
+        use tokio::signal::unix::{SignalKind, signal};
+        let signals = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        );
+        let (mut int, mut term, mut hup) = match signals {
+            (Ok(i), Ok(t), Ok(h)) => (i, t, h),
+            (Err(e), ..) | (_, Err(e), _) | (.., Err(e)) => {
+                return Err(e).context("installing the signal handlers");
+            }
+        };
         eprintln!("gldbg-debugd: listening on {}", args.listen);
-        let shutdown = async {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (mut term, mut hup) = match (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::hangup()),
-            ) {
-                (Ok(t), Ok(h)) => (t, h),
-                _ => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
-                }
-            };
-            // SIGHUP (a closed terminal) too: the guards above remove the
-            // token file and the saved shaders' directories on the way out.
+        // SIGHUP (a closed terminal) too: the guards above remove the
+        // token file and the saved shaders' directories on the way out.
+        let shutdown = async move {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
                 _ = term.recv() => {}
                 _ = hup.recv() => {}
             }
