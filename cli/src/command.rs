@@ -101,6 +101,10 @@ pub enum Command {
     Ignore { line: u32, count: u32 },
     /// `catch nan|inf [off]`.
     Catch { nan: bool, inf: bool, off: bool },
+    /// `history X,Y ...` (pixel history to the frame's end).
+    History(history::HistoryArgs),
+    /// `debug history K`.
+    DebugHistory(u32),
     /// `dprintf LINE,"FORMAT",ARG...`.
     Dprintf {
         line: u32,
@@ -119,6 +123,7 @@ pub enum Command {
     },
 }
 
+pub use history::HistoryArgs;
 pub use trace::{FrameMove, Reverse};
 
 /// What a `break` stops at.
@@ -288,6 +293,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "focus",
     "frame",
     "help",
+    "history",
     "ignore",
     "info",
     "kill",
@@ -331,7 +337,9 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
             "geometry",
             "fragment",
             "compute",
+            "history",
         ],
+        "history" => &["texture"],
         "break" | "b" => &["draw", "shader-switch", "frame", "error"],
         "set" => &["arg", "trace-records", "trace-bytes"],
         "catch" => &["nan", "inf"],
@@ -447,6 +455,20 @@ pub const HELP: &[(&str, &str)] = &[
         "dprintf LINE,\"FORMAT\",ARG...",
         "shader: one replay; a message from every invocation that reaches LINE (C/GLSL printf \
          formats, %vNf vectors), at most 1024 per draw (the rest counted)",
+    ),
+    (
+        "history X,Y [until draw N] | history texture T X,Y [level L] [layer K]",
+        "pixel history: run to the frame's end (the next swap, or draw N of the frame) and list \
+         every call that wrote the texel of the current draw framebuffer's image (or of texture \
+         T): draws with each primitive's fragment (shader output, depth, stencil, which test \
+         rejected it, the colour before and after), clears, blits, copies; the app stays \
+         stopped where it ended",
+    ),
+    (
+        "debug history K",
+        "debug the fragment of history entry K: run to the same draw of the next frame and \
+         debug its fragment shader focused on the pixel (differences from the history's draw \
+         are said)",
     ),
     (
         "catch nan | catch inf [off]",
@@ -797,6 +819,7 @@ fn parse_set(args: &str, rest: &[&str]) -> Result<Command, ParseError> {
 /// `debug STAGE [fragment options]`.
 fn parse_debug(rest: &[&str]) -> Result<Command, ParseError> {
     Ok(match rest {
+        ["history", k @ ..] => history::parse_debug_history(k)?,
         [stage, options @ ..] => match parse_stage(stage) {
             Some(Stage::Fragment) => {
                 Command::Debug(Stage::Fragment, FragmentOptions::parse(options)?)
@@ -859,6 +882,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "ignore" => trace::parse_ignore(&rest)?,
         "catch" => trace::parse_catch(&rest)?,
         "dprintf" => trace::parse_dprintf(args)?,
+        "history" => history::parse_history(&rest)?,
         "break" | "b" | "br" => parse_break(&rest)?,
         "delete" | "d" => match rest.as_slice() {
             [] => Command::Delete(None),
@@ -908,6 +932,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     Ok(Some(cmd))
 }
 
+mod history;
 mod source;
 #[cfg(test)]
 mod tests;

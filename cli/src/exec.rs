@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use gldbg_proto::pb;
 use tonic::Status;
 
+mod history;
 mod trace;
 
 use crate::client::Client;
@@ -94,6 +95,10 @@ pub enum Outcome {
         info: pb::FlowInfo,
         chart: Option<PathBuf>,
     },
+    /// `history`: the texel's history.
+    History(pb::PixelHistoryReply),
+    /// `debug history K`: the stop at the entry's draw of the next frame.
+    HistoryDebug(pb::HistoryDebug),
     /// `help [CMD]`: the topic asked for.
     Help(Option<String>),
     Quit,
@@ -428,6 +433,8 @@ impl Session {
             }
             Command::Catch { nan, inf, off } => self.catch(*nan, *inf, *off).await,
             Command::Dprintf { line, format, args } => self.dprintf(*line, format, args).await,
+            Command::History(h) => self.history(*h).await,
+            Command::DebugHistory(k) => self.debug_history(*k).await,
             Command::SourceBreak {
                 file,
                 line,

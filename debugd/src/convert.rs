@@ -374,6 +374,71 @@ pub fn listing(lines: Vec<SourceLine>, file: String) -> pb::SourceListing {
     }
 }
 
+/// A pixel history request: the pixel's coordinates as the GL's `int`s.
+pub fn history_ask(r: &pb::PixelHistoryRequest) -> Result<crate::session::HistoryAsk> {
+    let coordinate = |field: &str, v: u32| {
+        i32::try_from(v)
+            .map(|_| v)
+            .map_err(|_| crate::error::out_of_range(field, v, "0..=2147483647"))
+    };
+    Ok(crate::session::HistoryAsk {
+        x: coordinate("x", r.x)?,
+        y: coordinate("y", r.y)?,
+        texture: match r.texture {
+            Some(t) => Some((t, r.level, r.layer.unwrap_or(-1).max(-1))),
+            None => None,
+        },
+        until_draw: r.until_draw,
+    })
+}
+
+impl From<crate::history::History> for pb::PixelHistoryReply {
+    fn from(h: crate::history::History) -> pb::PixelHistoryReply {
+        let color = |c: Vec<f64>| pb::PixelColor { value: c };
+        pb::PixelHistoryReply {
+            x: h.texel.x as u32,
+            y: h.texel.y as u32,
+            image: h.image(),
+            kind: h.kind_name().into(),
+            end: h.end.clone(),
+            start: Some(color(h.start.clone())),
+            notes: h.notes.clone(),
+            entries: (h.entries.into_iter())
+                .map(|e| pb::HistoryEntry {
+                    entry: e.entry,
+                    call: e.call,
+                    function: e.function,
+                    draw: e.draw,
+                    frame: e.frame,
+                    program: e.program,
+                    framebuffer: e.framebuffer,
+                    before: Some(color(e.before)),
+                    after: Some(color(e.after)),
+                    note: e.note,
+                    global_draw: e.global_draw,
+                    thread: e.thread,
+                    fragments: (e.fragments.into_iter())
+                        .map(|f| pb::HistoryFragment {
+                            primitive: f.primitive,
+                            output: f.output,
+                            depth: f.depth,
+                            passed: f.passed,
+                            rejected_by: f.rejected_by.unwrap_or("").into(),
+                            color_before: Some(color(f.color_before)),
+                            color_after: Some(color(f.color_after)),
+                            depth_before: f.depth_before,
+                            depth_after: f.depth_after,
+                            stencil_before: f.stencil_before,
+                            stencil_after: f.stencil_after,
+                            front_facing: f.front_facing,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

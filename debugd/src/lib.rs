@@ -61,6 +61,7 @@ mod convert;
 pub mod error;
 pub mod format;
 pub mod glstate;
+pub mod history;
 pub mod image;
 pub mod inflight;
 pub mod launch;

@@ -318,6 +318,30 @@ impl pb::debugger_server::Debugger for Service {
         .await
     }
 
+    async fn pixel_history(
+        &self,
+        req: Request<pb::PixelHistoryRequest>,
+    ) -> Result<Response<pb::PixelHistoryReply>, Status> {
+        let ask = convert::history_ask(&req.into_inner()).map_err(Status::from)?;
+        self.run(move |s| s.pixel_history(ask).map(Into::into))
+            .await
+    }
+
+    async fn debug_history(
+        &self,
+        req: Request<pb::DebugHistoryRequest>,
+    ) -> Result<Response<pb::HistoryDebug>, Status> {
+        let entry = req.into_inner().entry;
+        self.run(move |s| {
+            s.debug_history(entry).map(|d| pb::HistoryDebug {
+                stop: Some(d.stop.into()),
+                differences: d.differences,
+                call: Some(d.call),
+            })
+        })
+        .await
+    }
+
     async fn dprintf(
         &self,
         req: Request<pb::DprintfRequest>,

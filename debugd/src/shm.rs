@@ -473,6 +473,11 @@ impl SharedMemory {
         self.header().draw_count.load(Relaxed)
     }
 
+    /// `draw_count` when the last frame-end call started (ABI 14).
+    pub fn frame_first_draw(&self) -> u64 {
+        self.header().frame_first_draw.load(Relaxed)
+    }
+
     /// Frame-end calls (swaps) the app started so far.
     pub fn frame_count(&self) -> u64 {
         self.header().frame_count.load(Relaxed)

@@ -199,7 +199,7 @@ impl ShaderModel {
 }
 
 /// "GLSL 1.20", "GLSL ES 1.00".
-fn version_name(m: &ShaderModel) -> String {
+pub(crate) fn version_name(m: &ShaderModel) -> String {
     let es = if m.es { "ES " } else { "" };
     format!("GLSL {es}{}.{:02}", m.version / 100, m.version % 100)
 }
@@ -299,6 +299,24 @@ impl Plan {
 }
 
 /// The app's shader with `plan`'s additions, parsed again.
+/// The app's tree `tu` (edited by the caller) printed as a whole shader,
+/// with `extensions` after `#version` and `decls` before the first function.
+pub(crate) fn print_with(
+    m: &ShaderModel,
+    tu: &[ast::ExternalDeclaration],
+    extensions: Vec<String>,
+    decls: String,
+) -> String {
+    let plan = Plan {
+        extensions,
+        decls,
+        ..Default::default()
+    };
+    let mut tu = tu.to_vec();
+    crate::instrument::printer::protect_commas(&mut tu);
+    crate::instrument::printer::fix_type_names(&edit::text(m, &tu, &plan))
+}
+
 fn reparse(m: &ShaderModel, plan: &Plan) -> Result<ShaderModel, InstrumentError> {
     let text = edit::apply(m, plan)?;
     let mut model = ShaderModel::parse_in(&text, m.stage, m.api).map_err(|e| {

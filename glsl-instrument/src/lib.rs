@@ -56,6 +56,7 @@ mod effects;
 mod flow;
 #[doc(hidden)]
 pub mod fuzzing;
+mod history;
 mod hits;
 mod instrument;
 mod parse;
@@ -447,6 +448,9 @@ pub fn decode_type(coverage: f32) -> Option<ValueType> {
     value::decode_type(coverage)
 }
 
+pub use history::{
+    HISTORY_DONE, HISTORY_ENTERED, HISTORY_RECORD_WORDS, HistoryOutput, HistoryRecord, PixelHistory,
+};
 pub use hits::{DPRINTF_MESSAGE_HEADER_WORDS, Dprintf, HitKind, HitSpec};
 pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
 pub use summary::{

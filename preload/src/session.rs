@@ -107,7 +107,10 @@ pub fn count_draw() {
 /// Count one frame-end call (`Header::frame_count`).
 #[inline(always)]
 pub fn count_frame() {
-    header().frame_count.fetch_add(1, Relaxed);
+    let h = header();
+    h.frame_first_draw
+        .store(h.draw_count.load(Relaxed), Relaxed);
+    h.frame_count.fetch_add(1, Relaxed);
 }
 
 /// A pointer to byte `off` of the bulk region, valid for `len` bytes

@@ -75,7 +75,7 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`]. 12: the
 /// step requests and replies end with a [`TraceRequest`] / [`TraceReply`]
 /// (a trace shader's storage buffer bound and read back).
-pub const ABI_VERSION: u32 = 13;
+pub const ABI_VERSION: u32 = 14;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -155,6 +155,20 @@ pub const CMD_COMPUTE_STEP: u32 = 8;
 /// targets). The app's bindings and GL errors stay as they were. A
 /// preload that predates it answers `STATUS_UNKNOWN_COMMAND` (harmless).
 pub const CMD_RELEASE: u32 = 9;
+/// (ABI 14) Read one texel of the image a pixel history follows, and say
+/// how the current draw framebuffer writes it: request
+/// [`PixelReadRequest`] at `BULK_REQUEST`, reply [`PixelReadReply`] at
+/// `BULK_REPLY`. Runs at a stop before or after the call (`CMD_FINISH`).
+pub const CMD_PIXEL_READ: u32 = 10;
+/// (ABI 14) The stopped draw's fragments at one pixel: request
+/// [`PixelHistoryRequest`] at `BULK_REQUEST`, reply [`PixelHistoryReply`]
+/// at `BULK_REPLY`. The draw is replayed with the history shader, first
+/// with every write masked and every test off (the fragments recorded in
+/// the request's trace block), then once per recorded primitive, in
+/// primitive order, through the app's own tests and blending into a copy
+/// of the pixel (our framebuffer of the same formats): one
+/// [`FragmentPass`] each. The app's framebuffer is never written.
+pub const CMD_PIXEL_HISTORY: u32 = 11;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -187,6 +201,190 @@ pub const BUFFER_COPY: u32 = 0;
 pub const BUFFER_CLEAR: u32 = 1;
 /// The test is switched off for the step: every fragment passes it.
 pub const TEST_OFF: u32 = 2;
+
+/// [`TexelRef::kind`]: the default framebuffer's colour buffer (the back
+/// buffer) of the current context.
+pub const TEXEL_WINDOW: u32 = 0;
+/// [`TexelRef::kind`]: a level (and layer) of a texture.
+pub const TEXEL_TEXTURE: u32 = 1;
+/// [`TexelRef::kind`]: a renderbuffer.
+pub const TEXEL_RENDERBUFFER: u32 = 2;
+/// [`TexelRef::kind`] of a `CMD_PIXEL_READ` request: the image draw buffer
+/// 0 of the current draw framebuffer writes (the reply's `resolved`).
+pub const TEXEL_CURRENT: u32 = 3;
+
+/// The texel a pixel history follows (ABI 14).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TexelRef {
+    /// `TEXEL_*`.
+    pub kind: u32,
+    /// The texture or renderbuffer (0 for the window).
+    pub name: u32,
+    pub level: i32,
+    /// The layer of an array, 3D or cube map texture; -1: not layered.
+    pub layer: i32,
+    pub x: i32,
+    pub y: i32,
+}
+
+/// [`PixelValue::kind`]: float components (normalized or float formats).
+pub const PIXEL_FLOAT: u32 = 0;
+/// [`PixelValue::kind`]: signed integer components.
+pub const PIXEL_INT: u32 = 1;
+/// [`PixelValue::kind`]: unsigned integer components.
+pub const PIXEL_UINT: u32 = 2;
+
+/// A pixel's colour, depth and stencil as read (ABI 14).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PixelValue {
+    /// The colour's components as bits (`PIXEL_*` says which kind).
+    pub color: [u32; 4],
+    /// Window depth (valid where `has_depth`).
+    pub depth: f32,
+    pub stencil: u32,
+    pub has_depth: u32,
+    pub has_stencil: u32,
+}
+
+/// Request of `CMD_PIXEL_READ` (daemon → preload, at `BULK_REQUEST`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PixelReadRequest {
+    pub texel: TexelRef,
+}
+
+/// Reply of `CMD_PIXEL_READ` (preload → daemon, at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PixelReadReply {
+    /// 1: the image exists and the texel is inside it; `value` is valid.
+    pub found: u32,
+    /// `PIXEL_*`.
+    pub kind: u32,
+    /// The image's size.
+    pub width: i32,
+    pub height: i32,
+    /// The draw buffer of the current draw framebuffer that writes the
+    /// image (-1: none).
+    pub draw_buffer: i32,
+    /// The scissor test (GL_SCISSOR_TEST) and box.
+    pub scissor_on: u32,
+    pub scissor: [i32; 4],
+    /// The colour (the texel); depth and stencil of the draw framebuffer
+    /// at the texel where `draw_buffer >= 0`.
+    pub value: PixelValue,
+    /// Why `found` is 0, or a GL failure.
+    pub log: BulkRef,
+    /// The image read: the request's, or for `TEXEL_CURRENT` the one the
+    /// current draw framebuffer's draw buffer 0 writes.
+    pub resolved: TexelRef,
+    pub _pad: u32,
+}
+
+/// Request of `CMD_PIXEL_HISTORY` (daemon → preload, at `BULK_REQUEST`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PixelHistoryRequest {
+    /// Cache key of the history program (equal keys: equal sources).
+    pub cache_key: u64,
+    pub shader_count: u32,
+    /// The app program the shaders are for: a draw of another (or a
+    /// request without shaders) is only answered which draw buffer writes
+    /// the image and which program it uses, nothing replayed.
+    pub program: u32,
+    /// The history fragment shader plus the app program's other stages.
+    pub shaders: [ShaderRef; 6],
+    /// The names of the uniforms: primitive filter (`int`), pixel
+    /// (`ivec2`), output index (`int`).
+    pub prim_uniform: BulkRef,
+    pub pixel_uniform: BulkRef,
+    pub output_uniform: BulkRef,
+    /// The shader's colour outputs by GL name, a list of [`BulkRef`]s
+    /// (`gl_FragColor` matches every draw buffer, `gl_FragData[i]` draw
+    /// buffer i, another name the location the app program gives it).
+    pub outputs: BulkRef,
+    pub texel: TexelRef,
+    /// Most fragments to pass one by one (the records beyond are kept,
+    /// their passes not run).
+    pub max_passes: u32,
+    pub _pad2: u32,
+    /// The record block (glsl-instrument's `PixelHistory::block`).
+    pub trace: TraceRequest,
+}
+
+/// One primitive's fragment passed through the app's tests and blending
+/// (preload → daemon, a list at [`PixelHistoryReply::passes`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FragmentPass {
+    pub primitive: u32,
+    /// Samples that passed the depth and stencil tests (an occlusion query).
+    pub samples: u32,
+    /// The pixel after this fragment.
+    pub after: PixelValue,
+}
+
+/// The fixed-function tests of the draw, for the daemon to tell which one
+/// rejected a fragment (ABI 14).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FragmentTests {
+    pub scissor_on: u32,
+    pub scissor: [i32; 4],
+    pub depth_on: u32,
+    pub depth_func: u32,
+    pub stencil_on: u32,
+    /// Front, then back: function, reference, value mask.
+    pub stencil_func: [u32; 2],
+    pub stencil_ref: [i32; 2],
+    pub stencil_mask: [u32; 2],
+    /// Compatibility contexts: the alpha test, function and reference.
+    pub alpha_on: u32,
+    pub alpha_func: u32,
+    pub alpha_ref: f32,
+    /// Bit 0: the draw framebuffer has depth; bit 1: it has stencil.
+    pub buffers: u32,
+}
+
+/// Words of one fragment record of the history shader (glsl-instrument's
+/// `HISTORY_RECORD_WORDS`): primitive, state, front facing, depth bits,
+/// the output's four components.
+pub const HISTORY_RECORD_WORDS: usize = 8;
+
+/// Reply of `CMD_PIXEL_HISTORY` (preload → daemon, at `BULK_REPLY`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PixelHistoryReply {
+    /// The app program and draw framebuffer of the draw.
+    pub program: u32,
+    pub framebuffer: u32,
+    /// The draw buffer writing the followed image (-1: the draw does not
+    /// write it; nothing was replayed).
+    pub draw_buffer: i32,
+    /// Index into the request's outputs of the draw buffer's output (-1:
+    /// the shader has none for it).
+    pub output: i32,
+    /// `PIXEL_*` of the image.
+    pub kind: u32,
+    /// 1: the passes ran (else `log` says why: a format gldbg cannot copy).
+    pub passed: u32,
+    pub tests: FragmentTests,
+    /// The pixel before the draw (colour, depth, stencil).
+    pub before: PixelValue,
+    /// The passes, [`FragmentPass`] each, in primitive order.
+    pub passes: BulkRef,
+    pub log: BulkRef,
+    /// 1 if the program came from the preload's cache.
+    pub cached: u32,
+    pub _pad: u32,
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+    /// The recorded fragments (the trace block).
+    pub trace: TraceReply,
+}
 
 /// Start of the mapping. Written by the daemon before the app starts,
 /// except where a field says otherwise.
@@ -246,6 +444,9 @@ pub struct Header {
     /// thread's word names the last GL call it entered, which the stack
     /// cannot show (the wrappers tail-call the real function).
     pub tls_offset: AtomicU64,
+    /// Preload (ABI 14): `draw_count` when the last frame-end call started
+    /// (the draws of the frame in progress are numbered from it).
+    pub frame_first_draw: AtomicU64,
 }
 
 /// Preload (ABI 13): one app thread's call word, in its static TLS at
@@ -846,6 +1047,9 @@ const _: () = {
     assert!(core::mem::offset_of!(FragmentStepReply, trace) % 8 == 0);
     assert!(core::mem::offset_of!(VertexStepReply, trace) % 8 == 0);
     assert!(core::mem::offset_of!(ComputeStepReply, trace) % 8 == 0);
+    // ABI 14.
+    assert!(core::mem::offset_of!(PixelHistoryRequest, trace) % 8 == 0);
+    assert!(core::mem::offset_of!(PixelHistoryReply, trace) % 4 == 0);
 };
 
 #[cfg(test)]

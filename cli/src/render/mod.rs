@@ -11,10 +11,12 @@
 //! undefined), `call` (calls, exits, crashes), `stop` (shader stops,
 //! invocations, timing), `state` (where the app stands), `print`, `shader`
 //! (`list`, `info flow`, `dump`), `info` (breakpoints, program, GL state,
-//! displays and watches, help), `trace` (locals, frames, the trace budget).
+//! displays and watches, help), `trace` (locals, frames, the trace budget),
+//! `history` (pixel history and `debug history`).
 
 mod call;
 mod glsl_type;
+mod history;
 mod info;
 mod print;
 mod shader;
@@ -66,6 +68,8 @@ enum Reply<'a> {
     Catches(trace::CatchesView),
     Dprintf(trace::DprintfView),
     Flow(shader::FlowView<'a>),
+    History(history::HistoryView<'a>),
+    HistoryDebug(history::HistoryDebugView<'a>),
     Help(info::HelpView),
     /// `quit`: no keys, no text.
     Quit {},
@@ -127,6 +131,8 @@ impl<'a> Reply<'a> {
             Outcome::Flow { info, chart } => {
                 Reply::Flow(shader::FlowView::new(info, chart.as_deref()))
             }
+            Outcome::History(h) => Reply::History(history::HistoryView::new(h)),
+            Outcome::HistoryDebug(d) => Reply::HistoryDebug(history::HistoryDebugView::new(d)),
             Outcome::Help(topic) => Reply::Help(info::HelpView::new(topic.as_deref())),
             Outcome::Quit => Reply::Quit {},
         }
@@ -155,6 +161,8 @@ impl fmt::Display for Reply<'_> {
             Reply::Catches(v) => v.fmt(f),
             Reply::Dprintf(v) => v.fmt(f),
             Reply::Flow(v) => v.fmt(f),
+            Reply::History(v) => v.fmt(f),
+            Reply::HistoryDebug(v) => v.fmt(f),
             Reply::Help(v) => v.fmt(f),
             Reply::Quit {} => Ok(()),
         }

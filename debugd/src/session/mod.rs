@@ -6,7 +6,8 @@
 //! [`calls`] (the stop watcher; continue, step, skip), [`breakpoints`],
 //! [`inspect`] (the stopped call and GL state), [`recording`] (shader
 //! sources from the app's calls, `info program`), [`debugging`] (the
-//! shader-debugging requests, handed to [`crate::shader`]), [`tracing`]
+//! shader-debugging requests, handed to [`crate::shader`]), [`history`]
+//! (pixel history, handed to [`crate::history`]), [`tracing`]
 //! (the requests answered from the focused invocation's trace) and
 //! [`lifecycle`] (the ends of things).
 //!
@@ -51,6 +52,7 @@ use crate::{cancel, glstate, pointee};
 mod breakpoints;
 mod calls;
 mod debugging;
+mod history;
 mod inspect;
 mod lifecycle;
 mod process;
@@ -60,6 +62,7 @@ mod sources;
 mod tracing;
 
 pub use breakpoints::BreakKind;
+pub use history::{HistoryAsk, HistoryDebug};
 use breakpoints::{Breakpoints, apply_bits};
 use inspect::call_info;
 use recording::Recordings;
@@ -193,6 +196,8 @@ struct Control {
     shader_stop: Option<crate::shader::reply::ShaderStop>,
     /// The user's files (`SetSourceFiles`) and which shaders hold them.
     files: sources::Files,
+    /// The last pixel history (`debug history K` names its entries).
+    history: Option<crate::history::History>,
 }
 
 /// A launch request in domain terms.
@@ -254,6 +259,7 @@ impl Session {
                 stop_serial: 0,
                 shader_stop: None,
                 files: Default::default(),
+                history: None,
             }),
             changed: Condvar::new(),
             debug: Mutex::new(None),

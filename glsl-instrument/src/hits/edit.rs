@@ -184,7 +184,7 @@ fn place_after(
 /// The printed shader: `#version`, the hidden and the plan's `#extension`
 /// lines, the declarations before the first function, the plan's
 /// declarations, the functions.
-fn text(m: &ShaderModel, tu: &[ast::ExternalDeclaration], plan: &Plan) -> String {
+pub(super) fn text(m: &ShaderModel, tu: &[ast::ExternalDeclaration], plan: &Plan) -> String {
     let is_version = |d: &ast::ExternalDeclaration| {
         matches!(&d.content, ast::ExternalDeclarationData::Preprocessor(p)
             if matches!(p.content, ast::PreprocessorData::Version(_)))

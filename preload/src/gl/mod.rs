@@ -15,12 +15,14 @@ use crate::generated::real;
 use core::ffi::c_void;
 
 mod buffer;
+mod history;
 mod image;
 mod pixels;
 mod program;
 mod query;
 
 pub use buffer::*;
+pub use history::*;
 pub use image::*;
 pub use pixels::*;
 pub use program::*;

@@ -91,6 +91,18 @@ pub fn read_pixel_words(x: i32, y: i32, format: u32) -> [u32; 4] {
     v
 }
 
+/// The pixel at (`x`, `y`) of the read framebuffer as `format` (`RGBA`,
+/// `RGBA_INTEGER`, `DEPTH_COMPONENT`, `STENCIL_INDEX`) of 32-bit `ty`
+/// (`FLOAT`, `INT`, `UNSIGNED_INT`): at most four words, unread ones 0.
+pub fn read_pixel_as(x: i32, y: i32, format: u32, ty: u32) -> [u32; 4] {
+    let mut v = [0u32; 4];
+    let _tight = TightPack::set();
+    // SAFETY: see the module comment; one pixel of at most four 32-bit
+    // components (every format asked here) is written at `v`'s start.
+    unsafe { real::glReadPixels(x, y, 1, 1, format, ty, v.as_mut_ptr().cast()) };
+    v
+}
+
 /// The read buffer's `w` x `h` floats of `format` into buffer object
 /// `buffer` at offset 0 (bound as the pack buffer for the read; the pack
 /// buffer binding is put back). GL refuses a read that does not fit.

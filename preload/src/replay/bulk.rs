@@ -198,7 +198,8 @@ macro_rules! step_reply {
 step_reply!(
     shm::FragmentStepReply => [values, coverage],
     shm::VertexStepReply => [values, coverage, emission],
-    shm::ComputeStepReply => [values, coverage]
+    shm::ComputeStepReply => [values, coverage],
+    shm::PixelHistoryReply => [passes]
 );
 
 /// Write a step's reply (with the failure's log, if it failed); returns the

@@ -24,7 +24,9 @@
 //! [`context`] and [`es`] (what the context is and offers), [`bulk`] (the
 //! command's view of the shared memory), [`error`] (why a step failed),
 //! [`query`] (program and state queries), [`records`] (the layout of
-//! what a step reads back).
+//! what a step reads back). A pixel history (issue 16): [`texel`] (the
+//! image it follows, read one texel at a time) and [`history`] (a draw's
+//! fragments at the pixel, passed one by one through the app's tests).
 //!
 //! A new kind of replay is one module with its `check` and `step` for
 //! `pipeline::command`, plus a line in [`run_command`].
@@ -39,6 +41,7 @@ pub mod es;
 pub mod es2;
 pub mod feedback;
 pub mod framebuffer;
+pub mod history;
 pub mod pipeline;
 pub mod pixel_scissor;
 pub mod program;
@@ -49,6 +52,7 @@ pub mod reduce;
 pub mod state;
 pub mod storage;
 pub mod target;
+pub mod texel;
 pub mod trace;
 pub mod uniforms;
 pub mod writes;
@@ -65,6 +69,8 @@ pub fn run_command(cmd: u32, id: u32, args: &[u64]) -> u32 {
         shm::CMD_QUERY_PROGRAM => query::query_program(),
         shm::CMD_QUERY_STATE => query::query_state(),
         shm::CMD_RELEASE => target::release_targets(),
+        shm::CMD_PIXEL_READ => texel::pixel_read(id, args),
+        shm::CMD_PIXEL_HISTORY => history::pixel_history(id, args),
         _ => shm::STATUS_UNKNOWN_COMMAND,
     }
 }

@@ -98,6 +98,21 @@ impl Call<'_> {
         // two or more.
         let _blend =
             super::blend::Neutral::set(gl::get_i(gl::MAX_DRAW_BUFFERS).clamp(1, 32) as u32);
+        self.issue(mode);
+    }
+
+    /// Replay the stopped draw exactly as the app issues it, with the app's
+    /// blending (a pixel history passes fragments through it; the draw's
+    /// own framebuffer has one colour attachment of ours, so no draw
+    /// buffer limit of dual-source blending applies).
+    pub(crate) fn draw_as_app(&self) {
+        self.issue(None);
+    }
+
+    /// Issue the stopped draw, its mode replaced by `mode` where given; at
+    /// `glEnd`, the deferred immediate-mode sequence; at `glCallList(s)`,
+    /// the lists.
+    fn issue(&self, mode: Option<u32>) {
         if self.id == gldbg_proto::api::ids::glEnd {
             crate::intercept::immediate::replay(mode);
             return;

@@ -24,7 +24,17 @@ impl PixelScissor {
     /// scissors (as the app's state stands for it). `None`: this context's
     /// scissors cannot be narrowed and put back here (GL ES viewport
     /// arrays have only `OES` entry points).
-    pub(crate) fn narrow((x, y): (i32, i32)) -> Option<PixelScissor> {
+    pub(crate) fn narrow(pixel: (i32, i32)) -> Option<PixelScissor> {
+        PixelScissor::set(pixel, true)
+    }
+
+    /// Every scissor rectangle set to pixel (`x`, `y`) alone, whatever the
+    /// app's (a pixel history records the fragments its scissor rejects).
+    pub(crate) fn only(pixel: (i32, i32)) -> Option<PixelScissor> {
+        PixelScissor::set(pixel, false)
+    }
+
+    fn set((x, y): (i32, i32), keep_app: bool) -> Option<PixelScissor> {
         let viewports = match viewport_arrays()? {
             true => gl::get_i(gl::MAX_VIEWPORTS).clamp(1, 64) as u32,
             false => 0,
@@ -45,7 +55,7 @@ impl PixelScissor {
             .collect();
         for &(i, app, on) in &saved {
             let pixel = [x, y, 1, 1];
-            gl::set_scissor(i, if on { intersect(app, pixel) } else { pixel });
+            gl::set_scissor(i, if on && keep_app { intersect(app, pixel) } else { pixel });
         }
         gl::set_enabled(gl::SCISSOR_TEST, true);
         Some(PixelScissor { saved })

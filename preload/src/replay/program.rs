@@ -26,6 +26,9 @@ pub(crate) enum Kind {
     Vertex,
     /// The compute and tess-control steps: storage blocks.
     Compute,
+    /// A pixel history's draws (`history.rs`): the app's outputs and a
+    /// record block.
+    History,
 }
 
 /// A linked debug program and, for a fragment step, where its two debug

@@ -174,6 +174,22 @@ impl Saved {
         gl::stencil_mask_separate(gl::BACK, self.stencil_mask.1);
     }
 
+    /// Put back the tests' enables and the write masks (a replay that
+    /// masked everything goes on with the app's).
+    pub(crate) fn restore_fragment_ops(&self) {
+        gl::set_enabled(gl::SCISSOR_TEST, self.scissor);
+        gl::set_enabled(gl::DEPTH_TEST, self.depth_test);
+        gl::set_enabled(gl::STENCIL_TEST, self.stencil_test);
+        if let Some(on) = self.alpha_test {
+            gl::set_enabled(gl::ALPHA_TEST, on);
+        }
+        for (i, &m) in self.color_masks.iter().enumerate() {
+            gl::color_maski(i as u32, m);
+        }
+        gl::depth_mask(self.depth_mask);
+        self.restore_stencil_masks();
+    }
+
     pub(crate) fn restore(&self) {
         gl::use_program(self.program);
         for (stage, indices) in &self.subroutines {
@@ -182,21 +198,11 @@ impl Saved {
         gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, self.draw_fb);
         gl::bind_framebuffer(gl::READ_FRAMEBUFFER, self.read_fb);
         gl::bind_renderbuffer(self.renderbuffer);
-        gl::set_enabled(gl::SCISSOR_TEST, self.scissor);
         gl::set_enabled(gl::RASTERIZER_DISCARD, self.discard);
-        gl::set_enabled(gl::DEPTH_TEST, self.depth_test);
-        gl::set_enabled(gl::STENCIL_TEST, self.stencil_test);
-        if let Some(on) = self.alpha_test {
-            gl::set_enabled(gl::ALPHA_TEST, on);
-        }
         for (i, &b) in self.blend.iter().enumerate() {
             gl::set_enabledi(gl::BLEND, i as u32, b);
         }
-        for (i, &m) in self.color_masks.iter().enumerate() {
-            gl::color_maski(i as u32, m);
-        }
-        gl::depth_mask(self.depth_mask);
-        self.restore_stencil_masks();
+        self.restore_fragment_ops();
         gl::bind_buffer(gl::PIXEL_PACK_BUFFER, self.pack_buffer);
         let here = pack_params_here(is_es());
         for (p, v) in self.pack.into_iter().filter(|(p, _)| here.contains(p)) {
