@@ -171,6 +171,93 @@ fn the_pixels_exercise_each_case() {
     assert!(rejected(&history((Target::Rtt, 15, 14)), "depth"));
 }
 
+/// The checker of `history` results accepts the model's own history at
+/// every chosen pixel, written as CLI.md's JSON, and finds a change of
+/// each kind of field in it (so the gldbg tests fail for wrong values only).
+#[test]
+fn the_checker_accepts_the_model_and_finds_changes() {
+    use std::os::unix::process::ExitStatusExt;
+    let out = Output {
+        status: std::process::ExitStatus::from_raw(0),
+        stdout: String::new(),
+        stderr: String::new(),
+        lines: Vec::new(),
+    };
+    let fbo = 7;
+    let watches = PIXELS
+        .iter()
+        .map(|&(x, y, _)| window(x, y))
+        .chain(TEXELS.iter().map(|&(x, y, _)| (Target::Rtt, x, y)));
+    for watch in watches {
+        let e = Expect {
+            watch,
+            image: "window",
+            frame: 2,
+            fbo,
+        };
+        let want = history(watch);
+        let good = check::model_json(&want, &e, 100);
+        let mut rep = Report::new(&out);
+        check_history(&mut rep, &good, &want, &e);
+        rep.finish();
+    }
+    // Changes the checker must see, at D1 over D2 (46,45) and the alpha blend (38,8).
+    let e = Expect {
+        watch: window(46, 45),
+        image: "window",
+        frame: 2,
+        fbo,
+    };
+    let want = history(e.watch);
+    let good = check::model_json(&want, &e, 100);
+    let changes: &[(&str, Value)] = &[
+        ("/history/2/fragments/0/rejected_by", Value::Null),
+        ("/history/2/fragments/0/passed", Value::Bool(true)),
+        ("/history/2/fragments/0/primitive", Value::from(1)),
+        ("/history/2/fragments/0/depth", Value::from(0.25)),
+        ("/history/2/fragments/0/output/1", Value::from(0.5)),
+        ("/history/2/fragments/0/depth_before", Value::from(1.0)),
+        ("/history/2/fragments/0/stencil_after", Value::from(1)),
+        ("/history/1/after/0", Value::from(2.0 / 255.0)),
+        ("/history/1/draw", Value::from(5)),
+        ("/history/0/function", Value::from("glClearBufferfv")),
+        ("/history/2/call", Value::from(1)),
+        ("/end", Value::from("exit")),
+    ];
+    for (pointer, value) in changes {
+        let mut bad = good.clone();
+        *bad.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("no {pointer}")) = value.clone();
+        let mut rep = Report::new(&out);
+        check_history(&mut rep, &bad, &want, &e);
+        assert!(rep.has_failures(), "{pointer} = {value} went unnoticed");
+    }
+    let mut bad = good.clone();
+    bad["history"].as_array_mut().unwrap().pop();
+    let mut rep = Report::new(&out);
+    check_history(&mut rep, &bad, &want, &e);
+    assert!(rep.has_failures(), "a missing entry went unnoticed");
+    // Blends: one step of slack, not two.
+    let e = Expect {
+        watch: window(38, 8),
+        ..e
+    };
+    let want = history(e.watch);
+    let good = check::model_json(&want, &e, 100);
+    for (step, noticed) in [(1.0, false), (2.0, true)] {
+        let mut bad = good.clone();
+        let v = bad.pointer_mut("/history/1/after/0").unwrap();
+        *v = Value::from(v.as_f64().unwrap() + step / 255.0);
+        let mut rep = Report::new(&out);
+        check_history(&mut rep, &bad, &want, &e);
+        assert_eq!(
+            rep.has_failures(),
+            noticed,
+            "a blend result {step} steps off"
+        );
+    }
+}
+
 /// The app's final values (`--probe` at every pixel and texel) are the model's.
 #[test]
 fn the_model_matches_the_driver() {
@@ -458,8 +545,8 @@ fn history_bad_input() {
         || format!("the app ends normally: {end}"),
     );
     let err = rep.failed("history 1,1", 0);
-    rep.check(!err.is_empty(), || {
-        "history after the exit: an error".into()
+    rep.check(err.contains("exited"), || {
+        format!("history after the exit: the error should say the app exited: {err:?}")
     });
     rep.check(hashes(&out.stdout) == native, || {
         format!("frames {:?}, native {native:?}", hashes(&out.stdout))

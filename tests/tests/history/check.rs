@@ -3,6 +3,7 @@
 //! against `model::history`, every difference collected in a [`Report`].
 
 use gldbg_tests::{Output, Value};
+use serde_json::json;
 
 use super::model::{D24_MAX, Entry, Fragment, Pixel, Watch};
 use super::scene::Target;
@@ -65,6 +66,11 @@ impl<'a> Report<'a> {
                 String::new()
             }
         }
+    }
+
+    /// Whether a difference was found.
+    pub fn has_failures(&self) -> bool {
+        !self.failures.is_empty()
     }
 
     #[track_caller]
@@ -298,4 +304,41 @@ fn check_fragment(rep: &mut Report, what: &str, g: &Value, w: &Fragment) {
             format!("{what}: stencil_{key} {s}, {}", model())
         });
     }
+}
+
+/// The `history` result gldbg should print for the model's `entries`
+/// (CLI.md's JSON), calls numbered from `first_call`: what the checker's
+/// own test feeds it.
+pub fn model_json(entries: &[Entry], e: &Expect, first_call: u64) -> Value {
+    let color = |p: &Pixel| json!(p.color.map(|c| f64::from(c) / 255.0));
+    let depth = |p: &Pixel| json!(p.depth.map(|d| f64::from(d) / f64::from(D24_MAX)));
+    let history: Vec<Value> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let fragments: Vec<Value> = w
+                .fragments
+                .iter()
+                .map(|f| {
+                    json!({"primitive": f.primitive, "output": f.output, "depth": f.depth,
+                           "passed": f.rejected_by.is_none(), "rejected_by": f.rejected_by,
+                           "color_before": color(&f.before), "color_after": color(&f.after),
+                           "depth_before": depth(&f.before), "depth_after": depth(&f.after),
+                           "stencil_before": f.before.stencil, "stencil_after": f.after.stencil})
+                })
+                .collect();
+            let fb = match w.target {
+                Target::Window => 0,
+                Target::Rtt => e.fbo,
+            };
+            json!({"entry": i + 1, "call": first_call + 10 * i as u64, "function": w.function,
+                   "draw": w.draw.unwrap_or(0), "frame": e.frame,
+                   "program": if w.draw.is_some() { 3 } else { 0 }, "framebuffer": fb,
+                   "before": color(&w.before), "after": color(&w.after),
+                   "fragments": fragments})
+        })
+        .collect();
+    let (_, x, y) = e.watch;
+    json!({"cmd": format!("history {x},{y}"), "ok": true, "pixel": {"x": x, "y": y},
+           "image": e.image, "format": "GL_RGBA8", "end": "swap", "history": history})
 }
