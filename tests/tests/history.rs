@@ -379,18 +379,21 @@ fn history_equals_the_model() {
 }
 
 /// `debug history K` for a draw entry: a shader stop at the same draw of
-/// the next frame, focused on the pixel: gl_FragCoord, the fragment's depth
-/// and inputs, and (composite) the texel it samples, as the model has them.
+/// the next frame, focused on the pixel: the focused invocation's locals
+/// (traced), gl_FragCoord and the fragment's depth and input at the pixel
+/// (its draw's, not another's), and for the composite the texel it
+/// samples, as the model has them.
 #[test]
 fn debug_history_lands_on_the_fragment() {
     require_workspace();
-    // D1 at (38,40): entry 2 is draw 4. The composite at (9,40): entry 2
-    // is draw 3; line 14 is `frag = c;` (c: the sampled texel).
+    // D1 at (38,40): entry 2 is draw 4 (line 14 is `frag = c;`). The
+    // composite at (9,40): entry 2 is draw 3 (line 12 samples at uv).
     let script = format!(
-        "{TO_FRAME_2}history 38,40\ninfo call\ndebug history 2\nprint gl_FragCoord.xy\n\
-         print gl_FragCoord.z\nprint v_color\nend\ninfo call\n\
-         break frame\ncontinue\ndelete\nstep\nhistory 9,40\ndebug history 2\n\
-         print gl_FragCoord.xy\nbreak 14\ncontinue\nprint c\nend\ninfo call\ndelete\ncontinue\n"
+        "{TO_FRAME_2}history 38,40\ninfo call\ndebug history 2\nbreak 14\ncontinue\ninfo locals\n\
+         print gl_FragCoord.xy @ 38,40\nprint gl_FragCoord.z @ 38,40\nprint v_color @ 38,40\n\
+         end\ninfo call\ndelete\nbreak frame\ncontinue\ndelete\nstep\nhistory 9,40\n\
+         debug history 2\nbreak 12\ncontinue\ninfo locals\nnext\ninfo locals\nend\ninfo call\n\
+         delete\ncontinue\n"
     );
     let dir = TempDir::new("history-debug");
     let out = Session::new(egl_history(), &script)
@@ -398,11 +401,6 @@ fn debug_history_lands_on_the_fragment() {
         .keep_going()
         .run(&dir);
     let mut rep = Report::new(&out);
-    let near = |got: &Value, want: &[f64]| {
-        values_of(got).is_some_and(|v| {
-            v.len() == want.len() && v.iter().zip(want).all(|(g, w)| (g - w).abs() <= 1e-6)
-        })
-    };
 
     // D1: the draw of frame 3 whose number is the history entry's.
     let swap1 = rep.ok("continue", 0)["stopped"]["call"]
@@ -415,24 +413,20 @@ fn debug_history_lands_on_the_fragment() {
         || format!("history 38,40: entry 2 is draw 4: {h}"),
     );
     let swap2 = rep.ok("info call", 0)["call"].as_u64().unwrap_or(0);
-    let stop = rep.ok("debug history 2", 0);
-    rep.check(stop["line"].is_u64(), || {
-        format!("debug history 2: a shader stop (with \"line\"): {stop}")
-    });
-    let r = rep.ok("print gl_FragCoord.xy", 0);
-    rep.check(near(&r, &[38.5, 40.5]), || {
-        format!("gl_FragCoord.xy at D1: {r}")
-    });
-    let r = rep.ok("print gl_FragCoord.z", 0);
+    check_stop(&mut rep, 0, 38, 40);
+    let d1 = [250u8, 10, 10, 255].map(|b| f64::from(float8(b)));
+    check_local(&mut rep, 0, "c", &d1);
     let z = f64::from(window_depth(-0.5));
-    rep.check(near(&r, &[z]), || {
-        format!("gl_FragCoord.z at D1: {r}, CPU model {z}")
-    });
-    let r = rep.ok("print v_color", 0);
-    let want = [250u8, 10, 10, 255].map(|b| f64::from(float8(b)));
-    rep.check(near(&r, &want), || {
-        format!("v_color at D1: {r}, CPU model {want:?}")
-    });
+    for (cmd, want) in [
+        ("print gl_FragCoord.xy @ 38,40", vec![38.5, 40.5]),
+        ("print gl_FragCoord.z @ 38,40", vec![z]),
+        ("print v_color @ 38,40", d1.to_vec()),
+    ] {
+        let r = rep.ok(cmd, 0);
+        rep.check(near(&r["value"], &want), || {
+            format!("{cmd}: {r}, CPU model {want:?}")
+        });
+    }
     let call = rep.ok("info call", 1);
     let same_draw = entry["call"].as_u64().map(|c| c + (swap2 - swap1));
     rep.check(
@@ -442,36 +436,62 @@ fn debug_history_lands_on_the_fragment() {
         || format!("after `end`: draw 4 of frame 3 (call {same_draw:?}): {call}"),
     );
 
-    // The composite: the texel of R1 it samples.
+    // The composite: uv, then the texel of R1 it samples.
     let h = rep.ok("history 9,40", 0);
     rep.check(h["history"][1]["draw"] == 3, || {
         format!("history 9,40: entry 2 is draw 3: {h}")
     });
-    let stop = rep.ok("debug history 2", 1);
-    rep.check(stop["line"].is_u64(), || {
-        format!("debug history 2 (composite): a shader stop: {stop}")
-    });
-    let r = rep.ok("print gl_FragCoord.xy", 1);
-    rep.check(near(&r, &[9.5, 40.5]), || {
-        format!("gl_FragCoord.xy at the composite: {r}")
-    });
-    let r = rep.ok("print c", 0);
+    check_stop(&mut rep, 1, 9, 40);
+    let uv = [
+        (9.5 - f64::from(scene::COMPOSITE[0])) / 32.0,
+        (40.5 - f64::from(scene::COMPOSITE[1])) / 32.0,
+    ];
+    check_local(&mut rep, 1, "uv", &uv);
     let f = &history(window(9, 40))[1].fragments[0];
-    let want: Vec<f64> = f.output.unwrap().iter().map(|&c| f64::from(c)).collect();
-    rep.check(near(&r, &want), || {
-        format!("c (the sampled texel) at 9,40: {r}, CPU model {want:?}")
-    });
+    let texel: Vec<f64> = f.output.unwrap().iter().map(|&c| f64::from(c)).collect();
+    check_local(&mut rep, 2, "c", &texel);
     let call = rep.ok("info call", 2);
-    rep.check(call["frame"] == 5, || {
-        format!("the composite's stop is in frame 5: {call}")
-    });
-    let end = rep.ok("continue", 3);
+    rep.check(
+        call["frame"] == 5 && call["function"] == "glDrawArrays",
+        || format!("the composite's stop is draw 3 of frame 5: {call}"),
+    );
+    let end = rep.ok("continue", 4);
     rep.check(end["state"] == "exited", || format!("the app ends: {end}"));
     rep.finish();
 }
 
-fn values_of(r: &Value) -> Option<Vec<f64>> {
-    r["value"].as_array()?.iter().map(Value::as_f64).collect()
+/// The `n`-th `debug history 2` is a shader stop focused on (x, y).
+fn check_stop(rep: &mut Report, n: usize, x: u32, y: u32) {
+    let stop = rep.ok("debug history 2", n);
+    rep.check(stop["line"].is_u64(), || {
+        format!("debug history 2 (#{n}): a shader stop (with \"line\"): {stop}")
+    });
+    rep.check(stop["focus"]["x"] == x && stop["focus"]["y"] == y, || {
+        format!("debug history 2 (#{n}): focused on {x},{y}: {stop}")
+    });
+}
+
+/// Local `name` of the `n`-th `info locals` (the focused invocation's) is `want`.
+fn check_local(rep: &mut Report, n: usize, name: &str, want: &[f64]) {
+    let r = rep.ok("info locals", n);
+    let got = r["locals"]
+        .as_array()
+        .and_then(|l| l.iter().find(|v| v["name"] == name))
+        .map(|v| v["value"].clone())
+        .unwrap_or(Value::Null);
+    rep.check(near(&got, want), || {
+        format!("info locals (#{n}): {name} = {got}, CPU model {want:?}: {r}")
+    });
+}
+
+/// A JSON array of numbers equal to `want` within 1e-6.
+fn near(got: &Value, want: &[f64]) -> bool {
+    got.as_array().is_some_and(|v| {
+        v.len() == want.len()
+            && v.iter()
+                .zip(want)
+                .all(|(g, w)| g.as_f64().is_some_and(|g| (g - w).abs() <= 1e-6))
+    })
 }
 
 /// Frames with a history taken (frames 2 and 3) and after it hash as the
