@@ -8,9 +8,9 @@
  *
  * EGL with a 64x64 pbuffer surface (RGBA8, depth 24, stencil 8: the
  * "window", framebuffer 0), an OpenGL 4.3 core context, shaders in GLSL
- * 3.30, GL from libOpenGL. The render-to-texture target is framebuffer
- * RTT_FBO: a 32x32 GL_RGBA8 texture (NEAREST) and a DEPTH_COMPONENT24
- * renderbuffer, no stencil. At start the app prints
+ * 3.30, GL from libOpenGL. The render-to-texture target is a framebuffer
+ * object of the app: a 32x32 GL_RGBA8 texture (NEAREST) and a
+ * DEPTH_COMPONENT24 renderbuffer, no stencil. At start the app prints
  *
  *   egl_history: rtt texture T framebuffer F
  *
@@ -165,7 +165,7 @@ static const char *VS =
     "    gl_Position = vec4(a_pos, 1.0);\n"
     "}\n";
 
-/* Line numbers: the tests' `debug history` stops at line 7. */
+/* Line numbers matter: tests/tests/history.rs breaks at lines 12 and 14. */
 static const char *FS =
     "#version 330 core\n"                                              /*  1 */
     "uniform int u_mode;\n"                                            /*  2 */
