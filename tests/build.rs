@@ -20,6 +20,7 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_gles.c", "egl_gles", &["EGL", "GLESv2"]),
     ("apps/egl_trace.c", "egl_trace", &["EGL", "OpenGL"]),
     ("apps/egl_files.c", "egl_files", &["EGL", "OpenGL"]),
+    ("apps/egl_history.c", "egl_history", &["EGL", "OpenGL"]),
 ];
 
 fn main() {
