@@ -400,6 +400,7 @@ impl From<crate::history::History> for pb::PixelHistoryReply {
             y: h.texel.y as u32,
             image: h.image(),
             kind: h.kind_name().into(),
+            format: h.format_name(),
             end: h.end.clone(),
             start: Some(color(h.start.clone())),
             notes: h.notes.clone(),

@@ -374,7 +374,10 @@ mod tests {
         assert_eq!(names, ["color", "ids[0]", "ids[1]"]);
         assert!(h.primitive_ids && !h.writes_depth);
         assert!(h.source.contains("void gldbg_app_main()"), "{}", h.source);
-        assert!(h.source.contains("#extension GL_ARB_shader_storage_buffer_object : require"));
+        assert!(
+            h.source
+                .contains("#extension GL_ARB_shader_storage_buffer_object : require")
+        );
         assert!(h.source.contains("uvec4(ids[1], 0u, 0u)"), "{}", h.source);
         // The result parses as a fragment shader again.
         model(&h.source);
@@ -382,9 +385,8 @@ mod tests {
 
     #[test]
     fn builtin_outputs_and_depth() {
-        let m = model(
-            "#version 140\nvoid main() { gl_FragColor = vec4(1.0); gl_FragDepth = 0.5; }\n",
-        );
+        let m =
+            model("#version 140\nvoid main() { gl_FragColor = vec4(1.0); gl_FragDepth = 0.5; }\n");
         let h = m.instrument_history().expect("instruments");
         assert_eq!(h.outputs.len(), 1);
         assert_eq!(h.outputs[0].name, "gl_FragColor");

@@ -269,6 +269,8 @@ pub struct PixelReadReply {
     /// The draw buffer of the current draw framebuffer that writes the
     /// image (-1: none).
     pub draw_buffer: i32,
+    /// The current draw framebuffer (0: the window's).
+    pub framebuffer: u32,
     /// The scissor test (GL_SCISSOR_TEST) and box.
     pub scissor_on: u32,
     pub scissor: [i32; 4],
@@ -280,7 +282,9 @@ pub struct PixelReadReply {
     /// The image read: the request's, or for `TEXEL_CURRENT` the one the
     /// current draw framebuffer's draw buffer 0 writes.
     pub resolved: TexelRef,
-    pub _pad: u32,
+    /// The image's sized internal format as gldbg copies it (0: one it
+    /// does not know).
+    pub format: u32,
 }
 
 /// Request of `CMD_PIXEL_HISTORY` (daemon → preload, at `BULK_REQUEST`).

@@ -99,6 +99,8 @@ struct EntryJson<'a> {
 pub struct HistoryView<'a> {
     pixel: Pixel,
     image: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    format: &'a str,
     kind: &'a str,
     end: &'a str,
     start: Value,
@@ -120,7 +122,9 @@ impl<'a> HistoryView<'a> {
                         primitive: f.primitive,
                         output: match f.output.is_empty() {
                             true => Value::Null,
-                            false => Value::Array(f.output.iter().map(|&v| number(v, kind)).collect()),
+                            false => {
+                                Value::Array(f.output.iter().map(|&v| number(v, kind)).collect())
+                            }
                         },
                         depth: f.depth,
                         passed: f.passed,
@@ -139,6 +143,7 @@ impl<'a> HistoryView<'a> {
         HistoryView {
             pixel: Pixel { x: r.x, y: r.y },
             image: &r.image,
+            format: &r.format,
             kind,
             end: &r.end,
             start: color_json(r.start.as_ref(), kind),
@@ -176,7 +181,11 @@ impl fmt::Display for HistoryView<'_> {
             "exit" => "until the app ended".to_string(),
             d => format!("to {d} of the frame (the app is stopped there)"),
         };
-        writeln!(f, "History of pixel {},{} of the {}, {end}:", r.x, r.y, r.image)?;
+        writeln!(
+            f,
+            "History of pixel {},{} of the {}, {end}:",
+            r.x, r.y, r.image
+        )?;
         writeln!(
             f,
             "  start  {}{}",
@@ -232,7 +241,12 @@ impl fmt::Display for HistoryView<'_> {
                         color_text(fr.color_after.as_ref())
                     )?;
                     if let (Some(a), Some(b)) = (fr.depth_before, fr.depth_after) {
-                        write!(f, ", depth {} -> {}", float_text(a, true), float_text(b, true))?;
+                        write!(
+                            f,
+                            ", depth {} -> {}",
+                            float_text(a, true),
+                            float_text(b, true)
+                        )?;
                     }
                     if let (Some(a), Some(b)) = (fr.stencil_before, fr.stencil_after) {
                         write!(f, ", stencil {a} -> {b}")?;

@@ -126,7 +126,9 @@ pub fn writes_pixel(w: Writer, args: &[u64], d: &Destination, (x, y): (i32, i32)
     const GL_COLOR: u64 = 0x1800;
     match w {
         Writer::Clear => arg(0) & COLOR != 0 && !scissored,
-        Writer::ClearBuffer => arg(0) as u32 as u64 == GL_COLOR && arg(1) as u32 == db && !scissored,
+        Writer::ClearBuffer => {
+            arg(0) as u32 as u64 == GL_COLOR && arg(1) as u32 == db && !scissored
+        }
         Writer::Blit => {
             let c = |i: usize| arg(i) as u32 as i32;
             let (x0, x1) = (c(4).min(c(6)), c(4).max(c(6)));
@@ -163,8 +165,14 @@ mod tests {
             scissor: Some([10, 10, 5, 5]),
         };
         assert!(writes_pixel(Writer::Clear, &[0x4100], &d, (12, 12)));
-        assert!(!writes_pixel(Writer::Clear, &[0x4100], &d, (9, 12)), "scissored");
-        assert!(!writes_pixel(Writer::Clear, &[0x0100], &d, (12, 12)), "depth only");
+        assert!(
+            !writes_pixel(Writer::Clear, &[0x4100], &d, (9, 12)),
+            "scissored"
+        );
+        assert!(
+            !writes_pixel(Writer::Clear, &[0x0100], &d, (12, 12)),
+            "depth only"
+        );
         let none = Destination::default();
         assert!(!writes_pixel(Writer::Clear, &[0x4000], &none, (12, 12)));
         // glBlitFramebuffer(0,0,8,8, 20,0,12,8, COLOR, NEAREST): a mirrored
@@ -176,7 +184,17 @@ mod tests {
         };
         assert!(writes_pixel(Writer::Blit, &blit, &open, (12, 3)));
         assert!(!writes_pixel(Writer::Blit, &blit, &open, (20, 3)));
-        assert!(writes_pixel(Writer::ClearBuffer, &[0x1800, 0], &open, (1, 1)));
-        assert!(!writes_pixel(Writer::ClearBuffer, &[0x1801, 0], &open, (1, 1)));
+        assert!(writes_pixel(
+            Writer::ClearBuffer,
+            &[0x1800, 0],
+            &open,
+            (1, 1)
+        ));
+        assert!(!writes_pixel(
+            Writer::ClearBuffer,
+            &[0x1801, 0],
+            &open,
+            (1, 1)
+        ));
     }
 }

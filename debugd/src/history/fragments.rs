@@ -262,7 +262,10 @@ mod tests {
         };
         let (f, note) = fragments(&r, (5, 5));
         assert!(note.is_empty());
-        let summary: Vec<_> = f.iter().map(|f| (f.primitive, f.passed, f.rejected_by)).collect();
+        let summary: Vec<_> = f
+            .iter()
+            .map(|f| (f.primitive, f.passed, f.rejected_by))
+            .collect();
         assert_eq!(
             summary,
             [
@@ -287,6 +290,9 @@ mod tests {
         r2.tests.scissor_on = 1;
         r2.tests.scissor = [0, 0, 4, 4];
         let (f, _) = fragments(&r2, (5, 5));
-        assert!(f.iter().all(|f| f.rejected_by == Some("scissor") && f.output.is_empty()));
+        assert!(
+            f.iter()
+                .all(|f| f.rejected_by == Some("scissor") && f.output.is_empty())
+        );
     }
 }

@@ -78,6 +78,8 @@ pub struct History {
     pub context: u64,
     /// `abi::PIXEL_*` of the image.
     pub kind: u32,
+    /// Its sized internal format (0: unknown).
+    pub format: u32,
     /// Where it ended: "swap", "draw N" or "exit".
     pub end: String,
     /// The value before the first call.
@@ -90,6 +92,15 @@ impl History {
     /// The image as the user names it.
     pub fn image(&self) -> String {
         image_name(&self.texel)
+    }
+
+    /// The format's GL name (`GL_RGBA8`), empty where unknown.
+    pub fn format_name(&self) -> String {
+        match self.format {
+            0 => String::new(),
+            f => gldbg_proto::api::gl_enum_name(f, "InternalFormat")
+                .map_or_else(|| format!("0x{f:04X}"), str::to_string),
+        }
     }
 
     /// "float", "int" or "uint".

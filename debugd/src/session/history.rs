@@ -112,7 +112,10 @@ impl Session {
         };
         let (x, y) = (ask.x as i32, ask.y as i32);
         if x < 0 || y < 0 {
-            return Err(Error::InvalidArgument(format!("pixel {},{} is out of range", ask.x, ask.y)));
+            return Err(Error::InvalidArgument(format!(
+                "pixel {},{} is out of range",
+                ask.x, ask.y
+            )));
         }
         let texel = match ask.texture {
             Some((name, level, layer)) => TexelRef {
@@ -141,6 +144,7 @@ impl Session {
             texel: read.resolved,
             context: stop.context,
             kind: read.kind,
+            format: read.format,
             start: color(read.value.color, read.kind),
             ..Default::default()
         };
@@ -332,6 +336,7 @@ impl Session {
             function: function_name(stop.function).into(),
             frame: stop.frame,
             thread: stop.tid,
+            framebuffer: before.framebuffer,
             before: color(before.value.color, h.kind),
             after: color(after.value.color, h.kind),
             ..Default::default()
@@ -350,7 +355,12 @@ impl Session {
             });
         }
         let ret = at.shm.header().slots[at.slot].ret.load(Ordering::Acquire);
-        if let Some(cur) = self.control().current.as_mut().filter(|c| c.serial == stop.serial) {
+        if let Some(cur) = self
+            .control()
+            .current
+            .as_mut()
+            .filter(|c| c.serial == stop.serial)
+        {
             cur.ret = Some(ret);
         }
         Ok(())
@@ -493,7 +503,9 @@ impl Session {
                         h.texel.x, h.texel.y
                     )),
                     Ok(_) => {}
-                    Err(err) => out.push(format!("whether it covers the pixel is not known: {err}")),
+                    Err(err) => {
+                        out.push(format!("whether it covers the pixel is not known: {err}"))
+                    }
                 }
             }
             Err(err) => out.push(format!("gldbg could not compare the draws: {err}")),

@@ -62,8 +62,8 @@ mod sources;
 mod tracing;
 
 pub use breakpoints::BreakKind;
-pub use history::{HistoryAsk, HistoryDebug};
 use breakpoints::{Breakpoints, apply_bits};
+pub use history::{HistoryAsk, HistoryDebug};
 use inspect::call_info;
 use recording::Recordings;
 

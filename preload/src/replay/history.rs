@@ -126,7 +126,7 @@ fn step(
     gl::uniform_1i(u.output, r.reply.output);
     gl::uniform_1i(u.prim, -1);
     let writes = r.writes(dbg.program)?;
-    if r.reply.trace.status != shm::TRACE_OK {
+    if r.reply.trace.status == shm::TRACE_UNSUPPORTED {
         return Err(Error::Unsupported(
             "the history shader's storage block could not be bound here".into(),
         ));
@@ -161,17 +161,15 @@ fn step(
     let bytes: Vec<u8> = passes.iter().flat_map(pass_bytes).collect();
     r.reply.passes = r.bulk.put(at, &bytes);
     if r.reply.passes.len as usize != bytes.len() {
-        return Err(Error::NoRoom("the fragments' passes do not fit after the records"));
+        return Err(Error::NoRoom(
+            "the fragments' passes do not fit after the records",
+        ));
     }
     Ok(())
 }
 
 /// The record replay: every write masked, every test off, the pixel alone.
-fn record(
-    r: &mut Replay<PixelHistoryReply>,
-    pixel: (i32, i32),
-    max_db: u32,
-) -> Result<(), Error> {
+fn record(r: &mut Replay<PixelHistoryReply>, pixel: (i32, i32), max_db: u32) -> Result<(), Error> {
     for i in 0..max_db {
         gl::color_maski(i, [0; 4]);
     }

@@ -55,7 +55,14 @@ impl PixelScissor {
             .collect();
         for &(i, app, on) in &saved {
             let pixel = [x, y, 1, 1];
-            gl::set_scissor(i, if on && keep_app { intersect(app, pixel) } else { pixel });
+            gl::set_scissor(
+                i,
+                if on && keep_app {
+                    intersect(app, pixel)
+                } else {
+                    pixel
+                },
+            );
         }
         gl::set_enabled(gl::SCISSOR_TEST, true);
         Some(PixelScissor { saved })

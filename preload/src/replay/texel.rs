@@ -57,6 +57,7 @@ fn read(t: &TexelRef, draw_fb: u32, reply: &mut PixelReadReply) -> Result<(), Er
         _ => *t,
     };
     reply.resolved = *t;
+    reply.framebuffer = draw_fb;
     reply.draw_buffer = draw_buffer_of(t, draw_fb).map_or(-1, |i| i as i32);
     reply.scissor_on = u32::from(gl::is_enabled(gl::SCISSOR_TEST));
     reply.scissor = gl::scissor_box(None);
@@ -67,6 +68,7 @@ fn read(t: &TexelRef, draw_fb: u32, reply: &mut PixelReadReply) -> Result<(), Er
     }
     reply.found = 1;
     reply.kind = image.kind;
+    reply.format = image.copy_format().unwrap_or(0);
     reply.value.color = image.color(t.x, t.y);
     drop(image);
     super::pipeline::check_gl("reading the texel")
@@ -133,7 +135,11 @@ impl ReadImage {
                         t.layer,
                     );
                 } else {
-                    gl::framebuffer_renderbuffer(gl::READ_FRAMEBUFFER, gl::COLOR_ATTACHMENT0, t.name);
+                    gl::framebuffer_renderbuffer(
+                        gl::READ_FRAMEBUFFER,
+                        gl::COLOR_ATTACHMENT0,
+                        t.name,
+                    );
                 }
                 gl::read_buffer(gl::COLOR_ATTACHMENT0);
                 let status = gl::check_framebuffer_status(gl::READ_FRAMEBUFFER);
@@ -325,7 +331,11 @@ fn current_image(t: &TexelRef, draw_fb: u32) -> Result<TexelRef, Error> {
                 let layer = q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER);
                 // A 2D texture's layer reads as 0; a layer of an array,
                 // 3D or cube map texture is the attached one.
-                image.layer = if texture_is_layered(image.name) { layer } else { -1 };
+                image.layer = if texture_is_layered(image.name) {
+                    layer
+                } else {
+                    -1
+                };
             }
         }
         _ => {
@@ -344,7 +354,10 @@ fn texture_is_layered(name: u32) -> bool {
         return false;
     }
     let target = gl::texture_param_i(name, gl::TEXTURE_TARGET) as u32;
-    !matches!(target, gl::TEXTURE_2D | gl::TEXTURE_RECTANGLE | gl::TEXTURE_2D_MULTISAMPLE)
+    !matches!(
+        target,
+        gl::TEXTURE_2D | gl::TEXTURE_RECTANGLE | gl::TEXTURE_2D_MULTISAMPLE
+    )
 }
 
 /// The buffer the app draws to in the window (its draw buffer 0 there;
@@ -387,7 +400,10 @@ mod tests {
     fn copies_keep_the_format_or_are_refused() {
         let unorm = gl::UNSIGNED_NORMALIZED;
         assert_eq!(copy_format([8, 8, 8, 8], unorm, false), Some(gl::RGBA8));
-        assert_eq!(copy_format([8, 8, 8, 8], unorm, true), Some(gl::SRGB8_ALPHA8));
+        assert_eq!(
+            copy_format([8, 8, 8, 8], unorm, true),
+            Some(gl::SRGB8_ALPHA8)
+        );
         assert_eq!(copy_format([8, 8, 8, 0], unorm, false), Some(gl::RGB8));
         assert_eq!(copy_format([4, 4, 4, 4], unorm, false), None);
         assert_eq!(copy_format([8, 8, 8, 8], unorm, true).is_some(), true);
