@@ -190,6 +190,7 @@ fn the_checker_accepts_the_model_and_finds_changes() {
         .chain(TEXELS.iter().map(|&(x, y, _)| (Target::Rtt, x, y)));
     for watch in watches {
         let e = Expect {
+            end: "swap",
             watch,
             image: "window",
             frame: 2,
@@ -203,6 +204,7 @@ fn the_checker_accepts_the_model_and_finds_changes() {
     }
     // Changes the checker must see, at D1 over D2 (46,45) and the alpha blend (38,8).
     let e = Expect {
+        end: "swap",
         watch: window(46, 45),
         image: "window",
         frame: 2,
@@ -239,6 +241,7 @@ fn the_checker_accepts_the_model_and_finds_changes() {
     assert!(rep.has_failures(), "a missing entry went unnoticed");
     // Blends: one step of slack, not two.
     let e = Expect {
+        end: "swap",
         watch: window(38, 8),
         ..e
     };
@@ -359,6 +362,7 @@ fn history_equals_the_model() {
             continue;
         }
         let e = Expect {
+            end: "swap",
             watch: *watch,
             image: if watch.0 == Target::Window {
                 "window"
@@ -375,6 +379,53 @@ fn history_equals_the_model() {
         end["state"] == "exited" && end["exited"]["code"] == 0,
         || format!("the app ends normally after the histories: {end}"),
     );
+    rep.finish();
+}
+
+/// `history X,Y until draw N` ends after draw N of the frame (the app
+/// stopped there, the draw executed) with the model's entries up to it; a
+/// `history` from there lists the rest of the frame; the frames stay native.
+#[test]
+fn history_until_a_draw() {
+    require_workspace();
+    let (_, fbo) = names(&native(1).stdout);
+    let natives = hashes(&native(3).stdout);
+    let script =
+        format!("{TO_FRAME_2}history 46,45 until draw 4\ninfo call\nhistory 46,45\ncontinue\n");
+    let dir = TempDir::new("history-until");
+    let out = Session::new(egl_history(), &script)
+        .args(["--frames", "3"])
+        .keep_going()
+        .run(&dir);
+    let mut rep = Report::new(&out);
+    let all = history(window(46, 45));
+    let upto = all
+        .iter()
+        .position(|e| e.draw == Some(4))
+        .expect("the model's draw 4")
+        + 1;
+    let e = Expect {
+        end: "draw 4",
+        watch: window(46, 45),
+        image: "window",
+        frame: 2,
+        fbo,
+    };
+    let first = rep.ok("history 46,45 until draw 4", 0);
+    check_history(&mut rep, &first, &all[..upto], &e);
+    let at = rep.ok("info call", 0);
+    rep.check(
+        at["function"] == "glDrawArrays" && at["stopped"]["draw"].as_u64().is_some(),
+        || format!("stopped at draw 4 after the history: {at}"),
+    );
+    let rest = rep.ok("history 46,45", 0);
+    let e = Expect { end: "swap", ..e };
+    check_history(&mut rep, &rest, &all[upto..], &e);
+    let end = rep.ok("continue", 1);
+    rep.check(end["state"] == "exited", || format!("the app ends: {end}"));
+    rep.check(hashes(&out.stdout) == natives, || {
+        format!("frames native: {:?} vs {natives:?}", hashes(&out.stdout))
+    });
     rep.finish();
 }
 
@@ -552,6 +603,7 @@ fn history_bad_input() {
     let r = rep.ok("history 60,60", 0);
     if !r.is_null() {
         let e = Expect {
+            end: "swap",
             watch: window(60, 60),
             image: "window",
             frame: 2,

@@ -50,7 +50,9 @@ impl Session {
                 break "exit".to_string();
             };
             let frame_end = class_of(stop.function) & class::FRAME_END != 0;
-            let ours = stop.context == h.context && stop.error == 0;
+            // A call already executed (`until draw N` left the app after
+            // its draw) wrote what it wrote before the history began.
+            let ours = stop.context == h.context && stop.error == 0 && stop.ret.is_none();
             if frame_end && !first && ours {
                 break "swap".into();
             }

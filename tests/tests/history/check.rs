@@ -139,6 +139,8 @@ pub struct Expect<'e> {
     pub frame: u64,
     /// The app's framebuffer object (the texture's).
     pub fbo: u64,
+    /// Where the history ends: "swap", or "draw N" (`until draw N`).
+    pub end: &'e str,
 }
 
 /// Compares `history` result `r` with the model's entries `want`.
@@ -156,7 +158,7 @@ pub fn check_history(rep: &mut Report, r: &Value, want: &[Entry], e: &Expect) {
     let window = r["image"] == "window";
     let format_ok = r["format"] == "GL_RGBA8" || (window && r["format"] == "GL_SRGB8_ALPHA8");
     rep.check(format_ok, || format!("{what}: \"format\" {}", r["format"]));
-    rep.check(r["end"] == "swap", || {
+    rep.check(r["end"] == e.end, || {
         format!("{what}: \"end\" {}", r["end"])
     });
     let got = r["history"].as_array().cloned().unwrap_or_default();
