@@ -32,16 +32,23 @@
 //! * (e) The editor's step (`dap.rs`): `gldbg dap` driven as an editor
 //!   drives it; `next` and `stepBack` served from the trace, from the
 //!   request to the `stopped` event.
+//! * (f) Pixel history (`history.rs`): `apps/history_frame.c` draws frames
+//!   of 1,000 small quads at 1920x1080 with the depth test on, K of them
+//!   covering one pixel; `history X,Y` of that pixel from the first call
+//!   of frame 2 to its swap, timed from the `step` result line to the
+//!   `history` result line, against the frame's native time (timed inside
+//!   the app): the cost per draw that does not touch the pixel (K = 0) and
+//!   per draw that does (K = 50 against K = 0).
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
-//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d,e]`. Figures to report
+//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d,e,f]`. Figures to report
 //! come from a release build (`cargo build --release --workspace`): the
 //! daemon's share of a stepped call is several times larger unoptimised.
 //! `gldbg` is looked for beside this executable (both in
 //! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
 //! The C apps are compiled with `cc` at start (or taken from
-//! `$GLDBG_BENCH_APP`, `$GLDBG_BENCH_STEP_APP` and
-//! `$GLDBG_BENCH_COMPUTE_APP`). Every run has `MESA_SHADER_CACHE_DISABLE=true`.
+//! `$GLDBG_BENCH_APP`, `$GLDBG_BENCH_STEP_APP`, `$GLDBG_BENCH_COMPUTE_APP`
+//! and `$GLDBG_BENCH_HISTORY_APP`). Every run has `MESA_SHADER_CACHE_DISABLE=true`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -49,6 +56,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod dap;
+mod history;
 mod readback;
 mod trace;
 
@@ -76,7 +84,7 @@ impl Options {
             glmark2_seconds: 2.0,
             glmark2: None,
             glmark2_args: Vec::new(),
-            only: "abcde".into(),
+            only: "abcdef".into(),
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -93,7 +101,7 @@ impl Options {
                     println!(
                         "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
                          [--glmark2-seconds S] [--glmark2 PATH] [--glmark2-arg A]... \
-                         [--only a,b,c,d,e]"
+                         [--only a,b,c,d,e,f]"
                     );
                     std::process::exit(0);
                 }
@@ -145,6 +153,9 @@ fn run() -> Result<()> {
     }
     if opts.only.contains('e') {
         dap::dap_steps(&opts, &gldbg, &work)?;
+    }
+    if opts.only.contains('f') {
+        history::pixel_history(&opts, &gldbg, &work)?;
     }
     Ok(())
 }
