@@ -277,7 +277,11 @@ mod tests {
         );
         assert_eq!(f[0].color_before, [0.0; 4]);
         assert_eq!(f[0].color_after, [1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(f[1].depth_before, Some(f64::from(0.3f32)), "after the first fragment");
+        assert_eq!(
+            f[1].depth_before,
+            Some(f64::from(0.3f32)),
+            "after the first fragment"
+        );
         assert!(f[3].output.is_empty() && f[3].depth.is_none());
         // A stencil value the reference fails: stencil, not depth.
         let mut r2 = r;

@@ -36,14 +36,18 @@ pub struct HistoryDebug {
 }
 
 /// The history shaders built so far, by app program (an error: why that
-/// program's draws cannot be looked into, said once).
-type Shaders = HashMap<u32, std::result::Result<HistoryShader, String>>;
+/// program's draws cannot be looked into), and the program drawn with last.
+#[derive(Default)]
+struct Shaders {
+    built: HashMap<u32, std::result::Result<HistoryShader, String>>,
+    last: Option<u32>,
+}
 
 impl Session {
     /// `history X,Y [until draw N]` / `history texture T X,Y`.
     pub fn pixel_history(&self, ask: HistoryAsk) -> Result<History> {
         let (id, shm, mut h) = self.begin_history(&ask)?;
-        let mut shaders = Shaders::new();
+        let mut shaders = Shaders::default();
         let mut first = true;
         let end = loop {
             let Some(AtStop { stop, .. }) = self.control_stop() else {
@@ -59,7 +63,7 @@ impl Session {
             first = false;
             if class_of(stop.function) & class::SHADER_RECORD != 0 {
                 // A program may be linked anew: build its shaders again.
-                shaders.clear();
+                shaders = Shaders::default();
             }
             let at = At {
                 shm: &shm,
@@ -97,6 +101,12 @@ impl Session {
             }
         };
         h.end = end;
+        // The preload's copy of the pixel goes (it is framebuffer-sized).
+        if let Some(AtStop { stop, .. }) = self.control_stop()
+            && stop.context == h.context
+        {
+            lifecycle::release_gl(&shm, stop.slot);
+        }
         self.end_history(&shm);
         self.control().history = Some(h.clone());
         Ok(h)
@@ -236,19 +246,29 @@ impl Session {
         h: &History,
         shaders: &mut Shaders,
     ) -> Result<Option<Entry>> {
-        let probe = link::draw_fragments(at, self, &h.texel, None)?;
-        if probe.reply.draw_buffer < 0 {
+        // Asked with the shader of the program drawn with last: one command
+        // where the program is the same (the preload answers only which
+        // program draws where it is not).
+        let guess = shaders
+            .last
+            .and_then(|p| shaders.built.get(&p)?.as_ref().ok());
+        let guessed = guess.map(|g| g.program);
+        let mut read = link::draw_fragments(at, self, &h.texel, guess)?;
+        if read.reply.draw_buffer < 0 {
             return Ok(None);
         }
-        let program = probe.reply.program;
-        if !shaders.contains_key(&program) {
+        let program = read.reply.program;
+        shaders.last = Some(program);
+        if !shaders.built.contains_key(&program) {
             let built = self.query_program().and_then(|p| {
                 let because = p.note.as_ref().map_or(String::new(), |n| format!(": {n}"));
                 HistoryShader::build(program, &p.stages, p.text.api, &because)
             });
-            shaders.insert(program, built.map_err(|e| e.to_string()));
+            shaders
+                .built
+                .insert(program, built.map_err(|e| e.to_string()));
         }
-        let shader = match &shaders[&program] {
+        let shader = match &shaders.built[&program] {
             Ok(s) => s,
             Err(why) => {
                 // Its fragments cannot be recorded: listed where it changed the value.
@@ -260,7 +280,9 @@ impl Session {
                 return Ok(e);
             }
         };
-        let read = link::draw_fragments(at, self, &h.texel, Some(shader))?;
+        if guessed != Some(program) {
+            read = link::draw_fragments(at, self, &h.texel, Some(shader))?;
+        }
         let records = fragments::records(&read.words);
         if records.is_empty() {
             return Ok(None);

@@ -24,6 +24,8 @@
 //! fragment), the pixel before the draw and the passes. Everything the
 //! replays change is put back by the `Replay` guard and `ShaderWrites`.
 
+use std::sync::Mutex;
+
 use gldbg_proto::shm::{
     self, BulkRef, FragmentPass, FragmentTests, PixelHistoryReply, PixelHistoryRequest, PixelValue,
     TexelRef,
@@ -198,7 +200,7 @@ fn pass(
     prims: &[u32],
 ) -> Result<Vec<FragmentPass>, Error> {
     let size = framebuffer_size(r.saved.draw_fb);
-    let copy = Copy::new(size, format, ds)?;
+    let copy = Copy::get(size, format, ds)?;
     // Blits honour the scissor: off while the pixel is copied.
     gl::set_enabled(gl::SCISSOR_TEST, false);
     {
@@ -268,19 +270,52 @@ impl Drop for Query {
 }
 
 /// Our framebuffer of the draw's size with a colour renderbuffer of the
-/// image's format and a depth/stencil one like the app's; deleted on drop
-/// (the `Replay` guard rebinds the app's framebuffers and renderbuffer).
+/// image's format and a depth/stencil one like the app's, bound as the
+/// draw framebuffer (the `Replay` guard rebinds the app's framebuffers and
+/// renderbuffer). Kept per context while size and formats stay (a 1080p
+/// pair costs more to allocate than a pass), deleted on `CMD_RELEASE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Copy {
+    context: u64,
+    key: ((i32, i32), u32, Option<(u32, u32)>),
     fbo: u32,
     renderbuffers: Vec<u32>,
 }
 
+static COPIES: Mutex<Vec<Copy>> = Mutex::new(Vec::new());
+
 impl Copy {
-    fn new((w, h): (i32, i32), format: u32, ds: Option<(u32, u32)>) -> Result<Copy, Error> {
+    fn get(size: (i32, i32), format: u32, ds: Option<(u32, u32)>) -> Result<Copy, Error> {
+        let (w, h) = size;
         if w <= 0 || h <= 0 {
             return Err(Error::FramebufferSize { w, h });
         }
+        let context = crate::intercept::context::current_context();
+        let key = (size, format, ds);
+        let Ok(mut copies) = COPIES.lock() else {
+            return Err(Error::Poisoned("history copy"));
+        };
+        if let Some(i) = copies.iter().position(|c| c.context == context) {
+            let old = copies.remove(i);
+            if old.key == key && old.still_ours() {
+                gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, old.fbo);
+                copies.push(old.clone());
+                return Ok(old);
+            }
+            if old.still_ours() {
+                old.delete();
+            }
+        }
+        let copy = Copy::create(context, key)?;
+        copies.push(copy.clone());
+        Ok(copy)
+    }
+
+    fn create(context: u64, key: ((i32, i32), u32, Option<(u32, u32)>)) -> Result<Copy, Error> {
+        let ((w, h), format, ds) = key;
         let mut copy = Copy {
+            context,
+            key,
             fbo: gl::gen_framebuffer(),
             renderbuffers: Vec::new(),
         };
@@ -294,22 +329,52 @@ impl Copy {
             gl::framebuffer_renderbuffer(gl::DRAW_FRAMEBUFFER, att, rb);
         }
         let status = gl::check_framebuffer_status(gl::DRAW_FRAMEBUFFER);
-        if status != gl::FRAMEBUFFER_COMPLETE {
+        let made = check_gl("making gldbg's copy of the pixel");
+        if status != gl::FRAMEBUFFER_COMPLETE || made.is_err() {
+            copy.delete();
+            made?;
             return Err(Error::Incomplete(status));
         }
-        check_gl("making gldbg's copy of the pixel")?;
         Ok(copy)
     }
-}
 
-impl Drop for Copy {
-    fn drop(&mut self) {
+    /// Whether the names are still ours (a new context may reuse a dead
+    /// one's handle, the app the names).
+    fn still_ours(&self) -> bool {
+        gl::is_framebuffer(self.fbo) && self.renderbuffers.iter().all(|&rb| gl::is_renderbuffer(rb))
+    }
+
+    fn delete(&self) {
         gl::bind_framebuffer(gl::FRAMEBUFFER, 0);
         gl::delete_framebuffer(self.fbo);
         gl::bind_renderbuffer(0);
         for &rb in &self.renderbuffers {
             gl::delete_renderbuffer(rb);
         }
+    }
+}
+
+/// Whether the context has a copy of ours.
+pub(crate) fn has_copy(context: u64) -> bool {
+    COPIES
+        .lock()
+        .is_ok_and(|copies| copies.iter().any(|c| c.context == context))
+}
+
+/// `CMD_RELEASE`: delete the current context's copy (the caller puts the
+/// app's bindings back).
+pub(crate) fn release(context: u64) {
+    let mine = match COPIES.lock() {
+        Ok(mut copies) => {
+            let (mine, rest): (Vec<Copy>, Vec<Copy>) =
+                copies.drain(..).partition(|c| c.context == context);
+            *copies = rest;
+            mine
+        }
+        Err(_) => return,
+    };
+    for c in mine.iter().filter(|c| c.still_ours()) {
+        c.delete();
     }
 }
 

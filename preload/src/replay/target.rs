@@ -86,7 +86,7 @@ fn release_gl_targets() -> u32 {
         mine
     };
     // No GL call at all unless there is something to delete.
-    if mine.is_empty() {
+    if mine.is_empty() && !super::history::has_copy(context) {
         return shm::STATUS_OK;
     }
     hold_app_errors();
@@ -103,6 +103,7 @@ fn release_gl_targets() -> u32 {
             t.delete();
         }
     }
+    super::history::release(context);
     if es2 {
         gl::bind_framebuffer(gl::FRAMEBUFFER, draw);
     } else {
