@@ -276,6 +276,7 @@ impl Session {
                 if let Some(e) = &mut e {
                     e.note = format!("its fragments are not known: {why}");
                     e.global_draw = stop.draw;
+                    e.program = program;
                 }
                 return Ok(e);
             }

@@ -40,6 +40,7 @@ pub const ALPHA_TEST_REF: u32 = 0x0BC2;
 pub const RGBA8: u32 = 0x8058;
 pub const RGB8: u32 = 0x8051;
 pub const SRGB8_ALPHA8: u32 = 0x8C43;
+pub const SRGB8: u32 = 0x8C41;
 pub const RGB10_A2: u32 = 0x8059;
 pub const RGB565: u32 = 0x8D62;
 pub const RGBA16F: u32 = 0x881A;

@@ -41,7 +41,7 @@ use super::program::{DebugProgram, Kind, Mark, link};
 use super::query::output_index;
 use super::state::Saved;
 use super::target::{depth_stencil_format, framebuffer_size};
-use super::texel::{ReadImage, draw_buffer_of, read_color, read_depth_stencil};
+use super::texel::{ReadImage, copy_of, draw_buffer_of, read_color, read_depth_stencil};
 use super::uniforms::bind_app_attributes;
 
 /// [`PixelHistoryReply::passed`]: the passes ran.
@@ -112,7 +112,7 @@ fn step(
         }
         r.reply.kind = image.kind;
         r.reply.before.color = image.color(t.x, t.y);
-        image.copy_format()
+        image.format()
     };
     gl::bind_framebuffer(gl::READ_FRAMEBUFFER, r.saved.draw_fb);
     read_depth_stencil(t.x, t.y, ds, &mut r.reply.before);
@@ -200,6 +200,7 @@ fn pass(
     prims: &[u32],
 ) -> Result<Vec<FragmentPass>, Error> {
     let size = framebuffer_size(r.saved.draw_fb);
+    let (format, alpha_one) = copy_of(format);
     let copy = Copy::get(size, format, ds)?;
     // Blits honour the scissor: off while the pixel is copied.
     gl::set_enabled(gl::SCISSOR_TEST, false);
@@ -249,6 +250,9 @@ fn pass(
             color: read_color(t.x, t.y, r.reply.kind),
             ..Default::default()
         };
+        if alpha_one {
+            after.color[3] = 1.0f32.to_bits();
+        }
         read_depth_stencil(t.x, t.y, ds, &mut after);
         out.push(FragmentPass {
             primitive: k,

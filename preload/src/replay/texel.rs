@@ -68,7 +68,7 @@ fn read(t: &TexelRef, draw_fb: u32, reply: &mut PixelReadReply) -> Result<(), Er
     }
     reply.found = 1;
     reply.kind = image.kind;
-    reply.format = image.copy_format().unwrap_or(0);
+    reply.format = image.format().unwrap_or(0);
     reply.value.color = image.color(t.x, t.y);
     drop(image);
     super::pipeline::check_gl("reading the texel")
@@ -180,10 +180,10 @@ impl ReadImage {
         read_color(x, y, self.kind)
     }
 
-    /// The internal format a copy of the image needs to blend exactly as
-    /// it does: the same sizes, component type and encoding (`None`: one
-    /// gldbg does not know).
-    pub(crate) fn copy_format(&self) -> Option<u32> {
+    /// The image's sized internal format, from its sizes, component type
+    /// and encoding (`None`: one gldbg does not know): a copy of that format
+    /// blends exactly as the image does (see [`copy_of`]).
+    pub(crate) fn format(&self) -> Option<u32> {
         let q = |pname| gl::fb_attachment_param(gl::READ_FRAMEBUFFER, self.attachment, pname);
         let sizes = [
             q(gl::FRAMEBUFFER_ATTACHMENT_RED_SIZE),
@@ -211,11 +211,23 @@ impl Drop for ReadImage {
     }
 }
 
+/// The renderbuffer format of a copy of an image of `format`, and whether
+/// its alpha must read 1 as the image's does (an sRGB image without alpha:
+/// `GL_SRGB8` is not colour-renderable everywhere, its copy has an alpha
+/// channel blending may write).
+pub(crate) fn copy_of(format: u32) -> (u32, bool) {
+    match format {
+        gl::SRGB8 => (gl::SRGB8_ALPHA8, true),
+        f => (f, false),
+    }
+}
+
 /// The sized format of a colour attachment with `sizes` (R, G, B, A bits),
 /// component type `ty` and sRGB encoding; `None` where gldbg has no copy.
 fn copy_format(sizes: [i32; 4], ty: u32, srgb: bool) -> Option<u32> {
     Some(match (sizes, ty, srgb) {
         ([8, 8, 8, 8], gl::UNSIGNED_NORMALIZED, true) => gl::SRGB8_ALPHA8,
+        ([8, 8, 8, 0], gl::UNSIGNED_NORMALIZED, true) => gl::SRGB8,
         (_, _, true) => return None,
         ([8, 8, 8, 8], gl::UNSIGNED_NORMALIZED, _) => gl::RGBA8,
         ([8, 8, 8, 0], gl::UNSIGNED_NORMALIZED, _) => gl::RGB8,
@@ -406,6 +418,8 @@ mod tests {
         );
         assert_eq!(copy_format([8, 8, 8, 0], unorm, false), Some(gl::RGB8));
         assert_eq!(copy_format([4, 4, 4, 4], unorm, false), None);
+        assert_eq!(copy_format([8, 8, 8, 0], unorm, true), Some(gl::SRGB8));
+        assert_eq!(super::copy_of(gl::SRGB8), (gl::SRGB8_ALPHA8, true));
         assert_eq!(copy_format([8, 8, 8, 8], unorm, true).is_some(), true);
     }
 }
