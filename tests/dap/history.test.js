@@ -131,6 +131,9 @@ test('pixelHistory at 46,45, the stop at the swap, debugHistory of the draw, err
 
   // An entry that is no draw, one that does not exist: errors.
   await dap.fails('debugHistory', { entry: 99 }, 'an entry the history lacks');
+  const clear = await dap.fails('debugHistory', { entry: 1 }, 'the clear: no fragment to debug');
+  assert.match(clear.message, /not a draw/);
+  dap.none('stopped', 'refused debugHistory moves nothing');
 
   // Debug the fragment of D1 (entry 2): draw 4 of frame 3, focused on 46,45.
   const dbg = await dap.ok('debugHistory', { entry: 2 });
