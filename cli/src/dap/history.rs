@@ -152,7 +152,10 @@ mod tests {
             (json!({"x": "1", "y": 1}), "argument 'x'"),
             (json!({"x": 1, "y": 1, "level": 1}), "need 'texture'"),
             (json!({"x": 1, "y": 1, "untilDraw": 0}), "counted from 1"),
-            (json!({"x": 1, "y": 1, "texture": 1, "level": 1u64 << 40}), "'level'"),
+            (
+                json!({"x": 1, "y": 1, "texture": 1, "level": 1u64 << 40}),
+                "'level'",
+            ),
         ] {
             let e = history_args(&bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");

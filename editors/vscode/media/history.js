@@ -18,9 +18,24 @@
 (function (root) {
     'use strict';
 
-    /** One component as text (the server sends floats as shortest float32 decimals; NaN / Inf as strings). */
+    /** The shortest decimal that reads back as the same float32 (as gldbg's CLI prints). */
+    function formatFloat32(v) {
+        for (let p = 1; p <= 9; p++) {
+            const s = v.toPrecision(p);
+            if (Math.fround(Number(s)) === v) return String(Number(s));
+        }
+        return String(v);
+    }
+
+    /**
+     * One component or depth as text: a float32 value (colours, depths) as
+     * its shortest decimal, any other number as is; NaN / Inf come as strings.
+     */
     function formatComponent(v) {
-        if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+        if (typeof v === 'number') {
+            if (Object.is(v, -0)) return '-0';
+            return Number.isFinite(v) && !Number.isInteger(v) && Math.fround(v) === v ? formatFloat32(v) : String(v);
+        }
         if (typeof v === 'string') return v;
         return '?';
     }
@@ -93,7 +108,7 @@
     }
 
     const api = {
-        formatComponent, colorText, swatchColor, swatchCss, plainText, verdictText, endText, isDraw, checkBody,
+        formatFloat32, formatComponent, colorText, swatchColor, swatchCss, plainText, verdictText, endText, isDraw, checkBody,
     };
 
     /* ---- the page (runs only in a webview) ---- */
@@ -165,18 +180,32 @@
 
         function fragmentRow(f) {
             const tr = node('tr', 'fragment');
-            cell(tr, '');
             cell(tr, `primitive ${f.primitive}`, 'primitive');
-            const out = node('span');
-            out.append(node('span', 'label', 'output '), f.output === null ? node('span', 'text', 'no output') : value(f.output));
-            cell(tr, out, 'output');
-            cell(tr, `depth ${plainText(f.depth)}`, 'depth');
+            cell(tr, f.output === null ? 'no output' : value(f.output), 'output');
+            cell(tr, plainText(f.depth), 'depth');
             cell(tr, verdictText(f), f.passed === true ? 'verdict passed' : 'verdict rejected');
             cell(tr, beforeAfter(f.color_before, f.color_after), 'color');
-            const ds = node('span', 'depth-stencil',
-                `depth ${plainText(f.depth_before)} → ${plainText(f.depth_after)}, `
-                + `stencil ${plainText(f.stencil_before)} → ${plainText(f.stencil_after)}`);
-            cell(tr, ds, 'ds');
+            cell(tr, `${plainText(f.depth_before)} → ${plainText(f.depth_after)}`, 'ds');
+            cell(tr, `${plainText(f.stencil_before)} → ${plainText(f.stencil_after)}`, 'ds');
+            return tr;
+        }
+
+        /** A draw's fragments at the pixel: a table of their own under the draw's row. */
+        function fragmentsRow(fragments) {
+            const tr = node('tr', 'fragments');
+            cell(tr, '');
+            const td = cell(tr, null);
+            td.colSpan = 7;
+            const t = node('table', 'frags');
+            const head = node('tr');
+            for (const h of ['fragment', 'output', 'depth', 'tests', 'colour before → after', 'depth before → after',
+                'stencil before → after']) head.appendChild(node('th', '', h));
+            const thead = node('thead');
+            thead.appendChild(head);
+            const tbody = node('tbody');
+            tbody.append(...fragments.map(fragmentRow));
+            t.append(thead, tbody);
+            td.appendChild(t);
             return tr;
         }
 
@@ -204,7 +233,7 @@
             const rows = [];
             for (const e of body.history) {
                 rows.push(entryRow(e));
-                for (const f of e.fragments || []) rows.push(fragmentRow(f));
+                if (e.fragments && e.fragments.length) rows.push(fragmentsRow(e.fragments));
                 if (e.note) rows.push(noteRow(e.note));
             }
             el('rows').replaceChildren(...rows);

@@ -107,9 +107,9 @@ async function openPanel(x, y, body) {
     return { page, panel, session, stub, requests, problems };
 }
 
-/** The table as the page shows it: per row its class, cell texts and swatch colours. */
+/** The table as the page shows it (entries, their fragments, notes in order): per row its class, cell texts and swatch colours. */
 function tableOf(page) {
-    return page.$$eval('#rows tr', (rows) => rows.map((r) => ({
+    return page.$$eval('#rows tr.entry, #rows tr.fragment, #rows tr.note', (rows) => rows.map((r) => ({
         cls: r.className,
         cells: [...r.cells].map((c) => c.textContent),
         swatches: [...r.querySelectorAll('.swatch .fill')].map((s) => getComputedStyle(s).backgroundColor),
@@ -128,6 +128,8 @@ test('swatch colours: clamped, alpha kept, none for int / uint or unknown values
     assert.equal(hj.swatchColor(['NaN', 0, 0, 1], 'float'), null);
     assert.equal(hj.colorText(null), 'unknown');
     assert.equal(hj.colorText([0.5, 'Inf', -0, 1]), '(0.5, Inf, -0, 1)');
+    assert.equal(hj.formatComponent(0.19999998807907104), '0.19999999', 'a float32 depth as its shortest decimal');
+    assert.equal(hj.formatComponent(4294967295), '4294967295');
     assert.equal(hj.verdictText({ passed: false, rejected_by: 'stencil' }), 'rejected by stencil');
     assert.equal(hj.verdictText({ passed: null }), 'tests not known');
     assert.throws(() => hj.checkBody({ pixel: { x: 1 }, history: [] }), /pixel/);
@@ -152,14 +154,14 @@ test('46,45: the clear, D1 passing, D2 rejected by depth; swatches; the debug bu
     assert.deepEqual(d2.swatches, [rgb(D1), rgb(D1)], 'D2 rejected: the pixel keeps D1');
     // Fragments: output, depth, verdict, colour before -> after, depth and stencil.
     assert.deepEqual(d1f.swatches, [rgb(D1), rgb(CLEAR), rgb(D1)]);
-    assert.equal(d1f.cells[1], 'primitive 0');
-    assert.equal(d1f.cells[3], 'depth 0.25');
-    assert.equal(d1f.cells[4], 'passed');
-    assert.match(d1f.cells[5], /^\(0\.2\d*, 0\.4\d*, 0\.6, 1\) → \(0\.98039\d*, 0\.0392\d*, 0\.0392\d*, 1\)$/);
-    assert.equal(d1f.cells[6], 'depth 1 → 0.2500000298023224, stencil 0 → 0');
+    assert.equal(d1f.cells[0], 'primitive 0');
+    assert.equal(d1f.cells[2], '0.25');
+    assert.equal(d1f.cells[3], 'passed');
+    assert.match(d1f.cells[4], /^\(0\.2\d*, 0\.4\d*, 0\.6, 1\) → \(0\.98039\d*, 0\.0392\d*, 0\.0392\d*, 1\)$/);
+    assert.deepEqual(d1f.cells.slice(5), ['1 → 0.25000003', '0 → 0'], 'depth (D24: 0.25 stored as 0.25000003) and stencil');
     assert.deepEqual(d2f.swatches.slice(0, 1), [rgb(D2)], 'D2\'s output');
-    assert.equal(d2f.cells[3], 'depth 0.5');
-    assert.equal(d2f.cells[4], 'rejected by depth');
+    assert.equal(d2f.cells[2], '0.5');
+    assert.equal(d2f.cells[3], 'rejected by depth');
     assert.equal(await page.$eval('#empty', (e) => e.hidden), true);
 
     // A real click on entry 2's button: {command: "debug", entry: 2} -> debugHistory {entry: 2}.
@@ -176,7 +178,7 @@ test('26,24 two primitives of one draw; 38,8 a blend with alpha; 12,13 a stencil
     const { page, panel, session, requests, problems } = await openPanel(26, 24);
     let rows = await tableOf(page);
     assert.deepEqual(rows.map((r) => r.cls), ['entry', 'entry', 'fragment', 'fragment']);
-    assert.deepEqual(rows.slice(2).map((r) => [r.cells[1], r.cells[4], r.swatches[0]]),
+    assert.deepEqual(rows.slice(2).map((r) => [r.cells[0], r.cells[3], r.swatches[0]]),
         [['primitive 0', 'passed', rgb(A)], ['primitive 3', 'rejected by depth', rgb([20, 240, 240])]]);
     assert.deepEqual(rows[1].swatches, [rgb(CLEAR), rgb(A)]);
 
@@ -192,7 +194,7 @@ test('26,24 two primitives of one draw; 38,8 a blend with alpha; 12,13 a stencil
     await panel.show(session, { x: 12, y: 13 });
     await page.waitForFunction(() => document.getElementById('title').textContent.includes('12,13'), { timeout: 5000 });
     rows = await tableOf(page);
-    assert.equal(rows[2].cells[4], 'rejected by stencil');
+    assert.equal(rows[2].cells[3], 'rejected by stencil');
     assert.deepEqual(rows[1].swatches, [rgb(CLEAR), rgb(CLEAR)], 'the pixel keeps the clear');
 
     // A pixel the server refuses: its message, and no table of another pixel left.
