@@ -56,15 +56,18 @@ pub fn history_args(args: &Value) -> Result<HistoryArgs, String> {
     })
 }
 
-/// A command's JSON line without `cmd` and `ok`: the response's body.
-fn body_of(cmd: &str, outcome: Outcome) -> (Value, Outcome) {
-    let result = Ok(outcome);
-    let mut body = render::result_json(cmd, &result);
+/// A command's JSON line without `cmd` and `ok`: the response's body (or
+/// the command's error).
+fn body_of(cmd: &str, result: &Result<Outcome, String>) -> Result<Value, String> {
+    if let Err(e) = result {
+        return Err(e.clone());
+    }
+    let mut body = render::result_json(cmd, result);
     if let Value::Object(o) = &mut body {
         o.remove("cmd");
         o.remove("ok");
     }
-    (body, result.expect("ok"))
+    Ok(body)
 }
 
 /// Where the app stands, to tell whether a failed request moved it.
@@ -109,8 +112,8 @@ impl Adapter {
     pub async fn pixel_history(&mut self, args: &Value) -> Reply {
         let h = history_args(args)?;
         self.stopped_session()?;
-        let outcome = self.run_move(&Command::History(h)).await?;
-        let (body, _) = body_of("history", outcome);
+        let result = self.run_move(&Command::History(h)).await;
+        let body = body_of("history", &result)?;
         if let Some(state) = self.state_now().await {
             self.pending_stop = Some((Outcome::State(state), Some("history".into())));
         }
@@ -125,9 +128,11 @@ impl Adapter {
             k => k as u32,
         };
         self.stopped_session()?;
-        let outcome = self.run_move(&Command::DebugHistory(entry)).await?;
-        let (body, outcome) = body_of("debug history", outcome);
-        self.pending_stop = Some((outcome, Some(format!("debug history {entry}"))));
+        let result = self.run_move(&Command::DebugHistory(entry)).await;
+        let body = body_of("debug history", &result)?;
+        if let Ok(outcome) = result {
+            self.pending_stop = Some((outcome, Some(format!("debug history {entry}"))));
+        }
         Ok(body)
     }
 }
