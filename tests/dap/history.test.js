@@ -10,7 +10,9 @@
  * references are gone). `debugHistory` of the draw lands in the fragment
  * shader of draw 4 of the next frame, focused on the pixel, with D1's
  * colour. Bad arguments, a pixel outside the framebuffer, an entry that is
- * no draw and a running app get error responses; the session goes on.
+ * no draw and a running app get error responses; the session goes on. A
+ * history taken at the last swap ends with the app (`end` "exit"), then
+ * `exited` and `terminated`.
  */
 
 const assert = require('node:assert/strict');
@@ -165,5 +167,27 @@ test('pixelHistory at 46,45, the stop at the swap, debugHistory of the draw, err
   await dap.stopped('pause');
   await dap.ok('terminate', {});
   await dap.next('terminated');
+  await dap.request('disconnect', {}, 10000).catch(() => {});
+});
+
+test('pixelHistory from the last swap: the app ends before another frame; a history up to the exit, then exited', { timeout: 120000 }, async (t) => {
+  const dap = await new Dap(t).start();
+  await launchHistoryApp(dap, 2);
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [{ name: 'frame' }] });
+  await dap.ok('configurationDone');
+  const first = await dap.stopped('function breakpoint');
+  await dap.ok('continue', { threadId: first.threadId });
+  const last = await dap.stopped('function breakpoint');
+  const [swap] = await stack(dap, last.threadId);
+  assert.match(swap.name, /^eglSwapBuffers\(.*frame 2$/, swap.name);
+  await dap.ok('setFunctionBreakpoints', { breakpoints: [] });
+  const h = await dap.ok('pixelHistory', { x: X, y: Y });
+  assert.equal(h.end, 'exit', `the app ended first: ${JSON.stringify(h)}`);
+  assert.deepEqual(h.history, [], 'no call wrote the pixel after the last swap');
+  near(h.start, D1, 1e-6, 'the pixel as frame 2 left it');
+  const exited = await dap.next('exited');
+  assert.equal(exited.body.exitCode, 0, JSON.stringify(exited.body));
+  await dap.next('terminated');
+  await dap.fails('pixelHistory', { x: X, y: Y }, 'after the app ended');
   await dap.request('disconnect', {}, 10000).catch(() => {});
 });
