@@ -9,7 +9,8 @@
  * [0, 1], alpha over a checkerboard); an int or uint image's values are
  * numbers only. A value gldbg does not know (null) says "unknown", never
  * a number. Each draw's "Debug this fragment" button posts
- * {command: "debug", entry}.
+ * {command: "debug", entry}; the buttons are disabled once another history
+ * was taken (`debug history K` debugs the last one) or the session ended.
  *
  * The pure functions are exported for node (`module.exports`) and, in a
  * page, as `window.gldbgHistory`; the UI starts only in a page that has
@@ -264,6 +265,11 @@
                 showError(String(m.message));
             }
             else if (m.command === 'info') showInfo(String(m.message));
+            else if (m.command === 'superseded') {
+                // The daemon's last history is another one (or none): no button may debug a wrong entry.
+                for (const b of doc.querySelectorAll('button.debug')) b.disabled = true;
+                showInfo(String(m.message));
+            }
         });
         vscode.postMessage({ command: 'ready' });
     }

@@ -80,8 +80,14 @@ export function activate(context: vscode.ExtensionContext): void {
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new ConfigurationProvider()),
         vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
             createDebugAdapterTracker: (session) => ({
-                onWillReceiveMessage: (m: { type?: string; command?: string }) => {
+                onWillReceiveMessage: (m: { type?: string; command?: string; arguments?: { expression?: unknown } }) => {
                     if (m.type === 'request' && MOVES.has(m.command ?? '')) panel.onRunning(session);
+                    // A history taken in the console replaces the daemon's last one:
+                    // the panel's entries no longer name what `debug history K` debugs.
+                    const expr = m.arguments?.expression;
+                    if (m.type === 'request' && m.command === 'evaluate' && typeof expr === 'string' && /^\s*history\b/.test(expr)) {
+                        history.onOtherHistory(session);
+                    }
                 },
                 onDidSendMessage: (m: { type?: string; event?: string }) => {
                     if (m.type === 'event' && m.event === 'stopped') panel.onStopped(session);

@@ -39,10 +39,20 @@ export class HistoryPanel implements vscode.Disposable {
         }
     }
 
+    /** Another history was taken in the session (the console): this one's entries can no longer be debugged. */
+    onOtherHistory(session: vscode.DebugSession): void {
+        if (this.panel && this.session?.id === session.id) {
+            this.post({
+                command: 'superseded',
+                message: 'Another history was taken since (in the console): "Debug this fragment" would debug its entries; take this one again to debug it.',
+            });
+        }
+    }
+
     onTerminated(session: vscode.DebugSession): void {
         if (this.session?.id === session.id) {
             this.session = undefined;
-            this.post({ command: 'info', message: 'The debug session ended: fragments can no longer be debugged.' });
+            this.post({ command: 'superseded', message: 'The debug session ended: fragments can no longer be debugged.' });
         }
     }
 

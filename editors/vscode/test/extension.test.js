@@ -213,6 +213,11 @@ test('the Pixel History command and a shift-click on a value image pixel take a 
     const tracker = vscode.rec.trackers.gldbg.createDebugAdapterTracker(session);
     tracker.onWillReceiveMessage({ type: 'request', command: 'pixelHistory', arguments: {} });
     assert.equal(image.posted.at(-1).command, 'stale');
+    // A history taken in the console supersedes the panel's (debug history K debugs the last one).
+    tracker.onWillReceiveMessage({ type: 'request', command: 'evaluate', arguments: { expression: 'print history', context: 'repl' } });
+    assert.notEqual(history.posted.at(-1).command, 'superseded');
+    tracker.onWillReceiveMessage({ type: 'request', command: 'evaluate', arguments: { expression: ' history 1,2', context: 'repl' } });
+    assert.equal(history.posted.at(-1).command, 'superseded');
     vscode.debug.activeDebugSession = undefined;
     await vscode.rec.commands['gldbg.pixelHistory']('1,1');
     assert.match(vscode.rec.errors.pop(), /no gldbg debug session/);

@@ -136,7 +136,7 @@ test('swatch colours: clamped, alpha kept, none for int / uint or unknown values
 });
 
 test('46,45: the clear, D1 passing, D2 rejected by depth; swatches; the debug button sends debugHistory', { timeout: 60000 }, async () => {
-    const { page, requests, stub, problems } = await openPanel(46, 45);
+    const { page, panel, session, requests, stub, problems } = await openPanel(46, 45);
     assert.deepEqual(requests, [{ command: 'pixelHistory', args: { x: 46, y: 45 } }]);
     assert.equal(stub.title, 'gldbg: history 46,45');
     assert.equal(await page.$eval('#title', (e) => e.textContent),
@@ -170,6 +170,14 @@ test('46,45: the clear, D1 passing, D2 rejected by depth; swatches; the debug bu
     assert.deepEqual(await page.evaluate(() => window.__posted.filter((m) => m.command === 'debug')), [{ command: 'debug', entry: 2 }]);
     await page.waitForFunction(() => document.getElementById('info').textContent.startsWith('debug history 2: stopped'), { timeout: 5000 });
     assert.deepEqual(requests.at(-1), { command: 'debugHistory', args: { entry: 2 } });
+
+    // Another history taken in the console: the buttons no longer debug this one's entries.
+    panel.onOtherHistory(session);
+    await page.waitForFunction(() => [...document.querySelectorAll('button.debug')].every((b) => b.disabled), { timeout: 5000 });
+    assert.match(await page.$eval('#info', (e) => e.textContent), /Another history was taken/);
+    await page.click('tr[data-entry="2"] button.debug');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(requests.filter((r) => r.command === 'debugHistory').length, 1, 'a disabled button sends nothing');
     assert.deepEqual(problems, [], 'no script errors in the page');
     await page.close();
 });
