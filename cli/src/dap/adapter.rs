@@ -1,7 +1,8 @@
 //! One DAP client's session: the adapter's state, the loop that serves
 //! requests while a move runs and the daemon's events arrive, and the
 //! dispatch of each request to its handler (`impl Adapter` blocks in
-//! `launch`, `breakpoints`, `frames`, `sources`, `evaluate`, `moves`).
+//! `launch`, `breakpoints`, `frames`, `sources`, `evaluate`, `history`,
+//! `moves`).
 //!
 //! A move takes the CLI session (`exec::Session`) into its future and gives
 //! it back when the app stops: while it runs, requests that need a stopped
@@ -256,6 +257,8 @@ impl Adapter {
             "loadedSources" => self.loaded_sources().await,
             "evaluate" => self.evaluate(args).await,
             "valueImage" => self.value_image(args).await,
+            "pixelHistory" => self.pixel_history(args).await,
+            "debugHistory" => self.debug_history(args).await,
             "exceptionInfo" => self.exception_info(),
             "pause" => self.pause().await,
             "continue" => self.resume_continue(),

@@ -4,7 +4,8 @@
 //!
 //! The console runs any gldbg command line and answers with the CLI's text;
 //! a command that moves (a step, `focus`, `frame`) is followed by a
-//! `stopped` event so the editor shows the new place. `continue` in the
+//! `stopped` event so the editor shows the new place (`history` and
+//! `debug history` too: they run the app). `continue` in the
 //! console runs as the editor's continue does, so `pause` still works.
 
 use gldbg_proto::pb;
@@ -118,7 +119,12 @@ impl Adapter {
         }
         let moves = matches!(
             cmd,
-            Command::Focus(_) | Command::Frame(_) | Command::Debug(..) | Command::End
+            Command::Focus(_)
+                | Command::Frame(_)
+                | Command::Debug(..)
+                | Command::End
+                | Command::History(_)
+                | Command::DebugHistory(_)
         );
         let result = self.stopped_session()?.execute(&cmd).await;
         let text = render::result_text(&result);

@@ -17,7 +17,8 @@
 //! (source, function, hit-count and log points), `frames` (threads, stack,
 //! scopes, variables and their references), `sources` (shader sources:
 //! the user's files or the recorded text), `evaluate` (the debug console,
-//! hovers, watches, the value image).
+//! hovers, watches, the value image), `history` (pixel history: the
+//! `pixelHistory` and `debugHistory` requests).
 
 mod adapter;
 mod args;
@@ -25,6 +26,7 @@ mod base64;
 mod breakpoints;
 mod evaluate;
 mod frames;
+mod history;
 mod launch;
 mod model;
 mod moves;

@@ -3,7 +3,7 @@
  * of an expression at every fragment of the draw) as a heatmap with a legend,
  * tells the exact value(s) of the pixel under the mouse (GL window
  * coordinates, origin bottom-left) and posts {command: "focus", x, y} on a
- * click. Pixels that no invocation reached with a value say "not reached",
+ * click, {command: "history", x, y} on a shift-click. Pixels that no invocation reached with a value say "not reached",
  * never a number.
  *
  * The pure functions (decoding, colours, pixel lookup, text) are exported for
@@ -322,7 +322,8 @@
         canvas.addEventListener('mouseleave', () => { hover.textContent = ''; });
         canvas.addEventListener('click', (ev) => {
             const p = stale ? null : pixelOf(ev);
-            if (p) vscode.postMessage({ command: 'focus', x: p.x, y: p.y });
+            // Shift-click: the pixel's history (which calls wrote it this frame).
+            if (p) vscode.postMessage({ command: ev.shiftKey ? 'history' : 'focus', x: p.x, y: p.y });
         });
         select.addEventListener('change', () => { if (img) draw(); });
         win.addEventListener('message', (ev) => {

@@ -1,16 +1,22 @@
 /**
  * extension.ts: the gldbg debug type in VS Code. `gldbg dap` is the debug
  * adapter (stdio); launch/attach configurations are checked before a session
- * starts; "gldbg: Show Value Image" opens the value image panel.
+ * starts; "gldbg: Show Value Image" opens the value image panel, "gldbg: Pixel
+ * History" the pixel history panel (also a shift-click on a value image's pixel).
  */
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { HistoryPanel } from './historyPanel';
 import { ValueImagePanel } from './valueImagePanel';
+import { PixelHistoryArgs, parsePixel } from './webview';
 
 export const DEBUG_TYPE = 'gldbg';
 
 /** Requests after which the app (or the shader) is somewhere else: a value image is out of date. */
-const MOVES = new Set(['continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue', 'goto', 'restartFrame']);
+const MOVES = new Set([
+    'continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue', 'goto', 'restartFrame',
+    'pixelHistory', 'debugHistory',
+]);
 
 /** The gldbg executable of the `gldbg.path` setting (relative paths: to the workspace folder). */
 function gldbgExecutable(folder: vscode.WorkspaceFolder | undefined): string {
@@ -66,15 +72,22 @@ function defaultExpression(last: string): string {
 }
 
 export function activate(context: vscode.ExtensionContext): void {
-    const panel = new ValueImagePanel(context.extensionUri);
+    const history = new HistoryPanel(context.extensionUri);
+    const panel = new ValueImagePanel(context.extensionUri, (session, args) => history.show(session, args));
     let lastExpression = '';
     context.subscriptions.push(
         vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new AdapterFactory()),
         vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new ConfigurationProvider()),
         vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
             createDebugAdapterTracker: (session) => ({
-                onWillReceiveMessage: (m: { type?: string; command?: string }) => {
+                onWillReceiveMessage: (m: { type?: string; command?: string; arguments?: { expression?: unknown } }) => {
                     if (m.type === 'request' && MOVES.has(m.command ?? '')) panel.onRunning(session);
+                    // A history taken in the console replaces the daemon's last one:
+                    // the panel's entries no longer name what `debug history K` debugs.
+                    const expr = m.arguments?.expression;
+                    if (m.type === 'request' && m.command === 'evaluate' && typeof expr === 'string' && /^\s*history\b/.test(expr)) {
+                        history.onOtherHistory(session);
+                    }
                 },
                 onDidSendMessage: (m: { type?: string; event?: string }) => {
                     if (m.type === 'event' && m.event === 'stopped') panel.onStopped(session);
@@ -82,7 +95,10 @@ export function activate(context: vscode.ExtensionContext): void {
                 },
             }),
         }),
-        vscode.debug.onDidTerminateDebugSession((s) => panel.onTerminated(s)),
+        vscode.debug.onDidTerminateDebugSession((s) => {
+            panel.onTerminated(s);
+            history.onTerminated(s);
+        }),
         vscode.commands.registerCommand('gldbg.showValueImage', async (given?: string) => {
             const session = vscode.debug.activeDebugSession;
             if (!session || session.type !== DEBUG_TYPE) {
@@ -97,7 +113,29 @@ export function activate(context: vscode.ExtensionContext): void {
             lastExpression = expression;
             await panel.show(session, expression);
         }),
+        vscode.commands.registerCommand('gldbg.pixelHistory', async (given?: PixelHistoryArgs | string) => {
+            const session = vscode.debug.activeDebugSession;
+            if (!session || session.type !== DEBUG_TYPE) {
+                void vscode.window.showErrorMessage('gldbg: no gldbg debug session is active.');
+                return;
+            }
+            let args: PixelHistoryArgs | null = given && typeof given === 'object' ? given : null;
+            if (!args) {
+                const text = typeof given === 'string' && given.trim() ? given : await vscode.window.showInputBox({
+                    prompt: 'Pixel history: X,Y of the draw framebuffer (origin bottom-left), or texture T X,Y [level L] [layer K]; optionally until draw N',
+                    placeHolder: '46,45',
+                });
+                if (!text) return;
+                args = parsePixel(text);
+                if (!args) {
+                    void vscode.window.showErrorMessage(`gldbg: not a pixel: ${text} (X,Y, or texture T X,Y [level L] [layer K] [until draw N])`);
+                    return;
+                }
+            }
+            await history.show(session, args);
+        }),
         panel,
+        history,
     );
 }
 

@@ -2,11 +2,12 @@
  * valueImagePanel.ts: the value image webview panel. It asks the debug
  * adapter for `valueImage` {expression}, hands the body to
  * media/valueImage.js, refreshes at every stop of its session, and turns a
- * click on a pixel into `evaluate` {expression: "focus X,Y", context: "repl"}.
+ * click on a pixel into `evaluate` {expression: "focus X,Y", context: "repl"},
+ * a shift-click into the pixel's history (`onHistory`).
  */
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
-import { focusRequest, valueImageHtml } from './webview';
+import { PixelHistoryArgs, focusRequest, historyPixel, valueImageHtml } from './webview';
 
 export class ValueImagePanel implements vscode.Disposable {
     private panel: vscode.WebviewPanel | undefined;
@@ -16,7 +17,11 @@ export class ValueImagePanel implements vscode.Disposable {
     /** The last message for the page, sent again when the page (re)loads. */
     private pending: unknown;
 
-    constructor(private readonly extensionUri: vscode.Uri) {}
+    constructor(
+        private readonly extensionUri: vscode.Uri,
+        /** Shows the history of a pixel (a shift-click). */
+        private readonly onHistory?: (session: vscode.DebugSession, args: PixelHistoryArgs) => Promise<void>,
+    ) {}
 
     async show(session: vscode.DebugSession, expression: string): Promise<void> {
         this.session = session;
@@ -87,6 +92,11 @@ export class ValueImagePanel implements vscode.Disposable {
         if (m && typeof m === 'object' && (m as { command?: unknown }).command === 'ready') {
             this.ready = true;
             if (this.pending !== undefined) void this.panel?.webview.postMessage(this.pending);
+            return;
+        }
+        const pixel = historyPixel(m);
+        if (pixel && this.session && this.onHistory) {
+            await this.onHistory(this.session, pixel);
             return;
         }
         const focus = focusRequest(m);

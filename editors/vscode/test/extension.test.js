@@ -6,7 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { focusRequest, valueImageHtml } = require('../out/webview.js');
+const { focusRequest, valueImageHtml, historyHtml, parsePixel, debugHistoryRequest, historyPixel } = require('../out/webview.js');
 const { install } = require('./vscodeStub.js');
 
 const ROOT = path.join(__dirname, '..');
@@ -140,5 +140,85 @@ test('the value image panel: sends when the page is ready, refreshes at its sess
 
     vscode.debug.activeDebugSession = undefined;
     await vscode.rec.commands['gldbg.showValueImage']('acc');
+    assert.match(vscode.rec.errors.pop(), /no gldbg debug session/);
+});
+
+test('pixel history: what the user types, the page\'s messages, the page\'s elements', () => {
+    assert.deepEqual(parsePixel('46,45'), { x: 46, y: 45 });
+    assert.deepEqual(parsePixel(' 46 , 45 until draw 7'), { x: 46, y: 45, untilDraw: 7 });
+    assert.deepEqual(parsePixel('texture 3 4,2 level 1 layer 2'), { texture: 3, x: 4, y: 2, level: 1, layer: 2 });
+    for (const bad of ['', '46', '46,x', '-1,2', '1,2 level 1', '1,2 until draw 0', 'texture 4,2', '1,2,3']) {
+        assert.equal(parsePixel(bad), null, JSON.stringify(bad));
+    }
+    assert.deepEqual(debugHistoryRequest({ command: 'debug', entry: 2 }), { entry: 2 });
+    for (const bad of [null, { command: 'debug', entry: 0 }, { command: 'debug', entry: '2' }, { command: 'focus', entry: 2 }]) {
+        assert.equal(debugHistoryRequest(bad), null, JSON.stringify(bad));
+    }
+    assert.deepEqual(historyPixel({ command: 'history', x: 3, y: 4 }), { x: 3, y: 4 });
+    assert.equal(historyPixel({ command: 'history', x: -3, y: 4 }), null);
+    assert.equal(historyPixel({ command: 'focus', x: 3, y: 4 }), null);
+    const html = historyHtml({ cspSource: 'vscode-resource:', scriptUri: 'h.js', styleUri: 'h.css', nonce: 'N' });
+    const script = fs.readFileSync(path.join(ROOT, 'media', 'history.js'), 'utf8');
+    const ids = [...script.matchAll(/el\('([\w-]+)'\)/g)].map((m) => m[1]);
+    assert.ok(ids.length >= 6, `ids used by the script: ${ids}`);
+    for (const id of ids) assert.match(html, new RegExp(`id="${id}"`), `element #${id}`);
+    assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+});
+
+test('the Pixel History command and a shift-click on a value image pixel take a history; a debug click debugs', async () => {
+    const vscode = install();
+    require('../out/extension.js').activate({ extensionUri: vscode.Uri.file(ROOT), subscriptions: [] });
+    const calls = [];
+    const session = {
+        id: 'h',
+        type: 'gldbg',
+        customRequest: async (command, args) => {
+            calls.push([command, args]);
+            if (command === 'pixelHistory' && args.x > 63) throw new Error('pixel 64,0 is outside the framebuffer');
+            return command === 'pixelHistory' ? { pixel: { x: args.x, y: args.y }, history: [] } : { differences: [] };
+        },
+    };
+    vscode.debug.activeDebugSession = session;
+    vscode.rec.inputBoxAnswer = '46,45';
+    await vscode.rec.commands['gldbg.pixelHistory']();
+    assert.deepEqual(calls, [['pixelHistory', { x: 46, y: 45 }]]);
+    const history = vscode.rec.panels.find((p) => p.viewType === 'gldbg.pixelHistory');
+    assert.ok(history, 'the history panel opened');
+    history.receive({ command: 'ready' });
+    assert.deepEqual(history.posted.filter((m) => m.command === 'history'), [{ command: 'history', body: { pixel: { x: 46, y: 45 }, history: [] } }]);
+    history.receive({ command: 'debug', entry: 2 });
+    history.receive({ command: 'debug', entry: -2 });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls.at(-1), ['debugHistory', { entry: 2 }]);
+    assert.equal(calls.length, 2, 'a malformed debug message is not sent');
+
+    vscode.rec.inputBoxAnswer = 'nonsense';
+    await vscode.rec.commands['gldbg.pixelHistory']();
+    assert.match(vscode.rec.errors.pop(), /not a pixel: nonsense/);
+    assert.equal(calls.length, 2);
+    await vscode.rec.commands['gldbg.pixelHistory']({ x: 64, y: 0 });
+    assert.deepEqual(history.posted.at(-1), { command: 'error', message: 'pixelHistory 64,0: pixel 64,0 is outside the framebuffer', clear: true });
+
+    // The value image: a shift-click posts {command: "history", x, y}.
+    await vscode.rec.commands['gldbg.showValueImage']('acc');
+    const image = vscode.rec.panels.find((p) => p.viewType === 'gldbg.valueImage');
+    image.receive({ command: 'ready' });
+    image.receive({ command: 'history', x: 7, y: 3 });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls.at(-1), ['pixelHistory', { x: 7, y: 3 }]);
+    const script = fs.readFileSync(path.join(ROOT, 'media', 'valueImage.js'), 'utf8');
+    assert.match(script, /command: ev\.shiftKey \? 'history' : 'focus'/, 'the page posts history on a shift-click');
+
+    // The value image goes stale while a history runs the app.
+    const tracker = vscode.rec.trackers.gldbg.createDebugAdapterTracker(session);
+    tracker.onWillReceiveMessage({ type: 'request', command: 'pixelHistory', arguments: {} });
+    assert.equal(image.posted.at(-1).command, 'stale');
+    // A history taken in the console supersedes the panel's (debug history K debugs the last one).
+    tracker.onWillReceiveMessage({ type: 'request', command: 'evaluate', arguments: { expression: 'print history', context: 'repl' } });
+    assert.notEqual(history.posted.at(-1).command, 'superseded');
+    tracker.onWillReceiveMessage({ type: 'request', command: 'evaluate', arguments: { expression: ' history 1,2', context: 'repl' } });
+    assert.equal(history.posted.at(-1).command, 'superseded');
+    vscode.debug.activeDebugSession = undefined;
+    await vscode.rec.commands['gldbg.pixelHistory']('1,1');
     assert.match(vscode.rec.errors.pop(), /no gldbg debug session/);
 });

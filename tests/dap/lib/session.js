@@ -43,6 +43,12 @@ function eglFiles() {
   );
 }
 
+/** A test app built by tests/build.rs: $GLDBG_APP_DIR/NAME, else <repo>/target/debug/apps/NAME. */
+function testApp(name) {
+  const dir = process.env.GLDBG_APP_DIR || path.join(REPO, 'target', 'debug', 'apps');
+  return required(path.join(dir, name), `the test app ${name}`, 'run `cargo build -p gldbg-tests --tests` or set GLDBG_APP_DIR');
+}
+
 /** The shader sources of egl_files in the repository. */
 const SHADERS = path.join(REPO, 'tests', 'apps', 'shaders');
 
@@ -445,6 +451,6 @@ async function varsOf(dap, ref) {
 }
 
 module.exports = {
-  REPO, SHADERS, LIMIT, Dap, gldbgBin, eglFiles, shaderCopy, fragLine, parseHash, nativeRun,
+  REPO, SHADERS, LIMIT, Dap, gldbgBin, eglFiles, testApp, shaderCopy, fragLine, parseHash, nativeRun,
   processesWith, waitGone, sleep, stack, scopeVars, varsOf,
 };
