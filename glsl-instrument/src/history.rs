@@ -58,6 +58,9 @@ pub struct PixelHistory {
     /// Whether the depth recorded is `gl_FragDepth` (the shader writes it)
     /// rather than `gl_FragCoord.z`.
     pub writes_depth: bool,
+    /// `layout(early_fragment_tests) in;`: the tests run before the
+    /// shader, so its `discard` (and the filter's) comes after them.
+    pub early_tests: bool,
 }
 
 /// One colour output of the app's fragment shader.
@@ -147,6 +150,7 @@ impl ShaderModel {
                 self.version >= 150
             },
             writes_depth: self.idents.contains("gl_FragDepth"),
+            early_tests: self.source.contains("early_fragment_tests"),
         };
         let mut extensions = Vec::new();
         if !self.es && self.version < 430 {

@@ -40,12 +40,27 @@ const OTHER_WRITERS: &[&str] = &[
     "glCopyTextureSubImage2D",
     "glCopyTextureSubImage3D",
     "glCopyImageSubData",
+    "glTexImage1D",
     "glTexImage2D",
     "glTexImage3D",
+    "glTexSubImage1D",
     "glTexSubImage2D",
     "glTexSubImage3D",
+    "glTextureSubImage1D",
     "glTextureSubImage2D",
     "glTextureSubImage3D",
+    "glCompressedTexImage2D",
+    "glCompressedTexImage3D",
+    "glCompressedTexSubImage2D",
+    "glCompressedTexSubImage3D",
+    "glCompressedTextureSubImage2D",
+    "glCompressedTextureSubImage3D",
+    "glTexStorage2D",
+    "glTexStorage3D",
+    "glTextureStorage2D",
+    "glTextureStorage3D",
+    "glEGLImageTargetTexture2D",
+    "glXBindTexImage",
     "glGenerateMipmap",
     "glGenerateTextureMipmap",
     "glClearTexImage",
@@ -60,7 +75,7 @@ const OTHER_WRITERS: &[&str] = &[
     "glInvalidateNamedFramebufferSubData",
     "glInvalidateTexImage",
     "glInvalidateTexSubImage",
-    "glDiscardFramebufferEXT",
+    "glDiscardFramebuffer",
 ];
 
 const SUFFIXES: &[&str] = &["EXT", "ARB", "OES", "NV", "ANGLE", "APPLE", "KHR"];
@@ -154,6 +169,12 @@ mod tests {
         assert_eq!(writer(id("glBlitFramebufferEXT")), Some(Writer::Blit));
         assert_eq!(writer(id("glGenerateMipmapEXT")), Some(Writer::Other));
         assert_eq!(writer(id("glDispatchCompute")), Some(Writer::Other));
+        assert_eq!(
+            writer(id("glEGLImageTargetTexture2DOES")),
+            Some(Writer::Other)
+        );
+        assert_eq!(writer(id("glDiscardFramebufferEXT")), Some(Writer::Other));
+        assert_eq!(writer(id("glTexStorage2D")), Some(Writer::Other));
         assert_eq!(writer(id("glUniform1f")), None);
         assert_eq!(writer(id("glDrawArrays")), None);
     }

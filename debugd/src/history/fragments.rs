@@ -25,6 +25,11 @@ pub struct DrawReply<'a> {
     pub output: Option<&'a HistoryOutput>,
     /// `abi::PIXEL_*` of the image.
     pub kind: u32,
+    /// The draw buffer writing the image (the alpha test reads draw
+    /// buffer 0's output).
+    pub draw_buffer: u32,
+    /// The shader asks for early fragment tests.
+    pub early_tests: bool,
 }
 
 /// [`DrawReply::passed`] values (the preload's `history.rs`).
@@ -32,6 +37,7 @@ pub const PASSES_RUN: u32 = 1;
 pub const PASSES_NO_FORMAT: u32 = 2;
 pub const PASSES_AMBIGUOUS: u32 = 3;
 pub const PASSES_TOO_MANY: u32 = 4;
+pub const PASSES_MULTISAMPLE: u32 = 5;
 
 /// The fragments in primitive order, and a note where something is unknown.
 pub fn fragments(r: &DrawReply<'_>, pixel: (i32, i32)) -> (Vec<Fragment>, String) {
@@ -50,8 +56,19 @@ pub fn fragments(r: &DrawReply<'_>, pixel: (i32, i32)) -> (Vec<Fragment>, String
                              tests passed, is not known"
             .into(),
         PASSES_TOO_MANY => "too many fragments at the pixel to pass one by one".into(),
+        PASSES_MULTISAMPLE => "the framebuffer is multisampled: which tests passed is not known \
+                               (gldbg passes single-sampled fragments)"
+            .into(),
         _ => "the fragments were not passed through the tests".into(),
     };
+    if r.early_tests && !records.is_empty() && !scissored {
+        return (
+            early(r, &records),
+            "the shader asks for early fragment tests (they run before \
+                 it, and before its discard): which tests passed is not known"
+                .into(),
+        );
+    }
     let mut state = r.before;
     let mut out = Vec::with_capacity(records.len());
     for rec in &records {
@@ -89,7 +106,7 @@ pub fn fragments(r: &DrawReply<'_>, pixel: (i32, i32)) -> (Vec<Fragment>, String
             (f.depth_after, f.stencil_after) = depth_stencil(&p.after);
             f.passed = Some(p.samples > 0);
             if p.samples == 0 {
-                f.rejected_by = Some(rejected_by(t, rec, &f.output, &state));
+                f.rejected_by = rejected_by(t, rec, (&f.output, r.draw_buffer), &state);
             }
             state = p.after;
         }
@@ -121,40 +138,66 @@ fn output_value(rec: &HistoryRecord, o: &HistoryOutput) -> Color {
         .collect()
 }
 
+/// The fragments of a shader with early tests: what it output, nothing
+/// of the tests (they ran before it, in an order gldbg does not replay).
+fn early(r: &DrawReply<'_>, records: &[HistoryRecord]) -> Vec<Fragment> {
+    records
+        .iter()
+        .map(|rec| {
+            let done = rec.state == HISTORY_DONE;
+            Fragment {
+                primitive: rec.primitive,
+                front_facing: rec.front_facing,
+                depth: done.then(|| f64::from(f32::from_bits(rec.depth))),
+                output: match done {
+                    true => r.output.map(|o| output_value(rec, o)).unwrap_or_default(),
+                    false => Vec::new(),
+                },
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
 /// The test that rejected a fragment no sample of which passed (see the
-/// module documentation); `before` is the pixel before it.
+/// module documentation); `before` is the pixel before it; `None` where
+/// gldbg cannot tell (the alpha test of draw buffer 0 when the output
+/// recorded is another's, a stencil it cannot read).
 fn rejected_by(
     t: &FragmentTests,
     rec: &HistoryRecord,
-    output: &Color,
+    (output, draw_buffer): (&Color, u32),
     before: &PixelValue,
-) -> &'static str {
+) -> Option<&'static str> {
     if t.alpha_on != 0 {
         match output.get(3) {
-            Some(&a) if !compare(t.alpha_func, a.clamp(0.0, 1.0), f64::from(t.alpha_ref)) => {
-                return "alpha";
+            Some(&a)
+                if draw_buffer == 0
+                    && !compare(t.alpha_func, a.clamp(0.0, 1.0), f64::from(t.alpha_ref)) =>
+            {
+                return Some("alpha");
             }
-            Some(_) => {}
-            None => return "other",
+            Some(_) if draw_buffer == 0 => {}
+            _ => return None,
         }
     }
     let has_stencil = t.buffers & 2 != 0;
     if t.stencil_on != 0 && has_stencil {
         if before.has_stencil == 0 {
-            return "other";
+            return None;
         }
         let face = usize::from(!rec.front_facing);
         let mask = t.stencil_mask[face];
         let reference = t.stencil_ref[face].clamp(0, 255) as u32 & mask;
         let value = before.stencil & mask;
         if !compare(t.stencil_func[face], f64::from(reference), f64::from(value)) {
-            return "stencil";
+            return Some("stencil");
         }
     }
     if t.depth_on != 0 && t.buffers & 1 != 0 {
-        return "depth";
+        return Some("depth");
     }
-    "other"
+    Some("other")
 }
 
 /// GL's comparison `func` (GL_NEVER .. GL_ALWAYS) of `a` against `b`, as
@@ -259,6 +302,8 @@ mod tests {
             passed: PASSES_RUN,
             output: Some(&OUT),
             kind: abi::PIXEL_FLOAT,
+            draw_buffer: 0,
+            early_tests: false,
         };
         let (f, note) = fragments(&r, (5, 5));
         assert!(note.is_empty());

@@ -35,6 +35,28 @@ pub struct HistoryDebug {
     pub differences: Vec<String>,
 }
 
+/// The texel's value as read (empty where the image no longer holds it:
+/// redefined, deleted).
+fn texel_value(r: &gldbg_proto::shm::PixelReadReply, h: &History) -> crate::history::Color {
+    match r.found {
+        0 => Vec::new(),
+        _ => color(r.value.color, h.kind),
+    }
+}
+
+/// The texel read after a call.
+fn texel_after(at: At<'_>, h: &History) -> Result<crate::history::Color> {
+    Ok(texel_value(&link::read_texel(at, &h.texel)?, h))
+}
+
+/// The note's start for calls of other contexts that may write the image.
+const OTHERS: &str = "other contexts draw or write textures too";
+
+/// Whether the call at `stop` may write a texel (a draw or a writer).
+fn writes(stop: &Stop) -> bool {
+    stop.draw != 0 || calls::writer(stop.function).is_some()
+}
+
 /// The history shaders built so far, by app program (an error: why that
 /// program's draws cannot be looked into), and the program drawn with last.
 #[derive(Default)]
@@ -46,18 +68,17 @@ struct Shaders {
 impl Session {
     /// `history X,Y [until draw N]` / `history texture T X,Y`.
     pub fn pixel_history(&self, ask: HistoryAsk) -> Result<History> {
-        let (id, shm, mut h) = self.begin_history(&ask)?;
+        // Held for the whole run: no other request moves the app meanwhile.
+        let mut dbg = self.debug_lock();
+        let (id, shm, mut h) = self.begin_history(&ask, &mut dbg)?;
         let mut shaders = Shaders::default();
         let mut first = true;
         let end = loop {
             let Some(AtStop { stop, .. }) = self.control_stop() else {
                 break "exit".to_string();
             };
-            let frame_end = class_of(stop.function) & class::FRAME_END != 0;
-            // A call already executed (`until draw N` left the app after
-            // its draw) wrote what it wrote before the history began.
-            let ours = stop.context == h.context && stop.error == 0 && stop.ret.is_none();
-            if frame_end && !first && ours {
+            let ours = stop.context == h.context && stop.error == 0;
+            if class_of(stop.function) & class::FRAME_END != 0 && !first && ours {
                 break "swap".into();
             }
             first = false;
@@ -65,38 +86,36 @@ impl Session {
                 // A program may be linked anew: build its shaders again.
                 shaders = Shaders::default();
             }
-            let at = At {
-                shm: &shm,
-                slot: stop.slot,
-                stop_id: stop.stop_id,
-            };
             let draw_in_frame = stop.draw.saturating_sub(shm.frame_first_draw());
-            if ours {
-                let entry = match class_of(stop.function) & class::DRAW != 0 && stop.draw != 0 {
-                    true => self.history_draw(at, &stop, &h, &mut shaders),
-                    false => match calls::writer(stop.function) {
-                        Some(w) => self.history_writer(at, &stop, &h, w),
-                        None => Ok(None),
-                    },
-                };
-                match entry {
-                    Ok(Some(mut e)) => {
-                        e.entry = h.entries.len() as u32 + 1;
-                        e.draw = if e.global_draw != 0 { draw_in_frame } else { 0 };
-                        h.entries.push(e);
-                    }
-                    Ok(None) => {}
-                    Err(e) => h.notes.push(format!(
-                        "call {} {}: {e}",
-                        stop.call_number,
-                        function_name(stop.function)
-                    )),
-                }
+            // A call already executed (`until draw N` left the app after
+            // its draw) wrote what it wrote before the history began.
+            let mut executed = stop.ret.is_some();
+            if ours && !executed {
+                executed = self.history_call(&shm, &stop, &mut h, &mut shaders, draw_in_frame);
+            } else if !ours && writes(&stop) && !h.notes.iter().any(|n| n.starts_with(OTHERS)) {
+                h.notes.push(format!(
+                    "{OTHERS} (thread {}, call {} {}): they are not followed",
+                    stop.tid,
+                    stop.call_number,
+                    function_name(stop.function)
+                ));
             }
             if ours && stop.draw != 0 && ask.until_draw == Some(draw_in_frame) {
+                let at = At {
+                    shm: &shm,
+                    slot: stop.slot,
+                    stop_id: stop.stop_id,
+                };
+                if !executed && let Err(e) = self.finish_call(at, &stop) {
+                    h.notes
+                        .push(format!("draw {draw_in_frame} could not be executed: {e}"));
+                }
                 break format!("draw {draw_in_frame}");
             }
-            if cancel::check().is_err() || !self.history_next(id, &shm, &stop) {
+            if cancel::check().is_err() {
+                break "cancelled".into();
+            }
+            if !self.history_next(id, &shm, &stop) {
                 break "exit".into();
             }
         };
@@ -108,14 +127,60 @@ impl Session {
             lifecycle::release_gl(&shm, stop.slot);
         }
         self.end_history(&shm);
+        drop(dbg);
         self.control().history = Some(h.clone());
         Ok(h)
     }
 
+    /// Look into the call at `stop` (of the history's context, not yet
+    /// executed): its entry, or a note where that failed; whether the call
+    /// was executed meanwhile.
+    fn history_call(
+        &self,
+        shm: &SharedMemory,
+        stop: &Stop,
+        h: &mut History,
+        shaders: &mut Shaders,
+        draw_in_frame: u64,
+    ) -> bool {
+        let at = At {
+            shm,
+            slot: stop.slot,
+            stop_id: stop.stop_id,
+        };
+        let entry = match class_of(stop.function) & class::DRAW != 0 && stop.draw != 0 {
+            true => self.history_draw(at, stop, h, shaders),
+            false => match calls::writer(stop.function) {
+                Some(w) => self.history_writer(at, stop, h, w),
+                None => return false,
+            },
+        };
+        match entry {
+            Ok(Some(mut e)) => {
+                e.entry = h.entries.len() as u32 + 1;
+                e.draw = if e.global_draw != 0 { draw_in_frame } else { 0 };
+                h.entries.push(e);
+            }
+            Ok(None) => {}
+            Err(e) => h.notes.push(format!(
+                "call {} {}: {e}",
+                stop.call_number,
+                function_name(stop.function)
+            )),
+        }
+        self.control()
+            .current
+            .as_ref()
+            .is_some_and(|c| c.serial == stop.serial && c.ret.is_some())
+    }
+
     /// Resolve the image at the current stop and set the app up to stop
     /// at draws, writers and frame ends, taken by this thread.
-    fn begin_history(&self, ask: &HistoryAsk) -> Result<(u64, Arc<SharedMemory>, History)> {
-        let mut dbg = self.debug_lock();
+    fn begin_history(
+        &self,
+        ask: &HistoryAsk,
+        dbg: &mut Option<ShaderDebug>,
+    ) -> Result<(u64, Arc<SharedMemory>, History)> {
         let mut c = self.control();
         let AtStop { stop, shm } = stopped_in(&c)?;
         cancel::check()?;
@@ -168,8 +233,7 @@ impl Session {
                 read.height
             )));
         }
-        let release_gl = self.release_debug(&mut dbg, Some(&shm), None);
-        if release_gl {
+        if self.release_debug(dbg, Some(&shm), None) {
             lifecycle::release_gl(&shm, stop.slot);
         }
         c.shader_stop = None;
@@ -187,7 +251,6 @@ impl Session {
         shm.set_spin(STEP_SPIN);
         self.fast_stepping.store(true, Ordering::Release);
         drop(c);
-        drop(dbg);
         self.emit(pb::event::Kind::Running(pb::Empty {}));
         Ok((id, shm, h))
     }
@@ -253,9 +316,17 @@ impl Session {
             .last
             .and_then(|p| shaders.built.get(&p)?.as_ref().ok());
         let guessed = guess.map(|g| g.program);
-        let mut read = link::draw_fragments(at, self, &h.texel, guess)?;
+        let mut read = match link::draw_fragments(at, self, &h.texel, guess) {
+            Ok(r) => r,
+            // A fixed-function draw, a GL ES context: judged by the value.
+            Err(why) => return self.draw_by_value(at, stop, h, (0, &why.to_string())),
+        };
         if read.reply.draw_buffer < 0 {
-            return Ok(None);
+            // A texture may be written by the shader itself (image stores).
+            return match h.texel.kind == abi::TEXEL_TEXTURE {
+                true => self.draw_by_value(at, stop, h, (read.reply.program, "")),
+                false => Ok(None),
+            };
         }
         let program = read.reply.program;
         shaders.last = Some(program);
@@ -270,16 +341,7 @@ impl Session {
         }
         let shader = match &shaders.built[&program] {
             Ok(s) => s,
-            Err(why) => {
-                // Its fragments cannot be recorded: listed where it changed the value.
-                let mut e = self.history_writer(at, stop, h, Writer::Other)?;
-                if let Some(e) = &mut e {
-                    e.note = format!("its fragments are not known: {why}");
-                    e.global_draw = stop.draw;
-                    e.program = program;
-                }
-                return Ok(e);
-            }
+            Err(why) => return self.draw_by_value(at, stop, h, (program, why)),
         };
         if guessed != Some(program) {
             read = link::draw_fragments(at, self, &h.texel, Some(shader))?;
@@ -299,14 +361,15 @@ impl Session {
             passed: read.reply.passed,
             output,
             kind: h.kind,
+            draw_buffer: read.reply.draw_buffer.max(0) as u32,
+            early_tests: shader.shader.early_tests,
         };
         let (mut frags, mut note) = fragments::fragments(&reply, (h.texel.x, h.texel.y));
         if read.reply.trace.full != 0 {
             note = "more fragments at the pixel than gldbg records: the first are shown".into();
         }
         self.finish_call(at, stop)?;
-        let after = link::read_texel(at, &h.texel)?;
-        let after = color(after.value.color, h.kind);
+        let after = texel_after(at, h)?;
         // A copy's result the app's does not match: its values would be wrong.
         let last = frags.iter().rev().find(|f| !f.color_after.is_empty());
         if read.reply.passed == PASSES_RUN && last.is_some_and(|f| f.color_after != after) {
@@ -336,6 +399,26 @@ impl Session {
         }))
     }
 
+    /// A draw whose fragments are not known (`why`; empty: one that does
+    /// not draw to the image): listed where it changed the value.
+    fn draw_by_value(
+        &self,
+        at: At<'_>,
+        stop: &Stop,
+        h: &History,
+        (program, why): (u32, &str),
+    ) -> Result<Option<Entry>> {
+        let mut e = self.history_writer(at, stop, h, Writer::Other)?;
+        if let Some(e) = &mut e {
+            if !why.is_empty() {
+                e.note = format!("its fragments are not known: {why}");
+            }
+            e.global_draw = stop.draw;
+            e.program = program;
+        }
+        Ok(e)
+    }
+
     /// A call that is not a draw: listed where its destination holds the
     /// pixel (clears, blits) or the value changed; executed either way.
     fn history_writer(
@@ -352,8 +435,9 @@ impl Session {
         };
         let writes = calls::writes_pixel(w, &stop.args, &d, (h.texel.x, h.texel.y));
         self.finish_call(at, stop)?;
-        let after = link::read_texel(at, &h.texel)?;
-        if !writes && after.value.color == before.value.color {
+        let after_read = link::read_texel(at, &h.texel)?;
+        let after = texel_value(&after_read, h);
+        if !writes && after == texel_value(&before, h) {
             return Ok(None);
         }
         Ok(Some(Entry {
@@ -362,8 +446,8 @@ impl Session {
             frame: stop.frame,
             thread: stop.tid,
             framebuffer: before.framebuffer,
-            before: color(before.value.color, h.kind),
-            after: color(after.value.color, h.kind),
+            before: texel_value(&before, h),
+            after,
             ..Default::default()
         }))
     }
@@ -416,7 +500,14 @@ impl Session {
             )));
         }
         let frame = e.frame + 1;
-        let (id, shm) = self.begin_run_to_draw()?;
+        let now = self.control().current.as_ref().map(|s| s.frame);
+        if let Some(now) = now.filter(|&now| now > frame) {
+            return Err(Error::FailedPrecondition(format!(
+                "the app is in frame {now}: frame {frame}, after the history's, has passed"
+            )));
+        }
+        let mut dbg = self.debug_lock();
+        let (id, shm) = self.begin_run_to_draw(&mut dbg)?;
         let found = loop {
             let Some(AtStop { stop, .. }) = self.control_stop() else {
                 break Err(Error::FailedPrecondition(format!(
@@ -445,16 +536,30 @@ impl Session {
         self.end_history(&shm);
         let stop = found?;
         let differences = self.history_differences(&shm, &stop, &h, &e);
+        drop(dbg);
         let call = call_info(&stop, None);
+        // It stops there anyway: a failure says what differs too.
+        let with_differences = |err: Error| match differences.is_empty() {
+            true => err,
+            false => Error::FailedPrecondition(format!(
+                "stopped at {} (draw {} of frame {frame}), but {}: {err}",
+                call.function,
+                e.draw,
+                differences.join("; ")
+            )),
+        };
         self.debug_shader(DebugRequest {
             stage: Stage::Fragment,
             fragment_options: Default::default(),
-        })?;
+        })
+        .map_err(with_differences)?;
         let invocation = Invocation::Pixel {
             x: h.texel.x as u32,
             y: h.texel.y as u32,
         };
-        let stop = self.focus(FocusOn::At(invocation))?;
+        let stop = self
+            .focus(FocusOn::At(invocation))
+            .map_err(with_differences)?;
         Ok(HistoryDebug {
             stop,
             call,
@@ -463,15 +568,14 @@ impl Session {
     }
 
     /// Stop at every draw, taken by this thread.
-    fn begin_run_to_draw(&self) -> Result<(u64, Arc<SharedMemory>)> {
-        let mut dbg = self.debug_lock();
+    fn begin_run_to_draw(&self, dbg: &mut Option<ShaderDebug>) -> Result<(u64, Arc<SharedMemory>)> {
         let mut c = self.control();
         let AtStop { stop, shm } = stopped_in(&c)?;
         cancel::check()?;
         let Some(id) = c.launched.as_ref().map(|l| l.id) else {
             return Err(Error::not_launched());
         };
-        if self.release_debug(&mut dbg, Some(&shm), None) {
+        if self.release_debug(dbg, Some(&shm), None) {
             lifecycle::release_gl(&shm, stop.slot);
         }
         c.shader_stop = None;
@@ -486,7 +590,6 @@ impl Session {
         shm.set_spin(STEP_SPIN);
         self.fast_stepping.store(true, Ordering::Release);
         drop(c);
-        drop(dbg);
         self.emit(pb::event::Kind::Running(pb::Empty {}));
         Ok((id, shm))
     }

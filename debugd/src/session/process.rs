@@ -129,6 +129,7 @@ impl Session {
             c.paused = None;
             c.programs = Recordings::default();
             c.shader_stop = None;
+            c.history = None;
             c.breakpoints.reset_hits();
         }
         Ok(id)

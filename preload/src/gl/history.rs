@@ -103,3 +103,15 @@ pub fn is_texture(t: u32) -> bool {
 
 pub const FRAMEBUFFER_ATTACHMENT_LAYERED: u32 = 0x8DA7;
 pub const TEXTURE_2D_MULTISAMPLE: u32 = 0x9100;
+
+pub const SAMPLES: u32 = 0x80A9;
+
+/// `glColorMask`: every draw buffer at once.
+pub fn color_mask(m: [u8; 4]) {
+    // SAFETY: see the module comment.
+    unsafe { real::glColorMask(m[0], m[1], m[2], m[3]) }
+}
+
+pub const FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE: u32 = 0x8CD3;
+pub const TEXTURE_CUBE_MAP_POSITIVE_X: u32 = 0x8515;
+pub const TEXTURE_2D_MULTISAMPLE_ARRAY: u32 = 0x9102;

@@ -54,6 +54,8 @@ pub const PASSES_NO_FORMAT: u32 = 2;
 pub const PASSES_AMBIGUOUS: u32 = 3;
 /// More fragments than the request's `max_passes`.
 pub const PASSES_TOO_MANY: u32 = 4;
+/// The draw framebuffer is multisampled: a pixel is several samples.
+pub const PASSES_MULTISAMPLE: u32 = 5;
 
 /// `CMD_PIXEL_HISTORY` for the stopped call `id` with `args`.
 pub fn pixel_history(id: u32, args: &[u64]) -> u32 {
@@ -62,13 +64,44 @@ pub fn pixel_history(id: u32, args: &[u64]) -> u32 {
 
 fn check(call: Call, _: &PixelHistoryRequest) -> Result<(), Error> {
     call.replayable(true)?;
-    if super::context::es_version().is_some_and(|v| v < (3, 1)) {
+    // GL ES lacks what the passes rely on (depth and stencil reads, float
+    // reads of normalized buffers, a draw buffer at another index than its
+    // attachment's): refused rather than half right.
+    if super::context::is_es() {
         return Err(Error::Unsupported(
-            "a pixel history needs storage buffers in the fragment shader (GL ES 3.1 or desktop GL)"
-                .into(),
+            "a draw's fragments are looked into on desktop GL only (not GL ES yet)".into(),
         ));
     }
     Ok(())
+}
+
+/// Whether fragments at one pixel are told apart and ordered by
+/// `gl_PrimitiveID` alone: it restarts with every instance, every draw of
+/// a multi-draw or display list, and a geometry or tessellation stage
+/// sets it freely.
+fn primitive_order_known(call: Call, req: &PixelHistoryRequest) -> bool {
+    use gldbg_proto::api::{Abi, FUNCTIONS, ids};
+    if matches!(call.id, ids::glCallList | ids::glCallLists | ids::glEnd) {
+        return false;
+    }
+    let shape = call.shape();
+    let params = FUNCTIONS[call.id as usize].params;
+    let one = |i: Option<u8>| match i {
+        None => true,
+        Some(i) => {
+            let i = usize::from(i);
+            params[i].abi != Abi::Ptr && call.args.get(i).is_some_and(|&n| n as u32 as i32 <= 1)
+        }
+    };
+    let indirect = params.iter().any(|p| p.name == "indirect");
+    let stages = &req.shaders[..(req.shader_count as usize).min(req.shaders.len())];
+    let free_ids = stages.iter().any(|s| {
+        matches!(
+            s.gl_type,
+            gl::GEOMETRY_SHADER | gl::TESS_CONTROL_SHADER | gl::TESS_EVALUATION_SHADER
+        )
+    });
+    !indirect && one(shape.instances) && one(shape.draw_count) && !free_ids
 }
 
 /// The uniforms of the history shader (-1: optimised away).
@@ -133,12 +166,22 @@ fn step(
             "the history shader's storage block could not be bound here".into(),
         ));
     }
-    let recorded = record(&mut r, (t.x, t.y), max_db);
+    let recorded = record(&mut r, (t.x, t.y));
     r.saved.restore_fragment_ops();
     recorded?;
     r.read_back(|_| Ok(()))?;
-    let prims = primitives(r.bulk, r.reply.trace.data);
+    let prims = primitives(r.bulk, r.reply.trace.data).and_then(|p| {
+        match p.len() < 2 || primitive_order_known(call, req) {
+            true => Ok(p),
+            false => Err(()),
+        }
+    });
+    let multisampled = gl::get_i(gl::SAMPLES) > 0;
     let passes = match (prims, format) {
+        (Ok(p), _) if !p.is_empty() && multisampled => {
+            r.reply.passed = PASSES_MULTISAMPLE;
+            Vec::new()
+        }
         (Ok(p), _) if p.is_empty() => Vec::new(),
         (Err(()), _) => {
             r.reply.passed = PASSES_AMBIGUOUS;
@@ -171,10 +214,8 @@ fn step(
 }
 
 /// The record replay: every write masked, every test off, the pixel alone.
-fn record(r: &mut Replay<PixelHistoryReply>, pixel: (i32, i32), max_db: u32) -> Result<(), Error> {
-    for i in 0..max_db {
-        gl::color_maski(i, [0; 4]);
-    }
+fn record(r: &mut Replay<PixelHistoryReply>, pixel: (i32, i32)) -> Result<(), Error> {
+    gl::color_mask([0; 4]);
     gl::depth_mask(gl::FALSE);
     gl::stencil_mask_separate(gl::FRONT_AND_BACK, 0);
     gl::set_enabled(gl::DEPTH_TEST, false);
@@ -227,6 +268,12 @@ fn pass(
     bufs[db as usize] = gl::COLOR_ATTACHMENT0;
     gl::draw_buffers(&bufs);
     gl::read_buffer(gl::COLOR_ATTACHMENT0);
+    if alpha_one {
+        // The image has no alpha to write (it reads 1): nor has the copy.
+        let mut mask = r.saved.color_mask(db);
+        mask[3] = 0;
+        gl::color_maski(db, mask);
+    }
     let Some(_scissor) = PixelScissor::narrow((t.x, t.y)) else {
         return Err(Error::Unsupported(
             "this context's scissors cannot be narrowed to the pixel (GL ES viewport arrays)"
@@ -250,9 +297,7 @@ fn pass(
             color: read_color(t.x, t.y, r.reply.kind),
             ..Default::default()
         };
-        if alpha_one {
-            after.color[3] = 1.0f32.to_bits();
-        }
+
         read_depth_stencil(t.x, t.y, ds, &mut after);
         out.push(FragmentPass {
             primitive: k,

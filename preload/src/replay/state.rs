@@ -174,6 +174,11 @@ impl Saved {
         gl::stencil_mask_separate(gl::BACK, self.stencil_mask.1);
     }
 
+    /// The app's colour write mask of draw buffer `i`.
+    pub(crate) fn color_mask(&self, i: u32) -> [u8; 4] {
+        self.color_masks.get(i as usize).copied().unwrap_or([1; 4])
+    }
+
     /// Put back the tests' enables and the write masks (a replay that
     /// masked everything goes on with the app's).
     pub(crate) fn restore_fragment_ops(&self) {

@@ -54,6 +54,10 @@ pub fn pixel_read(_id: u32, _args: &[u64]) -> u32 {
 fn read(t: &TexelRef, draw_fb: u32, reply: &mut PixelReadReply) -> Result<(), Error> {
     let t = &match t.kind {
         shm::TEXEL_CURRENT => current_image(t, draw_fb)?,
+        // A layered texture's texel is in one layer: the first unless named.
+        shm::TEXEL_TEXTURE if t.layer < 0 && texture_is_layered(t.name) == Some(true) => {
+            TexelRef { layer: 0, ..*t }
+        }
         _ => *t,
     };
     reply.resolved = *t;
@@ -310,7 +314,10 @@ fn attached_is(t: &TexelRef, att: u32) -> bool {
             ty == gl::TEXTURE
                 && name == t.name
                 && q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL) == t.level
-                && (t.layer < 0 || q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER) == t.layer)
+                // A layered attachment writes whichever layer gl_Layer
+                // picks: not followed (the record would mix layers).
+                && q(gl::FRAMEBUFFER_ATTACHMENT_LAYERED) == 0
+                && attached_layer(att, t.name) == Some(t.layer)
         }
     }
 }
@@ -339,16 +346,19 @@ fn current_image(t: &TexelRef, draw_fb: u32) -> Result<TexelRef, Error> {
         gl::TEXTURE => {
             image.kind = shm::TEXEL_TEXTURE;
             image.level = q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
-            if q(gl::FRAMEBUFFER_ATTACHMENT_LAYERED) == 0 {
-                let layer = q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER);
-                // A 2D texture's layer reads as 0; a layer of an array,
-                // 3D or cube map texture is the attached one.
-                image.layer = if texture_is_layered(image.name) {
-                    layer
-                } else {
-                    -1
-                };
+            if q(gl::FRAMEBUFFER_ATTACHMENT_LAYERED) != 0 {
+                return Err(Error::Unsupported(format!(
+                    "framebuffer {draw_fb} draws to every layer of texture {} (gl_Layer picks \
+                     one per primitive): follow one with `history texture {} X,Y layer K`",
+                    image.name, image.name
+                )));
             }
+            image.layer = attached_layer(buffer, image.name).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "gldbg cannot tell which layer of texture {} framebuffer {draw_fb} draws to",
+                    image.name
+                ))
+            })?;
         }
         _ => {
             return Err(Error::Unsupported(format!(
@@ -360,16 +370,43 @@ fn current_image(t: &TexelRef, draw_fb: u32) -> Result<TexelRef, Error> {
     Ok(image)
 }
 
-/// Whether texture `name` has layers (an array, 3D or cube map texture).
-fn texture_is_layered(name: u32) -> bool {
+/// Whether texture `name` has layers (an array, 3D or cube map texture);
+/// `None` where the context cannot say.
+fn texture_is_layered(name: u32) -> Option<bool> {
     if !crate::intercept::resolve::available(gldbg_proto::api::ids::glGetTextureParameteriv) {
-        return false;
+        return None;
     }
     let target = gl::texture_param_i(name, gl::TEXTURE_TARGET) as u32;
-    !matches!(
-        target,
-        gl::TEXTURE_2D | gl::TEXTURE_RECTANGLE | gl::TEXTURE_2D_MULTISAMPLE
-    )
+    drain_own_errors();
+    match target {
+        gl::TEXTURE_2D | gl::TEXTURE_RECTANGLE | gl::TEXTURE_2D_MULTISAMPLE | gl::TEXTURE_1D => {
+            Some(false)
+        }
+        gl::TEXTURE_3D
+        | gl::TEXTURE_1D_ARRAY
+        | gl::TEXTURE_2D_ARRAY
+        | gl::TEXTURE_CUBE_MAP
+        | gl::TEXTURE_CUBE_MAP_ARRAY
+        | gl::TEXTURE_2D_MULTISAMPLE_ARRAY => Some(true),
+        _ => None,
+    }
+}
+
+/// The layer of texture `name` attached at `att` of the draw framebuffer,
+/// as `glFramebufferTextureLayer` names it (a cube map's face counts as
+/// its layer); -1 for a texture without layers; `None` where unknown.
+fn attached_layer(att: u32, name: u32) -> Option<i32> {
+    let q = |pname| gl::fb_attachment_param(gl::DRAW_FRAMEBUFFER, att, pname);
+    let face = q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE) as u32;
+    let layer = q(gl::FRAMEBUFFER_ATTACHMENT_TEXTURE_LAYER);
+    drain_own_errors();
+    if (gl::TEXTURE_CUBE_MAP_POSITIVE_X..gl::TEXTURE_CUBE_MAP_POSITIVE_X + 6).contains(&face) {
+        return Some((face - gl::TEXTURE_CUBE_MAP_POSITIVE_X) as i32);
+    }
+    match texture_is_layered(name)? {
+        true => Some(layer),
+        false => Some(-1),
+    }
 }
 
 /// The buffer the app draws to in the window (its draw buffer 0 there;
