@@ -105,6 +105,8 @@ pub enum Command {
     History(history::HistoryArgs),
     /// `debug history K`.
     DebugHistory(u32),
+    /// `info sources`: the focused invocation's texture reads.
+    InfoSources,
     /// `dprintf LINE,"FORMAT",ARG...`.
     Dprintf {
         line: u32,
@@ -465,6 +467,11 @@ pub const HELP: &[(&str, &str)] = &[
          stopped where it ended",
     ),
     (
+        "info sources",
+        "shader: the focused invocation's texture reads: each sampling call it executed, the \
+         coordinate, the unit, texture and texel (one replay per call site)",
+    ),
+    (
         "debug history K",
         "debug the fragment of history entry K: run to the same draw of the next frame and \
          debug its fragment shader focused on the pixel (differences from the history's draw \
@@ -773,15 +780,16 @@ fn parse_info(rest: &[&str]) -> Result<Command, ParseError> {
         ["flow", ..] => return err("usage: info flow [FILE.png]"),
         ["locals"] => Command::InfoLocals { args: false },
         ["args"] => Command::InfoLocals { args: true },
+        ["sources"] => Command::InfoSources,
         [] => {
             return err(
-                "usage: info args | breakpoints | call | flow | locals | program | state [NAME]",
+                "usage: info args | breakpoints | call | flow | locals | program | sources | state [NAME]",
             );
         }
         [what, ..] => {
             let what = q(what);
             return err(format!(
-                "info: unknown subject `{what}` (args, breakpoints, call, flow, locals, program, state)"
+                "info: unknown subject `{what}` (args, breakpoints, call, flow, locals, program, sources, state)"
             ));
         }
     })

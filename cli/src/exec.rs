@@ -99,6 +99,8 @@ pub enum Outcome {
     History(pb::PixelHistoryReply),
     /// `debug history K`: the stop at the entry's draw of the next frame.
     HistoryDebug(pb::HistoryDebug),
+    /// `info sources`.
+    Sources(pb::SourceReads),
     /// `help [CMD]`: the topic asked for.
     Help(Option<String>),
     Quit,
@@ -435,6 +437,7 @@ impl Session {
             Command::Dprintf { line, format, args } => self.dprintf(*line, format, args).await,
             Command::History(h) => self.history(*h).await,
             Command::DebugHistory(k) => self.debug_history(*k).await,
+            Command::InfoSources => self.info_sources().await,
             Command::SourceBreak {
                 file,
                 line,

@@ -440,6 +440,31 @@ impl From<crate::history::History> for pb::PixelHistoryReply {
     }
 }
 
+/// `info sources`' reads and notes.
+pub fn source_reads(
+    (reads, notes): (Vec<crate::session::SourceRead>, Vec<String>),
+) -> pb::SourceReads {
+    pb::SourceReads {
+        reads: reads
+            .into_iter()
+            .map(|r| pb::SourceRead {
+                line: r.read.line,
+                column: r.read.column,
+                function: r.read.function,
+                sampler: r.read.sampler,
+                coord_expr: r.read.coord_text,
+                coord: r.read.coord,
+                unit: r.unit,
+                texture: r.texture,
+                width: r.size.map(|s| s.0),
+                height: r.size.map(|s| s.1),
+                texel: r.texel.unwrap_or_default(),
+            })
+            .collect(),
+        notes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

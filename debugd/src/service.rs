@@ -342,6 +342,14 @@ impl pb::debugger_server::Debugger for Service {
         .await
     }
 
+    async fn info_sources(
+        &self,
+        _: Request<pb::Empty>,
+    ) -> Result<Response<pb::SourceReads>, Status> {
+        self.run(|s| s.info_sources().map(convert::source_reads))
+            .await
+    }
+
     async fn dprintf(
         &self,
         req: Request<pb::DprintfRequest>,

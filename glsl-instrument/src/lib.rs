@@ -62,6 +62,7 @@ mod instrument;
 mod parse;
 mod parts;
 mod preprocess;
+mod sampling;
 pub mod source_map;
 mod steps;
 mod summary;
@@ -453,6 +454,7 @@ pub use history::{
 };
 pub use hits::{DPRINTF_MESSAGE_HEADER_WORDS, Dprintf, HitKind, HitSpec};
 pub use parts::{MAX_PARTS, ValueLayout, ValuePart};
+pub use sampling::SamplingSite;
 pub use summary::{
     ComponentSummary, LocalsSummary, SUMMARY_WORDS_PER_COMPONENT, float_key, key_value,
 };

@@ -991,6 +991,12 @@ pub const QUERY_INT: u32 = 0;
 pub const QUERY_FLOAT: u32 = 1;
 /// `StateQuery::kind`: `glIsEnabled`.
 pub const QUERY_ENABLED: u32 = 2;
+/// `StateQuery::kind` (ABI 14): `glGetIntegerv` of a texture binding
+/// (`name`) of texture unit `arg` (the active unit put back).
+pub const QUERY_UNIT_INT: u32 = 3;
+/// `StateQuery::kind` (ABI 14): `glGetTextureLevelParameteriv(arg, 0,
+/// name)` (GL 4.5 or `ARB_direct_state_access`; else a GL error).
+pub const QUERY_TEXTURE_LEVEL_INT: u32 = 4;
 /// Most values one state query returns.
 pub const MAX_STATE_VALUES: usize = 16;
 
@@ -1005,7 +1011,9 @@ pub struct StateQuery {
     /// Values the query writes (at most [`MAX_STATE_VALUES`]); the preload
     /// gives the driver a buffer of `MAX_STATE_VALUES` either way.
     pub count: u32,
-    pub _pad: u32,
+    /// (ABI 14; padding before) the unit or texture of `QUERY_UNIT_INT`
+    /// and `QUERY_TEXTURE_LEVEL_INT`.
+    pub arg: u32,
 }
 
 /// Request of `CMD_QUERY_STATE` (at `BULK_REQUEST`; the queries follow it).

@@ -429,6 +429,46 @@ fn history_until_a_draw() {
     rep.finish();
 }
 
+/// `info sources` at the composite's fragment (after `debug history K`):
+/// the one read of the render target, its unit, the texture the app made,
+/// its size, the coordinate and the texel under it, as the model has them.
+#[test]
+fn info_sources_names_the_texel_the_composite_read() {
+    require_workspace();
+    let (texture, _) = names(&native(1).stdout);
+    let mut script = String::from(TO_FRAME_2);
+    for (x, y) in [(17, 48), (3, 34)] {
+        script += &format!(
+            "history {x},{y}\ndebug history 2\ninfo sources\nend\nbreak frame\ncontinue\ndelete\nstep\n"
+        );
+    }
+    script += "delete\ncontinue\n";
+    let dir = TempDir::new("history-sources");
+    let out = Session::new(egl_history(), &script)
+        .args(["--frames", "8"])
+        .keep_going()
+        .run(&dir);
+    let mut rep = Report::new(&out);
+    for (n, (x, y)) in [(17u32, 48u32), (3, 34)].into_iter().enumerate() {
+        let r = rep.ok("info sources", n);
+        let s = &r["sources"];
+        // The composite maps window (x, y) to texel (x, y - 32).
+        let (tx, ty) = (f64::from(x), f64::from(y - 32));
+        let want = [(tx + 0.5) / 32.0, (ty + 0.5) / 32.0];
+        rep.check(
+            s.as_array().map(Vec::len) == Some(1)
+                && s[0]["function"] == "texture"
+                && s[0]["unit"] == 0
+                && s[0]["texture"] == texture
+                && s[0]["size"] == serde_json::json!([32, 32])
+                && s[0]["texel"] == serde_json::json!([x, y - 32])
+                && near(&s[0]["coord"], &want),
+            || format!("info sources at {x},{y}: texel {tx},{ty} of texture {texture}: {r}"),
+        );
+    }
+    rep.finish();
+}
+
 /// `debug history K` for a draw entry: a shader stop at the same draw of
 /// the next frame, focused on the pixel: the focused invocation's locals
 /// (traced), gl_FragCoord and the fragment's depth and input at the pixel

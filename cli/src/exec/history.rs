@@ -1,6 +1,8 @@
 //! The pixel-history commands against the daemon: `history` and `debug
 //! history K` (the daemon runs the app; the outcome is the table, or the
-//! shader stop of the entry's fragment in the next frame).
+//! shader stop of the entry's fragment in the next frame), and `info
+//! sources` (the focused invocation's texture reads: where a history's
+//! value came from).
 
 use gldbg_proto::pb;
 
@@ -48,5 +50,19 @@ impl Session {
         });
         self.shader_breaks.clear();
         Ok(Outcome::HistoryDebug(reply))
+    }
+}
+
+impl Session {
+    /// `info sources`.
+    pub(super) async fn info_sources(&mut self) -> Result<Outcome, Failure> {
+        self.need_shader()?;
+        let reply = self
+            .client
+            .info_sources(pb::Empty {})
+            .await
+            .map_err(status_message)?
+            .into_inner();
+        Ok(Outcome::Sources(reply))
     }
 }

@@ -306,3 +306,96 @@ impl fmt::Display for HistoryDebugView<'_> {
         }
     }
 }
+
+#[derive(Serialize)]
+struct ReadJson<'a> {
+    line: u32,
+    column: u32,
+    function: &'a str,
+    sampler: &'a str,
+    coord_expr: &'a str,
+    coord: Vec<Value>,
+    unit: Option<u32>,
+    texture: Option<u32>,
+    size: Option<[u32; 2]>,
+    texel: Option<&'a [i64]>,
+}
+
+/// `info sources`' result.
+#[derive(Serialize)]
+pub struct SourcesView<'a> {
+    sources: Vec<ReadJson<'a>>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+impl<'a> SourcesView<'a> {
+    pub fn new(r: &'a pb::SourceReads) -> SourcesView<'a> {
+        SourcesView {
+            sources: r
+                .reads
+                .iter()
+                .map(|s| ReadJson {
+                    line: s.line,
+                    column: s.column,
+                    function: &s.function,
+                    sampler: &s.sampler,
+                    coord_expr: &s.coord_expr,
+                    coord: s.coord.iter().map(|&v| float_json(v, true)).collect(),
+                    unit: s.unit,
+                    texture: s.texture,
+                    size: s.width.zip(s.height).map(|(w, h)| [w, h]),
+                    texel: (!s.texel.is_empty()).then_some(s.texel.as_slice()),
+                })
+                .collect(),
+            notes: &r.notes,
+        }
+    }
+}
+
+impl fmt::Display for SourcesView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.sources.is_empty() {
+            write!(f, "The focused invocation read no texture.")?;
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            let coord: Vec<String> = s
+                .coord
+                .iter()
+                .map(|v| match v {
+                    Value::Number(n) => float_text(n.as_f64().unwrap_or(f64::NAN), true),
+                    other => other.to_string().trim_matches('"').to_string(),
+                })
+                .collect();
+            write!(
+                f,
+                "line {}: {}({}, {}) with {} = ({})",
+                s.line,
+                s.function,
+                s.sampler,
+                s.coord_expr,
+                s.coord_expr,
+                coord.join(", ")
+            )?;
+            match (s.unit, s.texture) {
+                (Some(u), Some(t)) => write!(f, ": unit {u}, texture {t}")?,
+                (Some(u), None) => write!(f, ": unit {u} (no texture gldbg can name)")?,
+                _ => write!(f, ": its unit is not known")?,
+            }
+            if let Some([w, h]) = s.size {
+                write!(f, " ({w}x{h})")?;
+            }
+            if let Some(t) = s.texel {
+                let t: Vec<String> = t.iter().map(i64::to_string).collect();
+                write!(f, ", texel {}", t.join(","))?;
+            }
+        }
+        for n in self.notes {
+            write!(f, "\nnote: {n}")?;
+        }
+        Ok(())
+    }
+}

@@ -70,6 +70,7 @@ enum Reply<'a> {
     Flow(shader::FlowView<'a>),
     History(history::HistoryView<'a>),
     HistoryDebug(history::HistoryDebugView<'a>),
+    Sources(history::SourcesView<'a>),
     Help(info::HelpView),
     /// `quit`: no keys, no text.
     Quit {},
@@ -133,6 +134,7 @@ impl<'a> Reply<'a> {
             }
             Outcome::History(h) => Reply::History(history::HistoryView::new(h)),
             Outcome::HistoryDebug(d) => Reply::HistoryDebug(history::HistoryDebugView::new(d)),
+            Outcome::Sources(r) => Reply::Sources(history::SourcesView::new(r)),
             Outcome::Help(topic) => Reply::Help(info::HelpView::new(topic.as_deref())),
             Outcome::Quit => Reply::Quit {},
         }
@@ -163,6 +165,7 @@ impl fmt::Display for Reply<'_> {
             Reply::Flow(v) => v.fmt(f),
             Reply::History(v) => v.fmt(f),
             Reply::HistoryDebug(v) => v.fmt(f),
+            Reply::Sources(v) => v.fmt(f),
             Reply::Help(v) => v.fmt(f),
             Reply::Quit {} => Ok(()),
         }

@@ -105,7 +105,7 @@ impl Session {
                     name: *value,
                     kind: e.kind,
                     count: e.count,
-                    _pad: 0,
+                    arg: 0,
                 },
             );
         }

@@ -57,6 +57,7 @@ mod inspect;
 mod lifecycle;
 mod process;
 mod recording;
+mod sampled;
 mod source_checks;
 mod sources;
 mod tracing;
@@ -66,6 +67,7 @@ use breakpoints::{Breakpoints, apply_bits};
 pub use history::{HistoryAsk, HistoryDebug};
 use inspect::call_info;
 use recording::Recordings;
+pub use sampled::SourceRead;
 
 use crate::status::check_status;
 

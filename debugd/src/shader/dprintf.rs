@@ -24,6 +24,14 @@ pub struct Message {
     pub text: String,
 }
 
+/// One message of a [`ShaderDebug::messages`] replay: its invocation and
+/// its arguments' values.
+pub(super) struct RawMessage {
+    pub invocation: Option<Invocation>,
+    pub ids: Vec<(&'static str, f64)>,
+    pub values: Vec<(ValueType, Vec<f64>)>,
+}
+
 /// What a `dprintf` printed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Printed {
@@ -333,10 +341,34 @@ impl ShaderDebug {
             )));
         }
         let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (raw, dropped) = self.messages(&steps, &arg_refs, limit, link)?;
+        let focus = self.focus.map(|(_, at)| at);
+        let messages = raw
+            .into_iter()
+            .filter(|m| !focused || (m.invocation.is_some() && m.invocation == focus))
+            .map(|m| Message {
+                text: format_message(&pieces, &m.values),
+                invocation: m.invocation,
+                ids: m.ids,
+            })
+            .collect();
+        Ok(Printed { messages, dropped })
+    }
+
+    /// One replay in which every invocation reaching one of `steps`
+    /// appends the values of `args` (as `dprintf`'s): the messages kept
+    /// (at most `limit`, the rest counted).
+    pub(super) fn messages(
+        &mut self,
+        steps: &[glsl_instrument::StepId],
+        args: &[&str],
+        limit: u32,
+        link: &mut dyn Link,
+    ) -> Result<(Vec<RawMessage>, u64)> {
         let t0 = std::time::Instant::now();
         let d = self
             .model
-            .instrument_dprintf(&steps, &arg_refs)
+            .instrument_dprintf(steps, args)
             .map_err(instrument_error)?;
         let instrumented = t0.elapsed();
         let per_message = 4 + d.args.iter().map(|t| words_of(*t)).sum::<usize>();
@@ -366,13 +398,9 @@ impl ShaderDebug {
         let data = r
             .trace
             .ok_or_else(|| Error::Internal("the dprintf replay brought no messages back".into()))?;
-        let focus = self.focus.map(|(_, at)| at);
-        let mut out = Printed::default();
+        let mut out = Vec::new();
         for m in data.words.chunks_exact(per_message) {
             let (invocation, ids) = self.message_invocation([m[1], m[2], m[3]]);
-            if focused && (invocation.is_none() || invocation != focus) {
-                continue;
-            }
             let mut at = 4;
             let values: Vec<(ValueType, Vec<f64>)> = d
                 .args
@@ -384,15 +412,14 @@ impl ShaderDebug {
                     (*t, v)
                 })
                 .collect();
-            out.messages.push(Message {
+            out.push(RawMessage {
                 invocation,
                 ids,
-                text: format_message(&pieces, &values),
+                values,
             });
         }
         let written = (data.words.len() / per_message) as u64;
-        out.dropped = u64::from(data.records).saturating_sub(written);
-        Ok(out)
+        Ok((out, u64::from(data.records).saturating_sub(written)))
     }
 
     /// A message's invocation from its three id words: as `focus` names

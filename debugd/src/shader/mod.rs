@@ -41,6 +41,7 @@ mod print;
 mod probe_result;
 mod readback;
 pub mod reply;
+mod sampled;
 mod shm_link;
 mod sources;
 #[cfg(test)]
@@ -60,6 +61,7 @@ use probe_result::ProbedPart;
 pub use probe_result::{Cell, Focus, ProbeResult, ProbedValue};
 pub use readback::{Held, HeldRefs, ReadMode, Reply, held};
 use reply::{Flow, FlowIteration, FlowSide, Invocation, ShaderStop, SourceLine, Timing};
+pub use sampled::Sampled;
 pub use shm_link::ShmLink;
 pub use sources::{other_stages, stage_model};
 use traced::TraceState;

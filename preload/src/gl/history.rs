@@ -115,3 +115,11 @@ pub fn color_mask(m: [u8; 4]) {
 pub const FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE: u32 = 0x8CD3;
 pub const TEXTURE_CUBE_MAP_POSITIVE_X: u32 = 0x8515;
 pub const TEXTURE_2D_MULTISAMPLE_ARRAY: u32 = 0x9102;
+
+pub const ACTIVE_TEXTURE: u32 = 0x84E0;
+pub const TEXTURE0: u32 = 0x84C0;
+
+pub fn active_texture(unit: u32) {
+    // SAFETY: see the module comment.
+    unsafe { real::glActiveTexture(unit) }
+}

@@ -197,6 +197,23 @@ pub fn query_state() -> u32 {
                 v.values[0] = f64::from(unsafe { crate::generated::real::glIsEnabled(q.name) });
                 v.count = 1;
             }
+            shm::QUERY_UNIT_INT => {
+                let active = gl::get_i(gl::ACTIVE_TEXTURE) as u32;
+                gl::active_texture(gl::TEXTURE0 + q.arg);
+                v.values[0] = f64::from(gl::get_i(q.name));
+                gl::active_texture(active);
+                v.count = 1;
+            }
+            shm::QUERY_TEXTURE_LEVEL_INT => {
+                if crate::intercept::resolve::available(
+                    gldbg_proto::api::ids::glGetTextureLevelParameteriv,
+                ) {
+                    v.values[0] = f64::from(gl::texture_level_param(q.arg, 0, q.name));
+                    v.count = 1;
+                } else {
+                    v.count = 0;
+                }
+            }
             QUERY_FLOAT => {
                 let mut buf = [0f32; MAX_STATE_VALUES];
                 // SAFETY: as above; the buffer holds MAX_STATE_VALUES floats, more than any state value.
