@@ -375,13 +375,13 @@ pub fn listing(lines: Vec<SourceLine>, file: String) -> pb::SourceListing {
 }
 
 /// A pixel history request: the pixel's coordinates as the GL's `int`s.
-pub fn history_ask(r: &pb::PixelHistoryRequest) -> Result<crate::session::HistoryAsk> {
+pub fn history_ask(r: &pb::PixelHistoryRequest) -> Result<crate::history::HistoryAsk> {
     let coordinate = |field: &str, v: u32| {
         i32::try_from(v)
             .map(|_| v)
             .map_err(|_| crate::error::out_of_range(field, v, "0..=2147483647"))
     };
-    Ok(crate::session::HistoryAsk {
+    Ok(crate::history::HistoryAsk {
         x: coordinate("x", r.x)?,
         y: coordinate("y", r.y)?,
         texture: match r.texture {
@@ -442,7 +442,7 @@ impl From<crate::history::History> for pb::PixelHistoryReply {
 
 /// `info sources`' reads and notes.
 pub fn source_reads(
-    (reads, notes): (Vec<crate::session::SourceRead>, Vec<String>),
+    (reads, notes): (Vec<crate::history::SourceRead>, Vec<String>),
 ) -> pb::SourceReads {
     pb::SourceReads {
         reads: reads

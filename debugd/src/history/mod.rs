@@ -24,6 +24,8 @@ pub mod link;
 
 use gldbg_proto::shm::{self as abi, TexelRef};
 
+use crate::shader::Sampled;
+
 /// A colour as read, by the image's component kind; empty: unknown.
 pub type Color = Vec<f64>;
 
@@ -135,3 +137,28 @@ pub fn color(bits: [u32; 4], kind: u32) -> Color {
         })
         .collect()
 }
+
+/// A `history` request in domain terms.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HistoryAsk {
+    pub x: u32,
+    pub y: u32,
+    /// A texture's (name, level, layer or -1) instead of the current
+    /// draw framebuffer's image.
+    pub texture: Option<(u32, i32, i32)>,
+    /// End after this draw of the frame.
+    pub until_draw: Option<u64>,
+}
+
+/// One read with the texture it went to (what gldbg could tell).
+#[derive(Clone, Debug)]
+pub struct SourceRead {
+    pub read: Sampled,
+    pub unit: Option<u32>,
+    pub texture: Option<u32>,
+    /// Level 0's width and height.
+    pub size: Option<(u32, u32)>,
+    /// The texel under the coordinate (x, y; and the layer of an array).
+    pub texel: Option<Vec<i64>>,
+}
+

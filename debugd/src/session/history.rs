@@ -11,22 +11,10 @@ use super::*;
 use crate::history::calls::{self, Destination, Writer};
 use crate::history::fragments::{self, DrawReply, PASSES_RUN};
 use crate::history::link::{self, At, HistoryShader};
-use crate::history::{Entry, History, color};
+use crate::history::{Entry, History, HistoryAsk, color};
 use crate::shader::reply::{Invocation, ShaderStop};
 use crate::shader::{DebugRequest, FocusOn};
 use gldbg_proto::shm::TexelRef;
-
-/// A `history` request in domain terms.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct HistoryAsk {
-    pub x: u32,
-    pub y: u32,
-    /// A texture's (name, level, layer or -1) instead of the current
-    /// draw framebuffer's image.
-    pub texture: Option<(u32, i32, i32)>,
-    /// End after this draw of the frame.
-    pub until_draw: Option<u64>,
-}
 
 /// What `debug history K` found.
 pub struct HistoryDebug {

@@ -64,10 +64,9 @@ mod tracing;
 
 pub use breakpoints::BreakKind;
 use breakpoints::{Breakpoints, apply_bits};
-pub use history::{HistoryAsk, HistoryDebug};
+pub use history::HistoryDebug;
 use inspect::call_info;
 use recording::Recordings;
-pub use sampled::SourceRead;
 
 use crate::status::check_status;
 

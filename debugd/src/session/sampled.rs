@@ -5,20 +5,9 @@
 //! query), the level's size and the texel under the coordinate.
 
 use super::*;
+use crate::history::SourceRead;
 use crate::shader::Sampled;
 use gldbg_proto::shm::{StateQuery, StateRequest, StateValue};
-
-/// One read with the texture it went to (what gldbg could tell).
-#[derive(Clone, Debug)]
-pub struct SourceRead {
-    pub read: Sampled,
-    pub unit: Option<u32>,
-    pub texture: Option<u32>,
-    /// Level 0's width and height.
-    pub size: Option<(u32, u32)>,
-    /// The texel under the coordinate (x, y; and the layer of an array).
-    pub texel: Option<Vec<i64>>,
-}
 
 /// A sampler type's texture binding and how many coordinates pick its
 /// texel (None: gldbg names no texel of it: cube maps, 3D, buffers).

@@ -403,16 +403,13 @@ impl Copy {
     }
 }
 
-/// Whether the context has a copy of ours.
-pub(crate) fn has_copy(context: u64) -> bool {
-    COPIES
-        .lock()
-        .is_ok_and(|copies| copies.iter().any(|c| c.context == context))
-}
-
-/// `CMD_RELEASE`: delete the current context's copy (the caller puts the
-/// app's bindings back).
-pub(crate) fn release(context: u64) {
+/// `CMD_RELEASE`: delete the current context's copy, the app's bindings
+/// and errors kept.
+pub(crate) fn release_copies() {
+    if !super::context::has_context() {
+        return;
+    }
+    let context = crate::intercept::context::current_context();
     let mine = match COPIES.lock() {
         Ok(mut copies) => {
             let (mine, rest): (Vec<Copy>, Vec<Copy>) =
@@ -422,6 +419,10 @@ pub(crate) fn release(context: u64) {
         }
         Err(_) => return,
     };
+    if mine.is_empty() {
+        return;
+    }
+    let _kept = super::target::KeepBindings::save();
     for c in mine.iter().filter(|c| c.still_ours()) {
         c.delete();
     }

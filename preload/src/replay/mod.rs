@@ -68,7 +68,10 @@ pub fn run_command(cmd: u32, id: u32, args: &[u64]) -> u32 {
         shm::CMD_COMPUTE_STEP => storage::compute_step(id, args),
         shm::CMD_QUERY_PROGRAM => query::query_program(),
         shm::CMD_QUERY_STATE => query::query_state(),
-        shm::CMD_RELEASE => target::release_targets(),
+        shm::CMD_RELEASE => {
+            history::release_copies();
+            target::release_targets()
+        }
         shm::CMD_PIXEL_READ => texel::pixel_read(id, args),
         shm::CMD_PIXEL_HISTORY => history::pixel_history(id, args),
         _ => shm::STATUS_UNKNOWN_COMMAND,

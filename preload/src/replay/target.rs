@@ -86,33 +86,57 @@ fn release_gl_targets() -> u32 {
         mine
     };
     // No GL call at all unless there is something to delete.
-    if mine.is_empty() && !super::history::has_copy(context) {
+    if mine.is_empty() {
         return shm::STATUS_OK;
     }
-    hold_app_errors();
-    // GL ES 2 has one framebuffer binding (its enum is the draw binding's).
-    let es2 = matches!(super::context::es_version(), Some((2, _)));
-    let draw = gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32;
-    let read = match es2 {
-        true => draw,
-        false => gl::get_i(gl::READ_FRAMEBUFFER_BINDING) as u32,
-    };
-    let renderbuffer = gl::get_i(gl::RENDERBUFFER_BINDING) as u32;
+    let _kept = KeepBindings::save();
     for t in mine {
         if t.still_ours() {
             t.delete();
         }
     }
-    super::history::release(context);
-    if es2 {
-        gl::bind_framebuffer(gl::FRAMEBUFFER, draw);
-    } else {
-        gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, draw);
-        gl::bind_framebuffer(gl::READ_FRAMEBUFFER, read);
-    }
-    gl::bind_renderbuffer(renderbuffer);
-    drain_own_errors();
     shm::STATUS_OK
+}
+
+/// The app's framebuffer and renderbuffer bindings and pending GL errors,
+/// kept while objects of ours are deleted (deleting a bound one unbinds
+/// it); put back, our errors drained, on drop.
+pub(crate) struct KeepBindings {
+    es2: bool,
+    draw: u32,
+    read: u32,
+    renderbuffer: u32,
+}
+
+impl KeepBindings {
+    pub(crate) fn save() -> KeepBindings {
+        hold_app_errors();
+        // GL ES 2 has one framebuffer binding (its enum is the draw binding's).
+        let es2 = matches!(super::context::es_version(), Some((2, _)));
+        let draw = gl::get_i(gl::DRAW_FRAMEBUFFER_BINDING) as u32;
+        KeepBindings {
+            es2,
+            draw,
+            read: match es2 {
+                true => draw,
+                false => gl::get_i(gl::READ_FRAMEBUFFER_BINDING) as u32,
+            },
+            renderbuffer: gl::get_i(gl::RENDERBUFFER_BINDING) as u32,
+        }
+    }
+}
+
+impl Drop for KeepBindings {
+    fn drop(&mut self) {
+        if self.es2 {
+            gl::bind_framebuffer(gl::FRAMEBUFFER, self.draw);
+        } else {
+            gl::bind_framebuffer(gl::DRAW_FRAMEBUFFER, self.draw);
+            gl::bind_framebuffer(gl::READ_FRAMEBUFFER, self.read);
+        }
+        gl::bind_renderbuffer(self.renderbuffer);
+        drain_own_errors();
+    }
 }
 
 /// Give the app back the address space of a debug session: the bulk
