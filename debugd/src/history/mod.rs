@@ -161,4 +161,3 @@ pub struct SourceRead {
     /// The texel under the coordinate (x, y; and the layer of an array).
     pub texel: Option<Vec<i64>>,
 }
-
