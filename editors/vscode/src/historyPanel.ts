@@ -7,8 +7,8 @@
  * the pixel, and sends `stopped`). A history is a record of the frame it
  * was taken in: it is not taken again at later stops.
  */
-import * as crypto from 'crypto';
 import * as vscode from 'vscode';
+import { openPanel } from './panel';
 import { PixelHistoryArgs, debugHistoryRequest, historyHtml } from './webview';
 
 export class HistoryPanel implements vscode.Disposable {
@@ -62,19 +62,9 @@ export class HistoryPanel implements vscode.Disposable {
 
     private open(): vscode.WebviewPanel {
         if (this.panel) return this.panel;
-        const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-        const panel = vscode.window.createWebviewPanel('gldbg.pixelHistory', 'gldbg pixel history', {
-            viewColumn: vscode.ViewColumn.Beside,
-            preserveFocus: true,
-        }, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
-        const webview = panel.webview;
         this.ready = false;
-        webview.html = historyHtml({
-            cspSource: webview.cspSource,
-            scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'history.js')).toString(),
-            styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'history.css')).toString(),
-            nonce: crypto.randomBytes(16).toString('base64'),
-        });
+        const panel = openPanel(this.extensionUri, 'gldbg.pixelHistory', 'gldbg pixel history', ['history.js', 'history.css'], historyHtml);
+        const webview = panel.webview;
         webview.onDidReceiveMessage((m) => this.onMessage(m));
         panel.onDidDispose(() => {
             this.panel = undefined;

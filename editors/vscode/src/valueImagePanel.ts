@@ -5,8 +5,8 @@
  * click on a pixel into `evaluate` {expression: "focus X,Y", context: "repl"},
  * a shift-click into the pixel's history (`onHistory`).
  */
-import * as crypto from 'crypto';
 import * as vscode from 'vscode';
+import { openPanel } from './panel';
 import { PixelHistoryArgs, focusRequest, historyPixel, valueImageHtml } from './webview';
 
 export class ValueImagePanel implements vscode.Disposable {
@@ -55,19 +55,9 @@ export class ValueImagePanel implements vscode.Disposable {
 
     private open(): vscode.WebviewPanel {
         if (this.panel) return this.panel;
-        const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-        const panel = vscode.window.createWebviewPanel('gldbg.valueImage', 'gldbg value image', {
-            viewColumn: vscode.ViewColumn.Beside,
-            preserveFocus: true,
-        }, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
-        const webview = panel.webview;
         this.ready = false;
-        webview.html = valueImageHtml({
-            cspSource: webview.cspSource,
-            scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'valueImage.js')).toString(),
-            styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, 'valueImage.css')).toString(),
-            nonce: crypto.randomBytes(16).toString('base64'),
-        });
+        const panel = openPanel(this.extensionUri, 'gldbg.valueImage', 'gldbg value image', ['valueImage.js', 'valueImage.css'], valueImageHtml);
+        const webview = panel.webview;
         webview.onDidReceiveMessage((m) => this.onMessage(m));
         panel.onDidDispose(() => {
             this.panel = undefined;

@@ -18,8 +18,9 @@ function escapeAttr(s: string): string {
     return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-/** The HTML of the value image panel; media/valueImage.js builds the rest. */
-export function valueImageHtml(r: PageResources): string {
+/** A panel page's head: its CSP (our script by nonce, our style, images
+ * of the webview's source), the stylesheet and the title; the body follows. */
+function pageHead(r: PageResources, title: string): string {
     const csp = [
         "default-src 'none'",
         `img-src ${r.cspSource}`,
@@ -33,9 +34,14 @@ export function valueImageHtml(r: PageResources): string {
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${escapeAttr(r.styleUri)}">
-<title>gldbg value image</title>
+<title>${escapeAttr(title)}</title>
 </head>
-<body>
+`;
+}
+
+/** The HTML of the value image panel; media/valueImage.js builds the rest. */
+export function valueImageHtml(r: PageResources): string {
+    return `${pageHead(r, 'gldbg value image')}<body>
 <div id="title">No value image yet: run "gldbg: Show Value Image" while stopped in a shader.</div>
 <div id="message" role="alert" hidden></div>
 <label id="component-label" hidden>component <select id="component"></select></label>
@@ -77,22 +83,7 @@ export function focusRequest(message: unknown): FocusEvaluate | null {
 
 /** The HTML of the pixel history panel; media/history.js builds the table. */
 export function historyHtml(r: PageResources): string {
-    const csp = [
-        "default-src 'none'",
-        `img-src ${r.cspSource}`,
-        `style-src ${r.cspSource}`,
-        `script-src 'nonce-${r.nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeAttr(r.styleUri)}">
-<title>gldbg pixel history</title>
-</head>
-<body>
+    return `${pageHead(r, 'gldbg pixel history')}<body>
 <div id="title">No pixel history yet: run "gldbg: Pixel History" while the app is stopped.</div>
 <div id="message" role="alert" hidden></div>
 <div id="info" aria-live="polite"></div>
