@@ -133,22 +133,6 @@ fn step(
     if req.shader_count == 0 || req.program != r.reply.program {
         return Ok(());
     }
-    let ds = depth_stencil_format(r.saved.draw_fb);
-    r.reply.tests = tests_state(&r.saved, ds);
-    let format = {
-        let image = ReadImage::bind(&t)?;
-        if !image.holds(&t) {
-            return Err(Error::Unsupported(format!(
-                "pixel {},{} is outside the image ({}x{})",
-                t.x, t.y, image.size.0, image.size.1
-            )));
-        }
-        r.reply.kind = image.kind;
-        r.reply.before.color = image.color(t.x, t.y);
-        image.format()
-    };
-    gl::bind_framebuffer(gl::READ_FRAMEBUFFER, r.saved.draw_fb);
-    read_depth_stencil(t.x, t.y, ds, &mut r.reply.before);
     let dbg = program(&mut r, req)?;
     let names = list(r.bulk, req.outputs);
     r.reply.output = output_for(&r.saved, &names, db);
@@ -170,6 +154,27 @@ fn step(
     r.saved.restore_fragment_ops();
     recorded?;
     r.read_back(|_| Ok(()))?;
+    if r.reply.trace.records == 0 {
+        // No fragment at the pixel (most draws): no pixel read, no sync.
+        return writes.finish();
+    }
+    // The pixel before the draw: the record pass wrote nothing of it.
+    let ds = depth_stencil_format(r.saved.draw_fb);
+    r.reply.tests = tests_state(&r.saved, ds);
+    let format = {
+        let image = ReadImage::bind(&t)?;
+        if !image.holds(&t) {
+            return Err(Error::Unsupported(format!(
+                "pixel {},{} is outside the image ({}x{})",
+                t.x, t.y, image.size.0, image.size.1
+            )));
+        }
+        r.reply.kind = image.kind;
+        r.reply.before.color = image.color(t.x, t.y);
+        image.format()
+    };
+    gl::bind_framebuffer(gl::READ_FRAMEBUFFER, r.saved.draw_fb);
+    read_depth_stencil(t.x, t.y, ds, &mut r.reply.before);
     let prims = primitives(r.bulk, r.reply.trace.data).and_then(|p| {
         match p.len() < 2 || primitive_order_known(call, req) {
             true => Ok(p),
