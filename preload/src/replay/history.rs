@@ -156,7 +156,8 @@ fn step(
     r.read_back(|_| Ok(()))?;
     if r.reply.trace.records == 0 {
         // No fragment at the pixel (most draws): no pixel read, no sync.
-        return writes.finish();
+        writes.finish()?;
+        return Ok(());
     }
     // The pixel before the draw: the record pass wrote nothing of it.
     let ds = depth_stencil_format(r.saved.draw_fb);
