@@ -399,3 +399,31 @@ impl fmt::Display for SourcesView<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swatches_are_24_bit_backgrounds_of_float_colours() {
+        let c = pb::PixelColor {
+            value: vec![1.0, 0.5, -1.0, 1.0],
+        };
+        assert_eq!(
+            swatch(Some(&c), "float", true),
+            "\x1b[48;2;255;128;0m  \x1b[0m "
+        );
+        assert_eq!(swatch(Some(&c), "float", false), "", "no colour: no swatch");
+        assert_eq!(
+            swatch(Some(&c), "uint", true),
+            "",
+            "integers have no colour"
+        );
+        assert_eq!(swatch(None, "float", true), "");
+        assert_eq!(color_text(None), "unknown");
+        assert_eq!(
+            color_json(Some(&pb::PixelColor { value: vec![] }), "float"),
+            Value::Null
+        );
+    }
+}
