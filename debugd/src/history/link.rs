@@ -36,12 +36,6 @@ impl At<'_> {
     }
 }
 
-/// One texel as `CMD_PIXEL_READ` read it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TexelRead {
-    pub reply: PixelReadReply,
-}
-
 /// Read the texel of `texel` (`TEXEL_CURRENT`: of the image the current
 /// draw framebuffer's draw buffer 0 writes) at the stop.
 pub fn read_texel(at: At<'_>, texel: &TexelRef) -> Result<PixelReadReply> {
