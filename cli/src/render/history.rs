@@ -179,6 +179,7 @@ impl fmt::Display for HistoryView<'_> {
         let end = match r.end.as_str() {
             "swap" => "to the frame's end (the app is stopped at the swap)".to_string(),
             "exit" => "until the app ended".to_string(),
+            "cancelled" => "until the request was cancelled (the app is stopped there)".to_string(),
             d => format!("to {d} of the frame (the app is stopped there)"),
         };
         writeln!(
