@@ -111,15 +111,6 @@ fn table() -> &'static [Option<Writer>] {
     })
 }
 
-/// Every function id a history stops at outside draws.
-pub fn writer_ids() -> impl Iterator<Item = u32> {
-    table()
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.is_some())
-        .map(|(id, _)| id as u32)
-}
-
 /// What `CMD_PIXEL_READ` said of the draw framebuffer before the call.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Destination {

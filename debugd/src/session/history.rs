@@ -37,6 +37,15 @@ fn texel_after(at: At<'_>, h: &History) -> Result<crate::history::Color> {
     Ok(texel_value(&link::read_texel(at, &h.texel)?, h))
 }
 
+/// The preload link of the thread stopped at `stop`.
+fn at_stop<'a>(shm: &'a SharedMemory, stop: &Stop) -> At<'a> {
+    At {
+        shm,
+        slot: stop.slot,
+        stop_id: stop.stop_id,
+    }
+}
+
 /// The note's start for calls of other contexts that may write the image.
 const OTHERS: &str = "other contexts draw or write textures too";
 
@@ -89,11 +98,7 @@ impl Session {
                 ));
             }
             if ours && stop.draw != 0 && ask.until_draw == Some(draw_in_frame) {
-                let at = At {
-                    shm: &shm,
-                    slot: stop.slot,
-                    stop_id: stop.stop_id,
-                };
+                let at = at_stop(&shm, &stop);
                 if !executed && let Err(e) = self.finish_call(at, &stop) {
                     h.notes
                         .push(format!("draw {draw_in_frame} could not be executed: {e}"));
@@ -131,11 +136,7 @@ impl Session {
         shaders: &mut Shaders,
         draw_in_frame: u64,
     ) -> bool {
-        let at = At {
-            shm,
-            slot: stop.slot,
-            stop_id: stop.stop_id,
-        };
+        let at = at_stop(shm, stop);
         let entry = match class_of(stop.function) & class::DRAW != 0 && stop.draw != 0 {
             true => self.history_draw(at, stop, h, shaders),
             false => match calls::writer(stop.function) {
@@ -169,7 +170,7 @@ impl Session {
         ask: &HistoryAsk,
         dbg: &mut Option<ShaderDebug>,
     ) -> Result<(u64, Arc<SharedMemory>, History)> {
-        let mut c = self.control();
+        let c = self.control();
         let AtStop { stop, shm } = stopped_in(&c)?;
         cancel::check()?;
         let Some(id) = c.launched.as_ref().map(|l| l.id) else {
@@ -199,11 +200,7 @@ impl Session {
                 ..Default::default()
             },
         };
-        let at = At {
-            shm: &shm,
-            slot: stop.slot,
-            stop_id: stop.stop_id,
-        };
+        let at = at_stop(&shm, &stop);
         let read = link::read_texel(at, &texel)?;
         let h = History {
             texel: read.resolved,
@@ -221,26 +218,37 @@ impl Session {
                 read.height
             )));
         }
-        if self.release_debug(dbg, Some(&shm), None) {
-            lifecycle::release_gl(&shm, stop.slot);
+        self.run_stopping_at(c, dbg, (&shm, stop.slot), |id| {
+            class_of(id) & (class::DRAW | class::FRAME_END) != 0 || calls::writer(id).is_some()
+        });
+        Ok((id, shm, h))
+    }
+
+    /// Set the app up to run on from the stop at `slot` (its shader
+    /// debugging released), stopping at the user's breakpoints and at the
+    /// calls `stops_at` names, the stops taken by the request's thread
+    /// (as `step N` takes them); the RUNNING event sent.
+    fn run_stopping_at(
+        &self,
+        mut c: MutexGuard<'_, Control>,
+        dbg: &mut Option<ShaderDebug>,
+        (shm, slot): (&SharedMemory, usize),
+        stops_at: impl Fn(u32) -> bool,
+    ) {
+        if self.release_debug(dbg, Some(shm), None) {
+            lifecycle::release_gl(shm, slot);
         }
         c.shader_stop = None;
         c.stepping = true;
         shm.set_step_all(false);
-        apply_bits(&c, &shm);
-        for id in calls::writer_ids() {
+        apply_bits(&c, shm);
+        for id in (0..FUNCTIONS.len() as u32).filter(|&id| stops_at(id)) {
             shm.set_breakpoint(id, true);
-        }
-        for id in 0..FUNCTIONS.len() as u32 {
-            if class_of(id) & (class::DRAW | class::FRAME_END) != 0 {
-                shm.set_breakpoint(id, true);
-            }
         }
         shm.set_spin(STEP_SPIN);
         self.fast_stepping.store(true, Ordering::Release);
         drop(c);
         self.emit(pb::event::Kind::Running(pb::Empty {}));
-        Ok((id, shm, h))
     }
 
     /// The current stop while the history runs (None: the app is gone).
@@ -557,28 +565,15 @@ impl Session {
 
     /// Stop at every draw, taken by this thread.
     fn begin_run_to_draw(&self, dbg: &mut Option<ShaderDebug>) -> Result<(u64, Arc<SharedMemory>)> {
-        let mut c = self.control();
+        let c = self.control();
         let AtStop { stop, shm } = stopped_in(&c)?;
         cancel::check()?;
         let Some(id) = c.launched.as_ref().map(|l| l.id) else {
             return Err(Error::not_launched());
         };
-        if self.release_debug(dbg, Some(&shm), None) {
-            lifecycle::release_gl(&shm, stop.slot);
-        }
-        c.shader_stop = None;
-        c.stepping = true;
-        shm.set_step_all(false);
-        apply_bits(&c, &shm);
-        for id in 0..FUNCTIONS.len() as u32 {
-            if class_of(id) & class::DRAW != 0 {
-                shm.set_breakpoint(id, true);
-            }
-        }
-        shm.set_spin(STEP_SPIN);
-        self.fast_stepping.store(true, Ordering::Release);
-        drop(c);
-        self.emit(pb::event::Kind::Running(pb::Empty {}));
+        self.run_stopping_at(c, dbg, (&shm, stop.slot), |id| {
+            class_of(id) & class::DRAW != 0
+        });
         Ok((id, shm))
     }
 
@@ -595,11 +590,7 @@ impl Session {
         if name != e.function {
             out.push(format!("the call is {name}, not {}", e.function));
         }
-        let at = At {
-            shm,
-            slot: stop.slot,
-            stop_id: stop.stop_id,
-        };
+        let at = at_stop(shm, stop);
         match link::draw_fragments(at, self, &h.texel, None) {
             Ok(r) if r.reply.draw_buffer < 0 => {
                 out.push(format!("this draw does not write {}", h.image()))
