@@ -59,6 +59,7 @@ pub mod fuzzing;
 mod history;
 mod hits;
 mod instrument;
+pub mod memcheck;
 mod parse;
 mod parts;
 mod preprocess;
