@@ -74,6 +74,7 @@ pub struct Gl {
     shader_storage_block_binding: unsafe extern "C" fn(u32, u32, u32),
     get_uniform_location: unsafe extern "C" fn(u32, *const c_char) -> i32,
     program_uniform1iv: unsafe extern "C" fn(u32, i32, i32, *const i32),
+    program_uniform1uiv: unsafe extern "C" fn(u32, i32, i32, *const u32),
     gen_framebuffers: unsafe extern "C" fn(i32, *mut u32),
     bind_framebuffer: unsafe extern "C" fn(u32, u32),
     gen_renderbuffers: unsafe extern "C" fn(i32, *mut u32),
@@ -129,6 +130,7 @@ impl Gl {
             shader_storage_block_binding: load("glShaderStorageBlockBinding")?,
             get_uniform_location: load("glGetUniformLocation")?,
             program_uniform1iv: load("glProgramUniform1iv")?,
+            program_uniform1uiv: load("glProgramUniform1uiv")?,
             gen_framebuffers: load("glGenFramebuffers")?,
             bind_framebuffer: load("glBindFramebuffer")?,
             gen_renderbuffers: load("glGenRenderbuffers")?,
@@ -240,6 +242,17 @@ impl Gl {
         b
     }
 
+    /// Replace the storage buffer `buffer`'s contents by `words`.
+    pub fn write(&self, buffer: u32, words: &[u32]) {
+        // SAFETY: `words` holds its length in words; the context is current.
+        unsafe {
+            (self.bind_buffer)(GL_SHADER_STORAGE_BUFFER, buffer);
+            let size = std::mem::size_of_val(words) as isize;
+            let data = words.as_ptr() as *const c_void;
+            (self.buffer_data)(GL_SHADER_STORAGE_BUFFER, size, data, GL_DYNAMIC_COPY);
+        }
+    }
+
     /// The first `words` words of the storage buffer `buffer`, after a
     /// barrier on every earlier write.
     pub fn read(&self, buffer: u32, words: usize) -> Vec<u32> {
@@ -275,6 +288,17 @@ impl Gl {
             let loc = (self.get_uniform_location)(prog, c.as_ptr());
             assert!(loc >= 0, "no uniform {name}");
             (self.program_uniform1iv)(prog, loc, values.len() as i32, values.as_ptr());
+        }
+    }
+
+    /// Set the `uint[]` uniform `name` of `prog` to `values`.
+    pub fn uint_array(&self, prog: u32, name: &str, values: &[u32]) {
+        let c = CString::new(name).unwrap();
+        // SAFETY: a NUL-terminated name, `values` holds its count; the context is current.
+        unsafe {
+            let loc = (self.get_uniform_location)(prog, c.as_ptr());
+            assert!(loc >= 0, "no uniform {name}");
+            (self.program_uniform1uiv)(prog, loc, values.len() as i32, values.as_ptr());
         }
     }
 

@@ -38,7 +38,13 @@
 //! the executor from the bound ranges and its budget; a component at or
 //! past the cap is not checked for races).
 
+use glsl_lang::ast;
+
 use crate::{InstrumentError, ShaderModel, Stage};
+
+mod emit;
+mod rewrite;
+mod scope;
 
 /// The findings block's name (std430, no binding: placed by name).
 pub const MEMCHECK_BLOCK: &str = "gldbg_Memcheck";
@@ -173,8 +179,14 @@ impl FindingKind {
 /// An invocation as a record names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Invocation {
-    Compute { workgroup: [u32; 3], local: [u32; 3] },
-    Fragment { x: u32, y: u32 },
+    Compute {
+        workgroup: [u32; 3],
+        local: [u32; 3],
+    },
+    Fragment {
+        x: u32,
+        y: u32,
+    },
 }
 
 /// The other side of a race.
@@ -271,14 +283,127 @@ fn unflatten(flat: u32, size: [u32; 3]) -> [u32; 3] {
 impl ShaderModel {
     /// The memcheck shader of a compute or fragment shader (module
     /// documentation). [`InstrumentError::Unsupported`] for another stage
-    /// or a GLSL without storage blocks.
+    /// or a GLSL without storage blocks (before 4.30 without
+    /// `GL_ARB_shader_storage_buffer_object`, before GLSL ES 3.10).
     pub fn instrument_memcheck(
         &self,
         opts: MemcheckOptions,
     ) -> Result<MemcheckShader, InstrumentError> {
-        let _ = opts;
-        Err(InstrumentError::Unsupported(
-            "memcheck: not built yet".into(),
-        ))
+        if !matches!(self.stage, Stage::Compute | Stage::Fragment) {
+            return Err(InstrumentError::Unsupported(format!(
+                "memcheck checks compute and fragment shaders, not {} shaders",
+                self.stage.name()
+            )));
+        }
+        let ssbo_ext = self.extensions.iter().any(|e| e == SSBO);
+        if !(self.es && self.version >= 310 || !self.es && (self.version >= 430 || ssbo_ext)) {
+            return Err(InstrumentError::Unsupported(format!(
+                "memcheck needs storage blocks (GLSL 4.30, {SSBO}, or GLSL ES 3.10); this shader is {}",
+                crate::hits::version_name(self)
+            )));
+        }
+        if self.idents.iter().any(|i| i.starts_with("gldbg_mc_")) {
+            return Err(InstrumentError::Unsupported(
+                "the shader uses names starting with gldbg_mc_, which memcheck needs".into(),
+            ));
+        }
+        let main = self
+            .model
+            .main
+            .map(|f| self.model.functions[f].decl)
+            .ok_or_else(|| InstrumentError::Unsupported("the shader has no main".into()))?;
+        let globals = scope::Globals::collect(&self.tu.0);
+        // Survey: which storage arrays the shader writes.
+        let mut survey = rewrite::Rewrite::new(&globals, &self.source, true, opts.shared);
+        let mut tu = self.tu.0.clone();
+        for d in tu.iter_mut() {
+            if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
+                survey.function(def, Vec::new());
+            }
+        }
+        let written = survey.written;
+        let mut rw = rewrite::Rewrite::new(&globals, &self.source, false, opts.shared);
+        rw.written = written;
+        let mut tu = self.tu.0.clone();
+        for d in tu.iter_mut() {
+            if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
+                rw.function(def, Vec::new());
+            }
+        }
+        let shared: Vec<emit::SharedShadow> = rw
+            .shared
+            .iter()
+            .enumerate()
+            .map(|(index, (name, ty))| emit::SharedShadow {
+                index,
+                components: ty.components(),
+                elements: (0..ty.dims.max(1))
+                    .map(|d| format!("{name}{}.length()", "[0]".repeat(d)))
+                    .collect::<Vec<_>>()
+                    .join(" * "),
+            })
+            .collect();
+        let emit = emit::Emit {
+            stage: self.stage,
+            es: self.es,
+            storage: rw.storage.len(),
+            counters: rw.counters,
+            shared: &shared,
+            temps: rw.temps,
+        };
+        let prologue = parse_statements(&emit.prologue());
+        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut tu[main].content {
+            let body = &mut def.statement.statement_list;
+            let rest = std::mem::take(body);
+            *body = prologue.into_iter().chain(rest).collect();
+        }
+        let mut not_checked: Vec<String> = rw.not_checked.into_iter().collect();
+        if !opts.shared && !globals.shared.is_empty() {
+            not_checked.push(
+                "shared memory races and uninitialised reads (the shadow does not fit the \
+                 driver's shared memory)"
+                    .into(),
+            );
+        }
+        let mut extensions = Vec::new();
+        if !self.es && self.version < 430 && !ssbo_ext {
+            extensions.push(format!("#extension {SSBO} : require"));
+        }
+        let source = crate::hits::print_with(self, &tu, extensions, emit.declarations());
+        Ok(MemcheckShader {
+            source,
+            sites: rw.sites,
+            storage: rw.storage,
+            counters: rw.counters,
+            not_checked,
+        })
     }
 }
+
+const SSBO: &str = "GL_ARB_shader_storage_buffer_object";
+
+/// Statements from GLSL text (generated code: it always parses).
+fn parse_statements(text: &str) -> Vec<ast::Statement> {
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
+    let shader = format!("#version 460\nvoid gldbg_mc_f() {{\n{text}\n}}\n");
+    let pp = crate::preprocess::preprocess(&shader, &Default::default(), crate::Api::Gl)
+        .expect("memcheck's generated statements preprocess");
+    let parsed = crate::parse::parse_active(&pp.text, &pp.active, crate::Api::Gl)
+        .expect("memcheck's generated statements parse");
+    parsed
+        .tu
+        .0
+        .into_iter()
+        .find_map(|d| match d.content {
+            ast::ExternalDeclarationData::FunctionDefinition(def) => {
+                Some(def.statement.statement_list.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

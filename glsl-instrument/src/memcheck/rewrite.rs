@@ -1,0 +1,1040 @@
+//! The memcheck edits in the app's functions: every array access of a
+//! storage, `shared` or local array gets its index passed through a check
+//! (evaluated once, returned unchanged), image coordinates and atomic
+//! counters are checked, locals declared without a value get a `bool`
+//! set where they are assigned and checked where they are read, and
+//! `barrier()` / memory barriers advance the epochs.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use glsl_lang::ast;
+
+use super::scope::{Dir, Globals, Home, ImageShape, Ty, Var};
+use super::{MemSite, Space, TrackedArray};
+use crate::parse::{expr_text, line_col};
+
+/// How an access uses its memory (the check functions' `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ctx {
+    Read = 0,
+    Write = 1,
+    ReadWrite = 2,
+    Atomic = 3,
+}
+
+/// One step of an access path below its root variable.
+enum Op {
+    Dot(ast::Identifier),
+    Index(Box<ast::Expr>),
+}
+
+/// The rewrite's state over the whole shader.
+pub(super) struct Rewrite<'a> {
+    pub g: &'a Globals,
+    pub src: &'a str,
+    scopes: Vec<HashMap<String, Var>>,
+    pub sites: Vec<MemSite>,
+    pub storage: Vec<TrackedArray>,
+    storage_keys: HashMap<String, usize>,
+    /// `shared` arrays accessed, by name: their shadow index.
+    pub shared: Vec<(String, Ty)>,
+    /// Survey pass: the storage arrays written anywhere are collected,
+    /// nothing else counts.
+    pub survey: bool,
+    pub written: HashSet<String>,
+    /// Shadow `shared` arrays.
+    pub shared_on: bool,
+    pub not_checked: BTreeSet<String>,
+    pub temps: usize,
+    pub counters: bool,
+    flags: usize,
+}
+
+fn v(name: &str) -> ast::Expr {
+    ast::ExprData::variable(name).into()
+}
+fn u(x: u32) -> ast::Expr {
+    ast::ExprData::UIntConst(x).into()
+}
+fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
+    ast::ExprData::FunCall(ast::FunIdentifierData::ident(name).into(), args).into()
+}
+fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    ast::ExprData::Comma(Box::new(a), Box::new(b)).into()
+}
+fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    ast::ExprData::Assignment(
+        Box::new(a),
+        ast::AssignmentOpData::Equal.into(),
+        Box::new(b),
+    )
+    .into()
+}
+fn expr_stmt(e: ast::Expr) -> ast::Statement {
+    ast::StatementData::Expression(ast::ExprStatementData(Some(e)).into()).into()
+}
+fn compound(list: Vec<ast::Statement>) -> ast::Statement {
+    ast::StatementData::Compound(
+        ast::CompoundStatementData {
+            statement_list: list,
+        }
+        .into(),
+    )
+    .into()
+}
+/// `e.length()` as an `int`.
+fn length_of(e: ast::Expr) -> ast::Expr {
+    let callee: ast::Expr =
+        ast::ExprData::Dot(Box::new(e), ast::IdentifierData::from("length").into()).into();
+    ast::ExprData::FunCall(
+        ast::FunIdentifierData::Expr(Box::new(callee)).into(),
+        vec![],
+    )
+    .into()
+}
+fn mul(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    ast::ExprData::Binary(ast::BinaryOpData::Mult.into(), Box::new(a), Box::new(b)).into()
+}
+fn add(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    ast::ExprData::Binary(ast::BinaryOpData::Add.into(), Box::new(a), Box::new(b)).into()
+}
+fn take(e: &mut ast::Expr) -> ast::Expr {
+    std::mem::replace(e, ast::ExprData::BoolConst(false).into())
+}
+fn is_const(e: &ast::Expr) -> bool {
+    matches!(
+        e.content,
+        ast::ExprData::IntConst(_) | ast::ExprData::UIntConst(_)
+    )
+}
+/// A `bool` local `name = false`.
+fn flag_decl(name: &str) -> ast::Statement {
+    let text = format!("bool {name} = false;");
+    super::parse_statements(&text)
+        .into_iter()
+        .next()
+        .expect("a flag declaration parses")
+}
+
+/// The path's root and its steps (`buf.data[i].x`: `buf`, [.data, [i], .x]).
+fn flatten(e: ast::Expr, ops: &mut Vec<Op>) -> ast::Expr {
+    match e.content {
+        ast::ExprData::Dot(base, field) => {
+            let root = flatten(*base, ops);
+            ops.push(Op::Dot(field));
+            root
+        }
+        ast::ExprData::Bracket(base, idx) => {
+            let root = flatten(*base, ops);
+            ops.push(Op::Index(idx));
+            root
+        }
+        _ => e,
+    }
+}
+
+fn rebuild(root: ast::Expr, ops: Vec<Op>) -> ast::Expr {
+    ops.into_iter().fold(root, |acc, op| match op {
+        Op::Dot(f) => ast::ExprData::Dot(Box::new(acc), f).into(),
+        Op::Index(i) => ast::ExprData::Bracket(Box::new(acc), i).into(),
+    })
+}
+
+/// The path up to `n` ops with every index made 0 (for a `.length()`:
+/// inner array sizes do not depend on the outer indices).
+fn zeroed(root: &ast::Expr, ops: &[Op], n: usize) -> ast::Expr {
+    ops[..n].iter().fold(root.clone(), |acc, op| match op {
+        Op::Dot(f) => ast::ExprData::Dot(Box::new(acc), f.clone()).into(),
+        Op::Index(_) => {
+            ast::ExprData::Bracket(Box::new(acc), Box::new(ast::ExprData::IntConst(0).into()))
+                .into()
+        }
+    })
+}
+
+fn swizzle_component(field: &str) -> Option<u32> {
+    let mut c = field.chars();
+    let (Some(ch), None) = (c.next(), c.next()) else {
+        return None;
+    };
+    ["xyzw", "rgba", "stpq"]
+        .iter()
+        .find_map(|set| set.find(ch).map(|i| i as u32))
+}
+
+const MEMORY_BARRIERS: [&str; 4] = [
+    "memoryBarrier",
+    "memoryBarrierBuffer",
+    "groupMemoryBarrier",
+    "memoryBarrierShared",
+];
+
+impl<'a> Rewrite<'a> {
+    pub fn new(g: &'a Globals, src: &'a str, survey: bool, shared_on: bool) -> Rewrite<'a> {
+        Rewrite {
+            g,
+            src,
+            scopes: Vec::new(),
+            sites: Vec::new(),
+            storage: Vec::new(),
+            storage_keys: HashMap::new(),
+            shared: Vec::new(),
+            survey,
+            written: HashSet::new(),
+            shared_on,
+            not_checked: BTreeSet::new(),
+            temps: 0,
+            counters: false,
+            flags: 0,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Var> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.g.vars.get(name))
+            .cloned()
+    }
+
+    fn declare(&mut self, name: String, var: Var) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name, var);
+        }
+    }
+
+    fn fresh_flag(&mut self, name: &str) -> String {
+        self.flags += 1;
+        format!("gldbg_mc_f{}_{name}", self.flags)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn site(
+        &mut self,
+        at: &ast::Expr,
+        variable: String,
+        space: Space,
+        block: Option<String>,
+        binding: Option<u32>,
+        element_words: u32,
+    ) -> u32 {
+        let offset = at.span.map_or(0, |s| usize::from(s.start().offset));
+        let (line, column) = line_col(self.src, offset);
+        self.sites.push(MemSite {
+            line,
+            column,
+            expr: expr_text(at),
+            variable,
+            space,
+            block,
+            binding,
+            element_words,
+            signed: true,
+        });
+        (self.sites.len() - 1) as u32
+    }
+
+    // ---- functions and statements ----
+
+    /// One function: its parameters in scope (`out` ones with a flag set
+    /// false first), its body rewritten, `prologue` first in it.
+    pub fn function(&mut self, def: &mut ast::FunctionDefinition, prologue: Vec<ast::Statement>) {
+        self.scopes.push(HashMap::new());
+        let mut first = prologue;
+        for p in &def.prototype.parameters {
+            let ast::FunctionParameterDeclarationData::Named(q, d) = &p.content else {
+                continue;
+            };
+            let out = q.as_ref().is_some_and(|q| {
+                q.qualifiers.iter().any(|s| {
+                    matches!(&s.content, ast::TypeQualifierSpecData::Storage(st)
+                        if st.content == ast::StorageQualifierData::Out)
+                })
+            });
+            let name = d.ident.ident.0.to_string();
+            let ty = Ty::parse(&crate::steps::type_string(
+                &d.ty,
+                d.ident.array_spec.as_ref(),
+            ));
+            let flag = out.then(|| self.fresh_flag(&name));
+            if let Some(f) = &flag {
+                first.push(flag_decl(f));
+            }
+            self.declare(
+                name,
+                Var {
+                    home: Home::Local { flag },
+                    ty,
+                },
+            );
+        }
+        let body = &mut def.statement.statement_list;
+        self.list(body);
+        if !first.is_empty() {
+            let rest = std::mem::take(body);
+            *body = first.into_iter().chain(rest).collect();
+        }
+        self.scopes.pop();
+    }
+
+    fn list(&mut self, list: &mut Vec<ast::Statement>) {
+        let old = std::mem::take(list);
+        for mut s in old {
+            let extra = self.stmt(&mut s);
+            list.push(s);
+            list.extend(extra);
+        }
+    }
+
+    /// Rewrite `s`; returns statements to put right after it (the flags
+    /// of the locals it declares).
+    fn stmt(&mut self, s: &mut ast::Statement) -> Vec<ast::Statement> {
+        use ast::StatementData as S;
+        match &mut s.content {
+            S::Compound(c) => {
+                self.scopes.push(HashMap::new());
+                self.list(&mut c.statement_list);
+                self.scopes.pop();
+            }
+            S::Declaration(d) => return self.declaration(d),
+            S::Expression(es) => {
+                let Some(e) = &mut es.content.0 else {
+                    return Vec::new();
+                };
+                if let Some((name, _)) = crate::steps::call_name(e) {
+                    if name == "barrier" {
+                        let b = take(e);
+                        *s = compound(vec![
+                            expr_stmt(b),
+                            expr_stmt(call("gldbg_mc_barrier", vec![])),
+                        ]);
+                        return Vec::new();
+                    }
+                    if MEMORY_BARRIERS.contains(&name) {
+                        let b = take(e);
+                        *s = compound(vec![
+                            expr_stmt(b),
+                            expr_stmt(assign(
+                                v("gldbg_mc_mb"),
+                                ast::ExprData::BoolConst(true).into(),
+                            )),
+                        ]);
+                        return Vec::new();
+                    }
+                }
+                // `x = e;` of a local with a flag: the flag set after.
+                if let ast::ExprData::Assignment(lhs, op, rhs) = &mut e.content
+                    && op.content == ast::AssignmentOpData::Equal
+                    && let Some(flag) = self.root_flag(lhs)
+                {
+                    self.expr(rhs, Ctx::Read);
+                    self.expr(lhs, Ctx::Write);
+                    let done = expr_stmt(assign(v(&flag), ast::ExprData::BoolConst(true).into()));
+                    let inner = std::mem::replace(s, compound(vec![]));
+                    *s = compound(vec![inner, done]);
+                    return Vec::new();
+                }
+                self.expr(e, Ctx::Read);
+            }
+            S::Selection(sel) => {
+                self.expr(&mut sel.cond, Ctx::Read);
+                match &mut sel.rest.content {
+                    ast::SelectionRestStatementData::Statement(a) => self.branch(a),
+                    ast::SelectionRestStatementData::Else(a, b) => {
+                        self.branch(a);
+                        self.branch(b);
+                    }
+                }
+            }
+            S::Switch(sw) => {
+                self.expr(&mut sw.head, Ctx::Read);
+                self.scopes.push(HashMap::new());
+                self.list(&mut sw.body);
+                self.scopes.pop();
+            }
+            S::CaseLabel(_) => {}
+            S::Iteration(it) => {
+                self.scopes.push(HashMap::new());
+                match &mut it.content {
+                    ast::IterationStatementData::While(c, body) => {
+                        self.condition(c);
+                        self.branch(body);
+                    }
+                    ast::IterationStatementData::DoWhile(body, c) => {
+                        self.branch(body);
+                        self.expr(c, Ctx::Read);
+                    }
+                    ast::IterationStatementData::For(init, rest, body) => {
+                        match &mut init.content {
+                            ast::ForInitStatementData::Expression(Some(e)) => {
+                                self.expr(e, Ctx::Read)
+                            }
+                            ast::ForInitStatementData::Expression(None) => {}
+                            ast::ForInitStatementData::Declaration(d) => {
+                                // A `for` variable without a value: taken as assigned.
+                                self.declaration_no_flags(d);
+                            }
+                        }
+                        if let Some(c) = &mut rest.condition {
+                            self.condition(c);
+                        }
+                        if let Some(e) = &mut rest.post_expr {
+                            self.expr(e, Ctx::Read);
+                        }
+                        self.branch(body);
+                    }
+                }
+                self.scopes.pop();
+            }
+            S::Jump(j) => {
+                if let ast::JumpStatementData::Return(Some(e)) = &mut j.content {
+                    self.expr(e, Ctx::Read);
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// A branch or loop body: where it declares, it becomes a block.
+    fn branch(&mut self, s: &mut ast::Statement) {
+        let extra = self.stmt(s);
+        if !extra.is_empty() {
+            let inner = std::mem::replace(s, compound(vec![]));
+            *s = compound(std::iter::once(inner).chain(extra).collect());
+        }
+    }
+
+    fn condition(&mut self, c: &mut ast::Condition) {
+        match &mut c.content {
+            ast::ConditionData::Expr(e) => self.expr(e, Ctx::Read),
+            ast::ConditionData::Assignment(ty, name, init) => {
+                self.initializer(init);
+                let ty = Ty::parse(&crate::steps::type_string(&ty.ty, None));
+                self.declare(
+                    name.0.to_string(),
+                    Var {
+                        home: Home::Local { flag: None },
+                        ty,
+                    },
+                );
+            }
+        }
+    }
+
+    fn initializer(&mut self, init: &mut ast::Initializer) {
+        match &mut init.content {
+            ast::InitializerData::Simple(e) => self.expr(e, Ctx::Read),
+            ast::InitializerData::List(list) => {
+                for i in list {
+                    self.initializer(i);
+                }
+            }
+        }
+    }
+
+    fn declaration_no_flags(&mut self, d: &mut ast::Declaration) {
+        let _ = self.declare_locals(d, false);
+    }
+
+    fn declaration(&mut self, d: &mut ast::Declaration) -> Vec<ast::Statement> {
+        self.declare_locals(d, true)
+    }
+
+    /// The locals of a declaration (initializers rewritten first); with
+    /// `flags`, one `bool` per local declared without a value.
+    fn declare_locals(&mut self, d: &mut ast::Declaration, flags: bool) -> Vec<ast::Statement> {
+        let ast::DeclarationData::InitDeclaratorList(list) = &mut d.content else {
+            return Vec::new();
+        };
+        if crate::steps::qualifies_only(&list.head) {
+            return Vec::new();
+        }
+        let constant = list.head.ty.qualifier.as_ref().is_some_and(|q| {
+            q.qualifiers.iter().any(|s| {
+                matches!(&s.content, ast::TypeQualifierSpecData::Storage(st)
+                    if st.content == ast::StorageQualifierData::Const)
+            })
+        });
+        let ty_spec = list.head.ty.ty.clone();
+        let mut decls = Vec::new();
+        if let Some(name) = list.head.name.as_ref().map(|n| n.0.to_string()) {
+            if let Some(init) = &mut list.head.initializer {
+                self.initializer(init);
+            }
+            decls.push((
+                name,
+                crate::steps::type_string(&ty_spec, list.head.array_specifier.as_ref()),
+                list.head.initializer.is_some(),
+            ));
+        }
+        for t in &mut list.tail {
+            if let Some(init) = &mut t.initializer {
+                self.initializer(init);
+            }
+            decls.push((
+                t.ident.ident.0.to_string(),
+                crate::steps::type_string(&ty_spec, t.ident.array_spec.as_ref()),
+                t.initializer.is_some(),
+            ));
+        }
+        let mut extra = Vec::new();
+        for (name, ty, init) in decls {
+            let flag = (flags && !init && !constant).then(|| self.fresh_flag(&name));
+            if let Some(f) = &flag {
+                extra.push(flag_decl(f));
+            }
+            self.declare(
+                name,
+                Var {
+                    home: Home::Local { flag },
+                    ty: Ty::parse(&ty),
+                },
+            );
+        }
+        extra
+    }
+
+    // ---- expressions ----
+
+    /// The flag of the local at the root of an lvalue, if it has one.
+    fn root_flag(&self, e: &ast::Expr) -> Option<String> {
+        let mut e = e;
+        loop {
+            match &e.content {
+                ast::ExprData::Dot(b, _) | ast::ExprData::Bracket(b, _) => e = b,
+                ast::ExprData::Variable(n) => {
+                    return match self.lookup(n.0.as_str())?.home {
+                        Home::Local { flag } => flag,
+                        _ => None,
+                    };
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `(gldbg_mc_u(flag, site), e)`: a read of a local that may not be
+    /// assigned yet.
+    fn checked_read(&mut self, e: &mut ast::Expr, flag: &str, name: &str) {
+        if self.survey {
+            return;
+        }
+        let site = self.site(e, name.to_string(), Space::Local, None, None, 0);
+        let inner = take(e);
+        *e = comma(call("gldbg_mc_u", vec![v(flag), u(site)]), inner);
+    }
+
+    pub fn expr(&mut self, e: &mut ast::Expr, ctx: Ctx) {
+        use ast::ExprData as E;
+        match &mut e.content {
+            E::IntConst(_)
+            | E::UIntConst(_)
+            | E::BoolConst(_)
+            | E::FloatConst(_)
+            | E::DoubleConst(_) => {}
+            E::Variable(_) | E::Dot(..) | E::Bracket(..) => self.path(e, ctx),
+            E::Assignment(lhs, op, rhs) => {
+                let equal = op.content == ast::AssignmentOpData::Equal;
+                self.expr(rhs, Ctx::Read);
+                let flag = self.root_flag(lhs);
+                let name = expr_text(lhs);
+                self.expr(lhs, if equal { Ctx::Write } else { Ctx::ReadWrite });
+                if let Some(flag) = flag {
+                    if equal {
+                        let inner = take(e);
+                        *e = comma(
+                            assign(v(&flag), ast::ExprData::BoolConst(true).into()),
+                            inner,
+                        );
+                    } else {
+                        self.checked_read(e, &flag, &name);
+                    }
+                }
+            }
+            E::Unary(op, a) => {
+                let incdec = matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec);
+                if incdec {
+                    self.incdec(e);
+                } else {
+                    self.expr(a, Ctx::Read);
+                }
+            }
+            E::PostInc(_) | E::PostDec(_) => self.incdec(e),
+            E::Binary(_, a, b) | E::Comma(a, b) => {
+                self.expr(a, Ctx::Read);
+                self.expr(b, Ctx::Read);
+            }
+            E::Ternary(a, b, c) => {
+                self.expr(a, Ctx::Read);
+                self.expr(b, ctx);
+                self.expr(c, ctx);
+            }
+            E::FunCall(..) => self.call(e),
+        }
+    }
+
+    fn incdec(&mut self, e: &mut ast::Expr) {
+        use ast::ExprData as E;
+        let (E::Unary(_, a) | E::PostInc(a) | E::PostDec(a)) = &mut e.content else {
+            return;
+        };
+        let flag = self.root_flag(a);
+        let name = expr_text(a);
+        self.expr(a, Ctx::ReadWrite);
+        if let Some(flag) = flag {
+            self.checked_read(e, &flag, &name);
+        }
+    }
+
+    fn call(&mut self, e: &mut ast::Expr) {
+        let ast::ExprData::FunCall(id, args) = &mut e.content else {
+            return;
+        };
+        // `a.length()`: nothing is read.
+        if let ast::FunIdentifierData::Expr(callee) = &id.content
+            && matches!(callee.content, ast::ExprData::Dot(..))
+        {
+            return;
+        }
+        let name = id
+            .as_ident()
+            .map(|i| i.as_str().to_string())
+            .unwrap_or_default();
+        if name.starts_with("atomicCounter") {
+            return self.counter_call(e);
+        }
+        if name.starts_with("image") && name != "imageSize" && name != "imageSamples" {
+            return self.image_call(e);
+        }
+        let memory_atomic = name.starts_with("atomic");
+        let dirs = self.g.directions(&name, args.len());
+        let mut set = Vec::new();
+        let mut check = Vec::new();
+        for (i, a) in args.iter_mut().enumerate() {
+            let dir = dirs
+                .as_ref()
+                .and_then(|d| d.get(i).copied())
+                .unwrap_or(Dir::In);
+            let ctx = match (memory_atomic && i == 0, dir) {
+                (true, _) => Ctx::Atomic,
+                (false, Dir::In) => Ctx::Read,
+                (false, Dir::Out) => Ctx::Write,
+                (false, Dir::InOut) => Ctx::ReadWrite,
+            };
+            if let Some(flag) = self.root_flag(a) {
+                match ctx {
+                    Ctx::Write => set.push(flag),
+                    Ctx::ReadWrite => check.push((flag, expr_text(a))),
+                    _ => {}
+                }
+            }
+            self.expr(a, ctx);
+        }
+        for (flag, name) in check {
+            self.checked_read(e, &flag, &name);
+        }
+        for flag in set {
+            let inner = take(e);
+            *e = comma(
+                assign(v(&flag), ast::ExprData::BoolConst(true).into()),
+                inner,
+            );
+        }
+    }
+
+    /// `imageLoad(img, P)` → `imageLoad(img, gldbg_mc_img(P, imageSize(img), site))`.
+    fn image_call(&mut self, e: &mut ast::Expr) {
+        let whole = e.clone();
+        let ast::ExprData::FunCall(_, args) = &mut e.content else {
+            return;
+        };
+        for a in args.iter_mut().skip(1) {
+            self.expr(a, Ctx::Read);
+        }
+        if args.len() < 2 || self.survey {
+            return;
+        }
+        let img = args[0].clone();
+        let (root, pure) = pure_root(&img);
+        let Some(Var {
+            home: Home::Image { binding, shape },
+            ..
+        }) = root.and_then(|r| self.lookup(&r))
+        else {
+            return;
+        };
+        if !pure {
+            self.not_checked.insert(
+                "image coordinates where the image is chosen by an expression with side effects"
+                    .into(),
+            );
+            return;
+        }
+        let words = match shape {
+            ImageShape::One => 1,
+            ImageShape::Two => 2,
+            ImageShape::Three | ImageShape::Cube => 3,
+        };
+        let site = self.site(&whole, expr_text(&img), Space::Image, None, binding, words);
+        let coord = take(&mut args[1]);
+        args[1] = call(
+            "gldbg_mc_img",
+            vec![coord, call("imageSize", vec![img]), u(site)],
+        );
+    }
+
+    /// `atomicCounterIncrement(c)` → `(gldbg_mc_ctr(offset, binding, site), ...)`.
+    fn counter_call(&mut self, e: &mut ast::Expr) {
+        let ast::ExprData::FunCall(_, args) = &mut e.content else {
+            return;
+        };
+        for a in args.iter_mut().skip(1) {
+            self.expr(a, Ctx::Read);
+        }
+        let Some(first) = args.first_mut() else {
+            return;
+        };
+        let (name, extra) = match &first.content {
+            ast::ExprData::Variable(n) => (n.0.to_string(), Some(0)),
+            ast::ExprData::Bracket(b, i) => match (&b.content, &i.content) {
+                (ast::ExprData::Variable(n), ast::ExprData::IntConst(k)) => {
+                    (n.0.to_string(), u32::try_from(*k).ok())
+                }
+                (ast::ExprData::Variable(n), ast::ExprData::UIntConst(k)) => {
+                    (n.0.to_string(), Some(*k))
+                }
+                (ast::ExprData::Variable(n), _) => (n.0.to_string(), None),
+                _ => return,
+            },
+            _ => return,
+        };
+        // A dynamic index into a counter array: its bounds.
+        self.expr(first, Ctx::Atomic);
+        let Some(Var {
+            home: Home::Counter { binding, offset },
+            ..
+        }) = self.lookup(&name)
+        else {
+            return;
+        };
+        if self.survey {
+            return;
+        }
+        let (Some(offset), Some(extra)) = (offset, extra) else {
+            self.not_checked.insert(format!(
+                "atomic counter `{name}` against its buffer (a dynamic index or an offset gldbg cannot compute)"
+            ));
+            return;
+        };
+        if binding as usize >= super::ATOMIC_COUNTER_BINDINGS {
+            return;
+        }
+        self.counters = true;
+        let site = self.site(e, name.clone(), Space::Counter, None, Some(binding), 1);
+        let inner = take(e);
+        *e = comma(
+            call(
+                "gldbg_mc_ctr",
+                vec![u(offset + 4 * extra), u(binding), u(site)],
+            ),
+            inner,
+        );
+    }
+
+    /// An access path rooted at a variable (see the module documentation).
+    fn path(&mut self, e: &mut ast::Expr, ctx: Ctx) {
+        let whole = e.clone();
+        let mut ops = Vec::new();
+        let root = flatten(take(e), &mut ops);
+        let ast::ExprData::Variable(root_name) = &root.content else {
+            // `f().x`, `(a + b)[i]`, `vec4(1.0)[i]`: the base is read.
+            let mut root = root;
+            self.expr(&mut root, Ctx::Read);
+            for op in &mut ops {
+                if let Op::Index(i) = op {
+                    self.expr(i, Ctx::Read);
+                }
+            }
+            *e = rebuild(root, ops);
+            return;
+        };
+        let name = root_name.0.to_string();
+        let var = self.lookup(&name).unwrap_or(Var {
+            home: Home::Other,
+            ty: Ty::parse("?"),
+        });
+        for op in &mut ops {
+            if let Op::Index(i) = op {
+                self.expr(i, Ctx::Read);
+            }
+        }
+        // Walk the types: where each array level is.
+        let mut ty = var.ty.clone();
+        let mut home = var.home.clone();
+        let mut key = name.clone();
+        let mut levels: Vec<(usize, Ty)> = Vec::new(); // (op index, array type before)
+        let mut element_run: Option<(usize, usize)> = None; // ops [a, b)
+        let mut component: Option<u32> = None;
+        let mut arrayed_block = false;
+        for (k, op) in ops.iter().enumerate() {
+            match op {
+                Op::Dot(f) => {
+                    let f = f.0.as_str();
+                    if let Home::StorageInstance { block, arrayed } = &home {
+                        arrayed_block = *arrayed;
+                        ty = self.g.member(block, f).unwrap_or(Ty::parse("?"));
+                        home = Home::Storage {
+                            block: block.clone(),
+                        };
+                        key = format!("{key}.{f}");
+                    } else if ty.is_vector() {
+                        if element_run.is_some_and(|(_, b)| b == k) {
+                            component = swizzle_component(f);
+                        }
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    } else {
+                        ty = self.g.member(&ty.base, f).unwrap_or(Ty::parse("?"));
+                    }
+                }
+                Op::Index(i) => {
+                    if ty.dims > 0 {
+                        levels.push((k, ty.clone()));
+                        let start_run = element_run.is_none()
+                            && matches!(home, Home::Storage { .. } | Home::Shared)
+                            && levels.len() == 1;
+                        if start_run {
+                            element_run = Some((k, k + 1));
+                        } else if let Some((a, b)) = element_run
+                            && b == k
+                            && levels.len() > 1
+                        {
+                            element_run = Some((a, k + 1));
+                        }
+                        ty = Ty {
+                            base: ty.base.clone(),
+                            dims: ty.dims - 1,
+                        };
+                        if matches!(home, Home::StorageInstance { .. }) {
+                            arrayed_block = true;
+                        }
+                    } else if ty.is_vector() {
+                        if element_run.is_some_and(|(_, b)| b == k)
+                            && let ast::ExprData::IntConst(c) = i.content
+                        {
+                            component = u32::try_from(c).ok();
+                        }
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    } else {
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    }
+                }
+            }
+        }
+        let final_dims = ty.dims;
+        self.checks(
+            &root,
+            &mut ops,
+            &levels,
+            element_run,
+            component,
+            &home,
+            &key,
+            ctx,
+            arrayed_block,
+            &whole,
+        );
+        *e = rebuild(root, ops);
+        if let (Home::Local { flag: Some(flag) }, Ctx::Read) = (&var.home, ctx)
+            && final_dims == 0
+        {
+            self.checked_read(e, &flag.clone(), &name);
+        }
+    }
+
+    /// The index checks of one path (`levels`: its array levels).
+    #[allow(clippy::too_many_arguments)]
+    fn checks(
+        &mut self,
+        root: &ast::Expr,
+        ops: &mut [Op],
+        levels: &[(usize, Ty)],
+        element_run: Option<(usize, usize)>,
+        component: Option<u32>,
+        home: &Home,
+        key: &str,
+        ctx: Ctx,
+        arrayed_block: bool,
+        whole: &ast::Expr,
+    ) {
+        let (space, block) = match home {
+            Home::Storage { block } => (Space::Storage, Some(block.clone())),
+            Home::Shared => (Space::Shared, None),
+            Home::Local { .. } => (Space::Local, None),
+            _ => return,
+        };
+        if self.survey {
+            if space == Space::Storage && ctx != Ctx::Read && element_run.is_some() {
+                self.written.insert(key.to_string());
+            }
+            return;
+        }
+        if levels.is_empty() {
+            if ctx != Ctx::Read && space != Space::Local {
+                self.not_checked.insert(
+                    "races on storage and shared variables that are not arrays (scalars, whole structs)".into(),
+                );
+            }
+            return;
+        }
+        if arrayed_block && space == Space::Storage {
+            self.not_checked
+                .insert("arrays in arrays of storage blocks".into());
+            return;
+        }
+        // The element run's tracking.
+        let tracked = element_run.and_then(|(a, b)| {
+            let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
+            let elem = Ty {
+                base: elem.base,
+                dims: 0,
+            };
+            let ncomp = elem.components();
+            match space {
+                Space::Storage if self.written.contains(key) => {
+                    let k = match self.storage_keys.get(key) {
+                        Some(k) => *k,
+                        None => {
+                            self.storage.push(TrackedArray {
+                                block: block.clone().unwrap_or_default(),
+                                array: key.to_string(),
+                                components: ncomp,
+                            });
+                            self.storage_keys
+                                .insert(key.to_string(), self.storage.len() - 1);
+                            self.storage.len() - 1
+                        }
+                    };
+                    Some((a, b, format!("k{k}"), ncomp))
+                }
+                Space::Shared if self.shared_on => {
+                    let j = match self.shared.iter().position(|(n, _)| n == key) {
+                        Some(j) => j,
+                        None => {
+                            let var = self
+                                .g
+                                .vars
+                                .get(key)
+                                .map(|v| v.ty.clone())
+                                .unwrap_or(Ty::parse("?"));
+                            self.shared.push((key.to_string(), var));
+                            self.shared.len() - 1
+                        }
+                    };
+                    Some((a, b, format!("s{j}"), ncomp))
+                }
+                _ => None,
+            }
+        });
+        let mut prefix: Option<ast::Expr> = None;
+        for (k, _) in levels {
+            let k = *k;
+            let Op::Index(idx) = &ops[k] else { continue };
+            let in_run = tracked
+                .as_ref()
+                .is_some_and(|(a, b, ..)| (*a..*b).contains(&k));
+            let last_of_run = tracked.as_ref().is_some_and(|(_, b, ..)| k + 1 == *b);
+            if !in_run && space != Space::Storage && is_const(idx) {
+                continue;
+            }
+            let len = length_of(zeroed(root, ops, k));
+            let site = self.site(whole, key.to_string(), space, block.clone(), None, 1);
+            let Op::Index(idx) = &mut ops[k] else {
+                continue;
+            };
+            let index = take(idx);
+            let checked = match (&tracked, last_of_run, in_run) {
+                (Some((_, _, which, ncomp)), true, _) => {
+                    let (c0, nc) = match component {
+                        Some(c) if *ncomp > 1 => (c, 1),
+                        _ => (0, *ncomp),
+                    };
+                    // The flat index of the row's first element.
+                    let pre = match prefix.take() {
+                        None => u(0),
+                        Some(p) => mul(p, call("uint", vec![len.clone()])),
+                    };
+                    let (fname, mut args) = match which.split_at(1) {
+                        ("k", n) => (
+                            "gldbg_mc_at".to_string(),
+                            vec![
+                                index,
+                                len,
+                                u(site),
+                                pre,
+                                u(ctx as u32),
+                                u(n.parse().unwrap_or(0)),
+                            ],
+                        ),
+                        (_, n) => (
+                            format!("gldbg_mc_ah{n}"),
+                            vec![index, len, u(site), pre, u(ctx as u32)],
+                        ),
+                    };
+                    args.extend([u(c0), u(nc), u(*ncomp)]);
+                    call(&fname, args)
+                }
+                (Some(_), false, true) => {
+                    // An outer level of a tracked run: kept in a temporary
+                    // for the flat element index (((t0 * L1) + t1) * L2 ...).
+                    let t = format!("gldbg_mc_t{}", self.temps);
+                    self.temps += 1;
+                    let tu = call("uint", vec![v(&t)]);
+                    prefix = Some(match prefix.take() {
+                        None => tu,
+                        Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
+                    });
+                    assign(
+                        v(&t),
+                        call("int", vec![call("gldbg_mc_ix", vec![index, len, u(site)])]),
+                    )
+                }
+                _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
+            };
+            let Op::Index(idx) = &mut ops[k] else {
+                continue;
+            };
+            **idx = checked;
+        }
+    }
+}
+
+/// The root variable of an image (or array) expression and whether the
+/// expression can be evaluated twice (no side effects: names, fields,
+/// constant or plain-variable indices).
+fn pure_root(e: &ast::Expr) -> (Option<String>, bool) {
+    match &e.content {
+        ast::ExprData::Variable(n) => (Some(n.0.to_string()), true),
+        ast::ExprData::Dot(b, _) => pure_root(b),
+        ast::ExprData::Bracket(b, i) => {
+            let (r, p) = pure_root(b);
+            let pi = matches!(
+                i.content,
+                ast::ExprData::IntConst(_)
+                    | ast::ExprData::UIntConst(_)
+                    | ast::ExprData::Variable(_)
+            );
+            (r, p && pi)
+        }
+        _ => (None, false),
+    }
+}

@@ -1,0 +1,340 @@
+//! The memcheck shader on the real driver (Mesa llvmpipe, headless EGL):
+//! small kernels with one planted bug each are dispatched checked, their
+//! findings block decoded; each must report exactly its bug (kind, line,
+//! element, invocations, the race's other side), its corrected twin
+//! nothing, and every checked run must leave the app's buffers as the
+//! original program leaves them (where the bug does not make them
+//! nondeterministic).
+
+use gldbg_corpus::driver::Driver;
+use glsl_instrument::memcheck::{
+    Finding, FindingKind, Invocation, MEMCHECK_BLOCK, MemcheckOptions, SHADOW_BLOCK,
+    SHADOW_WORDS_PER_COMPONENT,
+};
+use glsl_instrument::{ShaderModel, Stage};
+
+/// Components shadowed per tracked array.
+const CAP: u32 = 1024;
+
+struct Run {
+    findings: Vec<(Finding, u32, Option<u32>)>,
+    out: Vec<u32>,
+    not_checked: Vec<String>,
+}
+
+fn input_words() -> Vec<u32> {
+    (0..8u32).map(|i| i * 10).collect()
+}
+
+/// Dispatch `src` (2 groups along x) original and checked: the checked
+/// run's findings with their lines (and the other side's), its `Out`.
+fn run(src: &str) -> (Vec<u32>, Run) {
+    let d = Driver::new().expect("an EGL context on llvmpipe");
+    let gl = d.gl();
+    let original = {
+        let prog = gl.compute_program(src).expect("the kernel links");
+        let input = gl.buffer(0, 8);
+        gl.write(input, &input_words());
+        let out = gl.buffer(1, 16);
+        gl.dispatch(prog, 2);
+        gl.read(out, 16)
+    };
+    let model = ShaderModel::parse(src, Stage::Compute).unwrap();
+    let c = model
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap();
+    let prog = gl
+        .compute_program(&c.source)
+        .unwrap_or_else(|e| panic!("{e}\n{}", c.source));
+    let input = gl.buffer(0, 8);
+    gl.write(input, &input_words());
+    let out = gl.buffer(1, 16);
+    gl.block_binding(prog, MEMCHECK_BLOCK, 5);
+    let log = gl.buffer(5, c.log_words());
+    if !c.storage.is_empty() {
+        let k = c.storage.len() as u32;
+        gl.block_binding(prog, SHADOW_BLOCK, 6);
+        gl.buffer(6, (k * CAP * SHADOW_WORDS_PER_COMPONENT) as usize);
+        let base: Vec<u32> = (0..k).map(|i| i * CAP).collect();
+        gl.uint_array(prog, "gldbg_mc_sbase", &base);
+        gl.uint_array(prog, "gldbg_mc_scap", &vec![CAP; k as usize]);
+    }
+    gl.dispatch(prog, 2);
+    let words = gl.read(log, c.log_words());
+    let findings = c
+        .decode(&words, Stage::Compute)
+        .into_iter()
+        .map(|f| {
+            let line = c.sites[f.site].line;
+            let other = f.other.map(|o| c.sites[o.site].line);
+            (f, line, other)
+        })
+        .collect();
+    (
+        original,
+        Run {
+            findings,
+            out: gl.read(out, 16),
+            not_checked: c.not_checked,
+        },
+    )
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        "#version 430
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer In {{ uint data[]; }};
+layout(std430, binding = 1) buffer Out {{ uint o[]; }};
+shared uint t[4];
+{body}"
+    )
+}
+
+fn compute(wg: u32, l: u32) -> Invocation {
+    Invocation::Compute {
+        workgroup: [wg, 0, 0],
+        local: [l, 0, 0],
+    }
+}
+
+/// The one finding of a run.
+fn only(r: &Run) -> &(Finding, u32, Option<u32>) {
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+    &r.findings[0]
+}
+
+fn clean(src: &str) {
+    let (original, r) = run(src);
+    assert!(r.findings.is_empty(), "{:#?}\n{src}", r.findings);
+    assert_eq!(r.out, original, "the checked run changed the results");
+    assert!(r.not_checked.is_empty(), "{:?}", r.not_checked);
+}
+
+#[test]
+fn storage_out_of_bounds() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = data[i + 1u];
+}
+",
+    ));
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line), (FindingKind::OutOfBounds, 8));
+    assert_eq!(f.element, vec![8]);
+    assert_eq!((f.invocation, f.count), (compute(1, 3), 1));
+    clean(&kernel(
+        "void main() {
+    uint i = gl_GlobalInvocationID.x;
+    o[i] = data[min(i + 1u, uint(data.length()) - 1u)];
+}
+",
+    ));
+}
+
+#[test]
+fn shared_race_without_barrier() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    t[l] = l;
+    o[gl_GlobalInvocationID.x] = t[(l + 1u) % 4u];
+}
+",
+    ));
+    let (f, line, other) = only(&r);
+    assert_eq!((f.kind, *line, *other), (FindingKind::Race, 9, Some(8)));
+    let o = f.other.unwrap();
+    assert!(!f.write && o.write);
+    // The reader and the writer of one element.
+    let Invocation::Compute { workgroup, local } = f.invocation else {
+        panic!()
+    };
+    assert_eq!(f.element, vec![i64::from((local[0] + 1) % 4)]);
+    assert_eq!(
+        o.invocation,
+        Invocation::Compute {
+            workgroup,
+            local: [(local[0] + 1) % 4, 0, 0]
+        }
+    );
+    clean(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    t[l] = l;
+    barrier();
+    o[gl_GlobalInvocationID.x] = t[(l + 1u) % 4u];
+}
+",
+    ));
+}
+
+#[test]
+fn uninitialised_shared_read() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l < 2u) t[l] = l;
+    barrier();
+    o[gl_GlobalInvocationID.x] = t[l];
+}
+",
+    ));
+    let (f, line, _) = only(&r);
+    assert_eq!(
+        (f.kind, *line, f.count),
+        (FindingKind::Uninitialized, 10, 4)
+    );
+    let Invocation::Compute { local, .. } = f.invocation else {
+        panic!()
+    };
+    assert!(
+        local[0] >= 2 && f.element == vec![i64::from(local[0])],
+        "{f:?}"
+    );
+    clean(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    t[l] = l;
+    barrier();
+    o[gl_GlobalInvocationID.x] = t[l];
+}
+",
+    ));
+}
+
+#[test]
+fn uninitialised_local() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint s;
+    if (l > 1u) s = 1u;
+    o[gl_GlobalInvocationID.x] = s;
+}
+",
+    ));
+    let (f, line, _) = only(&r);
+    assert_eq!(
+        (f.kind, *line, f.count),
+        (FindingKind::Uninitialized, 10, 4)
+    );
+    assert!(f.element.is_empty());
+    clean(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint s = 0u;
+    if (l > 1u) s = 1u;
+    o[gl_GlobalInvocationID.x] = s;
+}
+",
+    ));
+}
+
+#[test]
+fn local_array_out_of_bounds() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint a[4] = uint[4](1u, 2u, 3u, 4u);
+    o[gl_GlobalInvocationID.x] = a[l + 1u];
+}
+",
+    ));
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 9, 2));
+    assert_eq!(f.element, vec![4]);
+}
+
+#[test]
+fn storage_race_between_workgroups_and_atomics() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    if (gl_LocalInvocationID.x == 0u) o[0] = gl_WorkGroupID.x;
+}
+",
+    ));
+    let (f, line, other) = only(&r);
+    assert_eq!((f.kind, *line, *other), (FindingKind::Race, 7, Some(7)));
+    assert!(f.write && f.other.unwrap().write);
+    let (
+        Invocation::Compute {
+            workgroup: a,
+            local: la,
+        },
+        Invocation::Compute {
+            workgroup: b,
+            local: lb,
+        },
+    ) = (f.invocation, f.other.unwrap().invocation)
+    else {
+        panic!()
+    };
+    assert!(a != b && la == [0, 0, 0] && lb == [0, 0, 0]);
+    clean(&kernel(
+        "void main() {
+    if (gl_LocalInvocationID.x == 0u) atomicMax(o[0], gl_WorkGroupID.x);
+}
+",
+    ));
+    // A plain read against the atomics.
+    let (_, r) = run(&kernel(
+        "void main() {
+    atomicAdd(o[0], 1u);
+    o[1 + gl_GlobalInvocationID.x] = o[0];
+}
+",
+    ));
+    assert!(
+        r.findings
+            .iter()
+            .any(|(f, l, o)| f.kind == FindingKind::Race && *l == 8 && *o == Some(7)),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn storage_race_inside_a_workgroup_needs_a_memory_barrier() {
+    let racy = |sync: &str| {
+        kernel(&format!(
+            "void main() {{
+    uint l = gl_LocalInvocationID.x;
+    uint g = gl_WorkGroupID.x * 4u;
+    o[g + l] = l;
+    {sync}
+    o[8u + g + l] = o[g + (l + 1u) % 4u];
+}}
+"
+        ))
+    };
+    let (_, r) = run(&racy(""));
+    assert!(
+        r.findings
+            .iter()
+            .all(|(f, l, o)| f.kind == FindingKind::Race && *l == 11 && *o == Some(9)),
+        "{:#?}",
+        r.findings
+    );
+    assert!(!r.findings.is_empty());
+    clean(&racy("memoryBarrierBuffer();\n    barrier();"));
+}
+
+#[test]
+fn two_dimensional_tiles_are_indexed_flat() {
+    clean(
+        "#version 430
+layout(local_size_x = 2, local_size_y = 2) in;
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { uint o[]; };
+shared uint tile[2][2];
+void main() {
+    uvec2 l = gl_LocalInvocationID.xy;
+    tile[l.y][l.x] = data[l.y * 2u + l.x];
+    barrier();
+    o[gl_WorkGroupID.x * 4u + l.y * 2u + l.x] = tile[l.x][l.y] + tile[l.y][l.x];
+}
+",
+    );
+}
