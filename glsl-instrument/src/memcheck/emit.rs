@@ -24,11 +24,21 @@ pub(super) struct Emit<'a> {
     pub counters: bool,
     pub shared: &'a [SharedShadow],
     pub temps: usize,
+    /// `layout(local_size_variable)`: the size is `gl_LocalGroupSizeARB`.
+    pub variable_size: bool,
 }
 
 impl Emit<'_> {
     fn p(&self) -> &'static str {
         if self.es { "highp " } else { "" }
+    }
+
+    fn size(&self) -> &'static str {
+        if self.variable_size {
+            "gl_LocalGroupSizeARB"
+        } else {
+            "gl_WorkGroupSize"
+        }
     }
 
     /// Everything declared before the shader's first function.
@@ -81,12 +91,13 @@ impl Emit<'_> {
         let p = self.p();
         match self.stage {
             Stage::Compute => format!(
-                "{p}uint gldbg_mc_wgsize() {{ return gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z; }}\n\
+                "{p}uint gldbg_mc_wgsize() {{ return {size}.x * {size}.y * {size}.z; }}\n\
                  {p}uint gldbg_mc_wg() {{ return (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x; }}\n\
                  {p}uint gldbg_mc_lid() {{ return gl_LocalInvocationIndex; }}\n\
                  {p}uint gldbg_mc_gid() {{ return gldbg_mc_wg() * gldbg_mc_wgsize() + gl_LocalInvocationIndex; }}\n\
                  {p}uvec2 gldbg_mc_other({p}uint id) {{ return uvec2((id - 1u) / gldbg_mc_wgsize(), (id - 1u) % gldbg_mc_wgsize()); }}\n\
-                 bool gldbg_mc_same_group({p}uint id) {{ return (id - 1u) / gldbg_mc_wgsize() == gldbg_mc_wg(); }}\n"
+                 bool gldbg_mc_same_group({p}uint id) {{ return (id - 1u) / gldbg_mc_wgsize() == gldbg_mc_wg(); }}\n",
+                size = self.size(),
             ),
             _ => format!(
                 "{p}uint gldbg_mc_wg() {{ return uint(gl_FragCoord.x) | (uint(gl_FragCoord.y) << 16); }}\n\
@@ -249,7 +260,8 @@ impl Emit<'_> {
         }
         s += "if (gl_LocalInvocationIndex == 0u && gl_WorkGroupID == uvec3(0u)) {\n    \
               gldbg_mc_head[0] = gl_NumWorkGroups.x; gldbg_mc_head[1] = gl_NumWorkGroups.y; gldbg_mc_head[2] = gl_NumWorkGroups.z;\n    \
-              gldbg_mc_head[3] = gl_WorkGroupSize.x; gldbg_mc_head[4] = gl_WorkGroupSize.y; gldbg_mc_head[5] = gl_WorkGroupSize.z;\n}\n";
+              gldbg_mc_head[3] = SIZE.x; gldbg_mc_head[4] = SIZE.y; gldbg_mc_head[5] = SIZE.z;\n}\n";
+        let mut s = s.replace("SIZE", self.size());
         if self.shared.is_empty() {
             return s;
         }

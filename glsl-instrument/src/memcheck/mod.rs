@@ -296,11 +296,20 @@ impl ShaderModel {
             )));
         }
         let ssbo_ext = self.extensions.iter().any(|e| e == SSBO);
-        if !(self.es && self.version >= 310 || !self.es && (self.version >= 430 || ssbo_ext)) {
+        if !(self.es && self.version >= 310
+            || !self.es && (self.version >= 430 || ssbo_ext && self.version >= 140))
+        {
             return Err(InstrumentError::Unsupported(format!(
-                "memcheck needs storage blocks (GLSL 4.30, {SSBO}, or GLSL ES 3.10); this shader is {}",
+                "memcheck needs storage blocks (GLSL 4.30, 1.40 with {SSBO}, or GLSL ES 3.10); this shader is {}",
                 crate::hits::version_name(self)
             )));
+        }
+        if self.stage == Stage::Compute && !self.source.contains("local_size") {
+            return Err(InstrumentError::Unsupported(
+                "memcheck needs the work group size declared in the shader object with main \
+                 (here another object of the program declares it)"
+                    .into(),
+            ));
         }
         if self.idents.iter().any(|i| i.starts_with("gldbg_mc_")) {
             return Err(InstrumentError::Unsupported(
@@ -350,6 +359,7 @@ impl ShaderModel {
             counters: rw.counters,
             shared: &shared,
             temps: rw.temps,
+            variable_size: self.source.contains("local_size_variable"),
         };
         let prologue = parse_statements(&emit.prologue());
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut tu[main].content {

@@ -338,3 +338,53 @@ void main() {
 ",
     );
 }
+
+/// Every compute shader and fragment shader with storage blocks or images of piglit that the driver
+/// compiles compiles checked too (the checked shader's GLSL is valid
+/// wherever the app's is).
+#[test]
+fn piglit_shaders_compile_checked() {
+    let piglit = gldbg_corpus::piglit_dir();
+    if !piglit.join("tests").exists() {
+        eprintln!("no piglit at {}: skipped", piglit.display());
+        return;
+    }
+    let corpus = gldbg_corpus::Corpus::load(&piglit);
+    let d = Driver::new().expect("an EGL context on llvmpipe");
+    let (mut tried, mut unsupported, mut failed) = (0, 0, Vec::new());
+    for s in &corpus.shaders {
+        // Fragment shaders: those with storage blocks or images (the
+        // others only get the locals' checks, which compute shaders test).
+        let fragment_memory = s.stage == Stage::Fragment
+            && (s.source.contains("buffer") || s.source.contains("image"));
+        if !(s.stage == Stage::Compute || fragment_memory) || !s.includes.strings.is_empty() {
+            continue;
+        }
+        let Ok(model) = ShaderModel::parse(&s.source, s.stage) else {
+            continue;
+        };
+        let Ok(c) = model.instrument_memcheck(MemcheckOptions::default()) else {
+            unsupported += 1;
+            continue;
+        };
+        if d.compile(s.stage.gl_enum(), &s.source).is_err() {
+            continue;
+        }
+        tried += 1;
+        if let Err(e) = d.compile(s.stage.gl_enum(), &c.source) {
+            failed.push(format!(
+                "{}: {}",
+                s.location(),
+                e.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    eprintln!("{tried} shaders compiled checked, {unsupported} not instrumented (older GLSL)");
+    assert!(tried > 50, "only {tried} shaders");
+    assert!(
+        failed.is_empty(),
+        "{} of {tried} failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
