@@ -31,6 +31,10 @@ const GL_FRAMEBUFFER_COMPLETE: u32 = 0x8CD5;
 const GL_TRIANGLES: u32 = 0x0004;
 const GL_RGBA: u32 = 0x1908;
 const GL_FLOAT: u32 = 0x1406;
+const GL_TEXTURE_2D: u32 = 0x0DE1;
+const GL_R32UI: u32 = 0x8236;
+const GL_READ_WRITE: u32 = 0x88BA;
+const GL_ATOMIC_COUNTER_BUFFER: u32 = 0x92C0;
 
 const GL_VERTEX_SHADER: u32 = 0x8B31;
 const GL_FRAGMENT_SHADER: u32 = 0x8B30;
@@ -86,6 +90,11 @@ pub struct Gl {
     draw_arrays: unsafe extern "C" fn(u32, i32, i32),
     read_pixels: unsafe extern "C" fn(i32, i32, i32, i32, u32, u32, *mut c_void),
     finish: unsafe extern "C" fn(),
+    gen_textures: unsafe extern "C" fn(i32, *mut u32),
+    bind_texture: unsafe extern "C" fn(u32, u32),
+    tex_storage_2d: unsafe extern "C" fn(u32, i32, u32, i32, i32),
+    bind_image_texture: unsafe extern "C" fn(u32, u32, i32, u8, i32, u32, u32),
+    bind_buffer_range: unsafe extern "C" fn(u32, u32, u32, isize, isize),
     _not_send: PhantomData<*mut ()>,
 }
 
@@ -142,6 +151,11 @@ impl Gl {
             draw_arrays: load("glDrawArrays")?,
             read_pixels: load("glReadPixels")?,
             finish: load("glFinish")?,
+            gen_textures: load("glGenTextures")?,
+            bind_texture: load("glBindTexture")?,
+            tex_storage_2d: load("glTexStorage2D")?,
+            bind_image_texture: load("glBindImageTexture")?,
+            bind_buffer_range: load("glBindBufferRange")?,
             _not_send: PhantomData,
         })
     }
@@ -239,6 +253,31 @@ impl Gl {
             (self.buffer_data)(GL_SHADER_STORAGE_BUFFER, size, data, GL_DYNAMIC_COPY);
             (self.bind_buffer_base)(GL_SHADER_STORAGE_BUFFER, binding, b);
         }
+        b
+    }
+
+    /// A `w`×`h` R32UI texture bound to image unit `unit` for reading and
+    /// writing.
+    pub fn image(&self, unit: u32, w: i32, h: i32) -> u32 {
+        let mut t = 0;
+        // SAFETY: the context is current; `t` is its new texture.
+        unsafe {
+            (self.gen_textures)(1, &mut t);
+            (self.bind_texture)(GL_TEXTURE_2D, t);
+            (self.tex_storage_2d)(GL_TEXTURE_2D, 1, GL_R32UI, w, h);
+            (self.bind_image_texture)(unit, t, 0, 0, 0, GL_READ_WRITE, GL_R32UI);
+        }
+        t
+    }
+
+    /// A zeroed buffer of `bytes` bound whole (range 0..bytes) at atomic
+    /// counter binding `binding`.
+    pub fn counter_buffer(&self, binding: u32, bytes: usize) -> u32 {
+        let b = self.buffer(binding + 32, bytes.div_ceil(4));
+        // SAFETY: `b` is a buffer of at least `bytes`; the context is current.
+        unsafe {
+            (self.bind_buffer_range)(GL_ATOMIC_COUNTER_BUFFER, binding, b, 0, bytes as isize)
+        };
         b
     }
 

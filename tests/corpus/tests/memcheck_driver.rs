@@ -29,26 +29,45 @@ fn input_words() -> Vec<u32> {
 /// Dispatch `src` (2 groups along x) original and checked: the checked
 /// run's findings with their lines (and the other side's), its `Out`.
 fn run(src: &str) -> (Vec<u32>, Run) {
+    run_with(src, Stage::Compute, |_| {})
+}
+
+/// [`run`] of a compute kernel, or of a fragment shader drawn over 4x4
+/// pixels; `setup` binds what else the shader uses (before each run).
+fn run_with(src: &str, stage: Stage, setup: impl Fn(&gldbg_corpus::gl_run::Gl)) -> (Vec<u32>, Run) {
     let d = Driver::new().expect("an EGL context on llvmpipe");
     let gl = d.gl();
+    let link = |source: &str| match stage {
+        Stage::Compute => gl.compute_program(source),
+        _ => gl.covering_program(source),
+    };
+    let go = |prog: u32| match stage {
+        Stage::Compute => gl.dispatch(prog, 2),
+        _ => {
+            gl.draw_covering(prog, 4);
+        }
+    };
     let original = {
-        let prog = gl.compute_program(src).expect("the kernel links");
+        let prog = link(src).expect("the kernel links");
         let input = gl.buffer(0, 8);
         gl.write(input, &input_words());
         let out = gl.buffer(1, 16);
-        gl.dispatch(prog, 2);
+        setup(gl);
+        go(prog);
         gl.read(out, 16)
     };
-    let model = ShaderModel::parse(src, Stage::Compute).unwrap();
+    let model = ShaderModel::parse(src, stage).unwrap();
     let c = model
         .instrument_memcheck(MemcheckOptions::default())
         .unwrap();
-    let prog = gl
-        .compute_program(&c.source)
-        .unwrap_or_else(|e| panic!("{e}\n{}", c.source));
+    let prog = link(&c.source).unwrap_or_else(|e| panic!("{e}\n{}", c.source));
     let input = gl.buffer(0, 8);
     gl.write(input, &input_words());
     let out = gl.buffer(1, 16);
+    setup(gl);
+    if c.counters {
+        gl.uint_array(prog, "gldbg_mc_acb", &[4, 0, 0, 0, 0, 0, 0, 0]);
+    }
     gl.block_binding(prog, MEMCHECK_BLOCK, 5);
     let log = gl.buffer(5, c.log_words());
     if !c.storage.is_empty() {
@@ -59,10 +78,10 @@ fn run(src: &str) -> (Vec<u32>, Run) {
         gl.uint_array(prog, "gldbg_mc_sbase", &base);
         gl.uint_array(prog, "gldbg_mc_scap", &vec![CAP; k as usize]);
     }
-    gl.dispatch(prog, 2);
+    go(prog);
     let words = gl.read(log, c.log_words());
     let findings = c
-        .decode(&words, Stage::Compute)
+        .decode(&words, stage)
         .into_iter()
         .map(|f| {
             let line = c.sites[f.site].line;
@@ -337,6 +356,104 @@ void main() {
 }
 ",
     );
+}
+
+#[test]
+fn image_store_outside_the_image() {
+    let image = |gl: &gldbg_corpus::gl_run::Gl| {
+        gl.image(2, 4, 2);
+    };
+    let src = |guard: &str| {
+        kernel(&format!(
+            "layout(r32ui, binding = 2) uniform uimage2D img;
+void main() {{
+    ivec2 p = ivec2(int(gl_GlobalInvocationID.x), 1);
+    {guard}imageStore(img, p, uvec4(7u));
+}}
+"
+        ))
+    };
+    let (_, r) = run_with(&src(""), Stage::Compute, image);
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 9, 4));
+    // The first invocation past the edge: workgroup 1, its x the element's.
+    let Invocation::Compute { workgroup, local } = f.invocation else {
+        panic!()
+    };
+    assert_eq!(workgroup, [1, 0, 0]);
+    assert_eq!(f.element, vec![4 + i64::from(local[0]), 1]);
+    let (_, r) = run_with(&src("if (p.x < imageSize(img).x) "), Stage::Compute, image);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
+fn atomic_counter_past_its_buffer() {
+    // The counter at offset 4 of a 4-byte range (`gldbg_mc_acb` = 4).
+    let (_, r) = run_with(
+        &kernel(
+            "layout(binding = 0, offset = 4) uniform atomic_uint c;
+void main() {
+    o[gl_GlobalInvocationID.x] = atomicCounterIncrement(c);
+}
+",
+        ),
+        Stage::Compute,
+        |gl| {
+            gl.counter_buffer(0, 8);
+        },
+    );
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 8, 8));
+    assert_eq!(f.element, vec![1]);
+    let (_, r) = run_with(
+        &kernel(
+            "layout(binding = 0, offset = 0) uniform atomic_uint c;
+void main() {
+    o[gl_GlobalInvocationID.x] = atomicCounterIncrement(c);
+}
+",
+        ),
+        Stage::Compute,
+        |gl| {
+            gl.counter_buffer(0, 8);
+        },
+    );
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}
+
+#[test]
+fn fragments_racing_on_a_storage_element() {
+    let src = |index: &str| {
+        format!(
+            "#version 430
+layout(std430, binding = 1) buffer Out {{ uint o[]; }};
+out vec4 colour;
+void main() {{
+    o[{index}] = uint(gl_FragCoord.x);
+    colour = vec4(1.0);
+}}
+"
+        )
+    };
+    let (_, r) = run_with(&src("0"), Stage::Fragment, |_| {});
+    let (f, line, other) = only(&r);
+    assert_eq!((f.kind, *line, *other), (FindingKind::Race, 5, Some(5)));
+    let (Invocation::Fragment { x: ax, y: ay }, Invocation::Fragment { x: bx, y: by }) =
+        (f.invocation, f.other.unwrap().invocation)
+    else {
+        panic!("{f:?}")
+    };
+    assert!((ax, ay) != (bx, by) && ax < 4 && bx < 4 && ay < 4 && by < 4);
+    let (original, r) = run_with(&src("uint(gl_FragCoord.x)"), Stage::Fragment, |_| {});
+    // Four rows write each column's element: still a race.
+    assert_eq!(r.findings.len(), 1);
+    let (_, r) = run_with(
+        &src("uint(gl_FragCoord.y) * 4u + uint(gl_FragCoord.x)"),
+        Stage::Fragment,
+        |_| {},
+    );
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    let _ = original;
 }
 
 /// Every compute shader and fragment shader with storage blocks or images of piglit that the driver
