@@ -330,9 +330,9 @@ impl ShaderModel {
                 survey.function(def, Vec::new());
             }
         }
-        let written = survey.written;
         let mut rw = rewrite::Rewrite::new(&globals, &self.source, false, opts.shared);
-        rw.written = written;
+        rw.written = survey.written;
+        rw.whole = survey.whole;
         let mut tu = self.tu.0.clone();
         for d in tu.iter_mut() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {

@@ -42,6 +42,9 @@ pub(super) struct Rewrite<'a> {
     /// nothing else counts.
     pub survey: bool,
     pub written: HashSet<String>,
+    /// Survey pass: the `shared` arrays assigned whole (`t = T[4](...)`):
+    /// their elements' writes are not seen, so they get bounds checks only.
+    pub whole: HashSet<String>,
     /// Shadow `shared` arrays.
     pub shared_on: bool,
     pub not_checked: BTreeSet<String>,
@@ -181,6 +184,7 @@ impl<'a> Rewrite<'a> {
             shared: Vec::new(),
             survey,
             written: HashSet::new(),
+            whole: HashSet::new(),
             shared_on,
             not_checked: BTreeSet::new(),
             temps: 0,
@@ -886,6 +890,9 @@ impl<'a> Rewrite<'a> {
             if space == Space::Storage && ctx != Ctx::Read && element_run.is_some() {
                 self.written.insert(key.to_string());
             }
+            if space == Space::Shared && ctx != Ctx::Read && levels.is_empty() {
+                self.whole.insert(key.to_string());
+            }
             return;
         }
         if levels.is_empty() {
@@ -925,6 +932,12 @@ impl<'a> Rewrite<'a> {
                         }
                     };
                     Some((a, b, format!("k{k}"), ncomp))
+                }
+                Space::Shared if self.whole.contains(key) => {
+                    self.not_checked.insert(format!(
+                        "races and uninitialised reads of `{key}` (the shader assigns it whole)"
+                    ));
+                    None
                 }
                 Space::Shared if self.shared_on => {
                     let j = match self.shared.iter().position(|(n, _)| n == key) {
