@@ -208,38 +208,42 @@ impl Emit<'_> {
     }
 
     /// A `shared` array's races and uninitialised reads: shadow words per
-    /// component, writer (local index + 1, atomic bit 11, epoch << 12) and
-    /// its site + 1, reader and its site + 1.
+    /// component: the last writer (local index + 1, bit 11 atomic, epoch
+    /// << 12) and its site + 1; the epoch's first reader (local index + 1,
+    /// bit 11 atomic, bit 12 "read by others too", epoch << 13) and its
+    /// site + 1. A read stores only when it is the epoch's first or
+    /// second reader of the element: the common all-read phase after a
+    /// `barrier()` costs two loads per access.
     fn shared_checks(&self, sh: &SharedShadow) -> String {
         let p = self.p();
         let j = sh.index;
         let n = format!("uint(({}) * {})", sh.elements, sh.components);
-        let conflict = |v: &str| {
-            format!(
-                "({v} != 0u && ({v} & 0x7FFu) != (mine & 0x7FFu) && ({v} >> 12) == (mine >> 12) \
-                 && !(({v} & 0x800u) != 0u && kind == 3u))"
-            )
-        };
         let mut s = format!(
             "bool gldbg_mc_sh{j}({p}uint e, {p}uint el, {p}uint kind, {p}uint site) {{\n    \
              if (e >= {n}) return true;\n    \
-             {p}uint mine = (gl_LocalInvocationIndex + 1u) | (kind == 3u ? 0x800u : 0u) | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    \
+             {p}uint me = gl_LocalInvocationIndex + 1u;\n    \
+             {p}uint at = kind == 3u ? 0x800u : 0u;\n    \
+             {p}uint mw = me | at | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    \
+             {p}uint mr = me | at | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n    \
              {p}uint wr = kind == 0u ? 0u : 1u;\n    \
-             {p}uint w;\n    {p}uint ws;\n    \
-             if (kind == 1u || kind == 2u) {{\n        w = atomicExchange(gldbg_mc_w{j}[e], mine);\n        ws = atomicExchange(gldbg_mc_ws{j}[e], site + 1u);\n    }} \
-             else if (kind == 3u) {{\n        w = atomicCompSwap(gldbg_mc_w{j}[e], 0u, mine);\n        ws = gldbg_mc_ws{j}[e];\n        \
-             if (w == 0u) gldbg_mc_ws{j}[e] = site + 1u;\n    }} else {{\n        w = gldbg_mc_w{j}[e];\n        ws = gldbg_mc_ws{j}[e];\n    }}\n    \
+             {p}uint w;\n    {p}uint ws = 0u;\n    \
+             if (kind == 1u || kind == 2u) {{\n        w = atomicExchange(gldbg_mc_w{j}[e], mw);\n        ws = atomicExchange(gldbg_mc_ws{j}[e], site + 1u);\n    }} \
+             else if (kind == 3u) {{\n        w = atomicCompSwap(gldbg_mc_w{j}[e], 0u, mw);\n        \
+             if (w == 0u) gldbg_mc_ws{j}[e] = site + 1u;\n    }} else {{\n        w = gldbg_mc_w{j}[e];\n    }}\n    \
              bool found = false;\n    \
              if (kind != 1u && w == 0u) {{\n        gldbg_mc_report(site, 1u, uvec3(el, 0u, 0u), 0u, uvec2(0u), wr);\n        found = true;\n    }}\n    \
-             if {cw} {{\n        \
+             if (w != 0u && (w & 0x7FFu) != me && (w >> 12) == (mw >> 12) && !((w & 0x800u) != 0u && kind == 3u)) {{\n        \
+             if (kind == 0u || kind == 3u) ws = gldbg_mc_ws{j}[e];\n        \
              gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
-             if (kind != 0u) {{\n        {p}uint r = gldbg_mc_r{j}[e];\n        {p}uint rs = gldbg_mc_rs{j}[e];\n        \
-             if {cr} {{\n            \
-             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), rs, uvec2(gldbg_mc_wg(), (r & 0x7FFu) - 1u), wr | ((r & 0x800u) != 0u ? 4u : 0u));\n            found = true;\n        }}\n    }}\n    \
-             if (kind != 1u) {{\n        gldbg_mc_r{j}[e] = mine;\n        gldbg_mc_rs{j}[e] = site + 1u;\n    }}\n    \
-             return found;\n}}\n",
-            cw = conflict("w"),
-            cr = conflict("r"),
+             {p}uint r = gldbg_mc_r{j}[e];\n    \
+             bool same = r != 0u && (r >> 13) == (mr >> 13);\n    \
+             if (kind != 0u && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u)) {{\n        \
+             {p}uint other = (r & 0x7FFu) != me ? (r & 0x7FFu) - 1u : 0xFFFFFFFFu;\n        \
+             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
+             if (kind != 1u) {{\n        \
+             if (!same) {{\n            gldbg_mc_r{j}[e] = mr;\n            gldbg_mc_rs{j}[e] = site + 1u;\n        }} \
+             else if ((r & 0x7FFu) != me && (r & 0x1000u) == 0u) {{\n            gldbg_mc_r{j}[e] = r | 0x1000u;\n        }}\n    }}\n    \
+             return found;\n}}\n"
         );
         s += &self.wrappers(
             &format!("gldbg_mc_ah{j}"),

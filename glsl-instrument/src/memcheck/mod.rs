@@ -193,7 +193,9 @@ pub enum Invocation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OtherSide {
     pub site: usize,
-    pub invocation: Invocation,
+    /// `None`: another invocation of the same workgroup, which one not
+    /// known (several read the element in that barrier interval).
+    pub invocation: Option<Invocation>,
     pub write: bool,
     pub atomic: bool,
 }
@@ -252,7 +254,7 @@ impl MemcheckShader {
                     .collect();
                 let other = (r[6] != 0 && (r[6] as usize) <= self.sites.len()).then(|| OtherSide {
                     site: r[6] as usize - 1,
-                    invocation: invocation(r[7], r[8]),
+                    invocation: (r[8] != u32::MAX).then(|| invocation(r[7], r[8])),
                     write: r[9] & FLAG_OTHER_WRITE != 0,
                     atomic: r[9] & FLAG_OTHER_ATOMIC != 0,
                 });

@@ -104,7 +104,7 @@ fn decode_reads_records() {
     let o = f[0].other.unwrap();
     assert_eq!((o.site, o.write), (0, true));
     assert_eq!(
-        o.invocation,
+        o.invocation.unwrap(),
         Invocation::Compute {
             workgroup: [2, 0, 0],
             local: [9, 0, 0]

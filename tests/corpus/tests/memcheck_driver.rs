@@ -172,7 +172,7 @@ fn shared_race_without_barrier() {
     };
     assert_eq!(f.element, vec![i64::from((local[0] + 1) % 4)]);
     assert_eq!(
-        o.invocation,
+        o.invocation.unwrap(),
         Invocation::Compute {
             workgroup,
             local: [(local[0] + 1) % 4, 0, 0]
@@ -286,7 +286,7 @@ fn storage_race_between_workgroups_and_atomics() {
             workgroup: b,
             local: lb,
         },
-    ) = (f.invocation, f.other.unwrap().invocation)
+    ) = (f.invocation, f.other.unwrap().invocation.unwrap())
     else {
         panic!()
     };
@@ -439,7 +439,7 @@ void main() {{
     let (f, line, other) = only(&r);
     assert_eq!((f.kind, *line, *other), (FindingKind::Race, 5, Some(5)));
     let (Invocation::Fragment { x: ax, y: ay }, Invocation::Fragment { x: bx, y: by }) =
-        (f.invocation, f.other.unwrap().invocation)
+        (f.invocation, f.other.unwrap().invocation.unwrap())
     else {
         panic!("{f:?}")
     };
