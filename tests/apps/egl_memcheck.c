@@ -27,7 +27,9 @@
  *                  but another compile of the same shader may not;
  *   racy:          the result depends on the order invocations run in (a
  *                  race on a multi-threaded driver).
- * Every -fixed twin is deterministic.
+ * Every -fixed twin is deterministic, and its output (as image-oob's) is
+ * checked against a CPU model of its kernel: the app says so on stderr
+ * and exits 1 if it differs.
  *
  * Shader sources and line numbers. Each shader is one C string literal
  * `static const char NAME[] =` followed by one C line per GLSL line, each a
@@ -696,6 +698,106 @@ static uint64_t run_fragment(GLuint p) {
 }
 
 /* ---------------------------------------------------------------------- */
+/* CPU models of the twins' outputs (exact: small integers, halves and
+ * quarters), as the checksums of the bytes the GPU run hashes. */
+
+static uint64_t cpu_storage_oob(void) {
+    float sums[64];
+    for (int r = 0; r < 64; r++) {
+        sums[r] = 0;
+        for (int i = 0; i < 4; i++) sums[r] += (float)((256 + r * 4 + i) % 7 + 1);
+    }
+    return fnv(FNV_OFFSET, sums, sizeof sums);
+}
+
+static uint64_t cpu_shared_oob(void) {
+    float out[128];
+    for (int g = 0; g < 128; g++) {
+        int base = g / 64 * 64, next = base + (g % 64 + 1 < 63 ? g % 64 + 1 : 63);
+        out[g] = 0.5f * ((float)((g * 3) % 11) + (float)((next * 3) % 11));
+    }
+    return fnv(FNV_OFFSET, out, sizeof out);
+}
+
+static uint64_t cpu_local_oob(void) {
+    GLuint peaks[32];
+    for (int g = 0; g < 32; g++) {
+        unsigned hist[8] = {0};
+        for (int k = 0; k < 4; k++) {
+            int s = g * 4 + k;
+            hist[s == 54 ? 7 : (s * 5) % 8] += 1; /* 1.0 * 8 = bucket 8, clamped */
+        }
+        unsigned best = 0;
+        for (unsigned b = 1; b < 8; b++)
+            if (hist[b] > hist[best]) best = b;
+        peaks[g] = best * 16 + hist[best];
+    }
+    return fnv(FNV_OFFSET, peaks, sizeof peaks);
+}
+
+static uint64_t cpu_image_oob(void) {
+    float dst[256];
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) dst[y * 16 + x] = x == 0 ? 0.0f : (float)(x - 1 + 16 * y);
+    return fnv(FNV_OFFSET, dst, sizeof dst);
+}
+
+static uint64_t cpu_counter_oob(void) {
+    GLuint words[2] = {3, 100};
+    return fnv(FNV_OFFSET, words, sizeof words);
+}
+
+static uint64_t cpu_shared_uninit(void) {
+    float sums[2] = {0, 0};
+    for (int k = 0; k < 256; k++) sums[k / 128] += (float)(k % 5 + 1);
+    return fnv(FNV_OFFSET, sums, sizeof sums);
+}
+
+static uint64_t cpu_local_uninit(void) {
+    float values[64];
+    for (int k = 0; k < 64; k++) {
+        float v = k == 7 ? -3.0f : k == 50 ? 0.0f : (float)(k % 9 + 1);
+        values[k] = v > 0 ? v * 2.0f : v;
+    }
+    return fnv(FNV_OFFSET, values, sizeof values);
+}
+
+static uint64_t cpu_shared_race(void) {
+    float sums[2] = {0, 0};
+    for (int k = 0; k < 128; k++) sums[k / 64] += (float)(k % 5 + 1);
+    return fnv(FNV_OFFSET, sums, sizeof sums);
+}
+
+static uint64_t cpu_group_race(void) {
+    GLuint max[1] = {0};
+    for (int k = 0; k < 256; k++)
+        if ((GLuint)((k * 37) % 1000) > max[0]) max[0] = (GLuint)((k * 37) % 1000);
+    return fnv(FNV_OFFSET, max, sizeof max);
+}
+
+static uint64_t cpu_local_race(void) {
+    float f[64], d[64];
+    for (int i = 0; i < 64; i++) f[i] = (float)i * 0.25f * ((float)i * 0.25f);
+    for (int i = 0; i < 64; i++) d[i] = i < 63 ? f[i + 1] - f[i] : 0.0f;
+    return fnv(fnv(FNV_OFFSET, f, sizeof f), d, sizeof d);
+}
+
+static uint64_t cpu_fragment(void) {
+    float pixels[256 * 4], mirror[256];
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            float g = (float)(x + y * 16) / 256.0f;
+            float *p = &pixels[(y * 16 + x) * 4];
+            p[0] = g, p[1] = 1.0f - g, p[2] = 0.5f, p[3] = 1.0f;
+            mirror[y * 16 + x] = x == 0 ? -1.0f : (float)(x - 1 + y * 16) / 256.0f;
+        }
+    GLuint last[1] = {255};
+    uint64_t h = fnv(FNV_OFFSET, pixels, sizeof pixels);
+    h = fnv(h, mirror, sizeof mirror);
+    return fnv(h, last, sizeof last);
+}
+
+/* ---------------------------------------------------------------------- */
 
 struct mc_case {
     const char *name;
@@ -703,20 +805,21 @@ struct mc_case {
     const char *fixed_vs, *fixed_fs, *fixed_cs; /* the twin's */
     const char *determinism;              /* of the planted case's output */
     uint64_t (*run)(GLuint program);
+    uint64_t (*cpu)(void);                /* the twin's output, on the CPU */
 };
 
 static const struct mc_case CASES[] = {
-    {"storage-oob", 0, 0, CS_STORAGE_OOB, 0, 0, CS_STORAGE_OOB_FIXED, "undefined", run_storage_oob},
-    {"shared-oob", 0, 0, CS_SHARED_OOB, 0, 0, CS_SHARED_OOB_FIXED, "undefined", run_shared_oob},
-    {"local-oob", 0, 0, CS_LOCAL_OOB, 0, 0, CS_LOCAL_OOB_FIXED, "undefined", run_local_oob},
-    {"image-oob", 0, 0, CS_IMAGE_OOB, 0, 0, CS_IMAGE_OOB_FIXED, "deterministic", run_image_oob},
-    {"counter-oob", 0, 0, CS_COUNTER_OOB, 0, 0, CS_COUNTER_OOB_FIXED, "undefined", run_counter_oob},
-    {"shared-uninit", 0, 0, CS_SHARED_UNINIT, 0, 0, CS_SHARED_UNINIT_FIXED, "undefined", run_shared_uninit},
-    {"local-uninit", 0, 0, CS_LOCAL_UNINIT, 0, 0, CS_LOCAL_UNINIT_FIXED, "undefined", run_local_uninit},
-    {"shared-race", 0, 0, CS_SHARED_RACE, 0, 0, CS_SHARED_RACE_FIXED, "racy", run_shared_race},
-    {"storage-race-groups", 0, 0, CS_GROUP_RACE, 0, 0, CS_GROUP_RACE_FIXED, "racy", run_group_race},
-    {"storage-race-local", 0, 0, CS_LOCAL_RACE, 0, 0, CS_LOCAL_RACE_FIXED, "racy", run_local_race},
-    {"fragment", VS_FRAGMENT, FS_FRAGMENT, 0, VS_FRAGMENT, FS_FRAGMENT_FIXED, 0, "racy", run_fragment},
+    {"storage-oob", 0, 0, CS_STORAGE_OOB, 0, 0, CS_STORAGE_OOB_FIXED, "undefined", run_storage_oob, cpu_storage_oob},
+    {"shared-oob", 0, 0, CS_SHARED_OOB, 0, 0, CS_SHARED_OOB_FIXED, "undefined", run_shared_oob, cpu_shared_oob},
+    {"local-oob", 0, 0, CS_LOCAL_OOB, 0, 0, CS_LOCAL_OOB_FIXED, "undefined", run_local_oob, cpu_local_oob},
+    {"image-oob", 0, 0, CS_IMAGE_OOB, 0, 0, CS_IMAGE_OOB_FIXED, "deterministic", run_image_oob, cpu_image_oob},
+    {"counter-oob", 0, 0, CS_COUNTER_OOB, 0, 0, CS_COUNTER_OOB_FIXED, "undefined", run_counter_oob, cpu_counter_oob},
+    {"shared-uninit", 0, 0, CS_SHARED_UNINIT, 0, 0, CS_SHARED_UNINIT_FIXED, "undefined", run_shared_uninit, cpu_shared_uninit},
+    {"local-uninit", 0, 0, CS_LOCAL_UNINIT, 0, 0, CS_LOCAL_UNINIT_FIXED, "undefined", run_local_uninit, cpu_local_uninit},
+    {"shared-race", 0, 0, CS_SHARED_RACE, 0, 0, CS_SHARED_RACE_FIXED, "racy", run_shared_race, cpu_shared_race},
+    {"storage-race-groups", 0, 0, CS_GROUP_RACE, 0, 0, CS_GROUP_RACE_FIXED, "racy", run_group_race, cpu_group_race},
+    {"storage-race-local", 0, 0, CS_LOCAL_RACE, 0, 0, CS_LOCAL_RACE_FIXED, "racy", run_local_race, cpu_local_race},
+    {"fragment", VS_FRAGMENT, FS_FRAGMENT, 0, VS_FRAGMENT, FS_FRAGMENT_FIXED, 0, "racy", run_fragment, cpu_fragment},
 };
 #define NCASES (int)(sizeof CASES / sizeof CASES[0])
 
@@ -739,6 +842,15 @@ static void run_case(int i, int fixed) {
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
         fprintf(stderr, APP_NAME ": %s%s: GL error 0x%x\n", c->name, fixed ? "-fixed" : "", err);
+        exit(1);
+    }
+    /* A twin, and a planted case whose output the GL spec defines (the
+     * discarded stores of image-oob), must give the CPU model's output. */
+    int defined = fixed || !strcmp(c->determinism, "deterministic");
+    if (defined && h != c->cpu()) {
+        fprintf(stderr, APP_NAME ": %s%s: checksum 0x%016llx differs from the CPU model's 0x%016llx\n",
+                c->name, fixed ? "-fixed" : "", (unsigned long long)h,
+                (unsigned long long)c->cpu());
         exit(1);
     }
     printf(APP_NAME ": %s%s checksum 0x%016llx (%s)\n", c->name, fixed ? "-fixed" : "",
