@@ -9,7 +9,9 @@
 //! and the minimum over the runs) and their ratios. A checked run must
 //! still print the app's `ok` (its results match the CPU's) and report no
 //! finding (the kernels are correct): a finding is printed as a false
-//! positive.
+//! positive. On llvmpipe take `--memcheck-small` (2^20 floats, 256x256):
+//! the full product takes seconds per iteration there, and llvmpipe
+//! reports GL_TIME_ELAPSED times of 0 (the table says so).
 
 use std::path::{Path, PathBuf};
 
