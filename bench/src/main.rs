@@ -39,16 +39,22 @@
 //!   `history` result line, against the frame's native time (timed inside
 //!   the app): the cost per draw that does not touch the pixel (K = 0) and
 //!   per draw that does (K = 50 against K = 0).
+//! * (g) memcheck (`memcheck.rs`): `apps/memcheck_compute.c` (a
+//!   shared-memory reduction of 16M floats and a tiled 1024x1024 matrix
+//!   product, each timed per iteration inside the app) natively and under
+//!   `gldbg run --memcheck`, interleaved: native and checked ms per kernel
+//!   and their ratio (median, min).
 //!
 //! Usage: `gldbg-bench [--runs N] [--calls N] [--steps N] [--glmark2-seconds S]
-//! [--glmark2 PATH] [--glmark2-arg A]... [--only a,b,c,d,e,f]`. Figures to report
+//! [--glmark2 PATH] [--glmark2-arg A]... [--memcheck-iterations N] [--memcheck-small]
+//! [--only a,b,c,d,e,f,g]`. Figures to report
 //! come from a release build (`cargo build --release --workspace`): the
 //! daemon's share of a stepped call is several times larger unoptimised.
 //! `gldbg` is looked for beside this executable (both in
 //! `target/<profile>/`; `cargo build --workspace` builds it) or at `$GLDBG`.
 //! The C apps are compiled with `cc` at start (or taken from
-//! `$GLDBG_BENCH_APP`, `$GLDBG_BENCH_STEP_APP`, `$GLDBG_BENCH_COMPUTE_APP`
-//! and `$GLDBG_BENCH_HISTORY_APP`). Every run has `MESA_SHADER_CACHE_DISABLE=true`.
+//! `$GLDBG_BENCH_APP`, `$GLDBG_BENCH_STEP_APP`, `$GLDBG_BENCH_COMPUTE_APP`,
+//! `$GLDBG_BENCH_HISTORY_APP` and `$GLDBG_BENCH_MEMCHECK_APP`). Every run has `MESA_SHADER_CACHE_DISABLE=true`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -57,6 +63,7 @@ use std::time::{Duration, Instant};
 
 mod dap;
 mod history;
+mod memcheck;
 mod readback;
 mod trace;
 
@@ -72,6 +79,9 @@ struct Options {
     glmark2: Option<PathBuf>,
     /// Extra glmark2 arguments (`--glmark2-arg A`, repeatable), e.g. `--data-path DIR`.
     glmark2_args: Vec<String>,
+    /// (g): the app's timed iterations per run, and its small sizes.
+    memcheck_iterations: u32,
+    memcheck_small: bool,
     only: String,
 }
 
@@ -84,7 +94,9 @@ impl Options {
             glmark2_seconds: 2.0,
             glmark2: None,
             glmark2_args: Vec::new(),
-            only: "abcdef".into(),
+            memcheck_iterations: 10,
+            memcheck_small: false,
+            only: "abcdefg".into(),
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -96,12 +108,16 @@ impl Options {
                 "--glmark2-seconds" => o.glmark2_seconds = parse(&value("--glmark2-seconds")?)?,
                 "--glmark2" => o.glmark2 = Some(value("--glmark2")?.into()),
                 "--glmark2-arg" => o.glmark2_args.push(value("--glmark2-arg")?),
+                "--memcheck-iterations" => {
+                    o.memcheck_iterations = parse(&value("--memcheck-iterations")?)?
+                }
+                "--memcheck-small" => o.memcheck_small = true,
                 "--only" => o.only = value("--only")?.replace(',', ""),
                 "-h" | "--help" => {
                     println!(
                         "usage: gldbg-bench [--runs N] [--calls N] [--steps N] \
                          [--glmark2-seconds S] [--glmark2 PATH] [--glmark2-arg A]... \
-                         [--only a,b,c,d,e,f]"
+                         [--memcheck-iterations N] [--memcheck-small] [--only a,b,c,d,e,f,g]"
                     );
                     std::process::exit(0);
                 }
@@ -156,6 +172,9 @@ fn run() -> Result<()> {
     }
     if opts.only.contains('f') {
         history::pixel_history(&opts, &gldbg, &work)?;
+    }
+    if opts.only.contains('g') {
+        memcheck::memcheck(&opts, &gldbg, &work)?;
     }
     Ok(())
 }
