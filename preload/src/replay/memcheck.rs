@@ -135,11 +135,12 @@ fn step(
         )));
     }
     let prog = program(&mut r, req, app, draw)?;
-    let shadow = place_shadow(&r, req, prog)?;
-    set_uniforms(&r, req, prog, &shadow);
     // Uniforms the copy cannot set (atomic counters, opaque types) raise
     // errors of ours that mean nothing for the call.
     drain_own_errors();
+    let shadow = place_shadow(&r, req, prog)?;
+    set_uniforms(&r, req, prog, &shadow);
+    check_gl("setting the memcheck uniforms")?;
     let ours: Vec<u32> = shadow.block.map(|(index, _)| index).into_iter().collect();
     let writes = r.writes_but(prog, !in_place, &ours)?;
     if r.reply.trace.status != shm::TRACE_OK && r.reply.trace.status != shm::TRACE_NONE {

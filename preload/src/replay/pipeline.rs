@@ -267,7 +267,10 @@ impl<'a, R: StepReply> Replay<'a, R> {
         reply: &'a mut R,
         draw_buffers: u32,
     ) -> Self {
-        Self::with(bulk, call, reply, Saved::capture(draw_buffers))
+        let saved = Saved::capture(draw_buffers);
+        // What capturing raised is ours (as `suspend` drains it).
+        drain_own_errors();
+        Self::with(bulk, call, reply, saved)
     }
 
     fn with(bulk: &'a mut Bulk, call: Call<'a>, reply: &'a mut R, saved: Saved) -> Self {

@@ -1,0 +1,104 @@
+/* egl_memcheck_link: headless compute app for tests/tests/memcheck_link.rs,
+ * which runs its dispatches with a hand-written memcheck program
+ * (CMD_MEMCHECK) in place and not in place.
+ *
+ * EGL surfaceless, OpenGL 4.3 core. Each of FRAMES frames dispatches CS
+ * over 2 work groups of 64: out[i] += data[i] + u_add, with u_add = frame
+ * + 1 and data[i] = 7 i + 1. Its blocks: Data bound whole at storage
+ * binding 2 (1024 bytes), Out declared at binding 5 but moved by the app to
+ * 6 (glShaderStorageBlockBinding), bound there as a range of 512 bytes at
+ * offset 256 of its buffer. Bound besides, for nothing of the program:
+ * a buffer at storage bindings 0 (whole) and 1 (a range), atomic counter
+ * buffers at bindings 1 (a range of 12 bytes) and 3 (whole, 32 bytes).
+ * After the frames it prints
+ *
+ *   egl_memcheck_link: out O, frames F
+ *
+ * with O the sum of out[] (a dispatch run twice or not at all changes it).
+ *
+ *   egl_memcheck_link [--dump-state PATH]
+ *
+ * --dump-state: state_dump.h's dump of the whole GL state right after
+ *               each dispatch ("after dispatch N") and at the end ("final").
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#define APP_NAME "egl_memcheck_link"
+/* egl_app.h's framebuffer helper and hash are unused here. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "egl_app.h"
+#include "state_dump.h"
+
+#include <string.h>
+
+#define FRAMES 3
+#define N 128
+
+static const char *CS =
+    "#version 430\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(std430, binding = 2) buffer Data { uint data[]; };\n"
+    "layout(std430, binding = 5) buffer Out { uint outv[]; };\n"
+    "uniform uint u_add;\n"
+    "void main() {\n"
+    "    uint i = gl_GlobalInvocationID.x;\n"
+    "    outv[i] += data[i] + u_add;\n"
+    "}\n";
+
+static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
+    GLuint b;
+    glGenBuffers(1, &b);
+    glBindBuffer(target, b);
+    glBufferData(target, size, data, GL_DYNAMIC_COPY);
+    return b;
+}
+
+int main(int argc, char **argv) {
+    const char *dump = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
+        else die("usage: egl_memcheck_link [--dump-state PATH]");
+    }
+    struct egl_app a = egl_app_start(4, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
+    GLuint p = glCreateProgram();
+    glAttachShader(p, compile(GL_COMPUTE_SHADER, CS));
+    link_program(p);
+    GLuint out_block = glGetProgramResourceIndex(p, GL_SHADER_STORAGE_BLOCK, "Out");
+    glShaderStorageBlockBinding(p, out_block, 6);
+
+    uint32_t data[256], zeros[256] = {0};
+    for (int i = 0; i < 256; i++) data[i] = 7u * (uint32_t)i + 1u;
+    GLuint data_buf = buffer(GL_SHADER_STORAGE_BUFFER, sizeof data, data);
+    GLuint out_buf = buffer(GL_SHADER_STORAGE_BUFFER, 256 + 4 * N + 256, NULL);
+    glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                      NULL);
+    GLuint side = buffer(GL_SHADER_STORAGE_BUFFER, 256, zeros);
+    GLuint counters = buffer(GL_ATOMIC_COUNTER_BUFFER, 32, zeros);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, data_buf);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 6, out_buf, 256, 4 * N);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, side);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 1, side, 16, 64);
+    glBindBufferRange(GL_ATOMIC_COUNTER_BUFFER, 1, counters, 8, 12);
+    glBindBufferBase(GL_ATOMIC_COUNTER_BUFFER, 3, counters);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, side);
+    glUseProgram(p);
+    GLint add = glGetUniformLocation(p, "u_add");
+    for (int f = 0; f < FRAMES; f++) {
+        glUniform1ui(add, (GLuint)f + 1u);
+        glDispatchCompute(N / 64, 1, 1);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        if (dump) {
+            char label[32];
+            snprintf(label, sizeof label, "after dispatch %d", f + 1);
+            state_dump(dump, label);
+        }
+    }
+    uint32_t out[N];
+    glBindBuffer(GL_COPY_READ_BUFFER, out_buf);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 256, sizeof out, out);
+    uint64_t sum = 0;
+    for (int i = 0; i < N; i++) sum += out[i];
+    if (dump) state_dump(dump, "final");
+    printf(APP_NAME ": out %llu, frames %d\n", (unsigned long long)sum, FRAMES);
+    egl_app_end(a);
+    return 0;
+}

@@ -1,0 +1,309 @@
+//! memcheck's executor (issue 17, `CMD_MEMCHECK`) driven through the
+//! daemon library's link (`gldbg_debugd::memcheck::link::run_checked`):
+//! this test is the daemon. It maps the shared memory, launches
+//! `egl_memcheck_link` with the preload, stops at its dispatches and runs
+//! each with a hand-written checked shader that follows the memcheck
+//! contract (the findings block, the storage shadow, the base, cap and
+//! counter-size uniforms) and writes known words: the app's own result
+//! (`out[i] += data[i] + u_add`) and, into the findings block, what it was
+//! given. Checked against CPU references: the words as written, the
+//! shadow caps from the bound ranges and the budget, the blocks' bindings
+//! (one moved by the app at run time), the counters' range sizes; and the
+//! app's result and whole GL state (`state_dump.h`) after each dispatch
+//! equal a native run's: not in place, the checked run's writes are put
+//! back (the app's own dispatch then runs once); in place, the checked
+//! run is the app's dispatch (skipped after).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gldbg_debugd::error::Error;
+use gldbg_debugd::memcheck::link::{MemcheckProgram, MemcheckRun, run_checked};
+use gldbg_debugd::shader::Reports;
+use gldbg_debugd::shm::{At, SharedMemory, StoppedCall};
+use gldbg_proto::api::function_id;
+use gldbg_proto::shm as abi;
+use glsl_instrument::Stage;
+use glsl_instrument::memcheck::{MemSite, MemcheckShader, Space, TrackedArray};
+
+/// The app's shader with the contract's declarations; its findings words:
+/// `log[i] = data[i] + u_add` for the 128 invocations, then the shadow
+/// bases and caps, the counter sizes, a marker written only while array 0
+/// has shadow, the shadow's length and what invocation 0 found in `s[0]`
+/// (it writes 0xDEAD there after: a shadow not zeroed shows next time).
+const CHECKED: &str = "#version 430
+layout(local_size_x = 64) in;
+layout(std430, binding = 2) buffer Data { uint data[]; };
+layout(std430, binding = 5) buffer Out { uint outv[]; };
+layout(std430) buffer gldbg_Memcheck { uint head[8]; uint log[]; };
+layout(std430) buffer gldbg_MemcheckShadow { uint s[]; };
+uniform uint gldbg_mc_sbase[2];
+uniform uint gldbg_mc_scap[2];
+uniform uint gldbg_mc_acb[8];
+uniform uint u_add;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    outv[i] += data[i] + u_add;
+    log[i] = data[i] + u_add;
+    if (i == 0u) {
+        head[0] = gl_NumWorkGroups.x; head[1] = gl_NumWorkGroups.y; head[2] = gl_NumWorkGroups.z;
+        head[3] = gl_WorkGroupSize.x; head[4] = gl_WorkGroupSize.y; head[5] = gl_WorkGroupSize.z;
+        log[128] = gldbg_mc_sbase[0]; log[129] = gldbg_mc_sbase[1];
+        log[130] = gldbg_mc_scap[0]; log[131] = gldbg_mc_scap[1];
+        for (int k = 0; k < 8; ++k) log[132 + k] = gldbg_mc_acb[k];
+        if (gldbg_mc_scap[0] != 0u) log[140] = 0xBEEFu;
+        log[141] = uint(s.length());
+        log[142] = s[0];
+        s[0] = 0xDEADu;
+    }
+}
+";
+
+const INVOCATIONS: usize = 128;
+/// Words after the header: 4 sites' records (8 + 4 * 3 * 12 = 152).
+const LOG: usize = 144;
+
+fn site(block: Option<&str>) -> MemSite {
+    MemSite {
+        line: 13,
+        column: 5,
+        expr: "outv[i]".into(),
+        variable: "outv".into(),
+        space: Space::Storage,
+        block: block.map(str::to_string),
+        binding: None,
+        element_words: 1,
+        signed: false,
+    }
+}
+
+fn tracked(block: &str, array: &str) -> TrackedArray {
+    TrackedArray {
+        block: block.into(),
+        array: array.into(),
+        components: 1,
+    }
+}
+
+fn checked(program: u32) -> MemcheckProgram {
+    let shader = MemcheckShader {
+        source: CHECKED.into(),
+        sites: vec![site(Some("Out")), site(Some("Data")), site(Some("Nope")), site(None)],
+        storage: vec![tracked("Out", "outv"), tracked("Data", "data")],
+        counters: true,
+        not_checked: Vec::new(),
+    };
+    assert_eq!(shader.log_words(), 8 + LOG);
+    MemcheckProgram::new(program, Stage::Compute, shader, Vec::new())
+}
+
+/// Nothing is rejected in this test: a rejection fails it with the log.
+struct Strict;
+
+impl Reports for Strict {
+    fn rejected_shader(&self, what: &str, _: Stage, _: &str, log: &str) -> Error {
+        panic!("the driver rejected the checked shader ({what}): {log}")
+    }
+    fn warn(&self, message: String) {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// The app under the test's shared memory (the preload attached).
+struct App {
+    child: Child,
+    seen: u32,
+    last: Option<(usize, u32)>,
+}
+
+impl App {
+    fn launch(shm: &SharedMemory, dump: &Path) -> App {
+        let child = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
+            .arg("--dump-state")
+            .arg(dump)
+            .env("LD_PRELOAD", gldbg_tests::preload())
+            .env(
+                "GLDBG_SHM",
+                format!("/proc/{}/fd/{}", std::process::id(), shm.raw_fd()),
+            )
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("launching egl_memcheck_link");
+        App {
+            child,
+            seen: 0,
+            last: None,
+        }
+    }
+
+    /// The next stop before a call of `functions` (not one already
+    /// handled); stops at other calls (the preload's own: shader
+    /// recording) are continued, as the daemon's stop watcher does.
+    fn stop(&mut self, shm: &SharedMemory, functions: &[u32]) -> StoppedCall {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let fresh = shm.stopped().into_iter().find(|s| {
+                s.state == abi::STATE_STOPPED && self.last != Some((s.slot, s.stop_id))
+            });
+            if let Some(s) = fresh {
+                self.last = Some((s.slot, s.stop_id));
+                if functions.contains(&s.function) {
+                    return s;
+                }
+                release(shm, &s, abi::CMD_CONTINUE);
+                continue;
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("the app ended ({status}) before the next stop");
+            }
+            assert!(Instant::now() < deadline, "no stop within 120 s");
+            self.seen = shm.wait_stop_seq(self.seen, Duration::from_millis(100));
+        }
+    }
+
+    fn output(self) -> String {
+        let out = self.child.wait_with_output().expect("waiting for the app");
+        assert!(out.status.success(), "the app failed: {:?}", out.status);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+fn release(shm: &SharedMemory, s: &StoppedCall, cmd: u32) {
+    let st = shm.command_at(s.slot, s.stop_id, cmd, Duration::from_secs(60));
+    assert_eq!(st.expect("releasing the stop"), abi::STATUS_OK);
+}
+
+/// The dump without the program binary format lines (gldbg hides the
+/// formats: no binaries under a session).
+fn dump_text(path: &Path) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("no state dump at {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.contains("_BINARY_FORMATS"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The checks common to every run of frame `frame` (u_add = frame): the
+/// header, each invocation's word, the counters' sizes, the shadow's
+/// first word found zeroed, the blocks' bindings.
+fn check_common(run: &MemcheckRun, frame: u32) {
+    let w = &run.words;
+    assert_eq!(w.len(), 8 + LOG, "exactly the log words");
+    assert_eq!(&w[..8], &[2, 1, 1, 64, 1, 1, 0, 0], "header as written");
+    let log = &w[8..];
+    for i in 0..INVOCATIONS {
+        assert_eq!(log[i], 7 * i as u32 + 1 + frame, "invocation {i}'s word");
+    }
+    // Atomic counter bindings 1 (a range of 12 bytes) and 3 (a 32-byte
+    // buffer bound whole); none elsewhere.
+    assert_eq!(&log[132..140], &[0, 12, 0, 32, 0, 0, 0, 0], "counter sizes");
+    assert_eq!(log[142], 0, "the shadow is zeroed before the call");
+    assert_eq!(log[143], 0, "an unwritten word is zero");
+    assert_eq!(run.bindings.get("Out"), Some(&6), "Out, moved by the app");
+    assert_eq!(run.bindings.get("Data"), Some(&2));
+    assert_eq!(run.bindings.get("Nope"), Some(&u32::MAX), "not a block");
+    assert_eq!(run.bindings.len(), 3);
+    // Out: a range of 512 bytes; Data: 1024 bytes bound whole.
+    assert_eq!(run.needed, [128, 256]);
+}
+
+#[test]
+fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
+    gldbg_tests::require_workspace();
+    let dir = gldbg_tests::TempDir::new("memcheck_link");
+    let native_dump = dir.join("native.txt");
+    let native = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
+        .arg("--dump-state")
+        .arg(&native_dump)
+        .output()
+        .expect("running egl_memcheck_link natively");
+    assert!(native.status.success(), "native run: {native:?}");
+    let native_out = String::from_utf8_lossy(&native.stdout).into_owned();
+    // out[i] = sum over frames f = 1..3 of (7 i + 1 + f).
+    let sum: u64 = (0..128u64).map(|i| 3 * (7 * i + 1) + 6).sum();
+    assert_eq!(native_out, format!("egl_memcheck_link: out {sum}, frames 3\n"));
+
+    let shm = SharedMemory::create().expect("shared memory");
+    let dump = dir.join("checked.txt");
+    let use_program = function_id("glUseProgram").unwrap();
+    let dispatch = function_id("glDispatchCompute").unwrap();
+    shm.set_breakpoint(use_program, true);
+    shm.set_breakpoint(dispatch, true);
+    let mut app = App::launch(&shm, &dump);
+
+    let s = app.stop(&shm, &[use_program]);
+    let program = s.args[0] as u32;
+    release(&shm, &s, abi::CMD_CONTINUE);
+    let p = checked(program);
+
+    // Frame 1: not in place, a budget for both arrays; then the app's own
+    // dispatch runs (once: the checked run's writes were put back).
+    let s = app.stop(&shm, &[dispatch]);
+    let at = At {
+        shm: &shm,
+        slot: s.slot,
+        stop_id: s.stop_id,
+    };
+    let other = checked(program + 1000);
+    let refused = run_checked(at, &Strict, &other, false, 1 << 20).unwrap_err();
+    assert!(
+        refused.to_string().contains(&format!("for program {}", program + 1000)),
+        "{refused}"
+    );
+    let run = run_checked(at, &Strict, &p, false, 1 << 20).expect("frame 1, aside");
+    check_common(&run, 1);
+    assert_eq!(run.caps, [128, 256]);
+    let log = &run.words[8..];
+    assert_eq!(&log[128..132], &[0, 128, 128, 256], "bases and caps");
+    assert_eq!(log[140], 0xBEEF);
+    assert_eq!(log[141], 384 * 4, "the shadow's words: 4 per component");
+    assert_eq!(run.shadow_bytes, 384 * 16);
+    assert!(run.gpu_ns > 0, "a GL_TIME_ELAPSED query timed the call");
+    release(&shm, &s, abi::CMD_CONTINUE);
+
+    // Frame 2: in place, a budget for array 0 alone; skipped after.
+    let s = app.stop(&shm, &[dispatch]);
+    let at = At {
+        shm: &shm,
+        slot: s.slot,
+        stop_id: s.stop_id,
+    };
+    let run = run_checked(at, &Strict, &p, true, 128 * 16).expect("frame 2, in place");
+    check_common(&run, 2);
+    assert_eq!(run.caps, [128, 0], "array 1 passes the budget");
+    assert_eq!(&run.words[8 + 128..8 + 132], &[0, 128, 128, 0]);
+    assert_eq!(run.words[8 + 140], 0xBEEF);
+    assert_eq!(run.shadow_bytes, 128 * 16);
+    release(&shm, &s, abi::CMD_SKIP);
+
+    // Frame 3: in place, a budget for nothing: caps 0, the findings block
+    // zeroed again (the marker of frame 2 is gone).
+    let s = app.stop(&shm, &[dispatch]);
+    let at = At {
+        shm: &shm,
+        slot: s.slot,
+        stop_id: s.stop_id,
+    };
+    let run = run_checked(at, &Strict, &p, true, 16).expect("frame 3, in place");
+    check_common(&run, 3);
+    assert_eq!(run.caps, [0, 0]);
+    assert_eq!(run.words[8 + 140], 0, "the findings block is zeroed");
+    assert_eq!(run.words[8 + 141], 4, "a one-component buffer when nothing fits");
+    assert_eq!(run.shadow_bytes, 0);
+    shm.clear_breakpoints();
+    release(&shm, &s, abi::CMD_SKIP);
+
+    assert_eq!(app.output(), native_out, "the app's result");
+    let (native, checked) = (dump_text(&native_dump), dump_text(&dump));
+    assert!(native.contains("== after dispatch 3") && native.contains("== final"));
+    if native != checked {
+        let first = native
+            .lines()
+            .zip(checked.lines())
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("native: {a}\nchecked: {b}"));
+        panic!("the GL state differs from a native run:\n{first:?}");
+    }
+}
