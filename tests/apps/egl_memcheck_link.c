@@ -16,10 +16,17 @@
  *
  * with O the sum of out[] (a dispatch run twice or not at all changes it).
  *
- *   egl_memcheck_link [--dump-state PATH]
+ *   egl_memcheck_link [--draw] [--dump-state PATH]
  *
+ * --draw:       also, each frame after the dispatch, draw a triangle over a
+ *               16x16 RGBA8 framebuffer with additive blending (FS: u_color
+ *               = (0.125 f, 0.25, 0.0625, 0.5) to `color`, bound by the app
+ *               to location 1, draw buffer 1 writing attachment 0; and
+ *               atomicAdd(hits[0], 1) on storage binding 3), and print
+ *               `egl_memcheck_link draw: hits H, pixel R G B A`.
  * --dump-state: state_dump.h's dump of the whole GL state right after
- *               each dispatch ("after dispatch N") and at the end ("final").
+ *               each dispatch ("after dispatch N") and draw ("after draw
+ *               N") and at the end ("final").
  */
 #define GL_GLEXT_PROTOTYPES 1
 #define APP_NAME "egl_memcheck_link"
@@ -44,6 +51,23 @@ static const char *CS =
     "    outv[i] += data[i] + u_add;\n"
     "}\n";
 
+static const char *VS =
+    "#version 430\n"
+    "void main() {\n"
+    "    vec2 p = vec2(float(gl_VertexID & 1) * 4.0 - 1.0, float(gl_VertexID >> 1) * 4.0 - 1.0);\n"
+    "    gl_Position = vec4(p, 0.0, 1.0);\n"
+    "}\n";
+
+static const char *FS =
+    "#version 430\n"
+    "layout(std430, binding = 3) buffer Hits { uint hits[]; };\n"
+    "out vec4 color;\n"
+    "uniform vec4 u_color;\n"
+    "void main() {\n"
+    "    atomicAdd(hits[0], 1u);\n"
+    "    color = u_color;\n"
+    "}\n";
+
 static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
     GLuint b;
     glGenBuffers(1, &b);
@@ -54,9 +78,11 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 
 int main(int argc, char **argv) {
     const char *dump = NULL;
+    int draw = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
-        else die("usage: egl_memcheck_link [--dump-state PATH]");
+        else if (!strcmp(argv[i], "--draw")) draw = 1;
+        else die("usage: egl_memcheck_link [--draw] [--dump-state PATH]");
     }
     struct egl_app a = egl_app_start(4, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     GLuint p = glCreateProgram();
@@ -80,15 +106,54 @@ int main(int argc, char **argv) {
     glBindBufferRange(GL_ATOMIC_COUNTER_BUFFER, 1, counters, 8, 12);
     glBindBufferBase(GL_ATOMIC_COUNTER_BUFFER, 3, counters);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, side);
-    glUseProgram(p);
+    GLuint q = 0, hits = 0, vao = 0;
+    if (draw) {
+        q = glCreateProgram();
+        glAttachShader(q, compile(GL_VERTEX_SHADER, VS));
+        glAttachShader(q, compile(GL_FRAGMENT_SHADER, FS));
+        glBindFragDataLocation(q, 1, "color");
+        link_program(q);
+        hits = buffer(GL_SHADER_STORAGE_BUFFER, 16, zeros);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, hits);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, side);
+        glGenVertexArrays(1, &vao);
+        glBindVertexArray(vao);
+        GLuint fbo, rb;
+        glGenFramebuffers(1, &fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+        glGenRenderbuffers(1, &rb);
+        glBindRenderbuffer(GL_RENDERBUFFER, rb);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+        const GLenum bufs[2] = {GL_NONE, GL_COLOR_ATTACHMENT0};
+        glDrawBuffers(2, bufs);
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+            die("framebuffer incomplete");
+        glViewport(0, 0, 16, 16);
+        glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_ONE, GL_ONE);
+    }
     GLint add = glGetUniformLocation(p, "u_add");
+    GLint color = draw ? glGetUniformLocation(q, "u_color") : -1;
     for (int f = 0; f < FRAMES; f++) {
+        char label[32];
+        glUseProgram(p);
         glUniform1ui(add, (GLuint)f + 1u);
         glDispatchCompute(N / 64, 1, 1);
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         if (dump) {
-            char label[32];
             snprintf(label, sizeof label, "after dispatch %d", f + 1);
+            state_dump(dump, label);
+        }
+        if (!draw) continue;
+        glUseProgram(q);
+        glUniform4f(color, 0.125f * (float)(f + 1), 0.25f, 0.0625f, 0.5f);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        if (dump) {
+            snprintf(label, sizeof label, "after draw %d", f + 1);
             state_dump(dump, label);
         }
     }
@@ -99,6 +164,15 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++) sum += out[i];
     if (dump) state_dump(dump, "final");
     printf(APP_NAME ": out %llu, frames %d\n", (unsigned long long)sum, FRAMES);
+    if (draw) {
+        uint32_t h = 0;
+        unsigned char px[4];
+        glBindBuffer(GL_COPY_READ_BUFFER, hits);
+        glGetBufferSubData(GL_COPY_READ_BUFFER, 0, 4, &h);
+        glReadBuffer(GL_COLOR_ATTACHMENT0);
+        glReadPixels(3, 5, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+        printf(APP_NAME " draw: hits %u, pixel %u %u %u %u\n", h, px[0], px[1], px[2], px[3]);
+    }
     egl_app_end(a);
     return 0;
 }

@@ -118,8 +118,9 @@ struct App {
 }
 
 impl App {
-    fn launch(shm: &SharedMemory, dump: &Path) -> App {
+    fn launch(shm: &SharedMemory, dump: &Path, args: &[&str]) -> App {
         let child = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
+            .args(args)
             .arg("--dump-state")
             .arg(dump)
             .env("LD_PRELOAD", gldbg_tests::preload())
@@ -214,13 +215,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     gldbg_tests::require_workspace();
     let dir = gldbg_tests::TempDir::new("memcheck_link");
     let native_dump = dir.join("native.txt");
-    let native = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
-        .arg("--dump-state")
-        .arg(&native_dump)
-        .output()
-        .expect("running egl_memcheck_link natively");
-    assert!(native.status.success(), "native run: {native:?}");
-    let native_out = String::from_utf8_lossy(&native.stdout).into_owned();
+    let native_out = native(&native_dump, &[]);
     // out[i] = sum over frames f = 1..3 of (7 i + 1 + f).
     let sum: u64 = (0..128u64).map(|i| 3 * (7 * i + 1) + 6).sum();
     assert_eq!(native_out, format!("egl_memcheck_link: out {sum}, frames 3\n"));
@@ -231,7 +226,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     let dispatch = function_id("glDispatchCompute").unwrap();
     shm.set_breakpoint(use_program, true);
     shm.set_breakpoint(dispatch, true);
-    let mut app = App::launch(&shm, &dump);
+    let mut app = App::launch(&shm, &dump, &[]);
 
     let s = app.stop(&shm, &[use_program]);
     let program = s.args[0] as u32;
@@ -296,8 +291,25 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     release(&shm, &s, abi::CMD_SKIP);
 
     assert_eq!(app.output(), native_out, "the app's result");
-    let (native, checked) = (dump_text(&native_dump), dump_text(&dump));
-    assert!(native.contains("== after dispatch 3") && native.contains("== final"));
+    same_dumps(&native_dump, &dump, "== after dispatch 3");
+}
+
+/// Run the app natively with `args`, its dump at `dump`; its output.
+fn native(dump: &Path, args: &[&str]) -> String {
+    let native = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
+        .args(args)
+        .arg("--dump-state")
+        .arg(dump)
+        .output()
+        .expect("running egl_memcheck_link natively");
+    assert!(native.status.success(), "native run: {native:?}");
+    String::from_utf8_lossy(&native.stdout).into_owned()
+}
+
+/// The checked run's dumps equal the native run's (which has `label`).
+fn same_dumps(native: &Path, checked: &Path, label: &str) {
+    let (native, checked) = (dump_text(native), dump_text(checked));
+    assert!(native.contains(label) && native.contains("== final"));
     if native != checked {
         let first = native
             .lines()
@@ -306,4 +318,108 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
             .map(|(a, b)| format!("native: {a}\nchecked: {b}"));
         panic!("the GL state differs from a native run:\n{first:?}");
     }
+}
+
+/// The app's fragment shader with the findings block: it counts its
+/// fragments in `log[0]` and the pixel (0, 0) writes `u_color.r`'s bits.
+const CHECKED_FS: &str = "#version 430
+layout(std430, binding = 3) buffer Hits { uint hits[]; };
+layout(std430) buffer gldbg_Memcheck { uint head[8]; uint log[]; };
+out vec4 color;
+uniform vec4 u_color;
+void main() {
+    atomicAdd(hits[0], 1u);
+    color = u_color;
+    atomicAdd(log[0], 1u);
+    if (gl_FragCoord.x < 1.0 && gl_FragCoord.y < 1.0) log[1] = floatBitsToUint(u_color.r);
+}
+";
+
+/// The app's vertex shader (`egl_memcheck_link.c`'s VS), as recorded.
+const VS: &str = "#version 430
+void main() {
+    vec2 p = vec2(float(gl_VertexID & 1) * 4.0 - 1.0, float(gl_VertexID >> 1) * 4.0 - 1.0);
+    gl_Position = vec4(p, 0.0, 1.0);
+}
+";
+
+/// A draw's fragment shader checked aside (its colour, blending and
+/// storage writes leave nothing: the app's draw then runs once) and in
+/// place (the app's draw: its output location, blending and storage
+/// write exactly once, the draw skipped after): the app's result and GL
+/// state equal a native run's, the findings count every fragment.
+#[test]
+fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
+    gldbg_tests::require_workspace();
+    let dir = gldbg_tests::TempDir::new("memcheck_link_draw");
+    let native_dump = dir.join("native.txt");
+    let native_out = native(&native_dump, &["--draw"]);
+    // Three additive frames of (32, 64, 16, 128)/255 ... (96, 64, 16, 128):
+    // RGBA8 quantizes each frame's colour before it is added.
+    assert!(
+        native_out.ends_with("draw: hits 768, pixel 192 192 48 255\n"),
+        "{native_out}"
+    );
+    let shm = SharedMemory::create().expect("shared memory");
+    let dump = dir.join("checked.txt");
+    let use_program = function_id("glUseProgram").unwrap();
+    let draw = function_id("glDrawArrays").unwrap();
+    shm.set_breakpoint(use_program, true);
+    shm.set_breakpoint(draw, true);
+    let mut app = App::launch(&shm, &dump, &["--draw"]);
+    let vs = gldbg_debugd::program::StageSource {
+        id: 0,
+        gl_type: 0x8B31, // GL_VERTEX_SHADER
+        source: VS.into(),
+        recorded: true,
+        includes: Default::default(),
+    };
+    let shader = MemcheckShader {
+        source: CHECKED_FS.into(),
+        sites: vec![site(Some("Hits"))],
+        storage: Vec::new(),
+        counters: false,
+        not_checked: Vec::new(),
+    };
+    let mut program = 0;
+    let mut p = None;
+    for frame in 1..=3u32 {
+        let s = loop {
+            let s = app.stop(&shm, &[use_program, draw]);
+            if s.function == draw {
+                break s;
+            }
+            program = s.args[0] as u32;
+            release(&shm, &s, abi::CMD_CONTINUE);
+        };
+        let p = p.get_or_insert_with(|| {
+            MemcheckProgram::new(program, Stage::Fragment, shader.clone(), vec![vs.clone()])
+        });
+        let at = At {
+            shm: &shm,
+            slot: s.slot,
+            stop_id: s.stop_id,
+        };
+        // Frame 1 aside, then the app's draw; frame 2 in place, skipped;
+        // frame 3 the app's own.
+        if frame == 3 {
+            shm.clear_breakpoints();
+            release(&shm, &s, abi::CMD_CONTINUE);
+            break;
+        }
+        let in_place = frame == 2;
+        let run = run_checked(at, &Strict, p, in_place, 1 << 20).expect("a checked draw");
+        assert_eq!(run.words.len(), 8 + 36);
+        assert_eq!(run.words[8], 256, "frame {frame}: every fragment of 16x16");
+        assert_eq!(run.words[9], (0.125 * frame as f32).to_bits(), "frame {frame}");
+        assert_eq!(run.bindings.get("Hits"), Some(&3));
+        assert_eq!((run.caps.len(), run.shadow_bytes), (0, 0));
+        let cmd = match in_place {
+            true => abi::CMD_SKIP,
+            false => abi::CMD_CONTINUE,
+        };
+        release(&shm, &s, cmd);
+    }
+    assert_eq!(app.output(), native_out, "the app's result");
+    same_dumps(&native_dump, &dump, "== after draw 3");
 }
