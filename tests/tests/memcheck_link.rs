@@ -287,6 +287,10 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     assert_eq!(run.words[8 + 140], 0, "the findings block is zeroed");
     assert_eq!(run.words[8 + 141], 4, "a one-component buffer when nothing fits");
     assert_eq!(run.shadow_bytes, 0);
+    // The preload's kept buffers (findings, shadow) go; the app's bindings
+    // stay (the dumps below).
+    let st = shm.command_at(s.slot, s.stop_id, abi::CMD_RELEASE, Duration::from_secs(60));
+    assert_eq!(st.expect("CMD_RELEASE"), abi::STATUS_OK);
     shm.clear_breakpoints();
     release(&shm, &s, abi::CMD_SKIP);
 

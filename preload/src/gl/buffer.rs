@@ -246,17 +246,20 @@ pub fn uniform_1uiv(loc: i32, v: &[u32]) {
     // SAFETY: see the module comment; `v.len()` uints.
     unsafe { real::glUniform1uiv(loc, v.len() as i32, v.as_ptr() as *mut c_void) }
 }
-/// Zero the whole buffer bound at `target` (`glClearBufferData`, GL 4.3;
-/// false where the context lacks it: nothing was done).
-pub fn clear_buffer_zero(target: u32) -> bool {
-    if !crate::intercept::resolve::available(gldbg_proto::api::ids::glClearBufferData) {
+/// Zero the first `size` bytes of the buffer bound at `target`
+/// (`glClearBufferSubData`, GL 4.3; false where the context lacks it:
+/// nothing was done).
+pub fn clear_buffer_zero(target: u32, size: i64) -> bool {
+    if !crate::intercept::resolve::available(gldbg_proto::api::ids::glClearBufferSubData) {
         return false;
     }
     // SAFETY: see the module comment; a null pointer clears to zero.
     unsafe {
-        real::glClearBufferData(
+        real::glClearBufferSubData(
             target,
             R32UI,
+            0,
+            size,
             RED_INTEGER,
             super::UNSIGNED_INT,
             core::ptr::null_mut(),

@@ -12,7 +12,9 @@
 //! (`debug_blocks::place_one`), buffers of ours, zeroed:
 //! * the findings block, exactly the request's `log_words` words (bound
 //!   and read back as a trace buffer, `trace.rs`, its data zeroed too);
-//! * the storage shadow, where the shader declares one: tracked array `k`
+//! * the storage shadow, where the shader declares one (a buffer kept per
+//!   context, grown when asked for more, deleted on `CMD_RELEASE`; bound
+//!   as exactly the range given, zeroed): tracked array `k`
 //!   (its storage block's binding `b` in the program, the range bound
 //!   there `R` bytes, `GL_SHADER_STORAGE_BUFFER_SIZE` or the buffer's size
 //!   less the start when bound whole) needs `R / 4` components; in order,
@@ -31,13 +33,15 @@
 //! queries are suspended, and a draw writes no colour, depth or stencil.
 //! Every state and binding is put back by the `Replay` guard and ours.
 
+use std::sync::Mutex;
+
 use gldbg_proto::shm::{self, BulkRef, MemcheckReply, MemcheckRequest, TraceRequest};
 
 use crate::gl;
-use crate::intercept::errors::drain_own_errors;
+use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 
 use super::bulk::{Bulk, align8};
-use super::context::{has_context, is_es, program_interface_query};
+use super::context::{compatibility_context, has_context, is_es, program_interface_query};
 use super::debug_blocks;
 use super::error::Error;
 use super::pipeline::{Call, Replay, check_gl, command};
@@ -350,21 +354,25 @@ fn set_uniforms(r: &Replay<MemcheckReply>, req: &MemcheckRequest, prog: u32, s: 
 }
 
 /// Our shadow buffer bound at its binding for one call: the app's binding
-/// put back and the buffer deleted when dropped.
+/// put back when dropped (the buffer deleted unless kept).
 struct ShadowBound {
     saved: SavedBinding,
     buffer: u32,
+    kept: bool,
 }
 
 impl Drop for ShadowBound {
     fn drop(&mut self) {
         self.saved.restore();
-        gl::delete_buffer(self.buffer);
+        if !self.kept {
+            gl::delete_buffer(self.buffer);
+        }
     }
 }
 
-/// Bind a zeroed shadow buffer of the planned size (at least one
-/// component: a block with nothing given still has a buffer).
+/// Bind a shadow buffer with its first `total` components' bytes zeroed,
+/// bound as exactly that range (at least one component: a block with
+/// nothing given still has a buffer).
 fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<ShadowBound>, Error> {
     let Some((_, binding)) = s.block else {
         return Ok(None);
@@ -372,22 +380,109 @@ fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<Shado
     r.reply.shadow_binding = binding;
     r.reply.shadow_bytes = s.total * SHADOW_COMPONENT_BYTES;
     let bytes = r.reply.shadow_bytes.max(SHADOW_COMPONENT_BYTES) as i64;
+    let saved = SavedBinding::capture(binding);
+    let (buffer, kept) = shadow_buffer(bytes)?;
+    // Dropped (the app's binding back) whatever happens next.
     let bound = ShadowBound {
-        saved: SavedBinding::capture(binding),
-        buffer: gl::gen_buffer(),
+        saved,
+        buffer,
+        kept,
     };
-    gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, bound.buffer);
-    gl::buffer_data_uninit(gl::SHADER_STORAGE_BUFFER, bytes, gl::DYNAMIC_COPY);
-    if !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER) {
+    if !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes) {
         let zeros = vec![0u8; 1 << 20];
         for at in (0..bytes as usize).step_by(zeros.len()) {
             let n = zeros.len().min(bytes as usize - at);
             gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, at, &zeros[..n]);
         }
     }
-    gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, bound.buffer, 0, bytes);
+    gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
     check_gl("binding the memcheck shadow")?;
     Ok(Some(bound))
+}
+
+/// One context's shadow buffer, kept between calls (allocating the
+/// budget's 256 MiB at every dispatch would cost more than the dispatch),
+/// deleted on `CMD_RELEASE`.
+#[derive(Clone, Copy)]
+struct KeptShadow {
+    context: u64,
+    buffer: u32,
+    size: i64,
+}
+
+static SHADOWS: Mutex<Vec<KeptShadow>> = Mutex::new(Vec::new());
+/// Contexts whose shadows are kept: the oldest is forgotten.
+const SHADOWS_MAX: usize = 2;
+/// The usage hint our shadow buffers are made with (`GL_STREAM_COPY`).
+const SHADOW_USAGE: u32 = 0x88E2;
+
+/// A shadow buffer of at least `bytes`, bound at
+/// `GL_SHADER_STORAGE_BUFFER` (the caller's `SavedBinding` puts that
+/// binding back), and whether it is kept for the context (not in a
+/// compatibility context, where the app may bind names it never made).
+fn shadow_buffer(bytes: i64) -> Result<(u32, bool), Error> {
+    let context = crate::intercept::context::current_context();
+    let Ok(mut all) = SHADOWS.lock() else {
+        return Err(Error::Poisoned("memcheck shadow"));
+    };
+    if let Some(i) = all.iter().position(|k| k.context == context) {
+        let k = all.remove(i);
+        if still_ours(&k) {
+            if k.size >= bytes {
+                all.push(k);
+                return Ok((k.buffer, true));
+            }
+            gl::delete_buffer(k.buffer);
+        }
+    }
+    let buffer = gl::gen_buffer();
+    gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, buffer);
+    gl::buffer_data_uninit(gl::SHADER_STORAGE_BUFFER, bytes, SHADOW_USAGE);
+    let keep = !compatibility_context();
+    if keep {
+        if all.len() >= SHADOWS_MAX {
+            all.remove(0);
+        }
+        all.push(KeptShadow {
+            context,
+            buffer,
+            size: bytes,
+        });
+    }
+    Ok((buffer, keep))
+}
+
+/// Whether `k`'s buffer is still the one we made (bound at
+/// `GL_SHADER_STORAGE_BUFFER` to look).
+fn still_ours(k: &KeptShadow) -> bool {
+    gl::is_buffer(k.buffer) && {
+        gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, k.buffer);
+        gl::buffer_size(gl::SHADER_STORAGE_BUFFER) == k.size
+            && gl::buffer_usage(gl::SHADER_STORAGE_BUFFER) == SHADOW_USAGE
+    }
+}
+
+/// `CMD_RELEASE`: delete the current context's shadow buffer; the app's
+/// generic binding and GL errors stay as they were.
+pub(crate) fn release_shadow() {
+    if !has_context() {
+        return;
+    }
+    let context = crate::intercept::context::current_context();
+    let mine = {
+        let Ok(mut all) = SHADOWS.lock() else { return };
+        let Some(i) = all.iter().position(|k| k.context == context) else {
+            return;
+        };
+        all.remove(i)
+    };
+    hold_app_errors();
+    let generic = gl::get_i(gl::SHADER_STORAGE_BUFFER_BINDING) as u32;
+    if still_ours(&mine) {
+        gl::delete_buffer(mine.buffer);
+    }
+    gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, generic);
+    drain_own_errors();
 }
 
 /// A `GL_TIME_ELAPSED` query of ours around the call, where the context

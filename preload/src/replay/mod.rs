@@ -73,6 +73,7 @@ pub fn run_command(cmd: u32, id: u32, args: &[u64]) -> u32 {
         shm::CMD_QUERY_STATE => query::query_state(),
         shm::CMD_RELEASE => {
             history::release_copies();
+            memcheck::release_shadow();
             target::release_targets()
         }
         shm::CMD_PIXEL_READ => texel::pixel_read(id, args),
