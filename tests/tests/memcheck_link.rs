@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gldbg_debugd::error::Error;
-use gldbg_debugd::memcheck::link::{MemcheckProgram, MemcheckRun, run_checked};
+use gldbg_debugd::memcheck::link::{MemcheckProgram, MemcheckRun, call_ran, run_checked};
 use gldbg_debugd::shader::Reports;
 use gldbg_debugd::shm::{At, SharedMemory, StoppedCall};
 use gldbg_proto::api::function_id;
@@ -247,6 +247,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         refused.to_string().contains(&format!("for program {}", program + 1000)),
         "{refused}"
     );
+    assert!(!call_ran(at), "a refused run runs nothing");
     let run = run_checked(at, &Strict, &p, false, 1 << 20).expect("frame 1, aside");
     check_common(&run, 1);
     assert_eq!(run.caps, [128, 256]);
@@ -266,6 +267,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         stop_id: s.stop_id,
     };
     let run = run_checked(at, &Strict, &p, true, 128 * 16).expect("frame 2, in place");
+    assert!(call_ran(at));
     check_common(&run, 2);
     assert_eq!(run.caps, [128, 0], "array 1 passes the budget");
     assert_eq!(&run.words[8 + 128..8 + 132], &[0, 128, 128, 0]);

@@ -118,7 +118,8 @@ pub struct MemcheckRun {
 ///
 /// A compile failure goes to `reports` (the shader saved); a link failure
 /// is `Error::Replay { status: STATUS_LINK_FAILED, .. }` with the driver's
-/// log, so that the caller can build again without shared shadows.
+/// log, so that the caller can build again without shared shadows. On
+/// any failure, [`call_ran`] says whether the call ran all the same.
 pub fn run_checked(
     at: At<'_>,
     reports: &dyn Reports,
@@ -128,6 +129,9 @@ pub fn run_checked(
 ) -> Result<MemcheckRun> {
     let asked = p.asked_blocks();
     write_request(at, p, in_place, budget_bytes, &asked);
+    // A preload that writes no reply (bulk region unavailable) leaves
+    // `ran` 0 for `call_ran`.
+    at.shm.write_struct(abi::BULK_REPLY, &MemcheckReply::default());
     let st = at.run(abi::CMD_MEMCHECK, TIMEOUT)?;
     let reply: MemcheckReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
@@ -168,6 +172,13 @@ pub fn run_checked(
         )));
     }
     Ok(run)
+}
+
+/// After [`run_checked`] at `at` (failed, or not): whether the call ran.
+/// An in-place run that failed after its call ran (reading the findings
+/// back) already did the app's call: the stop is skipped, not continued.
+pub fn call_ran(at: At<'_>) -> bool {
+    at.shm.read_struct::<MemcheckReply>(abi::BULK_REPLY).ran != 0
 }
 
 /// The request of `p` at `BULK_REQUEST`, its strings after it.
