@@ -21,7 +21,11 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_trace.c", "egl_trace", &["EGL", "OpenGL"]),
     ("apps/egl_files.c", "egl_files", &["EGL", "OpenGL"]),
     ("apps/egl_history.c", "egl_history", &["EGL", "OpenGL"]),
-    ("apps/egl_memcheck_link.c", "egl_memcheck_link", &["EGL", "OpenGL"]),
+    (
+        "apps/egl_memcheck_link.c",
+        "egl_memcheck_link",
+        &["EGL", "OpenGL"],
+    ),
 ];
 
 fn main() {

@@ -89,7 +89,12 @@ fn tracked(block: &str, array: &str) -> TrackedArray {
 fn checked(program: u32) -> MemcheckProgram {
     let shader = MemcheckShader {
         source: CHECKED.into(),
-        sites: vec![site(Some("Out")), site(Some("Data")), site(Some("Nope")), site(None)],
+        sites: vec![
+            site(Some("Out")),
+            site(Some("Data")),
+            site(Some("Nope")),
+            site(None),
+        ],
         storage: vec![tracked("Out", "outv"), tracked("Data", "data")],
         counters: true,
         not_checked: Vec::new(),
@@ -144,9 +149,10 @@ impl App {
     fn stop(&mut self, shm: &SharedMemory, functions: &[u32]) -> StoppedCall {
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let fresh = shm.stopped().into_iter().find(|s| {
-                s.state == abi::STATE_STOPPED && self.last != Some((s.slot, s.stop_id))
-            });
+            let fresh = shm
+                .stopped()
+                .into_iter()
+                .find(|s| s.state == abi::STATE_STOPPED && self.last != Some((s.slot, s.stop_id)));
             if let Some(s) = fresh {
                 self.last = Some((s.slot, s.stop_id));
                 if functions.contains(&s.function) {
@@ -218,7 +224,10 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     let native_out = native(&native_dump, &[]);
     // out[i] = sum over frames f = 1..3 of (7 i + 1 + f).
     let sum: u64 = (0..128u64).map(|i| 3 * (7 * i + 1) + 6).sum();
-    assert_eq!(native_out, format!("egl_memcheck_link: out {sum}, frames 3\n"));
+    assert_eq!(
+        native_out,
+        format!("egl_memcheck_link: out {sum}, frames 3\n")
+    );
 
     let shm = SharedMemory::create().expect("shared memory");
     let dump = dir.join("checked.txt");
@@ -244,7 +253,9 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     let other = checked(program + 1000);
     let refused = run_checked(at, &Strict, &other, false, 1 << 20).unwrap_err();
     assert!(
-        refused.to_string().contains(&format!("for program {}", program + 1000)),
+        refused
+            .to_string()
+            .contains(&format!("for program {}", program + 1000)),
         "{refused}"
     );
     assert!(!call_ran(at), "a refused run runs nothing");
@@ -287,7 +298,11 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
     check_common(&run, 3);
     assert_eq!(run.caps, [0, 0]);
     assert_eq!(run.words[8 + 140], 0, "the findings block is zeroed");
-    assert_eq!(run.words[8 + 141], 4, "a one-component buffer when nothing fits");
+    assert_eq!(
+        run.words[8 + 141],
+        4,
+        "a one-component buffer when nothing fits"
+    );
     assert_eq!(run.shadow_bytes, 0);
     // The preload's kept buffers (findings, shadow) go; the app's bindings
     // stay (the dumps below).
@@ -417,7 +432,11 @@ fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
         let run = run_checked(at, &Strict, p, in_place, 1 << 20).expect("a checked draw");
         assert_eq!(run.words.len(), 8 + 36);
         assert_eq!(run.words[8], 256, "frame {frame}: every fragment of 16x16");
-        assert_eq!(run.words[9], (0.125 * frame as f32).to_bits(), "frame {frame}");
+        assert_eq!(
+            run.words[9],
+            (0.125 * frame as f32).to_bits(),
+            "frame {frame}"
+        );
         assert_eq!(run.bindings.get("Hits"), Some(&3));
         assert_eq!((run.caps.len(), run.shadow_bytes), (0, 0));
         let cmd = match in_place {

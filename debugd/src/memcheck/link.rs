@@ -131,7 +131,8 @@ pub fn run_checked(
     write_request(at, p, in_place, budget_bytes, &asked);
     // A preload that writes no reply (bulk region unavailable) leaves
     // `ran` 0 for `call_ran`.
-    at.shm.write_struct(abi::BULK_REPLY, &MemcheckReply::default());
+    at.shm
+        .write_struct(abi::BULK_REPLY, &MemcheckReply::default());
     let st = at.run(abi::CMD_MEMCHECK, TIMEOUT)?;
     let reply: MemcheckReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
