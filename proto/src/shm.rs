@@ -452,7 +452,8 @@ pub struct MemcheckRequest {
 pub struct MemcheckReply {
     /// The app program the call used.
     pub program: u32,
-    /// 1: the call ran (in place: the app's call is done, skip it).
+    /// 1: the call ran without a GL error (in place: the app's call is
+    /// done, skip it; 0: it did nothing, run the app's).
     pub ran: u32,
     /// Driver log (compile/link) or error text.
     pub log: BulkRef,

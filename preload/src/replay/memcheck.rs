@@ -168,7 +168,9 @@ fn step(
         false => c.dispatch(),
     });
     let gpu_ns = timer.end();
-    r.reply.ran = 1;
+    // A call that raised a GL error did nothing (the daemon runs the app's
+    // own call then); else it ran, in place as the app's.
+    r.reply.ran = u32::from(replayed.is_ok());
     gl::memory_barrier(gl::ALL_BARRIER_BITS);
     let restored = writes.map_or(Ok(()), |w| w.finish());
     replayed?;
