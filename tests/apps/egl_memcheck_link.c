@@ -16,8 +16,10 @@
  *
  * with O the sum of out[] (a dispatch run twice or not at all changes it).
  *
- *   egl_memcheck_link [--draw] [--dump-state PATH]
+ *   egl_memcheck_link [--draw] [--indirect] [--dump-state PATH]
  *
+ * --indirect:   glDispatchComputeIndirect with the group counts (2, 1, 1)
+ *               at offset 4 of a GL_DISPATCH_INDIRECT_BUFFER.
  * --draw:       also, each frame after the dispatch, draw a triangle over a
  *               16x16 RGBA8 framebuffer with additive blending (FS: u_color
  *               = (0.125 f, 0.25, 0.0625, 0.5) to `color`, bound by the app
@@ -78,11 +80,12 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 
 int main(int argc, char **argv) {
     const char *dump = NULL;
-    int draw = 0;
+    int draw = 0, indirect = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
         else if (!strcmp(argv[i], "--draw")) draw = 1;
-        else die("usage: egl_memcheck_link [--draw] [--dump-state PATH]");
+        else if (!strcmp(argv[i], "--indirect")) indirect = 1;
+        else die("usage: egl_memcheck_link [--draw] [--indirect] [--dump-state PATH]");
     }
     struct egl_app a = egl_app_start(4, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     GLuint p = glCreateProgram();
@@ -135,13 +138,18 @@ int main(int argc, char **argv) {
         glEnable(GL_BLEND);
         glBlendFunc(GL_ONE, GL_ONE);
     }
+    if (indirect) {
+        const GLuint groups[4] = {0, N / 64, 1, 1};
+        buffer(GL_DISPATCH_INDIRECT_BUFFER, sizeof groups, groups);
+    }
     GLint add = glGetUniformLocation(p, "u_add");
     GLint color = draw ? glGetUniformLocation(q, "u_color") : -1;
     for (int f = 0; f < FRAMES; f++) {
         char label[32];
         glUseProgram(p);
         glUniform1ui(add, (GLuint)f + 1u);
-        glDispatchCompute(N / 64, 1, 1);
+        if (indirect) glDispatchComputeIndirect(4);
+        else glDispatchCompute(N / 64, 1, 1);
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         if (dump) {
             snprintf(label, sizeof label, "after dispatch %d", f + 1);

@@ -448,3 +448,84 @@ fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
     assert_eq!(app.output(), native_out, "the app's result");
     same_dumps(&native_dump, &dump, "== after draw 3");
 }
+
+/// Rejections recorded (the session saves the shader and says where).
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(String, String)>>);
+
+impl Reports for Recorded {
+    fn rejected_shader(&self, what: &str, _: Stage, _: &str, log: &str) -> Error {
+        self.0.lock().unwrap().push((what.into(), log.into()));
+        Error::FailedPrecondition(format!("rejected ({what})"))
+    }
+    fn warn(&self, message: String) {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// An indirect dispatch checked in place (its groups from the app's
+/// indirect buffer, as the header says), after two checked shaders the
+/// driver rejects: a compile failure goes to the reports, a link failure
+/// comes back with its status and log (for a rebuild without shared
+/// shadows); neither runs anything. The app's result and state equal a
+/// native run's.
+#[test]
+fn an_indirect_dispatch_and_rejected_checked_shaders() {
+    gldbg_tests::require_workspace();
+    let dir = gldbg_tests::TempDir::new("memcheck_link_indirect");
+    let native_dump = dir.join("native.txt");
+    let native_out = native(&native_dump, &["--indirect"]);
+    let shm = SharedMemory::create().expect("shared memory");
+    let dump = dir.join("checked.txt");
+    let use_program = function_id("glUseProgram").unwrap();
+    let indirect = function_id("glDispatchComputeIndirect").unwrap();
+    shm.set_breakpoint(use_program, true);
+    shm.set_breakpoint(indirect, true);
+    let mut app = App::launch(&shm, &dump, &["--indirect"]);
+    let s = app.stop(&shm, &[use_program]);
+    let program = s.args[0] as u32;
+    release(&shm, &s, abi::CMD_CONTINUE);
+    let s = app.stop(&shm, &[indirect]);
+    let at = At {
+        shm: &shm,
+        slot: s.slot,
+        stop_id: s.stop_id,
+    };
+    let with_source = |source: String| {
+        let mut p = checked(program);
+        p.shader.source = source;
+        MemcheckProgram::new(program, Stage::Compute, p.shader, Vec::new())
+    };
+
+    let reports = Recorded::default();
+    let bad = with_source(CHECKED.replace("void main() {", "void main() { nonsense;"));
+    let e = run_checked(at, &reports, &bad, true, 1 << 20).unwrap_err();
+    assert!(e.to_string().contains("rejected (compile)"), "{e}");
+    let rejected = reports.0.lock().unwrap().clone();
+    assert_eq!(rejected.len(), 1);
+    assert!(rejected[0].1.contains("nonsense"), "{rejected:?}");
+    assert!(!call_ran(at));
+
+    let unlinked = with_source(CHECKED.replace("void main() {", "void f();\nvoid main() { f();"));
+    match run_checked(at, &reports, &unlinked, true, 1 << 20) {
+        Err(Error::Replay { status, log }) => {
+            assert_eq!(status, abi::STATUS_LINK_FAILED);
+            assert!(!log.is_empty(), "the driver's link log");
+        }
+        other => panic!("a link failure, not {other:?}"),
+    }
+    assert!(!call_ran(at));
+    assert_eq!(
+        reports.0.lock().unwrap().len(),
+        1,
+        "a link failure is the caller's"
+    );
+
+    let run = run_checked(at, &Strict, &checked(program), true, 1 << 20).expect("in place");
+    check_common(&run, 1);
+    assert!(call_ran(at));
+    shm.clear_breakpoints();
+    release(&shm, &s, abi::CMD_SKIP);
+    assert_eq!(app.output(), native_out, "the app's result");
+    same_dumps(&native_dump, &dump, "== after dispatch 3");
+}
