@@ -200,8 +200,8 @@ fn check_common(run: &MemcheckRun, frame: u32) {
     assert_eq!(w.len(), 8 + LOG, "exactly the log words");
     assert_eq!(&w[..8], &[2, 1, 1, 64, 1, 1, 0, 0], "header as written");
     let log = &w[8..];
-    for i in 0..INVOCATIONS {
-        assert_eq!(log[i], 7 * i as u32 + 1 + frame, "invocation {i}'s word");
+    for (i, &word) in log[..INVOCATIONS].iter().enumerate() {
+        assert_eq!(word, 7 * i as u32 + 1 + frame, "invocation {i}'s word");
     }
     // Atomic counter bindings 1 (a range of 12 bytes) and 3 (a 32-byte
     // buffer bound whole); none elsewhere.
