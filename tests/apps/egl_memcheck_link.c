@@ -16,8 +16,11 @@
  *
  * with O the sum of out[] (a dispatch run twice or not at all changes it).
  *
- *   egl_memcheck_link [--draw] [--indirect] [--dump-state PATH]
+ *   egl_memcheck_link [--draw] [--indirect] [--query] [--dump-state PATH]
  *
+ * --query:      the frames inside a GL_PRIMITIVES_GENERATED and a
+ *               GL_TIME_ELAPSED query of the app's; prints
+ *               `egl_memcheck_link queries: primitives P`.
  * --indirect:   glDispatchComputeIndirect with the group counts (2, 1, 1)
  *               at offset 4 of a GL_DISPATCH_INDIRECT_BUFFER.
  * --draw:       also, each frame after the dispatch, draw a triangle over a
@@ -80,12 +83,13 @@ static GLuint buffer(GLenum target, GLsizeiptr size, const void *data) {
 
 int main(int argc, char **argv) {
     const char *dump = NULL;
-    int draw = 0, indirect = 0;
+    int draw = 0, indirect = 0, query = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dump-state") && i + 1 < argc) dump = argv[++i];
         else if (!strcmp(argv[i], "--draw")) draw = 1;
         else if (!strcmp(argv[i], "--indirect")) indirect = 1;
-        else die("usage: egl_memcheck_link [--draw] [--indirect] [--dump-state PATH]");
+        else if (!strcmp(argv[i], "--query")) query = 1;
+        else die("usage: egl_memcheck_link [--draw] [--indirect] [--query] [--dump-state PATH]");
     }
     struct egl_app a = egl_app_start(4, 3, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     GLuint p = glCreateProgram();
@@ -144,6 +148,12 @@ int main(int argc, char **argv) {
     }
     GLint add = glGetUniformLocation(p, "u_add");
     GLint color = draw ? glGetUniformLocation(q, "u_color") : -1;
+    GLuint queries[2] = {0, 0};
+    if (query) {
+        glGenQueries(2, queries);
+        glBeginQuery(GL_PRIMITIVES_GENERATED, queries[0]);
+        glBeginQuery(GL_TIME_ELAPSED, queries[1]);
+    }
     for (int f = 0; f < FRAMES; f++) {
         char label[32];
         glUseProgram(p);
@@ -164,6 +174,13 @@ int main(int argc, char **argv) {
             snprintf(label, sizeof label, "after draw %d", f + 1);
             state_dump(dump, label);
         }
+    }
+    if (query) {
+        glEndQuery(GL_PRIMITIVES_GENERATED);
+        glEndQuery(GL_TIME_ELAPSED);
+        GLuint primitives = 0;
+        glGetQueryObjectuiv(queries[0], GL_QUERY_RESULT, &primitives);
+        printf(APP_NAME " queries: primitives %u\n", primitives);
     }
     uint32_t out[N];
     glBindBuffer(GL_COPY_READ_BUFFER, out_buf);

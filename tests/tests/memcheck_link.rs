@@ -365,16 +365,19 @@ void main() {
 ";
 
 /// A draw's fragment shader checked aside (its colour, blending and
-/// storage writes leave nothing: the app's draw then runs once) and in
-/// place (the app's draw: its output location, blending and storage
-/// write exactly once, the draw skipped after): the app's result and GL
-/// state equal a native run's, the findings count every fragment.
+/// storage writes leave nothing, the app's queries do not count it: the
+/// app's draw then runs once) and in place (the app's draw: its output
+/// location, blending and storage write exactly once, its primitives
+/// counted by the app's query, the draw skipped after): the app's result,
+/// query and GL state equal a native run's, the findings count every
+/// fragment.
 #[test]
 fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
     gldbg_tests::require_workspace();
     let dir = gldbg_tests::TempDir::new("memcheck_link_draw");
     let native_dump = dir.join("native.txt");
-    let native_out = native(&native_dump, &["--draw"]);
+    let native_out = native(&native_dump, &["--draw", "--query"]);
+    assert!(native_out.starts_with("egl_memcheck_link queries: primitives 3\n"));
     // Three additive frames of (32, 64, 16, 128)/255 ... (96, 64, 16, 128):
     // RGBA8 quantizes each frame's colour before it is added.
     assert!(
@@ -387,7 +390,7 @@ fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
     let draw = function_id("glDrawArrays").unwrap();
     shm.set_breakpoint(use_program, true);
     shm.set_breakpoint(draw, true);
-    let mut app = App::launch(&shm, &dump, &["--draw"]);
+    let mut app = App::launch(&shm, &dump, &["--draw", "--query"]);
     let vs = gldbg_debugd::program::StageSource {
         id: 0,
         gl_type: 0x8B31, // GL_VERTEX_SHADER
@@ -439,6 +442,15 @@ fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
         );
         assert_eq!(run.bindings.get("Hits"), Some(&3));
         assert_eq!((run.caps.len(), run.shadow_bytes), (0, 0));
+        // The app's timer query runs around its frames: in place (where
+        // the app's queries go on counting) ours is not begun; aside, the
+        // app's are suspended and ours times the call.
+        assert_eq!(
+            run.gpu_ns > 0,
+            !in_place,
+            "frame {frame}: {} ns",
+            run.gpu_ns
+        );
         let cmd = match in_place {
             true => abi::CMD_SKIP,
             false => abi::CMD_CONTINUE,
