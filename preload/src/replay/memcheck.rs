@@ -74,6 +74,15 @@ fn check(call: Call, req: &MemcheckRequest) -> Result<(), Error> {
             req.log_words
         )));
     }
+    // In place, the call is the app's: a `glEnd` stop's deferred sequence
+    // and a display list's calls are issued by the stop's own release.
+    use gldbg_proto::api::ids;
+    if req.in_place != 0 && matches!(call.id, ids::glEnd | ids::glCallList | ids::glCallLists) {
+        return Err(Error::Unsupported(format!(
+            "{} is not run in place by memcheck (immediate mode and display lists)",
+            call.name()
+        )));
+    }
     // In place, the app's transform feedback would capture the call: the
     // checked program has none of the app's captured varyings.
     let feedback = gl::get_b(gl::TRANSFORM_FEEDBACK_ACTIVE) != 0;
