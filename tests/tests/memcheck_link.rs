@@ -124,10 +124,14 @@ struct App {
 
 impl App {
     fn launch(shm: &SharedMemory, dump: &Path, args: &[&str]) -> App {
-        let child = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"))
-            .args(args)
-            .arg("--dump-state")
-            .arg(dump)
+        let mut cmd = Command::new(env!("GLDBG_APP_EGL_MEMCHECK_LINK"));
+        cmd.args(args).arg("--dump-state").arg(dump);
+        App::launch_command(shm, cmd)
+    }
+
+    /// `cmd` launched with the preload on `shm`.
+    fn launch_command(shm: &SharedMemory, mut cmd: Command) -> App {
+        let child = cmd
             .env("LD_PRELOAD", gldbg_tests::preload())
             .env(
                 "GLDBG_SHM",
@@ -135,7 +139,7 @@ impl App {
             )
             .stdout(Stdio::piped())
             .spawn()
-            .expect("launching egl_memcheck_link");
+            .expect("launching the app");
         App {
             child,
             seen: 0,
@@ -540,4 +544,63 @@ fn an_indirect_dispatch_and_rejected_checked_shaders() {
     release(&shm, &s, abi::CMD_SKIP);
     assert_eq!(app.output(), native_out, "the app's result");
     same_dumps(&native_dump, &dump, "== after dispatch 3");
+}
+
+/// A display list's draw is not run in place (its release issues the
+/// lists, a skip would not): refused before anything is touched, the app
+/// goes on as without gldbg.
+#[test]
+fn display_lists_are_not_run_in_place() {
+    gldbg_tests::require_workspace();
+    let apps = Path::new(env!("CARGO_MANIFEST_DIR")).join("apps");
+    let exe = gldbg_tests::compile_c(
+        &apps.join("egl_lists.c"),
+        "egl_lists",
+        &["-lEGL", "-lOpenGL"],
+    );
+    let native = Command::new(&exe).output().expect("egl_lists natively");
+    assert!(native.status.success(), "{native:?}");
+    let shm = SharedMemory::create().expect("shared memory");
+    let call_list = function_id("glCallList").unwrap();
+    shm.set_breakpoint(call_list, true);
+    let mut app = App::launch_command(&shm, Command::new(&exe));
+    // The first is compiled into list D (not a draw); the second, frame
+    // 1's glCallList(B), is.
+    let s = app.stop(&shm, &[call_list]);
+    release(&shm, &s, abi::CMD_CONTINUE);
+    let s = app.stop(&shm, &[call_list]);
+    let at = At {
+        shm: &shm,
+        slot: s.slot,
+        stop_id: s.stop_id,
+    };
+    let shader = MemcheckShader {
+        source: CHECKED_FS.into(),
+        sites: vec![site(None)],
+        storage: Vec::new(),
+        counters: false,
+        not_checked: Vec::new(),
+    };
+    let p = MemcheckProgram::new(1, Stage::Fragment, shader, Vec::new());
+    let e = run_checked(at, &Strict, &p, true, 1 << 20).unwrap_err();
+    assert!(
+        e.to_string().contains("glCallList is not run in place"),
+        "{e}"
+    );
+    assert!(!call_ran(at));
+    shm.clear_breakpoints();
+    release(&shm, &s, abi::CMD_CONTINUE);
+    let line = |out: &[u8]| {
+        let text = String::from_utf8_lossy(out).into_owned();
+        text.lines()
+            .find(|l| l.starts_with("egl_lists:"))
+            .map(str::to_string)
+    };
+    let out = app.output();
+    assert!(line(&native.stdout).is_some());
+    assert_eq!(
+        line(out.as_bytes()),
+        line(&native.stdout),
+        "the app's frame"
+    );
 }
