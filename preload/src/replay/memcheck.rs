@@ -225,7 +225,8 @@ fn program(
 /// Give `prog` (before linking) the locations and indices of the app
 /// fragment program `app`'s outputs, by name.
 fn bind_app_outputs(app: u32, prog: u32) {
-    if !program_interface_query() {
+    // GL ES binds no output locations at run time (its shaders say them).
+    if !program_interface_query() || is_es() {
         return;
     }
     let n = gl::program_interface_i(app, gl::PROGRAM_OUTPUT, gl::ACTIVE_RESOURCES).clamp(0, 64);
@@ -242,10 +243,7 @@ fn bind_app_outputs(app: u32, prog: u32) {
         if loc < 0 {
             continue;
         }
-        let index = match is_es() {
-            true => 0,
-            false => gl::program_resource_i(app, gl::PROGRAM_OUTPUT, i, gl::LOCATION_INDEX).max(0),
-        };
+        let index = gl::program_resource_i(app, gl::PROGRAM_OUTPUT, i, gl::LOCATION_INDEX).max(0);
         gl::bind_frag_data_location_indexed(prog, loc as u32, index as u32, base);
     }
 }
