@@ -22,6 +22,11 @@ const APPS: &[(&str, &str, &[&str])] = &[
     ("apps/egl_files.c", "egl_files", &["EGL", "OpenGL"]),
     ("apps/egl_history.c", "egl_history", &["EGL", "OpenGL"]),
     ("apps/egl_memcheck.c", "egl_memcheck", &["EGL", "OpenGL"]),
+    (
+        "apps/egl_memcheck_link.c",
+        "egl_memcheck_link",
+        &["EGL", "OpenGL"],
+    ),
 ];
 
 fn main() {

@@ -641,6 +641,23 @@ impl SharedMemory {
     }
 }
 
+/// The stopped thread a command goes to: a slot at one stop (the session's
+/// stop or one a run took), for the step kinds that talk to it directly
+/// (pixel history, memcheck).
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    pub shm: &'a SharedMemory,
+    pub slot: usize,
+    pub stop_id: u32,
+}
+
+impl At<'_> {
+    /// Run `cmd` at the stop, waiting at most `timeout`; its status.
+    pub fn run(&self, cmd: u32, timeout: Duration) -> Result<u32, ShmError> {
+        self.shm.command_at(self.slot, self.stop_id, cmd, timeout)
+    }
+}
+
 /// Appends byte strings to the bulk region, each 8-byte aligned.
 pub struct BulkWriter<'a> {
     shm: &'a SharedMemory,

@@ -74,8 +74,9 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// fragment step's `app_outputs` is a list of names (a [`BulkRef`] list),
 /// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`]. 12: the
 /// step requests and replies end with a [`TraceRequest`] / [`TraceReply`]
-/// (a trace shader's storage buffer bound and read back).
-pub const ABI_VERSION: u32 = 14;
+/// (a trace shader's storage buffer bound and read back). 15:
+/// [`CMD_MEMCHECK`].
+pub const ABI_VERSION: u32 = 15;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -169,6 +170,17 @@ pub const CMD_PIXEL_READ: u32 = 10;
 /// of the pixel (our framebuffer of the same formats): one
 /// [`FragmentPass`] each. The app's framebuffer is never written.
 pub const CMD_PIXEL_HISTORY: u32 = 11;
+/// (ABI 15, issue 17) Run the stopped dispatch or draw with a memcheck
+/// program (the app's shader with its memory accesses checked): request
+/// [`MemcheckRequest`] at `BULK_REQUEST`, reply [`MemcheckReply`] at
+/// `BULK_REPLY`. The program gets the app's uniforms and bindings as every
+/// debug program does; its findings block and storage shadow are buffers
+/// of the preload's own at free storage bindings, zeroed before the call.
+/// In place, the call runs exactly as the app's would (its buffers,
+/// images and framebuffer written: the daemon then answers the stop with
+/// `CMD_SKIP`); not in place, what the shader writes is copied aside and
+/// put back, and a draw's framebuffer writes are masked.
+pub const CMD_MEMCHECK: u32 = 12;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -387,6 +399,93 @@ pub struct PixelHistoryReply {
     pub replay_ns: u64,
     pub readback_ns: u64,
     /// The recorded fragments (the trace block).
+    pub trace: TraceReply,
+}
+
+/// Request of `CMD_MEMCHECK` (daemon → preload, at `BULK_REQUEST`; ABI 15).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemcheckRequest {
+    /// Cache key of the checked program (equal keys: equal sources).
+    pub cache_key: u64,
+    pub shader_count: u32,
+    /// The app program the shaders are for: a call of another program is
+    /// refused (`STATUS_GL_FAILED`, nothing run).
+    pub program: u32,
+    /// The checked stage's shader first (`GL_COMPUTE_SHADER` or
+    /// `GL_FRAGMENT_SHADER`), then the app program's other stages as
+    /// recorded.
+    pub shaders: [ShaderRef; 6],
+    /// 1: the call runs for the app (in place, nothing copied aside); 0:
+    /// what it writes is copied aside and put back, a draw's framebuffer
+    /// writes masked.
+    pub in_place: u32,
+    /// 1: the shader declares `counter_uniform` (`uint[8]`: the bytes of
+    /// the range bound at each atomic counter binding).
+    pub counters: u32,
+    /// Most bytes of storage shadow (4 words per tracked component).
+    pub budget_bytes: u64,
+    /// The findings block's name (std430, no binding in the source) and
+    /// its words: the buffer bound there holds exactly `log_words` words,
+    /// all zeroed before the call.
+    pub log_block: BulkRef,
+    pub log_words: u32,
+    pub _pad0: u32,
+    /// The storage shadow's block name (empty: the shader has none).
+    pub shadow_block: BulkRef,
+    /// The tracked arrays' storage block names in shadow order, a list of
+    /// [`BulkRef`]s (`BulkRef::list_bytes`).
+    pub tracked: BulkRef,
+    /// The names of the `uint[K]` shadow base and cap uniforms (K: the
+    /// tracked arrays) and of the `uint[8]` counter size uniform.
+    pub base_uniform: BulkRef,
+    pub cap_uniform: BulkRef,
+    pub counter_uniform: BulkRef,
+    /// Storage block names whose bindings the reply gives, a list of
+    /// [`BulkRef`]s.
+    pub asked: BulkRef,
+}
+
+/// Reply of `CMD_MEMCHECK` (preload → daemon, at `BULK_REPLY`; ABI 15).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemcheckReply {
+    /// The app program the call used.
+    pub program: u32,
+    /// 1: the call ran without a GL error (in place: the app's call is
+    /// done, skip it; 0: it did nothing, run the app's).
+    pub ran: u32,
+    /// Driver log (compile/link) or error text.
+    pub log: BulkRef,
+    /// The findings block after the call: exactly `log_words` words.
+    pub words: BulkRef,
+    /// Per tracked array (request order), a `u32` each: the shadow
+    /// components given (`gldbg_mc_scap[k]`; 0: not shadowed, over the
+    /// budget or nothing bound) and the components its bound range holds.
+    pub caps: BulkRef,
+    pub needed: BulkRef,
+    /// Per asked block, a `u32` each: its storage binding (`u32::MAX`:
+    /// not an active block of the checked program).
+    pub bindings: BulkRef,
+    /// Where the findings block and the shadow were bound (`u32::MAX`: none).
+    pub log_binding: u32,
+    pub shadow_binding: u32,
+    /// 1 if the program came from the preload's cache.
+    pub cached: u32,
+    /// Not in place: buffers and images copied aside and put back.
+    pub restored_buffers: u32,
+    pub restored_images: u32,
+    pub _pad: u32,
+    /// Bytes of storage shadow bound for the call.
+    pub shadow_bytes: u64,
+    /// The call's GPU time (a `GL_TIME_ELAPSED` query around it; 0 where
+    /// the context has none or the app's own timer query was active).
+    pub gpu_ns: u64,
+    pub build_ns: u64,
+    pub replay_ns: u64,
+    pub readback_ns: u64,
+    /// The findings block as bound and read (its first four words in
+    /// `hits`..`full`, the rest in `data`; `words` has them together).
     pub trace: TraceReply,
 }
 
@@ -1062,6 +1161,11 @@ const _: () = {
     // ABI 14.
     assert!(core::mem::offset_of!(PixelHistoryRequest, trace) % 8 == 0);
     assert!(core::mem::offset_of!(PixelHistoryReply, trace) % 4 == 0);
+    // ABI 15.
+    assert!(core::mem::size_of::<MemcheckRequest>().is_multiple_of(8));
+    assert!(core::mem::offset_of!(MemcheckRequest, budget_bytes) % 8 == 0);
+    assert!(core::mem::offset_of!(MemcheckReply, shadow_bytes) % 8 == 0);
+    assert!(core::mem::size_of::<MemcheckReply>().is_multiple_of(8));
 };
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ use glsl_instrument::{PixelHistory, Stage};
 use crate::error::{Error, Result};
 use crate::program::StageSource;
 use crate::shader::Reports;
-use crate::shm::SharedMemory;
 use crate::status::check_status;
 
 /// A history replay compiles, links and draws several times.
@@ -22,26 +21,14 @@ const MAX_PASSES: u32 = 64;
 /// Records the block holds (a draw covering the pixel more often is cut).
 const MAX_RECORDS: u32 = 4096;
 
-/// The stopped thread a command goes to.
-#[derive(Clone, Copy)]
-pub struct At<'a> {
-    pub shm: &'a SharedMemory,
-    pub slot: usize,
-    pub stop_id: u32,
-}
-
-impl At<'_> {
-    fn run(&self, cmd: u32) -> Result<u32> {
-        Ok(self.shm.command_at(self.slot, self.stop_id, cmd, TIMEOUT)?)
-    }
-}
+pub use crate::shm::At;
 
 /// Read the texel of `texel` (`TEXEL_CURRENT`: of the image the current
 /// draw framebuffer's draw buffer 0 writes) at the stop.
 pub fn read_texel(at: At<'_>, texel: &TexelRef) -> Result<PixelReadReply> {
     at.shm
         .write_struct(abi::BULK_REQUEST, &PixelReadRequest { texel: *texel });
-    let st = at.run(abi::CMD_PIXEL_READ)?;
+    let st = at.run(abi::CMD_PIXEL_READ, TIMEOUT)?;
     let reply: PixelReadReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
     match st {
@@ -151,7 +138,7 @@ pub fn draw_fragments(
         };
     }
     at.shm.write_struct(abi::BULK_REQUEST, &req);
-    let st = at.run(abi::CMD_PIXEL_HISTORY)?;
+    let st = at.run(abi::CMD_PIXEL_HISTORY, TIMEOUT)?;
     let reply: PixelHistoryReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
     match (st, shader) {

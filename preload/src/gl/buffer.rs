@@ -235,3 +235,44 @@ pub fn get_buffer_bytes_at(target: u32, offset: i64, out: &mut [u8], es: bool) {
         }
     }
 }
+
+// ----- memcheck (`replay/memcheck.rs`) -----
+
+pub const TIME_ELAPSED: u32 = 0x88BF;
+pub const R32UI: u32 = 0x8236;
+pub const RED_INTEGER: u32 = 0x8D94;
+
+pub fn uniform_1uiv(loc: i32, v: &[u32]) {
+    // SAFETY: see the module comment; `v.len()` uints.
+    unsafe { real::glUniform1uiv(loc, v.len() as i32, v.as_ptr() as *mut c_void) }
+}
+/// Zero the first `size` bytes of the buffer bound at `target`
+/// (`glClearBufferSubData`, GL 4.3; false where the context lacks it:
+/// nothing was done).
+pub fn clear_buffer_zero(target: u32, size: i64) -> bool {
+    if !crate::intercept::resolve::available(gldbg_proto::api::ids::glClearBufferSubData) {
+        return false;
+    }
+    // SAFETY: see the module comment; a null pointer clears to zero.
+    unsafe {
+        real::glClearBufferSubData(
+            target,
+            R32UI,
+            0,
+            size,
+            RED_INTEGER,
+            super::UNSIGNED_INT,
+            core::ptr::null_mut(),
+        )
+    };
+    true
+}
+/// `glGetProgramResourceiv` properties of a program output.
+pub const LOCATION: u32 = 0x930E;
+pub const LOCATION_INDEX: u32 = 0x930F;
+pub fn get_i64(pname: u32) -> i64 {
+    let mut v = [0i64; 16];
+    // SAFETY: see the module comment; room for 16 values.
+    unsafe { real::glGetInteger64v(pname, p(&mut v)) };
+    v[0]
+}

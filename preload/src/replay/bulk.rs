@@ -199,7 +199,8 @@ step_reply!(
     shm::FragmentStepReply => [values, coverage],
     shm::VertexStepReply => [values, coverage, emission],
     shm::ComputeStepReply => [values, coverage],
-    shm::PixelHistoryReply => [passes]
+    shm::PixelHistoryReply => [passes],
+    shm::MemcheckReply => [words, caps, needed, bindings]
 );
 
 /// Write a step's reply (with the failure's log, if it failed); returns the

@@ -27,6 +27,8 @@
 //! what a step reads back). A pixel history (issue 16): [`texel`] (the
 //! image it follows, read one texel at a time) and [`history`] (a draw's
 //! fragments at the pixel, passed one by one through the app's tests).
+//! Memcheck (issue 17): [`memcheck`] (the call run with the checked
+//! program, in place or with its writes put back, the findings read back).
 //!
 //! A new kind of replay is one module with its `check` and `step` for
 //! `pipeline::command`, plus a line in [`run_command`].
@@ -42,6 +44,7 @@ pub mod es2;
 pub mod feedback;
 pub mod framebuffer;
 pub mod history;
+pub mod memcheck;
 pub mod pipeline;
 pub mod pixel_scissor;
 pub mod program;
@@ -70,10 +73,12 @@ pub fn run_command(cmd: u32, id: u32, args: &[u64]) -> u32 {
         shm::CMD_QUERY_STATE => query::query_state(),
         shm::CMD_RELEASE => {
             history::release_copies();
+            memcheck::release_shadow();
             target::release_targets()
         }
         shm::CMD_PIXEL_READ => texel::pixel_read(id, args),
         shm::CMD_PIXEL_HISTORY => history::pixel_history(id, args),
+        shm::CMD_MEMCHECK => memcheck::memcheck(id, args),
         _ => shm::STATUS_UNKNOWN_COMMAND,
     }
 }

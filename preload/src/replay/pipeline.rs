@@ -255,6 +255,25 @@ impl<'a, R: StepReply> Replay<'a, R> {
     ) -> Self {
         let mut saved = Saved::capture(draw_buffers);
         saved.suspend();
+        Self::with(bulk, call, reply, saved)
+    }
+
+    /// As [`Replay::begin`], for a call that runs for the app (a memcheck
+    /// call in place): the app's counting queries and transform feedback go
+    /// on counting and capturing it; nothing else is suspended.
+    pub(crate) fn begin_for_app(
+        bulk: &'a mut Bulk,
+        call: Call<'a>,
+        reply: &'a mut R,
+        draw_buffers: u32,
+    ) -> Self {
+        let saved = Saved::capture(draw_buffers);
+        // What capturing raised is ours (as `suspend` drains it).
+        drain_own_errors();
+        Self::with(bulk, call, reply, saved)
+    }
+
+    fn with(bulk: &'a mut Bulk, call: Call<'a>, reply: &'a mut R, saved: Saved) -> Self {
         Replay {
             bulk,
             call,
@@ -312,7 +331,29 @@ impl<'a, R: StepReply> Replay<'a, R> {
     /// (not copied aside: the replay's writes to it are what we read).
     pub(crate) fn writes(&mut self, prog: u32) -> Result<ShaderWrites, Error> {
         self.trace.plan(self.bulk, prog, self.reply.trace_mut())?;
-        let writes = ShaderWrites::snapshot(prog, self.trace.block_index())?;
+        let writes = ShaderWrites::snapshot(prog, &Vec::from_iter(self.trace.block_index()))?;
+        self.trace.bind()?;
+        Ok(writes)
+    }
+
+    /// As [`Replay::writes`], for a call that may run for the app
+    /// (`memcheck.rs`): where `aside`, copy aside what `prog` can write but
+    /// its storage blocks `ours` (buffers of ours) and the trace block;
+    /// else copy nothing (the call's writes are the app's). Then the trace
+    /// block placed and bound.
+    pub(crate) fn writes_but(
+        &mut self,
+        prog: u32,
+        aside: bool,
+        ours: &[u32],
+    ) -> Result<Option<ShaderWrites>, Error> {
+        self.trace.plan(self.bulk, prog, self.reply.trace_mut())?;
+        let mut skip = ours.to_vec();
+        skip.extend(self.trace.block_index());
+        let writes = match aside {
+            true => Some(ShaderWrites::snapshot(prog, &skip)?),
+            false => None,
+        };
         self.trace.bind()?;
         Ok(writes)
     }

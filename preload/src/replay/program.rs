@@ -29,6 +29,9 @@ pub(crate) enum Kind {
     /// A pixel history's draws (`history.rs`): the app's outputs and a
     /// record block.
     History,
+    /// A memcheck call (`memcheck.rs`): the app's shader with its memory
+    /// accesses checked, its findings block.
+    Memcheck,
 }
 
 /// A linked debug program and, for a fragment step, where its two debug
@@ -62,6 +65,8 @@ pub(crate) enum Mark {
     Varying(String),
     /// A storage block with the instrumenter's prefix (steps writing blocks).
     Blocks,
+    /// The storage block of this name (a memcheck program's findings block).
+    Block(String),
     /// Nothing to look for by name (a `gl_FragData` output): linked.
     Linked,
 }
@@ -89,7 +94,10 @@ impl Mark {
                         .starts_with(OUR_PREFIX)
                 })
             }
-            Mark::Blocks | Mark::Linked => true,
+            Mark::Block(name) if query => {
+                gl::program_resource_index(p, gl::SHADER_STORAGE_BLOCK, name) != u32::MAX
+            }
+            Mark::Blocks | Mark::Block(_) | Mark::Linked => true,
         }
     }
 }

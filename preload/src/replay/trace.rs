@@ -210,15 +210,15 @@ impl Drop for Bound {
 }
 
 /// The app's storage binding at one index (buffer, start, size) and its
-/// generic storage buffer binding.
-struct SavedBinding {
+/// generic storage buffer binding (a memcheck shadow's too).
+pub(crate) struct SavedBinding {
     index: u32,
     indexed: (u32, i64, i64),
     generic: u32,
 }
 
 impl SavedBinding {
-    fn capture(index: u32) -> SavedBinding {
+    pub(crate) fn capture(index: u32) -> SavedBinding {
         SavedBinding {
             index,
             indexed: (
@@ -230,7 +230,7 @@ impl SavedBinding {
         }
     }
 
-    fn restore(&self) {
+    pub(crate) fn restore(&self) {
         let (buffer, start, size) = self.indexed;
         if buffer != 0 && size > 0 {
             gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, self.index, buffer, start, size);

@@ -55,9 +55,10 @@ struct ImageCopy {
 
 impl ShaderWrites {
     /// Copy what program `prog` (current, linked, its bindings final) can
-    /// write, but storage block `ours` (a trace block of ours, `trace.rs`).
+    /// write, but storage blocks `ours` (blocks of ours: a trace block,
+    /// `trace.rs`; a memcheck shadow, `memcheck.rs`).
     /// Err: a writable image that cannot be copied (nothing was).
-    pub(crate) fn snapshot(prog: u32, ours: Option<u32>) -> Result<ShaderWrites, WritesError> {
+    pub(crate) fn snapshot(prog: u32, ours: &[u32]) -> Result<ShaderWrites, WritesError> {
         let images = writable_images()?;
         let buffers = written_buffers(prog, ours);
         let mut w = ShaderWrites {
@@ -170,8 +171,8 @@ impl ImageCopy {
 }
 
 /// The buffers bound where `prog`'s storage and atomic counter blocks are
-/// (but storage block `ours`).
-fn written_buffers(prog: u32, ours: Option<u32>) -> Vec<u32> {
+/// (but storage blocks `ours`).
+fn written_buffers(prog: u32, ours: &[u32]) -> Vec<u32> {
     let mut buffers: Vec<u32> = Vec::new();
     if !super::es::has_shader_writes() {
         return buffers;
@@ -193,7 +194,7 @@ fn written_buffers(prog: u32, ours: Option<u32>) -> Vec<u32> {
         let indices: Vec<u32> = if listed {
             let n = gl::program_interface_i(prog, interface, gl::ACTIVE_RESOURCES).clamp(0, 1024);
             (0..n as u32)
-                .filter(|&r| interface != gl::SHADER_STORAGE_BLOCK || Some(r) != ours)
+                .filter(|r| interface != gl::SHADER_STORAGE_BLOCK || !ours.contains(r))
                 .map(|r| gl::program_resource_i(prog, interface, r, gl::BUFFER_BINDING) as u32)
                 .collect()
         } else {
