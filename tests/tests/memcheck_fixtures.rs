@@ -1,0 +1,237 @@
+//! memcheck end to end (issue 17): `gldbg run --memcheck` on
+//! `tests/apps/egl_memcheck.c`, whose kernels each carry one planted
+//! memory bug (marked `// BUG: <kind>` in the shader the app prints with
+//! `--source`) and have a corrected twin. Every planted bug is reported
+//! exactly (kind, line, element, invocations; a race's both sides with
+//! their lines), once per (kind, line) with its count; the twins report
+//! nothing; and the app's results under memcheck are a native run's
+//! wherever the GL defines them (every twin, and the image store outside
+//! the image, which the GL discards).
+
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use gldbg_tests::*;
+use serde_json::Value;
+
+fn app() -> PathBuf {
+    let built = PathBuf::from(env!("GLDBG_APP_EGL_MEMCHECK"));
+    if built.exists() {
+        built
+    } else {
+        target_dir().join("apps").join("egl_memcheck")
+    }
+}
+
+/// The planted bugs of a case from its shader's `// BUG:` comments:
+/// (kind, line, side) with side "" or "write side" / "read side".
+fn planted(case: &str) -> Vec<(String, u32, String)> {
+    let out = Command::new(app())
+        .args(["--source", case])
+        .output()
+        .expect("egl_memcheck --source");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut bugs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(rest) = line.split("// BUG: ").nth(1) {
+            let (kind, side) = match rest.split_once(" (") {
+                Some((k, s)) => (k.trim(), s.trim_end_matches(')').to_string()),
+                None => (rest.trim(), String::new()),
+            };
+            bugs.push((kind.to_string(), i as u32 + 1, side));
+        }
+    }
+    bugs
+}
+
+/// The app's checksum line for `case`.
+fn checksum(stdout: &str, case: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("egl_memcheck: {case} checksum")))
+        .unwrap_or_else(|| panic!("no checksum of {case} in:\n{stdout}"))
+        .to_string()
+}
+
+fn native(case: &str) -> String {
+    let out = Command::new(app()).arg(case).output().expect("egl_memcheck");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    checksum(&String::from_utf8_lossy(&out.stdout), case)
+}
+
+/// `gldbg run --memcheck` on the case: its memcheck events and checksum.
+fn checked(case: &str) -> (Vec<Value>, String) {
+    let dir = TempDir::new("memcheck-fixture");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "continue\n").unwrap();
+    let mut cmd = Command::new(gldbg());
+    cmd.args(["run", "--memcheck", "--batch", "--json", "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(app())
+        .arg(case);
+    let out = run_command(cmd);
+    assert!(out.status.success(), "{}", out.transcript());
+    let events: Vec<Value> = out
+        .lines
+        .iter()
+        .filter(|v| v["event"] == "memcheck")
+        .cloned()
+        .collect();
+    (events, checksum(&out.stdout, case))
+}
+
+fn ids(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not ids: {v}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+fn element(e: &Value) -> Vec<i64> {
+    e["element"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()
+}
+
+/// The findings of a planted case match its `// BUG:` lines exactly.
+fn matches_planted(case: &str, events: &[Value]) {
+    let bugs = planted(case);
+    assert!(!bugs.is_empty(), "{case} has no BUG line");
+    let mut expected: Vec<(String, Vec<u32>, Vec<u32>)> = Vec::new();
+    for (kind, line, side) in &bugs {
+        match side.as_str() {
+            "" => expected.push((kind.clone(), vec![*line], vec![*line])),
+            "write side" => {
+                let read = bugs.iter().find(|b| b.2 == "read side").expect("a read side").1;
+                // Which side finds the race depends on which ran first.
+                expected.push((kind.clone(), vec![*line, read], vec![*line, read]));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(events.len(), expected.len(), "{case}: {events:#?}\nexpected {expected:?}");
+    for (kind, lines, others) in &expected {
+        let e = events
+            .iter()
+            .find(|e| e["kind"] == kind.as_str() && lines.contains(&(e["line"].as_u64().unwrap() as u32)))
+            .unwrap_or_else(|| panic!("{case}: no {kind} at {lines:?} in {events:#?}"));
+        assert!(e["count"].as_u64().unwrap() >= 1);
+        assert!(e["call"].as_u64().unwrap() >= 1, "{e}");
+        let inv = e["invocations"].as_array().unwrap();
+        if kind == "race" {
+            assert_eq!(inv.len(), 2, "{case}: a race names both sides: {e}");
+            let line = e["line"].as_u64().unwrap() as u32;
+            let other = inv[1]["line"].as_u64().unwrap() as u32;
+            assert!(others.contains(&other), "{case}: other side at {other}: {e}");
+            if lines.len() == 2 {
+                assert_ne!(line, other, "{case}: the two sides are the two lines: {e}");
+            }
+        } else {
+            assert!(!inv.is_empty(), "{e}");
+        }
+    }
+}
+
+fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
+    events.iter().find(|e| e["kind"] == kind).unwrap_or_else(|| panic!("no {kind}: {events:#?}"))
+}
+
+#[test]
+fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
+    require_workspace();
+    let cases = [
+        "storage-oob",
+        "shared-oob",
+        "local-oob",
+        "image-oob",
+        "counter-oob",
+        "shared-uninit",
+        "local-uninit",
+        "shared-race",
+        "storage-race-groups",
+        "storage-race-local",
+        "fragment",
+    ];
+    let mut results = Vec::new();
+    for case in cases {
+        let (events, sum) = checked(case);
+        matches_planted(case, &events);
+        let fixed = format!("{case}-fixed");
+        let (clean, fixed_sum) = checked(&fixed);
+        assert!(clean.is_empty(), "{fixed}: {clean:#?}");
+        assert_eq!(fixed_sum, native(&fixed), "{fixed}: results differ from native");
+        if sum.ends_with("(deterministic)") {
+            assert_eq!(sum, native(case), "{case}: results differ from native");
+        }
+        results.push((case, events));
+    }
+    let of = |name: &str| &results.iter().find(|(c, _)| *c == name).unwrap().1;
+
+    // The table of tests/apps/egl_memcheck.c.
+    let e = find(of("storage-oob"), "out-of-bounds");
+    assert_eq!((element(e), e["count"].as_u64(), e["binding"].as_u64()), (vec![256], Some(1), Some(0)));
+    let i = &e["invocations"][0];
+    assert_eq!((ids(&i["workgroup"]), ids(&i["local"])), (vec![0, 0, 0], vec![63, 0, 0]));
+
+    let e = find(of("shared-oob"), "out-of-bounds");
+    assert_eq!((element(e), e["count"].as_u64()), (vec![64], Some(2)));
+    assert_eq!(ids(&e["invocations"][0]["local"]), vec![63, 0, 0]);
+    assert!(e["binding"].is_null(), "shared memory has no binding: {e}");
+
+    let e = find(of("local-oob"), "out-of-bounds");
+    assert_eq!((element(e), e["count"].as_u64()), (vec![8], Some(1)));
+    assert_eq!(ids(&e["invocations"][0]["local"]), vec![13, 0, 0]);
+
+    let e = find(of("image-oob"), "out-of-bounds");
+    assert_eq!((e["count"].as_u64(), e["binding"].as_u64()), (Some(16), Some(1)));
+    let el = element(e);
+    let i = &e["invocations"][0];
+    let (wg, local) = (ids(&i["workgroup"]), ids(&i["local"]));
+    assert_eq!(el[0], 16);
+    let y = el[1] as u64;
+    assert_eq!((wg, local), (vec![1, y / 8, 0], vec![7, y % 8, 0]), "{e}");
+
+    let e = find(of("counter-oob"), "out-of-bounds");
+    assert_eq!((element(e), e["count"].as_u64(), e["binding"].as_u64()), (vec![1], Some(3), Some(0)));
+    assert!([5, 17, 40].contains(&ids(&e["invocations"][0]["local"])[0]), "{e}");
+
+    let e = find(of("shared-uninit"), "uninitialized");
+    assert_eq!(e["count"].as_u64(), Some(128));
+    let el = element(e)[0];
+    assert!((64..128).contains(&el));
+    assert_eq!(ids(&e["invocations"][0]["local"])[0] as i64, el - 64, "{e}");
+
+    let e = find(of("local-uninit"), "uninitialized");
+    assert_eq!(e["count"].as_u64(), Some(2));
+    assert!(element(e).is_empty());
+    assert!([7, 50].contains(&ids(&e["invocations"][0]["local"])[0]), "{e}");
+
+    let e = find(of("shared-race"), "race");
+    let inv = e["invocations"].as_array().unwrap();
+    let el = element(e)[0] as u64;
+    assert!((1..32).contains(&el), "{e}");
+    assert_eq!(ids(&inv[0]["workgroup"]), ids(&inv[1]["workgroup"]), "one workgroup: {e}");
+    let writer = if inv[0]["write"] == true { &inv[0] } else { &inv[1] };
+    assert_eq!(ids(&writer["local"])[0], el, "the writer of tile[e] is local e: {e}");
+
+    let e = find(of("storage-race-groups"), "race");
+    let inv = e["invocations"].as_array().unwrap();
+    assert_eq!((element(e), e["binding"].as_u64()), (vec![0], Some(1)));
+    assert_ne!(ids(&inv[0]["workgroup"]), ids(&inv[1]["workgroup"]), "{e}");
+    assert_eq!((ids(&inv[0]["local"])[0], ids(&inv[1]["local"])[0]), (0, 0));
+
+    let e = find(of("storage-race-local"), "race");
+    let inv = e["invocations"].as_array().unwrap();
+    let el = element(e)[0] as u64;
+    let writer = if inv[0]["write"] == true { &inv[0] } else { &inv[1] };
+    let reader = if inv[0]["write"] == true { &inv[1] } else { &inv[0] };
+    assert_eq!((ids(&writer["local"])[0], ids(&reader["local"])[0]), (el, el - 1), "{e}");
+
+    let e = find(of("fragment"), "out-of-bounds");
+    assert_eq!((e["count"].as_u64(), element(e)[0]), (Some(16), 16));
+    assert_eq!(e["invocations"][0]["x"].as_u64(), Some(15), "{e}");
+    let e = find(of("fragment"), "race");
+    let inv = e["invocations"].as_array().unwrap();
+    assert_ne!((&inv[0]["x"], &inv[0]["y"]), (&inv[1]["x"], &inv[1]["y"]), "{e}");
+}
