@@ -65,6 +65,7 @@ pub mod history;
 pub mod image;
 pub mod inflight;
 pub mod launch;
+pub mod memcheck;
 pub mod pointee;
 pub mod private_dir;
 pub mod program;
