@@ -226,21 +226,22 @@ impl Session {
     }
 
     /// A call whose checked run failed: it runs natively; said once per
-    /// program and message.
+    /// program and message, and in the report.
     fn memcheck_unchecked(&self, stop: &Stop, p: &MemcheckProgram, e: Error) {
-        let note = format!(
-            "memcheck: program {}'s {} shader could not be checked at call {} (said once; \
-             its calls run unchecked where this happens): {e}",
-            p.program,
-            p.stage.name(),
-            stop.call_number
-        );
+        let note = format!("program {} ({} shader): {e}", p.program, p.stage.name());
         self.control()
             .memcheck
             .findings
             .not_checked
-            .insert(format!("program {} ({} shader): {e}", p.program, p.stage.name()));
-        self.warn_once(format!("memcheck run {}: {e}", p.cache_key), note);
+            .insert(note.clone());
+        self.warn_once(
+            format!("memcheck run {}: {e}", p.cache_key),
+            format!(
+                "memcheck: not checked from call {} on where this happens (said once; the \
+                 calls run as they are): {note}",
+                stop.call_number
+            ),
+        );
     }
 
     /// The checked program of `program`'s `stage` again without the
@@ -313,16 +314,16 @@ impl Session {
         let (p, model) = match built {
             Ok(b) => b,
             Err(e) => {
-                let what = format!("program {} ({} shader)", text.program, stage.name());
+                let note = format!("program {} ({} shader): {e}", text.program, stage.name());
                 self.control()
                     .memcheck
                     .findings
                     .not_checked
-                    .insert(format!("{what}: {e}"));
+                    .insert(note.clone());
                 // One warning per program and sources, never per call.
                 self.warn_once(
                     format!("memcheck build {key}"),
-                    format!("memcheck: {what} is not checked; its calls run as they are: {e}"),
+                    format!("memcheck: not checked (said once; its calls run as they are): {note}"),
                 );
                 return Entry::Unchecked;
             }
