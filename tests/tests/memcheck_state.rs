@@ -82,7 +82,10 @@ async fn memcheck_modes_before_launch_stopped_and_running() {
         args: vec!["--frames".into(), FRAMES.into(), "--draw".into()],
         ..Default::default()
     };
-    let r = timely("Launch", c.launch(launch)).await.unwrap().into_inner();
+    let r = timely("Launch", c.launch(launch))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(state(&r), pb::RunState::Stopped, "{r:?}");
     assert_eq!(memcheck(&mut c, MemcheckStop).await.mode(), MemcheckStop);
     assert_eq!(memcheck(&mut c, MemcheckOn).await.mode(), MemcheckOn);
@@ -151,10 +154,18 @@ fn gldbg_run_memcheck_leaves_the_app_as_it_is_and_warns_once_per_program() {
         .filter(|l| l.starts_with("egl_compute"))
         .collect();
     assert_eq!(want.len(), 2, "{}", native.stdout);
-    let out = run_memcheck(&dir, &egl_compute(), "memcheck\ncontinue\nmemcheck\n", &args);
+    let out = run_memcheck(
+        &dir,
+        &egl_compute(),
+        "memcheck\ncontinue\nmemcheck\n",
+        &args,
+    );
     assert!(out.status.success(), "{}", out.transcript());
     let report = out.ok_n("memcheck", 0);
-    assert_eq!(report["memcheck"], "on", "--memcheck turned it on before the app ran");
+    assert_eq!(
+        report["memcheck"], "on",
+        "--memcheck turned it on before the app ran"
+    );
     assert_eq!(report["calls_checked"], 0);
     assert_eq!(report["budget_bytes"], 256u64 << 20);
     assert_last_exited(&out);
@@ -165,12 +176,21 @@ fn gldbg_run_memcheck_leaves_the_app_as_it_is_and_warns_once_per_program() {
         .events()
         .iter()
         .filter(|e| e["event"] == "memcheck")
-        .map(|e| (e["kind"].as_str().unwrap().to_string(), e["line"].as_u64().unwrap()))
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     let mut unique = events.clone();
     unique.sort();
     unique.dedup();
-    assert_eq!(unique.len(), events.len(), "one event per (kind, line): {events:?}");
+    assert_eq!(
+        unique.len(),
+        events.len(),
+        "one event per (kind, line): {events:?}"
+    );
     let last = out.ok_n("memcheck", 1);
     assert_eq!(last["findings"].as_array().unwrap().len(), events.len());
     // A program that cannot be checked (or run checked) is said once: a

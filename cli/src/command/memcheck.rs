@@ -40,8 +40,14 @@ mod tests {
         let m = |line: &str| parse(line).unwrap().unwrap();
         assert_eq!(m("memcheck"), Command::Memcheck(None));
         assert_eq!(m("memcheck on"), Command::Memcheck(Some(MemcheckSet::On)));
-        assert_eq!(m("memcheck  off "), Command::Memcheck(Some(MemcheckSet::Off)));
-        assert_eq!(m("memcheck stop"), Command::Memcheck(Some(MemcheckSet::Stop)));
+        assert_eq!(
+            m("memcheck  off "),
+            Command::Memcheck(Some(MemcheckSet::Off))
+        );
+        assert_eq!(
+            m("memcheck stop"),
+            Command::Memcheck(Some(MemcheckSet::Stop))
+        );
         let e = parse("memcheck maybe").unwrap_err().to_string();
         assert!(e.contains("unknown mode `maybe`"), "{e}");
         let e = parse("memcheck on off").unwrap_err().to_string();

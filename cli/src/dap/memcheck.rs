@@ -97,8 +97,14 @@ mod tests {
         assert_eq!(body["exceptionId"], "memcheck.race");
         assert_eq!(body["breakMode"], "always");
         let d = body["description"].as_str().unwrap();
-        assert!(d.starts_with("memcheck: race at line 12:5 `data[i]` (buf.data, binding 1)"), "{d}");
-        assert!(d.contains("other side: workgroup (1,0,0) local (0,0,0) reads at line 14:9 `data[j]`"), "{d}");
+        assert!(
+            d.starts_with("memcheck: race at line 12:5 `data[i]` (buf.data, binding 1)"),
+            "{d}"
+        );
+        assert!(
+            d.contains("other side: workgroup (1,0,0) local (0,0,0) reads at line 14:9 `data[j]`"),
+            "{d}"
+        );
         assert_eq!(body["details"]["message"], body["description"]);
         let f = &body["details"]["finding"];
         assert_eq!(f["event"], "memcheck");
@@ -111,10 +117,16 @@ mod tests {
     fn launch_modes() {
         let m = |v: Value| launch_mode(&json!({ "memcheck": v }));
         assert_eq!(m(json!("on")).unwrap(), Some(pb::MemcheckMode::MemcheckOn));
-        assert_eq!(m(json!("stop")).unwrap(), Some(pb::MemcheckMode::MemcheckStop));
+        assert_eq!(
+            m(json!("stop")).unwrap(),
+            Some(pb::MemcheckMode::MemcheckStop)
+        );
         assert_eq!(m(json!("off")).unwrap(), None);
         assert_eq!(launch_mode(&json!({})).unwrap(), None);
         assert!(m(json!("always")).unwrap_err().contains("memcheck must be"));
-        assert_eq!(m(json!(true)).unwrap_err(), "argument 'memcheck' must be a string");
+        assert_eq!(
+            m(json!(true)).unwrap_err(),
+            "argument 'memcheck' must be a string"
+        );
     }
 }

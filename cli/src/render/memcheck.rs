@@ -78,12 +78,7 @@ impl<'a> InvocationView<'a> {
 
 impl fmt::Display for InvocationView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids = |v: &[u32]| {
-            v.iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let ids = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
         match (self.workgroup, self.local, self.x, self.y) {
             (Some(w), Some(l), _, _) => write!(f, "workgroup ({}) local ({})", ids(w), ids(l))?,
             (_, _, Some(x), Some(y)) => write!(f, "pixel {x},{y}")?,
@@ -133,7 +128,11 @@ impl<'a> FindingView<'a> {
 /// side: ...; call 40 glDispatchCompute, 3 times`
 impl fmt::Display for FindingView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "memcheck: {} at line {}:{}", self.kind, self.line, self.column)?;
+        write!(
+            f,
+            "memcheck: {} at line {}:{}",
+            self.kind, self.line, self.column
+        )?;
         if let (Some(file), Some(n)) = (self.file, self.file_line) {
             write!(f, " ({file}:{n})")?;
         }
@@ -221,7 +220,11 @@ impl fmt::Display for ReportView<'_> {
             self.budget_bytes
         )?;
         for finding in &self.findings {
-            write!(f, "\n  {}", finding.to_string().trim_start_matches("memcheck: "))?;
+            write!(
+                f,
+                "\n  {}",
+                finding.to_string().trim_start_matches("memcheck: ")
+            )?;
         }
         for n in self.not_checked {
             write!(f, "\n  not checked: {n}")?;

@@ -287,7 +287,10 @@ fn event_view(event: &pb::Event) -> Option<(&'static str, EventView<'_>)> {
                 text: &d.text,
             },
         ),
-        Kind::Memcheck(m) => ("memcheck", EventView::Memcheck(memcheck::FindingView::new(m))),
+        Kind::Memcheck(m) => (
+            "memcheck",
+            EventView::Memcheck(memcheck::FindingView::new(m)),
+        ),
         Kind::Stopped(_) | Kind::Running(_) => return None,
     })
 }

@@ -12,9 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use gldbg_proto::pb;
 use glsl_instrument::Stage;
-use glsl_instrument::memcheck::{
-    Finding, Invocation, MemSite, MemcheckShader, Space,
-};
+use glsl_instrument::memcheck::{Finding, Invocation, MemSite, MemcheckShader, Space};
 
 use crate::shader::reply;
 

@@ -91,17 +91,31 @@ fn an_out_of_bounds_finding_shows_its_place_binding_and_invocation() {
     };
     let m = sites.finding(&f, CALL);
     assert_eq!(m.kind, "out-of-bounds");
-    assert_eq!((m.line, m.column), (12, 9), "the driver's line, as stops show it");
+    assert_eq!(
+        (m.line, m.column),
+        (12, 9),
+        "the driver's line, as stops show it"
+    );
     assert_eq!((m.file.as_str(), m.file_line), ("sum.comp", 7));
-    assert_eq!((m.expr.as_str(), m.variable.as_str()), ("data[i + 1]", "buf.data"));
-    assert_eq!(m.binding, Some(5), "the storage block's binding in the call");
+    assert_eq!(
+        (m.expr.as_str(), m.variable.as_str()),
+        ("data[i + 1]", "buf.data")
+    );
+    assert_eq!(
+        m.binding,
+        Some(5),
+        "the storage block's binding in the call"
+    );
     assert_eq!(m.element, vec![64]);
     assert_eq!(m.invocations.len(), 1);
     assert_eq!(m.invocations[0].workgroup, vec![3, 0, 0]);
     assert_eq!(m.invocations[0].local, vec![15, 0, 0]);
     assert!(!m.invocations[0].write && m.invocations[0].line == 0);
     assert_eq!((m.call, m.count, m.program), (40, 7, 3));
-    assert_eq!((m.stage.as_str(), m.function.as_str()), ("compute", "glDispatchCompute"));
+    assert_eq!(
+        (m.stage.as_str(), m.function.as_str()),
+        ("compute", "glDispatchCompute")
+    );
 }
 
 #[test]
@@ -168,9 +182,16 @@ fn bindings_of_shared_images_and_unknown_blocks() {
     };
     let frag = Invocation::Fragment { x: 7, y: 3 };
     let m = sites.finding(&at(0, vec![1], frag), CALL);
-    assert_eq!(m.binding, None, "a binding the run could not tell is not shown");
+    assert_eq!(
+        m.binding, None,
+        "a binding the run could not tell is not shown"
+    );
     let m = sites.finding(&at(1, vec![-1], frag), CALL);
-    assert_eq!((m.binding, m.element.clone()), (None, vec![-1]), "shared: no binding");
+    assert_eq!(
+        (m.binding, m.element.clone()),
+        (None, vec![-1]),
+        "shared: no binding"
+    );
     let m = sites.finding(&at(2, vec![-2, 40], frag), CALL);
     assert_eq!(m.binding, Some(2), "an image's declared binding");
     assert_eq!(m.element, vec![-2, 40]);
@@ -189,11 +210,23 @@ fn findings_are_deduplicated_per_kind_and_line_with_counts() {
         call,
         ..Default::default()
     };
-    assert!(store.add(1, f("race", 12, 2, 40)).is_some(), "new: an event");
-    assert!(store.add(1, f("race", 12, 5, 41)).is_none(), "same kind and line");
-    assert!(store.add(1, f("out-of-bounds", 12, 1, 41)).is_some(), "another kind");
+    assert!(
+        store.add(1, f("race", 12, 2, 40)).is_some(),
+        "new: an event"
+    );
+    assert!(
+        store.add(1, f("race", 12, 5, 41)).is_none(),
+        "same kind and line"
+    );
+    assert!(
+        store.add(1, f("out-of-bounds", 12, 1, 41)).is_some(),
+        "another kind"
+    );
     assert!(store.add(1, f("race", 13, 1, 41)).is_some(), "another line");
-    assert!(store.add(2, f("race", 12, 1, 42)).is_some(), "another shader");
+    assert!(
+        store.add(2, f("race", 12, 1, 42)).is_some(),
+        "another shader"
+    );
     store.count_call(4096, 1000);
     store.count_call(1024, 500);
     store.not_checked.insert("b".into());
@@ -265,8 +298,10 @@ fn the_budget_cut_is_said() {
     let n = budget_notes(&s, 3, &[10], &[100], 1024);
     assert_eq!(
         n,
-        ["program 3: races in buf.data are checked in its first 10 of 100 components only \
-          (shadow budget 1024 bytes)"]
+        [
+            "program 3: races in buf.data are checked in its first 10 of 100 components only \
+          (shadow budget 1024 bytes)"
+        ]
     );
     let n = budget_notes(&s, 3, &[0], &[100], 1024);
     assert!(n[0].contains("are not checked (100 components"), "{}", n[0]);

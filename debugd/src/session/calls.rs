@@ -308,7 +308,7 @@ impl Session {
         }
         let cmd = match self.memcheck_before_resume()? {
             memcheck::Next::Resume(cmd) => cmd,
-            memcheck::Next::Stopped(r) => return Ok(r),
+            memcheck::Next::Stopped(r) => return Ok(*r),
         };
         let r = self
             .resume(cmd, false)

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use gldbg_proto::pb::MemcheckMode;
-use glsl_instrument::memcheck::{MemcheckOptions, Space};
+use glsl_instrument::memcheck::{HEADER_WORDS, MemcheckOptions, Space};
 
 use super::*;
 use crate::history::link::At;
@@ -57,7 +57,10 @@ impl Default for Memcheck {
 impl Memcheck {
     /// Whether calls stop to be checked.
     pub(super) fn active(&self) -> bool {
-        matches!(self.mode, MemcheckMode::MemcheckOn | MemcheckMode::MemcheckStop)
+        matches!(
+            self.mode,
+            MemcheckMode::MemcheckOn | MemcheckMode::MemcheckStop
+        )
     }
 
     /// Whether a call of `function` needs its breakpoint bit for memcheck.
@@ -110,7 +113,7 @@ pub(super) enum Next {
     /// Release the call with this command (continue, or skip where it ran in place).
     Resume(u32),
     /// A finding stopped the app here: the reply.
-    Stopped(pb::StateReply),
+    Stopped(Box<pb::StateReply>),
 }
 
 const GO_ON: Next = Next::Resume(abi::CMD_CONTINUE);
@@ -135,7 +138,9 @@ impl Session {
                 apply_bits(&c, &l.shm);
             }
         }
-        c.memcheck.findings.report(c.memcheck.mode, c.memcheck.budget)
+        c.memcheck
+            .findings
+            .report(c.memcheck.mode, c.memcheck.budget)
     }
 
     /// Before `continue` resumes from a stop nothing checked (a GL
@@ -196,7 +201,19 @@ impl Session {
                 return Ok(GO_ON);
             };
             match mc::run_checked(at, self, &checked.p, in_place, budget) {
-                Ok(run) => break run,
+                Ok(run) if run.words.len() >= HEADER_WORDS => break run,
+                Ok(run) => {
+                    let e = Error::Internal(format!(
+                        "the findings block came back with {} words (a header is {HEADER_WORDS})",
+                        run.words.len()
+                    ));
+                    self.memcheck_unchecked(&stop, &checked.p, e);
+                    // Run in place, it ran: it must not run again.
+                    return Ok(Next::Resume(match in_place {
+                        true => abi::CMD_SKIP,
+                        false => abi::CMD_CONTINUE,
+                    }));
+                }
                 Err(e) if cancel::cancelled() => return Err(e),
                 // The driver refused the program with the shared shadow
                 // (shared memory too small): once more without it.
@@ -218,9 +235,9 @@ impl Session {
             (false, None) => Ok(GO_ON),
             (false, Some((finding, invocation))) => {
                 let focus = mc::focus_of(&invocation, local_size(&run.words));
-                Ok(Next::Stopped(self.memcheck_stop(
+                Ok(Next::Stopped(Box::new(self.memcheck_stop(
                     &mut dbg, &stop, &shm, &program, stage, finding, focus,
-                )))
+                ))))
             }
         }
     }
@@ -288,10 +305,7 @@ impl Session {
             return (key, e.clone());
         }
         let entry = Arc::new(self.build_checked(program, stage, key, MemcheckOptions::default()));
-        self.control()
-            .memcheck
-            .programs
-            .insert(key, entry.clone());
+        self.control().memcheck.programs.insert(key, entry.clone());
         (key, entry)
     }
 
@@ -342,7 +356,9 @@ impl Session {
         }
         let object = sources::stage_object(stages, stage, model.source());
         let files = sources::user_files(&self.control());
-        let span = files.iter().find_map(|f| Some((f, f.span_in(object, model.source())?)));
+        let span = files
+            .iter()
+            .find_map(|f| Some((f, f.span_in(object, model.source())?)));
         let places = p
             .shader
             .sites
@@ -390,7 +406,13 @@ impl Session {
             let mut c = self.control();
             let m = &mut c.memcheck.findings;
             m.count_call(run.shadow_bytes, run.gpu_ns);
-            let notes = mc::budget_notes(&p.shader, p.program, &run.caps, &run.needed, c.memcheck.budget);
+            let notes = mc::budget_notes(
+                &p.shader,
+                p.program,
+                &run.caps,
+                &run.needed,
+                c.memcheck.budget,
+            );
             let m = &mut c.memcheck.findings;
             m.not_checked.extend(notes);
             for f in &found {

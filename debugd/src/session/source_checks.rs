@@ -55,7 +55,7 @@ impl Session {
             // Memcheck's check: the call may run checked in place (then skipped).
             let cmd = match self.memcheck_at_stop() {
                 Ok(super::memcheck::Next::Resume(cmd)) => cmd,
-                Ok(super::memcheck::Next::Stopped(r)) => return Ok(r),
+                Ok(super::memcheck::Next::Stopped(r)) => return Ok(*r),
                 Err(e) => {
                     self.surface_check_stop();
                     return Err(e);
@@ -174,6 +174,10 @@ impl Session {
         cancel::check()?;
         let (breaks, files, shaders) = {
             let mut c = self.control();
+            if !c.breakpoints.has_sources() {
+                // Only memcheck made this stop.
+                return Ok(None);
+            }
             c.files.checked = Some(stop.serial);
             c.files.resume = None;
             // Verified again only when the app recorded shaders since.

@@ -70,8 +70,21 @@ fn a_finding_event_has_cli_md_keys_in_order() {
     assert_eq!(
         keys,
         [
-            "event", "seq", "kind", "line", "column", "expr", "binding", "element",
-            "invocations", "call", "count", "variable", "stage", "program", "function"
+            "event",
+            "seq",
+            "kind",
+            "line",
+            "column",
+            "expr",
+            "binding",
+            "element",
+            "invocations",
+            "call",
+            "count",
+            "variable",
+            "stage",
+            "program",
+            "function"
         ]
     );
     assert_eq!(
@@ -98,7 +111,10 @@ fn a_fragment_finding_without_binding_or_element() {
     assert_eq!(v["binding"], Value::Null, "the key is there, null");
     assert_eq!(v["element"], json!([]));
     assert_eq!(v["invocations"], json!([{"x":10,"y":5,"write":false}]));
-    assert_eq!((v["file"].clone(), v["file_line"].clone()), (json!("shade.frag"), json!(4)));
+    assert_eq!(
+        (v["file"].clone(), v["file_line"].clone()),
+        (json!("shade.frag"), json!(4))
+    );
     assert_eq!(
         event_text(&event(uninitialized_pixel())).unwrap(),
         "memcheck: uninitialized at line 7:3 (shade.frag:4) `acc` (acc): pixel 10,5 reads; \
@@ -125,7 +141,10 @@ fn a_memcheck_stop_shows_its_finding() {
     assert_eq!(v["memcheck"]["invocations"][1]["line"], 14);
     let text = result_text(&out);
     assert!(
-        text.lines().nth(1).unwrap().starts_with("memcheck: race at line 12:5"),
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("memcheck: race at line 12:5"),
         "{text}"
     );
 }
@@ -147,14 +166,23 @@ fn the_report() {
     assert_eq!(
         keys,
         [
-            "cmd", "ok", "memcheck", "findings", "calls_checked", "shadow_bytes",
-            "budget_bytes", "not_checked"
+            "cmd",
+            "ok",
+            "memcheck",
+            "findings",
+            "calls_checked",
+            "shadow_bytes",
+            "budget_bytes",
+            "not_checked"
         ]
     );
     assert_eq!(v["memcheck"], "stop");
     assert_eq!(v["findings"][0]["count"], 3);
     assert_eq!(v["findings"][1]["kind"], "uninitialized");
-    assert_eq!(v["not_checked"], json!(["program 3: shared memory is not checked"]));
+    assert_eq!(
+        v["not_checked"],
+        json!(["program 3: shared memory is not checked"])
+    );
     let text = result_text(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
@@ -162,7 +190,10 @@ fn the_report() {
         "memcheck is stop: 2 calls checked, 2 findings; shadow memory 4096 of 268435456 bytes"
     );
     assert!(lines[1].starts_with("  race at line 12:5"), "{text}");
-    assert_eq!(lines[3], "  not checked: program 3: shared memory is not checked");
+    assert_eq!(
+        lines[3],
+        "  not checked: program 3: shared memory is not checked"
+    );
     let off = Ok(Outcome::Memcheck(pb::MemcheckReport::default()));
     assert_eq!(result_json("memcheck off", &off)["memcheck"], "off");
 }
