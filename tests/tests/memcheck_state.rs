@@ -154,24 +154,37 @@ fn gldbg_run_memcheck_leaves_the_app_as_it_is_and_warns_once_per_program() {
         .filter(|l| l.starts_with("egl_compute"))
         .collect();
     assert_eq!(want.len(), 2, "{}", native.stdout);
-    let out = run_memcheck(
-        &dir,
-        &egl_compute(),
-        "memcheck\ncontinue\nmemcheck\n",
-        &args,
-    );
-    assert!(out.status.success(), "{}", out.transcript());
-    let report = out.ok_n("memcheck", 0);
-    assert_eq!(
-        report["memcheck"], "on",
-        "--memcheck turned it on before the app ran"
-    );
-    assert_eq!(report["calls_checked"], 0);
-    assert_eq!(report["budget_bytes"], 256u64 << 20);
-    assert_last_exited(&out);
-    // The renderer's name is the same either way.
-    assert_eq!(app_lines(&out), want, "{}", out.transcript());
-    // Every finding is an event once per kind and line; the report has them all.
+    // `on` from the start, and `stop` (checked aside: the calls run natively).
+    for (mode, script, first) in [
+        ("on", "memcheck\ncontinue\nmemcheck\n", ("memcheck", 0)),
+        (
+            "stop",
+            "memcheck stop\ncontinue\nmemcheck\n",
+            ("memcheck stop", 0),
+        ),
+    ] {
+        let out = run_memcheck(&dir, &egl_compute(), script, &args);
+        assert!(out.status.success(), "{}", out.transcript());
+        let report = out.ok_n(first.0, first.1);
+        assert_eq!(report["memcheck"], mode, "{}", out.transcript());
+        assert_eq!(report["calls_checked"], 0);
+        assert_eq!(report["budget_bytes"], 256u64 << 20);
+        assert_eq!(
+            out.ok("continue")["state"],
+            "exited",
+            "{}",
+            out.transcript()
+        );
+        assert_eq!(app_lines(&out), want, "{}", out.transcript());
+        let last = out.ok_n("memcheck", if mode == "on" { 1 } else { 0 });
+        check_events(&out, last);
+    }
+}
+
+/// Every finding is an event once per kind and line, the report has them
+/// all; a program that cannot be checked (or run checked) is said once (a
+/// compute and a fragment shader, 30 frames each), in the report too.
+fn check_events(out: &Output, report: &serde_json::Value) {
     let events: Vec<(String, u64)> = out
         .events()
         .iter()
@@ -191,10 +204,7 @@ fn gldbg_run_memcheck_leaves_the_app_as_it_is_and_warns_once_per_program() {
         events.len(),
         "one event per (kind, line): {events:?}"
     );
-    let last = out.ok_n("memcheck", 1);
-    assert_eq!(last["findings"].as_array().unwrap().len(), events.len());
-    // A program that cannot be checked (or run checked) is said once: a
-    // compute and a fragment shader, 30 frames each.
+    assert_eq!(report["findings"].as_array().unwrap().len(), events.len());
     let warned: Vec<&str> = out
         .events()
         .iter()
@@ -203,16 +213,11 @@ fn gldbg_run_memcheck_leaves_the_app_as_it_is_and_warns_once_per_program() {
         .filter(|m| m.starts_with("memcheck"))
         .collect();
     assert!(warned.len() <= 2, "{warned:#?}");
-    let not_checked = last["not_checked"].as_array().unwrap();
+    let not_checked = report["not_checked"].as_array().unwrap();
     for w in &warned {
         assert!(
             not_checked.iter().any(|n| w.contains(n.as_str().unwrap())),
             "the warning is in the report's not-checked list: {w}\n{not_checked:?}"
         );
     }
-}
-
-fn assert_last_exited(out: &Output) {
-    let cont = out.ok("continue");
-    assert_eq!(cont["state"], "exited", "{}", out.transcript());
 }
