@@ -215,10 +215,13 @@ impl Session {
                     }));
                 }
                 Err(e) if cancel::cancelled() => return Err(e),
-                // The driver refused the program with the shared shadow
-                // (shared memory too small): once more without it.
-                Err(Error::Internal(e)) if checked.shared && checked.has_shared() => {
-                    entry = self.without_shared(&program, stage, key, &e);
+                // The driver refused to link the program with the shared
+                // shadow (shared memory too small): once more without it.
+                Err(Error::Replay {
+                    status: abi::STATUS_LINK_FAILED,
+                    log,
+                }) if checked.shared && checked.has_shared() => {
+                    entry = self.without_shared(&program, stage, key, &log);
                 }
                 Err(e) => {
                     self.memcheck_unchecked(&stop, &checked.p, e);
