@@ -57,11 +57,14 @@ pub struct InvocationView<'a> {
     expr: &'a str,
     #[serde(skip_serializing_if = "is_false")]
     atomic: bool,
+    /// A race's other side whose invocation is not known.
+    #[serde(skip_serializing_if = "is_false")]
+    unknown: bool,
 }
 
 impl<'a> InvocationView<'a> {
     fn new(i: &'a pb::MemcheckInvocation) -> InvocationView<'a> {
-        let compute = i.pixel.is_none();
+        let compute = i.pixel.is_none() && !i.unknown;
         InvocationView {
             workgroup: compute.then_some(&i.workgroup[..]),
             local: compute.then_some(&i.local[..]),
@@ -72,6 +75,7 @@ impl<'a> InvocationView<'a> {
             column: i.column,
             expr: &i.expr,
             atomic: i.atomic,
+            unknown: i.unknown,
         }
     }
 }
@@ -82,7 +86,7 @@ impl fmt::Display for InvocationView<'_> {
         match (self.workgroup, self.local, self.x, self.y) {
             (Some(w), Some(l), _, _) => write!(f, "workgroup ({}) local ({})", ids(w), ids(l))?,
             (_, _, Some(x), Some(y)) => write!(f, "pixel {x},{y}")?,
-            _ => f.write_str("an invocation")?,
+            _ => f.write_str("another invocation of the workgroup (which one is not known)")?,
         }
         let verb = match (self.write, self.atomic) {
             (true, true) => "writes atomically",

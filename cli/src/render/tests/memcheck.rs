@@ -197,3 +197,28 @@ fn the_report() {
     let off = Ok(Outcome::Memcheck(pb::MemcheckReport::default()));
     assert_eq!(result_json("memcheck off", &off)["memcheck"], "off");
 }
+
+#[test]
+fn a_race_whose_other_invocation_is_not_known() {
+    let mut f = race();
+    f.invocations[1] = pb::MemcheckInvocation {
+        line: 14,
+        column: 9,
+        expr: "data[j]".into(),
+        unknown: true,
+        ..Default::default()
+    };
+    let v = event_json(&event(f.clone())).unwrap();
+    assert_eq!(
+        v["invocations"][1],
+        json!({"write":false,"line":14,"column":9,"expr":"data[j]","unknown":true})
+    );
+    let text = event_text(&event(f)).unwrap();
+    assert!(
+        text.contains(
+            "other side: another invocation of the workgroup (which one is not known) reads at \
+             line 14:9 `data[j]`"
+        ),
+        "{text}"
+    );
+}
