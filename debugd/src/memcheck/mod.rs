@@ -17,7 +17,7 @@ use glsl_instrument::memcheck::{Finding, Invocation, MemSite, MemcheckShader, Sp
 use crate::shader::reply;
 
 mod link_contract;
-pub use link_contract::{MemcheckProgram, MemcheckRun, run_checked};
+pub use link_contract::{MemcheckProgram, MemcheckRun, call_ran, run_checked};
 
 /// The storage shadows' budget (bytes) by default.
 pub const DEFAULT_BUDGET: u64 = 256 << 20;

@@ -36,6 +36,9 @@ pub(super) struct Memcheck {
     programs: HashMap<u64, Arc<Entry>>,
     /// The serial of the last stop checked (each stop once).
     checked: Option<u64>,
+    /// The stop whose call already ran in place: it is skipped, never run
+    /// again (also when the resume after the check failed).
+    ran_at: Option<u64>,
     /// The stop a finding keeps the app at (`stop`): its serial and finding.
     stopped_at: Option<(u64, pb::MemcheckFinding)>,
     budget: u64,
@@ -48,6 +51,7 @@ impl Default for Memcheck {
             findings: Findings::default(),
             programs: HashMap::new(),
             checked: None,
+            ran_at: None,
             stopped_at: None,
             budget: DEFAULT_BUDGET,
         }
@@ -81,6 +85,7 @@ impl Memcheck {
         self.findings = Findings::default();
         self.programs.clear();
         self.checked = None;
+        self.ran_at = None;
         self.stopped_at = None;
     }
 }
@@ -148,12 +153,13 @@ impl Session {
     pub(super) fn memcheck_before_resume(&self) -> Result<Next> {
         {
             let c = self.control();
-            let due = c.memcheck.active()
-                && c.state == RunState::Stopped
+            let m = &c.memcheck;
+            let due = c.state == RunState::Stopped
                 && c.paused.is_none()
-                && c.current
-                    .as_ref()
-                    .is_some_and(|s| checkable(s) && c.memcheck.checked != Some(s.serial));
+                && c.current.as_ref().is_some_and(|s| {
+                    m.ran_at == Some(s.serial)
+                        || (m.active() && checkable(s) && m.checked != Some(s.serial))
+                });
             if !due {
                 return Ok(GO_ON);
             }
@@ -168,6 +174,9 @@ impl Session {
         let mode = {
             let mut c = self.control();
             let m = &mut c.memcheck;
+            if m.ran_at == Some(stop.serial) {
+                return Ok(Next::Resume(abi::CMD_SKIP));
+            }
             if !m.active() || m.checked == Some(stop.serial) || !checkable(&stop) {
                 return Ok(GO_ON);
             }
@@ -200,21 +209,12 @@ impl Session {
             let Entry::Checked(checked) = &*entry else {
                 return Ok(GO_ON);
             };
-            match mc::run_checked(at, self, &checked.p, in_place, budget) {
+            let failed = match mc::run_checked(at, self, &checked.p, in_place, budget) {
                 Ok(run) if run.words.len() >= HEADER_WORDS => break run,
-                Ok(run) => {
-                    let e = Error::Internal(format!(
-                        "the findings block came back with {} words (a header is {HEADER_WORDS})",
-                        run.words.len()
-                    ));
-                    self.memcheck_unchecked(&stop, &checked.p, e);
-                    // Run in place, it ran: it must not run again.
-                    return Ok(Next::Resume(match in_place {
-                        true => abi::CMD_SKIP,
-                        false => abi::CMD_CONTINUE,
-                    }));
-                }
-                Err(e) if cancel::cancelled() => return Err(e),
+                Ok(run) => Error::Internal(format!(
+                    "the findings block came back with {} words (a header is {HEADER_WORDS})",
+                    run.words.len()
+                )),
                 // The driver refused to link the program with the shared
                 // shadow (shared memory too small): once more without it.
                 Err(Error::Replay {
@@ -222,19 +222,22 @@ impl Session {
                     log,
                 }) if checked.shared && checked.has_shared() => {
                     entry = self.without_shared(&program, stage, key, &log);
+                    continue;
                 }
-                Err(e) => {
-                    self.memcheck_unchecked(&stop, &checked.p, e);
-                    return Ok(GO_ON);
-                }
-            }
+                Err(e) => e,
+            };
+            // The call runs natively, unless an in-place run that failed
+            // (reading back) did the app's call already.
+            self.memcheck_unchecked(&stop, &checked.p, failed);
+            let ran = in_place && mc::call_ran(at);
+            return Ok(self.after_run(&stop, ran));
         };
         let Entry::Checked(checked) = &*entry else {
             return Ok(GO_ON);
         };
         let first = self.record_findings(&stop, checked, &run);
         match (in_place, first) {
-            (true, _) => Ok(Next::Resume(abi::CMD_SKIP)),
+            (true, _) => Ok(self.after_run(&stop, true)),
             (false, None) => Ok(GO_ON),
             (false, Some((finding, invocation))) => {
                 let focus = mc::focus_of(&invocation, local_size(&run.words));
@@ -243,6 +246,16 @@ impl Session {
                 ))))
             }
         }
+    }
+
+    /// How the stop is released after its check: skipped where the call
+    /// ran in place (remembered: a later `continue` skips it too).
+    fn after_run(&self, stop: &Stop, ran: bool) -> Next {
+        if !ran {
+            return GO_ON;
+        }
+        self.control().memcheck.ran_at = Some(stop.serial);
+        Next::Resume(abi::CMD_SKIP)
     }
 
     /// A call whose checked run failed: it runs natively; said once per
