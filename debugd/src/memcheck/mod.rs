@@ -180,15 +180,34 @@ pub fn focus_of(i: &Invocation, local_size: [u32; 3]) -> reply::Invocation {
 }
 
 /// What a finding is deduplicated by: the shader (the checked stage's
-/// source and program), the kind and the line.
+/// source and program), the kind and the line; a race by its two lines,
+/// whichever side found it (the side that ran second does).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Key {
     shader: u64,
     kind: String,
     line: u32,
+    other: u32,
 }
 
-/// The session's findings, one per (kind, line) of a shader, in the order
+impl Key {
+    fn of(shader: u64, f: &pb::MemcheckFinding) -> Key {
+        let other = f.invocations.get(1).map_or(0, |o| o.line);
+        let (line, other) = match other {
+            0 => (f.line, 0),
+            o => (f.line.min(o), f.line.max(o)),
+        };
+        Key {
+            shader,
+            kind: f.kind.clone(),
+            line,
+            other,
+        }
+    }
+}
+
+/// The session's findings, one per (kind, line) of a shader (a race: per
+/// its two lines), in the order
 /// they were first found, with cumulative counts; and what the checks
 /// cost and left unchecked.
 #[derive(Debug, Default)]
@@ -209,11 +228,7 @@ impl Findings {
     /// it is new to the session (the event to send), else adds its count
     /// to the first one's.
     pub fn add(&mut self, shader: u64, f: pb::MemcheckFinding) -> Option<pb::MemcheckFinding> {
-        let key = Key {
-            shader,
-            kind: f.kind.clone(),
-            line: f.line,
-        };
+        let key = Key::of(shader, &f);
         match self.index.get(&key) {
             Some(&i) => {
                 let seen = &mut self.list[i].1;

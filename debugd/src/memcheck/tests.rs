@@ -227,6 +227,17 @@ fn findings_are_deduplicated_per_kind_and_line_with_counts() {
         store.add(2, f("race", 12, 1, 42)).is_some(),
         "another shader"
     );
+    // A race between two lines is one, whichever side found it.
+    let side = |line| pb::MemcheckInvocation {
+        line,
+        ..Default::default()
+    };
+    let mut w = f("race", 9, 7, 43);
+    w.invocations = vec![side(0), side(12)];
+    let mut r = f("race", 12, 56, 43);
+    r.invocations = vec![side(0), side(9)];
+    assert!(store.add(1, w).is_some(), "lines 9 and 12");
+    assert!(store.add(1, r).is_none(), "lines 12 and 9: the same race");
     store.count_call(4096, 1000);
     store.count_call(1024, 500);
     store.not_checked.insert("b".into());
@@ -244,7 +255,8 @@ fn findings_are_deduplicated_per_kind_and_line_with_counts() {
             ("race", 12, 7, 40),
             ("out-of-bounds", 12, 1, 41),
             ("race", 13, 1, 41),
-            ("race", 12, 1, 42)
+            ("race", 12, 1, 42),
+            ("race", 9, 63, 43)
         ],
         "first found first, counts summed, the first call kept"
     );
