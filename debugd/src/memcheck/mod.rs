@@ -243,6 +243,27 @@ impl Findings {
         }
     }
 
+    /// One call's findings of the shader keyed `shader`, deduplicated
+    /// within the call first (counts summed, first found first): the
+    /// call's findings, and those new to the session (the events to send,
+    /// each with the call's whole count).
+    pub fn add_call(
+        &mut self,
+        shader: u64,
+        found: Vec<pb::MemcheckFinding>,
+    ) -> (Vec<pb::MemcheckFinding>, Vec<pb::MemcheckFinding>) {
+        let mut call = Findings::default();
+        for f in found {
+            call.add(shader, f);
+        }
+        let call = call.all();
+        let new = call
+            .iter()
+            .filter_map(|f| self.add(shader, f.clone()))
+            .collect();
+        (call, new)
+    }
+
     /// One checked call's cost.
     pub fn count_call(&mut self, shadow_bytes: u64, gpu_ns: u64) {
         self.calls_checked += 1;

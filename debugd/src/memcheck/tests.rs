@@ -318,3 +318,23 @@ fn the_budget_cut_is_said() {
     let n = budget_notes(&s, 3, &[0], &[100], 1024);
     assert!(n[0].contains("are not checked (100 components"), "{}", n[0]);
 }
+
+#[test]
+fn a_calls_findings_are_one_per_key_with_the_calls_whole_count() {
+    let f = |line: u32, count: u64| pb::MemcheckFinding {
+        kind: "race".into(),
+        line,
+        count,
+        call: 50,
+        ..Default::default()
+    };
+    let mut store = Findings::default();
+    store.add(3, f(12, 1));
+    let (call, new) = store.add_call(3, vec![f(20, 4), f(20, 6), f(12, 2)]);
+    let counts: Vec<(u32, u64)> = call.iter().map(|f| (f.line, f.count)).collect();
+    assert_eq!(counts, [(20, 10), (12, 2)], "summed within the call");
+    let new: Vec<(u32, u64)> = new.iter().map(|f| (f.line, f.count)).collect();
+    assert_eq!(new, [(20, 10)], "the event has the call's whole count");
+    let all: Vec<(u32, u64)> = store.all().iter().map(|f| (f.line, f.count)).collect();
+    assert_eq!(all, [(12, 3), (20, 10)]);
+}

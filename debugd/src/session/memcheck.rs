@@ -414,14 +414,10 @@ impl Session {
             stage: p.stage,
             program: p.program,
         };
-        let mut new = Vec::new();
-        let first = found
-            .first()
-            .map(|f| (sites.finding(f, call), f.invocation));
-        {
+        let found_here: Vec<pb::MemcheckFinding> =
+            found.iter().map(|f| sites.finding(f, call)).collect();
+        let (this_call, new) = {
             let mut c = self.control();
-            let m = &mut c.memcheck.findings;
-            m.count_call(run.shadow_bytes, run.gpu_ns);
             let notes = mc::budget_notes(
                 &p.shader,
                 p.program,
@@ -430,11 +426,14 @@ impl Session {
                 c.memcheck.budget,
             );
             let m = &mut c.memcheck.findings;
+            m.count_call(run.shadow_bytes, run.gpu_ns);
             m.not_checked.extend(notes);
-            for f in &found {
-                new.extend(m.add(checked.shader_key, sites.finding(f, call)));
-            }
-        }
+            m.add_call(checked.shader_key, found_here)
+        };
+        let first = this_call
+            .into_iter()
+            .next()
+            .zip(found.first().map(|f| f.invocation));
         for f in new {
             self.emit(pb::event::Kind::Memcheck(f));
         }
