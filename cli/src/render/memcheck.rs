@@ -48,7 +48,12 @@ pub struct InvocationView<'a> {
     x: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     y: Option<u32>,
-    write: bool,
+    /// A race's sides only (other records do not say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    write: Option<bool>,
+    /// The verb of the text: what the access is known to do.
+    #[serde(skip)]
+    access: Access,
     #[serde(skip_serializing_if = "is_zero")]
     line: u32,
     #[serde(skip_serializing_if = "is_zero")]
@@ -62,15 +67,27 @@ pub struct InvocationView<'a> {
     unknown: bool,
 }
 
+/// What an invocation's access is known to do.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// A race's side: its record says.
+    Race,
+    /// An uninitialised read.
+    Read,
+    /// Out of bounds: a read or a write, the record does not say.
+    Unknown,
+}
+
 impl<'a> InvocationView<'a> {
-    fn new(i: &'a pb::MemcheckInvocation) -> InvocationView<'a> {
+    fn new(i: &'a pb::MemcheckInvocation, access: Access) -> InvocationView<'a> {
         let compute = i.pixel.is_none() && !i.unknown;
         InvocationView {
             workgroup: compute.then_some(&i.workgroup[..]),
             local: compute.then_some(&i.local[..]),
             x: i.pixel.as_ref().map(|p| p.x),
             y: i.pixel.as_ref().map(|p| p.y),
-            write: i.write,
+            write: (access == Access::Race).then_some(i.write),
+            access,
             line: i.line,
             column: i.column,
             expr: &i.expr,
@@ -88,13 +105,15 @@ impl fmt::Display for InvocationView<'_> {
             (_, _, Some(x), Some(y)) => write!(f, "pixel {x},{y}")?,
             _ => f.write_str("another invocation of the workgroup (which one is not known)")?,
         }
-        let verb = match (self.write, self.atomic) {
-            (true, true) => "writes atomically",
-            (true, false) => "writes",
-            (false, true) => "reads atomically",
-            (false, false) => "reads",
+        let verb = match (self.access, self.write.unwrap_or(false), self.atomic) {
+            (Access::Unknown, ..) => "",
+            (Access::Read, ..) => " reads",
+            (Access::Race, true, true) => " writes atomically",
+            (Access::Race, true, false) => " writes",
+            (Access::Race, false, true) => " reads atomically",
+            (Access::Race, false, false) => " reads",
         };
-        write!(f, " {verb}")?;
+        f.write_str(verb)?;
         if self.line != 0 {
             write!(f, " at line {}:{}", self.line, self.column)?;
             if !self.expr.is_empty() {
@@ -114,7 +133,17 @@ impl<'a> FindingView<'a> {
             expr: &m.expr,
             binding: m.binding,
             element: &m.element,
-            invocations: m.invocations.iter().map(InvocationView::new).collect(),
+            invocations: {
+                let access = match m.kind.as_str() {
+                    "race" => Access::Race,
+                    "uninitialized" => Access::Read,
+                    _ => Access::Unknown,
+                };
+                m.invocations
+                    .iter()
+                    .map(|i| InvocationView::new(i, access))
+                    .collect()
+            },
             call: m.call,
             count: m.count,
             variable: &m.variable,

@@ -110,7 +110,11 @@ fn a_fragment_finding_without_binding_or_element() {
     let v = event_json(&event(uninitialized_pixel())).unwrap();
     assert_eq!(v["binding"], Value::Null, "the key is there, null");
     assert_eq!(v["element"], json!([]));
-    assert_eq!(v["invocations"], json!([{"x":10,"y":5,"write":false}]));
+    assert_eq!(
+        v["invocations"],
+        json!([{"x":10,"y":5}]),
+        "an uninitialised read: no write key"
+    );
     assert_eq!(
         (v["file"].clone(), v["file_line"].clone()),
         (json!("shade.frag"), json!(4))
@@ -220,5 +224,34 @@ fn a_race_whose_other_invocation_is_not_known() {
              line 14:9 `data[j]`"
         ),
         "{text}"
+    );
+}
+
+#[test]
+fn an_out_of_bounds_access_says_no_read_or_write() {
+    // Its record does not say which (an image store is a write, an index
+    // may be either): never guessed.
+    let f = pb::MemcheckFinding {
+        kind: "out-of-bounds".into(),
+        line: 9,
+        column: 5,
+        expr: "imageStore(mirror, p, v)".into(),
+        variable: "mirror".into(),
+        binding: Some(0),
+        element: vec![16, 0],
+        invocations: vec![pb::MemcheckInvocation {
+            pixel: Some(pb::Pixel { x: 15, y: 0 }),
+            ..Default::default()
+        }],
+        call: 43,
+        count: 16,
+        ..Default::default()
+    };
+    let v = event_json(&event(f.clone())).unwrap();
+    assert_eq!(v["invocations"], json!([{"x":15,"y":0}]));
+    assert_eq!(
+        event_text(&event(f)).unwrap(),
+        "memcheck: out-of-bounds at line 9:5 `imageStore(mirror, p, v)` (mirror, binding 0) \
+         element [16,0]: pixel 15,0; call 43, 16 times"
     );
 }
