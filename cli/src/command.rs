@@ -123,9 +123,12 @@ pub enum Command {
         temporary: bool,
         log: Option<(String, Vec<String>)>,
     },
+    /// `memcheck on|off|stop`, `memcheck` (None: the report).
+    Memcheck(Option<MemcheckSet>),
 }
 
 pub use history::HistoryArgs;
+pub use memcheck::MemcheckSet;
 pub use trace::{FrameMove, Reverse};
 
 /// What a `break` stops at.
@@ -300,6 +303,7 @@ pub const COMMAND_NAMES: &[&str] = &[
     "info",
     "kill",
     "list",
+    "memcheck",
     "next",
     "pause",
     "print",
@@ -345,6 +349,7 @@ pub fn subcommands(command: &str) -> &'static [&'static str] {
         "break" | "b" => &["draw", "shader-switch", "frame", "error"],
         "set" => &["arg", "trace-records", "trace-bytes"],
         "catch" => &["nan", "inf"],
+        "memcheck" => &["on", "off", "stop"],
         _ => &[],
     }
 }
@@ -465,6 +470,12 @@ pub const HELP: &[(&str, &str)] = &[
          T): draws with each primitive's fragment (shader output, depth, stencil, which test \
          rejected it, the colour before and after), clears, blits, copies; the app stays \
          stopped where it ended",
+    ),
+    (
+        "memcheck on | memcheck off | memcheck stop | memcheck",
+        "check every later dispatch and draw for out-of-bounds accesses, uninitialised reads \
+         and races (findings are events, one per kind and line); `stop`: the first finding \
+         stops before its call, debugging the shader at its invocation; alone: the report",
     ),
     (
         "info sources",
@@ -891,6 +902,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "catch" => trace::parse_catch(&rest)?,
         "dprintf" => trace::parse_dprintf(args)?,
         "history" => history::parse_history(&rest)?,
+        "memcheck" => memcheck::parse_memcheck(&rest)?,
         "break" | "b" | "br" => parse_break(&rest)?,
         "delete" | "d" => match rest.as_slice() {
             [] => Command::Delete(None),
@@ -941,6 +953,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
 }
 
 mod history;
+mod memcheck;
 mod source;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use gldbg_proto::pb;
 use tonic::Status;
 
 mod history;
+mod memcheck;
 mod trace;
 
 use crate::client::Client;
@@ -101,6 +102,8 @@ pub enum Outcome {
     HistoryDebug(pb::HistoryDebug),
     /// `info sources`.
     Sources(pb::SourceReads),
+    /// `memcheck [on|off|stop]`: the mode now and the report.
+    Memcheck(pb::MemcheckReport),
     /// `help [CMD]`: the topic asked for.
     Help(Option<String>),
     Quit,
@@ -438,6 +441,7 @@ impl Session {
             Command::History(h) => self.history(*h).await,
             Command::DebugHistory(k) => self.debug_history(*k).await,
             Command::InfoSources => self.info_sources().await,
+            Command::Memcheck(set) => self.memcheck(*set).await,
             Command::SourceBreak {
                 file,
                 line,

@@ -71,6 +71,10 @@ enum Mode {
         listen: Option<String>,
         #[command(flatten)]
         serve: ServeOpts,
+        /// Check every dispatch and draw for out-of-bounds accesses,
+        /// uninitialised reads and races from the start (`memcheck on`).
+        #[arg(long)]
+        memcheck: bool,
         /// The program to debug and its arguments (everything after PROGRAM is the program's).
         #[arg(
             required = true,
@@ -644,8 +648,16 @@ fn real_main(cli: Cli) -> Result<ExitCode> {
 /// (connect). False if the session cannot go on.
 fn start(driver: &mut Driver, mode: &Mode, opts: &Opts) -> bool {
     match mode {
-        Mode::Run { argv, .. } => {
+        Mode::Run { argv, memcheck, .. } => {
             let (program, args) = argv.split_first().expect("clap requires PROGRAM");
+            if *memcheck {
+                // Before the app runs: its first dispatch is checked.
+                let on = Some(command::MemcheckSet::On);
+                if let Err(msg) = driver.rt.block_on(driver.session.memcheck(on)) {
+                    fail_early(mode, opts.json, &format!("memcheck on: {msg}"));
+                    return false;
+                }
+            }
             let cwd = std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();

@@ -387,6 +387,19 @@ impl pb::debugger_server::Debugger for Service {
         Ok(Response::new(self.session.list_shaders()))
     }
 
+    async fn memcheck(
+        &self,
+        req: Request<pb::MemcheckRequest>,
+    ) -> Result<Response<pb::MemcheckReport>, Status> {
+        let n = req.into_inner().mode;
+        let mode = pb::MemcheckMode::try_from(n).map_err(|_| {
+            Status::invalid_argument(format!(
+                "memcheck: unknown mode {n} (REPORT 0, OFF 1, ON 2, STOP 3)"
+            ))
+        })?;
+        self.run(move |s| Ok(s.memcheck(mode))).await
+    }
+
     async fn set_trace_budget(
         &self,
         req: Request<pb::TraceBudget>,

@@ -78,6 +78,8 @@ pub struct Adapter {
     pub thread: u32,
     /// The crash, once the app crashed (exceptionInfo).
     pub crash: Option<pb::Crash>,
+    /// The memcheck finding the app is stopped at (exceptionInfo).
+    pub finding: Option<pb::MemcheckFinding>,
     /// `exited` and `terminated` were sent.
     pub ended: bool,
     /// An attached app runs and no move waits for its stop: the daemon's
@@ -190,6 +192,7 @@ impl Adapter {
             threads: BTreeSet::new(),
             thread: 0,
             crash: None,
+            finding: None,
             ended: false,
             running_unwatched: false,
             draining: false,
@@ -316,6 +319,10 @@ impl Adapter {
             }
             Some(Kind::Warning(w)) => self.out.console("important", &format!("gldbg: {w}\n")),
             Some(Kind::Dprintf(d)) => self.out.console("console", &format!("{}\n", d.text)),
+            Some(Kind::Memcheck(f)) => self.out.console(
+                "important",
+                &format!("{}\n", super::memcheck::finding_text(&f)),
+            ),
             Some(Kind::Exited(e)) => {
                 // A move's own reply reports the exit (its events are
                 // drained before it); this is for an app that ends while

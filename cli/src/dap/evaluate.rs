@@ -1,6 +1,7 @@
 //! The debug console, hovers and watches (`evaluate`), the value image
 //! (`valueImage`: an expression over the draw, every value exact, for the
-//! editor's heatmap), `exceptionInfo` of a crash and `pause`.
+//! editor's heatmap), `exceptionInfo` of a crash or a memcheck finding,
+//! and `pause`.
 //!
 //! The console runs any gldbg command line and answers with the CLI's text;
 //! a command that moves (a step, `focus`, `frame`) is followed by a
@@ -214,6 +215,9 @@ impl Adapter {
     }
 
     pub fn exception_info(&mut self) -> Reply {
+        if let (None, Some(f)) = (&self.crash, &self.finding) {
+            return Ok(super::memcheck::exception_info(f));
+        }
         let crash = self
             .crash
             .as_ref()

@@ -85,6 +85,7 @@ impl Adapter {
         super::breakpoints::mapped_files(&map)?;
         let stop_on_entry = opt_bool(args, "stopOnEntry")?.unwrap_or(false);
         let on_disc = on_disconnect(args, OnDisconnect::Terminate)?;
+        let memcheck = super::memcheck::launch_mode(args)?;
         let cwd = match opt_str(args, "cwd")? {
             Some(c) => c.to_string(),
             None => std::env::current_dir()
@@ -104,6 +105,12 @@ impl Adapter {
             .await
             .map_err(|e| format!("{e:#}"))?;
         let mut raw = client.clone();
+        if let Some(mode) = memcheck {
+            // Before the app runs: its first dispatch is checked.
+            raw.memcheck(pb::MemcheckRequest { mode: mode as i32 })
+                .await
+                .map_err(|s| format!("memcheck: {}", s.message()))?;
+        }
         let reply = raw
             .launch(pb::LaunchRequest {
                 program: program.to_string(),

@@ -18,7 +18,8 @@
 //! scopes, variables and their references), `sources` (shader sources:
 //! the user's files or the recorded text), `evaluate` (the debug console,
 //! hovers, watches, the value image), `history` (pixel history: the
-//! `pixelHistory` and `debugHistory` requests).
+//! `pixelHistory` and `debugHistory` requests), `memcheck` (the launch
+//! argument, findings as exception stops and console output).
 
 mod adapter;
 mod args;
@@ -28,6 +29,7 @@ mod evaluate;
 mod frames;
 mod history;
 mod launch;
+mod memcheck;
 mod model;
 mod moves;
 mod sources;

@@ -108,6 +108,7 @@ impl Adapter {
     }
 
     pub fn report_state(&mut self, r: &pb::StateReply, default_reason: &'static str) {
+        self.finding = r.memcheck.clone();
         if let Some(crash) = &r.crash {
             self.crash = Some(crash.clone());
             if crash.thread != 0 {
@@ -127,6 +128,12 @@ impl Adapter {
                 self.thread = call.thread;
                 self.threads.insert(call.thread);
             }
+        }
+        if let Some(f) = &r.memcheck {
+            // `memcheck stop`: the finding is the exception (exceptionInfo).
+            let text = super::memcheck::finding_text(f);
+            self.stopped_event("exception", Some(text), &[]);
+            return;
         }
         let (reason, ids) = match r.breakpoint_id {
             0 if r.stop.as_ref().is_some_and(|c| c.paused) => ("pause", vec![]),

@@ -12,12 +12,14 @@
 //! invocations, timing), `state` (where the app stands), `print`, `shader`
 //! (`list`, `info flow`, `dump`), `info` (breakpoints, program, GL state,
 //! displays and watches, help), `trace` (locals, frames, the trace budget),
-//! `history` (pixel history and `debug history`).
+//! `history` (pixel history and `debug history`), `memcheck` (findings
+//! and the report).
 
 mod call;
 mod glsl_type;
 mod history;
 mod info;
+mod memcheck;
 mod print;
 mod shader;
 mod state;
@@ -71,6 +73,7 @@ enum Reply<'a> {
     History(history::HistoryView<'a>),
     HistoryDebug(history::HistoryDebugView<'a>),
     Sources(history::SourcesView<'a>),
+    Memcheck(memcheck::ReportView<'a>),
     Help(info::HelpView),
     /// `quit`: no keys, no text.
     Quit {},
@@ -135,6 +138,7 @@ impl<'a> Reply<'a> {
             Outcome::History(h) => Reply::History(history::HistoryView::new(h)),
             Outcome::HistoryDebug(d) => Reply::HistoryDebug(history::HistoryDebugView::new(d)),
             Outcome::Sources(r) => Reply::Sources(history::SourcesView::new(r)),
+            Outcome::Memcheck(r) => Reply::Memcheck(memcheck::ReportView::new(r)),
             Outcome::Help(topic) => Reply::Help(info::HelpView::new(topic.as_deref())),
             Outcome::Quit => Reply::Quit {},
         }
@@ -166,6 +170,7 @@ impl fmt::Display for Reply<'_> {
             Reply::History(v) => v.fmt(f),
             Reply::HistoryDebug(v) => v.fmt(f),
             Reply::Sources(v) => v.fmt(f),
+            Reply::Memcheck(v) => v.fmt(f),
             Reply::Help(v) => v.fmt(f),
             Reply::Quit {} => Ok(()),
         }
@@ -248,6 +253,7 @@ enum EventView<'a> {
         ids: serde_json::Map<String, Value>,
         text: &'a str,
     },
+    Memcheck(memcheck::FindingView<'a>),
 }
 
 /// The view and name of an event worth showing (`None`: not shown).
@@ -281,6 +287,10 @@ fn event_view(event: &pb::Event) -> Option<(&'static str, EventView<'_>)> {
                 text: &d.text,
             },
         ),
+        Kind::Memcheck(m) => (
+            "memcheck",
+            EventView::Memcheck(memcheck::FindingView::new(m)),
+        ),
         Kind::Stopped(_) | Kind::Running(_) => return None,
     })
 }
@@ -303,6 +313,7 @@ pub fn event_text(event: &pb::Event) -> Option<String> {
                 format!("dprintf [{}]: {text}", ids.join(", "))
             }
         },
+        EventView::Memcheck(m) => m.to_string(),
     })
 }
 

@@ -7,6 +7,7 @@ use gldbg_proto::pb;
 use serde::Serialize;
 
 use super::call::{CallBrief, CrashView, ExitView, call_line};
+use super::memcheck::FindingView;
 use super::stop::ShaderStopView;
 
 fn state_name(state: pb::RunState) -> &'static str {
@@ -35,6 +36,9 @@ pub struct StateView<'a> {
     crashed: Option<CrashView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     shader: Option<ShaderStopView<'a>>,
+    /// The finding a `memcheck stop` stopped at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memcheck: Option<FindingView<'a>>,
     #[serde(skip)]
     reply: &'a pb::StateReply,
 }
@@ -57,6 +61,7 @@ impl<'a> StateView<'a> {
                 .map(ExitView::new),
             crashed: reply.crash.as_ref().map(CrashView::new),
             shader: reply.shader.as_ref().map(ShaderStopView::new),
+            memcheck: reply.memcheck.as_ref().map(FindingView::new),
             reply,
         }
     }
@@ -102,6 +107,9 @@ impl fmt::Display for StateView<'_> {
             pb::RunState::NotStarted => "No app has been started.".into(),
             pb::RunState::Unspecified => "State unknown.".into(),
         });
+        if let Some(m) = &self.memcheck {
+            lines.push(m.to_string());
+        }
         if let Some(stop) = &self.shader {
             lines.push(stop.to_string());
         }

@@ -228,10 +228,13 @@ impl Session {
     }
 }
 
-/// Set every function's breakpoint bit: shader-record functions, plus the user's breakpoints.
+/// Set every function's breakpoint bit: shader-record functions, plus the
+/// user's breakpoints and memcheck's calls.
 pub(super) fn apply_bits(c: &Control, shm: &SharedMemory) {
     for id in 0..FUNCTIONS.len() as u32 {
-        let on = class_of(id) & class::SHADER_RECORD != 0 || c.breakpoints.covers(id);
+        let on = class_of(id) & class::SHADER_RECORD != 0
+            || c.breakpoints.covers(id)
+            || c.memcheck.covers(id);
         shm.set_breakpoint(id, on);
     }
     shm.set_check_errors(c.breakpoints.check_errors());

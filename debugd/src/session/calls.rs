@@ -103,11 +103,11 @@ impl Session {
         };
         let hit = c.breakpoints.hit(&stop);
         stop.breakpoint_id = hit;
-        // Source breakpoints: a draw (that draws) or dispatch stops to be
-        // checked (internally where no GL breakpoint stops there).
+        // Source breakpoints and memcheck: a draw (that draws) or dispatch
+        // stops to be checked (internally where no GL breakpoint stops there).
         stop.source_check = !c.stepping
             && stop.error == 0
-            && c.breakpoints.has_sources()
+            && (c.breakpoints.has_sources() || c.memcheck.active())
             && (stop.draw != 0 || class_of(stop.function) & class::DISPATCH != 0);
         let hit = hit | u32::from(stop.source_check);
         let recent = c.recent.entry(stop.tid).or_default();
@@ -306,8 +306,12 @@ impl Session {
         if let Some(r) = self.check_before_resume()? {
             return Ok(r);
         }
+        let cmd = match self.memcheck_before_resume()? {
+            memcheck::Next::Resume(cmd) => cmd,
+            memcheck::Next::Stopped(r) => return Ok(*r),
+        };
         let r = self
-            .resume(abi::CMD_CONTINUE, false)
+            .resume(cmd, false)
             .and_then(|r| self.continue_source_checks(r));
         // A `pause` waiting for the checks' stop (`pause_in_checks`).
         self.control().files.pause_requested = false;

@@ -7,7 +7,8 @@
 //! [`inspect`] (the stopped call and GL state), [`recording`] (shader
 //! sources from the app's calls, `info program`), [`debugging`] (the
 //! shader-debugging requests, handed to [`crate::shader`]), [`history`]
-//! (pixel history, handed to [`crate::history`]), [`tracing`]
+//! (pixel history, handed to [`crate::history`]), [`memcheck`] (its
+//! modes and the check at each dispatch and draw), [`tracing`]
 //! (the requests answered from the focused invocation's trace) and
 //! [`lifecycle`] (the ends of things).
 //!
@@ -55,6 +56,7 @@ mod debugging;
 mod history;
 mod inspect;
 mod lifecycle;
+mod memcheck;
 mod process;
 mod recording;
 mod sampled;
@@ -139,10 +141,10 @@ struct Stop {
     context: u64,
     /// The slot's `stop_id` of this stop: commands releasing it name it.
     stop_id: u32,
-    /// A stop at a draw or dispatch for the source breakpoints' check
-    /// (`source_checks.rs`): `continue` checks it; without a GL breakpoint
-    /// there it is internal (never reported unless a source breakpoint
-    /// stops there).
+    /// A stop at a draw or dispatch for `continue`'s checks
+    /// (`source_checks.rs`: source breakpoints, then memcheck's): without
+    /// a GL breakpoint there it is internal (never reported unless a
+    /// source breakpoint or a memcheck finding stops there).
     source_check: bool,
 }
 
@@ -199,6 +201,8 @@ struct Control {
     files: sources::Files,
     /// The last pixel history (`debug history K` names its entries).
     history: Option<crate::history::History>,
+    /// memcheck's mode, findings and checked programs.
+    memcheck: memcheck::Memcheck,
 }
 
 /// A launch request in domain terms.
@@ -261,6 +265,7 @@ impl Session {
                 shader_stop: None,
                 files: Default::default(),
                 history: None,
+                memcheck: Default::default(),
             }),
             changed: Condvar::new(),
             debug: Mutex::new(None),
@@ -324,6 +329,11 @@ impl Session {
             breakpoint_id: c.current.as_ref().map_or(0, |s| s.breakpoint_id),
             shader: crate::convert::state_shader(c.shader_stop.as_ref()),
             crash: c.crash.clone(),
+            memcheck: c
+                .current
+                .as_ref()
+                .filter(|_| c.state == RunState::Stopped)
+                .and_then(|s| c.memcheck.finding_at(s.serial)),
         }
     }
 

@@ -131,6 +131,7 @@ impl Session {
             c.shader_stop = None;
             c.history = None;
             c.breakpoints.reset_hits();
+            c.memcheck.restart();
         }
         Ok(id)
     }

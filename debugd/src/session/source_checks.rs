@@ -1,8 +1,9 @@
 //! The source breakpoints' check at a draw or dispatch stop
 //! (`Stop::source_check`, see `sources.rs`): `continue` runs it at each
-//! one and goes on from the internal ones until a source breakpoint stops
-//! (reported with its id and the shader stop) or the app stops for
-//! another reason (a GL breakpoint's stop, checked first).
+//! one, then memcheck's (`memcheck.rs`), and goes on from the internal
+//! ones until a source breakpoint or a memcheck finding stops (reported
+//! with its id and the shader stop) or the app stops for another reason
+//! (a GL breakpoint's stop, checked first).
 
 use super::sources::{SourceBreak, user_files};
 use super::*;
@@ -51,7 +52,16 @@ impl Session {
                     return Err(e);
                 }
             }
-            reply = self.resume_with(abi::CMD_CONTINUE, false, true)?;
+            // Memcheck's check: the call may run checked in place (then skipped).
+            let cmd = match self.memcheck_at_stop() {
+                Ok(super::memcheck::Next::Resume(cmd)) => cmd,
+                Ok(super::memcheck::Next::Stopped(r)) => return Ok(*r),
+                Err(e) => {
+                    self.surface_check_stop();
+                    return Err(e);
+                }
+            };
+            reply = self.resume_with(cmd, false, true)?;
         }
     }
 
@@ -164,6 +174,10 @@ impl Session {
         cancel::check()?;
         let (breaks, files, shaders) = {
             let mut c = self.control();
+            if !c.breakpoints.has_sources() {
+                // Only memcheck made this stop.
+                return Ok(None);
+            }
             c.files.checked = Some(stop.serial);
             c.files.resume = None;
             // Verified again only when the app recorded shaders since.
@@ -497,7 +511,7 @@ impl Session {
     }
 
     /// A warning said once per app for its `key`.
-    fn warn_once(&self, key: String, message: String) {
+    pub(super) fn warn_once(&self, key: String, message: String) {
         let mut c = self.control();
         let app = c.launched.as_ref().map_or(0, |l| l.id);
         if c.files.warned.insert((app, key)) {

@@ -5,6 +5,7 @@ use crate::command::At;
 use crate::exec::Deleted;
 use std::path::PathBuf;
 
+mod memcheck;
 mod print;
 mod source;
 
