@@ -35,11 +35,15 @@ pub fn finding_text(f: &pb::MemcheckFinding) -> String {
 /// the finding (`../shared/CLI.md`).
 pub fn exception_info(f: &pb::MemcheckFinding) -> Value {
     let text = finding_text(f);
-    let json = crate::render::event_json(&pb::Event {
+    let mut json = crate::render::event_json(&pb::Event {
         kind: Some(pb::event::Kind::Memcheck(f.clone())),
         seq: 0,
     })
     .unwrap_or(Value::Null);
+    // Not an event of the stream: no sequence number.
+    if let Value::Object(o) = &mut json {
+        o.remove("seq");
+    }
     json!({
         "exceptionId": format!("memcheck.{}", f.kind),
         "description": text,
@@ -108,6 +112,7 @@ mod tests {
         assert_eq!(body["details"]["message"], body["description"]);
         let f = &body["details"]["finding"];
         assert_eq!(f["event"], "memcheck");
+        assert!(f.get("seq").is_none());
         assert_eq!(f["kind"], "race");
         assert_eq!(f["element"], json!([4]));
         assert_eq!(f["invocations"][1]["line"], 14);
