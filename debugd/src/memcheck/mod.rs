@@ -84,7 +84,7 @@ impl Sites<'_> {
         let place = self.place(f.site);
         let mut invocations = vec![invocation(&f.invocation, f.write)];
         if let Some(o) = &f.other {
-            let mut other = match o.invocation.known() {
+            let mut other = match o.invocation {
                 Some(i) => invocation(&i, o.write),
                 None => pb::MemcheckInvocation {
                     write: o.write,
@@ -121,25 +121,6 @@ impl Sites<'_> {
             file_line,
             function: call.function.into(),
         }
-    }
-}
-
-/// The other side's invocation, where the record names it. (The
-/// instrumenter's `OtherSide::invocation` becomes an `Option` on main: this
-/// reads both forms until the merge.)
-trait Known {
-    fn known(&self) -> Option<Invocation>;
-}
-
-impl Known for Invocation {
-    fn known(&self) -> Option<Invocation> {
-        Some(*self)
-    }
-}
-
-impl Known for Option<Invocation> {
-    fn known(&self) -> Option<Invocation> {
-        *self
     }
 }
 

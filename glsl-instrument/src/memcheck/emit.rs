@@ -62,7 +62,7 @@ impl Emit<'_> {
             );
         }
         s += &format!(
-            "{p}uint gldbg_mc_ep = 0u;\n{p}uint gldbg_mc_sep = 0u;\nbool gldbg_mc_mb = false;\n"
+            "{p}uint gldbg_mc_ep = 0u;\n{p}uint gldbg_mc_sep = 0u;\nbool gldbg_mc_mb = false;\n{p}uint gldbg_mc_mw = 0u;\n{p}uint gldbg_mc_mr = 0u;\n"
         );
         for t in 0..self.temps {
             s += &format!("{p}int gldbg_mc_t{t};\n");
@@ -120,7 +120,8 @@ impl Emit<'_> {
              gldbg_mc_log[at + 4u] = gldbg_mc_wg();\n        gldbg_mc_log[at + 5u] = gldbg_mc_lid();\n        \
              gldbg_mc_log[at + 6u] = other;\n        gldbg_mc_log[at + 7u] = o.x;\n        gldbg_mc_log[at + 8u] = o.y;\n        \
              gldbg_mc_log[at + 9u] = flags;\n    }}\n}}\n\
-             void gldbg_mc_barrier() {{\n    gldbg_mc_ep++;\n    if (gldbg_mc_mb) {{\n        gldbg_mc_sep++;\n        gldbg_mc_mb = false;\n    }}\n}}\n\
+             void gldbg_mc_epoch() {{\n    gldbg_mc_mw = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    gldbg_mc_mr = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n}}\n\
+             void gldbg_mc_barrier() {{\n    gldbg_mc_ep++;\n    gldbg_mc_epoch();\n    if (gldbg_mc_mb) {{\n        gldbg_mc_sep++;\n        gldbg_mc_mb = false;\n    }}\n}}\n\
              bool gldbg_mc_u(bool set, {p}uint site) {{\n    if (!set) gldbg_mc_report(site, 1u, uvec3(0u), 0u, uvec2(0u), 0u);\n    return true;\n}}\n"
         )
     }
@@ -211,39 +212,43 @@ impl Emit<'_> {
     /// component: the last writer (local index + 1, bit 11 atomic, epoch
     /// << 12) and its site + 1; the epoch's first reader (local index + 1,
     /// bit 11 atomic, bit 12 "read by others too", epoch << 13) and its
-    /// site + 1. A read stores only when it is the epoch's first or
-    /// second reader of the element: the common all-read phase after a
-    /// `barrier()` costs two loads per access.
+    /// site + 1. The invocation's own words for the epoch are kept in
+    /// `gldbg_mc_mw` / `gldbg_mc_mr` (set at each `barrier()`). A read
+    /// stores only when it is the epoch's first or second reader of the
+    /// element: the common all-read phase after a `barrier()` costs two
+    /// loads and a few compares per access; what a finding needs (the
+    /// other side's site) is read only on a finding, by the one reporting
+    /// call site (`gldbg_mc_shf`).
     fn shared_checks(&self, sh: &SharedShadow) -> String {
         let p = self.p();
         let j = sh.index;
         let n = format!("uint(({}) * {})", sh.elements, sh.components);
         let mut s = format!(
-            "bool gldbg_mc_sh{j}({p}uint e, {p}uint el, {p}uint kind, {p}uint site) {{\n    \
-             if (e >= {n}) return true;\n    \
-             {p}uint me = gl_LocalInvocationIndex + 1u;\n    \
-             {p}uint at = kind == 3u ? 0x800u : 0u;\n    \
-             {p}uint mw = me | at | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    \
-             {p}uint mr = me | at | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n    \
+            "void gldbg_mc_shf{j}({p}uint e, {p}uint el, {p}uint kind, {p}uint site, {p}uint w, {p}uint ws, {p}uint r, bool wbad, bool rbad) {{\n    \
              {p}uint wr = kind == 0u ? 0u : 1u;\n    \
-             {p}uint w;\n    {p}uint ws = 0u;\n    \
-             if (kind == 1u || kind == 2u) {{\n        w = atomicExchange(gldbg_mc_w{j}[e], mw);\n        ws = atomicExchange(gldbg_mc_ws{j}[e], site + 1u);\n    }} \
-             else if (kind == 3u) {{\n        w = atomicCompSwap(gldbg_mc_w{j}[e], 0u, mw);\n        \
-             if (w == 0u) gldbg_mc_ws{j}[e] = site + 1u;\n    }} else {{\n        w = gldbg_mc_w{j}[e];\n    }}\n    \
-             bool found = false;\n    \
-             if (kind != 1u && w == 0u) {{\n        gldbg_mc_report(site, 1u, uvec3(el, 0u, 0u), 0u, uvec2(0u), wr);\n        found = true;\n    }}\n    \
-             if (w != 0u && (w & 0x7FFu) != me && (w >> 12) == (mw >> 12) && !((w & 0x800u) != 0u && kind == 3u)) {{\n        \
+             if (wbad && w == 0u) {{\n        gldbg_mc_report(site, 1u, uvec3(el, 0u, 0u), 0u, uvec2(0u), wr);\n    }} \
+             else if (wbad) {{\n        \
              if (kind == 0u || kind == 3u) ws = gldbg_mc_ws{j}[e];\n        \
-             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
-             {p}uint r = gldbg_mc_r{j}[e];\n    \
-             bool same = r != 0u && (r >> 13) == (mr >> 13);\n    \
-             if (kind != 0u && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u)) {{\n        \
+             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n    }}\n    \
+             if (rbad) {{\n        {p}uint me = gldbg_mc_mw & 0x7FFu;\n        \
              {p}uint other = (r & 0x7FFu) != me ? (r & 0x7FFu) - 1u : 0xFFFFFFFFu;\n        \
-             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
+             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 4u : 0u));\n    }}\n}}\n\
+             bool gldbg_mc_sh{j}({p}uint e, {p}uint el, {p}uint kind, {p}uint site) {{\n    \
+             if (e >= {n}) return true;\n    \
+             {p}uint me = gldbg_mc_mw & 0x7FFu;\n    \
+             {p}uint w;\n    {p}uint ws = 0u;\n    \
+             if (kind == 1u || kind == 2u) {{\n        w = atomicExchange(gldbg_mc_w{j}[e], gldbg_mc_mw);\n        ws = atomicExchange(gldbg_mc_ws{j}[e], site + 1u);\n    }} \
+             else if (kind == 3u) {{\n        w = atomicCompSwap(gldbg_mc_w{j}[e], 0u, gldbg_mc_mw | 0x800u);\n        \
+             if (w == 0u) gldbg_mc_ws{j}[e] = site + 1u;\n    }} else {{\n        w = gldbg_mc_w{j}[e];\n    }}\n    \
+             {p}uint r = gldbg_mc_r{j}[e];\n    \
+             bool wbad = w == 0u ? kind != 1u : ((w ^ gldbg_mc_mw) < 0x1000u && (w & 0x7FFu) != me && !((w & 0x800u) != 0u && kind == 3u));\n    \
+             bool same = r != 0u && (r ^ gldbg_mc_mr) < 0x2000u;\n    \
+             bool rbad = kind != 0u && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u);\n    \
+             if (wbad || rbad) gldbg_mc_shf{j}(e, el, kind, site, w, ws, r, wbad, rbad);\n    \
              if (kind != 1u) {{\n        \
-             if (!same) {{\n            gldbg_mc_r{j}[e] = mr;\n            gldbg_mc_rs{j}[e] = site + 1u;\n        }} \
+             if (!same) {{\n            gldbg_mc_r{j}[e] = gldbg_mc_mr | (kind == 3u ? 0x800u : 0u);\n            gldbg_mc_rs{j}[e] = site + 1u;\n        }} \
              else if ((r & 0x7FFu) != me && (r & 0x1000u) == 0u) {{\n            gldbg_mc_r{j}[e] = r | 0x1000u;\n        }}\n    }}\n    \
-             return found;\n}}\n"
+             return wbad || rbad;\n}}\n"
         );
         s += &self.wrappers(
             &format!("gldbg_mc_ah{j}"),
@@ -266,6 +271,7 @@ impl Emit<'_> {
               gldbg_mc_head[0] = gl_NumWorkGroups.x; gldbg_mc_head[1] = gl_NumWorkGroups.y; gldbg_mc_head[2] = gl_NumWorkGroups.z;\n    \
               gldbg_mc_head[3] = SIZE.x; gldbg_mc_head[4] = SIZE.y; gldbg_mc_head[5] = SIZE.z;\n}\n";
         let mut s = s.replace("SIZE", self.size());
+        s += "gldbg_mc_epoch();\n";
         if self.shared.is_empty() {
             return s;
         }

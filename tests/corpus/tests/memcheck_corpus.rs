@@ -24,6 +24,26 @@ use gldbg_corpus::{ShaderTest, piglit_dir, walk};
 use glsl_instrument::Stage;
 
 /// Per shader_runner run, native or under gldbg.
+/// Natively passing tests with a real memory bug the GL's rules make
+/// harmless: each must report exactly this finding (the JSON fragments of
+/// its kind, line and count) and nothing else.
+struct TrueFinding {
+    test: &'static str,
+    kind: &'static str,
+    line: &'static str,
+    count: &'static str,
+    why: &'static str,
+}
+
+const TRUE_FINDINGS: &[TrueFinding] = &[TrueFinding {
+    test: "arb_compute_shader/execution/min-dvec4-double-large-group-size.shader_test",
+    kind: "\"kind\":\"out-of-bounds\"",
+    line: "\"line\":15,",
+    count: "\"count\":1020,",
+    why: "1024 invocations imageStore at their global id into a 4x1 image: 1020 stores \
+          outside it, which the GL discards (the test probes only the 4 texels)",
+}];
+
 const TIMEOUT: Duration = Duration::from_secs(180);
 
 /// `$GLDBG`, else `target/<profile>/gldbg` (this test runs from
@@ -195,6 +215,7 @@ fn piglit_compute_tests_pass_under_memcheck_without_findings() {
     let script = dir.join("continue.gldbg");
     std::fs::write(&script, "continue\n").unwrap();
     let (mut passed, mut findings, mut failures) = (0, 0, Vec::new());
+    let mut true_findings = 0;
     for (i, t) in native.iter().enumerate() {
         let c = checked_run(&gldbg, &piglit, t, &script);
         if i == 0 && c.output.contains("no such program: --memcheck") {
@@ -213,6 +234,19 @@ fn piglit_compute_tests_pass_under_memcheck_without_findings() {
             passed += 1;
         }
         findings += c.findings.len();
+        let known = TRUE_FINDINGS.iter().find(|k| name.ends_with(k.test));
+        if let Some(k) = known {
+            // A real bug the test survives by the GL's rules: reported exactly.
+            let ok = c.findings.len() == 1
+                && [k.kind, k.line, k.count]
+                    .iter()
+                    .all(|part| c.findings[0].contains(part));
+            if c.result == "pass" && ok {
+                eprintln!("         (a real bug, reported exactly: {})", k.why);
+                true_findings += 1;
+                continue;
+            }
+        }
         if c.result != "pass" || !c.findings.is_empty() {
             let mut why = format!("{name}: {}", c.result);
             for f in &c.findings {
@@ -230,7 +264,8 @@ fn piglit_compute_tests_pass_under_memcheck_without_findings() {
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "memcheck corpus ({}): {total} compute tests, {} run ({}), {} pass natively, {} checked, \
-         {passed} pass under memcheck, {findings} findings, {} failures, {:.0} s",
+         {passed} pass under memcheck, {findings} findings ({true_findings} of them known real \
+         bugs, reported exactly), {} failures, {:.0} s",
         dirs.join(" + "),
         tests.len(),
         if limit > 0 {
