@@ -8,7 +8,6 @@
 //! wherever the GL defines them (every twin, and the image store outside
 //! the image, which the GL discards).
 
-
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -55,8 +54,15 @@ fn checksum(stdout: &str, case: &str) -> String {
 }
 
 fn native(case: &str) -> String {
-    let out = Command::new(app()).arg(case).output().expect("egl_memcheck");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(app())
+        .arg(case)
+        .output()
+        .expect("egl_memcheck");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     checksum(&String::from_utf8_lossy(&out.stdout), case)
 }
 
@@ -91,7 +97,12 @@ fn ids(v: &Value) -> Vec<u64> {
 }
 
 fn element(e: &Value) -> Vec<i64> {
-    e["element"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()
+    e["element"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
 }
 
 /// The findings of a planted case match its `// BUG:` lines exactly.
@@ -103,18 +114,28 @@ fn matches_planted(case: &str, events: &[Value]) {
         match side.as_str() {
             "" => expected.push((kind.clone(), vec![*line], vec![*line])),
             "write side" => {
-                let read = bugs.iter().find(|b| b.2 == "read side").expect("a read side").1;
+                let read = bugs
+                    .iter()
+                    .find(|b| b.2 == "read side")
+                    .expect("a read side")
+                    .1;
                 // Which side finds the race depends on which ran first.
                 expected.push((kind.clone(), vec![*line, read], vec![*line, read]));
             }
             _ => {}
         }
     }
-    assert_eq!(events.len(), expected.len(), "{case}: {events:#?}\nexpected {expected:?}");
+    assert_eq!(
+        events.len(),
+        expected.len(),
+        "{case}: {events:#?}\nexpected {expected:?}"
+    );
     for (kind, lines, others) in &expected {
         let e = events
             .iter()
-            .find(|e| e["kind"] == kind.as_str() && lines.contains(&(e["line"].as_u64().unwrap() as u32)))
+            .find(|e| {
+                e["kind"] == kind.as_str() && lines.contains(&(e["line"].as_u64().unwrap() as u32))
+            })
             .unwrap_or_else(|| panic!("{case}: no {kind} at {lines:?} in {events:#?}"));
         assert!(e["count"].as_u64().unwrap() >= 1);
         assert!(e["call"].as_u64().unwrap() >= 1, "{e}");
@@ -123,7 +144,10 @@ fn matches_planted(case: &str, events: &[Value]) {
             assert_eq!(inv.len(), 2, "{case}: a race names both sides: {e}");
             let line = e["line"].as_u64().unwrap() as u32;
             let other = inv[1]["line"].as_u64().unwrap() as u32;
-            assert!(others.contains(&other), "{case}: other side at {other}: {e}");
+            assert!(
+                others.contains(&other),
+                "{case}: other side at {other}: {e}"
+            );
             if lines.len() == 2 {
                 assert_ne!(line, other, "{case}: the two sides are the two lines: {e}");
             }
@@ -134,7 +158,10 @@ fn matches_planted(case: &str, events: &[Value]) {
 }
 
 fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
-    events.iter().find(|e| e["kind"] == kind).unwrap_or_else(|| panic!("no {kind}: {events:#?}"))
+    events
+        .iter()
+        .find(|e| e["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}: {events:#?}"))
 }
 
 #[test]
@@ -160,7 +187,11 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
         let fixed = format!("{case}-fixed");
         let (clean, fixed_sum) = checked(&fixed);
         assert!(clean.is_empty(), "{fixed}: {clean:#?}");
-        assert_eq!(fixed_sum, native(&fixed), "{fixed}: results differ from native");
+        assert_eq!(
+            fixed_sum,
+            native(&fixed),
+            "{fixed}: results differ from native"
+        );
         if sum.ends_with("(deterministic)") {
             assert_eq!(sum, native(case), "{case}: results differ from native");
         }
@@ -170,9 +201,15 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
 
     // The table of tests/apps/egl_memcheck.c.
     let e = find(of("storage-oob"), "out-of-bounds");
-    assert_eq!((element(e), e["count"].as_u64(), e["binding"].as_u64()), (vec![256], Some(1), Some(0)));
+    assert_eq!(
+        (element(e), e["count"].as_u64(), e["binding"].as_u64()),
+        (vec![256], Some(1), Some(0))
+    );
     let i = &e["invocations"][0];
-    assert_eq!((ids(&i["workgroup"]), ids(&i["local"])), (vec![0, 0, 0], vec![63, 0, 0]));
+    assert_eq!(
+        (ids(&i["workgroup"]), ids(&i["local"])),
+        (vec![0, 0, 0], vec![63, 0, 0])
+    );
 
     let e = find(of("shared-oob"), "out-of-bounds");
     assert_eq!((element(e), e["count"].as_u64()), (vec![64], Some(2)));
@@ -184,7 +221,10 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     assert_eq!(ids(&e["invocations"][0]["local"]), vec![13, 0, 0]);
 
     let e = find(of("image-oob"), "out-of-bounds");
-    assert_eq!((e["count"].as_u64(), e["binding"].as_u64()), (Some(16), Some(1)));
+    assert_eq!(
+        (e["count"].as_u64(), e["binding"].as_u64()),
+        (Some(16), Some(1))
+    );
     let el = element(e);
     let i = &e["invocations"][0];
     let (wg, local) = (ids(&i["workgroup"]), ids(&i["local"]));
@@ -193,8 +233,14 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     assert_eq!((wg, local), (vec![1, y / 8, 0], vec![7, y % 8, 0]), "{e}");
 
     let e = find(of("counter-oob"), "out-of-bounds");
-    assert_eq!((element(e), e["count"].as_u64(), e["binding"].as_u64()), (vec![1], Some(3), Some(0)));
-    assert!([5, 17, 40].contains(&ids(&e["invocations"][0]["local"])[0]), "{e}");
+    assert_eq!(
+        (element(e), e["count"].as_u64(), e["binding"].as_u64()),
+        (vec![1], Some(3), Some(0))
+    );
+    assert!(
+        [5, 17, 40].contains(&ids(&e["invocations"][0]["local"])[0]),
+        "{e}"
+    );
 
     let e = find(of("shared-uninit"), "uninitialized");
     assert_eq!(e["count"].as_u64(), Some(128));
@@ -205,15 +251,30 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     let e = find(of("local-uninit"), "uninitialized");
     assert_eq!(e["count"].as_u64(), Some(2));
     assert!(element(e).is_empty());
-    assert!([7, 50].contains(&ids(&e["invocations"][0]["local"])[0]), "{e}");
+    assert!(
+        [7, 50].contains(&ids(&e["invocations"][0]["local"])[0]),
+        "{e}"
+    );
 
     let e = find(of("shared-race"), "race");
     let inv = e["invocations"].as_array().unwrap();
     let el = element(e)[0] as u64;
     assert!((1..32).contains(&el), "{e}");
-    assert_eq!(ids(&inv[0]["workgroup"]), ids(&inv[1]["workgroup"]), "one workgroup: {e}");
-    let writer = if inv[0]["write"] == true { &inv[0] } else { &inv[1] };
-    assert_eq!(ids(&writer["local"])[0], el, "the writer of tile[e] is local e: {e}");
+    assert_eq!(
+        ids(&inv[0]["workgroup"]),
+        ids(&inv[1]["workgroup"]),
+        "one workgroup: {e}"
+    );
+    let writer = if inv[0]["write"] == true {
+        &inv[0]
+    } else {
+        &inv[1]
+    };
+    assert_eq!(
+        ids(&writer["local"])[0],
+        el,
+        "the writer of tile[e] is local e: {e}"
+    );
 
     let e = find(of("storage-race-groups"), "race");
     let inv = e["invocations"].as_array().unwrap();
@@ -224,14 +285,30 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     let e = find(of("storage-race-local"), "race");
     let inv = e["invocations"].as_array().unwrap();
     let el = element(e)[0] as u64;
-    let writer = if inv[0]["write"] == true { &inv[0] } else { &inv[1] };
-    let reader = if inv[0]["write"] == true { &inv[1] } else { &inv[0] };
-    assert_eq!((ids(&writer["local"])[0], ids(&reader["local"])[0]), (el, el - 1), "{e}");
+    let writer = if inv[0]["write"] == true {
+        &inv[0]
+    } else {
+        &inv[1]
+    };
+    let reader = if inv[0]["write"] == true {
+        &inv[1]
+    } else {
+        &inv[0]
+    };
+    assert_eq!(
+        (ids(&writer["local"])[0], ids(&reader["local"])[0]),
+        (el, el - 1),
+        "{e}"
+    );
 
     let e = find(of("fragment"), "out-of-bounds");
     assert_eq!((e["count"].as_u64(), element(e)[0]), (Some(16), 16));
     assert_eq!(e["invocations"][0]["x"].as_u64(), Some(15), "{e}");
     let e = find(of("fragment"), "race");
     let inv = e["invocations"].as_array().unwrap();
-    assert_ne!((&inv[0]["x"], &inv[0]["y"]), (&inv[1]["x"], &inv[1]["y"]), "{e}");
+    assert_ne!(
+        (&inv[0]["x"], &inv[0]["y"]),
+        (&inv[1]["x"], &inv[1]["y"]),
+        "{e}"
+    );
 }

@@ -21,6 +21,10 @@ use crate::status::check_status;
 /// A checked call compiles, links and runs an instrumented shader over the
 /// whole dispatch (slow on a software driver).
 const TIMEOUT: Duration = Duration::from_secs(300);
+/// An in-place call is waited for until it answers (or the app ends): given
+/// up on while the preload still runs it, the call's `CMD_CONTINUE` would
+/// run the app's call a second time after it.
+const IN_PLACE_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// The checked shader of one app program's stage and the program's other
 /// stages, as recorded.
@@ -133,7 +137,8 @@ pub fn run_checked(
     // `ran` 0 for `call_ran`.
     at.shm
         .write_struct(abi::BULK_REPLY, &MemcheckReply::default());
-    let st = at.run(abi::CMD_MEMCHECK, TIMEOUT)?;
+    let timeout = if in_place { IN_PLACE_TIMEOUT } else { TIMEOUT };
+    let st = at.run(abi::CMD_MEMCHECK, timeout)?;
     let reply: MemcheckReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
     match st {

@@ -140,6 +140,8 @@ impl Emit<'_> {
              if (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, n))) gldbg_mc_report(site, 0u, uvec3(uvec2(c), 0u), 0u, uvec2(0u), 0u);\n    return c;\n}}\n\
              {p}ivec3 gldbg_mc_img({p}ivec3 c, {p}ivec3 n, {p}uint site) {{\n    \
              if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, n))) gldbg_mc_report(site, 0u, uvec3(c), 0u, uvec2(0u), 0u);\n    return c;\n}}\n\
+             {p}ivec3 gldbg_mc_imgca({p}ivec3 c, {p}ivec3 n, {p}uint site) {{\n    \
+             if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, ivec3(n.xy, n.z * 6)))) gldbg_mc_report(site, 0u, uvec3(c), 0u, uvec2(0u), 0u);\n    return c;\n}}\n\
              {p}ivec3 gldbg_mc_img({p}ivec3 c, {p}ivec2 n, {p}uint site) {{\n    \
              if (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, ivec3(n, 6)))) gldbg_mc_report(site, 0u, uvec3(c), 0u, uvec2(0u), 0u);\n    return c;\n}}\n"
         );
@@ -232,7 +234,7 @@ impl Emit<'_> {
              gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n    }}\n    \
              if (rbad) {{\n        {p}uint me = gldbg_mc_mw & 0x7FFu;\n        \
              {p}uint other = (r & 0x7FFu) != me ? (r & 0x7FFu) - 1u : 0xFFFFFFFFu;\n        \
-             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 4u : 0u));\n    }}\n}}\n\
+             gldbg_mc_report(site, 2u, uvec3(el, 0u, 0u), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 6u : 0u));\n    }}\n}}\n\
              bool gldbg_mc_sh{j}({p}uint e, {p}uint el, {p}uint kind, {p}uint site) {{\n    \
              if (e >= {n}) return true;\n    \
              {p}uint me = gldbg_mc_mw & 0x7FFu;\n    \
@@ -243,7 +245,7 @@ impl Emit<'_> {
              {p}uint r = gldbg_mc_r{j}[e];\n    \
              bool wbad = w == 0u ? kind != 1u : ((w ^ gldbg_mc_mw) < 0x1000u && (w & 0x7FFu) != me && !((w & 0x800u) != 0u && kind == 3u));\n    \
              bool same = r != 0u && (r ^ gldbg_mc_mr) < 0x2000u;\n    \
-             bool rbad = kind != 0u && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u);\n    \
+             bool rbad = (kind != 0u || (r & 0x800u) != 0u) && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u);\n    \
              if (wbad || rbad) gldbg_mc_shf{j}(e, el, kind, site, w, ws, r, wbad, rbad);\n    \
              if (kind != 1u) {{\n        \
              if (!same) {{\n            gldbg_mc_r{j}[e] = gldbg_mc_mr | (kind == 3u ? 0x800u : 0u);\n            gldbg_mc_rs{j}[e] = site + 1u;\n        }} \

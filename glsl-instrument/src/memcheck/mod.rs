@@ -42,9 +42,11 @@ use glsl_lang::ast;
 
 use crate::{InstrumentError, ShaderModel, Stage};
 
+mod calls;
 mod emit;
 mod rewrite;
 mod scope;
+mod track;
 
 /// The findings block's name (std430, no binding: placed by name).
 pub const MEMCHECK_BLOCK: &str = "gldbg_Memcheck";

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use glsl_lang::ast;
 
-use super::scope::{Dir, Globals, Home, ImageShape, Ty, Var};
+use super::scope::{Globals, Home, Ty, Var};
 use super::{MemSite, Space, TrackedArray};
 use crate::parse::{expr_text, line_col};
 
@@ -23,19 +23,55 @@ pub(super) enum Ctx {
 }
 
 /// One step of an access path below its root variable.
-enum Op {
+pub(super) enum Op {
     Dot(ast::Identifier),
     Index(Box<ast::Expr>),
+}
+
+/// Where an access is in the app's source and its text there.
+type Place = (Option<ast::NodeSpan>, String);
+
+/// What [`Rewrite::path`] found of one access path, for
+/// [`Rewrite::checks`] (track.rs).
+pub(super) struct Access {
+    /// The path's array levels: (op index, the array's type there).
+    pub levels: Vec<(usize, Ty)>,
+    /// The ops `[a, b)` indexing the tracked element (a storage or
+    /// `shared` array's outer levels).
+    pub element_run: Option<(usize, usize)>,
+    /// The components of a vector element the access selects.
+    pub component: Option<(u32, u32)>,
+    pub home: Home,
+    /// The array as written (`buf.data`, `s.items`).
+    pub key: String,
+    pub ctx: Ctx,
+    pub arrayed_block: bool,
+    /// The array is a struct member (`s.a[i]`).
+    pub in_struct: bool,
+    /// The path as the app wrote it (its place and text for sites).
+    pub whole: ast::Expr,
+}
+
+/// What [`Rewrite::walk`] learns of a path.
+struct Walked {
+    ty: Ty,
+    home: Home,
+    key: String,
+    levels: Vec<(usize, Ty)>,
+    element_run: Option<(usize, usize)>,
+    component: Option<(u32, u32)>,
+    arrayed_block: bool,
+    in_struct: bool,
 }
 
 /// The rewrite's state over the whole shader.
 pub(super) struct Rewrite<'a> {
     pub g: &'a Globals,
     pub src: &'a str,
-    scopes: Vec<HashMap<String, Var>>,
+    pub(super) scopes: Vec<HashMap<String, Var>>,
     pub sites: Vec<MemSite>,
     pub storage: Vec<TrackedArray>,
-    storage_keys: HashMap<String, usize>,
+    pub(super) storage_keys: HashMap<String, usize>,
     /// `shared` arrays accessed, by name: their shadow index.
     pub shared: Vec<(String, Ty)>,
     /// Survey pass: the storage arrays written anywhere are collected,
@@ -50,22 +86,22 @@ pub(super) struct Rewrite<'a> {
     pub not_checked: BTreeSet<String>,
     pub temps: usize,
     pub counters: bool,
-    flags: usize,
+    pub(super) flags: usize,
 }
 
-fn v(name: &str) -> ast::Expr {
+pub(super) fn v(name: &str) -> ast::Expr {
     ast::ExprData::variable(name).into()
 }
-fn u(x: u32) -> ast::Expr {
+pub(super) fn u(x: u32) -> ast::Expr {
     ast::ExprData::UIntConst(x).into()
 }
-fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
+pub(super) fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
     ast::ExprData::FunCall(ast::FunIdentifierData::ident(name).into(), args).into()
 }
-fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(super) fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Comma(Box::new(a), Box::new(b)).into()
 }
-fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(super) fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Assignment(
         Box::new(a),
         ast::AssignmentOpData::Equal.into(),
@@ -86,7 +122,7 @@ fn compound(list: Vec<ast::Statement>) -> ast::Statement {
     .into()
 }
 /// `e.length()` as an `int`.
-fn length_of(e: ast::Expr) -> ast::Expr {
+pub(super) fn length_of(e: ast::Expr) -> ast::Expr {
     let callee: ast::Expr =
         ast::ExprData::Dot(Box::new(e), ast::IdentifierData::from("length").into()).into();
     ast::ExprData::FunCall(
@@ -95,16 +131,16 @@ fn length_of(e: ast::Expr) -> ast::Expr {
     )
     .into()
 }
-fn mul(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(super) fn mul(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Binary(ast::BinaryOpData::Mult.into(), Box::new(a), Box::new(b)).into()
 }
-fn add(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(super) fn add(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Binary(ast::BinaryOpData::Add.into(), Box::new(a), Box::new(b)).into()
 }
-fn take(e: &mut ast::Expr) -> ast::Expr {
+pub(super) fn take(e: &mut ast::Expr) -> ast::Expr {
     std::mem::replace(e, ast::ExprData::BoolConst(false).into())
 }
-fn is_const(e: &ast::Expr) -> bool {
+pub(super) fn is_const(e: &ast::Expr) -> bool {
     matches!(
         e.content,
         ast::ExprData::IntConst(_) | ast::ExprData::UIntConst(_)
@@ -145,7 +181,7 @@ fn rebuild(root: ast::Expr, ops: Vec<Op>) -> ast::Expr {
 
 /// The path up to `n` ops with every index made 0 (for a `.length()`:
 /// inner array sizes do not depend on the outer indices).
-fn zeroed(root: &ast::Expr, ops: &[Op], n: usize) -> ast::Expr {
+pub(super) fn zeroed(root: &ast::Expr, ops: &[Op], n: usize) -> ast::Expr {
     ops[..n].iter().fold(root.clone(), |acc, op| match op {
         Op::Dot(f) => ast::ExprData::Dot(Box::new(acc), f.clone()).into(),
         Op::Index(_) => {
@@ -155,14 +191,19 @@ fn zeroed(root: &ast::Expr, ops: &[Op], n: usize) -> ast::Expr {
     })
 }
 
-fn swizzle_component(field: &str) -> Option<u32> {
-    let mut c = field.chars();
-    let (Some(ch), None) = (c.next(), c.next()) else {
-        return None;
-    };
-    ["xyzw", "rgba", "stpq"]
-        .iter()
-        .find_map(|set| set.find(ch).map(|i| i as u32))
+/// The components a swizzle selects when they are one ascending run
+/// (`y`: (1, 1), `xyz`: (0, 3)); `None` for others (`zx`, `xx`), which
+/// then count as the whole element.
+fn swizzle_run(field: &str) -> Option<(u32, u32)> {
+    let set = ["xyzw", "rgba", "stpq"]
+        .into_iter()
+        .find(|set| field.chars().all(|c| set.contains(c)))?;
+    let idx: Vec<u32> = field.chars().map(|c| set.find(c).unwrap() as u32).collect();
+    let first = *idx.first()?;
+    idx.iter()
+        .enumerate()
+        .all(|(k, &c)| c == first + k as u32)
+        .then_some((first, idx.len() as u32))
 }
 
 const MEMORY_BARRIERS: [&str; 4] = [
@@ -193,7 +234,7 @@ impl<'a> Rewrite<'a> {
         }
     }
 
-    fn lookup(&self, name: &str) -> Option<Var> {
+    pub(super) fn lookup(&self, name: &str) -> Option<Var> {
         self.scopes
             .iter()
             .rev()
@@ -214,7 +255,8 @@ impl<'a> Rewrite<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn site(
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn site(
         &mut self,
         at: &ast::Expr,
         variable: String,
@@ -223,12 +265,27 @@ impl<'a> Rewrite<'a> {
         binding: Option<u32>,
         element_words: u32,
     ) -> u32 {
-        let offset = at.span.map_or(0, |s| usize::from(s.start().offset));
+        let place = (at.span, expr_text(at));
+        self.site_at(&place, variable, space, block, binding, element_words)
+    }
+
+    /// A site at `place`: the span and text of the access as the app wrote it.
+    #[allow(clippy::too_many_arguments)]
+    fn site_at(
+        &mut self,
+        place: &Place,
+        variable: String,
+        space: Space,
+        block: Option<String>,
+        binding: Option<u32>,
+        element_words: u32,
+    ) -> u32 {
+        let offset = place.0.map_or(0, |s| usize::from(s.start().offset));
         let (line, column) = line_col(self.src, offset);
         self.sites.push(MemSite {
             line,
             column,
-            expr: expr_text(at),
+            expr: place.1.clone(),
             variable,
             space,
             block,
@@ -502,7 +559,7 @@ impl<'a> Rewrite<'a> {
     // ---- expressions ----
 
     /// The flag of the local at the root of an lvalue, if it has one.
-    fn root_flag(&self, e: &ast::Expr) -> Option<String> {
+    pub(super) fn root_flag(&self, e: &ast::Expr) -> Option<String> {
         let mut e = e;
         loop {
             match &e.content {
@@ -520,11 +577,11 @@ impl<'a> Rewrite<'a> {
 
     /// `(gldbg_mc_u(flag, site), e)`: a read of a local that may not be
     /// assigned yet.
-    fn checked_read(&mut self, e: &mut ast::Expr, flag: &str, name: &str) {
+    pub(super) fn checked_read(&mut self, e: &mut ast::Expr, flag: &str, name: &str, at: &Place) {
         if self.survey {
             return;
         }
-        let site = self.site(e, name.to_string(), Space::Local, None, None, 0);
+        let site = self.site_at(at, name.to_string(), Space::Local, None, None, 0);
         let inner = take(e);
         *e = comma(call("gldbg_mc_u", vec![v(flag), u(site)]), inner);
     }
@@ -542,7 +599,8 @@ impl<'a> Rewrite<'a> {
                 let equal = op.content == ast::AssignmentOpData::Equal;
                 self.expr(rhs, Ctx::Read);
                 let flag = self.root_flag(lhs);
-                let name = expr_text(lhs);
+                let name = root_name(lhs);
+                let at = (lhs.span, expr_text(lhs));
                 self.expr(lhs, if equal { Ctx::Write } else { Ctx::ReadWrite });
                 if let Some(flag) = flag {
                     if equal {
@@ -552,7 +610,7 @@ impl<'a> Rewrite<'a> {
                             inner,
                         );
                     } else {
-                        self.checked_read(e, &flag, &name);
+                        self.checked_read(e, &flag, &name, &at);
                     }
                 }
             }
@@ -584,166 +642,102 @@ impl<'a> Rewrite<'a> {
             return;
         };
         let flag = self.root_flag(a);
-        let name = expr_text(a);
+        let (name, at) = (root_name(a), (a.span, expr_text(a)));
         self.expr(a, Ctx::ReadWrite);
         if let Some(flag) = flag {
-            self.checked_read(e, &flag, &name);
+            self.checked_read(e, &flag, &name, &at);
         }
     }
 
-    fn call(&mut self, e: &mut ast::Expr) {
-        let ast::ExprData::FunCall(id, args) = &mut e.content else {
-            return;
-        };
-        // `a.length()`: nothing is read.
-        if let ast::FunIdentifierData::Expr(callee) = &id.content
-            && matches!(callee.content, ast::ExprData::Dot(..))
-        {
-            return;
-        }
-        let name = id
-            .as_ident()
-            .map(|i| i.as_str().to_string())
-            .unwrap_or_default();
-        if name.starts_with("atomicCounter") {
-            return self.counter_call(e);
-        }
-        if name.starts_with("image") && name != "imageSize" && name != "imageSamples" {
-            return self.image_call(e);
-        }
-        let memory_atomic = name.starts_with("atomic");
-        let dirs = self.g.directions(&name, args.len());
-        let mut set = Vec::new();
-        let mut check = Vec::new();
-        for (i, a) in args.iter_mut().enumerate() {
-            let dir = dirs
-                .as_ref()
-                .and_then(|d| d.get(i).copied())
-                .unwrap_or(Dir::In);
-            let ctx = match (memory_atomic && i == 0, dir) {
-                (true, _) => Ctx::Atomic,
-                (false, Dir::In) => Ctx::Read,
-                (false, Dir::Out) => Ctx::Write,
-                (false, Dir::InOut) => Ctx::ReadWrite,
-            };
-            if let Some(flag) = self.root_flag(a) {
-                match ctx {
-                    Ctx::Write => set.push(flag),
-                    Ctx::ReadWrite => check.push((flag, expr_text(a))),
-                    _ => {}
+    /// The types along a path: where each array level is, which ops index
+    /// a tracked element, which components the access selects.
+    fn walk(&self, var: &Var, name: &str, ops: &[Op]) -> Walked {
+        let mut ty = var.ty.clone();
+        let mut home = var.home.clone();
+        let mut key = name.to_string();
+        let mut levels: Vec<(usize, Ty)> = Vec::new(); // (op index, array type before)
+        let mut element_run: Option<(usize, usize)> = None; // ops [a, b)
+        let mut component: Option<(u32, u32)> = None;
+        let mut arrayed_block = false;
+        // A struct member's array (`s.a[i]`): its key names the path.
+        let mut in_struct = false;
+        for (k, op) in ops.iter().enumerate() {
+            match op {
+                Op::Dot(f) => {
+                    let f = f.0.as_str();
+                    if let Home::StorageInstance { block, arrayed } = &home {
+                        arrayed_block = *arrayed;
+                        ty = self.g.member(block, f).unwrap_or(Ty::parse("?"));
+                        home = Home::Storage {
+                            block: block.clone(),
+                        };
+                        key = format!("{key}.{f}");
+                    } else if ty.is_vector() {
+                        if element_run.is_some_and(|(_, b)| b == k) {
+                            component = swizzle_run(f);
+                        }
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    } else {
+                        if element_run.is_none() {
+                            key = format!("{key}.{f}");
+                            in_struct = true;
+                        }
+                        ty = self.g.member(&ty.base, f).unwrap_or(Ty::parse("?"));
+                    }
+                }
+                Op::Index(i) => {
+                    if ty.dims > 0 {
+                        levels.push((k, ty.clone()));
+                        let start_run = element_run.is_none()
+                            && matches!(home, Home::Storage { .. } | Home::Shared)
+                            && levels.len() == 1;
+                        if start_run {
+                            element_run = Some((k, k + 1));
+                        } else if let Some((a, b)) = element_run
+                            && b == k
+                            && levels.len() > 1
+                        {
+                            element_run = Some((a, k + 1));
+                        }
+                        ty = Ty {
+                            base: ty.base.clone(),
+                            dims: ty.dims - 1,
+                        };
+                        if matches!(home, Home::StorageInstance { .. }) {
+                            arrayed_block = true;
+                        }
+                    } else if ty.is_vector() {
+                        if element_run.is_some_and(|(_, b)| b == k)
+                            && let ast::ExprData::IntConst(c) = i.content
+                        {
+                            component = u32::try_from(c).ok().map(|c| (c, 1));
+                        }
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    } else {
+                        ty = Ty {
+                            base: "?".into(),
+                            dims: 0,
+                        };
+                    }
                 }
             }
-            self.expr(a, ctx);
         }
-        for (flag, name) in check {
-            self.checked_read(e, &flag, &name);
+        Walked {
+            ty,
+            home,
+            key,
+            levels,
+            element_run,
+            component,
+            arrayed_block,
+            in_struct,
         }
-        for flag in set {
-            let inner = take(e);
-            *e = comma(
-                assign(v(&flag), ast::ExprData::BoolConst(true).into()),
-                inner,
-            );
-        }
-    }
-
-    /// `imageLoad(img, P)` → `imageLoad(img, gldbg_mc_img(P, imageSize(img), site))`.
-    fn image_call(&mut self, e: &mut ast::Expr) {
-        let whole = e.clone();
-        let ast::ExprData::FunCall(_, args) = &mut e.content else {
-            return;
-        };
-        for a in args.iter_mut().skip(1) {
-            self.expr(a, Ctx::Read);
-        }
-        if args.len() < 2 || self.survey {
-            return;
-        }
-        let img = args[0].clone();
-        let (root, pure) = pure_root(&img);
-        let Some(Var {
-            home: Home::Image { binding, shape },
-            ..
-        }) = root.and_then(|r| self.lookup(&r))
-        else {
-            return;
-        };
-        if !pure {
-            self.not_checked.insert(
-                "image coordinates where the image is chosen by an expression with side effects"
-                    .into(),
-            );
-            return;
-        }
-        let words = match shape {
-            ImageShape::One => 1,
-            ImageShape::Two => 2,
-            ImageShape::Three | ImageShape::Cube => 3,
-        };
-        let site = self.site(&whole, expr_text(&img), Space::Image, None, binding, words);
-        let coord = take(&mut args[1]);
-        args[1] = call(
-            "gldbg_mc_img",
-            vec![coord, call("imageSize", vec![img]), u(site)],
-        );
-    }
-
-    /// `atomicCounterIncrement(c)` → `(gldbg_mc_ctr(offset, binding, site), ...)`.
-    fn counter_call(&mut self, e: &mut ast::Expr) {
-        let ast::ExprData::FunCall(_, args) = &mut e.content else {
-            return;
-        };
-        for a in args.iter_mut().skip(1) {
-            self.expr(a, Ctx::Read);
-        }
-        let Some(first) = args.first_mut() else {
-            return;
-        };
-        let (name, extra) = match &first.content {
-            ast::ExprData::Variable(n) => (n.0.to_string(), Some(0)),
-            ast::ExprData::Bracket(b, i) => match (&b.content, &i.content) {
-                (ast::ExprData::Variable(n), ast::ExprData::IntConst(k)) => {
-                    (n.0.to_string(), u32::try_from(*k).ok())
-                }
-                (ast::ExprData::Variable(n), ast::ExprData::UIntConst(k)) => {
-                    (n.0.to_string(), Some(*k))
-                }
-                (ast::ExprData::Variable(n), _) => (n.0.to_string(), None),
-                _ => return,
-            },
-            _ => return,
-        };
-        // A dynamic index into a counter array: its bounds.
-        self.expr(first, Ctx::Atomic);
-        let Some(Var {
-            home: Home::Counter { binding, offset },
-            ..
-        }) = self.lookup(&name)
-        else {
-            return;
-        };
-        if self.survey {
-            return;
-        }
-        let (Some(offset), Some(extra)) = (offset, extra) else {
-            self.not_checked.insert(format!(
-                "atomic counter `{name}` against its buffer (a dynamic index or an offset gldbg cannot compute)"
-            ));
-            return;
-        };
-        if binding as usize >= super::ATOMIC_COUNTER_BINDINGS {
-            return;
-        }
-        self.counters = true;
-        let site = self.site(e, name.clone(), Space::Counter, None, Some(binding), 1);
-        let inner = take(e);
-        *e = comma(
-            call(
-                "gldbg_mc_ctr",
-                vec![u(offset + 4 * extra), u(binding), u(site)],
-            ),
-            inner,
-        );
     }
 
     /// An access path rooted at a variable (see the module documentation).
@@ -773,268 +767,55 @@ impl<'a> Rewrite<'a> {
                 self.expr(i, Ctx::Read);
             }
         }
-        // Walk the types: where each array level is.
-        let mut ty = var.ty.clone();
-        let mut home = var.home.clone();
-        let mut key = name.clone();
-        let mut levels: Vec<(usize, Ty)> = Vec::new(); // (op index, array type before)
-        let mut element_run: Option<(usize, usize)> = None; // ops [a, b)
-        let mut component: Option<u32> = None;
-        let mut arrayed_block = false;
-        for (k, op) in ops.iter().enumerate() {
-            match op {
-                Op::Dot(f) => {
-                    let f = f.0.as_str();
-                    if let Home::StorageInstance { block, arrayed } = &home {
-                        arrayed_block = *arrayed;
-                        ty = self.g.member(block, f).unwrap_or(Ty::parse("?"));
-                        home = Home::Storage {
-                            block: block.clone(),
-                        };
-                        key = format!("{key}.{f}");
-                    } else if ty.is_vector() {
-                        if element_run.is_some_and(|(_, b)| b == k) {
-                            component = swizzle_component(f);
-                        }
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
-                    } else {
-                        ty = self.g.member(&ty.base, f).unwrap_or(Ty::parse("?"));
-                    }
-                }
-                Op::Index(i) => {
-                    if ty.dims > 0 {
-                        levels.push((k, ty.clone()));
-                        let start_run = element_run.is_none()
-                            && matches!(home, Home::Storage { .. } | Home::Shared)
-                            && levels.len() == 1;
-                        if start_run {
-                            element_run = Some((k, k + 1));
-                        } else if let Some((a, b)) = element_run
-                            && b == k
-                            && levels.len() > 1
-                        {
-                            element_run = Some((a, k + 1));
-                        }
-                        ty = Ty {
-                            base: ty.base.clone(),
-                            dims: ty.dims - 1,
-                        };
-                        if matches!(home, Home::StorageInstance { .. }) {
-                            arrayed_block = true;
-                        }
-                    } else if ty.is_vector() {
-                        if element_run.is_some_and(|(_, b)| b == k)
-                            && let ast::ExprData::IntConst(c) = i.content
-                        {
-                            component = u32::try_from(c).ok();
-                        }
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
-                    } else {
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
-                    }
-                }
-            }
-        }
+        let Walked {
+            ty,
+            home,
+            key,
+            levels,
+            element_run,
+            component,
+            arrayed_block,
+            in_struct,
+        } = self.walk(&var, &name, &ops);
         let final_dims = ty.dims;
+        let place = (whole.span, expr_text(&whole));
         self.checks(
             &root,
             &mut ops,
-            &levels,
-            element_run,
-            component,
-            &home,
-            &key,
-            ctx,
-            arrayed_block,
-            &whole,
+            &Access {
+                levels,
+                element_run,
+                component,
+                home,
+                key,
+                ctx,
+                arrayed_block,
+                in_struct,
+                whole,
+            },
         );
         *e = rebuild(root, ops);
         if let (Home::Local { flag: Some(flag) }, Ctx::Read) = (&var.home, ctx)
             && final_dims == 0
         {
-            self.checked_read(e, &flag.clone(), &name);
+            self.checked_read(e, &flag.clone(), &name, &place);
         }
     }
+}
 
-    /// The index checks of one path (`levels`: its array levels).
-    #[allow(clippy::too_many_arguments)]
-    fn checks(
-        &mut self,
-        root: &ast::Expr,
-        ops: &mut [Op],
-        levels: &[(usize, Ty)],
-        element_run: Option<(usize, usize)>,
-        component: Option<u32>,
-        home: &Home,
-        key: &str,
-        ctx: Ctx,
-        arrayed_block: bool,
-        whole: &ast::Expr,
-    ) {
-        let (space, block) = match home {
-            Home::Storage { block } => (Space::Storage, Some(block.clone())),
-            Home::Shared => (Space::Shared, None),
-            Home::Local { .. } => (Space::Local, None),
-            _ => return,
-        };
-        if self.survey {
-            if space == Space::Storage && ctx != Ctx::Read && element_run.is_some() {
-                self.written.insert(key.to_string());
-            }
-            if space == Space::Shared && ctx != Ctx::Read && levels.is_empty() {
-                self.whole.insert(key.to_string());
-            }
-            return;
-        }
-        if levels.is_empty() {
-            if ctx != Ctx::Read && space != Space::Local {
-                self.not_checked.insert(
-                    "races on storage and shared variables that are not arrays (scalars, whole structs)".into(),
-                );
-            }
-            return;
-        }
-        if arrayed_block && space == Space::Storage {
-            self.not_checked
-                .insert("arrays in arrays of storage blocks".into());
-            return;
-        }
-        // The element run's tracking.
-        let tracked = element_run.and_then(|(a, b)| {
-            let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
-            let elem = Ty {
-                base: elem.base,
-                dims: 0,
-            };
-            let ncomp = elem.components();
-            match space {
-                Space::Storage if self.written.contains(key) => {
-                    let k = match self.storage_keys.get(key) {
-                        Some(k) => *k,
-                        None => {
-                            self.storage.push(TrackedArray {
-                                block: block.clone().unwrap_or_default(),
-                                array: key.to_string(),
-                                components: ncomp,
-                            });
-                            self.storage_keys
-                                .insert(key.to_string(), self.storage.len() - 1);
-                            self.storage.len() - 1
-                        }
-                    };
-                    Some((a, b, format!("k{k}"), ncomp))
-                }
-                Space::Shared if self.whole.contains(key) => {
-                    self.not_checked.insert(format!(
-                        "races and uninitialised reads of `{key}` (the shader assigns it whole)"
-                    ));
-                    None
-                }
-                Space::Shared if self.shared_on => {
-                    let j = match self.shared.iter().position(|(n, _)| n == key) {
-                        Some(j) => j,
-                        None => {
-                            let var = self
-                                .g
-                                .vars
-                                .get(key)
-                                .map(|v| v.ty.clone())
-                                .unwrap_or(Ty::parse("?"));
-                            self.shared.push((key.to_string(), var));
-                            self.shared.len() - 1
-                        }
-                    };
-                    Some((a, b, format!("s{j}"), ncomp))
-                }
-                _ => None,
-            }
-        });
-        let mut prefix: Option<ast::Expr> = None;
-        for (k, _) in levels {
-            let k = *k;
-            let Op::Index(idx) = &ops[k] else { continue };
-            let in_run = tracked
-                .as_ref()
-                .is_some_and(|(a, b, ..)| (*a..*b).contains(&k));
-            let last_of_run = tracked.as_ref().is_some_and(|(_, b, ..)| k + 1 == *b);
-            if !in_run && space != Space::Storage && is_const(idx) {
-                continue;
-            }
-            let len = length_of(zeroed(root, ops, k));
-            let site = self.site(whole, key.to_string(), space, block.clone(), None, 1);
-            let Op::Index(idx) = &mut ops[k] else {
-                continue;
-            };
-            let index = take(idx);
-            let checked = match (&tracked, last_of_run, in_run) {
-                (Some((_, _, which, ncomp)), true, _) => {
-                    let (c0, nc) = match component {
-                        Some(c) if *ncomp > 1 => (c, 1),
-                        _ => (0, *ncomp),
-                    };
-                    // The flat index of the row's first element.
-                    let pre = match prefix.take() {
-                        None => u(0),
-                        Some(p) => mul(p, call("uint", vec![len.clone()])),
-                    };
-                    let (fname, mut args) = match which.split_at(1) {
-                        ("k", n) => (
-                            "gldbg_mc_at".to_string(),
-                            vec![
-                                index,
-                                len,
-                                u(site),
-                                pre,
-                                u(ctx as u32),
-                                u(n.parse().unwrap_or(0)),
-                            ],
-                        ),
-                        (_, n) => (
-                            format!("gldbg_mc_ah{n}"),
-                            vec![index, len, u(site), pre, u(ctx as u32)],
-                        ),
-                    };
-                    args.extend([u(c0), u(nc), u(*ncomp)]);
-                    call(&fname, args)
-                }
-                (Some(_), false, true) => {
-                    // An outer level of a tracked run: kept in a temporary
-                    // for the flat element index (((t0 * L1) + t1) * L2 ...).
-                    let t = format!("gldbg_mc_t{}", self.temps);
-                    self.temps += 1;
-                    let tu = call("uint", vec![v(&t)]);
-                    prefix = Some(match prefix.take() {
-                        None => tu,
-                        Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
-                    });
-                    assign(
-                        v(&t),
-                        call("int", vec![call("gldbg_mc_ix", vec![index, len, u(site)])]),
-                    )
-                }
-                _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
-            };
-            let Op::Index(idx) = &mut ops[k] else {
-                continue;
-            };
-            **idx = checked;
-        }
+/// The variable at the root of an lvalue (`a` of `a[i].x`), or its text.
+pub(super) fn root_name(e: &ast::Expr) -> String {
+    match &e.content {
+        ast::ExprData::Dot(b, _) | ast::ExprData::Bracket(b, _) => root_name(b),
+        ast::ExprData::Variable(n) => n.0.to_string(),
+        _ => expr_text(e),
     }
 }
 
 /// The root variable of an image (or array) expression and whether the
 /// expression can be evaluated twice (no side effects: names, fields,
 /// constant or plain-variable indices).
-fn pure_root(e: &ast::Expr) -> (Option<String>, bool) {
+pub(super) fn pure_root(e: &ast::Expr) -> (Option<String>, bool) {
     match &e.content {
         ast::ExprData::Variable(n) => (Some(n.0.to_string()), true),
         ast::ExprData::Dot(b, _) => pure_root(b),

@@ -52,6 +52,9 @@ pub(super) enum ImageShape {
     Three,
     /// A cube map: `ivec3` coordinate (z: the face), `ivec2` size.
     Cube,
+    /// A cube map array: `ivec3` coordinate (z: layer * 6 + face),
+    /// `ivec3` size (z: the cubes).
+    CubeArray,
 }
 
 /// Where a name's memory is.
@@ -157,7 +160,8 @@ fn image_shape(base: &str) -> Option<ImageShape> {
     Some(match rest {
         "1D" | "Buffer" => ImageShape::One,
         "2D" | "2DRect" | "1DArray" | "2DMS" => ImageShape::Two,
-        "3D" | "2DArray" | "CubeArray" | "2DMSArray" => ImageShape::Three,
+        "3D" | "2DArray" | "2DMSArray" => ImageShape::Three,
+        "CubeArray" => ImageShape::CubeArray,
         "Cube" => ImageShape::Cube,
         _ => return None,
     })

@@ -456,6 +456,75 @@ void main() {{
     let _ = original;
 }
 
+#[test]
+fn uninitialised_vector_local_is_reported_at_its_read() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    uvec2 v;
+    if (l > 1u) v = uvec2(l);
+    o[gl_GlobalInvocationID.x] = v.x;
+}
+",
+    ));
+    let (f, line, _) = only(&r);
+    assert_eq!(
+        (f.kind, *line, f.count),
+        (FindingKind::Uninitialized, 10, 4)
+    );
+}
+
+#[test]
+fn no_false_race_on_struct_members_or_vector_halves() {
+    // Each invocation appends to its bin's slots (an atomic counter and a
+    // plain write of a slot of its own); two invocations write the two
+    // halves of one vec4: no race.
+    let src = "#version 430
+layout(local_size_x = 4) in;
+struct Bin { uint count; uint items[8]; };
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { Bin bins[]; };
+layout(std430, binding = 2) buffer Halves { uvec4 h[]; };
+void main() {
+    uint g = gl_GlobalInvocationID.x;
+    uint s = atomicAdd(bins[0].count, 1u);
+    bins[0].items[s] = g;
+    if (g == 0u) h[0].xy = uvec2(1u, 2u);
+    if (g == 1u) h[0].zw = uvec2(3u, 4u);
+}
+";
+    let (_, r) = run_with(src, Stage::Compute, |gl| {
+        gl.buffer(2, 16);
+    });
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert!(
+        r.not_checked.iter().any(|n| n.contains("array of structs")),
+        "{:?}",
+        r.not_checked
+    );
+}
+
+#[test]
+fn a_plain_read_racing_a_shared_atomic() {
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    t[0] = 0u;
+    barrier();
+    if (l == 0u) atomicAdd(t[0], 1u);
+    if (l == 1u) o[gl_GlobalInvocationID.x] = t[0];
+}
+",
+    ));
+    let race = r
+        .findings
+        .iter()
+        .find(|(f, ..)| f.kind == FindingKind::Race)
+        .unwrap_or_else(|| panic!("{:#?}", r.findings));
+    let o = race.0.other.unwrap();
+    assert!(o.write, "an atomic is a write: {:#?}", race);
+}
+
 /// Every compute shader and fragment shader with storage blocks or images of piglit that the driver
 /// compiles compiles checked too (the checked shader's GLSL is valid
 /// wherever the app's is).

@@ -1,0 +1,207 @@
+//! The index checks of one access path (`Rewrite::checks`): each array
+//! level's index through a bounds check, and for the element of a tracked
+//! array (a storage array the shader writes, a `shared` array) the race and
+//! uninitialised-read check with its flat element index (outer levels kept
+//! in temporaries) and the components the access touches.
+
+use glsl_lang::ast;
+
+use super::rewrite::{
+    Access, Ctx, Op, Rewrite, add, assign, call, is_const, length_of, mul, take, u, v, zeroed,
+};
+use super::scope::{Home, Ty};
+use super::{Space, TrackedArray};
+
+impl Rewrite<'_> {
+    /// The index checks of one path (`levels`: its array levels).
+    pub(super) fn checks(&mut self, root: &ast::Expr, ops: &mut [Op], a: &Access) {
+        let Access {
+            levels,
+            element_run,
+            component,
+            home,
+            key,
+            ctx,
+            arrayed_block,
+            in_struct,
+            whole,
+        } = a;
+        let (levels, element_run, component, ctx) = (&levels[..], *element_run, *component, *ctx);
+        let (key, arrayed_block, in_struct) = (key.as_str(), *arrayed_block, *in_struct);
+        let (space, block) = match home {
+            Home::Storage { block } => (Space::Storage, Some(block.clone())),
+            Home::Shared => (Space::Shared, None),
+            Home::Local { .. } => (Space::Local, None),
+            _ => return,
+        };
+        if self.survey {
+            if space == Space::Storage && ctx != Ctx::Read && element_run.is_some() {
+                self.written.insert(key.to_string());
+            }
+            if space == Space::Shared && ctx != Ctx::Read && levels.is_empty() {
+                self.whole.insert(key.to_string());
+            }
+            return;
+        }
+        if levels.is_empty() {
+            if ctx != Ctx::Read && space != Space::Local {
+                self.not_checked.insert(
+                    "races on storage and shared variables that are not arrays (scalars, whole structs)".into(),
+                );
+            }
+            return;
+        }
+        if arrayed_block && space == Space::Storage {
+            self.not_checked
+                .insert("arrays in arrays of storage blocks".into());
+            return;
+        }
+        let tracked =
+            element_run.and_then(|run| self.tracking(run, levels, space, &block, key, in_struct));
+        let mut prefix: Option<ast::Expr> = None;
+        for (k, _) in levels {
+            let k = *k;
+            let Op::Index(idx) = &ops[k] else { continue };
+            let in_run = tracked
+                .as_ref()
+                .is_some_and(|(a, b, ..)| (*a..*b).contains(&k));
+            let last_of_run = tracked.as_ref().is_some_and(|(_, b, ..)| k + 1 == *b);
+            if !in_run && space != Space::Storage && is_const(idx) {
+                continue;
+            }
+            let len = length_of(zeroed(root, ops, k));
+            let site = self.site(whole, key.to_string(), space, block.clone(), None, 1);
+            let Op::Index(idx) = &mut ops[k] else {
+                continue;
+            };
+            let index = take(idx);
+            let checked = match (&tracked, last_of_run, in_run) {
+                (Some((_, _, which, ncomp)), true, _) => {
+                    let (c0, nc) = match component {
+                        Some((c, n)) if *ncomp > 1 && c + n <= *ncomp => (c, n),
+                        _ => (0, *ncomp),
+                    };
+                    // The flat index of the row's first element.
+                    let pre = match prefix.take() {
+                        None => u(0),
+                        Some(p) => mul(p, call("uint", vec![len.clone()])),
+                    };
+                    let (fname, mut args) = match which.split_at(1) {
+                        ("k", n) => (
+                            "gldbg_mc_at".to_string(),
+                            vec![
+                                index,
+                                len,
+                                u(site),
+                                pre,
+                                u(ctx as u32),
+                                u(n.parse().unwrap_or(0)),
+                            ],
+                        ),
+                        (_, n) => (
+                            format!("gldbg_mc_ah{n}"),
+                            vec![index, len, u(site), pre, u(ctx as u32)],
+                        ),
+                    };
+                    args.extend([u(c0), u(nc), u(*ncomp)]);
+                    call(&fname, args)
+                }
+                (Some(_), false, true) => {
+                    // An outer level of a tracked run: kept in a temporary
+                    // for the flat element index (((t0 * L1) + t1) * L2 ...).
+                    let t = format!("gldbg_mc_t{}", self.temps);
+                    self.temps += 1;
+                    let tu = call("uint", vec![v(&t)]);
+                    prefix = Some(match prefix.take() {
+                        None => tu,
+                        Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
+                    });
+                    assign(
+                        v(&t),
+                        call("int", vec![call("gldbg_mc_ix", vec![index, len, u(site)])]),
+                    )
+                }
+                _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
+            };
+            let Op::Index(idx) = &mut ops[k] else {
+                continue;
+            };
+            **idx = checked;
+        }
+    }
+
+    /// The tracking of an access's element run `(a, b)`: the run, the
+    /// check function's tracked array (`k<N>`: storage, `s<N>`: shared)
+    /// and the element's components; `None` (said in the not-checked
+    /// list where it matters) for an array whose elements are not tracked.
+    fn tracking(
+        &mut self,
+        (a, b): (usize, usize),
+        levels: &[(usize, Ty)],
+        space: Space,
+        block: &Option<String>,
+        key: &str,
+        in_struct: bool,
+    ) -> Option<(usize, usize, String, u32)> {
+        let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
+        let elem = Ty {
+            base: elem.base,
+            dims: 0,
+        };
+        let ncomp = elem.components();
+        if self.g.structs.contains_key(&elem.base) {
+            // Different invocations may own different members.
+            self.not_checked.insert(format!(
+                "races and uninitialised reads in `{key}`, an array of structs (bounds are checked)"
+            ));
+            return None;
+        }
+        if in_struct && space == Space::Shared {
+            self.not_checked.insert(format!(
+                    "races and uninitialised reads in `{key}`, an array inside a shared struct (bounds are checked)"
+                ));
+            return None;
+        }
+        match space {
+            Space::Storage if self.written.contains(key) => {
+                let k = match self.storage_keys.get(key) {
+                    Some(k) => *k,
+                    None => {
+                        self.storage.push(TrackedArray {
+                            block: block.clone().unwrap_or_default(),
+                            array: key.to_string(),
+                            components: ncomp,
+                        });
+                        self.storage_keys
+                            .insert(key.to_string(), self.storage.len() - 1);
+                        self.storage.len() - 1
+                    }
+                };
+                Some((a, b, format!("k{k}"), ncomp))
+            }
+            Space::Shared if self.whole.contains(key) => {
+                self.not_checked.insert(format!(
+                    "races and uninitialised reads of `{key}` (the shader assigns it whole)"
+                ));
+                None
+            }
+            Space::Shared if self.shared_on => {
+                let j = match self.shared.iter().position(|(n, _)| n == key) {
+                    Some(j) => j,
+                    None => {
+                        let var = self
+                            .g
+                            .vars
+                            .get(key)
+                            .map(|v| v.ty.clone())
+                            .unwrap_or(Ty::parse("?"));
+                        self.shared.push((key.to_string(), var));
+                        self.shared.len() - 1
+                    }
+                };
+                Some((a, b, format!("s{j}"), ncomp))
+            }
+            _ => None,
+        }
+    }
+}
