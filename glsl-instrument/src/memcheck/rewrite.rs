@@ -29,7 +29,7 @@ pub(super) enum Op {
 }
 
 /// Where an access is in the app's source and its text there.
-type Place = (Option<ast::NodeSpan>, String);
+pub(super) type Place = (Option<ast::NodeSpan>, String);
 
 /// What [`Rewrite::path`] found of one access path, for
 /// [`Rewrite::checks`] (track.rs).
@@ -156,7 +156,7 @@ fn flag_decl(name: &str) -> ast::Statement {
 }
 
 /// The path's root and its steps (`buf.data[i].x`: `buf`, [.data, [i], .x]).
-fn flatten(e: ast::Expr, ops: &mut Vec<Op>) -> ast::Expr {
+pub(super) fn flatten(e: ast::Expr, ops: &mut Vec<Op>) -> ast::Expr {
     match e.content {
         ast::ExprData::Dot(base, field) => {
             let root = flatten(*base, ops);
@@ -172,7 +172,7 @@ fn flatten(e: ast::Expr, ops: &mut Vec<Op>) -> ast::Expr {
     }
 }
 
-fn rebuild(root: ast::Expr, ops: Vec<Op>) -> ast::Expr {
+pub(super) fn rebuild(root: ast::Expr, ops: Vec<Op>) -> ast::Expr {
     ops.into_iter().fold(root, |acc, op| match op {
         Op::Dot(f) => ast::ExprData::Dot(Box::new(acc), f).into(),
         Op::Index(i) => ast::ExprData::Bracket(Box::new(acc), i).into(),
@@ -271,7 +271,7 @@ impl<'a> Rewrite<'a> {
 
     /// A site at `place`: the span and text of the access as the app wrote it.
     #[allow(clippy::too_many_arguments)]
-    fn site_at(
+    pub(super) fn site_at(
         &mut self,
         place: &Place,
         variable: String,

@@ -6,11 +6,21 @@
 
 use glsl_lang::ast;
 
+use crate::parse::expr_text;
+
 use super::rewrite::{
     Access, Ctx, Op, Rewrite, add, assign, call, is_const, length_of, mul, take, u, v, zeroed,
 };
 use super::scope::{Home, Ty};
 use super::{Space, TrackedArray};
+
+/// The text of `whole` up to its `n`-th step (`tile[y]` of `tile[y][x]`).
+fn level_text(whole: &ast::Expr, n: usize) -> String {
+    let mut ops = Vec::new();
+    let root = super::rewrite::flatten(whole.clone(), &mut ops);
+    ops.truncate(n);
+    expr_text(&super::rewrite::rebuild(root, ops))
+}
 
 impl Rewrite<'_> {
     /// The index checks of one path (`levels`: its array levels).
@@ -58,6 +68,17 @@ impl Rewrite<'_> {
         }
         let tracked =
             element_run.and_then(|run| self.tracking(run, levels, space, &block, key, in_struct));
+        // Elements of a two-dimensional run are told as (row, column); a
+        // deeper run's as its flat index (said by the variable's name).
+        let dims = match tracked.as_ref() {
+            Some((a, b, ..)) if b - a == 2 => 2,
+            _ => 1,
+        };
+        let key = match tracked.as_ref() {
+            Some((a, b, ..)) if b - a > 2 => format!("{key} (flat element)"),
+            _ => key.to_string(),
+        };
+        let key = key.as_str();
         let mut prefix: Option<ast::Expr> = None;
         for (k, _) in levels {
             let k = *k;
@@ -70,7 +91,15 @@ impl Rewrite<'_> {
                 continue;
             }
             let len = length_of(zeroed(root, ops, k));
-            let site = self.site(whole, key.to_string(), space, block.clone(), None, 1);
+            // The tracked element's site: its whole index (2 words for a
+            // two-dimensional run); an outer level's: that level alone.
+            let (text, words) = match (&tracked, last_of_run) {
+                (Some(_), true) => (expr_text(whole), dims),
+                _ if k + 1 == ops.len() => (expr_text(whole), 1),
+                _ => (level_text(whole, k + 1), 1),
+            };
+            let place = (whole.span, text);
+            let site = self.site_at(&place, key.to_string(), space, block.clone(), None, words);
             let Op::Index(idx) = &mut ops[k] else {
                 continue;
             };
@@ -103,7 +132,7 @@ impl Rewrite<'_> {
                             vec![index, len, u(site), pre, u(ctx as u32)],
                         ),
                     };
-                    args.extend([u(c0), u(nc), u(*ncomp)]);
+                    args.extend([u(c0), u(nc), u(*ncomp), u(dims)]);
                     call(&fname, args)
                 }
                 (Some(_), false, true) => {

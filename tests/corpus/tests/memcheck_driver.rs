@@ -457,6 +457,44 @@ void main() {{
 }
 
 #[test]
+fn two_dimensional_elements_are_told_as_row_and_column() {
+    let (_, r) = run(&kernel(
+        "shared uint g[2][4];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    g[1][l] = l;
+    o[gl_GlobalInvocationID.x] = g[1][(l + 1u) % 4u];
+    o[8u + gl_GlobalInvocationID.x] = g[l][0];
+}
+",
+    ));
+    let race = r
+        .findings
+        .iter()
+        .find(|(f, ..)| f.kind == FindingKind::Race)
+        .expect("a race");
+    let Invocation::Compute { local, .. } = race.0.invocation else {
+        panic!()
+    };
+    assert_eq!(
+        race.0.element,
+        vec![1, i64::from((local[0] + 1) % 4)],
+        "{race:#?}"
+    );
+    // g[l][0]: rows 2 and 3 do not exist (the outer level's own finding).
+    let oob = r
+        .findings
+        .iter()
+        .find(|(f, ..)| f.kind == FindingKind::OutOfBounds)
+        .expect("oob");
+    assert_eq!((oob.1, oob.0.count), (11, 4));
+    assert!(
+        oob.0.element == vec![2] || oob.0.element == vec![3],
+        "{oob:#?}"
+    );
+}
+
+#[test]
 fn uninitialised_vector_local_is_reported_at_its_read() {
     let (_, r) = run(&kernel(
         "void main() {
