@@ -106,34 +106,18 @@ impl Rewrite<'_> {
             let index = take(idx);
             let checked = match (&tracked, last_of_run, in_run) {
                 (Some((_, _, which, ncomp)), true, _) => {
-                    let (c0, nc) = match component {
-                        Some((c, n)) if *ncomp > 1 && c + n <= *ncomp => (c, n),
-                        _ => (0, *ncomp),
-                    };
                     // The flat index of the row's first element.
                     let pre = match prefix.take() {
                         None => u(0),
                         Some(p) => mul(p, call("uint", vec![len.clone()])),
                     };
-                    let (fname, mut args) = match which.split_at(1) {
-                        ("k", n) => (
-                            "gldbg_mc_at".to_string(),
-                            vec![
-                                index,
-                                len,
-                                u(site),
-                                pre,
-                                u(ctx as u32),
-                                u(n.parse().unwrap_or(0)),
-                            ],
-                        ),
-                        (_, n) => (
-                            format!("gldbg_mc_ah{n}"),
-                            vec![index, len, u(site), pre, u(ctx as u32)],
-                        ),
+                    let element = Element {
+                        which,
+                        ncomp: *ncomp,
+                        component,
+                        dims,
                     };
-                    args.extend([u(c0), u(nc), u(*ncomp), u(dims)]);
-                    call(&fname, args)
+                    tracked_check(&element, index, len, site, pre, ctx)
                 }
                 (Some(_), false, true) => {
                     // An outer level of a tracked run: kept in a temporary
@@ -233,4 +217,48 @@ impl Rewrite<'_> {
             _ => None,
         }
     }
+}
+
+/// The tracked element of an access: its check function (`k<N>`: storage
+/// array N, `s<N>`: shared array N), its components and the ones the
+/// access selects, its index's dimensions (2: told as row and column).
+struct Element<'a> {
+    which: &'a str,
+    ncomp: u32,
+    component: Option<(u32, u32)>,
+    dims: u32,
+}
+
+/// The call checking the last index of a tracked element.
+fn tracked_check(
+    e: &Element<'_>,
+    index: ast::Expr,
+    len: ast::Expr,
+    site: u32,
+    pre: ast::Expr,
+    ctx: Ctx,
+) -> ast::Expr {
+    let (c0, nc) = match e.component {
+        Some((c, n)) if e.ncomp > 1 && c + n <= e.ncomp => (c, n),
+        _ => (0, e.ncomp),
+    };
+    let (fname, mut args) = match e.which.split_at(1) {
+        ("k", n) => (
+            "gldbg_mc_at".to_string(),
+            vec![
+                index,
+                len,
+                u(site),
+                pre,
+                u(ctx as u32),
+                u(n.parse().unwrap_or(0)),
+            ],
+        ),
+        (_, n) => (
+            format!("gldbg_mc_ah{n}"),
+            vec![index, len, u(site), pre, u(ctx as u32)],
+        ),
+    };
+    args.extend([u(c0), u(nc), u(e.ncomp), u(e.dims)]);
+    call(&fname, args)
 }
