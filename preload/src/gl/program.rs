@@ -184,6 +184,8 @@ pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
         Int => gldbg_proto::api::ids::glGetUniformiv,
         Uint => gldbg_proto::api::ids::glGetUniformuiv,
         Double => gldbg_proto::api::ids::glGetUniformdv,
+        Int64 => gldbg_proto::api::ids::glGetUniformi64vARB,
+        Uint64 => gldbg_proto::api::ids::glGetUniformui64vARB,
     };
     if !crate::intercept::resolve::available(getter) {
         return None;
@@ -200,6 +202,8 @@ pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
             Int if boolean => (half(i) != 0).to_string(),
             Int => (half(i) as i32).to_string(),
             Uint => format!("{}u", half(i)),
+            Int64 => format!("{}l", words[i] as i64),
+            Uint64 => format!("{}ul", words[i]),
         })
         .collect();
     if n == 1 {
@@ -211,6 +215,8 @@ pub fn uniform_value(prog: u32, loc: i32, ty: u32) -> Option<String> {
         (Double, _) => "d",
         (Int, _) => "i",
         (Uint, _) => "u",
+        (Int64, _) => "i64",
+        (Uint64, _) => "u64",
     };
     let ty_name = match (cols, rows) {
         (1, r) => format!("{prefix}vec{r}"),
@@ -276,6 +282,8 @@ pub fn get_uniform(prog: u32, loc: i32, kind: UniformKind) -> [u64; 16] {
             UniformKind::Int => real::glGetUniformiv(prog, loc, p(&mut v)),
             UniformKind::Uint => real::glGetUniformuiv(prog, loc, p(&mut v)),
             UniformKind::Double => real::glGetUniformdv(prog, loc, p(&mut v)),
+            UniformKind::Int64 => real::glGetUniformi64vARB(prog, loc, p(&mut v)),
+            UniformKind::Uint64 => real::glGetUniformui64vARB(prog, loc, p(&mut v)),
         }
     }
     v
@@ -288,6 +296,9 @@ pub enum UniformKind {
     Int,
     Uint,
     Double,
+    /// `GL_ARB_gpu_shader_int64`'s types: one word per component.
+    Int64,
+    Uint64,
 }
 
 /// (kind, columns, rows) of a uniform type; samplers, images and unknown
@@ -307,6 +318,14 @@ pub fn uniform_shape(ty: u32) -> (UniformKind, u32, u32) {
         0x8DC6 => (Uint, 1, 2),
         0x8DC7 => (Uint, 1, 3),
         0x8DC8 => (Uint, 1, 4),
+        0x140E => (Int64, 1, 1),
+        0x8FE9 => (Int64, 1, 2),
+        0x8FEA => (Int64, 1, 3),
+        0x8FEB => (Int64, 1, 4),
+        0x140F => (Uint64, 1, 1),
+        0x8FF5 => (Uint64, 1, 2),
+        0x8FF6 => (Uint64, 1, 3),
+        0x8FF7 => (Uint64, 1, 4),
         0x140A => (Double, 1, 1),
         0x8FFC => (Double, 1, 2),
         0x8FFD => (Double, 1, 3),
@@ -354,6 +373,14 @@ pub fn set_uniform(loc: i32, ty: u32, v: &[u64; 16]) {
             (Uint, 1, 2) => real::glUniform2uiv(loc, 1, ptr),
             (Uint, 1, 3) => real::glUniform3uiv(loc, 1, ptr),
             (Uint, 1, 4) => real::glUniform4uiv(loc, 1, ptr),
+            (Int64, 1, 1) => real::glUniform1i64vARB(loc, 1, ptr),
+            (Int64, 1, 2) => real::glUniform2i64vARB(loc, 1, ptr),
+            (Int64, 1, 3) => real::glUniform3i64vARB(loc, 1, ptr),
+            (Int64, 1, 4) => real::glUniform4i64vARB(loc, 1, ptr),
+            (Uint64, 1, 1) => real::glUniform1ui64vARB(loc, 1, ptr),
+            (Uint64, 1, 2) => real::glUniform2ui64vARB(loc, 1, ptr),
+            (Uint64, 1, 3) => real::glUniform3ui64vARB(loc, 1, ptr),
+            (Uint64, 1, 4) => real::glUniform4ui64vARB(loc, 1, ptr),
             (Double, 1, 1) => real::glUniform1dv(loc, 1, ptr),
             (Double, 1, 2) => real::glUniform2dv(loc, 1, ptr),
             (Double, 1, 3) => real::glUniform3dv(loc, 1, ptr),
