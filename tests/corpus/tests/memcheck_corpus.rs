@@ -286,3 +286,58 @@ fn piglit_compute_tests_pass_under_memcheck_without_findings() {
         failures.join("\n")
     );
 }
+
+/// A few piglit compute tests, always (CI): int64 uniforms (a checked
+/// dispatch must get the app's values), shared atomics and barriers, the
+/// one natively passing test with a real out-of-bounds store (reported
+/// exactly), each passing under memcheck as natively.
+#[test]
+fn selected_piglit_tests_under_memcheck() {
+    let piglit = piglit_dir();
+    if !piglit.join("bin/shader_runner").exists() {
+        eprintln!("no piglit at {}: skipped", piglit.display());
+        return;
+    }
+    let gldbg = gldbg();
+    if !gldbg.exists() {
+        eprintln!("no gldbg at {}: build the workspace first", gldbg.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("gldbg-memcheck-sel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("continue.gldbg");
+    std::fs::write(&script, "continue\n").unwrap();
+    let tests = [
+        "generated_tests/spec/arb_gpu_shader_int64/execution/built-in-functions/cs-op-gt-int64_t-int64_t.shader_test",
+        "tests/spec/arb_compute_shader/execution/shared-atomics.shader_test",
+        "tests/spec/arb_compute_shader/execution/simple-barrier.shader_test",
+        "tests/spec/arb_compute_shader/execution/min-dvec4-double-large-group-size.shader_test",
+    ];
+    for t in tests {
+        let path = piglit.join(t);
+        if !path.exists() {
+            eprintln!("{t}: not in this piglit, skipped");
+            continue;
+        }
+        if run_shader_runner(&piglit, &path, TIMEOUT).result != "pass" {
+            eprintln!("{t}: does not pass natively here, skipped");
+            continue;
+        }
+        let c = checked_run(&gldbg, &piglit, &path, &script);
+        assert_eq!(c.result, "pass", "{t} under memcheck:\n{}", c.output);
+        match TRUE_FINDINGS.iter().find(|k| t.ends_with(k.test)) {
+            Some(k) => {
+                assert_eq!(c.findings.len(), 1, "{t}: {:#?}", c.findings);
+                for part in [k.kind, k.line, k.count] {
+                    assert!(
+                        c.findings[0].contains(part),
+                        "{t}: {part} in {}",
+                        c.findings[0]
+                    );
+                }
+            }
+            None => assert!(c.findings.is_empty(), "{t}: {:#?}", c.findings),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
