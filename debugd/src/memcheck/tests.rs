@@ -139,10 +139,10 @@ fn a_race_has_both_sides_with_the_other_line() {
         write: true,
         other: Some(OtherSide {
             site: 0,
-            invocation: Invocation::Compute {
+            invocation: Some(Invocation::Compute {
                 workgroup: [1, 0, 0],
                 local: [0, 0, 0],
-            },
+            }),
             write: false,
             atomic: true,
         }),
