@@ -38,7 +38,7 @@ test('the manifest: the gldbg debug type, its attributes, shader languages, the 
     const dbg = pkg.contributes.debuggers.find((d) => d.type === 'gldbg');
     assert.ok(dbg, 'debugger gldbg');
     assert.deepEqual(Object.keys(dbg.configurationAttributes.launch.properties).sort(),
-        ['args', 'cwd', 'env', 'onDisconnect', 'program', 'sourceMap', 'stopOnEntry']);
+        ['args', 'cwd', 'env', 'memcheck', 'onDisconnect', 'program', 'sourceMap', 'stopOnEntry']);
     assert.deepEqual(Object.keys(dbg.configurationAttributes.attach.properties).sort(),
         ['address', 'onDisconnect', 'sourceMap', 'token', 'tokenFile']);
     assert.equal(dbg.initialConfigurations[0].request, 'launch');
