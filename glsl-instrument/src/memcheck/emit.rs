@@ -260,6 +260,20 @@ impl Emit<'_> {
             "",
             "",
         );
+        // A read in a barrier interval that writes nothing of the array
+        // (quiet.rs): no race can be there, nothing to record.
+        s += &format!(
+            "bool gldbg_mc_shq{j}({p}uint e, {p}uvec3 el, {p}uint kind, {p}uint site) {{\n    \
+             if (e >= {n}) return true;\n    \
+             if (gldbg_mc_w{j}[e] == 0u) {{\n        gldbg_mc_report(site, 1u, el, 0u, uvec2(0u), 0u);\n        return true;\n    }}\n    \
+             return false;\n}}\n"
+        );
+        s += &self.wrappers(
+            &format!("gldbg_mc_aq{j}"),
+            &format!("gldbg_mc_shq{j}"),
+            "",
+            "",
+        );
         s
     }
 

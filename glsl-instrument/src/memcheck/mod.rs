@@ -44,6 +44,7 @@ use crate::{InstrumentError, ShaderModel, Stage};
 
 mod calls;
 mod emit;
+mod quiet;
 mod rewrite;
 mod scope;
 mod track;

@@ -81,6 +81,9 @@ pub(super) struct Rewrite<'a> {
     /// Survey pass: the `shared` arrays assigned whole (`t = T[4](...)`):
     /// their elements' writes are not seen, so they get bounds checks only.
     pub whole: HashSet<String>,
+    /// The `shared` arrays the current statement's barrier interval only
+    /// reads (quiet.rs): their reads check for uninitialised elements alone.
+    pub(super) quiet: HashSet<String>,
     /// Shadow `shared` arrays.
     pub shared_on: bool,
     pub not_checked: BTreeSet<String>,
@@ -226,6 +229,7 @@ impl<'a> Rewrite<'a> {
             survey,
             written: HashSet::new(),
             whole: HashSet::new(),
+            quiet: HashSet::new(),
             shared_on,
             not_checked: BTreeSet::new(),
             temps: 0,
@@ -340,12 +344,18 @@ impl<'a> Rewrite<'a> {
     }
 
     fn list(&mut self, list: &mut Vec<ast::Statement>) {
+        // The barrier intervals of this list (quiet.rs), on top of the one
+        // the list itself is in.
+        let inherited = self.quiet.clone();
+        let sets = super::quiet::quiet_sets(list, self.g);
         let old = std::mem::take(list);
-        for mut s in old {
+        for (mut s, set) in old.into_iter().zip(sets) {
+            self.quiet = inherited.union(&set).cloned().collect();
             let extra = self.stmt(&mut s);
             list.push(s);
             list.extend(extra);
         }
+        self.quiet = inherited;
     }
 
     /// Rewrite `s`; returns statements to put right after it (the flags

@@ -66,8 +66,8 @@ impl Rewrite<'_> {
                 .insert("arrays in arrays of storage blocks".into());
             return;
         }
-        let tracked =
-            element_run.and_then(|run| self.tracking(run, levels, space, &block, key, in_struct));
+        let tracked = element_run
+            .and_then(|run| self.tracking(run, levels, space, &block, key, in_struct, ctx));
         // Elements of a two-dimensional run are told as (row, column); a
         // deeper run's as its flat index (said by the variable's name).
         let dims = match tracked.as_ref() {
@@ -147,6 +147,7 @@ impl Rewrite<'_> {
     /// check function's tracked array (`k<N>`: storage, `s<N>`: shared)
     /// and the element's components; `None` (said in the not-checked
     /// list where it matters) for an array whose elements are not tracked.
+    #[allow(clippy::too_many_arguments)]
     fn tracking(
         &mut self,
         (a, b): (usize, usize),
@@ -155,6 +156,7 @@ impl Rewrite<'_> {
         block: &Option<String>,
         key: &str,
         in_struct: bool,
+        ctx: Ctx,
     ) -> Option<(usize, usize, String, u32)> {
         let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
         let elem = Ty {
@@ -212,7 +214,13 @@ impl Rewrite<'_> {
                         self.shared.len() - 1
                     }
                 };
-                Some((a, b, format!("s{j}"), ncomp))
+                // A read in an interval that writes nothing of it: the
+                // uninitialised check alone (quiet.rs).
+                let which = match ctx == Ctx::Read && self.quiet.contains(key) {
+                    true => format!("q{j}"),
+                    false => format!("s{j}"),
+                };
+                Some((a, b, which, ncomp))
             }
             _ => None,
         }
@@ -253,6 +261,10 @@ fn tracked_check(
                 u(ctx as u32),
                 u(n.parse().unwrap_or(0)),
             ],
+        ),
+        ("q", n) => (
+            format!("gldbg_mc_aq{n}"),
+            vec![index, len, u(site), pre, u(ctx as u32)],
         ),
         (_, n) => (
             format!("gldbg_mc_ah{n}"),

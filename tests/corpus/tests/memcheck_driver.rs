@@ -495,6 +495,41 @@ void main() {
 }
 
 #[test]
+fn reads_between_barriers_that_write_nothing() {
+    // Between the two barriers `t` is only read: its reads check for
+    // uninitialised elements alone (rows 2 and 3 were never written)...
+    let src = kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l < 2u) t[l] = l;
+    barrier();
+    o[gl_GlobalInvocationID.x] = t[l] + t[0];
+    barrier();
+}
+",
+    );
+    let model = ShaderModel::parse(&src, Stage::Compute).unwrap();
+    let c = model.instrument_memcheck(MemcheckOptions::default()).unwrap();
+    assert!(c.source.contains("gldbg_mc_aq0(l, t.length()"), "{}", c.source);
+    let (_, r) = run(&src);
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::Uninitialized, 10, 4));
+    // ... while an interval that writes it keeps the race check.
+    let (_, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    barrier();
+    t[l] = l;
+    o[gl_GlobalInvocationID.x] = t[(l + 1u) % 4u];
+    barrier();
+}
+",
+    ));
+    let (f, line, other) = only(&r);
+    assert_eq!((f.kind, *line, *other), (FindingKind::Race, 10, Some(9)));
+}
+
+#[test]
 fn uninitialised_vector_local_is_reported_at_its_read() {
     let (_, r) = run(&kernel(
         "void main() {
