@@ -120,6 +120,8 @@ impl Emit<'_> {
              gldbg_mc_log[at + 4u] = gldbg_mc_wg();\n        gldbg_mc_log[at + 5u] = gldbg_mc_lid();\n        \
              gldbg_mc_log[at + 6u] = other;\n        gldbg_mc_log[at + 7u] = o.x;\n        gldbg_mc_log[at + 8u] = o.y;\n        \
              gldbg_mc_log[at + 9u] = flags;\n    }}\n}}\n\
+             {p}uvec3 gldbg_mc_el({p}uint el, {p}uint n2) {{\n    \
+             return n2 == 0u ? uvec3(el, 0u, 0u) : uvec3(el / n2, el % n2, 0u);\n}}\n\
              void gldbg_mc_epoch() {{\n    gldbg_mc_mw = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    gldbg_mc_mr = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n}}\n\
              void gldbg_mc_barrier() {{\n    gldbg_mc_ep++;\n    gldbg_mc_epoch();\n    if (gldbg_mc_mb) {{\n        gldbg_mc_sep++;\n        gldbg_mc_mb = false;\n    }}\n}}\n\
              bool gldbg_mc_u(bool set, {p}uint site) {{\n    if (!set) gldbg_mc_report(site, 1u, uvec3(0u), 0u, uvec2(0u), 0u);\n    return true;\n}}\n"
@@ -166,8 +168,8 @@ impl Emit<'_> {
                  if ({oob}) {{\n        \
                  gldbg_mc_report(site, 0u, dims == 2u ? uvec3(prefix / uint(max(n, 1)), uint(i), 0u) : uvec3(uint(i), 0u, 0u), 0u, uvec2(0u), 0u);\n        return i;\n    }}\n    \
                  {p}uint el = prefix + uint(i);\n    \
-                 {p}uvec3 elv = dims == 2u ? uvec3(el / uint(n), el % uint(n), 0u) : uvec3(el, 0u, 0u);\n    \
-                 for ({p}uint c = c0; c < c0 + nc; c++) {{\n        if ({per}({extra_args}el * ncomp + c, elv, kind, site)) break;\n    }}\n    \
+                 {p}uint n2 = dims == 2u ? uint(n) : 0u;\n    \
+                 for ({p}uint c = c0; c < c0 + nc; c++) {{\n        if ({per}({extra_args}el * ncomp + c, el, n2, kind, site)) break;\n    }}\n    \
                  return i;\n}}\n"
             );
         }
@@ -187,7 +189,7 @@ impl Emit<'_> {
              {p}uint id = other & 0x7FFFFFFFu;\n    \
              if (id == 0u || id == (mine & 0x7FFFFFFFu)) return false;\n    \
              if (gldbg_mc_same_group(id)) return (ometa >> 16) == (meta >> 16);\n    return true;\n}}\n\
-             bool gldbg_mc_st({p}uint k, {p}uint e, {p}uvec3 el, {p}uint kind, {p}uint site) {{\n    \
+             bool gldbg_mc_st({p}uint k, {p}uint e, {p}uint el, {p}uint n2, {p}uint kind, {p}uint site) {{\n    \
              if (e >= gldbg_mc_scap[k]) return false;\n    \
              {p}uint at = (gldbg_mc_sbase[k] + e) * 4u;\n    \
              {p}uint mine = (gldbg_mc_gid() + 1u) | (kind == 3u ? 0x80000000u : 0u);\n    \
@@ -200,11 +202,11 @@ impl Emit<'_> {
              w = gldbg_mc_s[at];\n        wm = gldbg_mc_s[at + 1u];\n    }}\n    \
              bool found = false;\n    \
              if (gldbg_mc_conflict(w, wm, mine, meta)) {{\n        \
-             gldbg_mc_report(site, 2u, el, wm & 0xFFFFu, gldbg_mc_other(w & 0x7FFFFFFFu), wr | 2u | ((w & 0x80000000u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
+             gldbg_mc_report(site, 2u, gldbg_mc_el(el, n2), wm & 0xFFFFu, gldbg_mc_other(w & 0x7FFFFFFFu), wr | 2u | ((w & 0x80000000u) != 0u ? 4u : 0u));\n        found = true;\n    }}\n    \
              {p}uint r = gldbg_mc_s[at + 2u];\n    {p}uint rm = gldbg_mc_s[at + 3u];\n    \
              if (kind != 0u || (r & 0x80000000u) != 0u) {{\n        \
              if (gldbg_mc_conflict(r, rm, mine, meta)) {{\n            \
-             gldbg_mc_report(site, 2u, el, rm & 0xFFFFu, gldbg_mc_other(r & 0x7FFFFFFFu), wr | ((r & 0x80000000u) != 0u ? 6u : 0u));\n            found = true;\n        }}\n    }}\n    \
+             gldbg_mc_report(site, 2u, gldbg_mc_el(el, n2), rm & 0xFFFFu, gldbg_mc_other(r & 0x7FFFFFFFu), wr | ((r & 0x80000000u) != 0u ? 6u : 0u));\n            found = true;\n        }}\n    }}\n    \
              if (kind != 1u) {{\n        gldbg_mc_s[at + 2u] = mine;\n        gldbg_mc_s[at + 3u] = meta;\n    }}\n    \
              return found;\n}}\n"
         );
@@ -228,16 +230,16 @@ impl Emit<'_> {
         let j = sh.index;
         let n = format!("uint(({}) * {})", sh.elements, sh.components);
         let mut s = format!(
-            "void gldbg_mc_shf{j}({p}uint e, {p}uvec3 el, {p}uint kind, {p}uint site, {p}uint w, {p}uint ws, {p}uint r, bool wbad, bool rbad) {{\n    \
+            "void gldbg_mc_shf{j}({p}uint e, {p}uint el, {p}uint n2, {p}uint kind, {p}uint site, {p}uint w, {p}uint ws, {p}uint r, bool wbad, bool rbad) {{\n    \
              {p}uint wr = kind == 0u ? 0u : 1u;\n    \
-             if (wbad && w == 0u) {{\n        gldbg_mc_report(site, 1u, el, 0u, uvec2(0u), wr);\n    }} \
+             if (wbad && w == 0u) {{\n        gldbg_mc_report(site, 1u, gldbg_mc_el(el, n2), 0u, uvec2(0u), wr);\n    }} \
              else if (wbad) {{\n        \
              if (kind == 0u || kind == 3u) ws = gldbg_mc_ws{j}[e];\n        \
-             gldbg_mc_report(site, 2u, el, ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n    }}\n    \
+             gldbg_mc_report(site, 2u, gldbg_mc_el(el, n2), ws, uvec2(gldbg_mc_wg(), (w & 0x7FFu) - 1u), wr | 2u | ((w & 0x800u) != 0u ? 4u : 0u));\n    }}\n    \
              if (rbad) {{\n        {p}uint me = gldbg_mc_mw & 0x7FFu;\n        \
              {p}uint other = (r & 0x7FFu) != me ? (r & 0x7FFu) - 1u : 0xFFFFFFFFu;\n        \
-             gldbg_mc_report(site, 2u, el, gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 6u : 0u));\n    }}\n}}\n\
-             bool gldbg_mc_sh{j}({p}uint e, {p}uvec3 el, {p}uint kind, {p}uint site) {{\n    \
+             gldbg_mc_report(site, 2u, gldbg_mc_el(el, n2), gldbg_mc_rs{j}[e], uvec2(gldbg_mc_wg(), other), wr | ((r & 0x800u) != 0u ? 6u : 0u));\n    }}\n}}\n\
+             bool gldbg_mc_sh{j}({p}uint e, {p}uint el, {p}uint n2, {p}uint kind, {p}uint site) {{\n    \
              if (e >= {n}) return true;\n    \
              {p}uint me = gldbg_mc_mw & 0x7FFu;\n    \
              {p}uint w;\n    {p}uint ws = 0u;\n    \
@@ -248,7 +250,7 @@ impl Emit<'_> {
              bool wbad = w == 0u ? kind != 1u : ((w ^ gldbg_mc_mw) < 0x1000u && (w & 0x7FFu) != me && !((w & 0x800u) != 0u && kind == 3u));\n    \
              bool same = r != 0u && (r ^ gldbg_mc_mr) < 0x2000u;\n    \
              bool rbad = (kind != 0u || (r & 0x800u) != 0u) && same && ((r & 0x7FFu) != me || (r & 0x1000u) != 0u) && !((r & 0x800u) != 0u && kind == 3u);\n    \
-             if (wbad || rbad) gldbg_mc_shf{j}(e, el, kind, site, w, ws, r, wbad, rbad);\n    \
+             if (wbad || rbad) gldbg_mc_shf{j}(e, el, n2, kind, site, w, ws, r, wbad, rbad);\n    \
              if (kind != 1u) {{\n        \
              if (!same) {{\n            gldbg_mc_r{j}[e] = gldbg_mc_mr | (kind == 3u ? 0x800u : 0u);\n            gldbg_mc_rs{j}[e] = site + 1u;\n        }} \
              else if ((r & 0x7FFu) != me && (r & 0x1000u) == 0u) {{\n            gldbg_mc_r{j}[e] = r | 0x1000u;\n        }}\n    }}\n    \
@@ -263,9 +265,9 @@ impl Emit<'_> {
         // A read in a barrier interval that writes nothing of the array
         // (quiet.rs): no race can be there, nothing to record.
         s += &format!(
-            "bool gldbg_mc_shq{j}({p}uint e, {p}uvec3 el, {p}uint kind, {p}uint site) {{\n    \
+            "bool gldbg_mc_shq{j}({p}uint e, {p}uint el, {p}uint n2, {p}uint kind, {p}uint site) {{\n    \
              if (e >= {n}) return true;\n    \
-             if (gldbg_mc_w{j}[e] == 0u) {{\n        gldbg_mc_report(site, 1u, el, 0u, uvec2(0u), 0u);\n        return true;\n    }}\n    \
+             if (gldbg_mc_w{j}[e] == 0u) {{\n        gldbg_mc_report(site, 1u, gldbg_mc_el(el, n2), 0u, uvec2(0u), 0u);\n        return true;\n    }}\n    \
              return false;\n}}\n"
         );
         s += &self.wrappers(

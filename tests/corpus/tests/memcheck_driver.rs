@@ -509,11 +509,20 @@ fn reads_between_barriers_that_write_nothing() {
 ",
     );
     let model = ShaderModel::parse(&src, Stage::Compute).unwrap();
-    let c = model.instrument_memcheck(MemcheckOptions::default()).unwrap();
-    assert!(c.source.contains("gldbg_mc_aq0(l, t.length()"), "{}", c.source);
+    let c = model
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap();
+    assert!(
+        c.source.contains("gldbg_mc_aq0(l, t.length()"),
+        "{}",
+        c.source
+    );
     let (_, r) = run(&src);
     let (f, line, _) = only(&r);
-    assert_eq!((f.kind, *line, f.count), (FindingKind::Uninitialized, 10, 4));
+    assert_eq!(
+        (f.kind, *line, f.count),
+        (FindingKind::Uninitialized, 10, 4)
+    );
     // ... while an interval that writes it keeps the race check.
     let (_, r) = run(&kernel(
         "void main() {
