@@ -16,13 +16,16 @@ pub(crate) fn var(name: &str) -> ast::Expr {
 pub(super) fn int(i: i32) -> ast::Expr {
     ast::ExprData::IntConst(i).into()
 }
+pub(crate) fn uint(u: u32) -> ast::Expr {
+    ast::ExprData::UIntConst(u).into()
+}
 pub(super) fn float(x: f32) -> ast::Expr {
     ast::ExprData::FloatConst(x).into()
 }
-pub(super) fn boolean(b: bool) -> ast::Expr {
+pub(crate) fn boolean(b: bool) -> ast::Expr {
     ast::ExprData::BoolConst(b).into()
 }
-pub(super) fn binary(op: ast::BinaryOpData, a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(crate) fn binary(op: ast::BinaryOpData, a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Binary(op.into(), Box::new(a), Box::new(b)).into()
 }
 pub(super) fn and(a: ast::Expr, b: ast::Expr) -> ast::Expr {
@@ -31,10 +34,10 @@ pub(super) fn and(a: ast::Expr, b: ast::Expr) -> ast::Expr {
 pub(super) fn eq(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     binary(ast::BinaryOpData::Equal, a, b)
 }
-pub(super) fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(crate) fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Comma(Box::new(a), Box::new(b)).into()
 }
-pub(super) fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
+pub(crate) fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
     ast::ExprData::Assignment(
         Box::new(a),
         ast::AssignmentOpData::Equal.into(),
@@ -45,7 +48,7 @@ pub(super) fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
 pub(super) fn index(a: ast::Expr, i: i32) -> ast::Expr {
     ast::ExprData::Bracket(Box::new(a), Box::new(int(i))).into()
 }
-pub(super) fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
+pub(crate) fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
     ast::ExprData::FunCall(ast::FunIdentifierData::ident(name).into(), args).into()
 }
 pub(super) fn post_inc(a: ast::Expr) -> ast::Expr {

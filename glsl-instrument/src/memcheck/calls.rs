@@ -8,20 +8,9 @@ use glsl_lang::ast;
 
 use super::Space;
 use super::rewrite::{Ctx, Rewrite, assign, call, comma, pure_root, root_name, take, u, v};
-use super::scope::{Dir, Home, ImageShape, Var};
+use super::scope::{Dir, Home, ImageShape, MEMORY_ATOMICS, Var};
 use crate::parse::expr_text;
 
-/// The built-ins reading or writing memory through their first argument.
-const MEMORY_ATOMICS: [&str; 8] = [
-    "atomicAdd",
-    "atomicMin",
-    "atomicMax",
-    "atomicAnd",
-    "atomicOr",
-    "atomicXor",
-    "atomicExchange",
-    "atomicCompSwap",
-];
 const IMAGE_CALLS: [&str; 11] = [
     "imageLoad",
     "imageStore",

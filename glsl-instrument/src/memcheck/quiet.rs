@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use glsl_lang::ast;
 
-use super::scope::{Dir, Globals};
+use super::scope::{Dir, Globals, MEMORY_ATOMICS, root_var};
 use crate::steps::{call_name, walk_stmt_exprs};
 
 /// Per statement of `list`: the `shared` arrays (of `shared`) only read in
@@ -61,15 +61,15 @@ fn writes(run: &[ast::Statement], g: &Globals) -> Option<HashSet<String>> {
         let mut s = s.clone();
         walk_stmt_exprs(&mut s, &mut |e| match &e.content {
             ast::ExprData::Assignment(lhs, _, _) => {
-                written.extend(root(lhs));
+                written.extend(root_var(lhs));
             }
             ast::ExprData::PostInc(a) | ast::ExprData::PostDec(a) => {
-                written.extend(root(a));
+                written.extend(root_var(a));
             }
             ast::ExprData::Unary(op, a)
                 if matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) =>
             {
-                written.extend(root(a));
+                written.extend(root_var(a));
             }
             ast::ExprData::FunCall(_, args) => {
                 let Some((name, n)) = call_name(e) else {
@@ -78,13 +78,13 @@ fn writes(run: &[ast::Statement], g: &Globals) -> Option<HashSet<String>> {
                 if name == "barrier" || g.functions.contains_key(name) {
                     clean = false;
                 }
-                if name.starts_with("atomic") {
-                    written.extend(args.first().and_then(root));
+                if MEMORY_ATOMICS.contains(&name) {
+                    written.extend(args.first().and_then(root_var));
                 }
                 if let Some(dirs) = g.directions(name, n) {
                     for (a, d) in args.iter().zip(dirs) {
                         if d != Dir::In {
-                            written.extend(root(a));
+                            written.extend(root_var(a));
                         }
                     }
                 }
@@ -93,15 +93,6 @@ fn writes(run: &[ast::Statement], g: &Globals) -> Option<HashSet<String>> {
         });
     }
     clean.then_some(written)
-}
-
-/// The variable at the root of an lvalue.
-fn root(e: &ast::Expr) -> Option<String> {
-    match &e.content {
-        ast::ExprData::Dot(b, _) | ast::ExprData::Bracket(b, _) => root(b),
-        ast::ExprData::Variable(n) => Some(n.0.to_string()),
-        _ => None,
-    }
 }
 
 /// A `return`, `break`, `continue` or `discard` anywhere in `s`.

@@ -92,38 +92,11 @@ pub(super) struct Rewrite<'a> {
     pub(super) flags: usize,
 }
 
-pub(super) fn v(name: &str) -> ast::Expr {
-    ast::ExprData::variable(name).into()
-}
-pub(super) fn u(x: u32) -> ast::Expr {
-    ast::ExprData::UIntConst(x).into()
-}
-pub(super) fn call(name: &str, args: Vec<ast::Expr>) -> ast::Expr {
-    ast::ExprData::FunCall(ast::FunIdentifierData::ident(name).into(), args).into()
-}
-pub(super) fn comma(a: ast::Expr, b: ast::Expr) -> ast::Expr {
-    ast::ExprData::Comma(Box::new(a), Box::new(b)).into()
-}
-pub(super) fn assign(a: ast::Expr, b: ast::Expr) -> ast::Expr {
-    ast::ExprData::Assignment(
-        Box::new(a),
-        ast::AssignmentOpData::Equal.into(),
-        Box::new(b),
-    )
-    .into()
-}
-fn expr_stmt(e: ast::Expr) -> ast::Statement {
-    ast::StatementData::Expression(ast::ExprStatementData(Some(e)).into()).into()
-}
-fn compound(list: Vec<ast::Statement>) -> ast::Statement {
-    ast::StatementData::Compound(
-        ast::CompoundStatementData {
-            statement_list: list,
-        }
-        .into(),
-    )
-    .into()
-}
+use crate::instrument::build::binary;
+pub(super) use crate::instrument::build::{
+    assign, call, comma, compound, expr_stmt, uint as u, var as v,
+};
+
 /// `e.length()` as an `int`.
 pub(super) fn length_of(e: ast::Expr) -> ast::Expr {
     let callee: ast::Expr =
@@ -135,10 +108,10 @@ pub(super) fn length_of(e: ast::Expr) -> ast::Expr {
     .into()
 }
 pub(super) fn mul(a: ast::Expr, b: ast::Expr) -> ast::Expr {
-    ast::ExprData::Binary(ast::BinaryOpData::Mult.into(), Box::new(a), Box::new(b)).into()
+    binary(ast::BinaryOpData::Mult, a, b)
 }
 pub(super) fn add(a: ast::Expr, b: ast::Expr) -> ast::Expr {
-    ast::ExprData::Binary(ast::BinaryOpData::Add.into(), Box::new(a), Box::new(b)).into()
+    binary(ast::BinaryOpData::Add, a, b)
 }
 pub(super) fn take(e: &mut ast::Expr) -> ast::Expr {
     std::mem::replace(e, ast::ExprData::BoolConst(false).into())
@@ -813,13 +786,9 @@ impl<'a> Rewrite<'a> {
     }
 }
 
-/// The variable at the root of an lvalue (`a` of `a[i].x`), or its text.
+/// [`root_var`](super::scope::root_var), or the expression's text where there is none.
 pub(super) fn root_name(e: &ast::Expr) -> String {
-    match &e.content {
-        ast::ExprData::Dot(b, _) | ast::ExprData::Bracket(b, _) => root_name(b),
-        ast::ExprData::Variable(n) => n.0.to_string(),
-        _ => expr_text(e),
-    }
+    super::scope::root_var(e).unwrap_or_else(|| expr_text(e))
 }
 
 /// The root variable of an image (or array) expression and whether the

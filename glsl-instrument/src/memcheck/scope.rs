@@ -375,6 +375,26 @@ impl Globals {
     }
 }
 
+/// The built-ins reading or writing memory through their first argument.
+pub(super) const MEMORY_ATOMICS: [&str; 8] = [
+    "atomicAdd",
+    "atomicMin",
+    "atomicMax",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "atomicExchange",
+    "atomicCompSwap",
+];
+/// The variable at the root of an lvalue (`a` of `a[i].x`).
+pub(super) fn root_var(e: &ast::Expr) -> Option<String> {
+    match &e.content {
+        ast::ExprData::Dot(b, _) | ast::ExprData::Bracket(b, _) => root_var(b),
+        ast::ExprData::Variable(n) => Some(n.0.to_string()),
+        _ => None,
+    }
+}
+
 /// The built-ins with `out` parameters.
 fn builtin_out(name: &str, n: usize) -> Option<Vec<Dir>> {
     let outs: &[usize] = match name {
