@@ -59,6 +59,10 @@ pub struct StoppedCall {
     pub not_drawn: bool,
     /// The slot's `stop_id` of this stop (commands name it).
     pub stop_id: u32,
+    /// (ABI 16) A stop after a dispatch an armed memcheck program ran
+    /// checked, with findings waiting for `CMD_MEMCHECK_TAKE`: the call
+    /// is done (continuing returns without running it again).
+    pub memcheck_ran: bool,
 }
 
 /// What the daemon remembers about breakpoints (the shared bitset may hold
@@ -302,6 +306,16 @@ impl SharedMemory {
     /// Ask both sides to spin up to `spin` for each other before sleeping
     /// (`Header::spin_us`): for step loops, where each answer comes within
     /// microseconds. `Duration::ZERO` restores the short default spin.
+    /// Let armed memcheck programs run without a stop, or not (ABI 16).
+    pub fn set_memcheck_fast(&self, on: bool) {
+        self.header().memcheck_fast.store(on as u32, Release);
+    }
+
+    /// Dispatches armed memcheck programs ran without a stop (ABI 16).
+    pub fn memcheck_fast_calls(&self) -> u64 {
+        self.header().memcheck_fast_calls.load(Relaxed)
+    }
+
     pub fn set_spin(&self, spin: Duration) {
         let us = spin.as_micros().min(u32::MAX as u128) as u32;
         self.header().spin_us.store(us, Release);
@@ -340,6 +354,7 @@ impl SharedMemory {
                 error: s.error.load(Relaxed),
                 not_drawn: s.not_drawn.load(Relaxed) != 0,
                 stop_id,
+                memcheck_ran: s.memcheck_ran.load(Relaxed) != 0,
             };
             // Pairs with the preload's release fence before it writes a
             // new stop's fields (a seqlock read).

@@ -91,8 +91,11 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
         (word >> (id & 63)) & 1 != 0
     };
     let slot = claim_slot(h);
+    if CLASS[id as usize] & class::SHADER_RECORD != 0 {
+        crate::replay::memcheck_armed::disarm_all();
+    }
     let mut r = match slot {
-        Some(slot) if stop_first => stop(h, slot, id, args, None),
+        Some(slot) if stop_first => stop_or_check(h, slot, id, args),
         _ => execute(id, args),
     };
     if checking
@@ -103,6 +106,23 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
     }
     IN_STOP.with(|f| f.set(false));
     r
+}
+
+/// A call that stops before it runs, unless memcheck has its program
+/// armed (`replay::memcheck_armed`): then it runs checked without a stop,
+/// and stops after it only where the run found something.
+fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
+    use crate::replay::memcheck_armed::{Outcome, try_run};
+    match try_run(id, args) {
+        Outcome::No => stop(h, slot, id, args, None),
+        Outcome::Ran => 0,
+        Outcome::RanFound => {
+            slot.memcheck_ran.store(1, Relaxed);
+            let r = stop(h, slot, id, args, Some((0, 0)));
+            slot.memcheck_ran.store(0, Relaxed);
+            r
+        }
+    }
 }
 
 /// Whether an error breakpoint looks at calls of `id`: GL functions, except

@@ -75,8 +75,11 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"GLDBGSHM");
 /// not one `\n`-separated text. 11: [`ReadbackReply::narrowed`]. 12: the
 /// step requests and replies end with a [`TraceRequest`] / [`TraceReply`]
 /// (a trace shader's storage buffer bound and read back). 15:
-/// [`CMD_MEMCHECK`].
-pub const ABI_VERSION: u32 = 15;
+/// [`CMD_MEMCHECK`]. 16: memcheck's armed programs (issue 17's speed):
+/// [`MemcheckRequest::arm`], [`CMD_MEMCHECK_TAKE`], [`Slot::memcheck_ran`],
+/// [`Header::memcheck_fast`], [`Header::memcheck_fast_calls`],
+/// [`MemcheckReply::cache_key`].
+pub const ABI_VERSION: u32 = 16;
 
 /// Environment variable carrying the inherited memfd number.
 pub const ENV_FD: &str = "GLDBG_SHM_FD";
@@ -181,6 +184,11 @@ pub const CMD_PIXEL_HISTORY: u32 = 11;
 /// `CMD_SKIP`); not in place, what the shader writes is copied aside and
 /// put back, and a draw's framebuffer writes are masked.
 pub const CMD_MEMCHECK: u32 = 12;
+/// (ABI 16) At a stop with [`Slot::memcheck_ran`] set (its dispatch ran
+/// checked without a stop, from an armed program, and found something):
+/// that run's [`MemcheckReply`] at `BULK_REPLY`, its lists and words in the
+/// bulk region as `CMD_MEMCHECK` writes them. No request; no GL work.
+pub const CMD_MEMCHECK_TAKE: u32 = 13;
 
 // Command status (written by the preload).
 pub const STATUS_OK: u32 = 0;
@@ -430,7 +438,13 @@ pub struct MemcheckRequest {
     /// all zeroed before the call.
     pub log_block: BulkRef,
     pub log_words: u32,
-    pub _pad0: u32,
+    /// (ABI 16, in what was padding) 1: after an in-place run that ran,
+    /// arm the app program for this context: its later dispatches run
+    /// checked without a stop while [`Header::memcheck_fast`] is 1, until
+    /// a program is linked or a shader recorded (any `SHADER_RECORD` call)
+    /// or a run fails. Only a run that found something then stops, after
+    /// its call, with [`Slot::memcheck_ran`].
+    pub arm: u32,
     /// The storage shadow's block name (empty: the shader has none).
     pub shadow_block: BulkRef,
     /// The tracked arrays' storage block names in shadow order, a list of
@@ -487,6 +501,8 @@ pub struct MemcheckReply {
     /// The findings block as bound and read (its first four words in
     /// `hits`..`full`, the rest in `data`; `words` has them together).
     pub trace: TraceReply,
+    /// (ABI 16) The request's `cache_key` (which checked program ran).
+    pub cache_key: u64,
 }
 
 /// Start of the mapping. Written by the daemon before the app starts,
@@ -550,6 +566,14 @@ pub struct Header {
     /// Preload (ABI 14): `draw_count` when the last frame-end call started
     /// (the draws of the frame in progress are numbered from it).
     pub frame_first_draw: AtomicU64,
+    /// Daemon (ABI 16): 1 while armed memcheck programs may run without a
+    /// stop (`memcheck on`, nothing else stopping dispatches: no GL or
+    /// source breakpoint covering them, no stepping, no error breakpoint).
+    pub memcheck_fast: AtomicU32,
+    pub _pad2: u32,
+    /// Preload (ABI 16): dispatches armed memcheck programs ran without a
+    /// stop, all threads.
+    pub memcheck_fast_calls: AtomicU64,
 }
 
 /// Preload (ABI 13): one app thread's call word, in its static TLS at
@@ -615,6 +639,12 @@ pub struct Slot {
     /// Daemon (ABI 8): the `stop_id` the posted `command` is meant for,
     /// written with `command` before `command_seq` is bumped.
     pub command_stop: AtomicU32,
+    /// Preload (ABI 16): 1 at a stop *after* a dispatch that an armed
+    /// memcheck program ran in place and that found something (the call
+    /// is done: continuing or skipping it returns without running it
+    /// again); its run's reply waits for [`CMD_MEMCHECK_TAKE`]. 0 at every
+    /// other stop.
+    pub memcheck_ran: AtomicU32,
 }
 
 /// A string or byte range inside the bulk region.

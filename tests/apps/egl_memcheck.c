@@ -834,11 +834,17 @@ static int find_case(const char *arg, int *fixed) {
     exit(2);
 }
 
+/* How many times each case runs its program (`--repeat N`): memcheck
+ * checks a program's first dispatch at a stop and its later ones without. */
+static int repeat = 1;
+
 static void run_case(int i, int fixed) {
     const struct mc_case *c = &CASES[i];
     GLuint p = fixed ? program_of(c->fixed_vs, c->fixed_fs, c->fixed_cs)
                      : program_of(c->vs, c->fs, c->cs);
-    uint64_t h = c->run(p);
+    /* Each run sets up its buffers anew: the last run's output is told. */
+    uint64_t h = 0;
+    for (int r = 0; r < repeat; r++) h = c->run(p);
     GLenum err = glGetError();
     if (err != GL_NO_ERROR) {
         fprintf(stderr, APP_NAME ": %s%s: GL error 0x%x\n", c->name, fixed ? "-fixed" : "", err);
@@ -872,11 +878,17 @@ static void print_source(const char *arg) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: egl_memcheck CASE... | all | bugs | fixed | --source CASE | --list\n");
+    fprintf(stderr, "usage: egl_memcheck [--repeat N] CASE... | all | bugs | fixed | --source CASE | --list\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "--repeat")) {
+        repeat = atoi(argv[2]);
+        if (repeat < 1) usage();
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 2) usage();
     if (!strcmp(argv[1], "--list")) {
         for (int i = 0; i < NCASES; i++) printf("%s\n%s-fixed\n", CASES[i].name, CASES[i].name);

@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gldbg_debugd::error::Error;
-use gldbg_debugd::memcheck::link::{MemcheckProgram, MemcheckRun, call_ran, run_checked};
+use gldbg_debugd::memcheck::link::{How, MemcheckProgram, MemcheckRun, call_ran, run_checked};
 use gldbg_debugd::shader::Reports;
 use gldbg_debugd::shm::{At, SharedMemory, StoppedCall};
 use gldbg_proto::api::function_id;
@@ -255,7 +255,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         stop_id: s.stop_id,
     };
     let other = checked(program + 1000);
-    let refused = run_checked(at, &Strict, &other, false, 1 << 20).unwrap_err();
+    let refused = run_checked(at, &Strict, &other, How::Aside, 1 << 20).unwrap_err();
     assert!(
         refused
             .to_string()
@@ -263,7 +263,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         "{refused}"
     );
     assert!(!call_ran(at), "a refused run runs nothing");
-    let run = run_checked(at, &Strict, &p, false, 1 << 20).expect("frame 1, aside");
+    let run = run_checked(at, &Strict, &p, How::Aside, 1 << 20).expect("frame 1, aside");
     check_common(&run, 1);
     assert_eq!(run.caps, [128, 256]);
     let log = &run.words[8..];
@@ -281,7 +281,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         slot: s.slot,
         stop_id: s.stop_id,
     };
-    let run = run_checked(at, &Strict, &p, true, 128 * 16).expect("frame 2, in place");
+    let run = run_checked(at, &Strict, &p, How::InPlace, 128 * 16).expect("frame 2, in place");
     assert!(call_ran(at));
     check_common(&run, 2);
     assert_eq!(run.caps, [128, 0], "array 1 passes the budget");
@@ -298,7 +298,7 @@ fn checked_dispatches_in_place_and_aside_leave_the_app_as_a_native_run() {
         slot: s.slot,
         stop_id: s.stop_id,
     };
-    let run = run_checked(at, &Strict, &p, true, 16).expect("frame 3, in place");
+    let run = run_checked(at, &Strict, &p, How::InPlace, 16).expect("frame 3, in place");
     check_common(&run, 3);
     assert_eq!(run.caps, [0, 0]);
     assert_eq!(run.words[8 + 140], 0, "the findings block is zeroed");
@@ -436,7 +436,8 @@ fn checked_draws_in_place_and_aside_leave_the_app_as_a_native_run() {
             break;
         }
         let in_place = frame == 2;
-        let run = run_checked(at, &Strict, p, in_place, 1 << 20).expect("a checked draw");
+        let how = if in_place { How::InPlace } else { How::Aside };
+        let run = run_checked(at, &Strict, p, how, 1 << 20).expect("a checked draw");
         assert_eq!(run.words.len(), 8 + 36);
         assert_eq!(run.words[8], 256, "frame {frame}: every fragment of 16x16");
         assert_eq!(
@@ -515,7 +516,7 @@ fn an_indirect_dispatch_and_rejected_checked_shaders() {
 
     let reports = Recorded::default();
     let bad = with_source(CHECKED.replace("void main() {", "void main() { nonsense;"));
-    let e = run_checked(at, &reports, &bad, true, 1 << 20).unwrap_err();
+    let e = run_checked(at, &reports, &bad, How::InPlace, 1 << 20).unwrap_err();
     assert!(e.to_string().contains("rejected (compile)"), "{e}");
     let rejected = reports.0.lock().unwrap().clone();
     assert_eq!(rejected.len(), 1);
@@ -523,7 +524,7 @@ fn an_indirect_dispatch_and_rejected_checked_shaders() {
     assert!(!call_ran(at));
 
     let unlinked = with_source(CHECKED.replace("void main() {", "void f();\nvoid main() { f();"));
-    match run_checked(at, &reports, &unlinked, true, 1 << 20) {
+    match run_checked(at, &reports, &unlinked, How::InPlace, 1 << 20) {
         Err(Error::Replay { status, log }) => {
             assert_eq!(status, abi::STATUS_LINK_FAILED);
             assert!(!log.is_empty(), "the driver's link log");
@@ -537,7 +538,7 @@ fn an_indirect_dispatch_and_rejected_checked_shaders() {
         "a link failure is the caller's"
     );
 
-    let run = run_checked(at, &Strict, &checked(program), true, 1 << 20).expect("in place");
+    let run = run_checked(at, &Strict, &checked(program), How::InPlace, 1 << 20).expect("in place");
     check_common(&run, 1);
     assert!(call_ran(at));
     shm.clear_breakpoints();
@@ -582,7 +583,7 @@ fn display_lists_are_not_run_in_place() {
         not_checked: Vec::new(),
     };
     let p = MemcheckProgram::new(1, Stage::Fragment, shader, Vec::new());
-    let e = run_checked(at, &Strict, &p, true, 1 << 20).unwrap_err();
+    let e = run_checked(at, &Strict, &p, How::InPlace, 1 << 20).unwrap_err();
     assert!(
         e.to_string().contains("glCallList is not run in place"),
         "{e}"

@@ -214,6 +214,8 @@ pub struct ReportView<'a> {
     memcheck: &'static str,
     findings: Vec<FindingView<'a>>,
     calls_checked: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    calls_armed: u64,
     shadow_bytes: u64,
     budget_bytes: u64,
     not_checked: &'a [String],
@@ -227,6 +229,7 @@ impl<'a> ReportView<'a> {
             memcheck: mode_name(r.mode()),
             findings: r.findings.iter().map(FindingView::new).collect(),
             calls_checked: r.calls_checked,
+            calls_armed: r.calls_armed,
             shadow_bytes: r.shadow_bytes,
             budget_bytes: r.budget_bytes,
             not_checked: &r.not_checked,
@@ -242,9 +245,13 @@ impl fmt::Display for ReportView<'_> {
         } else {
             "calls"
         };
+        let armed = match self.calls_armed {
+            0 => String::new(),
+            n => format!(" ({n} without a stop)"),
+        };
         write!(
             f,
-            "memcheck is {}: {} {calls} checked, {} finding{}; shadow memory {} of {} bytes",
+            "memcheck is {}: {} {calls} checked{armed}, {} finding{}; shadow memory {} of {} bytes",
             self.memcheck,
             self.calls_checked,
             self.findings.len(),

@@ -128,17 +128,69 @@ pub fn run_checked(
     at: At<'_>,
     reports: &dyn Reports,
     p: &MemcheckProgram,
-    in_place: bool,
+    how: How,
     budget_bytes: u64,
 ) -> Result<MemcheckRun> {
     let asked = p.asked_blocks();
-    write_request(at, p, in_place, budget_bytes, &asked);
+    write_request(at, p, how, budget_bytes, &asked);
     // A preload that writes no reply (bulk region unavailable) leaves
     // `ran` 0 for `call_ran`.
     at.shm
         .write_struct(abi::BULK_REPLY, &MemcheckReply::default());
-    let timeout = if in_place { IN_PLACE_TIMEOUT } else { TIMEOUT };
+    let timeout = match how {
+        How::Aside => TIMEOUT,
+        How::InPlace | How::InPlaceArmed => IN_PLACE_TIMEOUT,
+    };
     let st = at.run(abi::CMD_MEMCHECK, timeout)?;
+    read_run(at, reports, p, st, asked)
+}
+
+/// How [`run_checked`] runs the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// What the call writes copied aside and put back (`memcheck stop`).
+    Aside,
+    /// For the app, in place (the daemon then answers with `CMD_SKIP`).
+    InPlace,
+    /// In place, and the program armed after (`MemcheckRequest::arm`):
+    /// its later dispatches run checked without a stop.
+    InPlaceArmed,
+}
+
+/// At a stop after a dispatch an armed program ran checked (the stop's
+/// `memcheck_ran`): take that run's reply into the bulk region; its
+/// status and the checked program's cache key (0 where none came), for
+/// [`read_taken`].
+pub fn take_armed(at: At<'_>) -> Result<(u32, u64)> {
+    at.shm
+        .write_struct(abi::BULK_REPLY, &MemcheckReply::default());
+    let st = at.run(abi::CMD_MEMCHECK_TAKE, TIMEOUT)?;
+    let key = at
+        .shm
+        .read_struct::<MemcheckReply>(abi::BULK_REPLY)
+        .cache_key;
+    Ok((st, key))
+}
+
+/// The run [`take_armed`] took (status `st`), of the checked program `p`
+/// its key names, as [`run_checked`] gives one.
+pub fn read_taken(
+    at: At<'_>,
+    reports: &dyn Reports,
+    p: &MemcheckProgram,
+    st: u32,
+) -> Result<MemcheckRun> {
+    read_run(at, reports, p, st, p.asked_blocks())
+}
+
+/// A `CMD_MEMCHECK` reply (status `st`) as a run of `p`.
+fn read_run(
+    at: At<'_>,
+    reports: &dyn Reports,
+    p: &MemcheckProgram,
+    st: u32,
+    asked: Vec<String>,
+) -> Result<MemcheckRun> {
     let reply: MemcheckReply = at.shm.read_struct(abi::BULK_REPLY);
     let log = || String::from_utf8_lossy(&at.shm.read_bytes(reply.log)).into_owned();
     match st {
@@ -188,13 +240,14 @@ pub fn call_ran(at: At<'_>) -> bool {
 }
 
 /// The request of `p` at `BULK_REQUEST`, its strings after it.
-fn write_request(at: At<'_>, p: &MemcheckProgram, in_place: bool, budget: u64, asked: &[String]) {
+fn write_request(at: At<'_>, p: &MemcheckProgram, how: How, budget: u64, asked: &[String]) {
     let start = size_of::<MemcheckRequest>().next_multiple_of(64);
     let mut w = at.shm.bulk_writer(abi::BULK_REQUEST + start);
     let mut req = MemcheckRequest {
         cache_key: p.cache_key,
         program: p.program,
-        in_place: u32::from(in_place),
+        in_place: u32::from(how != How::Aside),
+        arm: u32::from(how == How::InPlaceArmed),
         counters: u32::from(p.shader.counters),
         budget_bytes: budget,
         log_words: p.shader.log_words() as u32,

@@ -197,6 +197,10 @@ pub struct Findings {
     index: HashMap<Key, usize>,
     /// Dispatches and draws run checked.
     pub calls_checked: u64,
+    /// Of them, runs of armed programs that stopped after their call
+    /// (they found something); those that did not stop are the preload's
+    /// count (`Header::memcheck_fast_calls`).
+    pub calls_armed: u64,
     /// The most shadow memory one call used.
     pub shadow_bytes: u64,
     pub gpu_ns: u64,
@@ -267,6 +271,7 @@ impl Findings {
             not_checked: self.not_checked.iter().cloned().collect(),
             calls_checked: self.calls_checked,
             gpu_ns: self.gpu_ns,
+            calls_armed: self.calls_armed,
         }
     }
 }

@@ -179,12 +179,12 @@ impl Breakpoints {
     }
 
     /// Whether a call of `function` must stop for one of them.
-    fn covers(&self, function: u32) -> bool {
+    pub(super) fn covers(&self, function: u32) -> bool {
         self.list.iter().any(|b| b.kind.covers(function))
     }
 
     /// Whether the preload must check every call for a GL error.
-    fn check_errors(&self) -> bool {
+    pub(super) fn check_errors(&self) -> bool {
         self.list.iter().any(|b| b.kind == BreakKind::GlError)
     }
 
@@ -238,4 +238,5 @@ pub(super) fn apply_bits(c: &Control, shm: &SharedMemory) {
         shm.set_breakpoint(id, on);
     }
     shm.set_check_errors(c.breakpoints.check_errors());
+    shm.set_memcheck_fast(super::memcheck::fast_allowed(c));
 }

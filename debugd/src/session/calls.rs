@@ -55,7 +55,7 @@ impl Session {
             }
         };
         let mut ret = None;
-        if call.error != 0 {
+        if call.error != 0 || call.memcheck_ran {
             // Stopped after the call: it was executed.
             ret = Some(call.ret);
         } else if class_of(call.function) & class::SHADER_RECORD != 0 {
@@ -100,15 +100,19 @@ impl Session {
             context: call.context,
             stop_id: call.stop_id,
             source_check: false,
+            memcheck_ran: call.memcheck_ran,
         };
         let hit = c.breakpoints.hit(&stop);
         stop.breakpoint_id = hit;
         // Source breakpoints and memcheck: a draw (that draws) or dispatch
         // stops to be checked (internally where no GL breakpoint stops there).
-        stop.source_check = !c.stepping
-            && stop.error == 0
-            && (c.breakpoints.has_sources() || c.memcheck.active())
-            && (stop.draw != 0 || class_of(stop.function) & class::DISPATCH != 0);
+        // A dispatch an armed memcheck program ran and found something in
+        // is one too, whatever changed since: its findings wait there.
+        stop.source_check = stop.memcheck_ran
+            || (!c.stepping
+                && stop.error == 0
+                && (c.breakpoints.has_sources() || c.memcheck.active())
+                && (stop.draw != 0 || class_of(stop.function) & class::DISPATCH != 0));
         let hit = hit | u32::from(stop.source_check);
         let recent = c.recent.entry(stop.tid).or_default();
         if recent.len() == RECENT_CALLS {

@@ -15,6 +15,13 @@
 //! shader debugging started and focused on the first finding's
 //! invocation; without one the call runs natively. A GL breakpoint's stop
 //! at a dispatch is checked when `continue` leaves it.
+//!
+//! `on` arms a compute program at its first checked dispatch (`How::
+//! InPlaceArmed`; the preload's `memcheck_armed.rs`): while nothing else
+//! needs dispatches to stop ([`fast_allowed`]), its later dispatches run
+//! checked in the app without a stop, and only one that found something
+//! stops, after its call (`Stop::memcheck_ran`): its findings are taken
+//! (`CMD_MEMCHECK_TAKE`) and recorded as any checked call's.
 
 use std::collections::HashMap;
 
@@ -23,6 +30,7 @@ use glsl_instrument::memcheck::{HEADER_WORDS, MemcheckOptions, Space};
 
 use super::*;
 use crate::history::link::At;
+use crate::memcheck::link::How;
 use crate::memcheck::{
     self as mc, CallOf, DEFAULT_BUDGET, Findings, MemcheckProgram, MemcheckRun, Place, Sites,
 };
@@ -80,6 +88,14 @@ impl Memcheck {
             .map(|(_, f)| f.clone())
     }
 
+    /// The app ended: the dispatches its armed programs ran without a stop
+    /// are counted in the report from now on (its shared memory goes).
+    pub(super) fn app_ended(&mut self, shm: &SharedMemory) {
+        let unstopped = shm.memcheck_fast_calls();
+        self.findings.calls_checked += unstopped;
+        self.findings.calls_armed += unstopped;
+    }
+
     /// A new app: its programs and findings are its own.
     pub(super) fn restart(&mut self) {
         self.findings = Findings::default();
@@ -123,6 +139,19 @@ pub(super) enum Next {
 
 const GO_ON: Next = Next::Resume(abi::CMD_CONTINUE);
 
+/// Whether armed memcheck programs may run dispatches without a stop:
+/// `memcheck on`, and nothing else wants dispatches to stop (no GL
+/// breakpoint covering one, no source breakpoint, no error breakpoint, no
+/// stepping).
+pub(super) fn fast_allowed(c: &Control) -> bool {
+    c.memcheck.mode == MemcheckMode::MemcheckOn
+        && !c.stepping
+        && !c.breakpoints.has_sources()
+        && !c.breakpoints.check_errors()
+        && !(0..FUNCTIONS.len() as u32)
+            .any(|id| class_of(id) & class::DISPATCH != 0 && c.breakpoints.covers(id))
+}
+
 /// Whether `stop` is a call memcheck checks: a dispatch, or a draw that
 /// draws, before it runs.
 fn checkable(stop: &Stop) -> bool {
@@ -143,9 +172,17 @@ impl Session {
                 apply_bits(&c, &l.shm);
             }
         }
-        c.memcheck
+        let mut report = c
+            .memcheck
             .findings
-            .report(c.memcheck.mode, c.memcheck.budget)
+            .report(c.memcheck.mode, c.memcheck.budget);
+        // The dispatches armed programs ran without a stop.
+        if let Some(l) = &c.launched {
+            let unstopped = l.shm.memcheck_fast_calls();
+            report.calls_checked += unstopped;
+            report.calls_armed += unstopped;
+        }
+        report
     }
 
     /// Before `continue` resumes from a stop nothing checked (a GL
@@ -158,6 +195,7 @@ impl Session {
                 && c.paused.is_none()
                 && c.current.as_ref().is_some_and(|s| {
                     m.ran_at == Some(s.serial)
+                        || (s.memcheck_ran && m.checked != Some(s.serial))
                         || (m.active() && checkable(s) && m.checked != Some(s.serial))
                 });
             if !due {
@@ -176,6 +214,11 @@ impl Session {
             let m = &mut c.memcheck;
             if m.ran_at == Some(stop.serial) {
                 return Ok(Next::Resume(abi::CMD_SKIP));
+            }
+            if stop.memcheck_ran && m.checked != Some(stop.serial) {
+                m.checked = Some(stop.serial);
+                drop(c);
+                return Ok(self.take_armed_run(&stop, &shm));
             }
             if !m.active() || m.checked == Some(stop.serial) || !checkable(&stop) {
                 return Ok(GO_ON);
@@ -198,7 +241,12 @@ impl Session {
             return Ok(GO_ON);
         }
         let (key, mut entry) = self.checked_program(&program, stage);
-        let in_place = mode == MemcheckMode::MemcheckOn;
+        let how = match (mode, stage) {
+            (MemcheckMode::MemcheckOn, Stage::Compute) => How::InPlaceArmed,
+            (MemcheckMode::MemcheckOn, _) => How::InPlace,
+            _ => How::Aside,
+        };
+        let in_place = how != How::Aside;
         let at = At {
             shm: &shm,
             slot: stop.slot,
@@ -209,7 +257,7 @@ impl Session {
             let Entry::Checked(checked) = &*entry else {
                 return Ok(GO_ON);
             };
-            let failed = match mc::run_checked(at, self, &checked.p, in_place, budget) {
+            let failed = match mc::run_checked(at, self, &checked.p, how, budget) {
                 Ok(run) if run.words.len() >= HEADER_WORDS => break run,
                 Ok(run) => Error::Internal(format!(
                     "the findings block came back with {} words (a header is {HEADER_WORDS})",
@@ -246,6 +294,54 @@ impl Session {
                 ))))
             }
         }
+    }
+
+    /// At a stop after a dispatch an armed program ran checked (the call
+    /// is done): its findings taken and recorded; the stop continues (the
+    /// preload returns without running the call again).
+    /// (The caller holds the debug lock: the bulk region is its.)
+    fn take_armed_run(&self, stop: &Stop, shm: &SharedMemory) -> Next {
+        let at = At {
+            shm,
+            slot: stop.slot,
+            stop_id: stop.stop_id,
+        };
+        let taken = mc::link::take_armed(at).and_then(|(st, key)| {
+            let entry = self
+                .control()
+                .memcheck
+                .programs
+                .values()
+                .find(|e| matches!(&***e, Entry::Checked(c) if c.p.cache_key == key))
+                .cloned();
+            let Some(entry) = entry else {
+                return Err(Error::Internal(format!(
+                    "no checked program has the key {key:#x} of the run at call {}",
+                    stop.call_number
+                )));
+            };
+            let Entry::Checked(checked) = &*entry else {
+                unreachable!("matched as checked")
+            };
+            match mc::link::read_taken(at, self, &checked.p, st) {
+                Ok(run) => {
+                    self.control().memcheck.findings.calls_armed += 1;
+                    self.record_findings(stop, checked, &run);
+                    Ok(())
+                }
+                Err(e) => {
+                    self.memcheck_unchecked(stop, &checked.p, e);
+                    Ok(())
+                }
+            }
+        });
+        if let Err(e) = taken {
+            self.warn(format!(
+                "memcheck: the findings of the checked call {} could not be read: {e}",
+                stop.call_number
+            ));
+        }
+        GO_ON
     }
 
     /// How the stop is released after its check: skipped where the call

@@ -146,6 +146,10 @@ struct Stop {
     /// a GL breakpoint there it is internal (never reported unless a
     /// source breakpoint or a memcheck finding stops there).
     source_check: bool,
+    /// A stop after a dispatch an armed memcheck program ran checked
+    /// without a stop and found something in (`ret` is Some): `continue`'s
+    /// memcheck check takes its findings.
+    memcheck_ran: bool,
 }
 
 impl Stop {
@@ -416,6 +420,7 @@ mod tests {
             context: 0,
             stop_id: 1,
             source_check: false,
+            memcheck_ran: false,
         }
     }
 

@@ -302,7 +302,10 @@ impl Session {
             c.pending.clear();
             c.shader_stop = None;
             c.paused = None;
-            c.launched = None;
+            // What the app's preload counted stays in the memcheck report.
+            if let Some(l) = c.launched.take() {
+                c.memcheck.app_ended(&l.shm);
+            }
             // The app's session ended: its saved shaders go (unless kept).
             drop(self.saved_shaders().take());
         }
@@ -548,6 +551,7 @@ pub(super) fn crash_info(c: &Control, r: &launch::CrashReport) -> pb::Crash {
                     context: slot.context.load(Ordering::Relaxed),
                     stop_id: 0,
                     source_check: false,
+                    memcheck_ran: false,
                 };
                 call = Some(call_info(&s, None));
                 in_call = true;

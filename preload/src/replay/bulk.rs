@@ -8,6 +8,12 @@
 //! (`bytes`) borrow it, mutable views borrow it mutably, and several
 //! mutable views at once come from [`Bulk::disjoint_mut`], which checks
 //! that they do not overlap.
+//!
+//! A [`Bulk::private`] one has the same layout in memory of this process
+//! alone, of fixed sizes (it is not the one shared `Bulk`): memcheck's
+//! armed runs (`memcheck_armed.rs`) run the command's step without a stop,
+//! on a copy of the request the daemon once wrote, and keep the reply until
+//! the daemon takes it.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,14 +26,61 @@ static TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// The bulk region, for one command.
 pub(crate) struct Bulk {
-    lease: crate::bulk::Lease,
+    backing: Backing,
 }
+
+enum Backing {
+    /// The shared region (the only one: `TAKEN`).
+    Shared(crate::bulk::Lease),
+    /// Memory of ours: per area of the region (request, reply, data) its
+    /// first bytes, allocated once and never grown (views stay valid).
+    Private([Area; 3]),
+}
+
+/// One private area: `len` bytes at `ptr` (from `Box::<[u8]>::into_raw`).
+struct Area {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Area {
+    fn new(len: usize, from: &[u8]) -> Area {
+        let mut bytes = vec![0u8; len.max(from.len())].into_boxed_slice();
+        bytes[..from.len()].copy_from_slice(from);
+        let len = bytes.len();
+        Area {
+            ptr: Box::into_raw(bytes).cast::<u8>(),
+            len,
+        }
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        let bytes = core::ptr::slice_from_raw_parts_mut(self.ptr, self.len);
+        // SAFETY: `ptr` and `len` are those of the boxed slice `new` leaked;
+        // no view outlives the `Bulk` that owns this area.
+        drop(unsafe { Box::from_raw(bytes) });
+    }
+}
+
+// SAFETY: an `Area` alone owns its bytes (a boxed slice held by pointer).
+unsafe impl Send for Area {}
 
 impl Drop for Bulk {
     fn drop(&mut self) {
-        TAKEN.store(false, Ordering::Release);
+        if let Backing::Shared(_) = self.backing {
+            TAKEN.store(false, Ordering::Release);
+        }
     }
 }
+
+/// Where each of the region's areas starts and ends (`crate::bulk`'s).
+const AREAS: [(usize, usize); 3] = [
+    (shm::BULK_REQUEST, shm::BULK_REPLY),
+    (shm::BULK_REPLY, shm::BULK_DATA),
+    (shm::BULK_DATA, shm::BULK_SIZE),
+];
 
 /// Round `x` up to 8 bytes (where a record after another starts).
 pub(crate) fn align8(x: usize) -> usize {
@@ -69,17 +122,51 @@ impl Bulk {
             return None;
         }
         let bulk = Bulk {
-            lease: crate::bulk::lease(),
+            backing: Backing::Shared(crate::bulk::lease()),
         };
         bulk.at(shm::BULK_REQUEST, 1)?;
         bulk.at(shm::BULK_REPLY, 1)?;
         Some(bulk)
     }
 
+    /// A bulk region of this process's own: the request area starts with
+    /// `request`, the reply and data areas hold `reply` and `data` bytes
+    /// (an access past them fails as an unmappable one does).
+    pub(crate) fn private(request: &[u8], reply: usize, data: usize) -> Bulk {
+        Bulk {
+            backing: Backing::Private([
+                Area::new(0, request),
+                Area::new(reply, &[]),
+                Area::new(data, &[]),
+            ]),
+        }
+    }
+
+    /// The request area's first `len` bytes (None: not all there).
+    pub(crate) fn request_bytes(&self, len: usize) -> Option<&[u8]> {
+        let p = self.at(shm::BULK_REQUEST, len)?;
+        // SAFETY: `at` checked that the `len` bytes lie in one mapped or
+        // allocated area; no mutable view is alive (`&self`).
+        Some(unsafe { core::slice::from_raw_parts(p, len) })
+    }
+
     /// A pointer to `len` bytes at `off`, if they are inside one area of
-    /// the region and it can be mapped.
+    /// the region and it can be mapped (a private one: was allocated).
     fn at(&self, off: usize, len: usize) -> Option<*mut u8> {
-        crate::session::bulk_window(&self.lease, off, len)
+        match &self.backing {
+            Backing::Shared(lease) => crate::session::bulk_window(lease, off, len),
+            Backing::Private(areas) => {
+                let i = AREAS
+                    .iter()
+                    .position(|&(start, end)| off >= start && off < end)?;
+                let inside = off - AREAS[i].0;
+                let fits = inside
+                    .checked_add(len)
+                    .is_some_and(|end| end <= areas[i].len);
+                // SAFETY: `inside + len` bytes lie within the area's allocation.
+                fits.then(|| unsafe { areas[i].ptr.add(inside) })
+            }
+        }
     }
 
     pub(crate) fn read<T: Copy + Default>(&self, off: usize) -> T {
@@ -131,7 +218,9 @@ impl Bulk {
         }
         let ptrs = starts(&ranges, |off, len| {
             let p = self.at(off, len)?;
-            crate::bulk::populate(&self.lease, off, len);
+            if let Backing::Shared(lease) = &self.backing {
+                crate::bulk::populate(lease, off, len);
+            }
             Some(p)
         })?;
         Some(core::array::from_fn(|i| {

@@ -61,7 +61,7 @@ pub fn memcheck(id: u32, args: &[u64]) -> u32 {
     command(id, args, check, step)
 }
 
-fn check(call: Call, req: &MemcheckRequest) -> Result<(), Error> {
+pub(super) fn check(call: Call, req: &MemcheckRequest) -> Result<(), Error> {
     if !call.is_dispatch() {
         call.replayable(true)?;
     }
@@ -113,6 +113,27 @@ fn step(
     call: Call,
     req: &MemcheckRequest,
     reply: &mut MemcheckReply,
+) -> Result<(), Error> {
+    step_as(bulk, call, req, reply, Run::AtStop)
+}
+
+/// How a checked call is run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Run {
+    /// At a stop, for the daemon (`CMD_MEMCHECK`): timed, and armed after
+    /// where the request asks (`memcheck_armed.rs`).
+    AtStop,
+    /// By an armed program without a stop: nothing waits for the GPU but
+    /// reading the findings back.
+    Armed,
+}
+
+pub(super) fn step_as(
+    bulk: &mut Bulk,
+    call: Call,
+    req: &MemcheckRequest,
+    reply: &mut MemcheckReply,
+    run: Run,
 ) -> Result<(), Error> {
     let in_place = req.in_place != 0;
     let draw = !call.is_dispatch();
@@ -171,7 +192,10 @@ fn step(
         gl::depth_mask(gl::FALSE);
         gl::stencil_mask_separate(gl::FRONT_AND_BACK, 0);
     }
-    let timer = Timer::begin();
+    let timer = match run {
+        Run::AtStop => Timer::begin(),
+        Run::Armed => Timer(None),
+    };
     let replayed = r.replay(if draw { "draw" } else { "dispatch" }, |c| match draw {
         true => c.draw_as_app(),
         false => c.dispatch(),
@@ -186,7 +210,12 @@ fn step(
     restored?;
     r.read_back(|_| Ok(()))?;
     r.reply.gpu_ns = gpu_ns.unwrap_or(0);
-    write_lists(&mut r, req, prog, &shadow)
+    r.reply.cache_key = req.cache_key;
+    write_lists(&mut r, req, prog, &shadow)?;
+    if run == Run::AtStop && req.arm != 0 && in_place && !draw {
+        super::memcheck_armed::arm(r.bulk, req);
+    }
+    Ok(())
 }
 
 /// The checked program: cached or built (a draw's with the app's
@@ -397,14 +426,17 @@ fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<Shado
         buffer,
         kept,
     };
-    if !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes) {
+    gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
+    // Binding the range bound the generic binding to the buffer too.
+    if !super::zero_fill::zero(binding, bytes as u64)
+        && !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes)
+    {
         let zeros = vec![0u8; 1 << 20];
         for at in (0..bytes as usize).step_by(zeros.len()) {
             let n = zeros.len().min(bytes as usize - at);
             gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, at, &zeros[..n]);
         }
     }
-    gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
     check_gl("binding the memcheck shadow")?;
     Ok(Some(bound))
 }

@@ -28,7 +28,10 @@
 //! image it follows, read one texel at a time) and [`history`] (a draw's
 //! fragments at the pixel, passed one by one through the app's tests).
 //! Memcheck (issue 17): [`memcheck`] (the call run with the checked
-//! program, in place or with its writes put back, the findings read back).
+//! program, in place or with its writes put back, the findings read back),
+//! [`memcheck_armed`] (a program checked once runs checked at its later
+//! dispatches without a stop) and [`zero_fill`] (its shadow zeroed by a
+//! compute pass of ours).
 //!
 //! A new kind of replay is one module with its `check` and `step` for
 //! `pipeline::command`, plus a line in [`run_command`].
@@ -45,6 +48,7 @@ pub mod feedback;
 pub mod framebuffer;
 pub mod history;
 pub mod memcheck;
+pub mod memcheck_armed;
 pub mod pipeline;
 pub mod pixel_scissor;
 pub mod program;
@@ -59,6 +63,7 @@ pub mod texel;
 pub mod trace;
 pub mod uniforms;
 pub mod writes;
+pub mod zero_fill;
 
 use gldbg_proto::shm;
 
@@ -79,6 +84,7 @@ pub fn run_command(cmd: u32, id: u32, args: &[u64]) -> u32 {
         shm::CMD_PIXEL_READ => texel::pixel_read(id, args),
         shm::CMD_PIXEL_HISTORY => history::pixel_history(id, args),
         shm::CMD_MEMCHECK => memcheck::memcheck(id, args),
+        shm::CMD_MEMCHECK_TAKE => memcheck_armed::take(),
         _ => shm::STATUS_UNKNOWN_COMMAND,
     }
 }

@@ -163,6 +163,7 @@ fn the_report() {
         not_checked: vec!["program 3: shared memory is not checked".into()],
         calls_checked: 2,
         gpu_ns: 0,
+        calls_armed: 1,
     };
     let out = Ok(Outcome::Memcheck(report));
     let v = result_json("memcheck", &out);
@@ -175,6 +176,7 @@ fn the_report() {
             "memcheck",
             "findings",
             "calls_checked",
+            "calls_armed",
             "shadow_bytes",
             "budget_bytes",
             "not_checked"
@@ -191,7 +193,8 @@ fn the_report() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "memcheck is stop: 2 calls checked, 2 findings; shadow memory 4096 of 268435456 bytes"
+        "memcheck is stop: 2 calls checked (1 without a stop), 2 findings; shadow memory 4096 \
+         of 268435456 bytes"
     );
     assert!(lines[1].starts_with("  race at line 12:5"), "{text}");
     assert_eq!(
