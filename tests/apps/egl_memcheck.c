@@ -835,8 +835,24 @@ static int find_case(const char *arg, int *fixed) {
 }
 
 /* How many times each case runs its program (`--repeat N`): memcheck
- * checks a program's first dispatch at a stop and its later ones without. */
-static int repeat = 1;
+ * checks a program's first dispatch at a stop and its later ones without.
+ * `--relink`: then the same program object is relinked with the twin's
+ * shaders and run as many times again (a checked program of the old
+ * shaders must not run in its place). */
+static int repeat = 1, relink = 0;
+
+/* Relink `p` with the twin's shaders of case `c`. */
+static void relink_fixed(GLuint p, const struct mc_case *c) {
+    GLuint attached[4];
+    GLsizei n = 0;
+    glGetAttachedShaders(p, 4, &n, attached);
+    for (GLsizei i = 0; i < n; i++) glDetachShader(p, attached[i]);
+    if (c->fixed_cs) glAttachShader(p, compile(GL_COMPUTE_SHADER, c->fixed_cs));
+    if (c->fixed_vs) glAttachShader(p, compile(GL_VERTEX_SHADER, c->fixed_vs));
+    if (c->fixed_fs) glAttachShader(p, compile(GL_FRAGMENT_SHADER, c->fixed_fs));
+    link_program(p);
+    glUseProgram(p);
+}
 
 static void run_case(int i, int fixed) {
     const struct mc_case *c = &CASES[i];
@@ -862,6 +878,19 @@ static void run_case(int i, int fixed) {
     printf(APP_NAME ": %s%s checksum 0x%016llx (%s)\n", c->name, fixed ? "-fixed" : "",
            (unsigned long long)h, fixed ? "deterministic" : c->determinism);
     fflush(stdout);
+    if (relink && !fixed) {
+        relink_fixed(p, c);
+        for (int r = 0; r < repeat; r++) h = c->run(p);
+        if (glGetError() != GL_NO_ERROR || h != c->cpu()) {
+            fprintf(stderr, APP_NAME ": %s relinked: checksum 0x%016llx differs from the CPU "
+                    "model's 0x%016llx\n", c->name, (unsigned long long)h,
+                    (unsigned long long)c->cpu());
+            exit(1);
+        }
+        printf(APP_NAME ": %s relinked checksum 0x%016llx (deterministic)\n", c->name,
+               (unsigned long long)h);
+        fflush(stdout);
+    }
     glUseProgram(0);
     glDeleteProgram(p);
 }
@@ -878,7 +907,7 @@ static void print_source(const char *arg) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: egl_memcheck [--repeat N] CASE... | all | bugs | fixed | --source CASE | --list\n");
+    fprintf(stderr, "usage: egl_memcheck [--repeat N] [--relink] CASE... | all | bugs | fixed | --source CASE | --list\n");
     exit(2);
 }
 
@@ -888,6 +917,11 @@ int main(int argc, char **argv) {
         if (repeat < 1) usage();
         argv += 2;
         argc -= 2;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--relink")) {
+        relink = 1;
+        argv += 1;
+        argc -= 1;
     }
     if (argc < 2) usage();
     if (!strcmp(argv[1], "--list")) {

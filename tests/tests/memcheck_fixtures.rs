@@ -312,3 +312,63 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
         "{e}"
     );
 }
+
+/// `memcheck on` checks a compute program's first dispatch at a stop and
+/// arms it: its later dispatches run checked in the app without a stop,
+/// and only one that finds something stops (after its call) for its
+/// findings. Every dispatch is counted, findings included, and relinking
+/// the program disarms it: its new shaders are checked from then on, and
+/// the old checked program never runs in their place (the app checks the
+/// relinked results against its CPU model and fails otherwise).
+#[test]
+fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
+    require_workspace();
+    let dir = TempDir::new("memcheck-armed");
+    let script = dir.join("s.gldbg");
+    std::fs::write(&script, "continue\nmemcheck\n").unwrap();
+    let mut cmd = Command::new(gldbg());
+    cmd.args(["run", "--memcheck", "--batch", "--json", "-x"])
+        .arg(&script)
+        .arg("--")
+        .arg(app())
+        .args(["--repeat", "3", "--relink", "storage-oob", "shared-uninit"]);
+    let out = run_command(cmd);
+    assert!(out.status.success(), "{}", out.transcript());
+    for case in ["storage-oob", "shared-uninit"] {
+        let relinked = checksum(&out.stdout, &format!("{case} relinked"));
+        assert!(relinked.ends_with("(deterministic)"), "{relinked}");
+    }
+    // One event per finding, with the count of its first call.
+    let events: Vec<&Value> = out
+        .lines
+        .iter()
+        .filter(|v| v["event"] == "memcheck")
+        .collect();
+    let kinds: Vec<(&str, u64)> = events
+        .iter()
+        .map(|e| (e["kind"].as_str().unwrap(), e["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("out-of-bounds", 1), ("uninitialized", 128)],
+        "{events:#?}"
+    );
+    let report = out
+        .lines
+        .iter()
+        .find(|v| v["cmd"] == "memcheck")
+        .unwrap_or_else(|| panic!("no report: {}", out.transcript()));
+    // Every dispatch of the planted shaders counted: 3 of each.
+    let counts: Vec<u64> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["count"].as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, [3, 3 * 128], "{report}");
+    // Per case 3 dispatches before the relink and 3 after: the first of
+    // each at a stop, the other 2 armed (those before the relink found
+    // something and stopped after their call; those after did not stop).
+    assert_eq!(report["calls_checked"].as_u64(), Some(12), "{report}");
+    assert_eq!(report["calls_armed"].as_u64(), Some(8), "{report}");
+}
