@@ -45,9 +45,11 @@ use crate::{InstrumentError, ShaderModel, Stage};
 mod calls;
 mod emit;
 mod quiet;
+mod range;
 mod rewrite;
 mod scope;
 mod track;
+mod version;
 
 /// The findings block's name (std430, no binding: placed by name).
 pub const MEMCHECK_BLOCK: &str = "gldbg_Memcheck";
@@ -338,6 +340,9 @@ impl ShaderModel {
         let mut rw = rewrite::Rewrite::new(&globals, &self.source, false, opts.shared);
         rw.written = survey.written;
         rw.whole = survey.whole;
+        if self.stage == Stage::Compute && !self.source.contains("local_size_variable") {
+            rw.local_size = range::local_size(&self.tu.0);
+        }
         let mut tu = self.tu.0.clone();
         for d in tu.iter_mut() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {

@@ -79,8 +79,28 @@ impl Rewrite<'_> {
             _ => key.to_string(),
         };
         let key = key.as_str();
+        // Levels whose index is provably in range (range.rs): no bounds
+        // check there.
+        let proven: Vec<bool> = levels
+            .iter()
+            .map(|(k, ty)| match &ops[*k] {
+                Op::Index(i) => self.in_range(i, ty.outer_size()),
+                Op::Dot(_) => false,
+            })
+            .collect();
+        // A plain copy's quiet read (version.rs): bounds only, the row
+        // kept for a two-dimensional element's report where its column
+        // is not proven.
+        let plain = tracked.as_ref().is_some_and(|t| t.2.starts_with('p'));
+        let last_proven = tracked.as_ref().is_some_and(|(_, b, ..)| {
+            levels
+                .iter()
+                .zip(&proven)
+                .any(|((k, _), p)| k + 1 == *b && *p)
+        });
+        let keep_row = !plain || (!last_proven && dims == 2);
         let mut prefix: Option<ast::Expr> = None;
-        for (k, _) in levels {
+        for ((k, _), proven) in levels.iter().zip(proven) {
             let k = *k;
             let Op::Index(idx) = &ops[k] else { continue };
             let in_run = tracked
@@ -105,6 +125,16 @@ impl Rewrite<'_> {
             };
             let index = take(idx);
             let checked = match (&tracked, last_of_run, in_run) {
+                (Some(_), true, _) if plain => {
+                    let pre = prefix
+                        .take()
+                        .map(|p| mul(p, call("uint", vec![len.clone()])));
+                    match (proven, pre) {
+                        (true, _) => index,
+                        (false, Some(pre)) => call("gldbg_mc_ixr", vec![index, len, u(site), pre]),
+                        (false, None) => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                    }
+                }
                 (Some((_, _, which, ncomp)), true, _) => {
                     // The flat index of the row's first element.
                     let pre = match prefix.take() {
@@ -119,7 +149,7 @@ impl Rewrite<'_> {
                     };
                     tracked_check(&element, index, len, site, pre, ctx)
                 }
-                (Some(_), false, true) => {
+                (Some(_), false, true) if keep_row => {
                     // An outer level of a tracked run: kept in a temporary
                     // for the flat element index (((t0 * L1) + t1) * L2 ...).
                     let t = format!("gldbg_mc_t{}", self.temps);
@@ -129,11 +159,13 @@ impl Rewrite<'_> {
                         None => tu,
                         Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
                     });
-                    assign(
-                        v(&t),
-                        call("int", vec![call("gldbg_mc_ix", vec![index, len, u(site)])]),
-                    )
+                    let index = match proven {
+                        true => index,
+                        false => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                    };
+                    assign(v(&t), call("int", vec![index]))
                 }
+                _ if proven => index,
                 _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
             };
             let Op::Index(idx) = &mut ops[k] else {
@@ -159,10 +191,7 @@ impl Rewrite<'_> {
         ctx: Ctx,
     ) -> Option<(usize, usize, String, u32)> {
         let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
-        let elem = Ty {
-            base: elem.base,
-            dims: 0,
-        };
+        let elem = Ty::scalar(&elem.base);
         let ncomp = elem.components();
         if self.g.structs.contains_key(&elem.base) {
             // Different invocations may own different members.
@@ -216,9 +245,16 @@ impl Rewrite<'_> {
                 };
                 // A read in an interval that writes nothing of it: the
                 // uninitialised check alone (quiet.rs).
-                let which = match ctx == Ctx::Read && self.quiet.contains(key) {
-                    true => format!("q{j}"),
-                    false => format!("s{j}"),
+                // In a versioned statement's plain copy (version.rs): its
+                // bounds alone.
+                let quiet = ctx == Ctx::Read && self.quiet.contains(key);
+                let which = match (quiet, self.plain.contains(key)) {
+                    (true, true) => format!("p{j}"),
+                    (true, false) => {
+                        self.quiet_used.insert(j);
+                        format!("q{j}")
+                    }
+                    _ => format!("s{j}"),
                 };
                 Some((a, b, which, ncomp))
             }
