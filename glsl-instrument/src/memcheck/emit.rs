@@ -305,7 +305,7 @@ impl Emit<'_> {
     }
 
     /// The statements first in `main`: the header (the first invocation),
-    /// the `shared` shadows zeroed, a `barrier()` (not counted as an
+    /// the `shared` shadows and their counts zeroed, a `barrier()` (not counted as an
     /// epoch).
     pub fn prologue(&self) -> String {
         let mut s = String::new();

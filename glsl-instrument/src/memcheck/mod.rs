@@ -23,6 +23,12 @@
 //!   storage preceded by a memory barrier since the previous `barrier()`;
 //!   other workgroups: nothing orders them).
 //!
+//! Where the app's data allow it the checks cost less: an index provably
+//! within its array's literal size (`range`) gets no bounds check, and a
+//! statement reading `shared` arrays between two barriers that write none
+//! of them runs a copy with bounds checks alone once every element of
+//! those arrays was written in the workgroup (`version`).
+//!
 //! The checks change no value the app's code computes: each index is
 //! evaluated once, as the app evaluates it, and handed through a function
 //! that returns it unchanged; the out-of-bounds access itself still

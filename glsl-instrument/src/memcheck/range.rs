@@ -124,7 +124,11 @@ fn binary(op: &ast::BinaryOpData, a: &ast::Expr, b: &ast::Expr, env: &Env<'_>) -
                 B::Add => (a.lo + b.lo, a.hi + b.hi),
                 B::Sub => (a.lo - b.hi, a.hi - b.lo),
                 _ => {
-                    let p = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi];
+                    // Operands fit 32 bits: the products fit i128.
+                    let p = [(a.lo, b.lo), (a.lo, b.hi), (a.hi, b.lo), (a.hi, b.hi)]
+                        .map(|(x, y)| i64::try_from(i128::from(x) * i128::from(y)).ok());
+                    let p: Option<Vec<i64>> = p.into_iter().collect();
+                    let p = p?;
                     (*p.iter().min()?, *p.iter().max()?)
                 }
             };
@@ -170,10 +174,19 @@ fn binary(op: &ast::BinaryOpData, a: &ast::Expr, b: &ast::Expr, env: &Env<'_>) -
 
 /// `min`, `max`, `clamp`, `int()` and `uint()`.
 fn call(e: &ast::Expr, env: &Env<'_>) -> Option<Range> {
-    let ast::ExprData::FunCall(_, args) = &e.content else {
+    let ast::ExprData::FunCall(id, args) = &e.content else {
         return None;
     };
-    let (name, n) = call_name(e)?;
+    let (name, n) = match &id.content {
+        ast::FunIdentifierData::TypeSpecifier(t) if t.array_specifier.is_none() => {
+            match t.ty.content {
+                ast::TypeSpecifierNonArrayData::Int => ("int", args.len()),
+                ast::TypeSpecifierNonArrayData::UInt => ("uint", args.len()),
+                _ => return None,
+            }
+        }
+        _ => call_name(e)?,
+    };
     let r: Vec<Option<Range>> = args.iter().map(|a| range_of(a, env)).collect();
     match (name, n) {
         ("uint", 1) => {
@@ -409,5 +422,82 @@ impl Rewrite<'_> {
     /// `idx` is provably a valid index of a level of `size` elements.
     pub(super) fn in_range(&self, idx: &ast::Expr, size: Option<u32>) -> bool {
         size.is_some_and(|n| self.env_range(idx).is_some_and(|r| r.within(n)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The range of `text` with x: uint [0, 7], i: int [-4, 4], a work
+    /// group of 16 x 4 (u, c: unknown).
+    fn r(text: &str) -> Option<(i64, i64, bool)> {
+        let s = crate::memcheck::parse_statements(&format!("{text};"));
+        let ast::StatementData::Expression(e) = &s[0].content else {
+            panic!("{text}")
+        };
+        let var = |n: &str| match n {
+            "x" => Range::new(0, 7, false),
+            "i" => Range::new(-4, 4, true),
+            _ => None,
+        };
+        let env = Env {
+            var: &var,
+            local_size: Some([16, 4, 1]),
+        };
+        range_of(e.0.as_ref().unwrap(), &env).map(|r| (r.lo, r.hi, r.signed))
+    }
+
+    #[test]
+    fn arithmetic_without_wrapping() {
+        assert_eq!(r("x * 2u + 1u"), Some((1, 15, false)));
+        assert_eq!(r("i - 1"), Some((-5, 3, true)));
+        assert_eq!(r("int(x) + 1"), Some((1, 8, true)));
+        // uint below zero, products past 32 bits, mixed signs: unknown.
+        assert_eq!(r("x - 1u"), None);
+        assert_eq!(r("x * 4000000000u"), None);
+        assert_eq!(r("4000000000u * 4000000000u"), None);
+        assert_eq!(r("i + x"), None);
+        assert_eq!(r("uint(i)"), None);
+        assert_eq!(r("-x"), None);
+        assert_eq!(r("-i"), Some((-4, 4, true)));
+        assert_eq!(r("c ? x : 20u"), Some((0, 20, false)));
+    }
+
+    #[test]
+    fn masks_remainders_shifts_and_clamps() {
+        assert_eq!(r("u & 15u"), Some((0, 15, false)));
+        assert_eq!(r("u & 15"), None); // u may be a negative int
+        assert_eq!(r("u % 8u"), Some((0, 7, false)));
+        assert_eq!(r("u % 8"), None);
+        assert_eq!(r("x % 3u"), Some((0, 2, false)));
+        assert_eq!(r("x >> 1u"), Some((0, 3, false)));
+        assert_eq!(r("i >> 1"), None);
+        assert_eq!(r("min(u, 15u)"), Some((0, 15, false)));
+        assert_eq!(r("max(u, 1u)"), None);
+        assert_eq!(r("clamp(i, 0, 3)"), Some((0, 3, true)));
+        assert_eq!(r("clamp(u, 0u, 9u)"), Some((0, 9, false)));
+        assert_eq!(r("clamp(u, 2u, 1u)"), None);
+    }
+
+    #[test]
+    fn work_group_ids_from_the_layout() {
+        assert_eq!(r("gl_LocalInvocationID.y"), Some((0, 3, false)));
+        assert_eq!(r("gl_LocalInvocationIndex"), Some((0, 63, false)));
+        assert_eq!(r("gl_GlobalInvocationID.x"), None);
+        let size = |src: &str| {
+            let m = crate::ShaderModel::parse(src, crate::Stage::Compute).unwrap();
+            local_size(&m.tu.0)
+        };
+        assert_eq!(
+            size(
+                "#version 430\nlayout(local_size_x = 8, local_size_y = 2) in;\nvoid main() { barrier(); }\n"
+            ),
+            Some([8, 2, 1])
+        );
+        assert_eq!(
+            size("#version 430\nlayout(local_size_x_id = 0) in;\nvoid main() { barrier(); }\n"),
+            None
+        );
     }
 }
