@@ -754,3 +754,54 @@ void main() {
     };
     assert_eq!(f.element, vec![i64::from(local[1]), 4], "{f:?}");
 }
+
+#[test]
+fn a_tiled_product_runs_its_plain_loop_with_the_apps_results() {
+    let src = "#version 430
+layout(local_size_x = 2, local_size_y = 2) in;
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { uint o[]; };
+shared uint ta[2][2];
+shared uint tb[2][2];
+void main() {
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    uint acc = 0u;
+    for (uint t = 0u; t < 4u; t += 2u) {
+        ta[ty][tx] = data[ty * 4u + t + tx];
+        tb[ty][tx] = data[(t + ty) * 2u + tx] + gl_WorkGroupID.x;
+        barrier();
+        for (uint k = 0u; k < 2u; ++k) {
+            acc += ta[ty][k] * tb[k][tx];
+        }
+        barrier();
+    }
+    o[gl_WorkGroupID.x * 4u + gl_LocalInvocationIndex] = acc;
+}
+";
+    let c = ShaderModel::parse(src, Stage::Compute)
+        .unwrap()
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap();
+    assert!(
+        c.source
+            .contains("if (gldbg_mc_ok0 && gldbg_mc_ok1) {\n            for (uint k = 0u; k < 2u; ++k) {\n                acc += ta[ty][k] * tb[k][tx];"),
+        "{}",
+        c.source
+    );
+    clean(src);
+    // The CPU's product: the checked run's results are the app's.
+    let d: Vec<u32> = input_words();
+    let (_, r) = run(src);
+    for wg in 0..2u32 {
+        for (y, x) in [(0u32, 0u32), (0, 1), (1, 0), (1, 1)] {
+            let want: u32 = (0..4u32)
+                .map(|k| d[(y * 4 + k) as usize] * (d[(k * 2 + x) as usize] + wg))
+                .sum();
+            assert_eq!(
+                r.out[(wg * 4 + y * 2 + x) as usize],
+                want,
+                "wg {wg} ({y}, {x})"
+            );
+        }
+    }
+}
