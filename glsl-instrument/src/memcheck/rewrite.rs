@@ -326,14 +326,7 @@ impl<'a> Rewrite<'a> {
             if let Some(f) = &flag {
                 first.push(flag_decl(f));
             }
-            self.declare(
-                name,
-                Var {
-                    home: Home::Local { flag },
-                    ty,
-                    range: None,
-                },
-            );
+            self.declare(name, Var::new(Home::Local { flag }, ty));
         }
         let body = &mut def.statement.statement_list;
         self.list(body);
@@ -490,14 +483,7 @@ impl<'a> Rewrite<'a> {
             ast::ConditionData::Assignment(ty, name, init) => {
                 self.initializer(init);
                 let ty = Ty::parse(&crate::steps::type_string(&ty.ty, None));
-                self.declare(
-                    name.0.to_string(),
-                    Var {
-                        home: Home::Local { flag: None },
-                        ty,
-                        range: None,
-                    },
-                );
+                self.declare(name.0.to_string(), Var::new(Home::Local { flag: None }, ty));
             }
         }
     }
@@ -760,11 +746,9 @@ impl<'a> Rewrite<'a> {
             return;
         };
         let name = root_name.0.to_string();
-        let var = self.lookup(&name).unwrap_or(Var {
-            home: Home::Other,
-            ty: Ty::parse("?"),
-            range: None,
-        });
+        let var = self
+            .lookup(&name)
+            .unwrap_or(Var::new(Home::Other, Ty::parse("?")));
         for op in &mut ops {
             if let Op::Index(i) = op {
                 self.expr(i, Ctx::Read);

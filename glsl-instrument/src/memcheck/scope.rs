@@ -132,6 +132,17 @@ pub(super) struct Var {
     pub range: Option<super::range::Range>,
 }
 
+impl Var {
+    /// A name without a range.
+    pub fn new(home: Home, ty: Ty) -> Var {
+        Var {
+            home,
+            ty,
+            range: None,
+        }
+    }
+}
+
 /// How a function writes an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Dir {
@@ -309,13 +320,12 @@ impl Globals {
                         for (name, ty) in &members {
                             self.vars.insert(
                                 name.clone(),
-                                Var {
-                                    home: Home::Storage {
+                                Var::new(
+                                    Home::Storage {
                                         block: block.clone(),
                                     },
-                                    ty: ty.clone(),
-                                    range: None,
-                                },
+                                    ty.clone(),
+                                ),
                             );
                         }
                     }
@@ -379,14 +389,7 @@ impl Globals {
                     } else {
                         Home::Other
                     };
-                    self.vars.insert(
-                        name,
-                        Var {
-                            home,
-                            ty,
-                            range: None,
-                        },
-                    );
+                    self.vars.insert(name, Var::new(home, ty));
                 }
             }
             _ => {}

@@ -98,7 +98,14 @@ impl Rewrite<'_> {
                 .zip(&proven)
                 .any(|((k, _), p)| k + 1 == *b && *p)
         });
-        let keep_row = !plain || (!last_proven && dims == 2);
+        let plan = Plan {
+            tracked: tracked.as_ref(),
+            component,
+            ctx,
+            dims,
+            plain,
+            keep_row: !plain || (!last_proven && dims == 2),
+        };
         let mut prefix: Option<ast::Expr> = None;
         for ((k, _), proven) in levels.iter().zip(proven) {
             let k = *k;
@@ -124,54 +131,70 @@ impl Rewrite<'_> {
                 continue;
             };
             let index = take(idx);
-            let checked = match (&tracked, last_of_run, in_run) {
-                (Some(_), true, _) if plain => {
-                    let pre = prefix
-                        .take()
-                        .map(|p| mul(p, call("uint", vec![len.clone()])));
-                    match (proven, pre) {
-                        (true, _) => index,
-                        (false, Some(pre)) => call("gldbg_mc_ixr", vec![index, len, u(site), pre]),
-                        (false, None) => call("gldbg_mc_ix", vec![index, len, u(site)]),
-                    }
-                }
-                (Some((_, _, which, ncomp)), true, _) => {
-                    // The flat index of the row's first element.
-                    let pre = match prefix.take() {
-                        None => u(0),
-                        Some(p) => mul(p, call("uint", vec![len.clone()])),
-                    };
-                    let element = Element {
-                        which,
-                        ncomp: *ncomp,
-                        component,
-                        dims,
-                    };
-                    tracked_check(&element, index, len, site, pre, ctx)
-                }
-                (Some(_), false, true) if keep_row => {
-                    // An outer level of a tracked run: kept in a temporary
-                    // for the flat element index (((t0 * L1) + t1) * L2 ...).
-                    let t = format!("gldbg_mc_t{}", self.temps);
-                    self.temps += 1;
-                    let tu = call("uint", vec![v(&t)]);
-                    prefix = Some(match prefix.take() {
-                        None => tu,
-                        Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
-                    });
-                    let index = match proven {
-                        true => index,
-                        false => call("gldbg_mc_ix", vec![index, len, u(site)]),
-                    };
-                    assign(v(&t), call("int", vec![index]))
-                }
-                _ if proven => index,
-                _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
-            };
+            let checked = self.level_check(&plan, k, proven, (index, len, site), &mut prefix);
             let Op::Index(idx) = &mut ops[k] else {
                 continue;
             };
             **idx = checked;
+        }
+    }
+
+    /// The checked index of level `k` of a path (`index`, its level's
+    /// `.length()` and site), `prefix` the flat index of the tracked
+    /// run's outer levels so far.
+    fn level_check(
+        &mut self,
+        plan: &Plan<'_>,
+        k: usize,
+        proven: bool,
+        (index, len, site): (ast::Expr, ast::Expr, u32),
+        prefix: &mut Option<ast::Expr>,
+    ) -> ast::Expr {
+        let in_run = plan.tracked.is_some_and(|(a, b, ..)| (*a..*b).contains(&k));
+        let last_of_run = plan.tracked.is_some_and(|(_, b, ..)| k + 1 == *b);
+        match (plan.tracked, last_of_run, in_run) {
+            (Some(_), true, _) if plan.plain => {
+                let pre = prefix
+                    .take()
+                    .map(|p| mul(p, call("uint", vec![len.clone()])));
+                match (proven, pre) {
+                    (true, _) => index,
+                    (false, Some(pre)) => call("gldbg_mc_ixr", vec![index, len, u(site), pre]),
+                    (false, None) => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                }
+            }
+            (Some((_, _, which, ncomp)), true, _) => {
+                // The flat index of the row's first element.
+                let pre = match prefix.take() {
+                    None => u(0),
+                    Some(p) => mul(p, call("uint", vec![len.clone()])),
+                };
+                let element = Element {
+                    which,
+                    ncomp: *ncomp,
+                    component: plan.component,
+                    dims: plan.dims,
+                };
+                tracked_check(&element, index, len, site, pre, plan.ctx)
+            }
+            (Some(_), false, true) if plan.keep_row => {
+                // An outer level of a tracked run: kept in a temporary
+                // for the flat element index (((t0 * L1) + t1) * L2 ...).
+                let t = format!("gldbg_mc_t{}", self.temps);
+                self.temps += 1;
+                let tu = call("uint", vec![v(&t)]);
+                *prefix = Some(match prefix.take() {
+                    None => tu,
+                    Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
+                });
+                let index = match proven {
+                    true => index,
+                    false => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                };
+                assign(v(&t), call("int", vec![index]))
+            }
+            _ if proven => index,
+            _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
         }
     }
 
@@ -261,6 +284,20 @@ impl Rewrite<'_> {
             _ => None,
         }
     }
+}
+
+/// How [`Rewrite::checks`] checks a path's levels: its tracked run (the
+/// run, check function, components), the components the access selects,
+/// its use, its element's dimensions, whether it is a plain copy's quiet
+/// read (version.rs: bounds alone), whether the run's outer levels are
+/// kept in temporaries (the element's flat index or a report's row).
+struct Plan<'a> {
+    tracked: Option<&'a (usize, usize, String, u32)>,
+    component: Option<(u32, u32)>,
+    ctx: Ctx,
+    dims: u32,
+    plain: bool,
+    keep_row: bool,
 }
 
 /// The tracked element of an access: its check function (`k<N>`: storage
