@@ -359,14 +359,15 @@ impl Rewrite<'_> {
     }
 
     /// The range of a local declared `name` of type `ty` with `init`:
-    /// where its function writes no variable of that name.
+    /// where its function writes no variable of that name, declares none
+    /// other and takes no such parameter, and no global has that name.
     pub(super) fn declared_range(
         &self,
         name: &str,
         ty: &str,
         init: Option<&ast::Initializer>,
     ) -> Option<Range> {
-        if self.fn_written.contains(name) {
+        if self.fn_unranged.contains(name) || self.g.vars.contains_key(name) {
             return None;
         }
         let ast::InitializerData::Simple(e) = &init?.content else {

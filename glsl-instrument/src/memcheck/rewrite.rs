@@ -92,9 +92,10 @@ pub(super) struct Rewrite<'a> {
     pub(super) flags: usize,
     /// The work group size where literal (range.rs).
     pub local_size: Option<[u32; 3]>,
-    /// The names the current function writes anywhere: its locals of
-    /// these names get no range.
-    pub(super) fn_written: HashSet<String>,
+    /// The names the current function writes anywhere, declares more
+    /// than once or takes as parameters: its locals of these names get
+    /// no range (range.rs), whatever scope each use is in.
+    pub(super) fn_unranged: HashSet<String>,
     /// Versioning (version.rs): the shadowed arrays read quietly so far
     /// in the statement being versioned, the arrays whose quiet reads
     /// get bounds checks alone (its plain copy), whether a statement is
@@ -222,7 +223,7 @@ impl<'a> Rewrite<'a> {
             counters: false,
             flags: 0,
             local_size: None,
-            fn_written: HashSet::new(),
+            fn_unranged: HashSet::new(),
             quiet_used: BTreeSet::new(),
             plain: HashSet::new(),
             versioning: false,
@@ -302,10 +303,7 @@ impl<'a> Rewrite<'a> {
     /// false first), its body rewritten, `prologue` first in it.
     pub fn function(&mut self, def: &mut ast::FunctionDefinition, prologue: Vec<ast::Statement>) {
         self.scopes.push(HashMap::new());
-        self.fn_written.clear();
-        for s in &def.statement.statement_list {
-            super::scope::writes(s, self.g, &mut self.fn_written);
-        }
+        self.fn_unranged = super::scope::unranged(def, self.g);
         let mut first = prologue;
         for p in &def.prototype.parameters {
             let ast::FunctionParameterDeclarationData::Named(q, d) = &p.content else {

@@ -495,6 +495,72 @@ fn write_of(e: &ast::Expr, g: &Globals, written: &mut HashSet<String>, calls: &m
     }
 }
 
+/// The names a function writes anywhere ([`writes`]), declares more than
+/// once, or takes as parameters.
+pub(super) fn unranged(def: &ast::FunctionDefinition, g: &Globals) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut seen = HashSet::new();
+    for p in &def.prototype.parameters {
+        if let ast::FunctionParameterDeclarationData::Named(_, d) = &p.content {
+            out.insert(d.ident.ident.0.to_string());
+        }
+    }
+    for s in &def.statement.statement_list {
+        writes(s, g, &mut out);
+        declared_names(s, &mut |n| {
+            if !seen.insert(n.to_string()) {
+                out.insert(n.to_string());
+            }
+        });
+    }
+    out
+}
+
+/// Every name a statement declares, at any depth.
+fn declared_names(s: &ast::Statement, f: &mut dyn FnMut(&str)) {
+    use ast::StatementData as S;
+    let decl = |d: &ast::Declaration, f: &mut dyn FnMut(&str)| {
+        if let ast::DeclarationData::InitDeclaratorList(l) = &d.content {
+            l.head.name.iter().for_each(|n| f(n.0.as_str()));
+            l.tail.iter().for_each(|t| f(t.ident.ident.0.as_str()));
+        }
+    };
+    let cond = |c: &ast::Condition, f: &mut dyn FnMut(&str)| {
+        if let ast::ConditionData::Assignment(_, n, _) = &c.content {
+            f(n.0.as_str());
+        }
+    };
+    match &s.content {
+        S::Declaration(d) => decl(d, f),
+        S::Compound(c) => c.statement_list.iter().for_each(|s| declared_names(s, f)),
+        S::Selection(sel) => match &sel.rest.content {
+            ast::SelectionRestStatementData::Statement(a) => declared_names(a, f),
+            ast::SelectionRestStatementData::Else(a, b) => {
+                declared_names(a, f);
+                declared_names(b, f);
+            }
+        },
+        S::Switch(sw) => sw.body.iter().for_each(|s| declared_names(s, f)),
+        S::Iteration(it) => match &it.content {
+            ast::IterationStatementData::While(c, b) => {
+                cond(c, f);
+                declared_names(b, f);
+            }
+            ast::IterationStatementData::DoWhile(b, _) => declared_names(b, f),
+            ast::IterationStatementData::For(init, rest, b) => {
+                if let ast::ForInitStatementData::Declaration(d) = &init.content {
+                    decl(d, f);
+                }
+                if let Some(c) = &rest.condition {
+                    cond(c, f);
+                }
+                declared_names(b, f);
+            }
+        },
+        S::Expression(_) | S::Jump(_) | S::CaseLabel(_) => {}
+    }
+}
+
 /// The built-ins with `out` parameters.
 fn builtin_out(name: &str, n: usize) -> Option<Vec<Dir>> {
     let outs: &[usize] = match name {

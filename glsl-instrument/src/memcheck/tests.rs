@@ -234,13 +234,15 @@ void main() {
     o[7] = v[z - 1u];
     uint x = gl_LocalInvocationID.x;
     o[8] = v[(x & 7u) + 8u] + v[x * 2u + 1u] + v[min(u, 15u)] + v[x + 8u];
+    uint w = 3u;
+    o[9] = v[w];
 }
 ",
     );
     let s = &c.source;
     let kept = |i: &str| s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"));
     for plain in [
-        "= v[i];",
+        "= v[w];",
         "+= v[k];",
         "v[(x & 7u) + 8u]",
         "v[x * 2u + 1u]",
@@ -248,12 +250,14 @@ void main() {
     ] {
         assert!(s.contains(plain), "{plain}: {s}");
     }
-    // The shadowing `i`, the written `j`, `k <= 16u`, the counter written
-    // in its body, `m` written in an inner scope, `z - 1u` (wraps); `x +
-    // 8u` is in range (x is at most 7).
-    for i in ["i", "j", "k", "m", "z - 1u"] {
+    // `i` declared twice (a name declared more than once in a function
+    // gets no range: both keep their checks), the written `j`, `k <=
+    // 16u`, the counter written in its body, `m` written in an inner
+    // scope, `z - 1u` (wraps); `x + 8u` is in range (x is at most 7).
+    for i in ["j", "k", "m", "z - 1u"] {
         assert!(kept(i), "{i}: {s}");
     }
+    assert_eq!(s.matches("v[gldbg_mc_ix(i, v.length()").count(), 2, "{s}");
     assert_eq!(s.matches("v[gldbg_mc_ix(k, v.length()").count(), 2, "{s}");
     assert!(s.contains("v[x + 8u]"), "{s}");
 }
