@@ -72,6 +72,13 @@ impl Emit<'_> {
             for w in ["w", "ws", "r", "rs"] {
                 s += &format!("shared {p}uint gldbg_mc_{w}{}[{n}];\n", sh.index);
             }
+            // The summary: components written at least once in the
+            // workgroup, and (per invocation, at each barrier) whether
+            // that is all of them (version.rs).
+            s += &format!(
+                "shared {p}uint gldbg_mc_n{j};\nbool gldbg_mc_ok{j} = false;\n",
+                j = sh.index
+            );
         }
         s += &self.identity();
         s += &self.report();
@@ -111,6 +118,19 @@ impl Emit<'_> {
 
     fn report(&self) -> String {
         let p = self.p();
+        // After a barrier every write before it is counted: all written?
+        let ok: String = self
+            .shared
+            .iter()
+            .map(|sh| {
+                format!(
+                    "    gldbg_mc_ok{j} = gldbg_mc_n{j} == uint(({}) * {});\n",
+                    sh.elements,
+                    sh.components,
+                    j = sh.index
+                )
+            })
+            .collect();
         format!(
             "void gldbg_mc_report({p}uint site, {p}uint kind, {p}uvec3 el, {p}uint other, {p}uvec2 o, {p}uint flags) {{\n    \
              {p}uint at = (site * {KINDS}u + kind) * {RECORD_WORDS}u;\n    \
@@ -123,7 +143,7 @@ impl Emit<'_> {
              {p}uvec3 gldbg_mc_el({p}uint el, {p}uint n2) {{\n    \
              return n2 == 0u ? uvec3(el, 0u, 0u) : uvec3(el / n2, el % n2, 0u);\n}}\n\
              void gldbg_mc_epoch() {{\n    gldbg_mc_mw = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    gldbg_mc_mr = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n}}\n\
-             void gldbg_mc_barrier() {{\n    gldbg_mc_ep++;\n    gldbg_mc_epoch();\n    if (gldbg_mc_mb) {{\n        gldbg_mc_sep++;\n        gldbg_mc_mb = false;\n    }}\n}}\n\
+             void gldbg_mc_barrier() {{\n    gldbg_mc_ep++;\n    gldbg_mc_epoch();\n    if (gldbg_mc_mb) {{\n        gldbg_mc_sep++;\n        gldbg_mc_mb = false;\n    }}\n{ok}}}\n\
              bool gldbg_mc_u(bool set, {p}uint site) {{\n    if (!set) gldbg_mc_report(site, 1u, uvec3(0u), 0u, uvec2(0u), 0u);\n    return true;\n}}\n"
         )
     }
@@ -136,6 +156,10 @@ impl Emit<'_> {
              if (i < 0 || i >= n) gldbg_mc_report(site, 0u, uvec3(uint(i), 0u, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
              {p}uint gldbg_mc_ix({p}uint i, {p}int n, {p}uint site) {{\n    \
              if (i >= uint(n)) gldbg_mc_report(site, 0u, uvec3(i, 0u, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
+             {p}int gldbg_mc_ixr({p}int i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
+             if (i < 0 || i >= n) gldbg_mc_report(site, 0u, uvec3(prefix / uint(max(n, 1)), uint(i), 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
+             {p}uint gldbg_mc_ixr({p}uint i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
+             if (i >= uint(n)) gldbg_mc_report(site, 0u, uvec3(prefix / uint(max(n, 1)), i, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
              {p}int gldbg_mc_img({p}int c, {p}int n, {p}uint site) {{\n    \
              if (c < 0 || c >= n) gldbg_mc_report(site, 0u, uvec3(uint(c), 0u, 0u), 0u, uvec2(0u), 0u);\n    return c;\n}}\n\
              {p}ivec2 gldbg_mc_img({p}ivec2 c, {p}ivec2 n, {p}uint site) {{\n    \
@@ -246,6 +270,7 @@ impl Emit<'_> {
              if (kind == 1u || kind == 2u) {{\n        w = atomicExchange(gldbg_mc_w{j}[e], gldbg_mc_mw);\n        ws = atomicExchange(gldbg_mc_ws{j}[e], site + 1u);\n    }} \
              else if (kind == 3u) {{\n        w = atomicCompSwap(gldbg_mc_w{j}[e], 0u, gldbg_mc_mw | 0x800u);\n        \
              if (w == 0u) gldbg_mc_ws{j}[e] = site + 1u;\n    }} else {{\n        w = gldbg_mc_w{j}[e];\n    }}\n    \
+             if (kind != 0u && w == 0u) atomicAdd(gldbg_mc_n{j}, 1u);\n    \
              {p}uint r = gldbg_mc_r{j}[e];\n    \
              bool wbad = w == 0u ? kind != 1u : ((w ^ gldbg_mc_mw) < 0x1000u && (w & 0x7FFu) != me && !((w & 0x800u) != 0u && kind == 3u));\n    \
              bool same = r != 0u && (r ^ gldbg_mc_mr) < 0x2000u;\n    \
@@ -280,7 +305,7 @@ impl Emit<'_> {
     }
 
     /// The statements first in `main`: the header (the first invocation),
-    /// the `shared` shadows zeroed, a `barrier()` (not counted as an
+    /// the `shared` shadows and their counts zeroed, a `barrier()` (not counted as an
     /// epoch).
     pub fn prologue(&self) -> String {
         let mut s = String::new();
@@ -295,6 +320,11 @@ impl Emit<'_> {
         if self.shared.is_empty() {
             return s;
         }
+        s += "if (gl_LocalInvocationIndex == 0u) {\n";
+        for sh in self.shared {
+            s += &format!("    gldbg_mc_n{} = 0u;\n", sh.index);
+        }
+        s += "}\n";
         for sh in self.shared {
             let j = sh.index;
             s += &format!(

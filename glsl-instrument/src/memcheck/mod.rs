@@ -23,6 +23,12 @@
 //!   storage preceded by a memory barrier since the previous `barrier()`;
 //!   other workgroups: nothing orders them).
 //!
+//! Where the app's data allow it the checks cost less: an index provably
+//! within its array's literal size (`range`) gets no bounds check, and a
+//! statement reading `shared` arrays between two barriers that write none
+//! of them runs a copy with bounds checks alone once every element of
+//! those arrays was written in the workgroup (`version`).
+//!
 //! The checks change no value the app's code computes: each index is
 //! evaluated once, as the app evaluates it, and handed through a function
 //! that returns it unchanged; the out-of-bounds access itself still
@@ -45,9 +51,11 @@ use crate::{InstrumentError, ShaderModel, Stage};
 mod calls;
 mod emit;
 mod quiet;
+mod range;
 mod rewrite;
 mod scope;
 mod track;
+mod version;
 
 /// The findings block's name (std430, no binding: placed by name).
 pub const MEMCHECK_BLOCK: &str = "gldbg_Memcheck";
@@ -338,6 +346,9 @@ impl ShaderModel {
         let mut rw = rewrite::Rewrite::new(&globals, &self.source, false, opts.shared);
         rw.written = survey.written;
         rw.whole = survey.whole;
+        if self.stage == Stage::Compute && !self.source.contains("local_size_variable") {
+            rw.local_size = range::local_size(&self.tu.0);
+        }
         let mut tu = self.tu.0.clone();
         for d in tu.iter_mut() {
             if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 
 use glsl_lang::ast;
 
-use super::scope::{Dir, Globals, MEMORY_ATOMICS, root_var};
-use crate::steps::{call_name, walk_stmt_exprs};
+use super::scope::Globals;
+use crate::steps::call_name;
 
 /// Per statement of `list`: the `shared` arrays (of `shared`) only read in
 /// its barrier interval, empty where it is in none.
@@ -48,51 +48,17 @@ fn is_barrier(s: &ast::Statement) -> bool {
         if e.content.0.as_ref().and_then(call_name).is_some_and(|(n, _)| n == "barrier"))
 }
 
-/// The names a run may write (the roots of assignments, increments, `out`
-/// arguments and memory atomics); `None` where the run is no clean
-/// interval (a barrier, a jump or a call of the shader's functions inside).
+/// The names a run may write (scope.rs: `writes`); `None` where the
+/// run is no clean interval (a barrier, a jump or a call of the shader's
+/// functions inside).
 fn writes(run: &[ast::Statement], g: &Globals) -> Option<HashSet<String>> {
     let mut written = HashSet::new();
-    let mut clean = true;
     for s in run {
-        if has_jump(s) {
+        if has_jump(s) || super::scope::writes(s, g, &mut written) {
             return None;
         }
-        let mut s = s.clone();
-        walk_stmt_exprs(&mut s, &mut |e| match &e.content {
-            ast::ExprData::Assignment(lhs, _, _) => {
-                written.extend(root_var(lhs));
-            }
-            ast::ExprData::PostInc(a) | ast::ExprData::PostDec(a) => {
-                written.extend(root_var(a));
-            }
-            ast::ExprData::Unary(op, a)
-                if matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) =>
-            {
-                written.extend(root_var(a));
-            }
-            ast::ExprData::FunCall(_, args) => {
-                let Some((name, n)) = call_name(e) else {
-                    return;
-                };
-                if name == "barrier" || g.functions.contains_key(name) {
-                    clean = false;
-                }
-                if MEMORY_ATOMICS.contains(&name) {
-                    written.extend(args.first().and_then(root_var));
-                }
-                if let Some(dirs) = g.directions(name, n) {
-                    for (a, d) in args.iter().zip(dirs) {
-                        if d != Dir::In {
-                            written.extend(root_var(a));
-                        }
-                    }
-                }
-            }
-            _ => {}
-        });
     }
-    clean.then_some(written)
+    Some(written)
 }
 
 /// A `return`, `break`, `continue` or `discard` anywhere in `s`.

@@ -90,6 +90,20 @@ pub(super) struct Rewrite<'a> {
     pub temps: usize,
     pub counters: bool,
     pub(super) flags: usize,
+    /// The work group size where literal (range.rs).
+    pub local_size: Option<[u32; 3]>,
+    /// The names the current function writes anywhere, declares more
+    /// than once or takes as parameters: its locals of these names get
+    /// no range (range.rs), whatever scope each use is in.
+    pub(super) fn_unranged: HashSet<String>,
+    /// Versioning (version.rs): the shadowed arrays read quietly so far
+    /// in the statement being versioned, the arrays whose quiet reads
+    /// get bounds checks alone (its plain copy), whether a statement is
+    /// being versioned, the sites its plain copy takes again.
+    pub(super) quiet_used: BTreeSet<usize>,
+    pub(super) plain: HashSet<String>,
+    pub(super) versioning: bool,
+    pub(super) replay: Option<super::version::Replay>,
 }
 
 use crate::instrument::build::binary;
@@ -208,6 +222,12 @@ impl<'a> Rewrite<'a> {
             temps: 0,
             counters: false,
             flags: 0,
+            local_size: None,
+            fn_unranged: HashSet::new(),
+            quiet_used: BTreeSet::new(),
+            plain: HashSet::new(),
+            versioning: false,
+            replay: None,
         }
     }
 
@@ -259,7 +279,7 @@ impl<'a> Rewrite<'a> {
     ) -> u32 {
         let offset = place.0.map_or(0, |s| usize::from(s.start().offset));
         let (line, column) = line_col(self.src, offset);
-        self.sites.push(MemSite {
+        let site = MemSite {
             line,
             column,
             expr: place.1.clone(),
@@ -269,7 +289,11 @@ impl<'a> Rewrite<'a> {
             binding,
             element_words,
             signed: true,
-        });
+        };
+        if let Some(r) = &mut self.replay {
+            return r.take(&self.sites, &site);
+        }
+        self.sites.push(site);
         (self.sites.len() - 1) as u32
     }
 
@@ -279,6 +303,7 @@ impl<'a> Rewrite<'a> {
     /// false first), its body rewritten, `prologue` first in it.
     pub fn function(&mut self, def: &mut ast::FunctionDefinition, prologue: Vec<ast::Statement>) {
         self.scopes.push(HashMap::new());
+        self.fn_unranged = super::scope::unranged(def, self.g);
         let mut first = prologue;
         for p in &def.prototype.parameters {
             let ast::FunctionParameterDeclarationData::Named(q, d) = &p.content else {
@@ -299,13 +324,7 @@ impl<'a> Rewrite<'a> {
             if let Some(f) = &flag {
                 first.push(flag_decl(f));
             }
-            self.declare(
-                name,
-                Var {
-                    home: Home::Local { flag },
-                    ty,
-                },
-            );
+            self.declare(name, Var::new(Home::Local { flag }, ty));
         }
         let body = &mut def.statement.statement_list;
         self.list(body);
@@ -324,7 +343,7 @@ impl<'a> Rewrite<'a> {
         let old = std::mem::take(list);
         for (mut s, set) in old.into_iter().zip(sets) {
             self.quiet = inherited.union(&set).cloned().collect();
-            let extra = self.stmt(&mut s);
+            let extra = self.versioned(&mut s);
             list.push(s);
             list.extend(extra);
         }
@@ -333,7 +352,7 @@ impl<'a> Rewrite<'a> {
 
     /// Rewrite `s`; returns statements to put right after it (the flags
     /// of the locals it declares).
-    fn stmt(&mut self, s: &mut ast::Statement) -> Vec<ast::Statement> {
+    pub(super) fn stmt(&mut self, s: &mut ast::Statement) -> Vec<ast::Statement> {
         use ast::StatementData as S;
         match &mut s.content {
             S::Compound(c) => {
@@ -410,6 +429,7 @@ impl<'a> Rewrite<'a> {
                         self.expr(c, Ctx::Read);
                     }
                     ast::IterationStatementData::For(init, rest, body) => {
+                        let counter = self.counter(init, rest, body);
                         match &mut init.content {
                             ast::ForInitStatementData::Expression(Some(e)) => {
                                 self.expr(e, Ctx::Read)
@@ -425,6 +445,12 @@ impl<'a> Rewrite<'a> {
                         }
                         if let Some(e) = &mut rest.post_expr {
                             self.expr(e, Ctx::Read);
+                        }
+                        // The counter's range holds in the body only.
+                        if let Some((name, r)) = counter
+                            && let Some(var) = self.scopes.last_mut().and_then(|s| s.get_mut(&name))
+                        {
+                            var.range = Some(r);
                         }
                         self.branch(body);
                     }
@@ -455,13 +481,7 @@ impl<'a> Rewrite<'a> {
             ast::ConditionData::Assignment(ty, name, init) => {
                 self.initializer(init);
                 let ty = Ty::parse(&crate::steps::type_string(&ty.ty, None));
-                self.declare(
-                    name.0.to_string(),
-                    Var {
-                        home: Home::Local { flag: None },
-                        ty,
-                    },
-                );
+                self.declare(name.0.to_string(), Var::new(Home::Local { flag: None }, ty));
             }
         }
     }
@@ -485,8 +505,9 @@ impl<'a> Rewrite<'a> {
         self.declare_locals(d, true)
     }
 
-    /// The locals of a declaration (initializers rewritten first); with
-    /// `flags`, one `bool` per local declared without a value.
+    /// The locals of a declaration, each after its initializer is
+    /// rewritten; with `flags`, one `bool` per local declared without a
+    /// value.
     fn declare_locals(&mut self, d: &mut ast::Declaration, flags: bool) -> Vec<ast::Statement> {
         let ast::DeclarationData::InitDeclaratorList(list) = &mut d.content else {
             return Vec::new();
@@ -501,30 +522,23 @@ impl<'a> Rewrite<'a> {
             })
         });
         let ty_spec = list.head.ty.ty.clone();
-        let mut decls = Vec::new();
-        if let Some(name) = list.head.name.as_ref().map(|n| n.0.to_string()) {
-            if let Some(init) = &mut list.head.initializer {
-                self.initializer(init);
-            }
-            decls.push((
-                name,
-                crate::steps::type_string(&ty_spec, list.head.array_specifier.as_ref()),
-                list.head.initializer.is_some(),
-            ));
-        }
-        for t in &mut list.tail {
-            if let Some(init) = &mut t.initializer {
-                self.initializer(init);
-            }
-            decls.push((
-                t.ident.ident.0.to_string(),
-                crate::steps::type_string(&ty_spec, t.ident.array_spec.as_ref()),
-                t.initializer.is_some(),
-            ));
-        }
+        // Each local is in scope from the end of its own declarator on
+        // (`uint a = 1u, b = a;`).
         let mut extra = Vec::new();
-        for (name, ty, init) in decls {
-            let flag = (flags && !init && !constant).then(|| self.fresh_flag(&name));
+        let head_ty = crate::steps::type_string(&ty_spec, list.head.array_specifier.as_ref());
+        let head = list.head.name.as_ref().map(|n| n.0.to_string());
+        let ast::InitDeclaratorListData { head: h, tail } = &mut **list;
+        let head = head.map(|name| (name, head_ty, &mut h.initializer));
+        let tail = tail.iter_mut().map(|t| {
+            let ty = crate::steps::type_string(&ty_spec, t.ident.array_spec.as_ref());
+            (t.ident.ident.0.to_string(), ty, &mut t.initializer)
+        });
+        for (name, ty, init) in head.into_iter().chain(tail) {
+            let range = self.declared_range(&name, &ty, init.as_ref());
+            if let Some(init) = init {
+                self.initializer(init);
+            }
+            let flag = (flags && init.is_none() && !constant).then(|| self.fresh_flag(&name));
             if let Some(f) = &flag {
                 extra.push(flag_decl(f));
             }
@@ -533,6 +547,7 @@ impl<'a> Rewrite<'a> {
                 Var {
                     home: Home::Local { flag },
                     ty: Ty::parse(&ty),
+                    range,
                 },
             );
         }
@@ -659,10 +674,7 @@ impl<'a> Rewrite<'a> {
                         if element_run.is_some_and(|(_, b)| b == k) {
                             component = swizzle_run(f);
                         }
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
+                        ty = Ty::scalar("?");
                     } else {
                         if element_run.is_none() {
                             key = format!("{key}.{f}");
@@ -685,10 +697,7 @@ impl<'a> Rewrite<'a> {
                         {
                             element_run = Some((a, k + 1));
                         }
-                        ty = Ty {
-                            base: ty.base.clone(),
-                            dims: ty.dims - 1,
-                        };
+                        ty = ty.peel();
                         if matches!(home, Home::StorageInstance { .. }) {
                             arrayed_block = true;
                         }
@@ -698,15 +707,9 @@ impl<'a> Rewrite<'a> {
                         {
                             component = u32::try_from(c).ok().map(|c| (c, 1));
                         }
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
+                        ty = Ty::scalar("?");
                     } else {
-                        ty = Ty {
-                            base: "?".into(),
-                            dims: 0,
-                        };
+                        ty = Ty::scalar("?");
                     }
                 }
             }
@@ -741,10 +744,9 @@ impl<'a> Rewrite<'a> {
             return;
         };
         let name = root_name.0.to_string();
-        let var = self.lookup(&name).unwrap_or(Var {
-            home: Home::Other,
-            ty: Ty::parse("?"),
-        });
+        let var = self
+            .lookup(&name)
+            .unwrap_or(Var::new(Home::Other, Ty::parse("?")));
         for op in &mut ops {
             if let Op::Index(i) = op {
                 self.expr(i, Ctx::Read);

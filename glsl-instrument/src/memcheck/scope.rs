@@ -1,12 +1,13 @@
 //! What the memcheck rewrite knows of a name: where its memory is
 //! (storage block, `shared`, local, image, atomic counter) and its type,
-//! from the shader's global declarations and the functions' scopes.
+//! from the shader's global declarations and the functions' scopes; the
+//! names a statement may write.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use glsl_lang::ast;
 
-use crate::steps::type_string;
+use crate::steps::{call_name, type_string, walk_expr, walk_stmt_exprs};
 
 /// A type as written, split into its element type and array dimensions
 /// (`float[16][16]`: `float`, 2).
@@ -14,15 +15,50 @@ use crate::steps::type_string;
 pub(super) struct Ty {
     pub base: String,
     pub dims: usize,
+    /// Each dimension's size where it is a literal, outermost first
+    /// (`float[16][]`: `[Some(16), None]`).
+    pub sizes: Vec<Option<u32>>,
 }
 
 impl Ty {
     pub fn parse(written: &str) -> Ty {
         let base = written.split('[').next().unwrap_or("").trim().to_string();
+        let sizes = written
+            .split('[')
+            .skip(1)
+            .map(|part| {
+                let n = part.split(']').next().unwrap_or("").trim();
+                n.trim_end_matches(['u', 'U']).parse::<u32>().ok()
+            })
+            .collect();
         Ty {
             base,
             dims: written.matches('[').count(),
+            sizes,
         }
+    }
+
+    /// A type without array dimensions.
+    pub fn scalar(base: &str) -> Ty {
+        Ty {
+            base: base.to_string(),
+            dims: 0,
+            sizes: Vec::new(),
+        }
+    }
+
+    /// The element type of an array type.
+    pub fn peel(&self) -> Ty {
+        Ty {
+            base: self.base.clone(),
+            dims: self.dims.saturating_sub(1),
+            sizes: self.sizes.iter().skip(1).copied().collect(),
+        }
+    }
+
+    /// The outermost dimension's size, where it is a literal.
+    pub fn outer_size(&self) -> Option<u32> {
+        self.sizes.first().copied().flatten()
     }
 
     /// Components of a vector element (`vec4`: 4); 1 for anything else
@@ -91,6 +127,20 @@ pub(super) enum Home {
 pub(super) struct Var {
     pub home: Home,
     pub ty: Ty,
+    /// The values it can hold where it is in scope (range.rs): a local
+    /// never written after its initializer, a loop counter in its body.
+    pub range: Option<super::range::Range>,
+}
+
+impl Var {
+    /// A name without a range.
+    pub fn new(home: Home, ty: Ty) -> Var {
+        Var {
+            home,
+            ty,
+            range: None,
+        }
+    }
 }
 
 /// How a function writes an argument.
@@ -260,7 +310,9 @@ impl Globals {
                                 ty: Ty {
                                     base: block.clone(),
                                     dims: usize::from(id.array_spec.is_some()),
+                                    sizes: Vec::new(),
                                 },
+                                range: None,
                             },
                         );
                     }
@@ -268,12 +320,12 @@ impl Globals {
                         for (name, ty) in &members {
                             self.vars.insert(
                                 name.clone(),
-                                Var {
-                                    home: Home::Storage {
+                                Var::new(
+                                    Home::Storage {
                                         block: block.clone(),
                                     },
-                                    ty: ty.clone(),
-                                },
+                                    ty.clone(),
+                                ),
                             );
                         }
                     }
@@ -337,7 +389,7 @@ impl Globals {
                     } else {
                         Home::Other
                     };
-                    self.vars.insert(name, Var { home, ty });
+                    self.vars.insert(name, Var::new(home, ty));
                 }
             }
             _ => {}
@@ -395,6 +447,120 @@ pub(super) fn root_var(e: &ast::Expr) -> Option<String> {
     }
 }
 
+/// The names `s` may write anywhere inside it (assignments, `++`/`--`,
+/// `out`/`inout` arguments, memory atomics' first argument); `calls`
+/// set where it calls one of the shader's own functions.
+pub(super) fn writes(s: &ast::Statement, g: &Globals, out: &mut HashSet<String>) -> bool {
+    let mut calls = false;
+    let mut s = s.clone();
+    walk_stmt_exprs(&mut s, &mut |e| write_of(e, g, out, &mut calls));
+    calls
+}
+
+/// [`writes`] of one expression.
+pub(super) fn expr_writes(e: &ast::Expr, g: &Globals, out: &mut HashSet<String>) {
+    let mut calls = false;
+    let mut e = e.clone();
+    walk_expr(&mut e, &mut |e| write_of(e, g, out, &mut calls));
+}
+
+fn write_of(e: &ast::Expr, g: &Globals, written: &mut HashSet<String>, calls: &mut bool) {
+    match &e.content {
+        ast::ExprData::Assignment(lhs, _, _) => written.extend(root_var(lhs)),
+        ast::ExprData::PostInc(a) | ast::ExprData::PostDec(a) => written.extend(root_var(a)),
+        ast::ExprData::Unary(op, a)
+            if matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) =>
+        {
+            written.extend(root_var(a));
+        }
+        ast::ExprData::FunCall(_, args) => {
+            let Some((name, n)) = call_name(e) else {
+                return;
+            };
+            if name == "barrier" || g.functions.contains_key(name) {
+                *calls = true;
+            }
+            if MEMORY_ATOMICS.contains(&name) {
+                written.extend(args.first().and_then(root_var));
+            }
+            if let Some(dirs) = g.directions(name, n) {
+                for (a, d) in args.iter().zip(dirs) {
+                    if d != Dir::In {
+                        written.extend(root_var(a));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The names a function writes anywhere ([`writes`]), declares more than
+/// once, or takes as parameters.
+pub(super) fn unranged(def: &ast::FunctionDefinition, g: &Globals) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut seen = HashSet::new();
+    for p in &def.prototype.parameters {
+        if let ast::FunctionParameterDeclarationData::Named(_, d) = &p.content {
+            out.insert(d.ident.ident.0.to_string());
+        }
+    }
+    for s in &def.statement.statement_list {
+        writes(s, g, &mut out);
+        declared_names(s, &mut |n| {
+            if !seen.insert(n.to_string()) {
+                out.insert(n.to_string());
+            }
+        });
+    }
+    out
+}
+
+/// Every name a statement declares, at any depth.
+fn declared_names(s: &ast::Statement, f: &mut dyn FnMut(&str)) {
+    use ast::StatementData as S;
+    let decl = |d: &ast::Declaration, f: &mut dyn FnMut(&str)| {
+        if let ast::DeclarationData::InitDeclaratorList(l) = &d.content {
+            l.head.name.iter().for_each(|n| f(n.0.as_str()));
+            l.tail.iter().for_each(|t| f(t.ident.ident.0.as_str()));
+        }
+    };
+    let cond = |c: &ast::Condition, f: &mut dyn FnMut(&str)| {
+        if let ast::ConditionData::Assignment(_, n, _) = &c.content {
+            f(n.0.as_str());
+        }
+    };
+    match &s.content {
+        S::Declaration(d) => decl(d, f),
+        S::Compound(c) => c.statement_list.iter().for_each(|s| declared_names(s, f)),
+        S::Selection(sel) => match &sel.rest.content {
+            ast::SelectionRestStatementData::Statement(a) => declared_names(a, f),
+            ast::SelectionRestStatementData::Else(a, b) => {
+                declared_names(a, f);
+                declared_names(b, f);
+            }
+        },
+        S::Switch(sw) => sw.body.iter().for_each(|s| declared_names(s, f)),
+        S::Iteration(it) => match &it.content {
+            ast::IterationStatementData::While(c, b) => {
+                cond(c, f);
+                declared_names(b, f);
+            }
+            ast::IterationStatementData::DoWhile(b, _) => declared_names(b, f),
+            ast::IterationStatementData::For(init, rest, b) => {
+                if let ast::ForInitStatementData::Declaration(d) = &init.content {
+                    decl(d, f);
+                }
+                if let Some(c) = &rest.condition {
+                    cond(c, f);
+                }
+                declared_names(b, f);
+            }
+        },
+        S::Expression(_) | S::Jump(_) | S::CaseLabel(_) => {}
+    }
+}
+
 /// The built-ins with `out` parameters.
 fn builtin_out(name: &str, n: usize) -> Option<Vec<Dir>> {
     let outs: &[usize] = match name {
@@ -420,9 +586,12 @@ mod tests {
             Ty::parse("float[16][16]"),
             Ty {
                 base: "float".into(),
-                dims: 2
+                dims: 2,
+                sizes: vec![Some(16), Some(16)],
             }
         );
+        assert_eq!(Ty::parse("uint[4u][]").sizes, vec![Some(4), None]);
+        assert_eq!(Ty::parse("float[N]").outer_size(), None);
         assert_eq!(Ty::parse("vec4[]").components(), 4);
         assert_eq!(Ty::parse("mat4").components(), 1);
         assert!(Ty::parse("ivec3").is_vector());

@@ -71,7 +71,7 @@ void main() {
     );
     assert!(
         c.source
-            .contains("gldbg_mc_t0 = int(gldbg_mc_ix(gl_LocalInvocationID.y, t.length()"),
+            .contains("gldbg_mc_t0 = int(gl_LocalInvocationID.y)"),
         "{}",
         c.source
     );
@@ -109,5 +109,169 @@ fn decode_reads_records() {
             workgroup: [2, 0, 0],
             local: [9, 0, 0]
         }
+    );
+}
+
+const MATMUL: &str = "#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 3) readonly buffer A { float a[]; };
+layout(std430, binding = 5) writeonly buffer C { float c[]; };
+uniform uint n;
+shared float ta[16][16];
+shared float tb[16][16];
+void main() {
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    float acc = 0.0;
+    for (uint t = 0u; t < n; t += 16u) {
+        ta[ty][tx] = a[t + tx];
+        tb[ty][tx] = a[t + ty];
+        barrier();
+        for (uint k = 0u; k < 16u; ++k) {
+            acc += READ;
+        }
+        barrier();
+    }
+    c[gl_GlobalInvocationID.x] = acc;
+}
+";
+
+/// The two copies of the versioned statement: (plain, checked).
+fn versioned(src: &str, cond: &str) -> (String, String) {
+    let s = checked(src).source;
+    let head = format!("if ({cond}) {{");
+    let at = s.find(&head).unwrap_or_else(|| panic!("no `{head}`:\n{s}"));
+    let rest = &s[at + head.len()..];
+    let (plain, rest) = rest.split_once("} else {").expect("an else");
+    let checked = rest.split("barrier();").next().unwrap();
+    (plain.to_string(), checked.to_string())
+}
+
+#[test]
+fn matmul_inner_loop_is_versioned_and_plain() {
+    let src = MATMUL.replace("READ", "ta[ty][k] * tb[k][tx]");
+    let (plain, checked_copy) = versioned(&src, "gldbg_mc_ok0 && gldbg_mc_ok1");
+    assert!(plain.contains("acc += ta[ty][k] * tb[k][tx];"), "{plain}");
+    assert!(!plain.contains("gldbg_mc_"), "{plain}");
+    // The checked copy: the uninitialised-read checks, the same sites.
+    assert!(
+        checked_copy.contains("gldbg_mc_aq0(k, ta[0].length(), 7u"),
+        "{checked_copy}"
+    );
+    assert!(
+        checked_copy.contains("gldbg_mc_aq1(tx, tb[0].length(), 9u"),
+        "{checked_copy}"
+    );
+    // The summary: counted on first writes, tested after each barrier.
+    let s = checked(&src).source;
+    assert!(
+        s.contains("if (kind != 0u && w == 0u) atomicAdd(gldbg_mc_n0, 1u);"),
+        "{s}"
+    );
+    assert!(
+        s.contains("gldbg_mc_ok1 = gldbg_mc_n1 == uint((tb.length() * tb[0].length()) * 1);"),
+        "{s}"
+    );
+    assert!(s.contains("gldbg_mc_n0 = 0u;"), "{s}");
+}
+
+#[test]
+fn unproven_indices_keep_their_checks_in_the_plain_copy() {
+    let cond = "gldbg_mc_ok0";
+    // A row past the tile: its own bounds check.
+    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty + 1u][k]"), cond);
+    assert!(
+        plain.contains("ta[gldbg_mc_ix(ty + 1u, ta.length(), 6u)][k]"),
+        "{plain}"
+    );
+    // A uniform row.
+    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[n][k]"), cond);
+    assert!(
+        plain.contains("ta[gldbg_mc_ix(n, ta.length(), 6u)][k]"),
+        "{plain}"
+    );
+    // A column past the tile: told as (row, column) like the checked copy.
+    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty][k + 1u]"), cond);
+    assert!(
+        plain.contains("= int(ty)][gldbg_mc_ixr(k + 1u, ta[0].length(), 7u, uint(gldbg_mc_t"),
+        "{plain}"
+    );
+    // A counter written in the body has no range.
+    let src = MATMUL.replace("acc += READ;", "acc += ta[ty][k];\n            k += 1u;");
+    let (plain, _) = versioned(&src, cond);
+    assert!(plain.contains("gldbg_mc_ixr(k, ta[0].length()"), "{plain}");
+}
+
+#[test]
+fn ranges_of_locals_respect_scopes_writes_and_wrapping() {
+    let c = checked(
+        "#version 430
+layout(local_size_x = 8) in;
+layout(std430) buffer B { float v[16]; float o[]; };
+uniform uint u;
+void main() {
+    uint i = 3u;
+    o[0] = v[i];
+    {
+        uint i = u;
+        o[1] = v[i];
+    }
+    uint j = 2u;
+    j = u;
+    o[2] = v[j];
+    for (uint k = 0u; k < 16u; ++k) o[3] += v[k];
+    for (uint k = 0u; k <= 16u; ++k) o[4] += v[k];
+    for (int k = 0; k < 16; k++) {
+        o[5] += v[k];
+        k++;
+    }
+    uint m = 1u;
+    {
+        uint m = 2u;
+        m++;
+    }
+    o[6] = v[m];
+    uint z = 0u;
+    o[7] = v[z - 1u];
+    uint x = gl_LocalInvocationID.x;
+    o[8] = v[(x & 7u) + 8u] + v[x * 2u + 1u] + v[min(u, 15u)] + v[x + 8u];
+    uint w = 3u;
+    o[9] = v[w];
+}
+",
+    );
+    let s = &c.source;
+    let kept = |i: &str| s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"));
+    for plain in [
+        "= v[w];",
+        "+= v[k];",
+        "v[(x & 7u) + 8u]",
+        "v[x * 2u + 1u]",
+        "v[min(u, 15u)]",
+    ] {
+        assert!(s.contains(plain), "{plain}: {s}");
+    }
+    // `i` declared twice (a name declared more than once in a function
+    // gets no range: both keep their checks), the written `j`, `k <=
+    // 16u`, the counter written in its body, `m` written in an inner
+    // scope, `z - 1u` (wraps); `x + 8u` is in range (x is at most 7).
+    for i in ["j", "k", "m", "z - 1u"] {
+        assert!(kept(i), "{i}: {s}");
+    }
+    assert_eq!(s.matches("v[gldbg_mc_ix(i, v.length()").count(), 2, "{s}");
+    assert_eq!(s.matches("v[gldbg_mc_ix(k, v.length()").count(), 2, "{s}");
+    assert!(s.contains("v[x + 8u]"), "{s}");
+}
+
+#[test]
+fn declarations_in_a_quiet_run_are_not_versioned() {
+    let src = MATMUL.replace(
+        "for (uint k = 0u; k < 16u; ++k) {\n            acc += READ;\n        }",
+        "float x = ta[ty][0];\n        acc += x;",
+    );
+    let s = checked(&src).source;
+    assert!(!s.contains("if (gldbg_mc_ok0"), "{s}");
+    assert!(
+        s.contains("float x = ta[gldbg_mc_t2 = int(ty)][gldbg_mc_aq0(0,"),
+        "{s}"
     );
 }

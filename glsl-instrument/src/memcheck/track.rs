@@ -79,8 +79,35 @@ impl Rewrite<'_> {
             _ => key.to_string(),
         };
         let key = key.as_str();
+        // Levels whose index is provably in range (range.rs): no bounds
+        // check there.
+        let proven: Vec<bool> = levels
+            .iter()
+            .map(|(k, ty)| match &ops[*k] {
+                Op::Index(i) => self.in_range(i, ty.outer_size()),
+                Op::Dot(_) => false,
+            })
+            .collect();
+        // A plain copy's quiet read (version.rs): bounds only, the row
+        // kept for a two-dimensional element's report where its column
+        // is not proven.
+        let plain = tracked.as_ref().is_some_and(|t| t.2.starts_with('p'));
+        let last_proven = tracked.as_ref().is_some_and(|(_, b, ..)| {
+            levels
+                .iter()
+                .zip(&proven)
+                .any(|((k, _), p)| k + 1 == *b && *p)
+        });
+        let plan = Plan {
+            tracked: tracked.as_ref(),
+            component,
+            ctx,
+            dims,
+            plain,
+            keep_row: !plain || (!last_proven && dims == 2),
+        };
         let mut prefix: Option<ast::Expr> = None;
-        for (k, _) in levels {
+        for ((k, _), proven) in levels.iter().zip(proven) {
             let k = *k;
             let Op::Index(idx) = &ops[k] else { continue };
             let in_run = tracked
@@ -104,42 +131,70 @@ impl Rewrite<'_> {
                 continue;
             };
             let index = take(idx);
-            let checked = match (&tracked, last_of_run, in_run) {
-                (Some((_, _, which, ncomp)), true, _) => {
-                    // The flat index of the row's first element.
-                    let pre = match prefix.take() {
-                        None => u(0),
-                        Some(p) => mul(p, call("uint", vec![len.clone()])),
-                    };
-                    let element = Element {
-                        which,
-                        ncomp: *ncomp,
-                        component,
-                        dims,
-                    };
-                    tracked_check(&element, index, len, site, pre, ctx)
-                }
-                (Some(_), false, true) => {
-                    // An outer level of a tracked run: kept in a temporary
-                    // for the flat element index (((t0 * L1) + t1) * L2 ...).
-                    let t = format!("gldbg_mc_t{}", self.temps);
-                    self.temps += 1;
-                    let tu = call("uint", vec![v(&t)]);
-                    prefix = Some(match prefix.take() {
-                        None => tu,
-                        Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
-                    });
-                    assign(
-                        v(&t),
-                        call("int", vec![call("gldbg_mc_ix", vec![index, len, u(site)])]),
-                    )
-                }
-                _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
-            };
+            let checked = self.level_check(&plan, k, proven, (index, len, site), &mut prefix);
             let Op::Index(idx) = &mut ops[k] else {
                 continue;
             };
             **idx = checked;
+        }
+    }
+
+    /// The checked index of level `k` of a path (`index`, its level's
+    /// `.length()` and site), `prefix` the flat index of the tracked
+    /// run's outer levels so far.
+    fn level_check(
+        &mut self,
+        plan: &Plan<'_>,
+        k: usize,
+        proven: bool,
+        (index, len, site): (ast::Expr, ast::Expr, u32),
+        prefix: &mut Option<ast::Expr>,
+    ) -> ast::Expr {
+        let in_run = plan.tracked.is_some_and(|(a, b, ..)| (*a..*b).contains(&k));
+        let last_of_run = plan.tracked.is_some_and(|(_, b, ..)| k + 1 == *b);
+        match (plan.tracked, last_of_run, in_run) {
+            (Some(_), true, _) if plan.plain => {
+                let pre = prefix
+                    .take()
+                    .map(|p| mul(p, call("uint", vec![len.clone()])));
+                match (proven, pre) {
+                    (true, _) => index,
+                    (false, Some(pre)) => call("gldbg_mc_ixr", vec![index, len, u(site), pre]),
+                    (false, None) => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                }
+            }
+            (Some((_, _, which, ncomp)), true, _) => {
+                // The flat index of the row's first element.
+                let pre = match prefix.take() {
+                    None => u(0),
+                    Some(p) => mul(p, call("uint", vec![len.clone()])),
+                };
+                let element = Element {
+                    which,
+                    ncomp: *ncomp,
+                    component: plan.component,
+                    dims: plan.dims,
+                };
+                tracked_check(&element, index, len, site, pre, plan.ctx)
+            }
+            (Some(_), false, true) if plan.keep_row => {
+                // An outer level of a tracked run: kept in a temporary
+                // for the flat element index (((t0 * L1) + t1) * L2 ...).
+                let t = format!("gldbg_mc_t{}", self.temps);
+                self.temps += 1;
+                let tu = call("uint", vec![v(&t)]);
+                *prefix = Some(match prefix.take() {
+                    None => tu,
+                    Some(p) => add(mul(p, call("uint", vec![len.clone()])), tu),
+                });
+                let index = match proven {
+                    true => index,
+                    false => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                };
+                assign(v(&t), call("int", vec![index]))
+            }
+            _ if proven => index,
+            _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
         }
     }
 
@@ -159,10 +214,7 @@ impl Rewrite<'_> {
         ctx: Ctx,
     ) -> Option<(usize, usize, String, u32)> {
         let elem = levels.iter().find(|(k, _)| *k == b - 1)?.1.clone();
-        let elem = Ty {
-            base: elem.base,
-            dims: 0,
-        };
+        let elem = Ty::scalar(&elem.base);
         let ncomp = elem.components();
         if self.g.structs.contains_key(&elem.base) {
             // Different invocations may own different members.
@@ -216,15 +268,36 @@ impl Rewrite<'_> {
                 };
                 // A read in an interval that writes nothing of it: the
                 // uninitialised check alone (quiet.rs).
-                let which = match ctx == Ctx::Read && self.quiet.contains(key) {
-                    true => format!("q{j}"),
-                    false => format!("s{j}"),
+                // In a versioned statement's plain copy (version.rs): its
+                // bounds alone.
+                let quiet = ctx == Ctx::Read && self.quiet.contains(key);
+                let which = match (quiet, self.plain.contains(key)) {
+                    (true, true) => format!("p{j}"),
+                    (true, false) => {
+                        self.quiet_used.insert(j);
+                        format!("q{j}")
+                    }
+                    _ => format!("s{j}"),
                 };
                 Some((a, b, which, ncomp))
             }
             _ => None,
         }
     }
+}
+
+/// How [`Rewrite::checks`] checks a path's levels: its tracked run (the
+/// run, check function, components), the components the access selects,
+/// its use, its element's dimensions, whether it is a plain copy's quiet
+/// read (version.rs: bounds alone), whether the run's outer levels are
+/// kept in temporaries (the element's flat index or a report's row).
+struct Plan<'a> {
+    tracked: Option<&'a (usize, usize, String, u32)>,
+    component: Option<(u32, u32)>,
+    ctx: Ctx,
+    dims: u32,
+    plain: bool,
+    keep_row: bool,
 }
 
 /// The tracked element of an access: its check function (`k<N>`: storage

@@ -656,3 +656,152 @@ fn piglit_shaders_compile_checked() {
         failed.join("\n")
     );
 }
+
+#[test]
+fn a_quiet_loop_reading_an_element_nobody_wrote() {
+    // Elements 0..2 written, 3 never; one element written a second time
+    // (a read-modify-write, then an atomic): four writes of three
+    // elements must not pass for "all written", or the versioned loop's
+    // plain copy would run and the uninitialised read be lost.
+    for again in [
+        "if (l == 0u) t[0] += 1u",
+        "if (l == 1u) atomicAdd(t[1], 1u)",
+    ] {
+        let src = kernel(&format!(
+            "void main() {{
+    uint l = gl_LocalInvocationID.x;
+    if (l < 3u) t[l] = l;
+    {again};
+    barrier();
+    uint s = 0u;
+    for (uint k = 0u; k < 4u; ++k) {{
+        s += t[k];
+    }}
+    o[gl_GlobalInvocationID.x] = s;
+    barrier();
+}}
+"
+        ));
+        let c = ShaderModel::parse(&src, Stage::Compute)
+            .unwrap()
+            .instrument_memcheck(MemcheckOptions::default())
+            .unwrap();
+        assert!(c.source.contains("if (gldbg_mc_ok0) {"), "{}", c.source);
+        let (original, r) = run(&src);
+        let (f, line, _) = only(&r);
+        assert_eq!(
+            (f.kind, *line, f.count),
+            (FindingKind::Uninitialized, 13, 8),
+            "{src}"
+        );
+        assert_eq!(f.element, vec![3]);
+        // t[3] is whatever the driver left there: no result to compare.
+        let _ = original;
+    }
+    // All written: nothing to report (the plain copy runs).
+    let (original, r) = run(&kernel(
+        "void main() {
+    uint l = gl_LocalInvocationID.x;
+    t[l] = l;
+    barrier();
+    uint s = 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+        s += t[k];
+    }
+    o[gl_GlobalInvocationID.x] = s;
+    barrier();
+}
+",
+    ));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(r.out, original);
+}
+
+#[test]
+fn out_of_bounds_in_a_versioned_loop() {
+    let src = "#version 430
+layout(local_size_x = 4, local_size_y = 2) in;
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { uint o[]; };
+shared uint g[2][4];
+void main() {
+    uint x = gl_LocalInvocationID.x, y = gl_LocalInvocationID.y;
+    g[y][x] = x + y;
+    barrier();
+    uint s = 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+        s += g[y][k + 1u];
+    }
+    o[gl_LocalInvocationIndex + 8u * gl_WorkGroupID.x] = s;
+    barrier();
+}
+";
+    let c = ShaderModel::parse(src, Stage::Compute)
+        .unwrap()
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap();
+    assert!(
+        c.source.contains("if (gldbg_mc_ok0) {") && c.source.contains("gldbg_mc_ixr(k + 1u"),
+        "{}",
+        c.source
+    );
+    let (_, r) = run(src);
+    let (f, line, _) = only(&r);
+    // Every invocation once (k = 3), told as (row, column).
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 12, 16));
+    let Invocation::Compute { local, .. } = f.invocation else {
+        panic!()
+    };
+    assert_eq!(f.element, vec![i64::from(local[1]), 4], "{f:?}");
+}
+
+#[test]
+fn a_tiled_product_runs_its_plain_loop_with_the_apps_results() {
+    let src = "#version 430
+layout(local_size_x = 2, local_size_y = 2) in;
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { uint o[]; };
+shared uint ta[2][2];
+shared uint tb[2][2];
+void main() {
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    uint acc = 0u;
+    for (uint t = 0u; t < 4u; t += 2u) {
+        ta[ty][tx] = data[ty * 4u + t + tx];
+        tb[ty][tx] = data[(t + ty) * 2u + tx] + gl_WorkGroupID.x;
+        barrier();
+        for (uint k = 0u; k < 2u; ++k) {
+            acc += ta[ty][k] * tb[k][tx];
+        }
+        barrier();
+    }
+    o[gl_WorkGroupID.x * 4u + gl_LocalInvocationIndex] = acc;
+}
+";
+    let c = ShaderModel::parse(src, Stage::Compute)
+        .unwrap()
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap();
+    assert!(
+        c.source
+            .contains("if (gldbg_mc_ok0 && gldbg_mc_ok1) {\n            for (uint k = 0u; k < 2u; ++k) {\n                acc += ta[ty][k] * tb[k][tx];"),
+        "{}",
+        c.source
+    );
+    clean(src);
+    // The CPU's product: the checked run's results are the app's.
+    let d: Vec<u32> = input_words();
+    let (_, r) = run(src);
+    for wg in 0..2u32 {
+        for (y, x) in [(0u32, 0u32), (0, 1), (1, 0), (1, 1)] {
+            let want: u32 = (0..4u32)
+                .map(|k| d[(y * 4 + k) as usize] * (d[(k * 2 + x) as usize] + wg))
+                .sum();
+            assert_eq!(
+                r.out[(wg * 4 + y * 2 + x) as usize],
+                want,
+                "wg {wg} ({y}, {x})"
+            );
+        }
+    }
+}
