@@ -49,6 +49,16 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// A new program object: nothing attached, nothing linked. A driver
+    /// may give a deleted program's name again (NVIDIA's does), and
+    /// `glDeleteProgram` is not recorded: the old object's shaders must
+    /// not become the new one's.
+    pub fn create_program(&mut self, program: u32) {
+        self.attached.remove(&program);
+        self.linked.remove(&program);
+        self.binary_programs.remove(&program);
+    }
+
     pub fn create_shader(&mut self, id: u32, gl_type: u32) {
         self.shaders.insert(
             id,
@@ -458,6 +468,27 @@ mod tests {
         assert_eq!(r.linked[&5].len(), 2);
         assert_eq!(r.linked[&5][1].source, "f");
         assert_eq!(r.attached[&5], vec![2]);
+    }
+
+    /// NVIDIA gives a deleted program's name to the next one created: the
+    /// new object starts with none of the old one's shaders or stages.
+    #[test]
+    fn a_program_name_given_again_starts_empty() {
+        let mut r = Recorded::default();
+        r.create_shader(1, 0x91B9);
+        r.shader_source(1, "old".into());
+        r.create_program(5);
+        r.attach(5, 1);
+        r.link(5);
+        // The app deletes program 5 (not recorded) and creates another.
+        r.create_program(5);
+        assert!(!r.linked.contains_key(&5) && !r.attached.contains_key(&5));
+        r.create_shader(2, 0x91B9);
+        r.shader_source(2, "new".into());
+        r.attach(5, 2);
+        r.link(5);
+        let sources: Vec<&str> = r.linked[&5].iter().map(|s| s.source.as_str()).collect();
+        assert_eq!(sources, ["new"]);
     }
 
     #[test]

@@ -202,6 +202,8 @@ pub fn classify(name: &str) -> u32 {
         name,
         "glCreateShader"
             | "glCreateShaderObjectARB"
+            | "glCreateProgram"
+            | "glCreateProgramObjectARB"
             | "glShaderSource"
             | "glShaderSourceARB"
             | "glAttachShader"

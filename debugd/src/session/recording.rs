@@ -138,6 +138,14 @@ impl Session {
                     .create_shader(ret as u32, a(0) as u32);
                 Ok(Some(ret))
             }
+            "glCreateProgram" | "glCreateProgramObjectARB" => {
+                let ret = self.finish(shm, call)?;
+                self.control()
+                    .programs
+                    .of_mut(call.context)
+                    .create_program(ret as u32);
+                Ok(Some(ret))
+            }
             "glShaderSource" | "glShaderSourceARB" => {
                 let src = remote.shader_source(a(1) as i32, a(2), a(3)).map_err(mem)?;
                 self.control()
