@@ -295,6 +295,16 @@ impl SharedMemory {
         self.publish_bits(&b);
     }
 
+    /// Let armed memcheck programs run without a stop, or not (ABI 16).
+    pub fn set_memcheck_fast(&self, on: bool) {
+        self.header().memcheck_fast.store(on as u32, Release);
+    }
+
+    /// Dispatches armed memcheck programs ran without a stop (ABI 16).
+    pub fn memcheck_fast_calls(&self) -> u64 {
+        self.header().memcheck_fast_calls.load(Relaxed)
+    }
+
     /// Futex-wait until `Header::stop_seq != seen` (or timeout); returns the current value.
     pub fn wait_stop_seq(&self, seen: u32, timeout: Duration) -> u32 {
         let word = &self.header().stop_seq;
@@ -306,16 +316,6 @@ impl SharedMemory {
     /// Ask both sides to spin up to `spin` for each other before sleeping
     /// (`Header::spin_us`): for step loops, where each answer comes within
     /// microseconds. `Duration::ZERO` restores the short default spin.
-    /// Let armed memcheck programs run without a stop, or not (ABI 16).
-    pub fn set_memcheck_fast(&self, on: bool) {
-        self.header().memcheck_fast.store(on as u32, Release);
-    }
-
-    /// Dispatches armed memcheck programs ran without a stop (ABI 16).
-    pub fn memcheck_fast_calls(&self) -> u64 {
-        self.header().memcheck_fast_calls.load(Relaxed)
-    }
-
     pub fn set_spin(&self, spin: Duration) {
         let us = spin.as_micros().min(u32::MAX as u128) as u32;
         self.header().spin_us.store(us, Release);

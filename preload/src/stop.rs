@@ -98,11 +98,16 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
         Some(slot) if stop_first => stop_or_check(h, slot, id, args),
         _ => execute(id, args),
     };
+    if CLASS[id as usize] & class::SHADER_RECORD != 0 {
+        // Another thread may have armed a program while this call waited
+        // at its stop: it has run now.
+        crate::replay::memcheck_armed::disarm_all();
+    }
     if checking
         && let (Some(slot), Some(h)) = (slot, crate::session::session())
         && let Some(e) = crate::intercept::errors::take_new_error()
     {
-        r = stop(h, slot, id, args, Some((r, e)));
+        r = stop(h, slot, id, args, Some((r, e)), false);
     }
     IN_STOP.with(|f| f.set(false));
     r
@@ -114,14 +119,9 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
 fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
     use crate::replay::memcheck_armed::{Outcome, try_run};
     match try_run(id, args) {
-        Outcome::No => stop(h, slot, id, args, None),
+        Outcome::No => stop(h, slot, id, args, None, false),
         Outcome::Ran => 0,
-        Outcome::RanFound => {
-            slot.memcheck_ran.store(1, Relaxed);
-            let r = stop(h, slot, id, args, Some((0, 0)));
-            slot.memcheck_ran.store(0, Relaxed);
-            r
-        }
+        Outcome::RanFound => stop(h, slot, id, args, Some((0, 0)), true),
     }
 }
 
@@ -329,13 +329,15 @@ fn run_ours(slot: &Slot, cmd: u32, id: u32, args: &mut [u64]) -> u32 {
 
 /// Publish the call and run the daemon's commands until it lets the thread
 /// go. `after`: the call was already executed (result, GL error raised):
-/// an error-breakpoint stop after the call.
+/// an error-breakpoint stop after the call, or (`memcheck_ran`) one after
+/// an armed memcheck run that found something.
 fn stop(
     h: &'static Header,
     slot: &'static Slot,
     id: u32,
     args: &mut [u64],
     after: Option<(u64, u32)>,
+    memcheck_ran: bool,
 ) -> u64 {
     // The last stop ended with a store to `state`; a daemon that reads
     // this stop's fields must then see that store too (its snapshot
@@ -348,6 +350,7 @@ fn stop(
     }
     slot.ret.store(after.map_or(0, |a| a.0), Relaxed);
     slot.error.store(after.map_or(0, |a| a.1), Relaxed);
+    slot.memcheck_ran.store(u32::from(memcheck_ran), Relaxed);
     let not_drawn =
         CLASS[id as usize] & class::DRAW != 0 && !crate::intercept::lists::draws(id, args);
     slot.not_drawn.store(not_drawn as u32, Relaxed);

@@ -197,9 +197,9 @@ pub struct Findings {
     index: HashMap<Key, usize>,
     /// Dispatches and draws run checked.
     pub calls_checked: u64,
-    /// Of them, runs of armed programs that stopped after their call
-    /// (they found something); those that did not stop are the preload's
-    /// count (`Header::memcheck_fast_calls`).
+    /// Of them, those armed programs ran without a stop, as the ended
+    /// apps' preloads counted them (`Header::memcheck_fast_calls`; the
+    /// running app's count is added to the report).
     pub calls_armed: u64,
     /// The most shadow memory one call used.
     pub shadow_bytes: u64,

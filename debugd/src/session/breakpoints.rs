@@ -47,16 +47,17 @@ impl BreakKind {
     }
 
     pub(super) fn matches(self, stop: &Stop) -> bool {
+        // A stop after a call (a GL error's, or an armed memcheck run's:
+        // the call ran) is no stop before it.
+        let before = stop.error == 0 && !stop.memcheck_ran;
         match self {
-            BreakKind::DrawNumber(n) => {
-                self.covers(stop.function) && stop.draw == n && stop.error == 0
-            }
+            BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n && before,
             // A draw call compiled into a display list draws nothing.
-            BreakKind::Draw => self.covers(stop.function) && stop.draw != 0 && stop.error == 0,
+            BreakKind::Draw => self.covers(stop.function) && stop.draw != 0 && before,
             BreakKind::GlError => stop.error != 0,
             BreakKind::Source => false,
             // Other breakpoints stop before the call, never again after it.
-            k => k.covers(stop.function) && stop.error == 0,
+            k => k.covers(stop.function) && before,
         }
     }
 }
@@ -231,6 +232,9 @@ impl Session {
 /// Set every function's breakpoint bit: shader-record functions, plus the
 /// user's breakpoints and memcheck's calls.
 pub(super) fn apply_bits(c: &Control, shm: &SharedMemory) {
+    // Armed memcheck runs wait while the bits change (a breakpoint set
+    // now must stop its call), and go on last if nothing else stops them.
+    shm.set_memcheck_fast(false);
     for id in 0..FUNCTIONS.len() as u32 {
         let on = class_of(id) & class::SHADER_RECORD != 0
             || c.breakpoints.covers(id)

@@ -205,6 +205,21 @@ impl Session {
         self.memcheck_at_stop()
     }
 
+    /// At a stop after an armed run (`Stop::memcheck_ran`): its findings
+    /// taken now, before anything else can make the stop the user's.
+    pub(super) fn memcheck_take_first(&self) -> Result<()> {
+        let due = {
+            let c = self.control();
+            c.current
+                .as_ref()
+                .is_some_and(|s| s.memcheck_ran && c.memcheck.checked != Some(s.serial))
+        };
+        if due {
+            self.memcheck_at_stop()?;
+        }
+        Ok(())
+    }
+
     /// The check of the call the app is stopped at (once per stop).
     pub(super) fn memcheck_at_stop(&self) -> Result<Next> {
         let mut dbg = self.debug_lock();
@@ -306,13 +321,15 @@ impl Session {
             slot: stop.slot,
             stop_id: stop.stop_id,
         };
-        let taken = mc::link::take_armed(at).and_then(|(st, key)| {
+        let taken = mc::link::take_armed(at).and_then(|(st, key, program)| {
+            // Two app programs of the same sources share a cache key.
+            let ran = |c: &Checked| c.p.cache_key == key && c.p.program == program;
             let entry = self
                 .control()
                 .memcheck
                 .programs
                 .values()
-                .find(|e| matches!(&***e, Entry::Checked(c) if c.p.cache_key == key))
+                .find(|e| matches!(&***e, Entry::Checked(c) if ran(c)))
                 .cloned();
             let Some(entry) = entry else {
                 return Err(Error::Internal(format!(
@@ -325,7 +342,6 @@ impl Session {
             };
             match mc::link::read_taken(at, self, &checked.p, st) {
                 Ok(run) => {
-                    self.control().memcheck.findings.calls_armed += 1;
                     self.record_findings(stop, checked, &run);
                     Ok(())
                 }

@@ -453,6 +453,7 @@ impl Session {
             c.stepping = false;
             shm.set_step_all(false);
             shm.set_check_errors(false);
+            shm.set_memcheck_fast(false);
             for id in 0..FUNCTIONS.len() as u32 {
                 shm.set_breakpoint(id, false);
             }

@@ -227,11 +227,10 @@ impl Session {
             "glCreateShaderProgramv" => {
                 let src = remote.shader_source(a(1) as i32, a(2), 0).map_err(mem)?;
                 let ret = self.finish(shm, call)?;
-                self.control().programs.of_mut(call.context).shader_program(
-                    ret as u32,
-                    a(0) as u32,
-                    src,
-                );
+                let mut c = self.control();
+                let programs = c.programs.of_mut(call.context);
+                programs.create_program(ret as u32);
+                programs.shader_program(ret as u32, a(0) as u32, src);
                 Ok(Some(ret))
             }
             _ => Ok(None),

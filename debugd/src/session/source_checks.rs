@@ -37,6 +37,12 @@ impl Session {
             let Some(internal) = self.at_source_check() else {
                 return Ok(reply);
             };
+            // An armed memcheck run's findings first: a `pause` may make
+            // this stop the user's.
+            if let Err(e) = self.memcheck_take_first() {
+                self.surface_check_stop();
+                return Err(e);
+            }
             match self.check_sources(None) {
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) if internal && self.take_pause_request() => {

@@ -427,6 +427,7 @@ fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<Shado
         kept,
     };
     gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
+    check_gl("binding the memcheck shadow")?;
     // Binding the range bound the generic binding to the buffer too.
     if !super::zero_fill::zero(binding, bytes as u64)
         && !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes)
@@ -437,7 +438,7 @@ fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<Shado
             gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, at, &zeros[..n]);
         }
     }
-    check_gl("binding the memcheck shadow")?;
+    check_gl("zeroing the memcheck shadow")?;
     Ok(Some(bound))
 }
 

@@ -115,8 +115,13 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
     }
     let call = Call { id, args };
     let h = crate::session::header();
-    if h.memcheck_fast.load(Ordering::Acquire) == 0
-        || h.step_all.load(Ordering::Acquire) != 0
+    if h.memcheck_fast.load(Ordering::Acquire) == 0 {
+        // While armed runs wait, programs may be linked unseen (detached):
+        // the daemon checks each one at a stop again.
+        disarm_all();
+        return Outcome::No;
+    }
+    if h.step_all.load(Ordering::Acquire) != 0
         || !call.is_dispatch()
         || !super::context::has_context()
     {
