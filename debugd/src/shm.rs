@@ -59,9 +59,8 @@ pub struct StoppedCall {
     pub not_drawn: bool,
     /// The slot's `stop_id` of this stop (commands name it).
     pub stop_id: u32,
-    /// (ABI 16) A stop after a dispatch an armed memcheck program ran
-    /// checked, with findings waiting for `CMD_MEMCHECK_TAKE`: the call
-    /// is done (continuing returns without running it again).
+    /// (ABI 16) Findings of earlier armed memcheck runs wait at this stop
+    /// for `CMD_MEMCHECK_TAKE` (the stop is before its call, as any).
     pub memcheck_ran: bool,
 }
 

@@ -114,14 +114,28 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
 }
 
 /// A call that stops before it runs, unless memcheck has its program
-/// armed (`replay::memcheck_armed`): then it runs checked without a stop,
-/// and stops after it only where the run found something.
+/// armed (`replay::memcheck_armed`): then it runs checked without a stop.
+/// What earlier armed runs found (read here: waiting for them, but not at
+/// a dispatch) makes this call stop for the daemon to take it.
 fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
-    use crate::replay::memcheck_armed::{Outcome, try_run};
+    use crate::replay::memcheck_armed::{Outcome, resolve, try_run};
+    let dispatch = CLASS[id as usize] & class::DISPATCH != 0;
+    if resolve(!dispatch) {
+        return stop(h, slot, id, args, None, true);
+    }
     match try_run(id, args) {
         Outcome::No => stop(h, slot, id, args, None, false),
         Outcome::Ran => 0,
-        Outcome::RanFound => stop(h, slot, id, args, Some((0, 0)), true),
+    }
+}
+
+/// At a thread's end (`replay::memcheck_armed`'s exit guard): its armed
+/// runs still outstanding read, and what they found handed to the daemon
+/// at a stop at a `glFinish` of ours (the thread's context still current;
+/// without one, or without a debugger, nothing is done).
+pub(crate) fn flush_memcheck() {
+    if crate::replay::memcheck_armed::resolve(true) {
+        slow(gldbg_proto::api::ids::glFinish, &mut []);
     }
 }
 

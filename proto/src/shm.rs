@@ -503,6 +503,12 @@ pub struct MemcheckReply {
     pub trace: TraceReply,
     /// (ABI 16) The request's `cache_key` (which checked program ran).
     pub cache_key: u64,
+    /// (ABI 16) The call that ran: its number on its thread and function
+    /// id (a run `CMD_MEMCHECK_TAKE` hands over ran at an earlier call than
+    /// the stop's).
+    pub call_number: u64,
+    pub function: u32,
+    pub _pad1: u32,
 }
 
 /// Start of the mapping. Written by the daemon before the app starts,

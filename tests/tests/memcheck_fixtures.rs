@@ -313,16 +313,9 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     );
 }
 
-/// `memcheck on` checks a compute program's first dispatch at a stop and
-/// arms it: its later dispatches run checked in the app without a stop,
-/// and only one that finds something stops (after its call) for its
-/// findings. Every dispatch is counted, findings included, and relinking
-/// the program disarms it: its new shaders are checked from then on, and
-/// the old checked program never runs in their place (the app checks the
-/// relinked results against its CPU model and fails otherwise).
-#[test]
-fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
-    require_workspace();
+/// `gldbg run --memcheck` on `egl_memcheck` with `args`, `memcheck` at
+/// the end: the transcript's events and the report.
+fn armed_run(args: &[&str]) -> (Output, Vec<Value>, Value) {
     let dir = TempDir::new("memcheck-armed");
     let script = dir.join("s.gldbg");
     std::fs::write(&script, "continue\nmemcheck\n").unwrap();
@@ -331,19 +324,51 @@ fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
         .arg(&script)
         .arg("--")
         .arg(app())
-        .args(["--repeat", "3", "--relink", "storage-oob", "shared-uninit"]);
+        .args(args);
     let out = run_command(cmd);
     assert!(out.status.success(), "{}", out.transcript());
+    let events: Vec<Value> = out
+        .lines
+        .iter()
+        .filter(|v| v["event"] == "memcheck")
+        .cloned()
+        .collect();
+    let report = out
+        .lines
+        .iter()
+        .find(|v| v["cmd"] == "memcheck")
+        .unwrap_or_else(|| panic!("no report: {}", out.transcript()))
+        .clone();
+    (out, events, report)
+}
+
+fn counts(report: &Value) -> Vec<u64> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["count"].as_u64().unwrap())
+        .collect()
+}
+
+/// `memcheck on` checks a compute program's first dispatch at a stop and
+/// arms it: its later dispatches run checked in the app without a stop,
+/// their findings read later, behind a fence, and taken by the daemon at
+/// the thread's next stop (here the next dispatch, which is then checked
+/// at that stop). Every dispatch is counted, findings included, and
+/// relinking the program disarms it: its new shaders are checked from then
+/// on, and the old checked program never runs in their place (the app
+/// checks the relinked results against its CPU model and fails otherwise).
+#[test]
+fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
+    require_workspace();
+    let args = ["--repeat", "3", "--relink", "storage-oob", "shared-uninit"];
+    let (out, events, report) = armed_run(&args);
     for case in ["storage-oob", "shared-uninit"] {
         let relinked = checksum(&out.stdout, &format!("{case} relinked"));
         assert!(relinked.ends_with("(deterministic)"), "{relinked}");
     }
     // One event per finding, with the count of its first call.
-    let events: Vec<&Value> = out
-        .lines
-        .iter()
-        .filter(|v| v["event"] == "memcheck")
-        .collect();
     let kinds: Vec<(&str, u64)> = events
         .iter()
         .map(|e| (e["kind"].as_str().unwrap(), e["count"].as_u64().unwrap()))
@@ -353,22 +378,31 @@ fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
         [("out-of-bounds", 1), ("uninitialized", 128)],
         "{events:#?}"
     );
-    let report = out
-        .lines
-        .iter()
-        .find(|v| v["cmd"] == "memcheck")
-        .unwrap_or_else(|| panic!("no report: {}", out.transcript()));
     // Every dispatch of the planted shaders counted: 3 of each.
-    let counts: Vec<u64> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["count"].as_u64().unwrap())
-        .collect();
-    assert_eq!(counts, [3, 3 * 128], "{report}");
-    // Per case 3 dispatches before the relink and 3 after: the first of
-    // each at a stop, the other 2 armed (those before the relink found
-    // something and stopped after their call; those after did not stop).
+    assert_eq!(counts(&report), [3, 3 * 128], "{report}");
+    // Per case 3 dispatches before the relink and 3 after. Before: the
+    // 1st at a stop, the 2nd armed, the 3rd at the stop where the 2nd's
+    // findings were taken. After: the 1st at a stop, 2 armed.
     assert_eq!(report["calls_checked"].as_u64(), Some(12), "{report}");
-    assert_eq!(report["calls_armed"].as_u64(), Some(4), "{report}");
+    assert_eq!(report["calls_armed"].as_u64(), Some(6), "{report}");
+}
+
+/// The findings of a thread's last armed dispatches are not lost: they
+/// are read before the app releases its context (a stop the daemon makes
+/// there while memcheck is on), or when the thread ends with its context
+/// still current.
+#[test]
+fn the_last_armed_dispatches_are_read_before_the_context_goes() {
+    require_workspace();
+    for args in [
+        &["--repeat", "4", "storage-oob"][..],
+        &["--repeat", "4", "--keep-context", "storage-oob"][..],
+    ] {
+        let (_, events, report) = armed_run(args);
+        assert_eq!(events.len(), 1, "{args:?}: {events:#?}");
+        // The 4th dispatch ran armed, its findings outstanding at the end.
+        assert_eq!(counts(&report), [4], "{args:?}: {report}");
+        assert_eq!(report["calls_checked"].as_u64(), Some(4), "{report}");
+        assert_eq!(report["calls_armed"].as_u64(), Some(2), "{report}");
+    }
 }

@@ -159,14 +159,13 @@ pub enum How {
 
 /// At a stop after a dispatch an armed program ran checked (the stop's
 /// `memcheck_ran`): take that run's reply into the bulk region; its
-/// status, the checked program's cache key and the app program (0 where
-/// none came), for [`read_taken`].
-pub fn take_armed(at: At<'_>) -> Result<(u32, u64, u32)> {
+/// status and its reply (which checked and app program ran, at which call;
+/// a cache key of 0: none was left), for [`read_taken`].
+pub fn take_armed(at: At<'_>) -> Result<(u32, MemcheckReply)> {
     at.shm
         .write_struct(abi::BULK_REPLY, &MemcheckReply::default());
     let st = at.run(abi::CMD_MEMCHECK_TAKE, TIMEOUT)?;
-    let reply = at.shm.read_struct::<MemcheckReply>(abi::BULK_REPLY);
-    Ok((st, reply.cache_key, reply.program))
+    Ok((st, at.shm.read_struct::<MemcheckReply>(abi::BULK_REPLY)))
 }
 
 /// The run [`take_armed`] took (status `st`), of the checked program `p`

@@ -47,9 +47,8 @@ impl BreakKind {
     }
 
     pub(super) fn matches(self, stop: &Stop) -> bool {
-        // A stop after a call (a GL error's, or an armed memcheck run's:
-        // the call ran) is no stop before it.
-        let before = stop.error == 0 && !stop.memcheck_ran;
+        // A stop after a call (a GL error's) is no stop before it.
+        let before = stop.error == 0;
         match self {
             BreakKind::DrawNumber(n) => self.covers(stop.function) && stop.draw == n && before,
             // A draw call compiled into a display list draws nothing.

@@ -55,7 +55,7 @@ impl Session {
             }
         };
         let mut ret = None;
-        if call.error != 0 || call.memcheck_ran {
+        if call.error != 0 {
             // Stopped after the call: it was executed.
             ret = Some(call.ret);
         } else if class_of(call.function) & class::SHADER_RECORD != 0 {
@@ -106,8 +106,8 @@ impl Session {
         stop.breakpoint_id = hit;
         // Source breakpoints and memcheck: a draw (that draws) or dispatch
         // stops to be checked (internally where no GL breakpoint stops there).
-        // A dispatch an armed memcheck program ran and found something in
-        // is one too, whatever changed since: its findings wait there.
+        // A stop where findings of armed memcheck runs wait is one too,
+        // whatever changed since: `continue` takes them there.
         stop.source_check = stop.memcheck_ran
             || (!c.stepping
                 && stop.error == 0

@@ -49,6 +49,8 @@ pub(super) struct Memcheck {
     ran_at: Option<u64>,
     /// The stop a finding keeps the app at (`stop`): its serial and finding.
     stopped_at: Option<(u64, pb::MemcheckFinding)>,
+    /// The last stop whose armed runs' findings were taken.
+    taken: Option<u64>,
     budget: u64,
 }
 
@@ -61,6 +63,7 @@ impl Default for Memcheck {
             checked: None,
             ran_at: None,
             stopped_at: None,
+            taken: None,
             budget: DEFAULT_BUDGET,
         }
     }
@@ -75,9 +78,13 @@ impl Memcheck {
         )
     }
 
-    /// Whether a call of `function` needs its breakpoint bit for memcheck.
+    /// Whether a call of `function` needs its breakpoint bit for memcheck:
+    /// the calls it checks, and those that release a context (before them
+    /// the preload reads what armed runs found, while it still can).
     pub(super) fn covers(&self, function: u32) -> bool {
-        self.active() && class_of(function) & (class::DRAW | class::DISPATCH) != 0
+        self.active()
+            && (class_of(function) & (class::DRAW | class::DISPATCH) != 0
+                || RELEASES_CONTEXT.contains(&function_name(function)))
     }
 
     /// The finding the stop `serial` was made for, if a finding made it.
@@ -138,6 +145,19 @@ pub(super) enum Next {
 }
 
 const GO_ON: Next = Next::Resume(abi::CMD_CONTINUE);
+/// The calls after which a thread's context may be gone.
+const RELEASES_CONTEXT: [&str; 7] = [
+    "eglMakeCurrent",
+    "eglDestroyContext",
+    "eglReleaseThread",
+    "eglTerminate",
+    "glXMakeCurrent",
+    "glXMakeContextCurrent",
+    "glXDestroyContext",
+];
+
+/// Armed runs taken at one stop at most.
+const TAKES_MAX: usize = 1024;
 
 /// Whether armed memcheck programs may run dispatches without a stop:
 /// `memcheck on`, and nothing else wants dispatches to stop (no GL
@@ -195,7 +215,7 @@ impl Session {
                 && c.paused.is_none()
                 && c.current.as_ref().is_some_and(|s| {
                     m.ran_at == Some(s.serial)
-                        || (s.memcheck_ran && m.checked != Some(s.serial))
+                        || (s.memcheck_ran && m.taken != Some(s.serial))
                         || (m.active() && checkable(s) && m.checked != Some(s.serial))
                 });
             if !due {
@@ -205,18 +225,12 @@ impl Session {
         self.memcheck_at_stop()
     }
 
-    /// At a stop after an armed run (`Stop::memcheck_ran`): its findings
-    /// taken now, before anything else can make the stop the user's.
+    /// At a stop where armed runs' findings wait (`Stop::memcheck_ran`):
+    /// they are taken now, before anything can make the stop the user's.
     pub(super) fn memcheck_take_first(&self) -> Result<()> {
-        let due = {
-            let c = self.control();
-            c.current
-                .as_ref()
-                .is_some_and(|s| s.memcheck_ran && c.memcheck.checked != Some(s.serial))
-        };
-        if due {
-            self.memcheck_at_stop()?;
-        }
+        let _dbg = self.debug_lock();
+        let AtStop { stop, shm } = self.stopped()?;
+        self.take_armed_runs(&stop, &shm);
         Ok(())
     }
 
@@ -224,16 +238,12 @@ impl Session {
     pub(super) fn memcheck_at_stop(&self) -> Result<Next> {
         let mut dbg = self.debug_lock();
         let AtStop { stop, shm } = self.stopped()?;
+        self.take_armed_runs(&stop, &shm);
         let mode = {
             let mut c = self.control();
             let m = &mut c.memcheck;
             if m.ran_at == Some(stop.serial) {
                 return Ok(Next::Resume(abi::CMD_SKIP));
-            }
-            if stop.memcheck_ran && m.checked != Some(stop.serial) {
-                m.checked = Some(stop.serial);
-                drop(c);
-                return Ok(self.take_armed_run(&stop, &shm));
             }
             if !m.active() || m.checked == Some(stop.serial) || !checkable(&stop) {
                 return Ok(GO_ON);
@@ -298,7 +308,7 @@ impl Session {
         let Entry::Checked(checked) = &*entry else {
             return Ok(GO_ON);
         };
-        let first = self.record_findings(&stop, checked, &run);
+        let first = self.record_findings(&stop, checked, &run, true);
         match (in_place, first) {
             (true, _) => Ok(self.after_run(&stop, true)),
             (false, None) => Ok(GO_ON),
@@ -311,53 +321,70 @@ impl Session {
         }
     }
 
-    /// At a stop after a dispatch an armed program ran checked (the call
-    /// is done): its findings taken and recorded; the stop continues (the
-    /// preload returns without running the call again).
+    /// At a stop where armed runs' findings wait (`Stop::memcheck_ran`;
+    /// once per stop): each run taken and recorded at the call it ran at
+    /// (it was counted as checked by the preload).
     /// (The caller holds the debug lock: the bulk region is its.)
-    fn take_armed_run(&self, stop: &Stop, shm: &SharedMemory) -> Next {
+    fn take_armed_runs(&self, stop: &Stop, shm: &SharedMemory) {
+        {
+            let mut c = self.control();
+            if !stop.memcheck_ran || c.memcheck.taken == Some(stop.serial) {
+                return;
+            }
+            c.memcheck.taken = Some(stop.serial);
+        }
         let at = At {
             shm,
             slot: stop.slot,
             stop_id: stop.stop_id,
         };
-        let taken = mc::link::take_armed(at).and_then(|(st, key, program)| {
-            // Two app programs of the same sources share a cache key.
-            let ran = |c: &Checked| c.p.cache_key == key && c.p.program == program;
-            let entry = self
-                .control()
-                .memcheck
-                .programs
-                .values()
-                .find(|e| matches!(&***e, Entry::Checked(c) if ran(c)))
-                .cloned();
-            let Some(entry) = entry else {
-                return Err(Error::Internal(format!(
-                    "no checked program has the key {key:#x} of the run at call {}",
-                    stop.call_number
-                )));
-            };
-            let Entry::Checked(checked) = &*entry else {
-                unreachable!("matched as checked")
-            };
-            match mc::link::read_taken(at, self, &checked.p, st) {
-                Ok(run) => {
-                    self.record_findings(stop, checked, &run);
-                    Ok(())
-                }
+        // Bounded: a preload that never says "none left" cannot hold us.
+        for _ in 0..TAKES_MAX {
+            match mc::link::take_armed(at) {
+                Ok((_, reply)) if reply.cache_key == 0 => return,
+                Ok((st, reply)) => self.record_taken(stop, at, st, &reply),
                 Err(e) => {
-                    self.memcheck_unchecked(stop, &checked.p, e);
-                    Ok(())
+                    self.warn(format!(
+                        "memcheck: the findings of checked calls before call {} could not be \
+                         read: {e}",
+                        stop.call_number
+                    ));
+                    return;
                 }
             }
-        });
-        if let Err(e) = taken {
-            self.warn(format!(
-                "memcheck: the findings of the checked call {} could not be read: {e}",
-                stop.call_number
-            ));
         }
-        GO_ON
+    }
+
+    /// One taken run (`st`, `reply`): its findings recorded at its call.
+    fn record_taken(&self, stop: &Stop, at: At<'_>, st: u32, reply: &abi::MemcheckReply) {
+        let ran_at = Stop {
+            call_number: reply.call_number,
+            function: reply.function,
+            ..stop.clone()
+        };
+        // Two app programs of the same sources share a cache key.
+        let ran = |c: &Checked| c.p.cache_key == reply.cache_key && c.p.program == reply.program;
+        let entry = self
+            .control()
+            .memcheck
+            .programs
+            .values()
+            .find(|e| matches!(&***e, Entry::Checked(c) if ran(c)))
+            .cloned();
+        let Some(Entry::Checked(checked)) = entry.as_deref() else {
+            self.warn(format!(
+                "memcheck: the findings of the checked call {} belong to no program checked \
+                 here (key {:#x})",
+                ran_at.call_number, reply.cache_key
+            ));
+            return;
+        };
+        match mc::link::read_taken(at, self, &checked.p, st) {
+            Ok(run) => {
+                self.record_findings(&ran_at, checked, &run, false);
+            }
+            Err(e) => self.memcheck_unchecked(&ran_at, &checked.p, e),
+        }
     }
 
     /// How the stop is released after its check: skipped where the call
@@ -505,13 +532,15 @@ impl Session {
         })
     }
 
-    /// The findings of one checked run: counted, the new ones sent as
-    /// events; the first finding and its invocation.
+    /// The findings of one checked run (counted as a checked call where
+    /// `count`), the new ones sent as events; the first finding and its
+    /// invocation.
     fn record_findings(
         &self,
         stop: &Stop,
         checked: &Checked,
         run: &MemcheckRun,
+        count: bool,
     ) -> Option<(pb::MemcheckFinding, glsl_instrument::memcheck::Invocation)> {
         let p = &checked.p;
         let found = p.shader.decode(&run.words, p.stage);
@@ -538,7 +567,9 @@ impl Session {
                 c.memcheck.budget,
             );
             let m = &mut c.memcheck.findings;
-            m.count_call(run.shadow_bytes, run.gpu_ns);
+            if count {
+                m.count_call(run.shadow_bytes, run.gpu_ns);
+            }
             m.not_checked.extend(notes);
             m.add_call(checked.shader_key, found_here)
         };

@@ -146,9 +146,9 @@ struct Stop {
     /// a GL breakpoint there it is internal (never reported unless a
     /// source breakpoint or a memcheck finding stops there).
     source_check: bool,
-    /// A stop after a dispatch an armed memcheck program ran checked
-    /// without a stop and found something in (`ret` is Some): `continue`'s
-    /// memcheck check takes its findings.
+    /// Findings of armed memcheck runs (dispatches run checked without a
+    /// stop, earlier) wait at this stop, before its call: `continue`'s
+    /// memcheck check takes them.
     memcheck_ran: bool,
 }
 

@@ -180,9 +180,8 @@ impl Session {
         cancel::check()?;
         let (breaks, files, shaders) = {
             let mut c = self.control();
-            // Only memcheck made this stop, or the call already ran
-            // (checked by an armed memcheck program).
-            if !c.breakpoints.has_sources() || stop.memcheck_ran {
+            if !c.breakpoints.has_sources() {
+                // Only memcheck made this stop.
                 return Ok(None);
             }
             c.files.checked = Some(stop.serial);

@@ -276,3 +276,32 @@ pub fn get_i64(pname: u32) -> i64 {
     unsafe { real::glGetInteger64v(pname, p(&mut v)) };
     v[0]
 }
+
+// ----- fences (memcheck's armed runs read their findings after them) -----
+
+/// A GL sync object, as its address (0: none was made).
+pub type Sync = usize;
+
+/// `glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)`.
+pub fn fence() -> Sync {
+    const SYNC_GPU_COMMANDS_COMPLETE: u32 = 0x9117;
+    // SAFETY: see the module comment.
+    unsafe { real::glFenceSync(SYNC_GPU_COMMANDS_COMPLETE, 0) as usize }
+}
+
+/// Whether `sync` has signaled, waiting up to `timeout_ns` (flushing the
+/// commands before it first); false on a timeout or an error.
+pub fn wait_sync(sync: Sync, timeout_ns: u64) -> bool {
+    const SYNC_FLUSH_COMMANDS_BIT: u32 = 0x1;
+    const ALREADY_SIGNALED: u32 = 0x911A;
+    const CONDITION_SATISFIED: u32 = 0x911C;
+    // SAFETY: see the module comment; `sync` is a sync object of ours
+    // not deleted yet (the caller's).
+    let r = unsafe { real::glClientWaitSync(sync as *mut _, SYNC_FLUSH_COMMANDS_BIT, timeout_ns) };
+    r == ALREADY_SIGNALED || r == CONDITION_SATISFIED
+}
+
+pub fn delete_sync(sync: Sync) {
+    // SAFETY: see the module comment; as for `wait_sync`.
+    unsafe { real::glDeleteSync(sync as *mut _) }
+}

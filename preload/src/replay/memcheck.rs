@@ -117,6 +117,9 @@ fn step(
     step_as(bulk, call, req, reply, Run::AtStop)
 }
 
+/// The replay of a checked call.
+pub(super) type MemcheckReplay<'a> = Replay<'a, MemcheckReply>;
+
 /// How a checked call is run.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Run {
@@ -208,10 +211,16 @@ pub(super) fn step_as(
     let restored = writes.map_or(Ok(()), |w| w.finish());
     replayed?;
     restored?;
+    r.reply.cache_key = req.cache_key;
+    if run == Run::Armed {
+        // Read after a fence, later (`memcheck_armed.rs`): nothing waits.
+        let lists = lists(&r, req, prog, &shadow);
+        return super::memcheck_armed::defer(&mut r, lists);
+    }
     r.read_back(|_| Ok(()))?;
     r.reply.gpu_ns = gpu_ns.unwrap_or(0);
-    r.reply.cache_key = req.cache_key;
-    write_lists(&mut r, req, prog, &shadow)?;
+    let lists = lists(&r, req, prog, &shadow);
+    write_lists(&mut r, lists)?;
     if run == Run::AtStop && req.arm != 0 && in_place && !draw {
         super::memcheck_armed::arm(r.bulk, req);
     }
@@ -564,14 +573,31 @@ impl Timer {
     }
 }
 
+/// A run's lists for the daemon: per tracked array the shadow caps given
+/// and the components needed, per asked block its binding (`u32::MAX`: not
+/// an active block); one `u32` each, as bytes.
+pub(super) struct Lists {
+    pub(super) caps: Vec<u8>,
+    pub(super) needed: Vec<u8>,
+    pub(super) bindings: Vec<u8>,
+}
+
+fn lists(r: &Replay<MemcheckReply>, req: &MemcheckRequest, prog: u32, s: &Shadow) -> Lists {
+    let bytes = |v: &[u32]| v.iter().flat_map(|w| w.to_ne_bytes()).collect::<Vec<u8>>();
+    let asked: Vec<u32> = names(r.bulk, req.asked)
+        .iter()
+        .map(|n| block_binding(prog, n).map_or(u32::MAX, |(_, b)| b))
+        .collect();
+    Lists {
+        caps: bytes(&s.caps),
+        needed: bytes(&s.needed),
+        bindings: bytes(&asked),
+    }
+}
+
 /// After the read back: the findings block's words in one run, then the
-/// caps, the needs and the asked blocks' bindings, one `u32` each.
-fn write_lists(
-    r: &mut Replay<MemcheckReply>,
-    req: &MemcheckRequest,
-    prog: u32,
-    s: &Shadow,
-) -> Result<(), Error> {
+/// lists.
+fn write_lists(r: &mut Replay<MemcheckReply>, lists: Lists) -> Result<(), Error> {
     let t = r.reply.trace;
     if t.status != shm::TRACE_OK {
         return Err(Error::Unsupported(
@@ -584,12 +610,19 @@ fn write_lists(
         .flat_map(|w| w.to_ne_bytes())
         .collect();
     words.extend_from_slice(r.bulk.bytes(t.data));
-    let asked: Vec<u32> = names(r.bulk, req.asked)
-        .iter()
-        .map(|n| block_binding(prog, n).map_or(u32::MAX, |(_, b)| b))
-        .collect();
-    let bytes = |v: &[u32]| v.iter().flat_map(|w| w.to_ne_bytes()).collect::<Vec<u8>>();
-    let mut at = align8(t.data.offset as usize + t.data.len as usize);
+    let at = align8(t.data.offset as usize + t.data.len as usize);
+    put_runs(r.bulk, r.reply, at, &words, &lists)
+}
+
+/// Put the findings `words` and `lists` in the bulk region from `at` on,
+/// each run 8-byte aligned, and refer to them in `reply`.
+pub(super) fn put_runs(
+    bulk: &mut Bulk,
+    reply: &mut MemcheckReply,
+    mut at: usize,
+    words: &[u8],
+    lists: &Lists,
+) -> Result<(), Error> {
     let mut put = |bulk: &mut Bulk, data: &[u8]| {
         let put = bulk.put(at, data);
         at = align8(at + data.len());
@@ -600,9 +633,9 @@ fn write_lists(
             )),
         }
     };
-    r.reply.words = put(r.bulk, &words)?;
-    r.reply.caps = put(r.bulk, &bytes(&s.caps))?;
-    r.reply.needed = put(r.bulk, &bytes(&s.needed))?;
-    r.reply.bindings = put(r.bulk, &bytes(&asked))?;
+    reply.words = put(bulk, words)?;
+    reply.caps = put(bulk, &lists.caps)?;
+    reply.needed = put(bulk, &lists.needed)?;
+    reply.bindings = put(bulk, &lists.bindings)?;
     Ok(())
 }

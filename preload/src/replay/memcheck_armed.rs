@@ -1,25 +1,30 @@
 //! memcheck's armed programs (issue 17, its speed): a compute program the
 //! daemon checked once at a stop runs checked at its later dispatches
-//! without a stop.
+//! without a stop, and nothing waits for its findings.
 //!
 //! A stop costs a round trip to the daemon and wake-ups on both sides
 //! (about 0.28 ms per dispatch on the H100 machine, where reduce's two
-//! dispatches take 36 µs). So after an in-place `CMD_MEMCHECK` that ran,
+//! dispatches take 36 µs), and reading a run's findings back at once makes
+//! the CPU wait for the GPU. So after an in-place `CMD_MEMCHECK` that ran,
 //! with [`MemcheckRequest::arm`] set, the app program is *armed* for the
-//! context: the request's bytes are kept (the checked program itself is
-//! in the debug program cache, `program.rs`). At a later dispatch that
-//! takes the slow path ([`try_run`], from `stop.rs`), while
+//! context: the request's bytes are kept (the checked program itself is in
+//! the debug program cache, `program.rs`). At a later dispatch that takes
+//! the slow path ([`try_run`], from `stop.rs`), while
 //! `Header::memcheck_fast` is 1 and the same program is current, the
 //! preload runs `memcheck.rs`'s step itself on a private bulk region
-//! (`Bulk::private`): in place, exactly as at a stop. Then:
-//! * nothing found: the call is done; `Header::memcheck_fast_calls` counts it;
-//! * something found (or the run failed after the call ran): the reply is
-//!   kept and the thread stops *after* the call with
-//!   `Slot::memcheck_ran` (continuing or skipping returns without running
-//!   it again); the daemon takes the reply with `CMD_MEMCHECK_TAKE`
-//!   ([`take`]) and records the findings as at any checked call;
-//! * the run failed before the call ran: the program is disarmed and the
-//!   call stops as before (the daemon checks it there).
+//! (`Bulk::private`): in place, exactly as at a stop, but its findings
+//! block is copied to a buffer of ours behind a fence ([`defer`]), and the
+//! call is done (`Header::memcheck_fast_calls` counts it).
+//!
+//! [`resolve`] reads the runs whose fences passed: at every slow-path
+//! entry of the thread (without waiting at a dispatch; waiting elsewhere:
+//! a stop is slow anyway), and when the thread ends (its context still
+//! current: [`ExitFlush`]). A run that found something (or failed after
+//! its call ran) becomes pending, and the thread stops before its next
+//! call with `Slot::memcheck_ran`: the daemon takes every pending run with
+//! `CMD_MEMCHECK_TAKE` ([`take`]) and records each at the call it ran at,
+//! then handles the stop as any other. A run that failed before its call
+//! ran disarms the program, and the call stops as before.
 //!
 //! Any shader or program recording call (`SHADER_RECORD`: a link, a
 //! program binary, a new shader source) disarms every program: the next
@@ -34,8 +39,8 @@ use gldbg_proto::shm::{self, BulkRef, MemcheckReply, MemcheckRequest};
 
 use super::bulk::{Bulk, write_reply};
 use super::error::Error;
-use super::memcheck::{Run, check, step_as};
-use super::pipeline::Call;
+use super::memcheck::{Lists, MemcheckReplay, Run, check, put_runs, step_as};
+use super::pipeline::{Call, check_gl};
 use crate::gl;
 use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 
@@ -56,29 +61,50 @@ const ARMED_MAX: usize = 16;
 const REPLY_BYTES: usize = 64 << 10;
 
 thread_local! {
-    /// This thread's last armed run that stopped: its reply, what the
-    /// reply refers to (byte runs to put in the bulk region at their
-    /// offsets) and its status; taken by [`take`].
-    static PENDING: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    /// This thread's runs whose findings are on their way back.
+    static OUTSTANDING: RefCell<Vec<Outstanding>> = const { RefCell::new(Vec::new()) };
+    /// This thread's runs that found something (or failed after their
+    /// call ran), for the daemon at the thread's next stop ([`take`]).
+    static PENDING: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+    /// Registered after the two above (so dropped before them): reads the
+    /// runs still outstanding when the thread ends.
+    static AT_EXIT: ExitFlush = const { ExitFlush };
 }
 
+/// An armed run whose findings block was copied to `staging` (`bytes`
+/// long, header first) behind `fence`; its reply so far and lists.
+struct Outstanding {
+    context: u64,
+    fence: gl::Sync,
+    staging: u32,
+    bytes: usize,
+    reply: MemcheckReply,
+    lists: Lists,
+}
+
+/// A run's reply for the daemon, what it refers to (byte runs to put in
+/// the bulk region at their offsets) and its status.
 struct Kept {
     reply: MemcheckReply,
     runs: Vec<(usize, Vec<u8>)>,
     status: u32,
 }
 
+/// Outstanding runs kept unread at most: past them a dispatch waits for
+/// the oldest.
+const OUTSTANDING_MAX: usize = 64;
+/// How long a waiting read waits for a run's fence (a run that takes
+/// longer is read at a later stop).
+const WAIT_NS: u64 = 10_000_000_000;
+
 /// What [`try_run`] did with a dispatch.
 pub(crate) enum Outcome {
     /// Nothing armed for it: it stops as any call.
     No,
-    /// It ran checked and found nothing: the call is done.
+    /// It ran checked: the call is done.
     Ran,
-    /// It ran checked and its reply waits for the daemon: stop after it.
-    RanFound,
 }
 
-/// Arm `req`'s app program for the current context (after its in-place
 /// run at a stop ran): `bulk`'s request area holds the request.
 pub(crate) fn arm(bulk: &Bulk, req: &MemcheckRequest) {
     let Some(request) = bulk.request_bytes(request_extent(bulk, req)) else {
@@ -144,69 +170,207 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
         }
     };
     let req: MemcheckRequest = Bulk::private(&request, 0, 0).read(shm::BULK_REQUEST);
-    let mut bulk = Bulk::private(&request, REPLY_BYTES, data_bytes(&req));
+    let mut bulk = Bulk::private(&request, REPLY_BYTES, 0);
     let mut reply = MemcheckReply::default();
     hold_app_errors();
     let result =
         check(call, &req).and_then(|()| step_as(&mut bulk, call, &req, &mut reply, Run::Armed));
     drain_own_errors();
     let ran = reply.ran != 0;
-    let failed = result.is_err();
-    if failed && !ran {
-        disarm(context, program);
-        return Outcome::No;
+    match result {
+        Ok(()) => {}
+        Err(_) if !ran => {
+            disarm(context, program);
+            return Outcome::No;
+        }
+        Err(e) => {
+            // Whatever failed after the call ran would fail again: the
+            // next dispatch stops. The daemon hears why at the next stop.
+            disarm(context, program);
+            reply.call_number = crate::thread_calls::count();
+            reply.function = id;
+            reply.cache_key = req.cache_key;
+            let status = write_reply(&mut bulk, reply, Err(e));
+            let reply: MemcheckReply = bulk.read(shm::BULK_REPLY);
+            let runs = (reply.log.len > 0)
+                .then(|| (reply.log.offset as usize, bulk.bytes(reply.log).to_vec()))
+                .into_iter()
+                .collect();
+            let kept = Kept {
+                reply,
+                runs,
+                status,
+            };
+            PENDING.with(|p| p.borrow_mut().push(kept));
+        }
     }
-    let status = write_reply(&mut bulk, reply, result);
-    if !failed && !found_any(&bulk, &reply) {
-        h.memcheck_fast_calls.fetch_add(1, Ordering::Relaxed);
-        return Outcome::Ran;
+    h.memcheck_fast_calls.fetch_add(1, Ordering::Relaxed);
+    Outcome::Ran
+}
+
+/// The end of an armed run (`memcheck.rs`, its call done, the findings
+/// block still bound): the block copied to a buffer of ours behind a
+/// fence, the run outstanding until [`resolve`] reads it.
+pub(super) fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Error> {
+    let Some((buffer, bytes)) = r.trace_buffer() else {
+        return Err(Error::Unsupported(
+            "the checked program's findings block was not bound".into(),
+        ));
+    };
+    let (read, write) = (
+        gl::get_i(gl::COPY_READ_BUFFER) as u32,
+        gl::get_i(gl::COPY_WRITE_BUFFER) as u32,
+    );
+    let staging = gl::gen_buffer();
+    gl::bind_buffer(gl::COPY_WRITE_BUFFER, staging);
+    gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, bytes as i64, gl::STREAM_READ);
+    gl::bind_buffer(gl::COPY_READ_BUFFER, buffer);
+    gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, bytes as i64);
+    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
+    gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
+    let fence = gl::fence();
+    if let Err(e) = check_gl("copying the memcheck findings aside") {
+        gl::delete_buffer(staging);
+        if fence != 0 {
+            gl::delete_sync(fence);
+        }
+        return Err(e);
     }
-    if failed {
-        // Whatever failed after the call ran would fail again: the next
-        // dispatch stops.
-        disarm(context, program);
+    let mut reply = *r.reply;
+    reply.call_number = crate::thread_calls::count();
+    reply.function = r.call.id;
+    let run = Outstanding {
+        context: crate::intercept::context::current_context(),
+        fence,
+        staging,
+        bytes,
+        reply,
+        lists,
+    };
+    OUTSTANDING.with(|o| o.borrow_mut().push(run));
+    // After the two lists above: dropped before them at the thread's end.
+    PENDING.with(|_| {});
+    AT_EXIT.with(|_| {});
+    let oldest_waits = OUTSTANDING.with(|o| o.borrow().len() > OUTSTANDING_MAX);
+    if oldest_waits {
+        resolve(true);
     }
-    let reply: MemcheckReply = bulk.read(shm::BULK_REPLY);
-    let runs = [
-        reply.log,
-        reply.words,
-        reply.caps,
-        reply.needed,
-        reply.bindings,
-    ]
-    .into_iter()
-    .filter(|r| r.len > 0)
-    .map(|r| (r.offset as usize, bulk.bytes(r).to_vec()))
-    .collect();
-    let kept = Kept {
+    Ok(())
+}
+
+/// Read this thread's outstanding runs of the current context whose
+/// fences passed (waiting for them where `wait`): those that found
+/// something join the pending ones. Whether any run is pending.
+pub(crate) fn resolve(wait: bool) -> bool {
+    let outstanding = OUTSTANDING
+        .try_with(|o| !o.borrow().is_empty())
+        .unwrap_or(false);
+    if outstanding && super::context::has_context() {
+        let context = crate::intercept::context::current_context();
+        hold_app_errors();
+        let timeout = if wait { WAIT_NS } else { 0 };
+        let done: Vec<Outstanding> = OUTSTANDING.with(|o| {
+            let mut o = o.borrow_mut();
+            let mut done = Vec::new();
+            let mut i = 0;
+            while i < o.len() {
+                if o[i].context == context && gl::wait_sync(o[i].fence, timeout) {
+                    done.push(o.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            done
+        });
+        let kept: Vec<Kept> = done.into_iter().filter_map(read_run).collect();
+        drain_own_errors();
+        PENDING.with(|p| p.borrow_mut().extend(kept));
+    }
+    PENDING
+        .try_with(|p| !p.borrow().is_empty())
+        .unwrap_or(false)
+}
+
+/// A run whose fence passed: its findings block read, our objects gone;
+/// the run for the daemon if it found something.
+fn read_run(run: Outstanding) -> Option<Kept> {
+    let mut words = vec![0u8; run.bytes];
+    let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
+    gl::bind_buffer(gl::COPY_READ_BUFFER, run.staging);
+    gl::get_buffer_bytes(gl::COPY_READ_BUFFER, &mut words, super::context::is_es());
+    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
+    gl::delete_buffer(run.staging);
+    gl::delete_sync(run.fence);
+    let header = FINDINGS_HEADER_WORDS * 4;
+    if words.len() >= header && words[header..].iter().all(|&b| b == 0) {
+        return None;
+    }
+    let mut reply = run.reply;
+    let need = words.len() + run.lists.caps.len() + run.lists.needed.len();
+    let mut bulk = Bulk::private(&[], 0, need + run.lists.bindings.len() + 64);
+    let status = match put_runs(&mut bulk, &mut reply, shm::BULK_DATA, &words, &run.lists) {
+        Ok(()) => shm::STATUS_OK,
+        Err(e) => return Some(failed(reply, e)),
+    };
+    let runs = [reply.words, reply.caps, reply.needed, reply.bindings]
+        .into_iter()
+        .map(|r| (r.offset as usize, bulk.bytes(r).to_vec()))
+        .collect();
+    Some(Kept {
         reply,
         runs,
         status,
-    };
-    PENDING.with(|p| *p.borrow_mut() = Some(kept));
-    Outcome::RanFound
+    })
 }
 
-/// `CMD_MEMCHECK_TAKE`: this thread's kept reply into the bulk region;
-/// its run's status.
+/// A run that found something but cannot be handed over: why, for the daemon.
+fn failed(reply: MemcheckReply, e: Error) -> Kept {
+    let mut bulk = Bulk::private(&[], REPLY_BYTES, 0);
+    let status = write_reply(&mut bulk, reply, Err(e));
+    let reply: MemcheckReply = bulk.read(shm::BULK_REPLY);
+    let runs = vec![(reply.log.offset as usize, bulk.bytes(reply.log).to_vec())];
+    Kept {
+        reply,
+        runs,
+        status,
+    }
+}
+
+/// `CMD_MEMCHECK_TAKE`: this thread's oldest pending run into the bulk
+/// region (its status); with none left, an empty reply (cache key 0).
 pub(crate) fn take() -> u32 {
     let Some(mut bulk) = Bulk::get() else {
         return shm::STATUS_BULK_UNAVAILABLE;
     };
-    let Some(kept) = PENDING.with(|p| p.borrow_mut().take()) else {
-        let none = Err(Error::Call(
-            "no checked run's findings wait at this stop".into(),
-        ));
-        return write_reply(&mut bulk, MemcheckReply::default(), none);
+    let kept = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        (!p.is_empty()).then(|| p.remove(0))
+    });
+    let Some(kept) = kept else {
+        bulk.write(shm::BULK_REPLY, &MemcheckReply::default());
+        return shm::STATUS_OK;
     };
     for (at, bytes) in &kept.runs {
         if bulk.put(*at, bytes).len as usize != bytes.len() {
             let e = Error::NoRoom("the memcheck findings do not fit in the shared memory");
-            return write_reply(&mut bulk, MemcheckReply::default(), Err(e));
+            let mut reply = kept.reply;
+            (reply.words, reply.caps, reply.needed, reply.bindings) = Default::default();
+            return write_reply(&mut bulk, reply, Err(e));
         }
     }
     bulk.write(shm::BULK_REPLY, &kept.reply);
     kept.status
+}
+
+/// At the thread's end: its outstanding runs read while its context is
+/// current, and a stop made for the daemon to take what they found
+/// (`stop.rs`'s `flush_memcheck`).
+struct ExitFlush;
+
+impl Drop for ExitFlush {
+    fn drop(&mut self) {
+        crate::stop::flush_memcheck();
+    }
 }
 
 fn disarm(context: u64, program: u32) {
@@ -219,14 +383,6 @@ fn disarm(context: u64, program: u32) {
 /// The findings block's header words (glsl-instrument's
 /// `memcheck::HEADER_WORDS`: the dispatch's sizes); the records follow.
 const FINDINGS_HEADER_WORDS: usize = 8;
-
-/// Whether the findings block of a run that ran holds anything: every
-/// record word is zero before the call, and a finding claims one.
-fn found_any(bulk: &Bulk, reply: &MemcheckReply) -> bool {
-    let words = bulk.bytes(reply.words);
-    let header = FINDINGS_HEADER_WORDS * 4;
-    words.len() < header || words[header..].iter().any(|&b| b != 0)
-}
 
 /// The request's bytes from the start of the request area to the end of
 /// the last thing it refers to (its shaders, names and lists).
@@ -257,13 +413,4 @@ fn request_extent(bulk: &Bulk, req: &MemcheckRequest) -> usize {
         .max()
         .unwrap_or(0)
         .max(size_of::<MemcheckRequest>())
-}
-
-/// The private data area a run needs (`memcheck.rs`'s `write_lists`):
-/// the findings block as read back, the same words again with the
-/// header, then the lists (a word per tracked array, twice, and per
-/// asked block), each run 8-byte aligned.
-fn data_bytes(req: &MemcheckRequest) -> usize {
-    let lists = (req.tracked.list_len() * 2 + req.asked.list_len()) * 4;
-    (req.log_words as usize * 4 * 2 + lists + 4096).next_multiple_of(8)
 }

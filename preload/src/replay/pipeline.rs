@@ -300,6 +300,11 @@ impl<'a, R: StepReply> Replay<'a, R> {
         self.trace.block(self.bulk)
     }
 
+    /// The trace buffer bound for this replay and its bytes (header first).
+    pub(crate) fn trace_buffer(&self) -> Option<(u32, usize)> {
+        self.trace.bound_buffer()
+    }
+
     /// The debug program of `kind` for the app's program `app` and cache
     /// `key`: the cached one while it has the mark and `still_ours` says
     /// so, else `build`'s;

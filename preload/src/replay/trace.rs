@@ -104,6 +104,12 @@ impl Trace {
         (TRACE_HEADER_WORDS + self.ask.capacity_words as usize) * 4
     }
 
+    /// The buffer bound (between `bind` and `unbind`) and its bytes, header
+    /// first: for a copy of it (memcheck's armed runs read it later).
+    pub(crate) fn bound_buffer(&self) -> Option<(u32, usize)> {
+        Some((self.bound.as_ref()?.buffer, self.bytes()))
+    }
+
     /// Bind our buffer at the planned binding, its header zeroed (after
     /// the app's buffers were copied aside).
     pub(crate) fn bind(&mut self) -> Result<(), Error> {
