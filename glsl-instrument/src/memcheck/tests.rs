@@ -32,7 +32,7 @@ fn accesses_get_their_checks() {
     let s = &c.source;
     // The read-only input: bounds only; the written output: tracked.
     assert!(
-        s.contains("data[gldbg_mc_ix(gl_GlobalInvocationID.x, data.length(), "),
+        s.contains("data[gldbg_mc_ixn(gl_GlobalInvocationID.x, data.length(), "),
         "{s}"
     );
     assert!(
@@ -177,23 +177,36 @@ fn matmul_inner_loop_is_versioned_and_plain() {
 #[test]
 fn unproven_indices_keep_their_checks_in_the_plain_copy() {
     let cond = "gldbg_mc_ok0";
-    // A row past the tile: its own bounds check.
-    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty + 1u][k]"), cond);
+    // A row past the tile: its own bounds check (deferred in its slot
+    // 2 of site 6: slots 0 and 1 are the two reads of `a`).
+    let src = MATMUL.replace("READ", "ta[ty + 1u][k]");
+    let (plain, _) = versioned(&src, cond);
     assert!(
-        plain.contains("ta[gldbg_mc_ix(ty + 1u, ta.length(), 6u)][k]"),
+        plain.contains("ta[gldbg_mc_ix(ty + 1u, ta.length(), 2u)][k]"),
         "{plain}"
+    );
+    let s = checked(&src).source;
+    assert!(
+        s.contains("gldbg_mc_reportn(6u, 0u, uvec3(gldbg_mc_de[2], 0u, 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
+        "{s}"
     );
     // A uniform row.
     let (plain, _) = versioned(&MATMUL.replace("READ", "ta[n][k]"), cond);
     assert!(
-        plain.contains("ta[gldbg_mc_ix(n, ta.length(), 6u)][k]"),
+        plain.contains("ta[gldbg_mc_ix(n, ta.length(), 2u)][k]"),
         "{plain}"
     );
     // A column past the tile: told as (row, column) like the checked copy.
-    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty][k + 1u]"), cond);
+    let src = MATMUL.replace("READ", "ta[ty][k + 1u]");
+    let (plain, _) = versioned(&src, cond);
     assert!(
-        plain.contains("= int(ty)][gldbg_mc_ixr(k + 1u, ta[0].length(), 7u, uint(gldbg_mc_t"),
+        plain.contains("= int(ty)][gldbg_mc_ixr(k + 1u, ta[0].length(), 2u, uint(gldbg_mc_t"),
         "{plain}"
+    );
+    let s = checked(&src).source;
+    assert!(
+        s.contains("gldbg_mc_reportn(7u, 0u, uvec3(gldbg_mc_dr[2], gldbg_mc_de[2], 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
+        "{s}"
     );
     // A counter written in the body has no range.
     let src = MATMUL.replace("acc += READ;", "acc += ta[ty][k];\n            k += 1u;");
@@ -240,7 +253,11 @@ void main() {
 ",
     );
     let s = &c.source;
-    let kept = |i: &str| s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"));
+    // Checked at once outside loops (`ixn`), deferred inside (`ix`).
+    let kept = |i: &str| {
+        s.contains(&format!("v[gldbg_mc_ixn({i}, v.length()"))
+            || s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"))
+    };
     for plain in [
         "= v[w];",
         "+= v[k];",
@@ -257,7 +274,7 @@ void main() {
     for i in ["j", "k", "m", "z - 1u"] {
         assert!(kept(i), "{i}: {s}");
     }
-    assert_eq!(s.matches("v[gldbg_mc_ix(i, v.length()").count(), 2, "{s}");
+    assert_eq!(s.matches("v[gldbg_mc_ixn(i, v.length()").count(), 2, "{s}");
     assert_eq!(s.matches("v[gldbg_mc_ix(k, v.length()").count(), 2, "{s}");
     assert!(s.contains("v[x + 8u]"), "{s}");
 }
