@@ -64,8 +64,10 @@ pub(super) fn declarations(slots: &[Slot], p: &str) -> String {
         return String::new();
     }
     let zeros = vec!["0u"; d].join(", ");
+    // The row of a (row, column) element: only where there is one.
+    let rows = slots.iter().any(|s| s.row);
     let mut s = String::new();
-    for a in ["dc", "de", "dr"] {
+    for a in ["dc", "de", "dr"].into_iter().take(if rows { 3 } else { 2 }) {
         s += &format!("{p}uint gldbg_mc_{a}[{d}] = uint[{d}]({zeros});\n");
     }
     // Count, then keep the index where this one is the first bad access.
@@ -77,8 +79,13 @@ pub(super) fn declarations(slots: &[Slot], p: &str) -> String {
             "{p}{ty} gldbg_mc_ix({p}{ty} i, {p}int n, {p}uint slot) {{\n    \
              bool bad = {bad};\n    \
              gldbg_mc_de[slot] = (bad && gldbg_mc_dc[slot] == 0u) ? {el} : gldbg_mc_de[slot];\n    \
-             gldbg_mc_dc[slot] += bad ? 1u : 0u;\n    return i;\n}}\n\
-             {p}{ty} gldbg_mc_ixr({p}{ty} i, {p}int n, {p}uint slot, {p}uint prefix) {{\n    \
+             gldbg_mc_dc[slot] += bad ? 1u : 0u;\n    return i;\n}}\n"
+        );
+        if !rows {
+            continue;
+        }
+        s += &format!(
+            "{p}{ty} gldbg_mc_ixr({p}{ty} i, {p}int n, {p}uint slot, {p}uint prefix) {{\n    \
              bool bad = {bad};\n    bool first = bad && gldbg_mc_dc[slot] == 0u;\n    \
              gldbg_mc_de[slot] = first ? {el} : gldbg_mc_de[slot];\n    \
              gldbg_mc_dr[slot] = first ? prefix / uint(max(n, 1)) : gldbg_mc_dr[slot];\n    \
@@ -104,9 +111,24 @@ pub(super) fn declarations(slots: &[Slot], p: &str) -> String {
     s
 }
 
+/// The deferred reports told wherever the invocation may end: before
+/// every `return` of function `main` of `tu` and at its end, and in a
+/// fragment shader before every `discard`.
+pub(super) fn insert_flushes(tu: &mut [ast::ExternalDeclaration], main: usize, fragment: bool) {
+    for (i, d) in tu.iter_mut().enumerate() {
+        if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
+            let body = &mut def.statement.statement_list;
+            flush_before_exits(body, i == main, fragment);
+            if i == main {
+                body.push(flush());
+            }
+        }
+    }
+}
+
 /// `gldbg_mc_flush();` before every `return` of `main` (`in_main`) and,
 /// in a fragment shader, before every `discard` of a function body.
-pub(super) fn flush_before_exits(list: &mut [ast::Statement], in_main: bool, fragment: bool) {
+fn flush_before_exits(list: &mut [ast::Statement], in_main: bool, fragment: bool) {
     for s in list {
         flush_in(s, in_main, fragment);
     }
@@ -145,6 +167,6 @@ fn flush_in(s: &mut ast::Statement, in_main: bool, fragment: bool) {
 }
 
 /// `gldbg_mc_flush();`
-pub(super) fn flush() -> ast::Statement {
+fn flush() -> ast::Statement {
     expr_stmt(call("gldbg_mc_flush", vec![]))
 }

@@ -390,16 +390,7 @@ impl ShaderModel {
             *body = prologue.into_iter().chain(rest).collect();
         }
         if !rw.deferred.is_empty() {
-            // Deferred reports told wherever the invocation may end.
-            for (i, d) in tu.iter_mut().enumerate() {
-                if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut d.content {
-                    let body = &mut def.statement.statement_list;
-                    defer::flush_before_exits(body, i == main, self.stage == Stage::Fragment);
-                    if i == main {
-                        body.push(defer::flush());
-                    }
-                }
-            }
+            defer::insert_flushes(&mut tu, main, self.stage == Stage::Fragment);
         }
         let mut not_checked: Vec<String> = rw.not_checked.into_iter().collect();
         if !opts.shared && !globals.shared.is_empty() {

@@ -208,6 +208,10 @@ fn unproven_indices_keep_their_checks_in_the_plain_copy() {
         s.contains("gldbg_mc_reportn(7u, 0u, uvec3(gldbg_mc_dr[2], gldbg_mc_de[2], 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
         "{s}"
     );
+    let f = function(&s, "uint gldbg_mc_ixr(uint i, int n, uint slot, uint prefix)");
+    for word in ["if", "gldbg_mc_report", "gldbg_mc_log", "atomic"] {
+        assert!(!f.contains(word), "{word} in {f}");
+    }
     // A counter written in the body has no range.
     let src = MATMUL.replace("acc += READ;", "acc += ta[ty][k];\n            k += 1u;");
     let (plain, _) = versioned(&src, cond);
@@ -335,13 +339,14 @@ fn a_loops_bounds_checks_defer_their_reports() {
     for head in [
         "uint gldbg_mc_ix(uint i, int n, uint slot)",
         "int gldbg_mc_ix(int i, int n, uint slot)",
-        "uint gldbg_mc_ixr(uint i, int n, uint slot, uint prefix)",
     ] {
         let f = function(s, head);
         for word in ["if", "gldbg_mc_report", "gldbg_mc_log", "atomic"] {
             assert!(!f.contains(word), "{word} in {f}");
         }
     }
+    // Only (row, column) sites need the row and its check.
+    assert!(!s.contains("gldbg_mc_dr") && !s.contains("gldbg_mc_ixr("), "{s}");
     // The count is added at once, the first claimer writing the element.
     assert!(s.contains("if (atomicAdd(gldbg_mc_log[at], n) == 0u) {"), "{s}");
     // Outside loops: reported at the access.
