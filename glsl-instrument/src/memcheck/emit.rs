@@ -26,6 +26,8 @@ pub(super) struct Emit<'a> {
     pub temps: usize,
     /// `layout(local_size_variable)`: the size is `gl_LocalGroupSizeARB`.
     pub variable_size: bool,
+    /// The deferred bounds checks' slots (defer.rs).
+    pub deferred: &'a [super::defer::Slot],
 }
 
 impl Emit<'_> {
@@ -83,6 +85,7 @@ impl Emit<'_> {
         s += &self.identity();
         s += &self.report();
         s += &self.bounds();
+        s += &super::defer::declarations(self.deferred, self.p());
         if self.storage > 0 {
             s += &self.storage_checks();
         }
@@ -132,14 +135,16 @@ impl Emit<'_> {
             })
             .collect();
         format!(
-            "void gldbg_mc_report({p}uint site, {p}uint kind, {p}uvec3 el, {p}uint other, {p}uvec2 o, {p}uint flags) {{\n    \
+            "void gldbg_mc_reportn({p}uint site, {p}uint kind, {p}uvec3 el, {p}uint other, {p}uvec2 o, {p}uint flags, {p}uint n) {{\n    \
              {p}uint at = (site * {KINDS}u + kind) * {RECORD_WORDS}u;\n    \
              if (at + {RECORD_WORDS}u > uint(gldbg_mc_log.length())) return;\n    \
-             if (atomicAdd(gldbg_mc_log[at], 1u) == 0u) {{\n        \
+             if (atomicAdd(gldbg_mc_log[at], n) == 0u) {{\n        \
              gldbg_mc_log[at + 1u] = el.x;\n        gldbg_mc_log[at + 2u] = el.y;\n        gldbg_mc_log[at + 3u] = el.z;\n        \
              gldbg_mc_log[at + 4u] = gldbg_mc_wg();\n        gldbg_mc_log[at + 5u] = gldbg_mc_lid();\n        \
              gldbg_mc_log[at + 6u] = other;\n        gldbg_mc_log[at + 7u] = o.x;\n        gldbg_mc_log[at + 8u] = o.y;\n        \
              gldbg_mc_log[at + 9u] = flags;\n    }}\n}}\n\
+             void gldbg_mc_report({p}uint site, {p}uint kind, {p}uvec3 el, {p}uint other, {p}uvec2 o, {p}uint flags) {{\n    \
+             gldbg_mc_reportn(site, kind, el, other, o, flags, 1u);\n}}\n\
              {p}uvec3 gldbg_mc_el({p}uint el, {p}uint n2) {{\n    \
              return n2 == 0u ? uvec3(el, 0u, 0u) : uvec3(el / n2, el % n2, 0u);\n}}\n\
              void gldbg_mc_epoch() {{\n    gldbg_mc_mw = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0xFFFFFu) << 12);\n    gldbg_mc_mr = (gldbg_mc_lid() + 1u) | ((gldbg_mc_ep & 0x7FFFFu) << 13);\n}}\n\
@@ -152,13 +157,13 @@ impl Emit<'_> {
     fn bounds(&self) -> String {
         let p = self.p();
         let mut s = format!(
-            "{p}int gldbg_mc_ix({p}int i, {p}int n, {p}uint site) {{\n    \
+            "{p}int gldbg_mc_ixn({p}int i, {p}int n, {p}uint site) {{\n    \
              if (i < 0 || i >= n) gldbg_mc_report(site, 0u, uvec3(uint(i), 0u, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
-             {p}uint gldbg_mc_ix({p}uint i, {p}int n, {p}uint site) {{\n    \
+             {p}uint gldbg_mc_ixn({p}uint i, {p}int n, {p}uint site) {{\n    \
              if (i >= uint(n)) gldbg_mc_report(site, 0u, uvec3(i, 0u, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
-             {p}int gldbg_mc_ixr({p}int i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
+             {p}int gldbg_mc_ixrn({p}int i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
              if (i < 0 || i >= n) gldbg_mc_report(site, 0u, uvec3(prefix / uint(max(n, 1)), uint(i), 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
-             {p}uint gldbg_mc_ixr({p}uint i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
+             {p}uint gldbg_mc_ixrn({p}uint i, {p}int n, {p}uint site, {p}uint prefix) {{\n    \
              if (i >= uint(n)) gldbg_mc_report(site, 0u, uvec3(prefix / uint(max(n, 1)), i, 0u), 0u, uvec2(0u), 0u);\n    return i;\n}}\n\
              {p}int gldbg_mc_img({p}int c, {p}int n, {p}uint site) {{\n    \
              if (c < 0 || c >= n) gldbg_mc_report(site, 0u, uvec3(uint(c), 0u, 0u), 0u, uvec2(0u), 0u);\n    return c;\n}}\n\

@@ -34,6 +34,10 @@
 //! that returns it unchanged; the out-of-bounds access itself still
 //! happens (its result is the driver's, as in the app's run).
 //!
+//! A bounds check inside a loop that reports out-of-bounds alone reports
+//! when the invocation ends (`defer`): no branch or store between a
+//! loop's loads.
+//!
 //! Findings go to the std430 block [`MEMCHECK_BLOCK`] (bound by name by
 //! the executor, zeroed before the dispatch): [`HEADER_WORDS`] words of
 //! header, then one record of [`RECORD_WORDS`] words per (site, kind),
@@ -49,6 +53,7 @@ use glsl_lang::ast;
 use crate::{InstrumentError, ShaderModel, Stage};
 
 mod calls;
+mod defer;
 mod emit;
 mod quiet;
 mod range;
@@ -376,12 +381,16 @@ impl ShaderModel {
             shared: &shared,
             temps: rw.temps,
             variable_size: self.source.contains("local_size_variable"),
+            deferred: &rw.deferred,
         };
         let prologue = parse_statements(&emit.prologue());
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut tu[main].content {
             let body = &mut def.statement.statement_list;
             let rest = std::mem::take(body);
             *body = prologue.into_iter().chain(rest).collect();
+        }
+        if !rw.deferred.is_empty() {
+            defer::insert_flushes(&mut tu, main, self.stage == Stage::Fragment);
         }
         let mut not_checked: Vec<String> = rw.not_checked.into_iter().collect();
         if !opts.shared && !globals.shared.is_empty() {

@@ -104,6 +104,10 @@ pub(super) struct Rewrite<'a> {
     pub(super) plain: HashSet<String>,
     pub(super) versioning: bool,
     pub(super) replay: Option<super::version::Replay>,
+    /// Loops the statement being rewritten is in (its function's), and
+    /// the deferred bounds checks' slots (defer.rs).
+    pub(super) loops: usize,
+    pub(super) deferred: Vec<super::defer::Slot>,
 }
 
 use crate::instrument::build::binary;
@@ -228,6 +232,8 @@ impl<'a> Rewrite<'a> {
             plain: HashSet::new(),
             versioning: false,
             replay: None,
+            loops: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -419,6 +425,7 @@ impl<'a> Rewrite<'a> {
             S::CaseLabel(_) => {}
             S::Iteration(it) => {
                 self.scopes.push(HashMap::new());
+                self.loops += 1;
                 match &mut it.content {
                     ast::IterationStatementData::While(c, body) => {
                         self.condition(c);
@@ -455,6 +462,7 @@ impl<'a> Rewrite<'a> {
                         self.branch(body);
                     }
                 }
+                self.loops -= 1;
                 self.scopes.pop();
             }
             S::Jump(j) => {

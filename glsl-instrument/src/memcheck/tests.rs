@@ -32,7 +32,7 @@ fn accesses_get_their_checks() {
     let s = &c.source;
     // The read-only input: bounds only; the written output: tracked.
     assert!(
-        s.contains("data[gldbg_mc_ix(gl_GlobalInvocationID.x, data.length(), "),
+        s.contains("data[gldbg_mc_ixn(gl_GlobalInvocationID.x, data.length(), "),
         "{s}"
     );
     assert!(
@@ -177,24 +177,41 @@ fn matmul_inner_loop_is_versioned_and_plain() {
 #[test]
 fn unproven_indices_keep_their_checks_in_the_plain_copy() {
     let cond = "gldbg_mc_ok0";
-    // A row past the tile: its own bounds check.
-    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty + 1u][k]"), cond);
+    // A row past the tile: its own bounds check (deferred in its slot
+    // 2 of site 6: slots 0 and 1 are the two reads of `a`).
+    let src = MATMUL.replace("READ", "ta[ty + 1u][k]");
+    let (plain, _) = versioned(&src, cond);
     assert!(
-        plain.contains("ta[gldbg_mc_ix(ty + 1u, ta.length(), 6u)][k]"),
+        plain.contains("ta[gldbg_mc_ix(ty + 1u, ta.length(), 2u)][k]"),
         "{plain}"
+    );
+    let s = checked(&src).source;
+    assert!(
+        s.contains("gldbg_mc_reportn(6u, 0u, uvec3(gldbg_mc_de[2], 0u, 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
+        "{s}"
     );
     // A uniform row.
     let (plain, _) = versioned(&MATMUL.replace("READ", "ta[n][k]"), cond);
     assert!(
-        plain.contains("ta[gldbg_mc_ix(n, ta.length(), 6u)][k]"),
+        plain.contains("ta[gldbg_mc_ix(n, ta.length(), 2u)][k]"),
         "{plain}"
     );
     // A column past the tile: told as (row, column) like the checked copy.
-    let (plain, _) = versioned(&MATMUL.replace("READ", "ta[ty][k + 1u]"), cond);
+    let src = MATMUL.replace("READ", "ta[ty][k + 1u]");
+    let (plain, _) = versioned(&src, cond);
     assert!(
-        plain.contains("= int(ty)][gldbg_mc_ixr(k + 1u, ta[0].length(), 7u, uint(gldbg_mc_t"),
+        plain.contains("= int(ty)][gldbg_mc_ixr(k + 1u, ta[0].length(), 2u, uint(gldbg_mc_t"),
         "{plain}"
     );
+    let s = checked(&src).source;
+    assert!(
+        s.contains("gldbg_mc_reportn(7u, 0u, uvec3(gldbg_mc_dr[2], gldbg_mc_de[2], 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
+        "{s}"
+    );
+    let f = function(&s, "uint gldbg_mc_ixr(uint i, int n, uint slot, uint prefix)");
+    for word in ["if", "gldbg_mc_report", "gldbg_mc_log", "atomic"] {
+        assert!(!f.contains(word), "{word} in {f}");
+    }
     // A counter written in the body has no range.
     let src = MATMUL.replace("acc += READ;", "acc += ta[ty][k];\n            k += 1u;");
     let (plain, _) = versioned(&src, cond);
@@ -240,7 +257,11 @@ void main() {
 ",
     );
     let s = &c.source;
-    let kept = |i: &str| s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"));
+    // Checked at once outside loops (`ixn`), deferred inside (`ix`).
+    let kept = |i: &str| {
+        s.contains(&format!("v[gldbg_mc_ixn({i}, v.length()"))
+            || s.contains(&format!("v[gldbg_mc_ix({i}, v.length()"))
+    };
     for plain in [
         "= v[w];",
         "+= v[k];",
@@ -257,7 +278,7 @@ void main() {
     for i in ["j", "k", "m", "z - 1u"] {
         assert!(kept(i), "{i}: {s}");
     }
-    assert_eq!(s.matches("v[gldbg_mc_ix(i, v.length()").count(), 2, "{s}");
+    assert_eq!(s.matches("v[gldbg_mc_ixn(i, v.length()").count(), 2, "{s}");
     assert_eq!(s.matches("v[gldbg_mc_ix(k, v.length()").count(), 2, "{s}");
     assert!(s.contains("v[x + 8u]"), "{s}");
 }
@@ -274,4 +295,153 @@ fn declarations_in_a_quiet_run_are_not_versioned() {
         s.contains("float x = ta[gldbg_mc_t2 = int(ty)][gldbg_mc_aq0(0,"),
         "{s}"
     );
+}
+
+/// The benchmark's reduction (its first loop's 16 loads independent).
+const SUM16: &str = "#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Values { float values[]; };
+layout(std430, binding = 1) writeonly buffer Partials { float partials[]; };
+void main() {
+    uint stride = gl_NumWorkGroups.x * 256u;
+    float acc = 0.0;
+    for (uint k = 0u; k < 16u; ++k) {
+        acc += values[gl_GlobalInvocationID.x + k * stride];
+    }
+    partials[gl_GlobalInvocationID.x] = acc + values[gl_WorkGroupID.x];
+}
+";
+
+/// The text of the function starting with `head` (up to its closing brace).
+fn function<'a>(s: &'a str, head: &str) -> &'a str {
+    let at = s.find(head).unwrap_or_else(|| panic!("no `{head}`:\n{s}"));
+    let len = s[at..].find("\n}\n").expect("a closing brace");
+    &s[at..at + len + 2]
+}
+
+#[test]
+fn a_loops_bounds_checks_defer_their_reports() {
+    let c = checked(SUM16);
+    let s = &c.source;
+    // Slot 0 at the access; its site told by the flush.
+    assert!(
+        s.contains("acc += values[gldbg_mc_ix(gl_GlobalInvocationID.x + k * stride, values.length(), 0u)];"),
+        "{s}"
+    );
+    let site = c.sites.iter().position(|x| x.variable == "values").unwrap();
+    assert!(
+        s.contains(&format!(
+            "gldbg_mc_reportn({site}u, 0u, uvec3(gldbg_mc_de[0], 0u, 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[0]);"
+        )),
+        "{s}"
+    );
+    // No branch, no memory at the access.
+    for head in [
+        "uint gldbg_mc_ix(uint i, int n, uint slot)",
+        "int gldbg_mc_ix(int i, int n, uint slot)",
+    ] {
+        let f = function(s, head);
+        for word in ["if", "gldbg_mc_report", "gldbg_mc_log", "atomic"] {
+            assert!(!f.contains(word), "{word} in {f}");
+        }
+    }
+    // Only (row, column) sites need the row and its check.
+    assert!(!s.contains("gldbg_mc_dr") && !s.contains("gldbg_mc_ixr("), "{s}");
+    // The count is added at once, the first claimer writing the element.
+    assert!(s.contains("if (atomicAdd(gldbg_mc_log[at], n) == 0u) {"), "{s}");
+    // Outside loops: reported at the access.
+    assert!(
+        s.contains("values[gldbg_mc_ixn(gl_WorkGroupID.x, values.length(), "),
+        "{s}"
+    );
+    // Flushed at the end of main.
+    assert!(s.trim_end().ends_with("gldbg_mc_flush();\n}"), "{s}");
+}
+
+#[test]
+fn deferred_reports_are_flushed_before_main_returns() {
+    let c = checked(
+        "#version 430
+layout(local_size_x = 4) in;
+layout(std430) buffer B { uint v[]; uint o[]; };
+uint total(uint n) {
+    uint s = 0u;
+    for (uint k = 0u; k < n; ++k) {
+        if (k == 9u) return s;
+        s += v[k];
+    }
+    return s;
+}
+void main() {
+    uint s = 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+        if (v[k] == 7u) return;
+        s += v[k + gl_LocalInvocationID.x];
+    }
+    if (s == 0u) return;
+    switch (s) {
+        case 1u: return;
+        default: break;
+    }
+    o[0] = s + total(s);
+}
+",
+    );
+    let s = &c.source;
+    let main = function(s, "void main()");
+    // Every return of main told (inside the loop, after it, in a switch).
+    assert_eq!(main.matches("return;").count(), 3, "{main}");
+    assert_eq!(
+        main.matches("gldbg_mc_flush();\n").count(),
+        4,
+        "three returns and the end: {main}"
+    );
+    for stmt in [
+        "if (v[gldbg_mc_ix(k, v.length()",
+        "if (s == 0u) {",
+        "case 1u:",
+    ] {
+        let at = main.find(stmt).unwrap_or_else(|| panic!("{stmt}: {main}"));
+        let next = &main[at..];
+        let ret = next.find("return;").unwrap();
+        assert!(next[..ret].contains("gldbg_mc_flush();"), "{stmt}: {main}");
+    }
+    // Another function's returns are not the invocation's end.
+    let total = function(s, "uint total(uint n)");
+    assert!(total.contains("gldbg_mc_ix(k, v.length()"), "{total}");
+    assert!(!total.contains("gldbg_mc_flush"), "{total}");
+}
+
+#[test]
+fn deferred_reports_are_flushed_before_discard() {
+    let m = ShaderModel::parse(
+        "#version 430
+layout(std430, binding = 0) buffer In { uint data[]; };
+out vec4 colour;
+void drop(uint s) {
+    if (s > 3u) discard;
+}
+void main() {
+    uint s = 0u;
+    for (int k = 0; k < 3; ++k) s += data[k];
+    if (s == 0u) discard;
+    drop(s);
+    colour = vec4(float(s));
+}
+",
+        Stage::Fragment,
+    )
+    .unwrap();
+    let s = m
+        .instrument_memcheck(MemcheckOptions::default())
+        .unwrap()
+        .source;
+    assert!(s.contains("s += data[gldbg_mc_ix(k, data.length(), 0u)];"), "{s}");
+    for f in ["void drop(uint s)", "void main()"] {
+        let body = function(&s, f);
+        assert!(
+            body.contains("{\n        gldbg_mc_flush();\n        discard;\n    }"),
+            "{body}"
+        );
+    }
 }

@@ -159,8 +159,7 @@ impl Rewrite<'_> {
                     .map(|p| mul(p, call("uint", vec![len.clone()])));
                 match (proven, pre) {
                     (true, _) => index,
-                    (false, Some(pre)) => call("gldbg_mc_ixr", vec![index, len, u(site), pre]),
-                    (false, None) => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                    (false, pre) => self.bounds_call(index, len, site, pre),
                 }
             }
             (Some((_, _, which, ncomp)), true, _) => {
@@ -189,12 +188,12 @@ impl Rewrite<'_> {
                 });
                 let index = match proven {
                     true => index,
-                    false => call("gldbg_mc_ix", vec![index, len, u(site)]),
+                    false => self.bounds_call(index, len, site, None),
                 };
                 assign(v(&t), call("int", vec![index]))
             }
             _ if proven => index,
-            _ => call("gldbg_mc_ix", vec![index, len, u(site)]),
+            _ => self.bounds_call(index, len, site, None),
         }
     }
 

@@ -805,3 +805,73 @@ void main() {
         }
     }
 }
+
+/// The first out-of-bounds index of `data` (8 words) that invocation `g`
+/// reads at `data[g + step * k]`, k = 0, 1, ...: its index, or none.
+fn first_bad(g: u32, step: u32, reads: u32) -> Option<u32> {
+    (0..reads).map(|k| g + step * k).find(|&i| i >= 8)
+}
+
+#[test]
+fn out_of_bounds_in_a_loop_counted_at_every_return() {
+    // Invocation g reads data[g + 2k], k < 4: g = 2, 3 once out of
+    // bounds, 4, 5 twice, 6, 7 three times (12 in all); the even ones
+    // return early, after the loop or (g = 6) inside it.
+    let src = kernel(
+        "void main() {
+    uint g = gl_GlobalInvocationID.x;
+    uint s = 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+        s += data[g + 2u * k];
+        if (g == 6u && k == 3u) return;
+    }
+    if (g % 2u == 0u) {
+        o[g] = s;
+        return;
+    }
+    o[g] = s + 1u;
+}
+",
+    );
+    let (original, r) = run(&src);
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 10, 12));
+    // One invocation's first out-of-bounds index.
+    let Invocation::Compute { workgroup, local } = f.invocation else {
+        panic!("{f:?}")
+    };
+    let g = workgroup[0] * 4 + local[0];
+    let first = first_bad(g, 2, 4).unwrap_or_else(|| panic!("{f:?}: g {g} reads in bounds"));
+    assert_eq!(f.element, vec![i64::from(first)], "{f:?}");
+    assert_eq!(r.out, original, "the checked run changed the results");
+}
+
+#[test]
+fn out_of_bounds_reads_of_a_discarded_fragment_are_counted() {
+    // Pixel p = 4y + x reads data[p] and data[p + 8]: 8 + 16 reads out
+    // of bounds; the pixels of rows 2 and 3 (16 of them) are discarded.
+    let src = "#version 430
+layout(std430, binding = 0) buffer In { uint data[]; };
+layout(std430, binding = 1) buffer Out { uint o[]; };
+out vec4 colour;
+void main() {
+    uint p = uint(gl_FragCoord.y) * 4u + uint(gl_FragCoord.x);
+    uint s = 0u;
+    for (uint k = 0u; k < 2u; ++k) {
+        s += data[p + 8u * k];
+    }
+    if (p >= 8u) discard;
+    o[p] = s;
+    colour = vec4(1.0);
+}
+";
+    let (original, r) = run_with(src, Stage::Fragment, |_| {});
+    let (f, line, _) = only(&r);
+    assert_eq!((f.kind, *line, f.count), (FindingKind::OutOfBounds, 9, 24));
+    let Invocation::Fragment { x, y } = f.invocation else {
+        panic!("{f:?}")
+    };
+    let first = first_bad(y * 4 + x, 8, 2).unwrap();
+    assert_eq!(f.element, vec![i64::from(first)], "{f:?}");
+    assert_eq!(r.out, original, "the checked run changed the results");
+}
