@@ -32,6 +32,9 @@ thread_local! {
     /// Set while this thread is inside a stop (nested wrapper calls made by
     /// the driver or the executor never stop again).
     static IN_STOP: Cell<bool> = const { Cell::new(false) };
+    /// Reads this thread's outstanding memcheck runs when it ends
+    /// (registered at its first armed run).
+    static AT_THREAD_END: ThreadEnd = const { ThreadEnd };
     /// Index of this thread's claimed slot (`u32::MAX`: none yet).
     static SLOT: Cell<u32> = const { Cell::new(u32::MAX) };
     /// Frees the slot when the thread exits.
@@ -92,7 +95,7 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
     };
     let slot = claim_slot(h);
     if CLASS[id as usize] & class::SHADER_RECORD != 0 {
-        crate::replay::memcheck_armed::disarm_all();
+        crate::replay::memcheck_arm::disarm_all();
     }
     let mut r = match slot {
         Some(slot) if stop_first => stop_or_check(h, slot, id, args),
@@ -101,7 +104,7 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
     if CLASS[id as usize] & class::SHADER_RECORD != 0 {
         // Another thread may have armed a program while this call waited
         // at its stop: it has run now.
-        crate::replay::memcheck_armed::disarm_all();
+        crate::replay::memcheck_arm::disarm_all();
     }
     if checking
         && let (Some(slot), Some(h)) = (slot, crate::session::session())
@@ -125,14 +128,28 @@ fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u
     }
     match try_run(id, args) {
         Outcome::No => stop(h, slot, id, args, None, false),
-        Outcome::Ran => 0,
+        Outcome::Ran => {
+            // Registered after the run's lists: dropped before them.
+            let _ = AT_THREAD_END.try_with(|_| {});
+            0
+        }
     }
 }
 
-/// At a thread's end (`replay::memcheck_armed`'s exit guard): its armed
-/// runs still outstanding read, and what they found handed to the daemon
-/// at a stop at a `glFinish` of ours (the thread's context still current;
-/// without one, or without a debugger, nothing is done).
+/// At a thread's end: what its armed runs found is handed over while its
+/// context is still current ([`flush_memcheck`]).
+struct ThreadEnd;
+
+impl Drop for ThreadEnd {
+    fn drop(&mut self) {
+        flush_memcheck();
+    }
+}
+
+/// At a thread's end ([`ThreadEnd`]): its armed memcheck runs still
+/// outstanding read, and what they found handed to the daemon at a stop
+/// at a `glFinish` of ours (the thread's context still current; without
+/// one, or without a debugger, nothing is done).
 pub(crate) fn flush_memcheck() {
     if crate::replay::memcheck_armed::resolve(true) {
         slow(gldbg_proto::api::ids::glFinish, &mut []);

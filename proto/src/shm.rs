@@ -184,10 +184,13 @@ pub const CMD_PIXEL_HISTORY: u32 = 11;
 /// `CMD_SKIP`); not in place, what the shader writes is copied aside and
 /// put back, and a draw's framebuffer writes are masked.
 pub const CMD_MEMCHECK: u32 = 12;
-/// (ABI 16) At a stop with [`Slot::memcheck_ran`] set (its dispatch ran
-/// checked without a stop, from an armed program, and found something):
-/// that run's [`MemcheckReply`] at `BULK_REPLY`, its lists and words in the
-/// bulk region as `CMD_MEMCHECK` writes them. No request; no GL work.
+/// (ABI 16) At a stop with [`Slot::memcheck_ran`] set (earlier dispatches
+/// of the thread ran checked without a stop, from armed programs, and
+/// found something): the oldest such run's [`MemcheckReply`] at
+/// `BULK_REPLY` (its `call_number` and `function` name the call it ran
+/// at), its lists and words in the bulk region as `CMD_MEMCHECK` writes
+/// them; with none left, a default reply (`cache_key` 0). No request; no
+/// GL work.
 pub const CMD_MEMCHECK_TAKE: u32 = 13;
 
 // Command status (written by the preload).
@@ -442,8 +445,9 @@ pub struct MemcheckRequest {
     /// arm the app program for this context: its later dispatches run
     /// checked without a stop while [`Header::memcheck_fast`] is 1, until
     /// a program is linked or a shader recorded (any `SHADER_RECORD` call)
-    /// or a run fails. Only a run that found something then stops, after
-    /// its call, with [`Slot::memcheck_ran`].
+    /// or a run fails. Their findings are read later, behind a fence; what
+    /// they found makes the thread's next stop one with
+    /// [`Slot::memcheck_ran`].
     pub arm: u32,
     /// The storage shadow's block name (empty: the shader has none).
     pub shadow_block: BulkRef,
@@ -645,11 +649,10 @@ pub struct Slot {
     /// Daemon (ABI 8): the `stop_id` the posted `command` is meant for,
     /// written with `command` before `command_seq` is bumped.
     pub command_stop: AtomicU32,
-    /// Preload (ABI 16): 1 at a stop *after* a dispatch that an armed
-    /// memcheck program ran in place and that found something (the call
-    /// is done: continuing or skipping it returns without running it
-    /// again); its run's reply waits for [`CMD_MEMCHECK_TAKE`]. 0 at every
-    /// other stop.
+    /// Preload (ABI 16): 1 at a stop (before its call, as any) where runs of
+    /// armed memcheck programs that found something wait for
+    /// [`CMD_MEMCHECK_TAKE`]: earlier dispatches of the thread, run checked
+    /// without a stop. 0 at every other stop.
     pub memcheck_ran: AtomicU32,
 }
 

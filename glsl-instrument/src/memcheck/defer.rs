@@ -14,15 +14,7 @@
 
 use glsl_lang::ast;
 
-use super::rewrite::{Rewrite, call, compound, expr_stmt, u};
-
-/// A deferred slot: its site, and whether its element is told as (row,
-/// column) (`gldbg_mc_ixr`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Slot {
-    pub site: u32,
-    pub row: bool,
-}
+use super::rewrite::{Rewrite, Slot, call, compound, expr_stmt, u};
 
 impl Rewrite<'_> {
     /// The bounds check of an index (`prefix`: the flat index of a
@@ -67,7 +59,10 @@ pub(super) fn declarations(slots: &[Slot], p: &str) -> String {
     // The row of a (row, column) element: only where there is one.
     let rows = slots.iter().any(|s| s.row);
     let mut s = String::new();
-    for a in ["dc", "de", "dr"].into_iter().take(if rows { 3 } else { 2 }) {
+    for a in ["dc", "de", "dr"]
+        .into_iter()
+        .take(if rows { 3 } else { 2 })
+    {
         s += &format!("{p}uint gldbg_mc_{a}[{d}] = uint[{d}]({zeros});\n");
     }
     // Count, then keep the index where this one is the first bad access.

@@ -27,7 +27,7 @@ pub(super) struct Emit<'a> {
     /// `layout(local_size_variable)`: the size is `gl_LocalGroupSizeARB`.
     pub variable_size: bool,
     /// The deferred bounds checks' slots (defer.rs).
-    pub deferred: &'a [super::defer::Slot],
+    pub deferred: &'a [super::rewrite::Slot],
 }
 
 impl Emit<'_> {

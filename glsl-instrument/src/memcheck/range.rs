@@ -15,44 +15,8 @@ use std::collections::HashSet;
 use glsl_lang::ast;
 
 use super::rewrite::Rewrite;
-use super::scope::{Globals, expr_writes, writes};
+use super::scope::{Globals, Range, expr_writes, writes};
 use crate::steps::call_name;
-
-/// The values an `int` (`signed`) or `uint` expression can take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Range {
-    pub lo: i64,
-    pub hi: i64,
-    pub signed: bool,
-}
-
-impl Range {
-    /// `[lo, hi]` of the type, `None` where it leaves the type's values
-    /// (the arithmetic would wrap) or is empty.
-    pub fn new(lo: i64, hi: i64, signed: bool) -> Option<Range> {
-        let (min, max) = match signed {
-            true => (i64::from(i32::MIN), i64::from(i32::MAX)),
-            false => (0, i64::from(u32::MAX)),
-        };
-        (lo <= hi && lo >= min && hi <= max).then_some(Range { lo, hi, signed })
-    }
-
-    /// Every value is a valid index of an array of `size` elements.
-    pub fn within(&self, size: u32) -> bool {
-        self.lo >= 0 && self.hi < i64::from(size)
-    }
-
-    /// As a value of the given signedness (GLSL's implicit `int` to
-    /// `uint` conversion keeps non-negative values; nothing converts
-    /// `uint` to `int` implicitly).
-    fn as_type(self, signed: bool) -> Option<Range> {
-        match (self.signed, signed) {
-            (a, b) if a == b => Some(self),
-            (true, false) if self.lo >= 0 => Range::new(self.lo, self.hi, false),
-            _ => None,
-        }
-    }
-}
 
 /// Two operands converted to their common type.
 fn unify(a: Range, b: Range) -> Option<(Range, Range, bool)> {

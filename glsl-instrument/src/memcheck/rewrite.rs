@@ -13,6 +13,34 @@ use super::scope::{Globals, Home, Ty, Var};
 use super::{MemSite, Space, TrackedArray};
 use crate::parse::{expr_text, line_col};
 
+/// A deferred slot: its site, and whether its element is told as (row,
+/// column) (`gldbg_mc_ixr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Slot {
+    pub site: u32,
+    pub row: bool,
+}
+
+/// The sites the plain copy takes: the checked copy's, in order.
+pub(super) struct Replay {
+    pub(super) next: usize,
+    pub(super) end: usize,
+    /// A site the plain copy asked for differs from the checked copy's.
+    pub(super) bad: bool,
+}
+
+impl Replay {
+    /// The next site of the checked copy, which must be `site`.
+    pub(super) fn take(&mut self, sites: &[MemSite], site: &MemSite) -> u32 {
+        let i = self.next;
+        self.next += 1;
+        if i >= self.end || sites.get(i) != Some(site) {
+            self.bad = true;
+        }
+        i as u32
+    }
+}
+
 /// How an access uses its memory (the check functions' `kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ctx {
@@ -103,11 +131,11 @@ pub(super) struct Rewrite<'a> {
     pub(super) quiet_used: BTreeSet<usize>,
     pub(super) plain: HashSet<String>,
     pub(super) versioning: bool,
-    pub(super) replay: Option<super::version::Replay>,
+    pub(super) replay: Option<Replay>,
     /// Loops the statement being rewritten is in (its function's), and
     /// the deferred bounds checks' slots (defer.rs).
     pub(super) loops: usize,
-    pub(super) deferred: Vec<super::defer::Slot>,
+    pub(super) deferred: Vec<Slot>,
 }
 
 use crate::instrument::build::binary;

@@ -9,6 +9,42 @@ use glsl_lang::ast;
 
 use crate::steps::{call_name, type_string, walk_expr, walk_stmt_exprs};
 
+/// The values an `int` (`signed`) or `uint` expression can take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Range {
+    pub lo: i64,
+    pub hi: i64,
+    pub signed: bool,
+}
+
+impl Range {
+    /// `[lo, hi]` of the type, `None` where it leaves the type's values
+    /// (the arithmetic would wrap) or is empty.
+    pub fn new(lo: i64, hi: i64, signed: bool) -> Option<Range> {
+        let (min, max) = match signed {
+            true => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            false => (0, i64::from(u32::MAX)),
+        };
+        (lo <= hi && lo >= min && hi <= max).then_some(Range { lo, hi, signed })
+    }
+
+    /// Every value is a valid index of an array of `size` elements.
+    pub fn within(&self, size: u32) -> bool {
+        self.lo >= 0 && self.hi < i64::from(size)
+    }
+
+    /// As a value of the given signedness (GLSL's implicit `int` to
+    /// `uint` conversion keeps non-negative values; nothing converts
+    /// `uint` to `int` implicitly).
+    pub(super) fn as_type(self, signed: bool) -> Option<Range> {
+        match (self.signed, signed) {
+            (a, b) if a == b => Some(self),
+            (true, false) if self.lo >= 0 => Range::new(self.lo, self.hi, false),
+            _ => None,
+        }
+    }
+}
+
 /// A type as written, split into its element type and array dimensions
 /// (`float[16][16]`: `float`, 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +165,7 @@ pub(super) struct Var {
     pub ty: Ty,
     /// The values it can hold where it is in scope (range.rs): a local
     /// never written after its initializer, a loop counter in its body.
-    pub range: Option<super::range::Range>,
+    pub range: Option<Range>,
 }
 
 impl Var {

@@ -208,7 +208,10 @@ fn unproven_indices_keep_their_checks_in_the_plain_copy() {
         s.contains("gldbg_mc_reportn(7u, 0u, uvec3(gldbg_mc_dr[2], gldbg_mc_de[2], 0u), 0u, uvec2(0u), 0u, gldbg_mc_dc[2]);"),
         "{s}"
     );
-    let f = function(&s, "uint gldbg_mc_ixr(uint i, int n, uint slot, uint prefix)");
+    let f = function(
+        &s,
+        "uint gldbg_mc_ixr(uint i, int n, uint slot, uint prefix)",
+    );
     for word in ["if", "gldbg_mc_report", "gldbg_mc_log", "atomic"] {
         assert!(!f.contains(word), "{word} in {f}");
     }
@@ -325,7 +328,9 @@ fn a_loops_bounds_checks_defer_their_reports() {
     let s = &c.source;
     // Slot 0 at the access; its site told by the flush.
     assert!(
-        s.contains("acc += values[gldbg_mc_ix(gl_GlobalInvocationID.x + k * stride, values.length(), 0u)];"),
+        s.contains(
+            "acc += values[gldbg_mc_ix(gl_GlobalInvocationID.x + k * stride, values.length(), 0u)];"
+        ),
         "{s}"
     );
     let site = c.sites.iter().position(|x| x.variable == "values").unwrap();
@@ -346,9 +351,15 @@ fn a_loops_bounds_checks_defer_their_reports() {
         }
     }
     // Only (row, column) sites need the row and its check.
-    assert!(!s.contains("gldbg_mc_dr") && !s.contains("gldbg_mc_ixr("), "{s}");
+    assert!(
+        !s.contains("gldbg_mc_dr") && !s.contains("gldbg_mc_ixr("),
+        "{s}"
+    );
     // The count is added at once, the first claimer writing the element.
-    assert!(s.contains("if (atomicAdd(gldbg_mc_log[at], n) == 0u) {"), "{s}");
+    assert!(
+        s.contains("if (atomicAdd(gldbg_mc_log[at], n) == 0u) {"),
+        "{s}"
+    );
     // Outside loops: reported at the access.
     assert!(
         s.contains("values[gldbg_mc_ixn(gl_WorkGroupID.x, values.length(), "),
@@ -436,7 +447,10 @@ void main() {
         .instrument_memcheck(MemcheckOptions::default())
         .unwrap()
         .source;
-    assert!(s.contains("s += data[gldbg_mc_ix(k, data.length(), 0u)];"), "{s}");
+    assert!(
+        s.contains("s += data[gldbg_mc_ix(k, data.length(), 0u)];"),
+        "{s}"
+    );
     for f in ["void drop(uint s)", "void main()"] {
         let body = function(&s, f);
         assert!(

@@ -11,29 +11,8 @@
 
 use glsl_lang::ast;
 
-use super::MemSite;
-use super::rewrite::{Rewrite, compound, v};
+use super::rewrite::{Replay, Rewrite, compound, v};
 use crate::instrument::build::binary;
-
-/// The sites the plain copy takes: the checked copy's, in order.
-pub(crate) struct Replay {
-    next: usize,
-    end: usize,
-    /// A site the plain copy asked for differs from the checked copy's.
-    bad: bool,
-}
-
-impl Replay {
-    /// The next site of the checked copy, which must be `site`.
-    pub(super) fn take(&mut self, sites: &[MemSite], site: &MemSite) -> u32 {
-        let i = self.next;
-        self.next += 1;
-        if i >= self.end || sites.get(i) != Some(site) {
-            self.bad = true;
-        }
-        i as u32
-    }
-}
 
 impl Rewrite<'_> {
     /// Rewrite `s` (a statement of a list); versioned where it is in a

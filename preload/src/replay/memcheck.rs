@@ -121,14 +121,16 @@ fn step(
 pub(super) type MemcheckReplay<'a> = Replay<'a, MemcheckReply>;
 
 /// How a checked call is run.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub(super) enum Run {
-    /// At a stop, for the daemon (`CMD_MEMCHECK`): timed, and armed after
-    /// where the request asks (`memcheck_armed.rs`).
+    /// At a stop, for the daemon (`CMD_MEMCHECK`): timed, the findings
+    /// read back, and the program armed after where the request asks
+    /// (`memcheck_arm.rs`).
     AtStop,
-    /// By an armed program without a stop: nothing waits for the GPU but
-    /// reading the findings back.
-    Armed,
+    /// By an armed program without a stop (`memcheck_armed.rs`): nothing
+    /// waits for the GPU; the findings block, still bound, and the lists
+    /// go to this function.
+    Armed(fn(&mut MemcheckReplay<'_>, Lists) -> Result<(), Error>),
 }
 
 pub(super) fn step_as(
@@ -197,7 +199,7 @@ pub(super) fn step_as(
     }
     let timer = match run {
         Run::AtStop => Timer::begin(),
-        Run::Armed => Timer(None),
+        Run::Armed(_) => Timer(None),
     };
     let replayed = r.replay(if draw { "draw" } else { "dispatch" }, |c| match draw {
         true => c.draw_as_app(),
@@ -212,17 +214,16 @@ pub(super) fn step_as(
     replayed?;
     restored?;
     r.reply.cache_key = req.cache_key;
-    if run == Run::Armed {
-        // Read after a fence, later (`memcheck_armed.rs`): nothing waits.
+    if let Run::Armed(defer) = run {
         let lists = lists(&r, req, prog, &shadow);
-        return super::memcheck_armed::defer(&mut r, lists);
+        return defer(&mut r, lists);
     }
     r.read_back(|_| Ok(()))?;
     r.reply.gpu_ns = gpu_ns.unwrap_or(0);
     let lists = lists(&r, req, prog, &shadow);
     write_lists(&mut r, lists)?;
-    if run == Run::AtStop && req.arm != 0 && in_place && !draw {
-        super::memcheck_armed::arm(r.bulk, req);
+    if req.arm != 0 && in_place && !draw {
+        super::memcheck_arm::arm(r.bulk, req);
     }
     Ok(())
 }

@@ -7,8 +7,8 @@
 //! dispatches take 36 µs), and reading a run's findings back at once makes
 //! the CPU wait for the GPU. So after an in-place `CMD_MEMCHECK` that ran,
 //! with [`MemcheckRequest::arm`] set, the app program is *armed* for the
-//! context: the request's bytes are kept (the checked program itself is in
-//! the debug program cache, `program.rs`). At a later dispatch that takes
+//! context (`memcheck_arm.rs` keeps the request's bytes; the checked
+//! program itself is in the debug program cache, `program.rs`). At a later dispatch that takes
 //! the slow path ([`try_run`], from `stop.rs`), while
 //! `Header::memcheck_fast` is 1 and the same program is current, the
 //! preload runs `memcheck.rs`'s step itself on a private bulk region
@@ -19,44 +19,26 @@
 //! [`resolve`] reads the runs whose fences passed: at every slow-path
 //! entry of the thread (without waiting at a dispatch; waiting elsewhere:
 //! a stop is slow anyway), and when the thread ends (its context still
-//! current: [`ExitFlush`]). A run that found something (or failed after
+//! current: `stop.rs`'s thread-end guard). A run that found something (or failed after
 //! its call ran) becomes pending, and the thread stops before its next
 //! call with `Slot::memcheck_ran`: the daemon takes every pending run with
 //! `CMD_MEMCHECK_TAKE` ([`take`]) and records each at the call it ran at,
 //! then handles the stop as any other. A run that failed before its call
 //! ran disarms the program, and the call stops as before.
-//!
-//! Any shader or program recording call (`SHADER_RECORD`: a link, a
-//! program binary, a new shader source) disarms every program: the next
-//! dispatch stops and the daemon builds the checked program of what is
-//! current then.
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use core::sync::atomic::Ordering;
 
-use gldbg_proto::shm::{self, BulkRef, MemcheckReply, MemcheckRequest};
+use gldbg_proto::shm::{self, MemcheckReply, MemcheckRequest};
 
 use super::bulk::{Bulk, write_reply};
 use super::error::Error;
 use super::memcheck::{Lists, MemcheckReplay, Run, check, put_runs, step_as};
+use super::memcheck_arm::{any_armed, disarm, disarm_all, request_for};
 use super::pipeline::{Call, check_gl};
 use crate::gl;
 use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 
-/// One armed program: the context and app program it is for, and the
-/// request area's bytes the daemon wrote for it.
-struct Armed {
-    context: u64,
-    program: u32,
-    request: Vec<u8>,
-}
-
-static ARMED: Mutex<Vec<Armed>> = Mutex::new(Vec::new());
-/// Whether any program is armed (the slow path's test before a lock).
-static ANY: AtomicBool = AtomicBool::new(false);
-/// Programs kept armed; the oldest go.
-const ARMED_MAX: usize = 16;
 /// The private reply area: the reply, its log.
 const REPLY_BYTES: usize = 64 << 10;
 
@@ -66,9 +48,6 @@ thread_local! {
     /// This thread's runs that found something (or failed after their
     /// call ran), for the daemon at the thread's next stop ([`take`]).
     static PENDING: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
-    /// Registered after the two above (so dropped before them): reads the
-    /// runs still outstanding when the thread ends.
-    static AT_EXIT: ExitFlush = const { ExitFlush };
 }
 
 /// An armed run whose findings block was copied to `staging` (`bytes`
@@ -105,38 +84,10 @@ pub(crate) enum Outcome {
     Ran,
 }
 
-/// run at a stop ran): `bulk`'s request area holds the request.
-pub(crate) fn arm(bulk: &Bulk, req: &MemcheckRequest) {
-    let Some(request) = bulk.request_bytes(request_extent(bulk, req)) else {
-        return;
-    };
-    let context = crate::intercept::context::current_context();
-    let Ok(mut all) = ARMED.lock() else { return };
-    all.retain(|a| !(a.context == context && a.program == req.program));
-    if all.len() >= ARMED_MAX {
-        all.remove(0);
-    }
-    all.push(Armed {
-        context,
-        program: req.program,
-        request: request.to_vec(),
-    });
-    ANY.store(true, Ordering::Release);
-}
-
-/// Disarm every program (a shader or program was recorded).
-pub(crate) fn disarm_all() {
-    if ANY.swap(false, Ordering::AcqRel)
-        && let Ok(mut all) = ARMED.lock()
-    {
-        all.clear();
-    }
-}
-
 /// At dispatch `id` with `args` on the slow path: run it checked if its
 /// program is armed here (module documentation).
 pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
-    if !ANY.load(Ordering::Acquire) {
+    if !any_armed() {
         return Outcome::No;
     }
     let call = Call { id, args };
@@ -157,24 +108,15 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
     hold_app_errors();
     let program = gl::get_i(gl::CURRENT_PROGRAM) as u32;
     drain_own_errors();
-    let request = {
-        let Ok(all) = ARMED.lock() else {
-            return Outcome::No;
-        };
-        let found = all
-            .iter()
-            .find(|a| a.context == context && a.program == program);
-        match found {
-            Some(a) => a.request.clone(),
-            None => return Outcome::No,
-        }
+    let Some(request) = request_for(context, program) else {
+        return Outcome::No;
     };
     let req: MemcheckRequest = Bulk::private(&request, 0, 0).read(shm::BULK_REQUEST);
     let mut bulk = Bulk::private(&request, REPLY_BYTES, 0);
     let mut reply = MemcheckReply::default();
     hold_app_errors();
-    let result =
-        check(call, &req).and_then(|()| step_as(&mut bulk, call, &req, &mut reply, Run::Armed));
+    let result = check(call, &req)
+        .and_then(|()| step_as(&mut bulk, call, &req, &mut reply, Run::Armed(defer)));
     drain_own_errors();
     let ran = reply.ran != 0;
     match result {
@@ -211,7 +153,7 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
 /// The end of an armed run (`memcheck.rs`, its call done, the findings
 /// block still bound): the block copied to a buffer of ours behind a
 /// fence, the run outstanding until [`resolve`] reads it.
-pub(super) fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Error> {
+fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Error> {
     let Some((buffer, bytes)) = r.trace_buffer() else {
         return Err(Error::Unsupported(
             "the checked program's findings block was not bound".into(),
@@ -248,9 +190,9 @@ pub(super) fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Erro
         lists,
     };
     OUTSTANDING.with(|o| o.borrow_mut().push(run));
-    // After the two lists above: dropped before them at the thread's end.
+    // Both lists live from the first run on: `stop.rs`'s thread-end guard,
+    // registered after them, is dropped before them.
     PENDING.with(|_| {});
-    AT_EXIT.with(|_| {});
     let oldest_waits = OUTSTANDING.with(|o| o.borrow().len() > OUTSTANDING_MAX);
     if oldest_waits {
         resolve(true);
@@ -269,22 +211,25 @@ pub(crate) fn resolve(wait: bool) -> bool {
         let context = crate::intercept::context::current_context();
         hold_app_errors();
         let timeout = if wait { WAIT_NS } else { 0 };
-        let done: Vec<Outstanding> = OUTSTANDING.with(|o| {
-            let mut o = o.borrow_mut();
-            let mut done = Vec::new();
-            let mut i = 0;
-            while i < o.len() {
-                if o[i].context == context && gl::wait_sync(o[i].fence, timeout) {
-                    done.push(o.remove(i));
-                } else {
-                    i += 1;
+        // `try_with` throughout: this also runs as the thread ends.
+        let done: Vec<Outstanding> = OUTSTANDING
+            .try_with(|o| {
+                let mut o = o.borrow_mut();
+                let mut done = Vec::new();
+                let mut i = 0;
+                while i < o.len() {
+                    if o[i].context == context && gl::wait_sync(o[i].fence, timeout) {
+                        done.push(o.remove(i));
+                    } else {
+                        i += 1;
+                    }
                 }
-            }
-            done
-        });
+                done
+            })
+            .unwrap_or_default();
         let kept: Vec<Kept> = done.into_iter().filter_map(read_run).collect();
         drain_own_errors();
-        PENDING.with(|p| p.borrow_mut().extend(kept));
+        let _ = PENDING.try_with(|p| p.borrow_mut().extend(kept));
     }
     PENDING
         .try_with(|p| !p.borrow().is_empty())
@@ -362,55 +307,6 @@ pub(crate) fn take() -> u32 {
     kept.status
 }
 
-/// At the thread's end: its outstanding runs read while its context is
-/// current, and a stop made for the daemon to take what they found
-/// (`stop.rs`'s `flush_memcheck`).
-struct ExitFlush;
-
-impl Drop for ExitFlush {
-    fn drop(&mut self) {
-        crate::stop::flush_memcheck();
-    }
-}
-
-fn disarm(context: u64, program: u32) {
-    if let Ok(mut all) = ARMED.lock() {
-        all.retain(|a| !(a.context == context && a.program == program));
-        ANY.store(!all.is_empty(), Ordering::Release);
-    }
-}
-
 /// The findings block's header words (glsl-instrument's
 /// `memcheck::HEADER_WORDS`: the dispatch's sizes); the records follow.
 const FINDINGS_HEADER_WORDS: usize = 8;
-
-/// The request's bytes from the start of the request area to the end of
-/// the last thing it refers to (its shaders, names and lists).
-fn request_extent(bulk: &Bulk, req: &MemcheckRequest) -> usize {
-    let end = |r: BulkRef| r.offset as usize + r.len as usize;
-    let list = |l: BulkRef| {
-        let items = bulk.bytes(l).len() / size_of::<BulkRef>();
-        (0..items.min(l.list_len()))
-            .map(|i| end(bulk.read::<BulkRef>(l.list_item(i))))
-            .max()
-            .unwrap_or(0)
-            .max(end(l))
-    };
-    let shaders = req.shaders[..(req.shader_count as usize).min(req.shaders.len())]
-        .iter()
-        .map(|s| end(s.source));
-    let names = [
-        req.log_block,
-        req.shadow_block,
-        req.base_uniform,
-        req.cap_uniform,
-        req.counter_uniform,
-    ]
-    .map(end);
-    shaders
-        .chain(names)
-        .chain([list(req.tracked), list(req.asked)])
-        .max()
-        .unwrap_or(0)
-        .max(size_of::<MemcheckRequest>())
-}

@@ -29,9 +29,9 @@
 //! fragments at the pixel, passed one by one through the app's tests).
 //! Memcheck (issue 17): [`memcheck`] (the call run with the checked
 //! program, in place or with its writes put back, the findings read back),
-//! [`memcheck_armed`] (a program checked once runs checked at its later
-//! dispatches without a stop) and [`zero_fill`] (its shadow zeroed by a
-//! compute pass of ours).
+//! [`memcheck_arm`] (the programs armed) and [`memcheck_armed`] (their
+//! later dispatches run checked without a stop, the findings read behind a
+//! fence) and [`zero_fill`] (the shadow zeroed by a compute pass of ours).
 //!
 //! A new kind of replay is one module with its `check` and `step` for
 //! `pipeline::command`, plus a line in [`run_command`].
@@ -48,6 +48,7 @@ pub mod feedback;
 pub mod framebuffer;
 pub mod history;
 pub mod memcheck;
+pub mod memcheck_arm;
 pub mod memcheck_armed;
 pub mod pipeline;
 pub mod pixel_scissor;
