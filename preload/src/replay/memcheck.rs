@@ -128,9 +128,12 @@ pub(super) enum Run {
     /// (`memcheck_arm.rs`).
     AtStop,
     /// By an armed program without a stop (`memcheck_armed.rs`): nothing
-    /// waits for the GPU; the findings block, still bound, and the lists
-    /// go to this function.
-    Armed(fn(&mut MemcheckReplay<'_>, Lists) -> Result<(), Error>),
+    /// waits for the GPU; the findings block is this buffer of the run's
+    /// own (its name and bytes), and it and the lists go to `defer`.
+    Armed {
+        findings: (u32, usize),
+        defer: fn(&mut MemcheckReplay<'_>, Lists, (u32, usize)) -> Result<(), Error>,
+    },
 }
 
 pub(super) fn step_as(
@@ -155,11 +158,17 @@ pub(super) fn step_as(
         capacity_words: req.log_words - shm::TRACE_HEADER_WORDS as u32,
         zero_data: 1,
     };
-    let mut r = match in_place {
+    let r = match in_place {
         true => Replay::begin_for_app(bulk, call, reply, max_db),
         false => Replay::begin(bulk, call, reply, max_db),
-    }
-    .tracing(findings, stage);
+    };
+    let mut r = match run {
+        Run::AtStop => r.tracing(findings, stage),
+        Run::Armed {
+            findings: (buffer, _),
+            ..
+        } => r.tracing_into(findings, stage, buffer),
+    };
     (r.reply.log_binding, r.reply.shadow_binding) = (u32::MAX, u32::MAX);
     r.saved.check_programs()?;
     let app = r.saved.program_for(stage);
@@ -199,7 +208,7 @@ pub(super) fn step_as(
     }
     let timer = match run {
         Run::AtStop => Timer::begin(),
-        Run::Armed(_) => Timer(None),
+        Run::Armed { .. } => Timer(None),
     };
     let replayed = r.replay(if draw { "draw" } else { "dispatch" }, |c| match draw {
         true => c.draw_as_app(),
@@ -214,9 +223,9 @@ pub(super) fn step_as(
     replayed?;
     restored?;
     r.reply.cache_key = req.cache_key;
-    if let Run::Armed(defer) = run {
+    if let Run::Armed { defer, findings } = run {
         let lists = lists(&r, req, prog, &shadow);
-        return defer(&mut r, lists);
+        return defer(&mut r, lists, findings);
     }
     r.read_back(|_| Ok(()))?;
     r.reply.gpu_ns = gpu_ns.unwrap_or(0);

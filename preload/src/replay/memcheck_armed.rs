@@ -48,17 +48,26 @@ thread_local! {
     /// This thread's runs that found something (or failed after their
     /// call ran), for the daemon at the thread's next stop ([`take`]).
     static PENDING: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+    /// Findings blocks read and free for the next runs.
+    static FREE: RefCell<Vec<FindingsBuffer>> = const { RefCell::new(Vec::new()) };
 }
 
-/// An armed run whose findings block was copied to `staging` (`bytes`
-/// long, header first) behind `fence`; its reply so far and lists.
+/// An armed run whose findings block `buffer` is read after `fence`; its
+/// reply so far and lists.
 struct Outstanding {
-    context: u64,
     fence: gl::Sync,
-    staging: u32,
-    bytes: usize,
+    buffer: FindingsBuffer,
     reply: MemcheckReply,
     lists: Lists,
+}
+
+/// A findings block of ours: one per armed run until it is read, then
+/// kept for the next runs of its context ([`FREE`]).
+#[derive(Clone, Copy)]
+struct FindingsBuffer {
+    context: u64,
+    buffer: u32,
+    bytes: usize,
 }
 
 /// A run's reply for the daemon, what it refers to (byte runs to put in
@@ -98,9 +107,12 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
         disarm_all();
         return Outcome::No;
     }
+    // In a compatibility context the app may bind names it never made:
+    // one of our findings blocks, alive until read, could become its.
     if h.step_all.load(Ordering::Acquire) != 0
         || !call.is_dispatch()
         || !super::context::has_context()
+        || super::context::compatibility_context()
     {
         return Outcome::No;
     }
@@ -115,8 +127,18 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
     let mut bulk = Bulk::private(&request, REPLY_BYTES, 0);
     let mut reply = MemcheckReply::default();
     hold_app_errors();
-    let result = check(call, &req)
-        .and_then(|()| step_as(&mut bulk, call, &req, &mut reply, Run::Armed(defer)));
+    let Some(findings) = findings_buffer(context, req.log_words as usize * 4) else {
+        drain_own_errors();
+        return Outcome::No;
+    };
+    let run = Run::Armed {
+        findings: (findings.buffer, findings.bytes),
+        defer,
+    };
+    let result = check(call, &req).and_then(|()| step_as(&mut bulk, call, &req, &mut reply, run));
+    if result.is_err() {
+        give_back(findings);
+    }
     drain_own_errors();
     let ran = reply.ran != 0;
     match result {
@@ -150,29 +172,21 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
     Outcome::Ran
 }
 
-/// The end of an armed run (`memcheck.rs`, its call done, the findings
-/// block still bound): the block copied to a buffer of ours behind a
-/// fence, the run outstanding until [`resolve`] reads it.
-fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Error> {
-    let Some((buffer, bytes)) = r.trace_buffer() else {
-        return Err(Error::Unsupported(
-            "the checked program's findings block was not bound".into(),
-        ));
+/// The end of an armed run (`memcheck.rs`, its call done, its findings
+/// block `findings`): a fence after it, the run outstanding until
+/// [`resolve`] reads the block.
+fn defer(
+    r: &mut MemcheckReplay<'_>,
+    lists: Lists,
+    (buffer, bytes): (u32, usize),
+) -> Result<(), Error> {
+    let buffer = FindingsBuffer {
+        context: crate::intercept::context::current_context(),
+        buffer,
+        bytes,
     };
-    let (read, write) = (
-        gl::get_i(gl::COPY_READ_BUFFER) as u32,
-        gl::get_i(gl::COPY_WRITE_BUFFER) as u32,
-    );
-    let staging = gl::gen_buffer();
-    gl::bind_buffer(gl::COPY_WRITE_BUFFER, staging);
-    gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, bytes as i64, gl::STREAM_READ);
-    gl::bind_buffer(gl::COPY_READ_BUFFER, buffer);
-    gl::copy_buffer_sub_data(gl::COPY_READ_BUFFER, gl::COPY_WRITE_BUFFER, bytes as i64);
-    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
-    gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
     let fence = gl::fence();
-    if let Err(e) = check_gl("copying the memcheck findings aside") {
-        gl::delete_buffer(staging);
+    if let Err(e) = check_gl("fencing the memcheck findings") {
         if fence != 0 {
             gl::delete_sync(fence);
         }
@@ -182,10 +196,8 @@ fn defer(r: &mut MemcheckReplay<'_>, lists: Lists) -> Result<(), Error> {
     reply.call_number = crate::thread_calls::count();
     reply.function = r.call.id;
     let run = Outstanding {
-        context: crate::intercept::context::current_context(),
         fence,
-        staging,
-        bytes,
+        buffer,
         reply,
         lists,
     };
@@ -218,7 +230,7 @@ pub(crate) fn resolve(wait: bool) -> bool {
                 let mut done = Vec::new();
                 let mut i = 0;
                 while i < o.len() {
-                    if o[i].context == context && gl::wait_sync(o[i].fence, timeout) {
+                    if o[i].buffer.context == context && gl::wait_sync(o[i].fence, timeout) {
                         done.push(o.remove(i));
                     } else {
                         i += 1;
@@ -239,13 +251,13 @@ pub(crate) fn resolve(wait: bool) -> bool {
 /// A run whose fence passed: its findings block read, our objects gone;
 /// the run for the daemon if it found something.
 fn read_run(run: Outstanding) -> Option<Kept> {
-    let mut words = vec![0u8; run.bytes];
+    let mut words = vec![0u8; run.buffer.bytes];
     let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
-    gl::bind_buffer(gl::COPY_READ_BUFFER, run.staging);
+    gl::bind_buffer(gl::COPY_READ_BUFFER, run.buffer.buffer);
     gl::get_buffer_bytes(gl::COPY_READ_BUFFER, &mut words, super::context::is_es());
     gl::bind_buffer(gl::COPY_READ_BUFFER, read);
-    gl::delete_buffer(run.staging);
     gl::delete_sync(run.fence);
+    give_back(run.buffer);
     let header = FINDINGS_HEADER_WORDS * 4;
     if words.len() >= header && words[header..].iter().all(|&b| b == 0) {
         return None;
@@ -306,6 +318,62 @@ pub(crate) fn take() -> u32 {
     bulk.write(shm::BULK_REPLY, &kept.reply);
     kept.status
 }
+
+/// A findings block of `bytes` for a run in `context`: a free one of the
+/// context's that is still ours, or a new one (bound at
+/// `GL_COPY_WRITE_BUFFER` to make it; that binding put back).
+fn findings_buffer(context: u64, bytes: usize) -> Option<FindingsBuffer> {
+    let reuse = FREE
+        .try_with(|f| {
+            let mut f = f.borrow_mut();
+            let i = f
+                .iter()
+                .position(|b| b.context == context && b.bytes == bytes)?;
+            Some(f.remove(i))
+        })
+        .ok()
+        .flatten();
+    let write = gl::get_i(gl::COPY_WRITE_BUFFER) as u32;
+    let found = match reuse {
+        Some(b) if still_ours(&b) => Some(b),
+        _ => {
+            let buffer = gl::gen_buffer();
+            gl::bind_buffer(gl::COPY_WRITE_BUFFER, buffer);
+            gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, bytes as i64, gl::DYNAMIC_READ);
+            Some(FindingsBuffer {
+                context,
+                buffer,
+                bytes,
+            })
+        }
+    };
+    gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
+    (drain_own_errors() == 0).then_some(found).flatten()
+}
+
+/// Whether `b`'s name is still our buffer of its size (the app may delete
+/// names it never made; bound at `GL_COPY_WRITE_BUFFER` to look).
+fn still_ours(b: &FindingsBuffer) -> bool {
+    gl::is_buffer(b.buffer) && {
+        gl::bind_buffer(gl::COPY_WRITE_BUFFER, b.buffer);
+        gl::buffer_size(gl::COPY_WRITE_BUFFER) == b.bytes as i64
+    }
+}
+
+/// A findings block read (or unused): kept for the context's next runs
+/// (armed runs are never made in a compatibility context, `try_run`).
+fn give_back(b: FindingsBuffer) {
+    let _ = FREE.try_with(|f| {
+        let mut f = f.borrow_mut();
+        if f.len() >= FREE_MAX {
+            gl::delete_buffer(f.remove(0).buffer);
+        }
+        f.push(b);
+    });
+}
+
+/// Findings blocks kept free per thread.
+const FREE_MAX: usize = 16;
 
 /// The findings block's header words (glsl-instrument's
 /// `memcheck::HEADER_WORDS`: the dispatch's sizes); the records follow.

@@ -295,14 +295,16 @@ impl<'a, R: StepReply> Replay<'a, R> {
         self
     }
 
+    /// As [`Replay::tracing`], into the caller's `buffer` (memcheck's armed
+    /// runs: each its own, read after a fence).
+    pub(crate) fn tracing_into(mut self, ask: shm::TraceRequest, stage: u32, buffer: u32) -> Self {
+        self.trace = Trace::into_buffer(ask, stage, buffer);
+        self
+    }
+
     /// The name of the trace block asked for (empty: none).
     pub(crate) fn trace_block(&self) -> String {
         self.trace.block(self.bulk)
-    }
-
-    /// The trace buffer bound for this replay and its bytes (header first).
-    pub(crate) fn trace_buffer(&self) -> Option<(u32, usize)> {
-        self.trace.bound_buffer()
     }
 
     /// The debug program of `kind` for the app's program `app` and cache

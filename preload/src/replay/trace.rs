@@ -37,6 +37,9 @@ pub(crate) struct Trace {
     /// The block's index in the debug program and its binding (planned).
     planned: Option<(u32, u32)>,
     bound: Option<Bound>,
+    /// A buffer of the caller's to bind instead of the context's kept one
+    /// (at least `bytes()` long; memcheck's armed runs, read later).
+    into: Option<u32>,
 }
 
 impl Trace {
@@ -47,6 +50,19 @@ impl Trace {
             stage,
             ..Trace::default()
         }
+    }
+
+    /// As `new`, bound to the caller's `buffer` (it stays the caller's).
+    pub(crate) fn into_buffer(ask: TraceRequest, stage: u32, buffer: u32) -> Trace {
+        Trace {
+            into: Some(buffer),
+            ..Trace::new(ask, stage)
+        }
+    }
+
+    /// The bytes the trace buffer must hold: its header, then the records.
+    pub(crate) fn bytes_for(ask: &TraceRequest) -> usize {
+        (TRACE_HEADER_WORDS + ask.capacity_words as usize) * 4
     }
 
     /// The block's name (empty: no trace asked for).
@@ -101,13 +117,7 @@ impl Trace {
 
     /// Bytes of the bound range: the header and the capacity.
     fn bytes(&self) -> usize {
-        (TRACE_HEADER_WORDS + self.ask.capacity_words as usize) * 4
-    }
-
-    /// The buffer bound (between `bind` and `unbind`) and its bytes, header
-    /// first: for a copy of it (memcheck's armed runs read it later).
-    pub(crate) fn bound_buffer(&self) -> Option<(u32, usize)> {
-        Some((self.bound.as_ref()?.buffer, self.bytes()))
+        Trace::bytes_for(&self.ask)
     }
 
     /// Bind our buffer at the planned binding, its header zeroed (after
@@ -117,7 +127,13 @@ impl Trace {
             return Ok(());
         };
         let saved = SavedBinding::capture(binding);
-        let buffer = kept_buffer(self.bytes())?;
+        let buffer = match self.into {
+            Some(b) => {
+                gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, b);
+                b
+            }
+            None => kept_buffer(self.bytes())?,
+        };
         // Dropped (the app's bindings back) whatever happens next.
         self.bound = Some(Bound { saved, buffer });
         match self.ask.zero_data {
