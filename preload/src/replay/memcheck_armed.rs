@@ -40,7 +40,7 @@ use crate::gl;
 use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 
 /// The private reply area: the reply, its log.
-const REPLY_BYTES: usize = 64 << 10;
+const REPLY_BYTES: usize = 8 << 10;
 
 thread_local! {
     /// This thread's runs whose findings are on their way back.
