@@ -66,17 +66,18 @@ fn native(case: &str) -> String {
     checksum(&String::from_utf8_lossy(&out.stdout), case)
 }
 
-/// `gldbg run --memcheck` on the case: its memcheck events and checksum.
-fn checked(case: &str) -> (Vec<Value>, String) {
+/// `gldbg run --memcheck` on `egl_memcheck` with `args`, running
+/// `script`: the transcript and its memcheck events.
+fn under_memcheck(args: &[&str], script: &str) -> (Output, Vec<Value>) {
     let dir = TempDir::new("memcheck-fixture");
-    let script = dir.join("s.gldbg");
-    std::fs::write(&script, "continue\n").unwrap();
+    let path = dir.join("s.gldbg");
+    std::fs::write(&path, script).unwrap();
     let mut cmd = Command::new(gldbg());
     cmd.args(["run", "--memcheck", "--batch", "--json", "-x"])
-        .arg(&script)
+        .arg(&path)
         .arg("--")
         .arg(app())
-        .arg(case);
+        .args(args);
     let out = run_command(cmd);
     assert!(out.status.success(), "{}", out.transcript());
     let events: Vec<Value> = out
@@ -85,6 +86,12 @@ fn checked(case: &str) -> (Vec<Value>, String) {
         .filter(|v| v["event"] == "memcheck")
         .cloned()
         .collect();
+    (out, events)
+}
+
+/// `gldbg run --memcheck` on the case: its memcheck events and checksum.
+fn checked(case: &str) -> (Vec<Value>, String) {
+    let (out, events) = under_memcheck(&[case], "continue\n");
     (events, checksum(&out.stdout, case))
 }
 
@@ -313,26 +320,10 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
     );
 }
 
-/// `gldbg run --memcheck` on `egl_memcheck` with `args`, `memcheck` at
-/// the end: the transcript's events and the report.
+/// [`under_memcheck`] with `memcheck` at the end: the transcript, its
+/// events and the report.
 fn armed_run(args: &[&str]) -> (Output, Vec<Value>, Value) {
-    let dir = TempDir::new("memcheck-armed");
-    let script = dir.join("s.gldbg");
-    std::fs::write(&script, "continue\nmemcheck\n").unwrap();
-    let mut cmd = Command::new(gldbg());
-    cmd.args(["run", "--memcheck", "--batch", "--json", "-x"])
-        .arg(&script)
-        .arg("--")
-        .arg(app())
-        .args(args);
-    let out = run_command(cmd);
-    assert!(out.status.success(), "{}", out.transcript());
-    let events: Vec<Value> = out
-        .lines
-        .iter()
-        .filter(|v| v["event"] == "memcheck")
-        .cloned()
-        .collect();
+    let (out, events) = under_memcheck(args, "continue\nmemcheck\n");
     let report = out
         .lines
         .iter()

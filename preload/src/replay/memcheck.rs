@@ -132,9 +132,13 @@ pub(super) enum Run {
     /// own (its name and bytes), and it and the lists go to `defer`.
     Armed {
         findings: (u32, usize),
-        defer: fn(&mut MemcheckReplay<'_>, Lists, (u32, usize)) -> Result<(), Error>,
+        defer: Defer,
     },
 }
+
+/// What ends an armed run: its replay (the findings block still bound),
+/// its lists, its findings block (name, bytes).
+pub(super) type Defer = fn(&mut MemcheckReplay<'_>, Lists, (u32, usize)) -> Result<(), Error>;
 
 pub(super) fn step_as(
     bulk: &mut Bulk,

@@ -247,3 +247,43 @@ fn stage_name(ty: u32) -> &'static str {
         _ => "unknown",
     }
 }
+
+/// A helper program of ours built once per context (the reduction's,
+/// `reduce.rs`; the zero fill's, `zero_fill.rs`): per context its name, 0
+/// where it cannot be built. Contexts remembered: the last few.
+pub(crate) struct PerContext {
+    all: std::sync::Mutex<Vec<(u64, u32)>>,
+    /// A uniform of the program: a name that still has it is still ours.
+    uniform: &'static str,
+}
+
+impl PerContext {
+    pub(crate) const fn new(uniform: &'static str) -> PerContext {
+        PerContext {
+            all: std::sync::Mutex::new(Vec::new()),
+            uniform,
+        }
+    }
+
+    /// The current context's program, made by `build` (0: it cannot be)
+    /// on first use; `None` where it cannot be built.
+    pub(crate) fn get(&self, build: impl FnOnce() -> u32) -> Option<u32> {
+        const CONTEXTS: usize = 8;
+        let context = crate::intercept::context::current_context();
+        let mut all = self.all.lock().ok()?;
+        if let Some(i) = all.iter().position(|&(c, _)| c == context) {
+            let p = all[i].1;
+            // A context at a destroyed one's address, or a name the app reused.
+            if p == 0 || (gl::is_program(p) && gl::uniform_location(p, self.uniform) >= 0) {
+                return (p != 0).then_some(p);
+            }
+            all.remove(i);
+        }
+        let p = build();
+        if all.len() >= CONTEXTS {
+            all.remove(0);
+        }
+        all.push((context, p));
+        (p != 0).then_some(p)
+    }
+}

@@ -11,10 +11,10 @@
 //! everything. Every binding it moves is put back (`BindingsGuard`).
 
 use super::context::{gl_at_least, is_es};
+use super::program::PerContext;
 use crate::gl;
 use crate::intercept::errors::drain_own_errors;
 use gldbg_proto::shm::SUMMARY_WORDS;
-use std::sync::Mutex;
 
 /// Invocation `i`'s words of a GL buffer start at word `offset + i * stride`.
 #[derive(Clone, Copy, Debug)]
@@ -36,10 +36,8 @@ const STREAM_COPY: u32 = 0x88E2;
 /// The reduction's SSBO binding points (put back after).
 const BINDINGS: [u32; 3] = [0, 1, 2];
 
-/// The reduction program per context (0: it could not be built there).
-static PROGRAMS: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
-/// Contexts remembered; the oldest go.
-const PROGRAMS_MAX: usize = 8;
+/// The reduction program per context.
+static PROGRAMS: PerContext = PerContext::new("gldbg_reduce_n");
 
 const BODY: &str = r#"
 layout(local_size_x = 256) in;
@@ -206,22 +204,7 @@ fn header() -> &'static str {
 /// This context's reduction program (built on first use); `None` where
 /// compute shaders are missing or the build failed.
 fn program() -> Option<u32> {
-    let context = crate::intercept::context::current_context();
-    let mut all = PROGRAMS.lock().ok()?;
-    if let Some(i) = all.iter().position(|&(c, _)| c == context) {
-        let p = all[i].1;
-        // A context at a destroyed one's address, or a name the app reused.
-        if p == 0 || (gl::is_program(p) && gl::uniform_location(p, "gldbg_reduce_n") >= 0) {
-            return (p != 0).then_some(p);
-        }
-        all.remove(i);
-    }
-    let p = if available() { build() } else { 0 };
-    if all.len() >= PROGRAMS_MAX {
-        all.remove(0);
-    }
-    all.push((context, p));
-    (p != 0).then_some(p)
+    PROGRAMS.get(|| if available() { build() } else { 0 })
 }
 
 fn build() -> u32 {

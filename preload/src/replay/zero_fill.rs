@@ -14,9 +14,9 @@
 //! alike.
 
 use super::context::{gl_at_least, is_es};
+use super::program::PerContext;
 use crate::gl;
 use crate::intercept::errors::drain_own_errors;
-use std::sync::Mutex;
 
 /// The block every invocation writes 16 bytes of per round.
 const SOURCE: &str = "
@@ -32,10 +32,8 @@ void main() {
 /// Most work groups one pass dispatches (each loops over its share).
 const MAX_GROUPS: u64 = 4096;
 
-/// The program per context (0: it cannot be built there).
-static PROGRAMS: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
-/// Contexts remembered; the oldest go.
-const PROGRAMS_MAX: usize = 8;
+/// The program per context.
+static PROGRAMS: PerContext = PerContext::new("gldbg_zero_n");
 
 /// GL's `GL_SHADER_STORAGE_BARRIER_BIT`.
 const SHADER_STORAGE_BARRIER_BIT: u32 = 0x2000;
@@ -68,22 +66,7 @@ pub(crate) fn zero(binding: u32, bytes: u64) -> bool {
 
 /// This context's program (built on first use); `None` where it cannot be.
 fn program() -> Option<u32> {
-    let context = crate::intercept::context::current_context();
-    let mut all = PROGRAMS.lock().ok()?;
-    if let Some(i) = all.iter().position(|&(c, _)| c == context) {
-        let p = all[i].1;
-        // A context at a destroyed one's address, or a name the app reused.
-        if p == 0 || (gl::is_program(p) && gl::uniform_location(p, "gldbg_zero_n") >= 0) {
-            return (p != 0).then_some(p);
-        }
-        all.remove(i);
-    }
-    let p = if available() { build() } else { 0 };
-    if all.len() >= PROGRAMS_MAX {
-        all.remove(0);
-    }
-    all.push((context, p));
-    (p != 0).then_some(p)
+    PROGRAMS.get(|| if available() { build() } else { 0 })
 }
 
 fn available() -> bool {
