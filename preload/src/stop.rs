@@ -32,9 +32,6 @@ thread_local! {
     /// Set while this thread is inside a stop (nested wrapper calls made by
     /// the driver or the executor never stop again).
     static IN_STOP: Cell<bool> = const { Cell::new(false) };
-    /// Reads this thread's outstanding memcheck runs when it ends
-    /// (registered at its first armed run).
-    static AT_THREAD_END: ThreadEnd = const { ThreadEnd };
     /// Index of this thread's claimed slot (`u32::MAX`: none yet).
     static SLOT: Cell<u32> = const { Cell::new(u32::MAX) };
     /// Frees the slot when the thread exits.
@@ -128,31 +125,7 @@ fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u
     }
     match try_run(id, args) {
         Outcome::No => stop(h, slot, id, args, None, false),
-        Outcome::Ran => {
-            // Registered after the run's lists: dropped before them.
-            let _ = AT_THREAD_END.try_with(|_| {});
-            0
-        }
-    }
-}
-
-/// At a thread's end: what its armed runs found is handed over while its
-/// context is still current ([`flush_memcheck`]).
-struct ThreadEnd;
-
-impl Drop for ThreadEnd {
-    fn drop(&mut self) {
-        flush_memcheck();
-    }
-}
-
-/// At a thread's end ([`ThreadEnd`]): its armed memcheck runs still
-/// outstanding read, and what they found handed to the daemon at a stop
-/// at a `glFinish` of ours (the thread's context still current; without
-/// one, or without a debugger, nothing is done).
-pub(crate) fn flush_memcheck() {
-    if crate::replay::memcheck_armed::resolve(true) {
-        slow(gldbg_proto::api::ids::glFinish, &mut []);
+        Outcome::Ran => 0,
     }
 }
 

@@ -840,8 +840,6 @@ static int find_case(const char *arg, int *fixed) {
  * shaders and run as many times again (a checked program of the old
  * shaders must not run in its place). */
 static int repeat = 1, relink = 0;
-/* `--keep-context`: exit with the context still current (no teardown). */
-static int keep_context = 0;
 
 /* Relink `p` with the twin's shaders of case `c`. */
 static void relink_fixed(GLuint p, const struct mc_case *c) {
@@ -909,7 +907,7 @@ static void print_source(const char *arg) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: egl_memcheck [--repeat N] [--relink] [--keep-context] CASE... | all | bugs | fixed | --source CASE | --list\n");
+    fprintf(stderr, "usage: egl_memcheck [--repeat N] [--relink] CASE... | all | bugs | fixed | --source CASE | --list\n");
     exit(2);
 }
 
@@ -922,11 +920,6 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && !strcmp(argv[1], "--relink")) {
         relink = 1;
-        argv += 1;
-        argc -= 1;
-    }
-    if (argc >= 2 && !strcmp(argv[1], "--keep-context")) {
-        keep_context = 1;
         argv += 1;
         argc -= 1;
     }
@@ -960,6 +953,6 @@ int main(int argc, char **argv) {
             run_case(i, fixed);
         }
     }
-    if (!keep_context) egl_app_end(app);
+    egl_app_end(app);
     return 0;
 }

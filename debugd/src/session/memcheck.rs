@@ -78,13 +78,9 @@ impl Memcheck {
         )
     }
 
-    /// Whether a call of `function` needs its breakpoint bit for memcheck:
-    /// the calls it checks, and those that release a context (before them
-    /// the preload reads what armed runs found, while it still can).
+    /// Whether a call of `function` needs its breakpoint bit for memcheck.
     pub(super) fn covers(&self, function: u32) -> bool {
-        self.active()
-            && (class_of(function) & (class::DRAW | class::DISPATCH) != 0
-                || RELEASES_CONTEXT.contains(&function_name(function)))
+        self.active() && class_of(function) & (class::DRAW | class::DISPATCH) != 0
     }
 
     /// The finding the stop `serial` was made for, if a finding made it.
@@ -145,17 +141,6 @@ pub(super) enum Next {
 }
 
 const GO_ON: Next = Next::Resume(abi::CMD_CONTINUE);
-/// The calls after which a thread's context may be gone.
-const RELEASES_CONTEXT: [&str; 7] = [
-    "eglMakeCurrent",
-    "eglDestroyContext",
-    "eglReleaseThread",
-    "eglTerminate",
-    "glXMakeCurrent",
-    "glXMakeContextCurrent",
-    "glXDestroyContext",
-];
-
 /// Armed runs taken at one stop at most.
 const TAKES_MAX: usize = 1024;
 
