@@ -333,8 +333,8 @@ fn run_ours(slot: &Slot, cmd: u32, id: u32, args: &mut [u64]) -> u32 {
 
 /// Publish the call and run the daemon's commands until it lets the thread
 /// go. `after`: the call was already executed (result, GL error raised):
-/// an error-breakpoint stop after the call, or (`memcheck_ran`) one after
-/// an armed memcheck run that found something.
+/// an error-breakpoint stop after the call. `memcheck_ran`: findings of
+/// earlier armed memcheck runs wait here for the daemon.
 fn stop(
     h: &'static Header,
     slot: &'static Slot,

@@ -157,8 +157,8 @@ pub enum How {
     InPlaceArmed,
 }
 
-/// At a stop after a dispatch an armed program ran checked (the stop's
-/// `memcheck_ran`): take that run's reply into the bulk region; its
+/// At a stop where findings of armed runs wait (the stop's
+/// `memcheck_ran`): take the oldest run's reply into the bulk region; its
 /// status and its reply (which checked and app program ran, at which call;
 /// a cache key of 0: none was left), for [`read_taken`].
 pub fn take_armed(at: At<'_>) -> Result<(u32, MemcheckReply)> {

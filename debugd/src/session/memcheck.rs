@@ -19,9 +19,10 @@
 //! `on` arms a compute program at its first checked dispatch (`How::
 //! InPlaceArmed`; the preload's `memcheck_armed.rs`): while nothing else
 //! needs dispatches to stop ([`fast_allowed`]), its later dispatches run
-//! checked in the app without a stop, and only one that found something
-//! stops, after its call (`Stop::memcheck_ran`): its findings are taken
-//! (`CMD_MEMCHECK_TAKE`) and recorded as any checked call's.
+//! checked in the app without a stop, their findings read later; what
+//! they found waits at the thread's next stop (`Stop::memcheck_ran`),
+//! where it is taken (`CMD_MEMCHECK_TAKE`) and recorded at the call each
+//! ran at, before that stop is handled as any other.
 
 use std::collections::HashMap;
 

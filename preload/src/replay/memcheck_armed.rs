@@ -8,8 +8,9 @@
 //! the CPU wait for the GPU. So after an in-place `CMD_MEMCHECK` that ran,
 //! with [`MemcheckRequest::arm`] set, the app program is *armed* for the
 //! context (`memcheck_arm.rs` keeps the request's bytes; the checked
-//! program itself is in the debug program cache, `program.rs`). At a later dispatch that takes
-//! the slow path ([`try_run`], from `stop.rs`), while
+//! program itself is in the debug program cache, `program.rs`). At a
+//! later dispatch that takes the slow path ([`try_run`], from `stop.rs`),
+//! while
 //! `Header::memcheck_fast` is 1 and the same program is current, the
 //! preload runs `memcheck.rs`'s step itself on a private bulk region
 //! (`Bulk::private`): in place, exactly as at a stop, but into a findings
