@@ -231,6 +231,15 @@ impl Session {
         if dbg.is_none() {
             return Err(Error::FailedPrecondition("not debugging a shader".into()));
         }
+        // The app ended: its shader debugging ended with it (the release
+        // after its exit may not have run yet; it is done here then).
+        if self.control().launched.is_none() {
+            self.release_debug(&mut dbg, None, None);
+            self.control().shader_stop = None;
+            return Err(Error::FailedPrecondition(
+                "not debugging a shader: it ended with the app".into(),
+            ));
+        }
         cancel::check()?;
         match self.stopped() {
             Ok(AtStop { stop, shm }) => self.release_debug(&mut dbg, Some(&shm), Some(stop.slot)),
