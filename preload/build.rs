@@ -92,8 +92,12 @@ fn main() {
             .collect();
         let ret = f.ret.rust_type();
         let hooked = c & class::HOOKED != 0;
+        let hit = match c & class::GPU_SYNC {
+            0 => "crate::stop::hit",
+            _ => "crate::stop::hit_or_reads",
+        };
         let stop = format!(
-            "if crate::stop::hit({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",
+            "if {hit}({id}) {{ let mut __w = [{}]; return crate::word::Word::from_word(crate::stop::slow({id}, &mut __w)); }}",
             words.join(", ")
         );
         writeln!(
@@ -135,7 +139,7 @@ fn main() {
             writeln!(
                 o,
                 "let __real = crate::intercept::resolve::resolved({id});\n\
-                 if crate::stop::hit({id}) || __real.is_null() {{\n\
+                 if {hit}({id}) || __real.is_null() {{\n\
                  // SAFETY: the app's call, forwarded unchanged.\n\
                  return unsafe {{ cold::{}({}) }};\n}}\n\
                  // SAFETY: a resolved real function of this registry signature, the app's arguments.\n\

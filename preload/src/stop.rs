@@ -57,6 +57,13 @@ pub fn hit(id: u32) -> bool {
     (word >> (id & 63)) & 1 != 0
 }
 
+/// [`hit`] for a call that waits for the GPU (`class::GPU_SYNC`): also
+/// while memcheck's armed runs wait to be read (read there, [`slow`]).
+#[inline(always)]
+pub fn hit_or_reads(id: u32) -> bool {
+    hit(id) || crate::replay::memcheck_armed::runs_waiting()
+}
+
 /// Execute the real call (or the hook standing in for it).
 fn execute(id: u32, args: &[u64]) -> u64 {
     if CLASS[id as usize] & class::HOOKED != 0 {
@@ -119,6 +126,14 @@ pub fn slow(id: u32, args: &mut [u64]) -> u64 {
 /// a dispatch) makes this call stop for the daemon to take it.
 fn stop_or_check(h: &'static Header, slot: &'static Slot, id: u32, args: &mut [u64]) -> u64 {
     use crate::replay::memcheck_armed::{Outcome, resolve, try_run};
+    if !hit(id) {
+        // Here only to read armed runs (`hit_or_reads`): the app waits
+        // for the GPU anyway. What they found stops the call.
+        return match resolve(true) {
+            true => stop(h, slot, id, args, None, true),
+            false => execute(id, args),
+        };
+    }
     let dispatch = CLASS[id as usize] & class::DISPATCH != 0;
     if resolve(!dispatch) {
         return stop(h, slot, id, args, None, true);

@@ -41,6 +41,10 @@ pub mod class {
     /// (`glUniformHandleui64ARB` ...): the preload remembers which uniforms
     /// hold handles, to give a debug program the same.
     pub const HANDLE_UNIFORM: u32 = 1 << 13;
+    /// Waits for the GPU's results (`glFinish`, buffer and image read-backs,
+    /// buffer maps): its wrapper takes the slow path while memcheck's armed
+    /// runs wait to be read (preload `memcheck_armed.rs`: read there).
+    pub const GPU_SYNC: u32 = 1 << 14;
     /// The classes whose wrappers call a hand-written hook (preload `hooks.rs`).
     pub const HOOKED: u32 = GET_PROC_ADDRESS
         | GET_ERROR
@@ -107,6 +111,31 @@ fn immediate_call(name: &str) -> bool {
             "b" | "s" | "i" | "f" | "d" | "ub" | "us" | "ui" | "h" | "x" | "i64" | "ui64"
         ) || (rest.is_empty() && prefix == "glEvalPoint")
     })
+}
+
+/// Whether `name` waits for the GPU's results: `glFinish`, reading a
+/// buffer, image or the framebuffer back, mapping a buffer.
+fn gpu_sync(name: &str) -> bool {
+    let base = ["ARB", "EXT", "OES", "KHR"]
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(name);
+    matches!(
+        base,
+        "glFinish"
+            | "glGetBufferSubData"
+            | "glGetNamedBufferSubData"
+            | "glMapBuffer"
+            | "glMapBufferRange"
+            | "glMapNamedBuffer"
+            | "glMapNamedBufferRange"
+            | "glReadPixels"
+            | "glReadnPixels"
+            | "glGetTexImage"
+            | "glGetnTexImage"
+            | "glGetTextureImage"
+            | "glGetTextureSubImage"
+    )
 }
 
 /// Classification of a function by name (see [`class`]).
@@ -191,6 +220,9 @@ pub fn classify(name: &str) -> u32 {
     }
     if immediate_call(name) {
         c |= IMMEDIATE;
+    }
+    if gpu_sync(name) {
+        c |= GPU_SYNC;
     }
     if matches!(
         name,

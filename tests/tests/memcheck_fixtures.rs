@@ -344,12 +344,13 @@ fn counts(report: &Value) -> Vec<u64> {
 
 /// `memcheck on` checks a compute program's first dispatch at a stop and
 /// arms it: its later dispatches run checked in the app without a stop,
-/// their findings read later, behind a fence, and taken by the daemon at
-/// the thread's next stop (here the next dispatch, which is then checked
-/// at that stop). Every dispatch is counted, findings included, and
-/// relinking the program disarms it: its new shaders are checked from then
-/// on, and the old checked program never runs in their place (the app
-/// checks the relinked results against its CPU model and fails otherwise).
+/// their findings read later, behind a fence, at the app's next call that
+/// waits for the GPU (here the `glFinish` after each dispatch), and taken
+/// by the daemon at a stop there when they found something. Every
+/// dispatch is counted, findings included, and relinking the program
+/// disarms it: its new shaders are checked from then on, and the old
+/// checked program never runs in their place (the app checks the relinked
+/// results against its CPU model and fails otherwise).
 #[test]
 fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
     require_workspace();
@@ -371,28 +372,26 @@ fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
     );
     // Every dispatch of the planted shaders counted: 3 of each.
     assert_eq!(counts(&report), [3, 3 * 128], "{report}");
-    // Per case 3 dispatches before the relink and 3 after. Before: the
-    // 1st at a stop, the 2nd armed, the 3rd at the stop where the 2nd's
-    // findings were taken. After: the 1st at a stop, 2 armed. The app's
-    // last armed run is read by no later call of its thread: not counted.
-    assert_eq!(report["calls_checked"].as_u64(), Some(11), "{report}");
-    assert_eq!(report["calls_armed"].as_u64(), Some(5), "{report}");
+    // Per case 3 dispatches before the relink and 3 after, each time the
+    // 1st at a stop and 2 armed; the app's last armed run too is read, at
+    // the app's `glFinish` after it.
+    assert_eq!(report["calls_checked"].as_u64(), Some(12), "{report}");
+    assert_eq!(report["calls_armed"].as_u64(), Some(8), "{report}");
 }
 
-/// What an armed run finds is taken at its thread's next stop, whatever
-/// call that is: here the last dispatch of the planted case runs armed and
-/// finds something, and the next case's `glCreateProgram` stop hands it
-/// over (with the call it ran at).
+/// What an armed run finds is taken at a stop its thread makes at its next
+/// call that waits for the GPU, a call no breakpoint covers (here the
+/// `glFinish` after each dispatch), with the call it ran at; a run that
+/// found nothing makes no stop.
 #[test]
 fn an_armed_runs_findings_are_taken_at_the_next_stop() {
     require_workspace();
     let args = ["--repeat", "4", "storage-oob", "storage-oob-fixed"];
     let (_, events, report) = armed_run(&args);
     assert_eq!(events.len(), 1, "{events:#?}");
-    // Planted: dispatches 1 and 3 at stops, 2 and 4 armed. Twin: the 1st
-    // at a stop, 3 armed, the last of which no later call reads (not
-    // counted).
+    assert_eq!(events[0]["function"], "glDispatchCompute", "{events:#?}");
+    // Planted and twin: the 1st dispatch at a stop, 3 armed.
     assert_eq!(counts(&report), [4], "{report}");
-    assert_eq!(report["calls_checked"].as_u64(), Some(4 + 3), "{report}");
-    assert_eq!(report["calls_armed"].as_u64(), Some(2 + 2), "{report}");
+    assert_eq!(report["calls_checked"].as_u64(), Some(4 + 4), "{report}");
+    assert_eq!(report["calls_armed"].as_u64(), Some(3 + 3), "{report}");
 }

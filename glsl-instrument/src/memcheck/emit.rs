@@ -3,7 +3,7 @@
 //! the rewritten accesses call (record layout: the module documentation
 //! of `memcheck`).
 
-use super::{HEADER_WORDS, KINDS, MEMCHECK_BLOCK, RECORD_WORDS, SHADOW_BLOCK};
+use super::{CLAIMED_WORD, HEADER_WORDS, KINDS, MEMCHECK_BLOCK, RECORD_WORDS, SHADOW_BLOCK};
 use crate::Stage;
 
 /// A `shared` array's shadow: its index in the shadow names, the
@@ -139,6 +139,7 @@ impl Emit<'_> {
              {p}uint at = (site * {KINDS}u + kind) * {RECORD_WORDS}u;\n    \
              if (at + {RECORD_WORDS}u > uint(gldbg_mc_log.length())) return;\n    \
              if (atomicAdd(gldbg_mc_log[at], n) == 0u) {{\n        \
+             atomicAdd(gldbg_mc_head[{CLAIMED_WORD}], 1u);\n        \
              gldbg_mc_log[at + 1u] = el.x;\n        gldbg_mc_log[at + 2u] = el.y;\n        gldbg_mc_log[at + 3u] = el.z;\n        \
              gldbg_mc_log[at + 4u] = gldbg_mc_wg();\n        gldbg_mc_log[at + 5u] = gldbg_mc_lid();\n        \
              gldbg_mc_log[at + 6u] = other;\n        gldbg_mc_log[at + 7u] = o.x;\n        gldbg_mc_log[at + 8u] = o.y;\n        \

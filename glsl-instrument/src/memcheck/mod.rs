@@ -75,8 +75,12 @@ pub const STORAGE_CAP_UNIFORM: &str = "gldbg_mc_scap";
 /// range bound at each atomic counter buffer binding (0: none).
 pub const COUNTER_SIZE_UNIFORM: &str = "gldbg_mc_acb";
 pub const ATOMIC_COUNTER_BINDINGS: usize = 8;
-/// Header: `gl_NumWorkGroups` (3 words), `gl_WorkGroupSize` (3), 0, 0.
+/// Header: `gl_NumWorkGroups` (3 words), `gl_WorkGroupSize` (3), the
+/// records claimed ([`CLAIMED_WORD`]), 0.
 pub const HEADER_WORDS: usize = 8;
+/// The header word counting the records claimed: an executor that finds
+/// it 0 need not read the records (all are 0).
+pub const CLAIMED_WORD: usize = 6;
 /// A record: count, element (3 words: index, or image coordinate), the
 /// invocation (2 words), the other side's site + 1 (0: none), the other
 /// invocation (2 words), flags ([`FLAG_WRITE`], [`FLAG_OTHER_WRITE`],

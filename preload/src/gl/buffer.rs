@@ -289,19 +289,111 @@ pub fn fence() -> Sync {
     unsafe { real::glFenceSync(SYNC_GPU_COMMANDS_COMPLETE, 0) as usize }
 }
 
-/// Whether `sync` has signaled, waiting up to `timeout_ns` (flushing the
-/// commands before it first); false on a timeout or an error.
-pub fn wait_sync(sync: Sync, timeout_ns: u64) -> bool {
+/// Whether `sync` has signaled, waiting up to `timeout_ns` (where `flush`,
+/// flushing the commands before it first: a fence nothing flushed never
+/// signals); false on a timeout or an error.
+pub fn wait_sync(sync: Sync, timeout_ns: u64, flush: bool) -> bool {
     const SYNC_FLUSH_COMMANDS_BIT: u32 = 0x1;
     const ALREADY_SIGNALED: u32 = 0x911A;
     const CONDITION_SATISFIED: u32 = 0x911C;
+    let flags = if flush { SYNC_FLUSH_COMMANDS_BIT } else { 0 };
     // SAFETY: see the module comment; `sync` is a sync object of ours
     // not deleted yet (the caller's).
-    let r = unsafe { real::glClientWaitSync(sync as *mut _, SYNC_FLUSH_COMMANDS_BIT, timeout_ns) };
+    let r = unsafe { real::glClientWaitSync(sync as *mut _, flags, timeout_ns) };
     r == ALREADY_SIGNALED || r == CONDITION_SATISFIED
 }
 
 pub fn delete_sync(sync: Sync) {
     // SAFETY: see the module comment; as for `wait_sync`.
     unsafe { real::glDeleteSync(sync as *mut _) }
+}
+
+// ----- persistent mappings (memcheck's armed runs' findings blocks) -----
+
+pub const MAP_WRITE_BIT: u32 = 0x0002;
+pub const MAP_PERSISTENT_BIT: u32 = 0x0040;
+pub const MAP_COHERENT_BIT: u32 = 0x0080;
+const BUFFER_MAPPED: u32 = 0x88BC;
+const BUFFER_MAP_POINTER: u32 = 0x88BD;
+const BUFFER_ACCESS_FLAGS: u32 = 0x911F;
+const BUFFER_MAP_LENGTH: u32 = 0x9120;
+const BUFFER_IMMUTABLE_STORAGE: u32 = 0x821F;
+const BUFFER_STORAGE_FLAGS: u32 = 0x8220;
+
+/// Immutable storage of `size` bytes with `flags` for the buffer bound at
+/// `target` (`glBufferStorage`, or `glBufferStorageEXT` where `es`),
+/// contents undefined; false where the entry point is missing.
+pub fn buffer_storage(target: u32, size: i64, flags: u32, es: bool) -> bool {
+    use gldbg_proto::api::ids;
+    let id = if es {
+        ids::glBufferStorageEXT
+    } else {
+        ids::glBufferStorage
+    };
+    if !crate::intercept::resolve::available(id) {
+        return false;
+    }
+    // SAFETY: see the module comment; a null pointer asks for no initial data.
+    unsafe {
+        match es {
+            true => real::glBufferStorageEXT(target, size, core::ptr::null_mut(), flags),
+            false => real::glBufferStorage(target, size, core::ptr::null_mut(), flags),
+        }
+    }
+    true
+}
+
+/// Map the whole buffer bound at `target` (`len` bytes) with `access`,
+/// to stay mapped (`GL_MAP_PERSISTENT_BIT` in `access`); whether it is.
+pub fn map_persistent(target: u32, len: usize, access: u32) -> bool {
+    // SAFETY: see the module comment; the pointer returned is not kept
+    // (`with_persistent_map` asks GL for it again).
+    !unsafe { real::glMapBufferRange(target, 0, len as i64, access) }.is_null()
+}
+
+/// Run `f` over the first `len` bytes of the buffer bound at `target`
+/// through its mapping, where GL says that buffer is mapped whole,
+/// persistently and coherently with `storage` flags and `access`, at
+/// least `len` bytes long (`None`: it is not; nothing was touched).
+pub fn with_persistent_map<T>(
+    target: u32,
+    len: usize,
+    (storage, access): (u32, u32),
+    f: impl FnOnce(&mut [u8]) -> T,
+) -> Option<T> {
+    let int = |pname: u32| {
+        let mut v = 0i32;
+        // SAFETY: see the module comment.
+        unsafe { real::glGetBufferParameteriv(target, pname, p(&mut v)) };
+        v
+    };
+    let mut length = 0i64;
+    // SAFETY: see the module comment.
+    unsafe { real::glGetBufferParameteri64v(target, BUFFER_MAP_LENGTH, p(&mut length)) };
+    let ours = int(BUFFER_MAPPED) != 0
+        && int(BUFFER_IMMUTABLE_STORAGE) != 0
+        && int(BUFFER_STORAGE_FLAGS) as u32 == storage
+        && int(BUFFER_ACCESS_FLAGS) as u32 == access
+        && access & (MAP_PERSISTENT_BIT | MAP_COHERENT_BIT)
+            == MAP_PERSISTENT_BIT | MAP_COHERENT_BIT
+        && length >= len as i64
+        && buffer_size(target) == length;
+    if !ours {
+        return None;
+    }
+    let mut m: *mut c_void = core::ptr::null_mut();
+    // SAFETY: see the module comment; one pointer is written.
+    unsafe { real::glGetBufferPointerv(target, BUFFER_MAP_POINTER, p(&mut m)) };
+    if m.is_null() {
+        return None;
+    }
+    // SAFETY: GL says the buffer bound at `target` is mapped whole at `m`,
+    // `length >= len` bytes, for reading and writing (the caller's
+    // `access`), persistently: the mapping stays valid while this thread
+    // makes no GL call, and `f` cannot keep the slice. Coherent: what the
+    // GPU wrote before a fence that passed is visible, and what we write
+    // is seen by later commands.
+    Some(f(unsafe {
+        core::slice::from_raw_parts_mut(m.cast::<u8>(), len)
+    }))
 }

@@ -44,6 +44,7 @@ use super::bulk::{Bulk, align8};
 use super::context::{compatibility_context, has_context, is_es, program_interface_query};
 use super::debug_blocks;
 use super::error::Error;
+use super::memcheck_findings::Block;
 use super::pipeline::{Call, Replay, check_gl, command};
 use super::program::{DebugProgram, Kind, Mark, link};
 use super::state::Saved;
@@ -128,17 +129,14 @@ pub(super) enum Run {
     /// (`memcheck_arm.rs`).
     AtStop,
     /// By an armed program without a stop (`memcheck_armed.rs`): nothing
-    /// waits for the GPU; the findings block is this buffer of the run's
-    /// own (its name and bytes), and it and the lists go to `defer`.
-    Armed {
-        findings: (u32, usize),
-        defer: Defer,
-    },
+    /// waits for the GPU; the findings block is this block of the run's
+    /// own, and it and the lists go to `defer`.
+    Armed { findings: Block, defer: Defer },
 }
 
 /// What ends an armed run: its replay (the findings block still bound),
-/// its lists, its findings block (name, bytes).
-pub(super) type Defer = fn(&mut MemcheckReplay<'_>, Lists, (u32, usize)) -> Result<(), Error>;
+/// its lists, its findings block.
+pub(super) type Defer = fn(&mut MemcheckReplay<'_>, Lists, Block) -> Result<(), Error>;
 
 pub(super) fn step_as(
     bulk: &mut Bulk,
@@ -168,10 +166,7 @@ pub(super) fn step_as(
     };
     let mut r = match run {
         Run::AtStop => r.tracing(findings, stage),
-        Run::Armed {
-            findings: (buffer, _),
-            ..
-        } => r.tracing_into(findings, stage, buffer),
+        Run::Armed { findings: b, .. } => r.tracing_into(findings, stage, (b.buffer, b.mapped)),
     };
     (r.reply.log_binding, r.reply.shadow_binding) = (u32::MAX, u32::MAX);
     r.saved.check_programs()?;

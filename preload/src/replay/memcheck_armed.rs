@@ -14,24 +14,33 @@
 //! `Header::memcheck_fast` is 1 and the same program is current, the
 //! preload runs `memcheck.rs`'s step itself on a private bulk region
 //! (`Bulk::private`): in place, exactly as at a stop, but into a findings
-//! block of its own, fenced ([`defer`]); the call is done.
+//! block of its own (`memcheck_findings.rs`); the call is done.
 //!
-//! [`resolve`] reads the runs whose fences passed: at every slow-path
-//! entry of the thread (without waiting at a dispatch; waiting elsewhere:
-//! a stop is slow anyway). A run is counted as checked
+//! Runs are fenced in batches ([`defer`]): a fence flushes the app's
+//! commands (about 20 µs on NVIDIA's driver, with the GPU left idle
+//! while the next dispatch is prepared), so one fence follows every
+//! [`FENCE_EVERY`] runs of a context, and one is made for the runs still
+//! unfenced where the thread waits for them. [`resolve`] reads the
+//! batches whose fences passed: at every slow-path entry of the thread
+//! (without waiting or flushing at a dispatch: the app's own flushes move
+//! them on; waiting elsewhere, a stop is slow anyway). While runs wait to
+//! be read ([`runs_waiting`]), the calls where the app waits for the GPU
+//! (`glFinish`, read-backs, buffer maps: `class::GPU_SYNC`) take the slow
+//! path too and read them, without a stop unless they found something:
+//! an app reads its results before it ends. A run is counted as checked
 //! (`Header::memcheck_fast_calls`) once it is read: runs still outstanding
-//! when the app ends, with no later slow-path call on their thread, are
+//! when the app ends, with no later such call on their thread, are
 //! neither read nor counted. (Making memcheck stop the calls that release
 //! a context, to read them there, hung piglit's shader_runner at its
-//! exit: left for an issue.) A run that found something (or failed after
-//! its call ran) becomes pending, and the thread stops before its next
+//! exit.) A run that found something (or failed after its call ran)
+//! becomes pending, and the thread stops before its next slow-path
 //! call with `Slot::memcheck_ran`: the daemon takes every pending run with
 //! `CMD_MEMCHECK_TAKE` ([`take`]) and records each at the call it ran at,
 //! then handles the stop as any other. A run that failed before its call
 //! ran disarms the program, and the call stops as before.
 
 use core::cell::RefCell;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use gldbg_proto::shm::{self, MemcheckReply, MemcheckRequest};
 
@@ -39,6 +48,7 @@ use super::bulk::{Bulk, write_reply};
 use super::error::Error;
 use super::memcheck::{Lists, MemcheckReplay, Run, check, put_runs, step_as};
 use super::memcheck_arm::{any_armed, disarm, disarm_all, request_for};
+use super::memcheck_findings::{self as findings, Block};
 use super::pipeline::{Call, check_gl};
 use crate::gl;
 use crate::intercept::errors::{drain_own_errors, hold_app_errors};
@@ -47,31 +57,39 @@ use crate::intercept::errors::{drain_own_errors, hold_app_errors};
 const REPLY_BYTES: usize = 8 << 10;
 
 thread_local! {
-    /// This thread's runs whose findings are on their way back.
-    static OUTSTANDING: RefCell<Vec<Outstanding>> = const { RefCell::new(Vec::new()) };
+    /// This thread's runs whose findings are on their way back, in
+    /// batches in the order they ran.
+    static OUTSTANDING: RefCell<Vec<Batch>> = const { RefCell::new(Vec::new()) };
     /// This thread's runs that found something (or failed after their
     /// call ran), for the daemon at the thread's next stop ([`take`]).
     static PENDING: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
-    /// Findings blocks read and free for the next runs.
-    static FREE: RefCell<Vec<FindingsBuffer>> = const { RefCell::new(Vec::new()) };
 }
 
-/// An armed run whose findings block `buffer` is read after `fence`; its
-/// reply so far and lists.
+/// This process's armed runs outstanding or pending (all threads; a
+/// thread that ends with some leaves them counted).
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether armed runs of any thread wait to be read or taken: the calls
+/// that wait for the GPU then take the slow path (`stop::hit_or_reads`).
+#[inline(always)]
+pub(crate) fn runs_waiting() -> bool {
+    WAITING.load(Ordering::Relaxed) != 0
+}
+
+/// Armed runs of one context read after one fence (none yet: the batch
+/// still takes runs).
+struct Batch {
+    context: u64,
+    fence: Option<gl::Sync>,
+    runs: Vec<Outstanding>,
+}
+
+/// An armed run whose findings block is read once its batch's fence
+/// passed; its reply so far and lists.
 struct Outstanding {
-    fence: gl::Sync,
-    buffer: FindingsBuffer,
+    block: Block,
     reply: MemcheckReply,
     lists: Lists,
-}
-
-/// A findings block of ours: one per armed run until it is read, then
-/// kept for the next runs of its context ([`FREE`]).
-#[derive(Clone, Copy)]
-struct FindingsBuffer {
-    context: u64,
-    buffer: u32,
-    bytes: usize,
 }
 
 /// A run's reply for the daemon, what it refers to (byte runs to put in
@@ -83,8 +101,10 @@ struct Kept {
 }
 
 /// Outstanding runs kept unread at most: past them a dispatch waits for
-/// the oldest.
+/// them.
 const OUTSTANDING_MAX: usize = 64;
+/// Runs of a context fenced together.
+const FENCE_EVERY: usize = 8;
 /// How long a waiting read waits for a run's fence (a run that takes
 /// longer is read at a later stop).
 const WAIT_NS: u64 = 10_000_000_000;
@@ -131,17 +151,17 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
     let mut bulk = Bulk::private(&request, REPLY_BYTES, 0);
     let mut reply = MemcheckReply::default();
     hold_app_errors();
-    let Some(findings) = findings_buffer(context, req.log_words as usize * 4) else {
-        drain_own_errors();
+    let Some(block) = findings::take(context, req.log_words as usize * 4) else {
         return Outcome::No;
     };
     let run = Run::Armed {
-        findings: (findings.buffer, findings.bytes),
+        findings: block,
         defer,
     };
     let result = check(call, &req).and_then(|()| step_as(&mut bulk, call, &req, &mut reply, run));
     if result.is_err() {
-        give_back(findings);
+        // The dispatch may be running: the block is not reused.
+        gl::delete_buffer(block.buffer);
     }
     drain_own_errors();
     let ran = reply.ran != 0;
@@ -170,24 +190,68 @@ pub(crate) fn try_run(id: u32, args: &[u64]) -> Outcome {
                 status,
             };
             PENDING.with(|p| p.borrow_mut().push(kept));
+            WAITING.fetch_add(1, Ordering::Relaxed);
         }
     }
     Outcome::Ran
 }
 
 /// The end of an armed run (`memcheck.rs`, its call done, its findings
-/// block `findings`): a fence after it, the run outstanding until
-/// [`resolve`] reads the block.
-fn defer(
-    r: &mut MemcheckReplay<'_>,
-    lists: Lists,
-    (buffer, bytes): (u32, usize),
-) -> Result<(), Error> {
-    let buffer = FindingsBuffer {
-        context: crate::intercept::context::current_context(),
-        buffer,
-        bytes,
+/// block `block`): outstanding in its context's open batch until
+/// [`resolve`] reads it; the batch fenced once it has [`FENCE_EVERY`] runs.
+fn defer(r: &mut MemcheckReplay<'_>, lists: Lists, block: Block) -> Result<(), Error> {
+    let mut reply = *r.reply;
+    reply.call_number = crate::thread_calls::count();
+    reply.function = r.call.id;
+    let run = Outstanding {
+        block,
+        reply,
+        lists,
     };
+    let (open, total) = OUTSTANDING.with(|o| {
+        let mut o = o.borrow_mut();
+        let open = match o
+            .iter()
+            .rposition(|b| b.context == block.context && b.fence.is_none())
+        {
+            Some(i) => i,
+            None => {
+                o.push(Batch {
+                    context: block.context,
+                    fence: None,
+                    runs: Vec::new(),
+                });
+                o.len() - 1
+            }
+        };
+        o[open].runs.push(run);
+        WAITING.fetch_add(1, Ordering::Relaxed);
+        (
+            o[open].runs.len(),
+            o.iter().map(|b| b.runs.len()).sum::<usize>(),
+        )
+    });
+    if open >= FENCE_EVERY {
+        fence_open(block.context)?;
+    }
+    if total > OUTSTANDING_MAX {
+        resolve(true);
+    }
+    Ok(())
+}
+
+/// Fence `context`'s open batch of this thread, if any.
+fn fence_open(context: u64) -> Result<(), Error> {
+    let open = OUTSTANDING
+        .try_with(|o| {
+            o.borrow()
+                .iter()
+                .any(|b| b.context == context && b.fence.is_none())
+        })
+        .unwrap_or(false);
+    if !open {
+        return Ok(());
+    }
     let fence = gl::fence();
     if let Err(e) = check_gl("fencing the memcheck findings") {
         if fence != 0 {
@@ -195,26 +259,22 @@ fn defer(
         }
         return Err(e);
     }
-    let mut reply = *r.reply;
-    reply.call_number = crate::thread_calls::count();
-    reply.function = r.call.id;
-    let run = Outstanding {
-        fence,
-        buffer,
-        reply,
-        lists,
-    };
-    OUTSTANDING.with(|o| o.borrow_mut().push(run));
-    let oldest_waits = OUTSTANDING.with(|o| o.borrow().len() > OUTSTANDING_MAX);
-    if oldest_waits {
-        resolve(true);
-    }
+    let _ = OUTSTANDING.try_with(|o| {
+        if let Some(b) = o
+            .borrow_mut()
+            .iter_mut()
+            .find(|b| b.context == context && b.fence.is_none())
+        {
+            b.fence = Some(fence);
+        }
+    });
     Ok(())
 }
 
 /// Read this thread's outstanding runs of the current context whose
-/// fences passed (waiting for them where `wait`): those that found
-/// something join the pending ones. Whether any run is pending.
+/// fences passed (where `wait`, the runs not fenced yet fenced, and
+/// waited for): those that found something join the pending ones.
+/// Whether any run is pending.
 pub(crate) fn resolve(wait: bool) -> bool {
     let outstanding = OUTSTANDING
         .try_with(|o| !o.borrow().is_empty())
@@ -222,23 +282,34 @@ pub(crate) fn resolve(wait: bool) -> bool {
     if outstanding && super::context::has_context() {
         let context = crate::intercept::context::current_context();
         hold_app_errors();
+        // A batch that cannot be fenced is read at a later stop.
+        let _ = if wait { fence_open(context) } else { Ok(()) };
         let timeout = if wait { WAIT_NS } else { 0 };
-        let done: Vec<Outstanding> = OUTSTANDING
+        let done: Vec<Batch> = OUTSTANDING
             .try_with(|o| {
                 let mut o = o.borrow_mut();
                 let mut done = Vec::new();
                 let mut i = 0;
                 while i < o.len() {
-                    if o[i].buffer.context == context && gl::wait_sync(o[i].fence, timeout) {
-                        done.push(o.remove(i));
-                    } else {
-                        i += 1;
+                    let passed = o[i].context == context
+                        && o[i].fence.is_some_and(|f| gl::wait_sync(f, timeout, wait));
+                    match passed {
+                        true => done.push(o.remove(i)),
+                        false => i += 1,
                     }
                 }
                 done
             })
             .unwrap_or_default();
-        let kept: Vec<Kept> = done.into_iter().filter_map(read_run).collect();
+        let mut kept = Vec::new();
+        for batch in done {
+            if let Some(fence) = batch.fence {
+                gl::delete_sync(fence);
+            }
+            WAITING.fetch_sub(batch.runs.len(), Ordering::Relaxed);
+            kept.extend(batch.runs.into_iter().filter_map(read_run));
+        }
+        WAITING.fetch_add(kept.len(), Ordering::Relaxed);
         drain_own_errors();
         let _ = PENDING.try_with(|p| p.borrow_mut().extend(kept));
     }
@@ -247,20 +318,16 @@ pub(crate) fn resolve(wait: bool) -> bool {
         .unwrap_or(false)
 }
 
-/// A run whose fence passed: its findings block read, our objects gone;
-/// the run for the daemon if it found something.
+/// A run whose fence passed: its findings block read and given back; the
+/// run for the daemon if it found something. A block no longer ours says
+/// nothing: the run is not counted as checked.
 fn read_run(run: Outstanding) -> Option<Kept> {
+    let words = findings::read(&run.block)?;
     let h = crate::session::header();
     h.memcheck_fast_calls.fetch_add(1, Ordering::Relaxed);
-    let mut words = vec![0u8; run.buffer.bytes];
-    let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
-    gl::bind_buffer(gl::COPY_READ_BUFFER, run.buffer.buffer);
-    gl::get_buffer_bytes(gl::COPY_READ_BUFFER, &mut words, super::context::is_es());
-    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
-    gl::delete_sync(run.fence);
-    give_back(run.buffer);
-    let header = FINDINGS_HEADER_WORDS * 4;
-    if words.len() >= header && words[header..].iter().all(|&b| b == 0) {
+    let found = findings::holds_findings(&words);
+    findings::give_back(run.block, found);
+    if !found {
         return None;
     }
     let mut reply = run.reply;
@@ -308,6 +375,7 @@ pub(crate) fn take() -> u32 {
         bulk.write(shm::BULK_REPLY, &MemcheckReply::default());
         return shm::STATUS_OK;
     };
+    WAITING.fetch_sub(1, Ordering::Relaxed);
     for (at, bytes) in &kept.runs {
         if bulk.put(*at, bytes).len as usize != bytes.len() {
             let e = Error::NoRoom("the memcheck findings do not fit in the shared memory");
@@ -319,63 +387,3 @@ pub(crate) fn take() -> u32 {
     bulk.write(shm::BULK_REPLY, &kept.reply);
     kept.status
 }
-
-/// A findings block of `bytes` for a run in `context`: a free one of the
-/// context's that is still ours, or a new one (bound at
-/// `GL_COPY_WRITE_BUFFER` to make it; that binding put back).
-fn findings_buffer(context: u64, bytes: usize) -> Option<FindingsBuffer> {
-    let reuse = FREE
-        .try_with(|f| {
-            let mut f = f.borrow_mut();
-            let i = f
-                .iter()
-                .position(|b| b.context == context && b.bytes == bytes)?;
-            Some(f.remove(i))
-        })
-        .ok()
-        .flatten();
-    let write = gl::get_i(gl::COPY_WRITE_BUFFER) as u32;
-    let found = match reuse {
-        Some(b) if still_ours(&b) => Some(b),
-        _ => {
-            let buffer = gl::gen_buffer();
-            gl::bind_buffer(gl::COPY_WRITE_BUFFER, buffer);
-            gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, bytes as i64, gl::DYNAMIC_READ);
-            Some(FindingsBuffer {
-                context,
-                buffer,
-                bytes,
-            })
-        }
-    };
-    gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
-    (drain_own_errors() == 0).then_some(found).flatten()
-}
-
-/// Whether `b`'s name is still our buffer of its size (the app may delete
-/// names it never made; bound at `GL_COPY_WRITE_BUFFER` to look).
-fn still_ours(b: &FindingsBuffer) -> bool {
-    gl::is_buffer(b.buffer) && {
-        gl::bind_buffer(gl::COPY_WRITE_BUFFER, b.buffer);
-        gl::buffer_size(gl::COPY_WRITE_BUFFER) == b.bytes as i64
-    }
-}
-
-/// A findings block read (or unused): kept for the context's next runs
-/// (armed runs are never made in a compatibility context, `try_run`).
-fn give_back(b: FindingsBuffer) {
-    let _ = FREE.try_with(|f| {
-        let mut f = f.borrow_mut();
-        if f.len() >= FREE_MAX {
-            gl::delete_buffer(f.remove(0).buffer);
-        }
-        f.push(b);
-    });
-}
-
-/// Findings blocks kept free per thread.
-const FREE_MAX: usize = 16;
-
-/// The findings block's header words (glsl-instrument's
-/// `memcheck::HEADER_WORDS`: the dispatch's sizes); the records follow.
-const FINDINGS_HEADER_WORDS: usize = 8;

@@ -50,6 +50,7 @@ pub mod history;
 pub mod memcheck;
 pub mod memcheck_arm;
 pub mod memcheck_armed;
+pub mod memcheck_findings;
 pub mod pipeline;
 pub mod pixel_scissor;
 pub mod program;

@@ -295,10 +295,15 @@ impl<'a, R: StepReply> Replay<'a, R> {
         self
     }
 
-    /// As [`Replay::tracing`], into the caller's `buffer` (memcheck's armed
-    /// runs: each its own, read after a fence).
-    pub(crate) fn tracing_into(mut self, ask: shm::TraceRequest, stage: u32, buffer: u32) -> Self {
-        self.trace = Trace::into_buffer(ask, stage, buffer);
+    /// As [`Replay::tracing`], into the caller's buffer (memcheck's armed
+    /// runs: each its own, read after a fence), zeroed already or not.
+    pub(crate) fn tracing_into(
+        mut self,
+        ask: shm::TraceRequest,
+        stage: u32,
+        into: (u32, bool),
+    ) -> Self {
+        self.trace = Trace::into_buffer(ask, stage, into);
         self
     }
 

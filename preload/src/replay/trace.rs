@@ -38,8 +38,9 @@ pub(crate) struct Trace {
     planned: Option<(u32, u32)>,
     bound: Option<Bound>,
     /// A buffer of the caller's to bind instead of the context's kept one
-    /// (at least `bytes()` long; memcheck's armed runs, read later).
-    into: Option<u32>,
+    /// (at least `bytes()` long; memcheck's armed runs, read later), and
+    /// whether it is zeroed already (then `bind` leaves it as it is).
+    into: Option<(u32, bool)>,
 }
 
 impl Trace {
@@ -52,10 +53,15 @@ impl Trace {
         }
     }
 
-    /// As `new`, bound to the caller's `buffer` (it stays the caller's).
-    pub(crate) fn into_buffer(ask: TraceRequest, stage: u32, buffer: u32) -> Trace {
+    /// As `new`, bound to the caller's `buffer` (it stays the caller's;
+    /// `zeroed`: its bytes are all 0 already).
+    pub(crate) fn into_buffer(
+        ask: TraceRequest,
+        stage: u32,
+        (buffer, zeroed): (u32, bool),
+    ) -> Trace {
         Trace {
-            into: Some(buffer),
+            into: Some((buffer, zeroed)),
             ..Trace::new(ask, stage)
         }
     }
@@ -127,18 +133,23 @@ impl Trace {
             return Ok(());
         };
         let saved = SavedBinding::capture(binding);
-        let buffer = match self.into {
-            Some(b) => {
+        let (buffer, zeroed) = match self.into {
+            Some((b, zeroed)) => {
                 gl::bind_buffer(gl::SHADER_STORAGE_BUFFER, b);
-                b
+                (b, zeroed)
             }
-            None => kept_buffer(self.bytes())?,
+            None => (kept_buffer(self.bytes())?, false),
         };
         // Dropped (the app's bindings back) whatever happens next.
         self.bound = Some(Bound { saved, buffer });
-        match self.ask.zero_data {
-            0 => gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &[0u8; TRACE_HEADER_WORDS * 4]),
-            _ => gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &vec![0u8; self.bytes()]),
+        match (zeroed, self.ask.zero_data) {
+            (true, _) => {}
+            (false, 0) => {
+                gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &[0u8; TRACE_HEADER_WORDS * 4])
+            }
+            (false, _) => {
+                gl::buffer_sub_data(gl::SHADER_STORAGE_BUFFER, 0, &vec![0u8; self.bytes()])
+            }
         }
         let bytes = self.bytes() as i64;
         gl::bind_buffer_range(gl::SHADER_STORAGE_BUFFER, binding, buffer, 0, bytes);
