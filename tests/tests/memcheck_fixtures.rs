@@ -69,6 +69,11 @@ fn native(case: &str) -> String {
 /// `gldbg run --memcheck` on `egl_memcheck` with `args`, running
 /// `script`: the transcript and its memcheck events.
 fn under_memcheck(args: &[&str], script: &str) -> (Output, Vec<Value>) {
+    under_memcheck_with(args, script, &[])
+}
+
+/// As [`under_memcheck`], the app given `env` too.
+fn under_memcheck_with(args: &[&str], script: &str, env: &[(&str, &str)]) -> (Output, Vec<Value>) {
     let dir = TempDir::new("memcheck-fixture");
     let path = dir.join("s.gldbg");
     std::fs::write(&path, script).unwrap();
@@ -77,7 +82,8 @@ fn under_memcheck(args: &[&str], script: &str) -> (Output, Vec<Value>) {
         .arg(&path)
         .arg("--")
         .arg(app())
-        .args(args);
+        .args(args)
+        .envs(env.iter().copied());
     let out = run_command(cmd);
     assert!(out.status.success(), "{}", out.transcript());
     let events: Vec<Value> = out
@@ -323,7 +329,11 @@ fn planted_bugs_are_reported_exactly_and_fixed_twins_are_clean() {
 /// [`under_memcheck`] with `memcheck` at the end: the transcript, its
 /// events and the report.
 fn armed_run(args: &[&str]) -> (Output, Vec<Value>, Value) {
-    let (out, events) = under_memcheck(args, "continue\nmemcheck\n");
+    armed_run_with(args, &[])
+}
+
+fn armed_run_with(args: &[&str], env: &[(&str, &str)]) -> (Output, Vec<Value>, Value) {
+    let (out, events) = under_memcheck_with(args, "continue\nmemcheck\n", env);
     let report = out
         .lines
         .iter()
@@ -353,9 +363,21 @@ fn counts(report: &Value) -> Vec<u64> {
 /// results against its CPU model and fails otherwise).
 #[test]
 fn armed_programs_check_every_dispatch_without_a_stop_until_relinked() {
+    armed_programs_counted_exactly(&[]);
+}
+
+/// The same where the preload may not map findings blocks persistently
+/// (as in a context without buffer storage): each block is read back with
+/// `glGetBufferSubData` and zeroed by the run itself.
+#[test]
+fn armed_runs_without_persistent_maps_are_read_back_the_same() {
+    armed_programs_counted_exactly(&[("GLDBG_MEMCHECK_NO_PERSISTENT_MAPS", "1")]);
+}
+
+fn armed_programs_counted_exactly(env: &[(&str, &str)]) {
     require_workspace();
     let args = ["--repeat", "3", "--relink", "storage-oob", "shared-uninit"];
-    let (out, events, report) = armed_run(&args);
+    let (out, events, report) = armed_run_with(&args, env);
     for case in ["storage-oob", "shared-uninit"] {
         let relinked = checksum(&out.stdout, &format!("{case} relinked"));
         assert!(relinked.ends_with("(deterministic)"), "{relinked}");

@@ -115,8 +115,13 @@ fn make(context: u64, bytes: usize) -> Option<Block> {
     })
 }
 
-/// Whether the context can map a buffer persistently.
+/// Whether the context can map a buffer persistently (never with
+/// `GLDBG_MEMCHECK_NO_PERSISTENT_MAPS` set: the tests' way to the other
+/// path).
 fn persistent_maps(es: bool) -> bool {
+    if std::env::var_os("GLDBG_MEMCHECK_NO_PERSISTENT_MAPS").is_some() {
+        return false;
+    }
     match es {
         true => gl::has_extension("GL_EXT_buffer_storage"),
         false => gl_at_least(4, 4) || gl::has_extension("GL_ARB_buffer_storage"),
