@@ -248,6 +248,25 @@ fn stage_name(ty: u32) -> &'static str {
     }
 }
 
+/// A compute program of ours from `source` (compiled, linked, the shader
+/// deleted); 0 where it does not link. Our GL errors are drained.
+pub(crate) fn compute_program(source: &str) -> u32 {
+    let shader = gl::create_shader(gl::COMPUTE_SHADER);
+    gl::shader_source(shader, source.as_bytes());
+    gl::compile_shader(shader);
+    let prog = gl::create_program();
+    gl::attach_shader(prog, shader);
+    gl::link_program(prog);
+    gl::detach_shader(prog, shader);
+    gl::delete_shader(shader);
+    let linked = gl::get_program_i(prog, gl::LINK_STATUS) != 0;
+    if crate::intercept::errors::drain_own_errors() != 0 || !linked {
+        gl::delete_program(prog);
+        return 0;
+    }
+    prog
+}
+
 /// A helper program of ours built once per context (the reduction's,
 /// `reduce.rs`; the zero fill's, `zero_fill.rs`): per context its name, 0
 /// where it cannot be built. Contexts remembered: the last few.

@@ -11,7 +11,7 @@
 //! everything. Every binding it moves is put back (`BindingsGuard`).
 
 use super::context::{gl_at_least, is_es};
-use super::program::PerContext;
+use super::program::{PerContext, compute_program};
 use crate::gl;
 use crate::intercept::errors::drain_own_errors;
 use gldbg_proto::shm::SUMMARY_WORDS;
@@ -219,19 +219,8 @@ fn build() -> u32 {
         };
         body = body.replace(&format!(" BINDING{i}"), &layout);
     }
-    let source = format!("{}{body}", header());
-    let shader = gl::create_shader(gl::COMPUTE_SHADER);
-    gl::shader_source(shader, source.as_bytes());
-    gl::compile_shader(shader);
-    let prog = gl::create_program();
-    gl::attach_shader(prog, shader);
-    gl::link_program(prog);
-    gl::detach_shader(prog, shader);
-    gl::delete_shader(shader);
-    let linked = gl::get_program_i(prog, gl::LINK_STATUS) != 0;
-    drain_own_errors();
-    if !linked {
-        gl::delete_program(prog);
+    let prog = compute_program(&format!("{}{body}", header()));
+    if prog == 0 {
         return 0;
     }
     let blocks = [

@@ -14,7 +14,7 @@
 //! alike.
 
 use super::context::{gl_at_least, is_es};
-use super::program::PerContext;
+use super::program::{PerContext, compute_program};
 use crate::gl;
 use crate::intercept::errors::drain_own_errors;
 
@@ -84,19 +84,5 @@ fn build() -> u32 {
              #extension GL_ARB_shader_storage_buffer_object : require\n"
         }
     };
-    let source = format!("{header}{SOURCE}");
-    let shader = gl::create_shader(gl::COMPUTE_SHADER);
-    gl::shader_source(shader, source.as_bytes());
-    gl::compile_shader(shader);
-    let prog = gl::create_program();
-    gl::attach_shader(prog, shader);
-    gl::link_program(prog);
-    gl::detach_shader(prog, shader);
-    gl::delete_shader(shader);
-    let linked = gl::get_program_i(prog, gl::LINK_STATUS) != 0;
-    if drain_own_errors() != 0 || !linked {
-        gl::delete_program(prog);
-        return 0;
-    }
-    prog
+    compute_program(&format!("{header}{SOURCE}"))
 }
