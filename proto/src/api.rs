@@ -419,5 +419,16 @@ mod tests {
         assert_eq!(classify("glNewList"), LIST);
         assert_eq!(classify("glProgramUniformHandleui64vARB"), HANDLE_UNIFORM);
         assert_eq!(classify("glUniformHandleui64NV"), HANDLE_UNIFORM);
+        for f in [
+            "glFinish",
+            "glMapBufferRangeEXT",
+            "glGetNamedBufferSubData",
+            "glReadnPixelsKHR",
+        ] {
+            assert_eq!(classify(f), GPU_SYNC, "{f}");
+        }
+        assert_eq!(classify("glFinishFenceNV"), 0);
+        assert_eq!(classify("glFlush"), 0);
+        assert_eq!(classify("glGetBufferParameteriv"), 0);
     }
 }

@@ -166,7 +166,7 @@ pub(super) fn step_as(
     };
     let mut r = match run {
         Run::AtStop => r.tracing(findings, stage),
-        Run::Armed { findings: b, .. } => r.tracing_into(findings, stage, (b.buffer, b.mapped)),
+        Run::Armed { findings: b, .. } => r.tracing_into(findings, stage, (b.buffer, b.zeroed())),
     };
     (r.reply.log_binding, r.reply.shadow_binding) = (u32::MAX, u32::MAX);
     r.saved.check_programs()?;

@@ -36,16 +36,25 @@ pub(super) struct Block {
     pub(super) mapped: bool,
 }
 
+impl Block {
+    /// Whether the block is all zeros as handed out ([`take`]): a mapped
+    /// one is zeroed through its mapping; another is zeroed by its run.
+    pub(super) fn zeroed(&self) -> bool {
+        self.mapped
+    }
+}
+
 /// The findings block's header words (glsl-instrument's
 /// `memcheck::HEADER_WORDS`: the dispatch's sizes, the records claimed);
 /// the records follow.
 const HEADER_WORDS: usize = 8;
 /// The header word counting the records the shader claimed.
 const CLAIMED_WORD: usize = 6;
-/// A mapped block's storage flags and its mapping's access.
-const STORAGE: u32 = gl::MAP_READ_BIT | gl::MAP_WRITE_BIT | PERSISTENT;
-const ACCESS: u32 = STORAGE | gl::MAP_COHERENT_BIT;
-const PERSISTENT: u32 = gl::MAP_PERSISTENT_BIT | gl::MAP_COHERENT_BIT;
+/// A mapped block's storage flags, and its mapping's access: read, write,
+/// persistent, coherent.
+const STORAGE: u32 =
+    gl::MAP_READ_BIT | gl::MAP_WRITE_BIT | gl::MAP_PERSISTENT_BIT | gl::MAP_COHERENT_BIT;
+const ACCESS: u32 = STORAGE;
 /// Blocks kept free per thread.
 const FREE_MAX: usize = 32;
 
