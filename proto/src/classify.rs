@@ -138,6 +138,64 @@ fn gpu_sync(name: &str) -> bool {
     )
 }
 
+/// Whether `name` is a query object call (`class::QUERY`).
+fn query_call(name: &str) -> bool {
+    let base = name
+        .strip_suffix("ARB")
+        .or(name.strip_suffix("EXT"))
+        .unwrap_or(name);
+    matches!(
+        base,
+        "glBeginQuery"
+            | "glBeginQueryIndexed"
+            | "glEndQuery"
+            | "glEndQueryIndexed"
+            | "glDeleteQueries"
+            | "glGetQueryiv"
+            | "glGetQueryIndexediv"
+            | "glGetQueryObjectiv"
+            | "glGetQueryObjectuiv"
+            | "glGetQueryObjecti64v"
+            | "glGetQueryObjectui64v"
+            | "glGetQueryBufferObjectiv"
+            | "glGetQueryBufferObjectuiv"
+            | "glGetQueryBufferObjecti64v"
+            | "glGetQueryBufferObjectui64v"
+            | "glBeginConditionalRender"
+    ) || name == "glBeginConditionalRenderNV"
+}
+
+/// Whether `name` is shader or program bookkeeping the daemon records
+/// (`class::SHADER_RECORD`).
+fn shader_record(name: &str) -> bool {
+    matches!(
+        name,
+        "glCreateShader"
+            | "glCreateShaderObjectARB"
+            | "glCreateProgram"
+            | "glCreateProgramObjectARB"
+            | "glShaderSource"
+            | "glShaderSourceARB"
+            | "glAttachShader"
+            | "glAttachObjectARB"
+            | "glDetachShader"
+            | "glDetachObjectARB"
+            | "glLinkProgram"
+            | "glLinkProgramARB"
+            | "glCreateShaderProgramv"
+            | "glNamedStringARB"
+            | "glDeleteNamedStringARB"
+            | "glCompileShaderIncludeARB"
+            | "glProgramBinary"
+            | "glProgramBinaryOES"
+            | "glShaderBinary"
+            | "glXCreateContext"
+            | "glXCreateNewContext"
+            | "glXCreateContextAttribsARB"
+            | "eglCreateContext"
+    )
+}
+
 /// Classification of a function by name (see [`class`]).
 pub fn classify(name: &str) -> u32 {
     use class::*;
@@ -192,30 +250,7 @@ pub fn classify(name: &str) -> u32 {
     if name == "glGetError" {
         c |= GET_ERROR;
     }
-    let query_call = name
-        .strip_suffix("ARB")
-        .or(name.strip_suffix("EXT"))
-        .unwrap_or(name);
-    if matches!(
-        query_call,
-        "glBeginQuery"
-            | "glBeginQueryIndexed"
-            | "glEndQuery"
-            | "glEndQueryIndexed"
-            | "glDeleteQueries"
-            | "glGetQueryiv"
-            | "glGetQueryIndexediv"
-            | "glGetQueryObjectiv"
-            | "glGetQueryObjectuiv"
-            | "glGetQueryObjecti64v"
-            | "glGetQueryObjectui64v"
-            | "glGetQueryBufferObjectiv"
-            | "glGetQueryBufferObjectuiv"
-            | "glGetQueryBufferObjecti64v"
-            | "glGetQueryBufferObjectui64v"
-            | "glBeginConditionalRender"
-    ) || name == "glBeginConditionalRenderNV"
-    {
+    if query_call(name) {
         c |= QUERY;
     }
     if immediate_call(name) {
@@ -230,32 +265,7 @@ pub fn classify(name: &str) -> u32 {
     ) {
         c |= FEEDBACK_BEGIN;
     }
-    if matches!(
-        name,
-        "glCreateShader"
-            | "glCreateShaderObjectARB"
-            | "glCreateProgram"
-            | "glCreateProgramObjectARB"
-            | "glShaderSource"
-            | "glShaderSourceARB"
-            | "glAttachShader"
-            | "glAttachObjectARB"
-            | "glDetachShader"
-            | "glDetachObjectARB"
-            | "glLinkProgram"
-            | "glLinkProgramARB"
-            | "glCreateShaderProgramv"
-            | "glNamedStringARB"
-            | "glDeleteNamedStringARB"
-            | "glCompileShaderIncludeARB"
-            | "glProgramBinary"
-            | "glProgramBinaryOES"
-            | "glShaderBinary"
-            | "glXCreateContext"
-            | "glXCreateNewContext"
-            | "glXCreateContextAttribsARB"
-            | "eglCreateContext"
-    ) {
+    if shader_record(name) {
         c |= SHADER_RECORD;
     }
     if matches!(
