@@ -7,7 +7,9 @@
  *                      as es2gears and glmark2-es2 write them
  *   egl_gles --es 3    an ES 3.0 context; GLSL ES 3.00 (in/out, uint, ivec2)
  *   egl_gles --es 31   an ES 3.1 context; a GLSL ES 3.10 compute shader
- *                      writing a storage buffer (dispatch 4x3 groups of 4x2);
+ *                      writing a storage buffer (dispatch 4x3 groups of 4x2;
+ *                      --dispatches N times, default 1, each result read
+ *                      through glMapBufferRange and checked);
  *                      with --image, one writing an R32F image instead
  *   egl_gles --es 32   an ES 3.2 context; every stage (GLSL ES 3.20 vertex,
  *                      tess-control, tess-eval, geometry, fragment)
@@ -286,16 +288,7 @@ static uint64_t draw_frames(const char *vs, const char *fs, int frames) {
     return fnv(0xcbf29ce484222325ull, pixels, sizeof pixels);
 }
 
-static uint64_t dispatch(void) {
-    GLuint cs = compile(GL_COMPUTE_SHADER, GLES31_CS);
-    GLuint prog = link(cs, 0);
-    GLuint buf;
-    glGenBuffers(1, &buf);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, CS_VALUES * 4, NULL, GL_DYNAMIC_READ);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
-    glUseProgram(prog);
-    glUniform1f(glGetUniformLocation(prog, "u_scale"), CS_SCALE);
+static uint64_t dispatch_once(void) {
     glDispatchCompute(4, 3, 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     const float *v = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, CS_VALUES * 4, GL_MAP_READ_BIT);
@@ -310,6 +303,21 @@ static uint64_t dispatch(void) {
     uint64_t h = fnv(0xcbf29ce484222325ull, v, CS_VALUES * 4);
     glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
     if (glGetError() != GL_NO_ERROR) die("GL error");
+    return h;
+}
+
+static uint64_t dispatch(int dispatches) {
+    GLuint cs = compile(GL_COMPUTE_SHADER, GLES31_CS);
+    GLuint prog = link(cs, 0);
+    GLuint buf;
+    glGenBuffers(1, &buf);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, CS_VALUES * 4, NULL, GL_DYNAMIC_READ);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
+    glUseProgram(prog);
+    glUniform1f(glGetUniformLocation(prog, "u_scale"), CS_SCALE);
+    uint64_t h = 0;
+    for (int i = 0; i < dispatches; i++) h = dispatch_once();
     return h;
 }
 
@@ -370,12 +378,13 @@ static uint64_t dispatch_image(void) {
 }
 
 int main(int argc, char **argv) {
-    int es = 2, frames = 2, image = 0;
+    int es = 2, frames = 2, image = 0, dispatches = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--es") && i + 1 < argc) es = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--image")) image = 1;
-        else die("usage: egl_gles [--es 2|3|31|32] [--frames N] [--image]");
+        else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) dispatches = atoi(argv[++i]);
+        else die("usage: egl_gles [--es 2|3|31|32] [--frames N] [--dispatches N] [--image]");
     }
     uint64_t h;
     switch (es) {
@@ -389,7 +398,7 @@ int main(int argc, char **argv) {
         break;
     case 31:
         start(3, 1);
-        h = image ? dispatch_image() : dispatch();
+        h = image ? dispatch_image() : dispatch(dispatches);
         break;
     case 32:
         start(3, 2);

@@ -74,6 +74,16 @@ fn under_memcheck(args: &[&str], script: &str) -> (Output, Vec<Value>) {
 
 /// As [`under_memcheck`], the app given `env` too.
 fn under_memcheck_with(args: &[&str], script: &str, env: &[(&str, &str)]) -> (Output, Vec<Value>) {
+    under_memcheck_of(&app(), args, script, env)
+}
+
+/// As [`under_memcheck_with`], for the app at `program`.
+fn under_memcheck_of(
+    program: &std::path::Path,
+    args: &[&str],
+    script: &str,
+    env: &[(&str, &str)],
+) -> (Output, Vec<Value>) {
     let dir = TempDir::new("memcheck-fixture");
     let path = dir.join("s.gldbg");
     std::fs::write(&path, script).unwrap();
@@ -81,7 +91,7 @@ fn under_memcheck_with(args: &[&str], script: &str, env: &[(&str, &str)]) -> (Ou
     cmd.args(["run", "--memcheck", "--batch", "--json", "-x"])
         .arg(&path)
         .arg("--")
-        .arg(app())
+        .arg(program)
         .args(args)
         .envs(env.iter().copied());
     let out = run_command(cmd);
@@ -416,4 +426,36 @@ fn an_armed_runs_findings_are_taken_at_the_next_stop() {
     assert_eq!(counts(&report), [4], "{report}");
     assert_eq!(report["calls_checked"].as_u64(), Some(4 + 4), "{report}");
     assert_eq!(report["calls_armed"].as_u64(), Some(3 + 3), "{report}");
+}
+
+/// Armed runs in a GL ES 3.1 context (`egl_gles --es 31 --dispatches 4`,
+/// which reads each result through `glMapBufferRange` and checks it): the
+/// 1st dispatch is checked at a stop, the other 3 run armed and are read
+/// at the app's maps; nothing is found, and the app's results (checked by
+/// the app itself) and checksum are the native ones.
+#[test]
+fn armed_runs_in_a_gl_es_context_are_read_at_the_apps_maps() {
+    require_workspace();
+    let args = ["--es", "31", "--dispatches", "4"];
+    let native = Command::new(egl_gles())
+        .args(args)
+        .output()
+        .expect("egl_gles");
+    assert!(native.status.success(), "{native:?}");
+    let native = String::from_utf8_lossy(&native.stdout).to_string();
+    let sum = native
+        .lines()
+        .find(|l| l.starts_with("checksum "))
+        .unwrap_or_else(|| panic!("no checksum in {native}"));
+    let (out, events) = under_memcheck_of(&egl_gles(), &args, "continue\nmemcheck\n", &[]);
+    assert!(events.is_empty(), "{events:#?}");
+    assert!(out.stdout.lines().any(|l| l == sum), "{}", out.transcript());
+    let report = out
+        .lines
+        .iter()
+        .find(|v| v["cmd"] == "memcheck")
+        .unwrap_or_else(|| panic!("no report: {}", out.transcript()));
+    assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+    assert_eq!(report["calls_checked"].as_u64(), Some(4), "{report}");
+    assert_eq!(report["calls_armed"].as_u64(), Some(3), "{report}");
 }

@@ -28,6 +28,10 @@ pub(super) struct Emit<'a> {
     pub variable_size: bool,
     /// The deferred bounds checks' slots (defer.rs).
     pub deferred: &'a [super::rewrite::Slot],
+    /// GLSL ES (no `glShaderStorageBlockBinding`): the findings block's
+    /// binding, the shadow's the next; desktop GL: none (the executor
+    /// places them by name).
+    pub binding: Option<u32>,
 }
 
 impl Emit<'_> {
@@ -46,14 +50,20 @@ impl Emit<'_> {
     /// Everything declared before the shader's first function.
     pub fn declarations(&self) -> String {
         let p = self.p();
+        let layout = |k: u32| match self.binding {
+            Some(b) => format!("std430, binding = {}", b + k),
+            None => "std430".to_string(),
+        };
         let mut s = format!(
-            "layout(std430) buffer {MEMCHECK_BLOCK} {{\n    {p}uint gldbg_mc_head[{HEADER_WORDS}];\n    \
-             {p}uint gldbg_mc_log[];\n}};\n"
+            "layout({}) buffer {MEMCHECK_BLOCK} {{\n    {p}uint gldbg_mc_head[{HEADER_WORDS}];\n    \
+             {p}uint gldbg_mc_log[];\n}};\n",
+            layout(0)
         );
         if self.storage > 0 {
             s += &format!(
-                "layout(std430) buffer {SHADOW_BLOCK} {{\n    {p}uint gldbg_mc_s[];\n}};\n\
+                "layout({}) buffer {SHADOW_BLOCK} {{\n    {p}uint gldbg_mc_s[];\n}};\n\
                  uniform {p}uint gldbg_mc_sbase[{k}];\nuniform {p}uint gldbg_mc_scap[{k}];\n",
+                layout(1),
                 k = self.storage
             );
         }

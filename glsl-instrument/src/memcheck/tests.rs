@@ -459,3 +459,39 @@ void main() {
         );
     }
 }
+
+/// GLSL ES cannot rebind a block at run time: the findings block and the
+/// shadow take the bindings after the shader's buffers (desktop GL leaves
+/// them to the executor, which places them by name).
+#[test]
+fn gles_declares_our_blocks_after_the_shaders_buffers() {
+    let es = REDUCE
+        .replace("#version 430", "#version 310 es\nprecision highp float;")
+        .replace("binding = 1", "binding = 3");
+    let m = ShaderModel::parse_in(&es, Stage::Compute, crate::Api::Es).expect("parses");
+    let c = m
+        .instrument_memcheck(MemcheckOptions::default())
+        .expect("instruments");
+    let s = &c.source;
+    assert!(
+        s.contains(&format!(
+            "layout(std430, binding = 4) buffer {MEMCHECK_BLOCK}"
+        )),
+        "{s}"
+    );
+    assert!(
+        s.contains(&format!(
+            "layout(std430, binding = 5) buffer {SHADOW_BLOCK}"
+        )),
+        "{s}"
+    );
+    ShaderModel::parse_in(s, Stage::Compute, crate::Api::Es).unwrap_or_else(|e| panic!("{e}\n{s}"));
+    let desktop = checked(REDUCE);
+    assert!(
+        desktop
+            .source
+            .contains(&format!("layout(std430) buffer {MEMCHECK_BLOCK}")),
+        "{}",
+        desktop.source
+    );
+}

@@ -448,7 +448,8 @@ fn bind_shadow(r: &mut Replay<MemcheckReply>, s: &Shadow) -> Result<Option<Shado
     check_gl("binding the memcheck shadow")?;
     // Binding the range bound the generic binding to the buffer too.
     if !super::zero_fill::zero(binding, bytes as u64)
-        && !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes)
+        // GL ES has no glClearBufferSubData (a driver may still export it).
+        && (is_es() || !gl::clear_buffer_zero(gl::SHADER_STORAGE_BUFFER, bytes))
     {
         let zeros = vec![0u8; 1 << 20];
         for at in (0..bytes as usize).step_by(zeros.len()) {
