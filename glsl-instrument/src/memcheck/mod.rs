@@ -39,10 +39,12 @@
 //! loop's loads.
 //!
 //! Findings go to the std430 block [`MEMCHECK_BLOCK`] (bound by name by
-//! the executor, zeroed before the dispatch): [`HEADER_WORDS`] words of
+//! the executor, zeroed before the dispatch; in GLSL ES, which cannot
+//! rebind a block, declared at the binding after the shader's buffers,
+//! the shadow block at the next): [`HEADER_WORDS`] words of
 //! header, then one record of [`RECORD_WORDS`] words per (site, kind),
-//! the first invocation to claim it (`atomicAdd` on its count) writing
-//! the details. Storage shadow words live in [`SHADOW_BLOCK`], the
+//! the first invocation to claim it (`atomicAdd` on its count, and on
+//! the header's [`CLAIMED_WORD`]) writing the details. Storage shadow words live in [`SHADOW_BLOCK`], the
 //! tracked array `k` at `gldbg_mc_sbase[k]` for `gldbg_mc_scap[k]`
 //! components ([`STORAGE_BASE_UNIFORM`], [`STORAGE_CAP_UNIFORM`], set by
 //! the executor from the bound ranges and its budget; a component at or
