@@ -134,12 +134,9 @@ impl ShaderModel {
         let h = PixelHistory {
             source: String::new(),
             block: names.fresh("gldbg_history"),
-            binding: self.es.then(|| {
-                crate::instrument::outputs::buffer_bindings(&self.tu.0)
-                    .into_iter()
-                    .max()
-                    .map_or(0, |b| b + 1)
-            }),
+            binding: self
+                .es
+                .then(|| crate::instrument::binding_after_buffers(&self.tu.0)),
             prim_uniform: names.fresh("gldbg_hist_prim"),
             pixel_uniform: names.fresh("gldbg_hist_pixel"),
             output_uniform: names.fresh("gldbg_hist_out"),

@@ -56,7 +56,7 @@ use build::{
     wrap_expr,
 };
 pub(crate) use dialect::{Bits, Dialect};
-pub(crate) use outputs::buffer_bindings;
+pub(crate) use outputs::binding_after_buffers;
 pub(crate) use position::last_main_step;
 pub(crate) use position::{insert_before, stmt_at, write_at};
 

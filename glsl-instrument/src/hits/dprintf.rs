@@ -195,12 +195,7 @@ fn arg_words(a: &str, t: ValueType) -> Vec<String> {
 /// probe's own, in compute and tess-control, come after it). Desktop GL:
 /// none, the executor binds it by name.
 fn es_binding(m: &ShaderModel) -> Option<u32> {
-    m.es.then(|| {
-        crate::instrument::outputs::buffer_bindings(&m.tu.0)
-            .into_iter()
-            .max()
-            .map_or(0, |b| b + 1)
-    })
+    m.es.then(|| crate::instrument::binding_after_buffers(&m.tu.0))
 }
 
 /// The block and the print function.

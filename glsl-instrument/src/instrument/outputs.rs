@@ -384,6 +384,16 @@ fn flush_prototype(g: &Globals<'_>) -> String {
     format!("float {}(float code);\n", g.flush.unwrap_or("gldbg_flush"))
 }
 
+/// The binding after every one of the shader's `buffer` blocks (0 where
+/// it has none): where a block of ours goes in GLSL ES, which cannot
+/// rebind a block at run time.
+pub(crate) fn binding_after_buffers(decls: &[ast::ExternalDeclaration]) -> u32 {
+    buffer_bindings(decls)
+        .into_iter()
+        .max()
+        .map_or(0, |b| b + 1)
+}
+
 /// Bindings of the shader's `buffer` blocks (an array of blocks takes one
 /// per element; a block without `binding` has binding 0).
 pub(crate) fn buffer_bindings(decls: &[ast::ExternalDeclaration]) -> Vec<u32> {
@@ -489,10 +499,7 @@ fn storage_blocks(
     names: &mut Names,
     p: &str,
 ) -> StorageBlocks {
-    let binding = buffer_bindings(decls)
-        .into_iter()
-        .max()
-        .map_or(0, |b| b + 1);
+    let binding = binding_after_buffers(decls);
     let value_block = names.fresh("gldbg_Value");
     let coverage_block = names.fresh("gldbg_Coverage");
     let out_value = names.fresh("gldbg_value");

@@ -390,12 +390,9 @@ impl ShaderModel {
             deferred: &rw.deferred,
             // GLSL ES cannot rebind a block: ours take the bindings after
             // the shader's buffers.
-            binding: self.es.then(|| {
-                crate::instrument::outputs::buffer_bindings(&self.tu.0)
-                    .into_iter()
-                    .max()
-                    .map_or(0, |b| b + 1)
-            }),
+            binding: self
+                .es
+                .then(|| crate::instrument::binding_after_buffers(&self.tu.0)),
         };
         let prologue = parse_statements(&emit.prologue());
         if let ast::ExternalDeclarationData::FunctionDefinition(def) = &mut tu[main].content {

@@ -239,10 +239,7 @@ pub(crate) fn es_binding(m: &ShaderModel) -> Option<u32> {
     if !m.es {
         return None;
     }
-    let next = instrument::buffer_bindings(&m.tu.0)
-        .into_iter()
-        .max()
-        .map_or(0, |b| b + 1);
+    let next = instrument::binding_after_buffers(&m.tu.0);
     Some(match m.stage {
         Stage::Compute | Stage::TessControl => next + 2,
         _ => next,
