@@ -352,13 +352,14 @@ pub fn map_persistent(target: u32, len: usize, access: u32) -> bool {
 }
 
 /// Run `f` over the first `len` bytes of the buffer bound at `target`
-/// through its mapping, where GL says that buffer is mapped whole,
-/// persistently and coherently with `storage` flags and `access`, at
-/// least `len` bytes long (`None`: it is not; nothing was touched).
+/// through its mapping, where GL says that buffer's immutable storage has
+/// `flags` and is mapped whole with `flags` as its access, persistently
+/// and coherently, at least `len` bytes long (`None`: it is not; nothing
+/// was touched).
 pub fn with_persistent_map<T>(
     target: u32,
     len: usize,
-    (storage, access): (u32, u32),
+    flags: u32,
     f: impl FnOnce(&mut [u8]) -> T,
 ) -> Option<T> {
     let int = |pname: u32| {
@@ -372,10 +373,9 @@ pub fn with_persistent_map<T>(
     unsafe { real::glGetBufferParameteri64v(target, BUFFER_MAP_LENGTH, p(&mut length)) };
     let ours = int(BUFFER_MAPPED) != 0
         && int(BUFFER_IMMUTABLE_STORAGE) != 0
-        && int(BUFFER_STORAGE_FLAGS) as u32 == storage
-        && int(BUFFER_ACCESS_FLAGS) as u32 == access
-        && access & (MAP_PERSISTENT_BIT | MAP_COHERENT_BIT)
-            == MAP_PERSISTENT_BIT | MAP_COHERENT_BIT
+        && int(BUFFER_STORAGE_FLAGS) as u32 == flags
+        && int(BUFFER_ACCESS_FLAGS) as u32 == flags
+        && flags & (MAP_PERSISTENT_BIT | MAP_COHERENT_BIT) == MAP_PERSISTENT_BIT | MAP_COHERENT_BIT
         && length >= len as i64
         && buffer_size(target) == length;
     if !ours {
@@ -389,7 +389,7 @@ pub fn with_persistent_map<T>(
     }
     // SAFETY: GL says the buffer bound at `target` is mapped whole at `m`,
     // `length >= len` bytes, for reading and writing (the caller's
-    // `access`), persistently: the mapping stays valid while this thread
+    // `flags`), persistently: the mapping stays valid while this thread
     // makes no GL call, and `f` cannot keep the slice. Coherent: what the
     // GPU wrote before a fence that passed is visible, and what we write
     // is seen by later commands.

@@ -325,9 +325,8 @@ fn read_run(run: Outstanding) -> Option<Kept> {
     let words = findings::read(&run.block)?;
     let h = crate::session::header();
     h.memcheck_fast_calls.fetch_add(1, Ordering::Relaxed);
-    let found = findings::holds_findings(&words);
-    findings::give_back(run.block, found);
-    if !found {
+    findings::give_back(run.block);
+    if !findings::holds_findings(&words) {
         return None;
     }
     let mut reply = run.reply;

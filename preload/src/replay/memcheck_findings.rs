@@ -52,9 +52,8 @@ const HEADER_WORDS: usize = 8;
 const CLAIMED_WORD: usize = 6;
 /// A mapped block's storage flags, and its mapping's access: read, write,
 /// persistent, coherent.
-const STORAGE: u32 =
+const FLAGS: u32 =
     gl::MAP_READ_BIT | gl::MAP_WRITE_BIT | gl::MAP_PERSISTENT_BIT | gl::MAP_COHERENT_BIT;
-const ACCESS: u32 = STORAGE;
 /// Blocks kept free per thread.
 const FREE_MAX: usize = 32;
 
@@ -65,8 +64,8 @@ thread_local! {
 
 /// A block of `bytes` for a run in `context`: a free one of the context's
 /// that is still ours, or a new one (bound at `GL_COPY_WRITE_BUFFER` to
-/// look or to make it; that binding put back). The caller holds the app's
-/// errors; None when GL failed.
+/// make it; that binding put back). The caller holds the app's errors;
+/// None when GL failed.
 pub(super) fn take(context: u64, bytes: usize) -> Option<Block> {
     let reuse = FREE
         .try_with(|f| {
@@ -78,50 +77,42 @@ pub(super) fn take(context: u64, bytes: usize) -> Option<Block> {
         })
         .ok()
         .flatten();
-    let write = gl::get_i(gl::COPY_WRITE_BUFFER) as u32;
     let block = match reuse {
-        Some(b) if still_ours(&b) => Some(b),
-        _ => make(context, bytes),
+        Some(b) if still_ours(&b) => b,
+        _ => {
+            let write = gl::get_i(gl::COPY_WRITE_BUFFER) as u32;
+            let b = make(context, bytes);
+            gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
+            b
+        }
     };
-    gl::bind_buffer(gl::COPY_WRITE_BUFFER, write);
-    (crate::intercept::errors::drain_own_errors() == 0)
-        .then_some(block)
-        .flatten()
+    (crate::intercept::errors::drain_own_errors() == 0).then_some(block)
 }
 
 /// A new block, bound at `GL_COPY_WRITE_BUFFER`: mapped and zeroed where
 /// the context has buffer storage.
-fn make(context: u64, bytes: usize) -> Option<Block> {
-    let buffer = gl::gen_buffer();
+fn make(context: u64, bytes: usize) -> Block {
+    let mut buffer = gl::gen_buffer();
     gl::bind_buffer(gl::COPY_WRITE_BUFFER, buffer);
     let es = is_es();
     let mapped = persistent_maps(es)
-        && gl::buffer_storage(gl::COPY_WRITE_BUFFER, bytes as i64, STORAGE, es)
-        && gl::map_persistent(gl::COPY_WRITE_BUFFER, bytes, ACCESS)
-        && gl::with_persistent_map(gl::COPY_WRITE_BUFFER, bytes, (STORAGE, ACCESS), |m| {
-            m.fill(0)
-        })
-        .is_some();
+        && gl::buffer_storage(gl::COPY_WRITE_BUFFER, bytes as i64, FLAGS, es)
+        && gl::map_persistent(gl::COPY_WRITE_BUFFER, bytes, FLAGS)
+        && gl::with_persistent_map(gl::COPY_WRITE_BUFFER, bytes, FLAGS, |m| m.fill(0)).is_some();
     if !mapped {
         // Storage may have been made immutable: start again.
         gl::delete_buffer(buffer);
         crate::intercept::errors::drain_own_errors();
-        let buffer = gl::gen_buffer();
+        buffer = gl::gen_buffer();
         gl::bind_buffer(gl::COPY_WRITE_BUFFER, buffer);
         gl::buffer_data_uninit(gl::COPY_WRITE_BUFFER, bytes as i64, gl::DYNAMIC_READ);
-        return Some(Block {
-            context,
-            buffer,
-            bytes,
-            mapped: false,
-        });
     }
-    Some(Block {
+    Block {
         context,
         buffer,
         bytes,
-        mapped: true,
-    })
+        mapped,
+    }
 }
 
 /// Whether the context can map a buffer persistently (never with
@@ -137,64 +128,72 @@ fn persistent_maps(es: bool) -> bool {
     }
 }
 
-/// Whether `b`'s name is still our buffer of its size, mapped as we
-/// mapped it (bound at `GL_COPY_WRITE_BUFFER` to look).
+/// Run `f` with block `b`'s buffer bound at `GL_COPY_READ_BUFFER` (that
+/// binding put back); None when its name is no longer a buffer.
+fn bound<T>(b: &Block, f: impl FnOnce() -> Option<T>) -> Option<T> {
+    let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
+    let r = gl::is_buffer(b.buffer)
+        .then(|| {
+            gl::bind_buffer(gl::COPY_READ_BUFFER, b.buffer);
+            f()
+        })
+        .flatten();
+    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
+    r
+}
+
+/// Run `f` over a mapped block's bytes, where it is still our buffer
+/// mapped as we mapped it.
+fn through_map<T>(b: &Block, f: impl FnOnce(&mut [u8]) -> T) -> Option<T> {
+    bound(b, || {
+        gl::with_persistent_map(gl::COPY_READ_BUFFER, b.bytes, FLAGS, f)
+    })
+}
+
+/// Whether `b`'s name is still our buffer of its size (mapped as we
+/// mapped it, where it is mapped).
 fn still_ours(b: &Block) -> bool {
-    gl::is_buffer(b.buffer) && {
-        gl::bind_buffer(gl::COPY_WRITE_BUFFER, b.buffer);
-        match b.mapped {
-            true => {
-                gl::with_persistent_map(gl::COPY_WRITE_BUFFER, b.bytes, (STORAGE, ACCESS), |_| ())
-                    .is_some()
-            }
-            false => gl::buffer_size(gl::COPY_WRITE_BUFFER) == b.bytes as i64,
-        }
+    match b.mapped {
+        true => through_map(b, |_| ()).is_some(),
+        false => bound(b, || {
+            (gl::buffer_size(gl::COPY_READ_BUFFER) == b.bytes as i64).then_some(())
+        })
+        .is_some(),
     }
 }
 
 /// What a run's block holds, its run done (its fence passed): the whole
 /// block where the header says something was found, else the header
-/// alone; None when the block is no longer ours (nothing is known). The
+/// alone; a mapped block is zeroed as far as it was read, for its next
+/// run. None when the block is no longer ours (nothing is known). The
 /// caller holds the app's errors.
 pub(super) fn read(b: &Block) -> Option<Vec<u8>> {
-    let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
-    let words = read_bound(b);
-    gl::bind_buffer(gl::COPY_READ_BUFFER, read);
-    words
-}
-
-fn read_bound(b: &Block) -> Option<Vec<u8>> {
-    if !gl::is_buffer(b.buffer) {
-        return None;
-    }
-    gl::bind_buffer(gl::COPY_READ_BUFFER, b.buffer);
     let header = (HEADER_WORDS * 4).min(b.bytes);
     if b.mapped {
-        let map = (STORAGE, ACCESS);
-        return gl::with_persistent_map(gl::COPY_READ_BUFFER, b.bytes, map, |m| {
+        return through_map(b, |m| {
             let n = match found(&m[..header]) {
                 true => m.len(),
                 false => header,
             };
-            m[..n].to_vec()
+            let words = m[..n].to_vec();
+            m[..n].fill(0);
+            words
         });
     }
-    if gl::buffer_size(gl::COPY_READ_BUFFER) != b.bytes as i64 {
-        return None;
-    }
-    let es = is_es();
-    let mut words = vec![0u8; header];
-    gl::get_buffer_bytes(gl::COPY_READ_BUFFER, &mut words, es);
-    if found(&words) {
-        words.resize(b.bytes, 0);
-        gl::get_buffer_bytes_at(
-            gl::COPY_READ_BUFFER,
-            header as i64,
-            &mut words[header..],
-            es,
-        );
-    }
-    Some(words)
+    bound(b, || {
+        if gl::buffer_size(gl::COPY_READ_BUFFER) != b.bytes as i64 {
+            return None;
+        }
+        let es = is_es();
+        let mut words = vec![0u8; header];
+        gl::get_buffer_bytes(gl::COPY_READ_BUFFER, &mut words, es);
+        if found(&words) {
+            words.resize(b.bytes, 0);
+            let rest = &mut words[header..];
+            gl::get_buffer_bytes_at(gl::COPY_READ_BUFFER, header as i64, rest, es);
+        }
+        Some(words)
+    })
 }
 
 /// Whether a block's `header` says the shader claimed a record.
@@ -210,28 +209,10 @@ pub(super) fn holds_findings(words: &[u8]) -> bool {
     words.len() > header && words[header..].iter().any(|&b| b != 0)
 }
 
-/// A block read (or not used): zeroed where mapped (the whole block when
-/// `dirty`, else its header: what the run wrote), and kept for the
-/// context's next runs; the caller holds the app's errors. (Armed runs are
-/// never made in a compatibility context, where the app may bind a name
-/// of ours.)
-pub(super) fn give_back(b: Block, dirty: bool) {
-    if b.mapped {
-        let read = gl::get_i(gl::COPY_READ_BUFFER) as u32;
-        let zeroed = gl::is_buffer(b.buffer) && {
-            gl::bind_buffer(gl::COPY_READ_BUFFER, b.buffer);
-            let n = if dirty { b.bytes } else { HEADER_WORDS * 4 };
-            gl::with_persistent_map(gl::COPY_READ_BUFFER, b.bytes, (STORAGE, ACCESS), |m| {
-                let n = n.min(m.len());
-                m[..n].fill(0)
-            })
-            .is_some()
-        };
-        gl::bind_buffer(gl::COPY_READ_BUFFER, read);
-        if !zeroed {
-            return;
-        }
-    }
+/// A block read (zeroed by `read` where mapped) kept for the context's
+/// next runs. (Armed runs are never made in a compatibility context,
+/// where the app may bind a name of ours.)
+pub(super) fn give_back(b: Block) {
     let _ = FREE.try_with(|f| {
         let mut f = f.borrow_mut();
         if f.len() >= FREE_MAX {
